@@ -1,0 +1,116 @@
+"""The `carcassonne` command line: `play` (bots play a seeded game), `bench` (speed)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .rules import FARM_SCORING, Rules
+
+
+def _add_rule_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("rules")
+    g.add_argument("--players", type=int, default=2, help="seats, 1-6 (default 2)")
+    g.add_argument("--followers", type=int, default=None, help="followers per seat")
+    g.add_argument("--small-city", action="store_true", help="2-tile city scores 2")
+    g.add_argument("--farm-scoring", choices=FARM_SCORING, default="field")
+    g.add_argument("--farm-city-points", type=int, default=3)
+    g.add_argument("--hand-size", type=int, choices=(1, 3), default=1,
+                   help="3 = strategic variant")
+    g.add_argument("--solo", action="store_true", help="2020 solo variant (3 colours)")
+    g.add_argument("--solo-colours", type=int, choices=(3, 4), default=3)
+
+
+def _rules(args: argparse.Namespace) -> Rules:
+    return Rules(
+        players=1 if args.solo else args.players,
+        followers=args.followers,
+        small_city=args.small_city,
+        farm_scoring=args.farm_scoring,
+        farm_city_points=args.farm_city_points,
+        hand_size=args.hand_size,
+        variant="solo" if args.solo else "standard",
+        solo_colours=args.solo_colours,
+    )
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from agents import make_agent
+
+    from .game import Game
+
+    rules = _rules(args)
+    names = args.bots.split(",")
+    if rules.variant == "solo":
+        names = names[:1]
+    elif len(names) == 1:
+        names = names * rules.players
+    if len(names) != rules.players:
+        raise SystemExit(f"--bots needs {rules.players} names (one per seat), got {names}")
+    bots = [make_agent(n, seed=args.seed + k) for k, n in enumerate(names)]
+    game = Game(rules, seed=args.seed)
+    while not game.done:
+        seat = game.current_player
+        bot = bots[0] if rules.variant == "solo" else bots[seat]
+        move = bot.act(game)
+        if args.verbose:
+            print(f"turn {game.turn:2d} seat {seat} {game.hand} -> {tuple(move)}")
+        game.play(move)
+    print(game)
+    print()
+    if rules.variant == "solo":
+        print(f"solo result (lowest colour): {game.result}; end {game.end_reason}; "
+              f"colour scores {game.scores}")
+    else:
+        for seat, (name, score) in enumerate(zip(names, game.scores, strict=True)):
+            print(f"seat {seat} ({name}): {score}")
+    if args.record:
+        with open(args.record, "w") as f:
+            json.dump(game.to_record(), f)
+        print(f"record written to {args.record}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import run_benchmarks
+
+    run_benchmarks(games=args.games, api_games=args.api_games, repeats=args.repeats,
+                   cold=not args.no_cold, markdown=args.markdown)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="carcassonne", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("play", help="built-in bots play one seeded game; prints the board")
+    _add_rule_options(p)
+    p.add_argument("--bots", default="random,greedy",
+                   help="comma-separated bot per seat (random, greedy); default random,greedy")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--verbose", "-v", action="store_true", help="print every move")
+    p.add_argument("--record", metavar="FILE", help="write the game record (JSON) here")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("bench", help="speed of the rules core and the Python API")
+    p.add_argument("--games", type=int, default=20000, help="jitted random playouts")
+    p.add_argument("--api-games", type=int, default=30, help="games through the Python API")
+    p.add_argument("--repeats", type=int, default=5, help="repeats (medians reported)")
+    p.add_argument("--no-cold", action="store_true", help="skip the cold-start measurement")
+    p.add_argument("--markdown", action="store_true", help="print a markdown table")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ValueError as err:  # bad rule options and the like: a message, not a trace
+        print(f"carcassonne: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,269 @@
+"""Tile placement: frontier of open cells, edge checks, and incremental feature merging.
+
+Every empty cell next to the board keeps a packed constraint `mask << 8 | terrain`, two
+bits per edge, so testing a (cell, rotation) is one xor-and against the tile's packed
+edges. Placing a tile merges its segments with the neighbours' features in a union-find
+whose roots carry the aggregates (tiles, pennants, open ends, followers); a road or city
+is complete exactly when its count of open ends reaches zero.
+"""
+
+import numpy as np
+
+from . import config as C
+from .jit import hot
+
+_DX = np.array(C.DX, np.int64)
+_DY = np.array(C.DY, np.int64)
+_OPP_HALF = np.array(C.OPPOSITE_HALF, np.int64)
+
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+
+
+@hot
+def popcount64(x):
+    x = x - ((x >> np.uint64(1)) & _M1)
+    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+    x = (x + (x >> np.uint64(4))) & _M4
+    return np.int64((x * _H01) >> np.uint64(56))
+
+
+@hot
+def find(parent, g):
+    """Root of segment g, halving the path on the way (mutates `parent`, same partition)."""
+    while parent[g] != g:
+        parent[g] = parent[parent[g]]
+        g = parent[g]
+    return g
+
+
+@hot
+def root_of(parent, g):
+    """Root of segment g without touching the array (for read-only queries)."""
+    while parent[g] != g:
+        g = parent[g]
+    return g
+
+
+@hot
+def union(st, a, b, count_tiles):
+    """Merge the features of segments a and b; returns the root. Aggregates are summed,
+    tile sets united so a tile holding two pieces of one feature counts once."""
+    parent = st.parent
+    ra = find(parent, a)
+    rb = find(parent, b)
+    if ra == rb:
+        return ra
+    if rb < ra:  # keep the older root: new segments hang under existing features
+        ra, rb = rb, ra
+    parent[rb] = ra
+    st.fpenn[ra] += st.fpenn[rb]
+    st.fopen[ra] += st.fopen[rb]
+    fmeep = st.fmeep
+    for p in range(fmeep.shape[1]):
+        fmeep[ra, p] += fmeep[rb, p]
+    if count_tiles:
+        fbits = st.fbits
+        n = 0
+        for w in range(fbits.shape[1]):
+            fbits[ra, w] |= fbits[rb, w]
+            n += popcount64(fbits[ra, w])
+        st.fntiles[ra] = n
+    return ra
+
+
+# Note for the whole core: read `st.<array>` into a local before any loop. Each attribute
+# access of the state tuple costs numba an atomic reference-count pair.
+
+
+@hot
+def n_segments(st):
+    """Segment slots per placement (S)."""
+    return st.parent.shape[0] // st.ptype.shape[0]
+
+
+@hot
+def origin(st):
+    """Board index of coordinate 0."""
+    return st.ptype.shape[0]
+
+
+@hot
+def fits(edge_code, t, r, con):
+    """Does tile t in rotation r satisfy the packed edge constraint `con`?"""
+    return ((np.int64(edge_code[t, r]) ^ (con & 0xFF)) & (con >> 8)) == 0
+
+
+@hot
+def has_placement(st, tb, t):
+    """Can tile type t be placed anywhere?"""
+    frontier = st.frontier
+    cons = st.con
+    edge_code = tb.edge_code
+    for k in range(st.sc[C.SC_NFRONT]):
+        con = np.int64(cons[frontier[k, 1], frontier[k, 0]])
+        for r in range(4):
+            if fits(edge_code, t, r, con):
+                return True
+    return False
+
+
+@hot
+def list_placements(st, tb, t, out):
+    """Write every legal placement of tile t into the columns of `out` (rows: board x,
+    board y, rotation); returns the count."""
+    frontier = st.frontier
+    cons = st.con
+    edge_code = tb.edge_code
+    n = 0
+    for k in range(st.sc[C.SC_NFRONT]):
+        bx = frontier[k, 0]
+        by = frontier[k, 1]
+        con = np.int64(cons[by, bx])
+        for r in range(4):
+            if fits(edge_code, t, r, con):
+                out[0, n] = bx
+                out[1, n] = by
+                out[2, n] = r
+                n += 1
+    return n
+
+
+@hot
+def neighbour_segment(st, tb, bx, by, d, seg_of_edge):
+    """Segment of the placed neighbour across edge d of cell (bx, by) that meets it, or -1.
+    `seg_of_edge` selects the table: 0 = edge_seg (city/road), 1 = half_seg (field, d is
+    then a half-edge)."""
+    e = d if seg_of_edge == 0 else d // 2
+    j = st.board[by + _DY[e], bx + _DX[e]]
+    if j < 0:
+        return -1
+    tj = st.ptype[j]
+    rj = st.prot[j]
+    if seg_of_edge == 0:
+        s = tb.edge_seg[tj, rj, (d + 2) % 4]
+    else:
+        s = tb.half_seg[tj, rj, _OPP_HALF[d]]
+    return j * n_segments(st) + s
+
+
+@hot
+def _remove_from_frontier(st, bx, by):
+    frontier = st.frontier
+    sc = st.sc
+    n = sc[C.SC_NFRONT]
+    for k in range(n):
+        if frontier[k, 0] == bx and frontier[k, 1] == by:
+            frontier[k, 0] = frontier[n - 1, 0]
+            frontier[k, 1] = frontier[n - 1, 1]
+            sc[C.SC_NFRONT] = n - 1
+            return
+
+
+@hot
+def _init_segments(st, tb, t, i):
+    S = n_segments(st)
+    base = i * S
+    word = i >> 6
+    bit = np.uint64(1) << np.uint64(i & 63)
+    parent, fbits, fntiles, fpenn = st.parent, st.fbits, st.fntiles, st.fpenn
+    fopen, fmeep, fdone, owner = st.fopen, st.fmeep, st.fdone, st.owner
+    pairs, sc = st.pairs, st.sc
+    seg_kind, seg_pennants = tb.seg_kind, tb.seg_pennants
+    seg_open, seg_adj = tb.seg_open, tb.seg_adj
+    for s in range(tb.n_seg[t]):
+        g = base + s
+        parent[g] = g
+        for w in range(fbits.shape[1]):
+            fbits[g, w] = 0
+        fbits[g, word] = bit
+        fntiles[g] = 1
+        fpenn[g] = seg_pennants[t, s]
+        fopen[g] = seg_open[t, s]
+        for p in range(fmeep.shape[1]):
+            fmeep[g, p] = 0
+        fdone[g] = 0
+        owner[g] = -1
+        if seg_kind[t, s] == C.K_FIELD:
+            adj = seg_adj[t, s]
+            for c in range(S):
+                if adj & (1 << c):
+                    k = sc[C.SC_NPAIRS]
+                    pairs[k, 0] = g
+                    pairs[k, 1] = base + c
+                    sc[C.SC_NPAIRS] = k + 1
+
+
+@hot
+def place_tile(st, tb, t, r, bx, by):
+    """Put tile t (rotation r) on empty frontier cell (bx, by): update the frontier and
+    constraints, merge features, count monastery neighbours. Returns the placement index.
+    Assumes the placement is legal (`fits`)."""
+    sc = st.sc
+    board = st.board
+    cons = st.con
+    frontier = st.frontier
+    ptype, prot = st.ptype, st.prot
+    fopen = st.fopen
+    i = sc[C.SC_PLACED]
+    sc[C.SC_PLACED] = i + 1
+    sc[C.SC_XMIN] = min(sc[C.SC_XMIN], bx)
+    sc[C.SC_XMAX] = max(sc[C.SC_XMAX], bx)
+    sc[C.SC_YMIN] = min(sc[C.SC_YMIN], by)
+    sc[C.SC_YMAX] = max(sc[C.SC_YMAX], by)
+    ptype[i] = t
+    prot[i] = r
+    st.px[i] = bx
+    st.py[i] = by
+    _remove_from_frontier(st, bx, by)
+    board[by, bx] = i
+    cons[by, bx] = 0
+    _init_segments(st, tb, t, i)
+    S = n_segments(st)
+    base = i * S
+    edge_seg, half_seg, mon_seg = tb.edge_seg, tb.half_seg, tb.mon_seg
+    code = np.int64(tb.edge_code[t, r])
+    for d in range(4):
+        nx = bx + _DX[d]
+        ny = by + _DY[d]
+        od = (d + 2) % 4
+        ter = (code >> (2 * d)) & 3
+        j = board[ny, nx]
+        if j < 0:
+            con = np.int64(cons[ny, nx])
+            if con == 0:
+                k = sc[C.SC_NFRONT]
+                frontier[k, 0] = nx
+                frontier[k, 1] = ny
+                sc[C.SC_NFRONT] = k + 1
+            cons[ny, nx] = con | (3 << (8 + 2 * od)) | (ter << (2 * od))
+            continue
+        tj = ptype[j]
+        rj = prot[j]
+        if ter != C.FIELD:  # city or road crossing this edge: two open ends meet
+            root = union(st, base + edge_seg[t, r, d], j * S + edge_seg[tj, rj, od], True)
+            fopen[root] -= 2
+        if ter != C.CITY:  # field or road edge: a field on each half
+            for h in range(2 * d, 2 * d + 2):
+                union(st, base + half_seg[t, r, h], j * S + half_seg[tj, rj, _OPP_HALF[h]], False)
+    # Monasteries: this tile's own, and those whose surroundings it fills.
+    for dy in range(-1, 2):
+        for dx in range(-1, 2):
+            j = board[by + dy, bx + dx]
+            if j < 0:
+                continue
+            m = mon_seg[ptype[j]]
+            if m < 0:
+                continue
+            if j == i:
+                missing = 0
+                for ey in range(-1, 2):
+                    for ex in range(-1, 2):
+                        if board[by + ey, bx + ex] < 0:
+                            missing += 1
+                fopen[base + m] = missing
+            else:
+                fopen[j * S + m] -= 1
+    return i

@@ -1,0 +1,108 @@
+"""Random playouts inside numba: the core benchmark's workload and the rollout policy of
+search bots. The policy: a uniformly random legal placement (over the hand tiles too),
+then a uniformly random follower choice among those allowed for it."""
+
+import numpy as np
+from numba import njit
+
+from . import config as C
+from .board import list_placements
+from .jit import hot
+from .state import copy_into
+from .turn import apply_move, follower_options, reset, tile_to_place
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@hot
+def rng_next(rng):
+    """splitmix64 step on the one-element uint64 array `rng`; returns 64 random bits."""
+    rng[0] += _GOLDEN
+    z = rng[0]
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@hot
+def rng_below(rng, n):
+    """Uniform integer in [0, n) (n small: the modulo bias is below 2**-50)."""
+    return np.int64(rng_next(rng) % np.uint64(n))
+
+
+@hot
+def shuffle(a, n, rng):
+    """Fisher-Yates shuffle of a[:n] in place."""
+    for i in range(n - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        a[i], a[j] = a[j], a[i]
+
+
+@hot
+def random_move(st, tb, rng):
+    """Play one random legal move (policy in the module docstring)."""
+    n_hand = st.cfg[C.CFG_HAND_SIZE]
+    places = st.places
+    opts = st.work[C.W_OPTS]
+    counts = st.work[C.W_COUNTS]
+    total = 0
+    for h in range(n_hand):
+        counts[h] = 0
+        t = tile_to_place(st, h)
+        if t >= 0:
+            counts[h] = list_placements(st, tb, t, places)
+            total += counts[h]
+    pick = rng_below(rng, total)
+    h = 0
+    while pick >= counts[h]:
+        pick -= counts[h]
+        h += 1
+    t = tile_to_place(st, h)
+    if n_hand > 1:
+        list_placements(st, tb, t, places)
+    bx, by, r = places[0, pick], places[1, pick], places[2, pick]
+    n_opts, _ = follower_options(st, tb, t, r, bx, by, opts)
+    slot = opts[rng_below(rng, n_opts)]
+    o = st.ptype.shape[0]
+    apply_move(st, tb, h, bx - o, by - o, r, slot)
+
+
+@hot
+def random_playout(st, tb, rng):
+    """Play random moves until the game ends; returns the number of moves played."""
+    moves = 0
+    while not st.sc[C.SC_DONE]:
+        random_move(st, tb, rng)
+        moves += 1
+    return moves
+
+
+@njit(cache=True)
+def random_games(st, tb, full_deck, n_games, rng, scores_out):
+    """Play `n_games` random games from freshly shuffled full decks, reusing `st`; `rng`
+    is the one-element uint64 generator state (advanced). Final scores go to
+    scores_out[game]; returns the total number of moves."""
+    n = full_deck.shape[0]
+    moves = 0
+    for g in range(n_games):
+        st.deck[:n] = full_deck
+        shuffle(st.deck, n, rng)
+        reset(st, tb, n)
+        moves += random_playout(st, tb, rng)
+        scores_out[g, :] = st.scores
+    return moves
+
+
+@njit(cache=True)
+def playouts_from(st, tb, scratch, n_games, rng, scores_out):
+    """Random playouts continuing from `st` (unchanged) with its own remaining draw order;
+    `scratch` is a same-shaped state, `rng` the generator state. Final scores go to
+    scores_out[game]; returns the total number of moves."""
+    moves = 0
+    for g in range(n_games):
+        copy_into(scratch, st)
+        moves += random_playout(scratch, tb, rng)
+        scores_out[g, :] = scratch.scores
+    return moves

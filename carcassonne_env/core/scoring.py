@@ -1,0 +1,365 @@
+"""Scoring: completed features during play, end-of-game scoring, farms, solo rules."""
+
+import numpy as np
+
+from . import config as C
+from .board import find, n_segments
+from .jit import hot
+
+_MAX_ORDER_SEARCH = 8  # simultaneous solo completions searched exhaustively (8! orders)
+
+
+@hot
+def segment_kind(st, tb, g):
+    S = n_segments(st)
+    return tb.seg_kind[st.ptype[g // S], g % S]
+
+
+@hot
+def feature_points(st, root, kind, complete):
+    """Points of a road/city/monastery feature (complete: during play; else end of game)."""
+    n = np.int64(st.fntiles[root])
+    if kind == C.K_ROAD:
+        return n
+    if kind == C.K_CITY:
+        pennants = np.int64(st.fpenn[root])
+        if not complete:
+            return n + pennants
+        if st.cfg[C.CFG_SMALL_CITY] and n == 2:
+            return n + pennants
+        return 2 * (n + pennants)
+    if kind == C.K_MONASTERY:
+        return 9 - np.int64(st.fopen[root])  # 1 + neighbours present
+    return 0
+
+
+@hot
+def majority(counts):
+    """Bit mask of the seats with the most followers (0 when nobody has one)."""
+    mx = 0
+    for p in range(counts.shape[0]):
+        if counts[p] > mx:
+            mx = counts[p]
+    mask = 0
+    if mx > 0:
+        for p in range(counts.shape[0]):
+            if counts[p] == mx:
+                mask |= 1 << p
+    return mask
+
+
+@hot
+def copy_prefix(dst, src, n):
+    """dst[:n] = src[:n] (numba's slice copy may allocate a temporary; `hot` forbids it)."""
+    for k in range(n):
+        dst[k] = src[k]
+
+
+@hot
+def min_sum(a, n):
+    """(min, sum) of a[:n] (numba's array reductions allocate, which `hot` forbids)."""
+    lo = a[0]
+    total = 0
+    for k in range(n):
+        lo = min(lo, a[k])
+        total += a[k]
+    return lo, total
+
+
+@hot
+def lowest_mask(scores):
+    lo, _ = min_sum(scores, scores.shape[0])
+    mask = 0
+    for p in range(scores.shape[0]):
+        if scores[p] == lo:
+            mask |= 1 << p
+    return mask
+
+
+@hot
+def log_event(st, kind, root, points, maj, scorers, final):
+    k = st.sc[C.SC_NEVENTS]
+    ev = st.events[k]
+    ev[C.EV_TURN] = st.sc[C.SC_TURN]
+    ev[C.EV_KIND] = kind
+    ev[C.EV_ROOT] = root
+    ev[C.EV_POINTS] = points
+    ev[C.EV_MAJORITY] = maj
+    ev[C.EV_SCORERS] = scorers
+    ev[C.EV_FINAL] = final
+    st.sc[C.SC_NEVENTS] = k + 1
+
+
+@hot
+def award(st, mask, points):
+    scores = st.scores
+    for p in range(scores.shape[0]):
+        if mask & (1 << p):
+            scores[p] += points
+
+
+@hot
+def release_followers(st, root):
+    """Return every follower standing on the feature `root` to its owner's supply."""
+    sc, active, parent, owner, supply = st.sc, st.active, st.parent, st.owner, st.supply
+    k = 0
+    while k < sc[C.SC_NACTIVE]:
+        g = active[k]
+        if find(parent, g) == root:
+            supply[owner[g]] += 1
+            owner[g] = -1
+            last = sc[C.SC_NACTIVE] - 1
+            active[k] = active[last]
+            sc[C.SC_NACTIVE] = last
+        else:
+            k += 1
+    fmeep = st.fmeep
+    for p in range(fmeep.shape[1]):
+        fmeep[root, p] = 0
+
+
+@hot
+def _solo_outcome(scores, maj, pts, order, n, out):
+    """`out` = scores after scoring features in `order` under the solo lowest-colour rule."""
+    copy_prefix(out, scores, scores.shape[0])
+    s = out[: scores.shape[0]]
+    for k in range(n):
+        f = order[k]
+        if maj[f] & lowest_mask(s):
+            for p in range(s.shape[0]):
+                if maj[f] & (1 << p):
+                    s[p] += pts[f]
+
+
+@hot
+def _better(a, b, n):
+    """Is score vector a[:n] better than b[:n] for the solo player (min, then sum)?"""
+    a_min, a_sum = min_sum(a, n)
+    b_min, b_sum = min_sum(b, n)
+    if a_min != b_min:
+        return a_min > b_min
+    return a_sum > b_sum
+
+
+@hot
+def solo_best_order(st, maj, pts, n, best):
+    """Write into `best` the order of n simultaneous completions that maximises the lowest
+    colour's score after scoring, then the sum; the first such order in Heap's enumeration
+    wins ties. Beyond _MAX_ORDER_SEARCH features (never seen in play) a greedy order."""
+    scores = st.scores
+    P = scores.shape[0]
+    work = st.work
+    order, c = work[C.W_PERM], work[C.W_HEAP]
+    cur, top = work[C.W_SCORES_A], work[C.W_SCORES_B]
+    for k in range(n):
+        best[k] = order[k] = k
+        c[k] = 0
+    if n > _MAX_ORDER_SEARCH:
+        # Greedy: repeatedly take the remaining feature whose scoring now is best.
+        copy_prefix(top, scores, P)
+        for k in range(n):
+            pick = k
+            for q in range(k, n):
+                _solo_outcome(top[:P], maj, pts, best[q : q + 1], 1, cur)
+                if q == k or _better(cur, order, P):
+                    copy_prefix(order, cur, P)
+                    pick = q
+            best[k], best[pick] = best[pick], best[k]
+            copy_prefix(top, order, P)
+        return
+    _solo_outcome(scores, maj, pts, order, n, top)
+    i = 1
+    while i < n:  # Heap's algorithm, iterative
+        if c[i] < i:
+            if i % 2 == 0:
+                order[0], order[i] = order[i], order[0]
+            else:
+                order[c[i]], order[i] = order[i], order[c[i]]
+            _solo_outcome(scores, maj, pts, order, n, cur)
+            if _better(cur, top, P):
+                copy_prefix(top, cur, P)
+                copy_prefix(best, order, n)
+            c[i] += 1
+            i = 1
+        else:
+            c[i] = 0
+            i += 1
+
+
+@hot
+def score_completed(st, tb, roots, n):
+    """Score the features `roots[:n]` that the current move completed, return followers."""
+    if n == 0:
+        return
+    solo = st.cfg[C.CFG_SOLO] != 0
+    work = st.work
+    maj = work[C.W_MAJ]
+    pts = work[C.W_PTS]
+    kinds = work[C.W_KINDS]
+    fmeep = st.fmeep
+    for k in range(n):
+        r = roots[k]
+        maj[k] = majority(fmeep[r])
+        kinds[k] = segment_kind(st, tb, r)
+        pts[k] = feature_points(st, r, kinds[k], True)
+    order = work[C.W_ORDER]
+    for k in range(n):
+        order[k] = k
+    scores = st.scores
+    if solo and n > 1:
+        solo_best_order(st, maj, pts, n, order)
+    for k in range(n):
+        f = order[k]
+        if maj[f] == 0:
+            continue
+        scorers = maj[f]
+        if solo and (maj[f] & lowest_mask(scores)) == 0:
+            scorers = 0
+        award(st, scorers, pts[f])
+        log_event(st, kinds[f], roots[f], pts[f] if scorers else 0, maj[f], scorers, 0)
+        release_followers(st, roots[f])
+
+
+@hot
+def final_scoring(st, tb):
+    """End of a standard game: incomplete roads, cities, monasteries, then farms."""
+    S = n_segments(st)
+    parent, ptype, fdone, fmeep = st.parent, st.ptype, st.fdone, st.fmeep
+    n_seg, seg_kind = tb.n_seg, tb.seg_kind
+    for g in range(st.sc[C.SC_PLACED] * S):
+        if g % S >= n_seg[ptype[g // S]] or parent[g] != g:
+            continue
+        kind = seg_kind[ptype[g // S], g % S]
+        if kind == C.K_FIELD or fdone[g]:
+            continue
+        maj = majority(fmeep[g])
+        if maj == 0:
+            continue
+        pts = feature_points(st, g, kind, False)
+        award(st, maj, pts)
+        log_event(st, kind, g, pts, maj, maj, 1)
+        release_followers(st, g)
+    if st.cfg[C.CFG_FARM_MODE] == 0:
+        _farms_per_field(st)
+    else:
+        _farms_per_city(st)
+
+
+@hot
+def sort_prefix(a, n):
+    """Sort a[:n] in place (Shell sort: allocation-free, fine for a few hundred keys)."""
+    gap = n // 2
+    while gap > 0:
+        for i in range(gap, n):
+            v = a[i]
+            j = i
+            while j >= gap and a[j - gap] > v:
+                a[j] = a[j - gap]
+                j -= gap
+            a[j] = v
+        gap //= 2
+
+
+@hot
+def _adjacency_keys(st, by_city):
+    """Unique (field root, completed city root) pairs packed as major * G + minor, sorted,
+    in st.keys[:m]; major is the field (or the city when `by_city`). Returns (m, G)."""
+    parent, pairs, fdone, keys = st.parent, st.pairs, st.fdone, st.keys
+    G = parent.shape[0]
+    m = 0
+    for k in range(st.sc[C.SC_NPAIRS]):
+        f = find(parent, pairs[k, 0])
+        c = find(parent, pairs[k, 1])
+        if not fdone[c]:
+            continue
+        keys[m] = c * G + f if by_city else f * G + c
+        m += 1
+    sort_prefix(keys, m)
+    u = 0
+    for k in range(m):
+        if u == 0 or keys[k] != keys[u - 1]:
+            keys[u] = keys[k]
+            u += 1
+    return u, G
+
+
+@hot
+def _farms_per_field(st):
+    """3rd edition: each field's majority farmers score per completed city it touches."""
+    m, G = _adjacency_keys(st, False)
+    keys, fmeep = st.keys, st.fmeep
+    k = 0
+    while k < m:
+        f = keys[k] // G
+        cities = 0
+        while k < m and keys[k] // G == f:
+            cities += 1
+            k += 1
+        maj = majority(fmeep[f])
+        if maj == 0:
+            continue
+        pts = cities * np.int64(st.cfg[C.CFG_FARM_POINTS])
+        award(st, maj, pts)
+        log_event(st, C.K_FIELD, f, pts, maj, maj, 1)
+
+
+@hot
+def _farms_per_city(st):
+    """1st edition: each completed city scores once, for the most farmers in the fields
+    touching it (a field touching the city twice counts once)."""
+    m, G = _adjacency_keys(st, True)
+    keys, fmeep = st.keys, st.fmeep
+    P = fmeep.shape[1]
+    counts = st.work[C.W_COUNTS]
+    k = 0
+    while k < m:
+        c = keys[k] // G
+        counts[:P] = 0
+        while k < m and keys[k] // G == c:
+            f = keys[k] % G
+            for p in range(P):
+                counts[p] += fmeep[f, p]
+            k += 1
+        maj = majority(counts[:P])
+        if maj == 0:
+            continue
+        pts = np.int64(st.cfg[C.CFG_FARM_POINTS])
+        award(st, maj, pts)
+        log_event(st, C.K_FIELD, c, pts, maj, maj, 1)
+
+
+@hot
+def solo_final_scoring(st):
+    """Solo end: 2 points per follower on the board, only while its colour is lowest.
+    Scoring a lowest colour's follower never stops another tied-lowest colour from scoring
+    next, so any order that keeps scoring a lowest colour reaches the same, best result;
+    followers that can no longer score are logged with 0 points."""
+    scores, sc, active, owner = st.scores, st.sc, st.active, st.owner
+    while True:
+        low = lowest_mask(scores)
+        pick = -1
+        for k in range(sc[C.SC_NACTIVE]):
+            if low & (1 << owner[active[k]]):
+                pick = k
+                break
+        if pick < 0:
+            break
+        g = active[pick]
+        p = owner[g]
+        scores[p] += 2
+        log_event(st, C.EV_KIND_FOLLOWER, g, 2, 1 << p, 1 << p, 1)
+        _drop_active(st, pick)
+    while sc[C.SC_NACTIVE] > 0:
+        g = active[0]
+        log_event(st, C.EV_KIND_FOLLOWER, g, 0, 1 << owner[g], 0, 1)
+        _drop_active(st, 0)
+
+
+@hot
+def _drop_active(st, k):
+    """Take follower k off the board (solo end bonus: it stays with its score)."""
+    g = st.active[k]
+    st.owner[g] = -1
+    last = st.sc[C.SC_NACTIVE] - 1
+    st.active[k] = st.active[last]
+    st.sc[C.SC_NACTIVE] = last

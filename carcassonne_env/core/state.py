@@ -1,0 +1,137 @@
+"""The game state record: a named tuple of numpy arrays, allocated once per game.
+
+Sizes derive from the number of tiles N in the game: a board of (2N+1)^2 cells can hold
+any layout, since no tile lies further than N-1 cells from the start tile.
+Segment g = (placement index) * S + (segment of the tile); union-find runs over g.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from . import config as C
+
+State = namedtuple(
+    "State",
+    [
+        "cfg",  # int32[CFG_SIZE]: rule options
+        "sc",  # int32[SC_SIZE]: scalars (turn, seat, counters...)
+        "board",  # int16[D, D]: placement index of the tile in each cell, -1 if empty
+        "con",  # uint16[D, D]: edge constraints of empty cells: mask << 8 | terrain bits
+        "frontier",  # int16[F, 2]: (x, y) board indices of open cells (first sc[NFRONT])
+        "ptype",  # int8[N]: tile type of each placement
+        "prot",  # int8[N]: rotation of each placement
+        "px",  # int16[N]: board column of each placement
+        "py",  # int16[N]: board row of each placement
+        "parent",  # int16[G]: union-find over segments
+        "fbits",  # uint64[G, W]: set of placements of a feature (roots; cities and roads)
+        "fntiles",  # int16[G]: distinct tiles of a feature (roots)
+        "fpenn",  # int16[G]: pennants of a feature (roots)
+        "fopen",  # int16[G]: open ends (city/road) or missing neighbours (monastery)
+        "fmeep",  # uint8[G, P]: followers per seat on a feature (roots)
+        "fdone",  # uint8[G]: feature completed (roots)
+        "owner",  # int8[G]: seat whose follower stands on this segment, -1 if none
+        "active",  # int16[A]: segments holding a follower (first sc[NACTIVE])
+        "supply",  # int16[P]: followers in supply
+        "scores",  # int32[P]
+        "deck",  # int8[L]: tile types in draw order
+        "spos",  # int16[P]: solo: tiles drawn from each colour's stack
+        "hands",  # int8[P, HAND_MAX]: strategic variant hands, -1 = empty
+        "pairs",  # int16[MP, 2]: (field segment, city segment) adjacencies
+        "discards",  # int8[L]: discarded tile types in order
+        "events",  # int32[E, EV_COLS]: scoring log
+        "work",  # int64[WORK_ROWS, K]: scratch rows for the hot path (never game state)
+        "places",  # int64[3, 4F]: scratch: legal placements (x, y, rotation)
+        "keys",  # int64[MP]: scratch: field-city adjacency keys for farm scoring
+    ],
+)
+
+
+def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> State:
+    """Allocate an empty state for a game of `n_tiles` tiles (start tile included)."""
+    N, S = n_tiles, n_seg
+    P = int(cfg[C.CFG_SEATS])
+    D = 2 * N + 1
+    G = N * S
+    W = (N + 63) // 64
+    A = P * int(cfg[C.CFG_FOLLOWERS]) + 1
+    L = max(N - 1, 1)
+    return State(
+        cfg=cfg.astype(np.int32).copy(),
+        sc=np.zeros(C.SC_SIZE, np.int32),
+        board=np.full((D, D), -1, np.int16),
+        con=np.zeros((D, D), np.uint16),
+        frontier=np.zeros((2 * N + 2, 2), np.int16),
+        ptype=np.zeros(N, np.int8),
+        prot=np.zeros(N, np.int8),
+        px=np.zeros(N, np.int16),
+        py=np.zeros(N, np.int16),
+        parent=np.zeros(G, np.int16),
+        fbits=np.zeros((G, W), np.uint64),
+        fntiles=np.zeros(G, np.int16),
+        fpenn=np.zeros(G, np.int16),
+        fopen=np.zeros(G, np.int16),
+        fmeep=np.zeros((G, P), np.uint8),
+        fdone=np.zeros(G, np.uint8),
+        owner=np.full(G, -1, np.int8),
+        active=np.zeros(A, np.int16),
+        supply=np.zeros(P, np.int16),
+        scores=np.zeros(P, np.int32),
+        deck=np.zeros(L, np.int8),
+        spos=np.zeros(P, np.int16),
+        hands=np.full((P, C.HAND_MAX), -1, np.int8),
+        pairs=np.zeros((N * max(max_adj, 1), 2), np.int16),
+        discards=np.zeros(L, np.int8),
+        events=np.zeros((3 * N + A + 8, C.EV_COLS), np.int32),
+        work=np.zeros((C.WORK_ROWS, S + 16), np.int64),
+        places=np.zeros((3, 4 * (2 * N + 2)), np.int64),
+        keys=np.zeros(N * max(max_adj, 1), np.int64),
+    )
+
+
+def copy_state(st: State) -> State:
+    """An independent copy (Python side)."""
+    return State(*(a.copy() for a in st))
+
+
+@njit(cache=True)
+def copy_into(dst, src):
+    """Make `dst` (same shapes) a copy of `src` without allocating. Only the part in use is
+    copied: the board rectangle covering both games' tiles (outside it both are empty),
+    the segments and events that exist."""
+    dst.cfg[:] = src.cfg
+    y0, y1 = src.sc[C.SC_YMIN] - 1, src.sc[C.SC_YMAX] + 2
+    x0, x1 = src.sc[C.SC_XMIN] - 1, src.sc[C.SC_XMAX] + 2
+    if dst.sc[C.SC_PLACED] > 0:  # dst's own tiles must be overwritten too
+        y0, y1 = min(y0, dst.sc[C.SC_YMIN] - 1), max(y1, dst.sc[C.SC_YMAX] + 2)
+        x0, x1 = min(x0, dst.sc[C.SC_XMIN] - 1), max(x1, dst.sc[C.SC_XMAX] + 2)
+    dst.board[y0:y1, x0:x1] = src.board[y0:y1, x0:x1]
+    dst.con[y0:y1, x0:x1] = src.con[y0:y1, x0:x1]
+    dst.sc[:] = src.sc
+    n = src.sc[C.SC_PLACED]
+    g = n * (src.parent.shape[0] // src.ptype.shape[0])
+    dst.frontier[: src.sc[C.SC_NFRONT]] = src.frontier[: src.sc[C.SC_NFRONT]]
+    dst.ptype[:n] = src.ptype[:n]
+    dst.prot[:n] = src.prot[:n]
+    dst.px[:n] = src.px[:n]
+    dst.py[:n] = src.py[:n]
+    dst.parent[:g] = src.parent[:g]
+    dst.fbits[:g] = src.fbits[:g]
+    dst.fntiles[:g] = src.fntiles[:g]
+    dst.fpenn[:g] = src.fpenn[:g]
+    dst.fopen[:g] = src.fopen[:g]
+    dst.fmeep[:g] = src.fmeep[:g]
+    dst.fdone[:g] = src.fdone[:g]
+    dst.owner[:g] = src.owner[:g]
+    dst.active[:] = src.active
+    dst.supply[:] = src.supply
+    dst.scores[:] = src.scores
+    dst.deck[:] = src.deck
+    dst.spos[:] = src.spos
+    dst.hands[:] = src.hands
+    dst.pairs[: src.sc[C.SC_NPAIRS]] = src.pairs[: src.sc[C.SC_NPAIRS]]
+    dst.discards[: src.sc[C.SC_NDISC]] = src.discards[: src.sc[C.SC_NDISC]]
+    dst.events[: src.sc[C.SC_NEVENTS]] = src.events[: src.sc[C.SC_NEVENTS]]

@@ -1,0 +1,373 @@
+"""A whole turn: follower choices, move checking, applying a move, drawing the next tile.
+
+After `reset` and after every `apply_move`, the state rests at a decision point: the seat
+to move holds a tile that can be placed (unplaceable draws were discarded), or the game is
+over and fully scored.
+"""
+
+import numpy as np
+
+from . import config as C
+from .board import (
+    find,
+    fits,
+    has_placement,
+    list_placements,
+    n_segments,
+    neighbour_segment,
+    origin,
+    place_tile,
+    root_of,
+)
+from .jit import hot
+from .scoring import final_scoring, score_completed, solo_final_scoring
+
+# ---------------------------------------------------------------------------- followers
+
+
+@hot
+def segment_is_free(st, tb, t, r, bx, by, s):
+    """Would segment s of tile t (rotation r) at empty cell (bx, by) join a feature that
+    holds no follower? Checked before placing, through the neighbours it would touch."""
+    kind = tb.seg_kind[t, s]
+    if kind == C.K_MONASTERY:
+        return True
+    if kind == C.K_FIELD:
+        mask = np.int64(tb.seg_halves[t, r, s])
+        table, n_bits = 1, 8
+    else:
+        mask = np.int64(tb.seg_edges[t, r, s])
+        table, n_bits = 0, 4
+    parent = st.parent
+    fmeep = st.fmeep
+    for e in range(n_bits):
+        if mask & (1 << e):
+            g = neighbour_segment(st, tb, bx, by, e, table)
+            if g >= 0:
+                root = root_of(parent, g)
+                for p in range(fmeep.shape[1]):
+                    if fmeep[root, p] > 0:
+                        return False
+    return True
+
+
+@hot
+def follower_options(st, tb, t, r, bx, by, out):
+    """Write the follower slots allowed after placing t/r at (bx, by) into `out`
+    (NO_FOLLOWER = none). Returns (count, blocked): `blocked` marks a solo turn where a
+    follower is compulsory but the supply is empty (the move then ends the game, end A)."""
+    solo = st.cfg[C.CFG_SOLO] != 0
+    has_supply = st.supply[st.sc[C.SC_SEAT]] > 0
+    n = 0
+    if not solo:
+        out[0] = C.NO_FOLLOWER
+        n = 1
+        if not has_supply:
+            return n, False
+    seg_kind = tb.seg_kind
+    for s in range(tb.n_seg[t]):
+        if solo and seg_kind[t, s] == C.K_FIELD:
+            continue  # no farmers in the solo variant
+        if segment_is_free(st, tb, t, r, bx, by, s):
+            out[n] = s
+            n += 1
+    if solo and (n == 0 or not has_supply):
+        blocked = n > 0
+        out[0] = C.NO_FOLLOWER
+        return 1, blocked
+    return n, False
+
+
+# ---------------------------------------------------------------------------- drawing
+
+
+@hot
+def _discard(st, t):
+    k = st.sc[C.SC_NDISC]
+    st.discards[k] = t
+    st.sc[C.SC_NDISC] = k + 1
+
+
+@hot
+def _draw_from_deck(st, tb):
+    """Next placeable tile from the shared deck (discarding unplaceable ones), or -1."""
+    sc = st.sc
+    deck = st.deck
+    while sc[C.SC_DECK_POS] < sc[C.SC_DECK_LEN]:
+        t = deck[sc[C.SC_DECK_POS]]
+        sc[C.SC_DECK_POS] += 1
+        if has_placement(st, tb, t):
+            return t
+        _discard(st, t)
+    return -1
+
+
+@hot
+def solo_stack_size(st, c):
+    colours = st.cfg[C.CFG_SEATS]
+    n = st.sc[C.SC_DECK_LEN]
+    return (n - c + colours - 1) // colours if c < n else 0
+
+
+@hot
+def _draw_from_stack(st, tb, c):
+    """Solo: next placeable tile of colour c's stack (deck[c::colours]), or -1."""
+    colours = st.cfg[C.CFG_SEATS]
+    spos = st.spos
+    deck = st.deck
+    while spos[c] < solo_stack_size(st, c):
+        t = deck[c + colours * spos[c]]
+        spos[c] += 1
+        if has_placement(st, tb, t):
+            return t
+        _discard(st, t)
+    return -1
+
+
+@hot
+def _refill_hand(st, tb, p):
+    """Strategic variant: replace unplaceable tiles of seat p's hand by fresh draws, then
+    pack the hand to the left. Returns the number of tiles left in it."""
+    hand = st.hands[p]
+    sc = st.sc
+    deck = st.deck
+    for k in range(hand.shape[0]):
+        while hand[k] >= 0 and not has_placement(st, tb, hand[k]):
+            _discard(st, hand[k])
+            hand[k] = -1
+            if sc[C.SC_DECK_POS] < sc[C.SC_DECK_LEN]:
+                hand[k] = deck[sc[C.SC_DECK_POS]]
+                sc[C.SC_DECK_POS] += 1
+    n = 0
+    for k in range(hand.shape[0]):
+        if hand[k] >= 0:
+            hand[n] = hand[k]
+            n += 1
+    hand[n:] = -1
+    return n
+
+
+@hot
+def _end_game(st, tb, reason):
+    st.sc[C.SC_DONE] = 1
+    st.sc[C.SC_END] = reason
+    st.sc[C.SC_TILE] = -1
+    if st.cfg[C.CFG_SOLO]:
+        solo_final_scoring(st)
+    else:
+        final_scoring(st, tb)
+
+
+@hot
+def _begin_turn(st, tb, seat):
+    """Give the turn to `seat` (or the next seat able to play) with a placeable tile, or
+    end the game."""
+    P = st.cfg[C.CFG_SEATS]
+    if st.cfg[C.CFG_SOLO]:
+        t = _draw_from_stack(st, tb, seat)
+        if t < 0:
+            _end_game(st, tb, C.END_SOLO_B)  # the stack ran out through discards
+            return
+        st.sc[C.SC_SEAT] = seat
+        st.sc[C.SC_TILE] = t
+    elif st.cfg[C.CFG_HAND_SIZE] == 1:
+        t = _draw_from_deck(st, tb)
+        if t < 0:
+            _end_game(st, tb, C.END_TILES)
+            return
+        st.sc[C.SC_SEAT] = seat
+        st.sc[C.SC_TILE] = t
+    else:
+        for k in range(P):
+            p = (seat + k) % P
+            if _refill_hand(st, tb, p) > 0:
+                st.sc[C.SC_SEAT] = p
+                return
+        _end_game(st, tb, C.END_TILES)
+
+
+@hot
+def reset(st, tb, deck_len):
+    """Start a game whose draw order is already in `st.deck[:deck_len]`: place the start
+    tile, deal hands / stacks, give the first turn."""
+    st.sc[:] = 0
+    st.board[:] = -1
+    st.con[:] = 0
+    st.scores[:] = 0
+    st.supply[:] = st.cfg[C.CFG_FOLLOWERS]
+    st.spos[:] = 0
+    st.hands[:] = -1
+    st.sc[C.SC_DECK_LEN] = deck_len
+    st.sc[C.SC_TILE] = -1
+    o = origin(st)
+    k = 0
+    st.sc[C.SC_XMIN] = st.sc[C.SC_XMAX] = st.sc[C.SC_YMIN] = st.sc[C.SC_YMAX] = o
+    st.frontier[0, 0] = o  # the start cell is the only open cell of an empty board
+    st.frontier[0, 1] = o
+    st.sc[C.SC_NFRONT] = 1
+    place_tile(st, tb, st.cfg[C.CFG_START], 0, o, o)
+    if st.cfg[C.CFG_SOLO]:
+        for p in range(st.scores.shape[0]):
+            st.scores[p] = p + 1
+    if st.cfg[C.CFG_HAND_SIZE] > 1:
+        for p in range(st.hands.shape[0]):
+            for h in range(st.cfg[C.CFG_HAND_SIZE]):
+                if k < deck_len:
+                    st.hands[p, h] = st.deck[k]
+                    k += 1
+        st.sc[C.SC_DECK_POS] = k
+    _begin_turn(st, tb, 0)
+
+
+# ---------------------------------------------------------------------------- moves
+
+
+@hot
+def tile_to_place(st, hand_idx):
+    if st.cfg[C.CFG_HAND_SIZE] > 1:
+        return st.hands[st.sc[C.SC_SEAT], hand_idx]
+    return st.sc[C.SC_TILE]
+
+
+@hot
+def check_move(st, tb, hand_idx, x, y, r, slot):
+    """Error code (config.E_*) of a move, OK if legal. Reads the state, never changes it."""
+    if st.sc[C.SC_DONE]:
+        return C.E_OVER
+    if st.cfg[C.CFG_HAND_SIZE] > 1 and not (0 <= hand_idx < C.HAND_MAX):
+        return C.E_NOT_IN_HAND
+    t = tile_to_place(st, hand_idx)
+    if t < 0:
+        return C.E_NOT_IN_HAND
+    if not (0 <= r < 4):
+        return C.E_BAD_ROTATION
+    o = origin(st)
+    bx, by = x + o, y + o
+    if not (1 <= bx < st.board.shape[1] - 1 and 1 <= by < st.board.shape[0] - 1):
+        return C.E_OFF_BOARD
+    if st.board[by, bx] >= 0:
+        return C.E_OCCUPIED_CELL
+    con = np.int64(st.con[by, bx])
+    if con == 0:
+        return C.E_NOT_ADJACENT
+    if not fits(tb.edge_code, t, r, con):
+        return C.E_EDGE_MISMATCH
+    if slot != C.NO_FOLLOWER and not (0 <= slot < tb.n_seg[t]):
+        return C.E_NO_SUCH_SEGMENT
+    opts = st.work[C.W_OPTS]
+    n, blocked = follower_options(st, tb, t, r, bx, by, opts)
+    for k in range(n):
+        if opts[k] == slot:
+            return C.OK
+    # Not offered: explain why.
+    if slot == C.NO_FOLLOWER:
+        return C.E_SOLO_COMPULSORY
+    if st.cfg[C.CFG_SOLO] and tb.seg_kind[t, slot] == C.K_FIELD:
+        return C.E_SOLO_FARMER
+    if st.supply[st.sc[C.SC_SEAT]] <= 0:
+        return C.E_NO_SUPPLY
+    return C.E_FEATURE_OCCUPIED
+
+
+@hot
+def apply_move(st, tb, hand_idx, x, y, r, slot):
+    """Play one whole turn. The move must be legal (`check_move(...) == OK`)."""
+    seat = st.sc[C.SC_SEAT]
+    t = tile_to_place(st, hand_idx)
+    o = origin(st)
+    bx, by = x + o, y + o
+    if st.cfg[C.CFG_SOLO] and slot == C.NO_FOLLOWER:
+        opts = st.work[C.W_OPTS]
+        _, blocked = follower_options(st, tb, t, r, bx, by, opts)
+        if blocked:
+            st.sc[C.SC_SOLO_END_A] = 1
+    i = place_tile(st, tb, t, r, bx, by)
+    S = n_segments(st)
+    if slot != C.NO_FOLLOWER:
+        g = i * S + slot
+        st.fmeep[find(st.parent, g), seat] += 1
+        st.owner[g] = seat
+        st.active[st.sc[C.SC_NACTIVE]] = g
+        st.sc[C.SC_NACTIVE] += 1
+        st.supply[seat] -= 1
+    # Features this tile completed: its roads and cities, monasteries around it.
+    roots = st.work[C.W_ROOTS]
+    parent, fopen, fdone, board, ptype = st.parent, st.fopen, st.fdone, st.board, st.ptype
+    seg_kind, mon_seg = tb.seg_kind, tb.mon_seg
+    n = 0
+    for s in range(tb.n_seg[t]):
+        kind = seg_kind[t, s]
+        if kind == C.K_CITY or kind == C.K_ROAD:
+            root = find(parent, i * S + s)
+            if fopen[root] == 0 and not fdone[root]:
+                fdone[root] = 1
+                roots[n] = root
+                n += 1
+    for dy in range(-1, 2):
+        for dx in range(-1, 2):
+            j = board[by + dy, bx + dx]
+            if j >= 0:
+                m = mon_seg[ptype[j]]
+                if m >= 0 and fopen[j * S + m] == 0 and not fdone[j * S + m]:
+                    fdone[j * S + m] = 1
+                    roots[n] = j * S + m
+                    n += 1
+    score_completed(st, tb, roots, n)
+    st.sc[C.SC_TURN] += 1
+    if st.cfg[C.CFG_HAND_SIZE] > 1:
+        hand = st.hands[seat]
+        hand[hand_idx] = -1
+        if st.sc[C.SC_DECK_POS] < st.sc[C.SC_DECK_LEN]:
+            hand[hand_idx] = st.deck[st.sc[C.SC_DECK_POS]]
+            st.sc[C.SC_DECK_POS] += 1
+    _advance(st, tb, seat)
+
+
+@hot
+def _advance(st, tb, seat):
+    P = st.cfg[C.CFG_SEATS]
+    if st.cfg[C.CFG_SOLO]:
+        if st.sc[C.SC_SOLO_END_A]:
+            _end_game(st, tb, C.END_SOLO_A)
+            return
+        if st.spos[seat] >= solo_stack_size(st, seat):
+            _end_game(st, tb, C.END_SOLO_B)
+            return
+    _begin_turn(st, tb, (seat + 1) % P)
+
+
+@hot
+def _earlier_in_hand(st, h, t):
+    for k in range(h):
+        if tile_to_place(st, k) == t:
+            return True
+    return False
+
+
+@hot
+def legal_moves(st, tb, out):
+    """Write every legal move as rows (hand index, x, y, rotation, slot) into `out`;
+    returns the count. Order: hand tile, frontier cell, rotation, slot."""
+    if st.sc[C.SC_DONE]:
+        return 0
+    o = origin(st)
+    places = st.places
+    opts = st.work[C.W_OPTS]
+    n_hand = st.cfg[C.CFG_HAND_SIZE]
+    n = 0
+    for h in range(n_hand):
+        t = tile_to_place(st, h)
+        if t < 0 or _earlier_in_hand(st, h, t):
+            continue  # each distinct tile once
+        n_places = list_placements(st, tb, t, places)
+        for k in range(n_places):
+            bx, by, r = places[0, k], places[1, k], places[2, k]
+            n_opts, _ = follower_options(st, tb, t, r, bx, by, opts)
+            for q in range(n_opts):
+                out[n, 0] = h
+                out[n, 1] = bx - o
+                out[n, 2] = by - o
+                out[n, 3] = r
+                out[n, 4] = opts[q]
+                n += 1
+    return n

@@ -1,0 +1,385 @@
+"""`Game`: the public, Pythonic wrapper over the jitted core. It converts names and
+coordinates, validates input with clear errors and keeps the move log; every rule lives
+in `carcassonne_env.core`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .core import config as C
+from .core.board import n_segments
+from .core.queries import feature_tiles
+from .core.state import State, copy_state, make_state
+from .core.turn import apply_move, check_move, legal_moves, reset
+from .rules import Rules
+from .tiles import TileSet, base_tileset
+
+RECORD_FORMAT = "carcassonne-env/record"
+RECORD_VERSION = 1
+
+
+class IllegalMoveError(ValueError):
+    """A move that the rules do not allow in the current state (the state is unchanged)."""
+
+
+class Move(NamedTuple):
+    """One turn: put the tile at (x, y) turned `rotation` quarter turns clockwise, and
+    optionally a follower on `follower` (e.g. ``"city:N"``, ``"field:S_w"``,
+    ``"monastery"``; board frame, after rotation). `tile` picks the tile from the hand
+    in the strategic variant (``hand_size > 1``)."""
+
+    x: int
+    y: int
+    rotation: int
+    follower: str | None = None
+    tile: str | None = None
+
+
+class PlacedTile(NamedTuple):
+    """A tile on the board; `follower` is ``(seat, location)`` while one stands on it."""
+
+    tile: str
+    rotation: int
+    follower: tuple[int, str] | None
+
+
+class ScoringEvent(NamedTuple):
+    """One scoring. `points` is what each seat in `scorers` got; `majority` are the seats
+    with most followers on the feature (in solo a majority colour may not score)."""
+
+    turn: int
+    kind: str  # "road", "city", "monastery", "field", or "follower" (solo end bonus)
+    tiles: tuple[tuple[int, int], ...]
+    points: int
+    majority: tuple[int, ...]
+    scorers: tuple[int, ...]
+    final: bool
+
+
+_EVENT_KINDS = (*C.KINDS, "follower")
+
+_MESSAGES = {
+    C.E_OVER: "the game is over",
+    C.E_NOT_IN_HAND: "that tile is not in the hand of the seat to move",
+    C.E_OCCUPIED_CELL: "cell ({x}, {y}) already holds a tile",
+    C.E_NOT_ADJACENT: "cell ({x}, {y}) shares no edge with a placed tile",
+    C.E_EDGE_MISMATCH: "tile {tile} turned {rotation} does not match every neighbouring edge "
+    "at ({x}, {y})",
+    C.E_NO_SUCH_SEGMENT: "tile {tile} turned {rotation} has no {follower!r}",
+    C.E_NO_SUPPLY: "seat {seat} has no follower in supply",
+    C.E_FEATURE_OCCUPIED: "the feature at {follower!r} already holds a follower",
+    C.E_SOLO_FARMER: "no farmers in the solo variant ({follower!r})",
+    C.E_SOLO_COMPULSORY: "solo variant: a follower must be placed when a spot is free",
+    C.E_BAD_ROTATION: "rotation must be 0, 1, 2 or 3, got {rotation}",
+    C.E_OFF_BOARD: "cell ({x}, {y}) is beyond the reach of any tile",
+}
+
+
+class Game:
+    """A game of Carcassonne under `rules`.
+
+    Args:
+        rules: rule options (default `Rules()`: 2 players, base game).
+        seed: shuffle the 71 tiles after the start tile with this seed (numpy PCG64).
+        tile_order: instead of shuffling, draw exactly these tiles in this order (a string
+            of letters or a list of names); the game ends when they are used up.
+
+    The state rests between turns: `current_player` holds `current_tile` (or `hand`),
+    which can be placed; unplaceable draws have already been discarded.
+    """
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        seed: int | None = None,
+        tile_order: str | Sequence[str] | None = None,
+        *,
+        tileset: TileSet | None = None,
+    ) -> None:
+        self.rules = rules if rules is not None else Rules()
+        if not isinstance(self.rules, Rules):
+            raise TypeError(f"rules must be a Rules instance, got {type(self.rules).__name__}")
+        self._ts = tileset or base_tileset()
+        if tile_order is not None and seed is not None:
+            raise ValueError("give either seed or tile_order, not both")
+        if tile_order is None:
+            deck = np.random.default_rng(seed).permutation(self._ts.full_deck())
+        else:
+            if isinstance(tile_order, str):
+                tile_order = list(tile_order)
+            deck = [self._ts.index(name) for name in tile_order]
+        self.seed = seed
+        cfg = self.rules.to_config()
+        cfg[C.CFG_START] = self._ts.start
+        n_tiles = len(deck) + 1
+        self._st: State = make_state(
+            cfg, n_tiles, self._ts.max_segments, int(self._ts.tables.n_adj.max())
+        )
+        self._st.deck[: len(deck)] = deck
+        reset(self._st, self._ts.tables, len(deck))
+        self._moves: list[dict[str, Any]] = []
+        self._score_log: list[list[int]] = []
+        self._legal: dict[Move, tuple[int, int, int, int, int]] | None = None
+        self._events: list[ScoringEvent] = []
+
+    # ------------------------------------------------------------------ state
+    @property
+    def done(self) -> bool:
+        """True once the game is over and fully scored."""
+        return bool(self._st.sc[C.SC_DONE])
+
+    @property
+    def current_player(self) -> int | None:
+        """Seat to move (solo: the colour), None when the game is over."""
+        return None if self.done else int(self._st.sc[C.SC_SEAT])
+
+    @property
+    def current_tile(self) -> str | None:
+        """Tile to place now; None when the game is over or with hand_size > 1 (see `hand`)."""
+        t = self._st.sc[C.SC_TILE]
+        return None if self.done or t < 0 else self._ts.names[t]
+
+    @property
+    def hand(self) -> list[str]:
+        """Tiles the seat to move may place (its hand; [current_tile] with hand_size 1)."""
+        if self.done:
+            return []
+        if self.rules.hand_size == 1:
+            return [self.current_tile]
+        return [self._ts.names[t] for t in self._st.hands[self._st.sc[C.SC_SEAT]] if t >= 0]
+
+    @property
+    def scores(self) -> list[int]:
+        """Current scores per seat (solo: per colour)."""
+        return self._st.scores.tolist()
+
+    @property
+    def result(self) -> list[int] | int | None:
+        """Final scores (solo: the lowest colour's score); None while the game runs."""
+        if not self.done:
+            return None
+        if self.rules.variant == "solo":
+            return int(self._st.scores.min())
+        return self.scores
+
+    @property
+    def end_reason(self) -> str | None:
+        """Why the game ended: "tiles" (tiles used up), solo "A" / "B"; None while running."""
+        return C.END_NAMES[self._st.sc[C.SC_END]]
+
+    @property
+    def followers_in_supply(self) -> list[int]:
+        return self._st.supply.tolist()
+
+    @property
+    def turn(self) -> int:
+        """Moves played so far."""
+        return int(self._st.sc[C.SC_TURN])
+
+    @property
+    def tiles_left(self) -> int:
+        """Tiles not drawn yet (in solo: over all stacks)."""
+        st = self._st
+        if self.rules.variant == "solo":
+            return int(st.sc[C.SC_DECK_LEN] - st.spos.sum())
+        return int(st.sc[C.SC_DECK_LEN] - st.sc[C.SC_DECK_POS])
+
+    @property
+    def discarded(self) -> list[str]:
+        """Tiles discarded because they could not be placed, in order."""
+        return [self._ts.names[t] for t in self._st.discards[: self._st.sc[C.SC_NDISC]]]
+
+    @property
+    def board(self) -> dict[tuple[int, int], PlacedTile]:
+        """Placed tiles by (x, y), in placement order."""
+        st, ts = self._st, self._ts
+        S = n_segments(st)
+        o = st.ptype.shape[0]
+        out = {}
+        for i in range(st.sc[C.SC_PLACED]):
+            t, r = int(st.ptype[i]), int(st.prot[i])
+            follower = None
+            for s in range(ts.tables.n_seg[t]):
+                seat = st.owner[i * S + s]
+                if seat >= 0:
+                    follower = (int(seat), ts.slot_names[t][r][s])
+            out[(int(st.px[i]) - o, int(st.py[i]) - o)] = PlacedTile(ts.names[t], r, follower)
+        return out
+
+    @property
+    def events(self) -> list[ScoringEvent]:
+        """Every scoring so far, in order."""
+        st = self._st
+        o = st.ptype.shape[0]
+        for k in range(len(self._events), st.sc[C.SC_NEVENTS]):
+            ev = st.events[k]
+            kind = int(ev[C.EV_KIND])
+            placements = feature_tiles(st, self._ts.tables, ev[C.EV_ROOT], kind)
+            self._events.append(
+                ScoringEvent(
+                    turn=max(int(ev[C.EV_TURN]) - int(ev[C.EV_FINAL]), 0),
+                    kind=_EVENT_KINDS[kind],
+                    tiles=tuple((int(st.px[i]) - o, int(st.py[i]) - o) for i in placements),
+                    points=int(ev[C.EV_POINTS]),
+                    majority=_seats(ev[C.EV_MAJORITY]),
+                    scorers=_seats(ev[C.EV_SCORERS]),
+                    final=bool(ev[C.EV_FINAL]),
+                )
+            )
+        return list(self._events)
+
+    # ------------------------------------------------------------------ moves
+    def legal_moves(self) -> list[Move]:
+        """Every legal move (placement x follower choice), each exactly once."""
+        if self._legal is None:
+            self._legal = {}
+            st, ts = self._st, self._ts
+            rows = np.empty(
+                (self.rules.hand_size * 4 * max(int(st.sc[C.SC_NFRONT]), 1)
+                 * (ts.max_segments + 1), 5),
+                np.int64,
+            )
+            n = legal_moves(st, ts.tables, rows)
+            hand_size = self.rules.hand_size
+            seat = st.sc[C.SC_SEAT]
+            for h, x, y, r, slot in rows[:n].tolist():
+                t = st.hands[seat, h] if hand_size > 1 else st.sc[C.SC_TILE]
+                follower = None if slot < 0 else ts.slot_names[t][r][slot]
+                tile = ts.names[t] if hand_size > 1 else None
+                self._legal[Move(x, y, r, follower, tile)] = (h, x, y, r, slot)
+        return list(self._legal)
+
+    def play(self, move: Move | Sequence) -> None:
+        """Play one whole turn (tile, optional follower, scoring, next draw; the final
+        scoring when the tiles run out). Raises `IllegalMoveError` with the reason, leaving
+        the state untouched."""
+        if not isinstance(move, Move):
+            move = Move(*move)
+        args = self._legal.get(move) if self._legal is not None else None
+        if args is None:
+            args = self._resolve(move)
+        st = self._st
+        seat = int(st.sc[C.SC_SEAT])
+        h = args[0]
+        t = st.hands[seat, h] if self.rules.hand_size > 1 else st.sc[C.SC_TILE]
+        apply_move(st, self._ts.tables, *args)
+        self._legal = None
+        self._moves.append(
+            {"player": seat, "tile": self._ts.names[t], "x": args[1], "y": args[2],
+             "rotation": args[3], "follower": move.follower}
+        )
+        self._score_log.append(self.scores)
+
+    def _resolve(self, move: Move) -> tuple[int, int, int, int, int]:
+        """Validate a move the legal-move cache does not know; returns core arguments."""
+        for name in ("x", "y", "rotation"):
+            v = getattr(move, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise IllegalMoveError(f"{name} must be an integer, got {v!r}")
+        x, y, r = int(move.x), int(move.y), int(move.rotation)
+        st, ts = self._st, self._ts
+        fmt = {"x": x, "y": y, "rotation": r, "follower": move.follower, "tile": move.tile,
+               "seat": self.current_player}
+        if self.done:
+            raise IllegalMoveError(_MESSAGES[C.E_OVER])
+        h = 0
+        if self.rules.hand_size > 1:
+            hand = self.hand
+            if move.tile not in hand:
+                raise IllegalMoveError(f"tile {move.tile!r} is not in the hand {hand}")
+            h = hand.index(move.tile)
+        elif move.tile is not None and move.tile != self.current_tile:
+            raise IllegalMoveError(
+                f"the tile to place is {self.current_tile}, not {move.tile!r}"
+            )
+        t = st.hands[st.sc[C.SC_SEAT], h] if self.rules.hand_size > 1 else st.sc[C.SC_TILE]
+        fmt["tile"] = ts.names[t]
+        slot = C.NO_FOLLOWER
+        if move.follower is not None:
+            if not 0 <= r < 4:
+                raise IllegalMoveError(_MESSAGES[C.E_BAD_ROTATION].format(**fmt))
+            slot = ts.slot_aliases[t][r].get(move.follower, -2)
+            if slot == -2:
+                where = ", ".join(ts.slot_names[t][r])
+                raise IllegalMoveError(
+                    f"tile {ts.names[t]} turned {r} has no follower location "
+                    f"{move.follower!r} (its segments: {where})"
+                )
+        code = check_move(st, ts.tables, h, x, y, r, slot)
+        if code != C.OK:
+            raise IllegalMoveError(_MESSAGES[code].format(**fmt))
+        return (h, x, y, r, slot)
+
+    # ------------------------------------------------------------------ copies and records
+    def clone(self) -> Game:
+        """An independent copy of this game (state and move log)."""
+        other = Game.__new__(Game)
+        other.rules = self.rules
+        other.seed = self.seed
+        other._ts = self._ts
+        other._st = copy_state(self._st)
+        other._moves = list(self._moves)
+        other._score_log = list(self._score_log)
+        other._legal = self._legal
+        other._events = list(self._events)
+        return other
+
+    def tile_order(self) -> list[str]:
+        """The draw order after the start tile (whole deck, drawn or not)."""
+        return [self._ts.names[t] for t in self._st.deck[: self._st.sc[C.SC_DECK_LEN]]]
+
+    def to_record(self) -> dict[str, Any]:
+        """A JSON-serialisable record: rules, tile order, moves and scores after each move."""
+        return {
+            "format": RECORD_FORMAT,
+            "version": RECORD_VERSION,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "tile_order": self.tile_order(),
+            "moves": [dict(m) for m in self._moves],
+            "scores": [list(s) for s in self._score_log],
+            "discarded": self.discarded,
+            "result": self.result,
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Game:
+        """Replay a record from `to_record`; raises ValueError if it is not one, if a move
+        is illegal, or if a recorded score differs from the replay."""
+        if record.get("format") != RECORD_FORMAT:
+            raise ValueError(f"not a {RECORD_FORMAT} record")
+        if record.get("version") != RECORD_VERSION:
+            raise ValueError(f"unsupported record version {record.get('version')!r}")
+        game = cls(Rules.from_dict(record["rules"]), tile_order=record["tile_order"])
+        game.seed = record.get("seed")
+        recorded = record.get("scores", [])
+        for k, m in enumerate(record["moves"]):
+            if game.current_player != m["player"]:
+                raise ValueError(f"move {k}: seat {game.current_player} is to move, "
+                                 f"the record says {m['player']}")
+            try:
+                game.play(Move(m["x"], m["y"], m["rotation"], m["follower"], m["tile"]))
+            except IllegalMoveError as err:
+                raise ValueError(f"move {k} of the record is illegal: {err}") from err
+            if k < len(recorded) and list(recorded[k]) != game.scores:
+                raise ValueError(f"move {k}: replay scores {game.scores} differ from the "
+                                 f"record's {list(recorded[k])}")
+        return game
+
+    def __repr__(self) -> str:
+        state = f"result={self.result}" if self.done else (
+            f"turn={self.turn}, seat={self.current_player}, tile={self.hand}"
+        )
+        return f"Game({self.rules!r}, {state}, scores={self.scores})"
+
+    def __str__(self) -> str:
+        from .text import render_board
+
+        return render_board(self)
+
+
+def _seats(mask: int) -> tuple[int, ...]:
+    return tuple(p for p in range(C.MAX_SEATS) if int(mask) >> p & 1)

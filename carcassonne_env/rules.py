@@ -1,0 +1,104 @@
+"""Rule options of a game (`Rules`), validated once and packed for the jitted core."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from .core import config as C
+
+FARM_SCORING = ("field", "city")
+VARIANTS = ("standard", "solo")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Rule options. Every combination is validated on construction.
+
+    Args:
+        players: seats at the table, 1-6. Default 2; in the solo variant it must be 1
+            (one person plays all colours).
+        followers: followers per seat. Default 7; in the solo variant 4 per colour.
+        small_city: old rule: a completed 2-tile city scores 1 per tile and 1 per pennant.
+        farm_scoring: ``"field"`` (3rd edition, default: each field's owners score
+            ``farm_city_points`` per completed city it touches) or ``"city"`` (1st edition:
+            each completed city scores ``farm_city_points`` once, to the players with most
+            farmers in all fields touching it).
+        farm_city_points: points per completed city in farm scoring (3; 1983 rule: 4).
+        hand_size: 1 (draw and place) or 3 (strategic variant: hold 3 tiles, place one,
+            draw a replacement; the game ends when every tile is placed).
+        variant: ``"standard"`` or ``"solo"`` (Hans im Glück 2020 solo variant).
+        solo_colours: colours played in the solo variant (3 or 4).
+    """
+
+    players: int | None = None
+    followers: int | None = None
+    small_city: bool = False
+    farm_scoring: str = "field"
+    farm_city_points: int = 3
+    hand_size: int = 1
+    variant: str = "standard"
+    solo_colours: int = 3
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}")
+        solo = self.variant == "solo"
+        players = self.players if self.players is not None else (1 if solo else 2)
+        followers = self.followers if self.followers is not None else (4 if solo else 7)
+        object.__setattr__(self, "players", players)
+        object.__setattr__(self, "followers", followers)
+        _check_int("players", players, 1, C.MAX_SEATS)
+        _check_int("followers", followers, 0, 99)
+        _check_int("farm_city_points", self.farm_city_points, 0, 99)
+        _check_int("solo_colours", self.solo_colours, 3, 4)
+        if not isinstance(self.small_city, bool):
+            raise ValueError(f"small_city must be a bool, got {self.small_city!r}")
+        if self.farm_scoring not in FARM_SCORING:
+            raise ValueError(
+                f"farm_scoring must be one of {FARM_SCORING}, got {self.farm_scoring!r}"
+            )
+        if self.hand_size not in (1, 3):
+            raise ValueError(f"hand_size must be 1 or 3, got {self.hand_size!r}")
+        if solo:
+            if players != 1:
+                raise ValueError(f"the solo variant is played by players=1, got {players}")
+            if self.hand_size != 1:
+                raise ValueError("the solo variant draws from stacks: hand_size must be 1")
+
+    @property
+    def seats(self) -> int:
+        """Scoring seats: players, or colours in the solo variant."""
+        return self.solo_colours if self.variant == "solo" else int(self.players)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable options (used in game records)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Rules:
+        """Inverse of `to_dict`; unknown keys raise `ValueError`."""
+        known = set(cls.__dataclass_fields__)
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown rule options: {sorted(unknown)}")
+        return cls(**d)
+
+    def to_config(self) -> np.ndarray:
+        """Pack the options into the int32 config vector read by the jitted core."""
+        cfg = np.zeros(C.CFG_SIZE, dtype=np.int32)
+        cfg[C.CFG_SEATS] = self.seats
+        cfg[C.CFG_FOLLOWERS] = int(self.followers)
+        cfg[C.CFG_SMALL_CITY] = int(self.small_city)
+        cfg[C.CFG_FARM_MODE] = FARM_SCORING.index(self.farm_scoring)
+        cfg[C.CFG_FARM_POINTS] = self.farm_city_points
+        cfg[C.CFG_HAND_SIZE] = self.hand_size
+        cfg[C.CFG_SOLO] = int(self.variant == "solo")
+        return cfg
+
+
+def _check_int(name: str, value: Any, lo: int, hi: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")

@@ -1,0 +1,679 @@
+"""Deliberately naive pure-Python reference scorer for Carcassonne game records.
+
+It exists only to cross-check the fast rules core. It shares no code with
+``carcassonne_env`` except the tile data file, and it favours obviousness over speed:
+
+* the board is a plain ``dict`` from ``(x, y)`` to a placed tile;
+* after every move *every* feature on the board is rebuilt from scratch by flood fill
+  (no union-find, no incremental bookkeeping), so a stale-state bug in the engine cannot
+  be mirrored here;
+* solo-variant scoring orders are found by exhaustive search over every order.
+
+Entry points: `replay_scores` (scores after each move) and `replay` (the same plus a
+few extra observations used by the tests).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+EDGES = ("N", "E", "S", "W")
+HALF_EDGES = ("N_w", "N_e", "E_n", "E_s", "S_e", "S_w", "W_s", "W_n")
+# x grows east, y grows south.
+STEP = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
+OPPOSITE = {"N": "S", "E": "W", "S": "N", "W": "E"}
+# The half-edge of the neighbour that touches ours across the shared edge.
+HALF_MATE = {
+    "N_w": "S_w", "S_w": "N_w", "N_e": "S_e", "S_e": "N_e",
+    "E_n": "W_n", "W_n": "E_n", "E_s": "W_s", "W_s": "E_s",
+}  # fmt: skip
+# The eight cells around a monastery.
+RING = tuple((dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dx, dy) != (0, 0))
+START = ("D", 0, 0, 0)  # tile, x, y, rotation of the start tile
+SHARED_TILES = Path("/work/shared/tiles/base_tiles.json")
+
+
+# --------------------------------------------------------------------------- tile data
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One segment of a placed tile, already rotated into the board frame.
+
+    ``sides`` holds edges (``"N"``...) for cities and roads and half-edges (``"N_w"``...)
+    for fields; it is empty for the monastery and for inner fields.
+    ``cities`` (fields only) are indices, on the same tile, of the city segments the field
+    touches.
+    """
+
+    kind: str  # "city" | "road" | "field" | "monastery"
+    sides: tuple[str, ...]
+    pennants: int = 0
+    cities: tuple[int, ...] = ()
+    inner: bool = False
+
+
+def tile_file() -> Path:
+    """The package's copy of the tile data, or the shared copy before the package exists."""
+    try:
+        import carcassonne_env
+
+        path = Path(carcassonne_env.__file__).parent / "data" / "base_tiles.json"
+        if path.exists():
+            return path
+    except Exception:  # noqa: BLE001 - any import failure means "not built yet"
+        pass
+    return SHARED_TILES
+
+
+@cache
+def tile_types() -> dict[str, dict[str, Any]]:
+    """Tile letter -> raw JSON entry."""
+    data = json.loads(tile_file().read_text())
+    return {t["letter"]: t for t in data["tiles"]}
+
+
+def rotate_edge(edge: str, rotation: int) -> str:
+    """Rotate an edge name clockwise by ``rotation`` quarter turns."""
+    return EDGES[(EDGES.index(edge) + rotation) % 4]
+
+
+def rotate_half(half: str, rotation: int) -> str:
+    """Rotate a half-edge name clockwise by ``rotation`` quarter turns (index + 2 each)."""
+    return HALF_EDGES[(HALF_EDGES.index(half) + 2 * rotation) % 8]
+
+
+@cache
+def segments(letter: str, rotation: int) -> tuple[Segment, ...]:
+    """All segments of a tile in the board frame: cities, roads, fields, monastery."""
+    raw = tile_types()[letter]
+    city_ids = [c["id"] for c in raw["cities"]]
+    out = [
+        Segment("city", tuple(rotate_edge(e, rotation) for e in c["edges"]), c["pennants"])
+        for c in raw["cities"]
+    ]
+    out += [
+        Segment("road", tuple(rotate_edge(e, rotation) for e in r["edges"])) for r in raw["roads"]
+    ]
+    for f in raw["fields"]:
+        halves = tuple(rotate_half(h, rotation) for h in f["half_edges"])
+        near = tuple(city_ids.index(c) for c in f["adjacent_cities"])
+        out.append(Segment("field", halves, cities=near, inner=bool(f.get("inner"))))
+    if raw["monastery"]:
+        out.append(Segment("monastery", ()))
+    return tuple(out)
+
+
+def edge_terrain(letter: str, rotation: int, edge: str) -> str:
+    """Terrain ("city"/"road"/"field") on ``edge`` of a rotated tile."""
+    unrotated = EDGES[(EDGES.index(edge) - rotation) % 4]
+    return tile_types()[letter]["edges"][unrotated]
+
+
+def locate(letter: str, rotation: int, location: str) -> int:
+    """Index of the segment a follower location (board frame) names on a rotated tile."""
+    segs = segments(letter, rotation)
+    if location == "monastery":
+        hits = [i for i, s in enumerate(segs) if s.kind == "monastery"]
+    elif location == "field:inner":
+        hits = [i for i, s in enumerate(segs) if s.kind == "field" and s.inner]
+    else:
+        kind, side = location.split(":")
+        hits = [i for i, s in enumerate(segs) if s.kind == kind and side in s.sides]
+    if len(hits) != 1:
+        raise ValueError(f"location {location!r} names {len(hits)} segments on {letter}/{rotation}")
+    return hits[0]
+
+
+# --------------------------------------------------------------------------- board state
+
+
+@dataclass
+class Board:
+    """Placed tiles and standing followers; nothing else is remembered between moves."""
+
+    tiles: dict[tuple[int, int], tuple[str, int]] = field(default_factory=dict)
+    # (x, y) -> (seat, segment index); at most one follower per tile.
+    followers: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
+
+    def segs(self, pos: tuple[int, int]) -> tuple[Segment, ...]:
+        """Segments of the tile at ``pos``."""
+        return segments(*self.tiles[pos])
+
+
+@dataclass
+class Feature:
+    """A road, city, field or monastery as found by flood fill."""
+
+    kind: str
+    nodes: set[tuple[int, int, int]]  # (x, y, segment index)
+    tiles: set[tuple[int, int]]
+    complete: bool
+    pennants: int = 0
+
+    def followers(self, board: Board) -> list[int]:
+        """Seats of the followers standing on this feature (one entry per follower)."""
+        return [
+            seat
+            for pos, (seat, seg) in board.followers.items()
+            if (pos[0], pos[1], seg) in self.nodes
+        ]
+
+
+def linked(board: Board, node: tuple[int, int, int]) -> list[tuple[int, int, int]]:
+    """Segments of neighbouring tiles that the segment ``node`` joins across its sides."""
+    x, y, i = node
+    seg = board.segs((x, y))[i]
+    out = []
+    for side in seg.sides:
+        edge = side[0]
+        dx, dy = STEP[edge]
+        other = (x + dx, y + dy)
+        if other not in board.tiles:
+            continue
+        want = HALF_MATE[side] if seg.kind == "field" else OPPOSITE[edge]
+        for j, s in enumerate(board.segs(other)):
+            if s.kind == seg.kind and want in s.sides:
+                out.append((other[0], other[1], j))
+    return out
+
+
+def open_sides(board: Board, node: tuple[int, int, int]) -> int:
+    """How many sides of a segment face an empty cell."""
+    x, y, i = node
+    seg = board.segs((x, y))[i]
+    count = 0
+    for side in seg.sides:
+        dx, dy = STEP[side[0]]
+        count += (x + dx, y + dy) not in board.tiles
+    return count
+
+
+def flood(board: Board, start: tuple[int, int, int]) -> Feature:
+    """The whole feature containing segment ``start`` (road, city or field)."""
+    kind = board.segs(start[:2])[start[2]].kind
+    seen = {start}
+    todo = [start]
+    while todo:
+        node = todo.pop()
+        for nxt in linked(board, node):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    complete = all(open_sides(board, n) == 0 for n in seen)
+    pennants = sum(board.segs(n[:2])[n[2]].pennants for n in seen)
+    return Feature(kind, seen, {n[:2] for n in seen}, complete, pennants)
+
+
+def monastery_feature(board: Board, pos: tuple[int, int], index: int) -> Feature:
+    """A monastery: its own tile plus whichever of the 8 surrounding cells hold tiles."""
+    x, y = pos
+    around = {(x + dx, y + dy) for dx, dy in RING if (x + dx, y + dy) in board.tiles}
+    return Feature("monastery", {(x, y, index)}, {pos} | around, len(around) == 8)
+
+
+def all_features(board: Board, kinds: tuple[str, ...]) -> list[Feature]:
+    """Every feature of the given kinds, rebuilt from scratch."""
+    found: list[Feature] = []
+    seen: set[tuple[int, int, int]] = set()
+    for pos in board.tiles:
+        for i, seg in enumerate(board.segs(pos)):
+            node = (pos[0], pos[1], i)
+            if seg.kind not in kinds or node in seen:
+                continue
+            if seg.kind == "monastery":
+                found.append(monastery_feature(board, pos, i))
+            else:
+                feature = flood(board, node)
+                seen |= feature.nodes
+                found.append(feature)
+    return found
+
+
+def feature_of(board: Board, node: tuple[int, int, int]) -> Feature:
+    """The feature (any kind) that contains one segment."""
+    seg = board.segs(node[:2])[node[2]]
+    if seg.kind == "monastery":
+        return monastery_feature(board, node[:2], node[2])
+    return flood(board, node)
+
+
+def majority(seats: list[int]) -> list[int]:
+    """Seats with the most followers (all of them on a tie); empty if nobody."""
+    counts = Counter(seats)
+    if not counts:
+        return []
+    top = max(counts.values())
+    return sorted(s for s, c in counts.items() if c == top)
+
+
+# --------------------------------------------------------------------------- scoring values
+
+
+def completed_value(feature: Feature, small_city: bool) -> int:
+    """Points for a feature completed during the game."""
+    if feature.kind == "road":
+        return len(feature.tiles)
+    if feature.kind == "monastery":
+        return 9
+    if small_city and len(feature.tiles) == 2:
+        return 2 + feature.pennants  # old rule: a 2-tile city scores 1/tile, 1/pennant
+    return 2 * len(feature.tiles) + 2 * feature.pennants
+
+
+def incomplete_value(feature: Feature) -> int:
+    """Points for a feature still open at the end of a standard game."""
+    if feature.kind == "city":
+        return len(feature.tiles) + feature.pennants
+    return len(feature.tiles)  # road: 1/tile; monastery: itself + neighbours
+
+
+def farm_points(board: Board, rules: dict[str, Any]) -> list[int]:
+    """End-of-game farmer points per seat, both editions."""
+    seats = num_seats(rules)
+    points = [0] * seats
+    cities = [f for f in all_features(board, ("city",))]
+    city_at = {n: k for k, c in enumerate(cities) for n in c.nodes}
+    fields = all_features(board, ("field",))
+    per = rules.get("farm_city_points", 3)
+
+    def touched(farm: Feature) -> set[int]:
+        """Indices of the completed cities a field touches anywhere along it."""
+        out = set()
+        for x, y, i in farm.nodes:
+            for c in board.segs((x, y))[i].cities:
+                k = city_at[(x, y, c)]
+                if cities[k].complete:
+                    out.add(k)
+        return out
+
+    if rules.get("farm_scoring", "field") == "field":
+        for farm in fields:
+            for seat in majority(farm.followers(board)):
+                points[seat] += per * len(touched(farm))
+        return points
+    # 1st edition: every completed city goes once to whoever has most farmers in all the
+    # distinct fields touching it.
+    farmers_near: dict[int, list[int]] = {}
+    for farm in fields:
+        for k in touched(farm):
+            farmers_near.setdefault(k, []).extend(farm.followers(board))
+    for seats_near in farmers_near.values():
+        for seat in majority(seats_near):
+            points[seat] += per
+    return points
+
+
+# --------------------------------------------------------------------------- solo ordering
+
+
+def solo_outcomes(
+    scores: tuple[int, ...], items: tuple[tuple[tuple[int, ...], int], ...]
+) -> set[tuple[int, ...]]:
+    """Every score vector reachable by scoring ``items`` one at a time in some order.
+
+    Each item is ``(majority colours, points)``: it pays its colours only if one of them
+    is lowest right before it is scored. Exhaustive over orders (memoised on the multiset
+    of items left and the scores, which is all the future depends on).
+    """
+
+    @cache
+    def go(left: tuple, now: tuple[int, ...]) -> frozenset:
+        if not left:
+            return frozenset([now])
+        out: set = set()
+        for k, item in enumerate(left):
+            if item in left[:k]:
+                continue  # identical items: trying one of them is enough
+            colours, pts = item
+            nxt = list(now)
+            if any(now[c] == min(now) for c in colours):
+                for c in colours:
+                    nxt[c] += pts
+            out |= go(left[:k] + left[k + 1 :], tuple(nxt))
+        return frozenset(out)
+
+    return set(go(tuple(sorted(items)), tuple(scores)))
+
+
+def best_outcomes(outcomes: set[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """The outcomes with the highest lowest score, then the highest sum (sorted)."""
+    best = max((min(o), sum(o)) for o in outcomes)
+    return sorted(o for o in outcomes if (min(o), sum(o)) == best)
+
+
+# --------------------------------------------------------------------------- replay
+
+
+def num_seats(rules: dict[str, Any]) -> int:
+    """Scoring seats: players, or colours in the solo variant."""
+    if rules.get("variant", "standard") == "solo":
+        return rules.get("solo_colours", 3)
+    players = rules.get("players")
+    return 2 if players is None else players
+
+
+def supply_size(rules: dict[str, Any]) -> int:
+    """Followers per seat."""
+    if rules.get("followers") is not None:
+        return rules["followers"]
+    return 4 if rules.get("variant") == "solo" else 7
+
+
+def placement_error(board: Board, letter: str, x: int, y: int, rotation: int) -> str | None:
+    """Why the tile cannot go there (occupied, no neighbour, edge mismatch), or None."""
+    if (x, y) in board.tiles:
+        return f"cell {(x, y)} is occupied"
+    if rotation not in (0, 1, 2, 3):
+        return f"bad rotation {rotation}"
+    neighbours = 0
+    for edge, (dx, dy) in STEP.items():
+        other = (x + dx, y + dy)
+        if other in board.tiles:
+            neighbours += 1
+            mine = edge_terrain(letter, rotation, edge)
+            theirs = edge_terrain(*board.tiles[other], OPPOSITE[edge])
+            if mine != theirs:
+                return f"{letter}/{rotation} at {(x, y)}: {edge} {mine} != {theirs}"
+    return None if neighbours else f"{letter} at {(x, y)} touches no tile"
+
+
+def placements(board: Board, letter: str) -> list[tuple[int, int, int]]:
+    """Every legal (x, y, rotation) for a tile: all empty cells next to a tile, 4 turns."""
+    cells = {
+        (x + dx, y + dy)
+        for x, y in board.tiles
+        for dx, dy in STEP.values()
+        if (x + dx, y + dy) not in board.tiles
+    }
+    return [
+        (x, y, r)
+        for x, y in sorted(cells)
+        for r in range(4)
+        if placement_error(board, letter, x, y, r) is None
+    ]
+
+
+def free_spots(board: Board, pos: tuple[int, int], solo: bool) -> list[int]:
+    """Segments of the tile at ``pos`` whose feature holds no follower (no fields in solo)."""
+    out = []
+    for i, seg in enumerate(board.segs(pos)):
+        if solo and seg.kind == "field":
+            continue
+        if not feature_of(board, (pos[0], pos[1], i)).followers(board):
+            out.append(i)
+    return out
+
+
+def canonical(seg: Segment) -> str:
+    """The follower location name docs/api.md gives a segment: its first side in order."""
+    if seg.kind == "monastery":
+        return "monastery"
+    if seg.inner:
+        return "field:inner"
+    order = HALF_EDGES if seg.kind == "field" else EDGES
+    return f"{seg.kind}:{min(seg.sides, key=order.index)}"
+
+
+def completed_now(board: Board, pos: tuple[int, int]) -> list[Feature]:
+    """Roads, cities and monasteries completed by the tile just placed at ``pos``."""
+    done = [f for f in all_features(board, ("road", "city")) if f.complete and pos in f.tiles]
+    x, y = pos
+    for dx, dy in ((0, 0),) + RING:
+        here = (x + dx, y + dy)
+        if here not in board.tiles:
+            continue
+        for i, seg in enumerate(board.segs(here)):
+            if seg.kind == "monastery":
+                feature = monastery_feature(board, here, i)
+                if feature.complete:  # it was not before: `pos` was empty
+                    done.append(feature)
+    return done
+
+
+def remove_followers(board: Board, feature: Feature) -> None:
+    """Send every follower on a feature back to its owner's supply."""
+    for pos, (_, seg) in list(board.followers.items()):
+        if (pos[0], pos[1], seg) in feature.nodes:
+            del board.followers[pos]
+
+
+def move_follower(move: dict[str, Any]) -> str | None:
+    """The follower location of a recorded move (a string, or ``[seat, location]``)."""
+    follower = move.get("follower")
+    if follower is None or isinstance(follower, str):
+        return follower
+    if isinstance(follower, dict):
+        return follower["location"]
+    return follower[1]
+
+
+class RefGame:
+    """Naive game state, advanced one recorded move at a time.
+
+    It checks each move's legality on the way (placement, follower supply, occupied
+    features, solo compulsory followers) and raises `ValueError` on a breach.
+    """
+
+    def __init__(self, rules: dict[str, Any]):
+        self.rules = dict(rules)
+        self.solo = self.rules.get("variant", "standard") == "solo"
+        self.seats = num_seats(self.rules)
+        self.board = Board()
+        self.board.tiles[START[1:3]] = (START[0], START[3])
+        self.scores = list(range(1, self.seats + 1)) if self.solo else [0] * self.seats
+        self.turn = 0
+        # Turns where equally good solo scoring orders gave different score vectors (the
+        # rules leave that choice to the player).
+        self.ambiguous: list[int] = []
+        # Solo: turns after which a compulsory follower could not be placed (end A).
+        self.solo_end_a: list[int] = []
+        self.history: list[list[int]] = []  # scores after each move (filled by replay_game)
+
+    def supply(self, seat: int) -> int:
+        """Followers the seat still has in hand."""
+        on_board = sum(1 for s, _ in self.board.followers.values() if s == seat)
+        return supply_size(self.rules) - on_board
+
+    def follower_options(self, pos: tuple[int, int], seat: int) -> list[str | None]:
+        """Legal follower choices on the tile just placed at ``pos`` (None = no follower)."""
+        spots = free_spots(self.board, pos, self.solo) if self.supply(seat) > 0 else []
+        names = [canonical(self.board.segs(pos)[i]) for i in spots]
+        if self.solo and names:
+            return names  # compulsory
+        return [None] + names
+
+    def legal_moves(self, letter: str, seat: int) -> set[tuple[int, int, int, str | None]]:
+        """Every legal (x, y, rotation, follower) for ``letter``, found by trying them all."""
+        out = set()
+        for x, y, r in placements(self.board, letter):
+            self.board.tiles[(x, y)] = (letter, r)
+            out |= {(x, y, r, f) for f in self.follower_options((x, y), seat)}
+            del self.board.tiles[(x, y)]
+        return out
+
+    def play(self, move: dict[str, Any], last: bool = False, hint: list[int] | None = None):
+        """Apply one recorded move; ``last`` adds the end-of-game scoring.
+
+        ``hint`` (the recorded scores after the move) only breaks ties between equally
+        good solo scoring orders.
+        """
+        seat, pos, letter = move["player"], (move["x"], move["y"]), move["tile"]
+        error = placement_error(self.board, letter, *pos, move["rotation"])
+        if error:
+            raise ValueError(f"move {self.turn}: {error}")
+        self.board.tiles[pos] = (letter, move["rotation"])
+        loc = move_follower(move)
+        if loc is not None:
+            self._place_follower(seat, pos, loc)
+        elif self.solo and free_spots(self.board, pos, True):
+            if self.supply(seat) > 0:
+                raise ValueError(f"move {self.turn}: a follower was compulsory (solo)")
+            self.solo_end_a.append(self.turn)
+        items = self._complete(completed_now(self.board, pos))
+        if not self.solo:
+            for owners, pts in items:
+                for s in owners:
+                    self.scores[s] += pts
+            if last:
+                self._final_standard()
+        elif not last:
+            self.scores = self._pick(solo_outcomes(tuple(self.scores), items), hint)
+        else:
+            self._solo_last(items, hint)
+        self.turn += 1
+        return list(self.scores)
+
+    def _place_follower(self, seat: int, pos: tuple[int, int], loc: str) -> None:
+        """Put a follower on the new tile, checking supply and that its feature is empty."""
+        if self.supply(seat) <= 0:
+            raise ValueError(f"move {self.turn}: seat {seat} has no follower left")
+        index = locate(*self.board.tiles[pos], loc)
+        if self.solo and self.board.segs(pos)[index].kind == "field":
+            raise ValueError(f"move {self.turn}: no farmers in the solo variant")
+        if index not in free_spots(self.board, pos, self.solo):
+            raise ValueError(f"move {self.turn}: feature at {pos} {loc} is already occupied")
+        self.board.followers[pos] = (seat, index)
+
+    def _complete(self, done: list[Feature]) -> tuple[tuple[tuple[int, ...], int], ...]:
+        """(majority seats, points) of each completed feature; its followers go home."""
+        small = bool(self.rules.get("small_city", False))
+        items = []
+        for feature in done:
+            owners = majority(feature.followers(self.board))
+            if owners:
+                items.append((tuple(owners), completed_value(feature, small)))
+            remove_followers(self.board, feature)
+        return tuple(items)
+
+    def _pick(self, outcomes: set[tuple[int, ...]], hint: list[int] | None) -> list[int]:
+        """The best solo outcome; among equally good ones the record's own choice."""
+        options = best_outcomes(outcomes)
+        if len(options) > 1:
+            self.ambiguous.append(self.turn)
+            if hint is not None and tuple(hint) in options:
+                return list(hint)
+        return list(options[0])
+
+    def _final_standard(self) -> None:
+        """End of a standard game: open roads, cities, monasteries, then farms."""
+        for feature in all_features(self.board, ("road", "city", "monastery")):
+            if feature.complete:
+                continue  # scored when it was completed; no follower is left there
+            for seat in majority(feature.followers(self.board)):
+                self.scores[seat] += incomplete_value(feature)
+            remove_followers(self.board, feature)
+        for seat, pts in enumerate(farm_points(self.board, self.rules)):
+            self.scores[seat] += pts
+
+    def _solo_last(self, items, hint: list[int] | None) -> None:
+        """Last solo turn: completed features in the best order, then the follower bonus.
+
+        Each follower left on the board pays its colour 2 if that colour is lowest at that
+        moment, again in the best order.
+        """
+        bonus = tuple(((seat,), 2) for seat, _ in self.board.followers.values())
+        firsts = best_outcomes(solo_outcomes(tuple(self.scores), items))
+        if len(firsts) > 1:
+            self.ambiguous.append(self.turn)
+        finals = sorted({o for first in firsts for o in best_outcomes(solo_outcomes(first, bonus))})
+        if len(finals) > 1:
+            self.ambiguous.append(self.turn)
+        pick = tuple(hint) if hint is not None else None
+        self.scores = list(pick if pick in finals else finals[0])
+
+
+def replay_game(record: dict[str, Any], final: bool | None = None) -> RefGame:
+    """Replay a record naively and return the reference state at its end.
+
+    ``final``: run end-of-game scoring after the last move. Default: yes, unless the record
+    says ``"result": None`` (an unfinished game).
+    """
+    if final is None:
+        final = record.get("result", True) is not None
+    game = RefGame(record.get("rules", {}))
+    recorded = record.get("scores") or []
+    moves = record["moves"]
+    for turn, move in enumerate(moves):
+        hint = recorded[turn] if turn < len(recorded) else None
+        game.history.append(game.play(move, last=final and turn == len(moves) - 1, hint=hint))
+    return game
+
+
+def replay_scores(record: dict[str, Any], final: bool | None = None) -> list[list[int]]:
+    """Scores of every seat after every move of ``record``, computed naively.
+
+    Uses only the record's rules and its moves (player, tile, x, y, rotation, follower).
+    The last move is taken to end the game (end-of-game scoring included in its entry)
+    unless the record says ``"result": None``. In the solo variant, where the rules let the
+    player order simultaneous scorings, equally good orders that give different scores are
+    resolved in favour of the record's own numbers (the choice is free by the rules).
+    """
+    return replay_game(record, final).history
+
+
+def replay_result(record: dict[str, Any]) -> list[int] | int:
+    """The final result: the last scores, or the lowest colour's score in solo."""
+    game = replay_game(record)
+    last = game.history[-1] if game.history else game.scores
+    return min(last) if game.solo else last
+
+
+def end_reason(record: dict[str, Any]) -> str:
+    """Why the recorded game ended: ``"tiles"``, or in solo ``"A"`` / ``"B"``."""
+    game = replay_game(record)
+    if not game.solo:
+        return "tiles"
+    return "A" if len(record["moves"]) - 1 in game.solo_end_a else "B"
+
+
+def check_draws(record: dict[str, Any]) -> list[str]:
+    """Problems with the order tiles were drawn and discarded (hand size 1 only).
+
+    Standard: the moves take ``tile_order`` in turn, skipping exactly the tiles that fit
+    nowhere (the record's ``discarded``). Solo: colour ``c`` draws from
+    ``tile_order[c::colours]``, colours move in turn, and the game ends exactly at end A
+    (compulsory follower, empty supply) or B (the mover's stack is used up).
+    """
+    rules = record.get("rules", {})
+    game = RefGame(rules)
+    stacks = (
+        [list(record["tile_order"][c :: game.seats]) for c in range(game.seats)]
+        if game.solo
+        else [list(record["tile_order"])]
+    )
+    discarded, problems = [], []
+    for turn, move in enumerate(record["moves"]):
+        stack = stacks[turn % game.seats] if game.solo else stacks[0]
+        if move["player"] != turn % game.seats:
+            problems.append(f"move {turn}: seat {move['player']} moved out of turn")
+        while stack and not placements(game.board, stack[0]):
+            discarded.append(stack.pop(0))
+        if not stack or stack[0] != move["tile"]:
+            problems.append(f"move {turn}: drew {stack[:1]} but placed {move['tile']}")
+            return problems
+        stack.pop(0)
+        game.play(move)
+    # After the last move every tile that would be drawn next must have been discarded
+    # (standard); in solo the game stops at end A or B and the rest stays unused.
+    if not game.solo:
+        for letter in stacks[0]:
+            if placements(game.board, letter):
+                problems.append(f"game ended with a placeable tile {letter} left")
+                break
+            discarded.append(letter)
+    if game.solo and record["moves"]:
+        last = len(record["moves"]) - 1
+        if any(turn != last for turn in game.solo_end_a):
+            problems.append(f"the game went on after end A (moves {game.solo_end_a})")
+        left = stacks[last % game.seats]
+        if last not in game.solo_end_a and left:
+            problems.append(f"solo game ended without end A and with {left} in the stack")
+    if discarded != list(record.get("discarded", [])):
+        problems.append(f"discarded {record.get('discarded')} but reference says {discarded}")
+    return problems
