@@ -243,13 +243,18 @@ class Game:
                 np.int64,
             )
             n = legal_moves(st, ts.tables, rows)
-            hand_size = self.rules.hand_size
-            seat = st.sc[C.SC_SEAT]
-            for h, x, y, r, slot in rows[:n].tolist():
-                t = st.hands[seat, h] if hand_size > 1 else st.sc[C.SC_TILE]
-                follower = None if slot < 0 else ts.slot_names[t][r][slot]
-                tile = ts.names[t] if hand_size > 1 else None
-                self._legal[Move(x, y, r, follower, tile)] = (h, x, y, r, slot)
+            if self.rules.hand_size > 1:
+                tiles = [int(t) for t in st.hands[st.sc[C.SC_SEAT]]]
+                names = [ts.names[t] if t >= 0 else None for t in tiles]
+            else:
+                tiles, names = [int(st.sc[C.SC_TILE])], [None]
+            # Hot for Python users: plain tuples, locals, no per-row numpy indexing.
+            slot_names = [ts.slot_names[t] if t >= 0 else None for t in tiles]
+            new = tuple.__new__
+            for row in rows[:n].tolist():
+                h, x, y, r, slot = row
+                follower = None if slot < 0 else slot_names[h][r][slot]
+                self._legal[new(Move, (x, y, r, follower, names[h]))] = row
         return list(self._legal)
 
     def play(self, move: Move | Sequence) -> None:

@@ -347,6 +347,39 @@ def best_outcomes(outcomes: set[tuple[int, ...]]) -> list[tuple[int, ...]]:
     return sorted(o for o in outcomes if (min(o), sum(o)) == best)
 
 
+def solo_best(
+    scores: tuple[int, ...], items: tuple[tuple[tuple[int, ...], int], ...]
+) -> list[tuple[int, ...]]:
+    """``best_outcomes(solo_outcomes(scores, items))``, without listing every outcome.
+
+    Still tries every order, but each state keeps only its best finishes: the goal depends
+    on the final scores alone, so the best finishes of a state are the best among the best
+    finishes of its successors; and states that differ by a constant on every score share
+    one search. (Many followers left at a solo game's end make the full outcome sets large.)
+    """
+
+    @cache
+    def go(left: tuple, now: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+        if not left:
+            return (now,)
+        low = min(now)
+        if low:  # only score differences matter: solve from min 0 and shift back
+            return tuple(tuple(v + low for v in o) for o in go(left, tuple(v - low for v in now)))
+        found: set[tuple[int, ...]] = set()
+        for k, item in enumerate(left):
+            if item in left[:k]:
+                continue  # identical items: trying one of them is enough
+            colours, pts = item
+            nxt = list(now)
+            if any(now[c] == min(now) for c in colours):
+                for c in colours:
+                    nxt[c] += pts
+            found.update(go(left[:k] + left[k + 1 :], tuple(nxt)))
+        return tuple(best_outcomes(found))
+
+    return list(go(tuple(sorted(items)), tuple(scores)))
+
+
 # --------------------------------------------------------------------------- replay
 
 
@@ -523,7 +556,7 @@ class RefGame:
             if last:
                 self._final_standard()
         elif not last:
-            self.scores = self._pick(solo_outcomes(tuple(self.scores), items), hint)
+            self.scores = self._pick(solo_best(tuple(self.scores), items), hint)
         else:
             self._solo_last(items, hint)
         self.turn += 1
@@ -551,9 +584,8 @@ class RefGame:
             remove_followers(self.board, feature)
         return tuple(items)
 
-    def _pick(self, outcomes: set[tuple[int, ...]], hint: list[int] | None) -> list[int]:
+    def _pick(self, options: list[tuple[int, ...]], hint: list[int] | None) -> list[int]:
         """The best solo outcome; among equally good ones the record's own choice."""
-        options = best_outcomes(outcomes)
         if len(options) > 1:
             self.ambiguous.append(self.turn)
             if hint is not None and tuple(hint) in options:
@@ -578,10 +610,10 @@ class RefGame:
         moment, again in the best order.
         """
         bonus = tuple(((seat,), 2) for seat, _ in self.board.followers.values())
-        firsts = best_outcomes(solo_outcomes(tuple(self.scores), items))
+        firsts = solo_best(tuple(self.scores), items)
         if len(firsts) > 1:
             self.ambiguous.append(self.turn)
-        finals = sorted({o for first in firsts for o in best_outcomes(solo_outcomes(first, bonus))})
+        finals = sorted({o for first in firsts for o in solo_best(first, bonus)})
         if len(finals) > 1:
             self.ambiguous.append(self.turn)
         pick = tuple(hint) if hint is not None else None

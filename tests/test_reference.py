@@ -237,6 +237,20 @@ def test_solo_end_bonus_order():
     assert ref.best_outcomes(ref.solo_outcomes((1, 2, 3), items)) == [(5, 4, 3)]
 
 
+def test_solo_best_equals_exhaustive_search():
+    """The pruned order search finds exactly the best of all outcomes."""
+    rng = random.Random(3)
+    for _ in range(300):
+        colours = rng.choice((3, 4))
+        scores = tuple(rng.randint(1, 12) for _ in range(colours))
+        items = tuple(
+            (tuple(sorted(rng.sample(range(colours), rng.choice((1, 1, 2))))), rng.randint(1, 9))
+            for _ in range(rng.randint(0, 6))
+        )
+        want = ref.best_outcomes(ref.solo_outcomes(scores, items))
+        assert ref.solo_best(scores, items) == want, (scores, items)
+
+
 def test_solo_replay_scores_and_bonus():
     """Solo: scores start 1,2,3; a completed city pays only a lowest colour."""
     solo = {"variant": "solo", "players": 1}
@@ -361,44 +375,59 @@ needs_engine = pytest.mark.skipif(
     ENGINE is None, reason="carcassonne_env is not importable yet (engine under construction)"
 )
 
-# (rules, games in the default run). About 1,500 games in all.
-CONFIGS: list[tuple[dict[str, Any], int]] = [
-    ({"players": 2}, 200),
-    ({"players": 1}, 60),
-    ({"players": 3}, 100),
-    ({"players": 4}, 100),
-    ({"players": 5}, 60),
-    ({"players": 6}, 60),
-    ({"players": 2, "small_city": True}, 100),
-    ({"players": 3, "farm_scoring": "city"}, 100),
-    ({"players": 2, "farm_scoring": "city", "farm_city_points": 4}, 100),
-    ({"players": 4, "farm_scoring": "field", "farm_city_points": 4}, 60),
-    ({"players": 2, "hand_size": 3}, 80),
-    ({"players": 4, "hand_size": 3, "small_city": True, "farm_scoring": "city"}, 40),
-    ({"players": 2, "followers": 1}, 60),
-    ({"players": 3, "followers": 3}, 60),
-    ({"players": 2, "followers": 7, "farm_scoring": "city", "farm_city_points": 3}, 40),
-    ({"variant": "solo"}, 120),
-    ({"variant": "solo", "solo_colours": 4}, 80),
-    ({"variant": "solo", "followers": 3}, 40),
-    ({"variant": "solo", "solo_colours": 4, "followers": 7, "small_city": True}, 40),
+# (rules, games in the default run, tiles): tiles None plays the seeded 71-tile deck; a
+# number deals that many random tiles instead, so that solo games reach end B (a used-up
+# stack) with followers on the board, which full random solo games never do (they hit end
+# A within ~15 moves). About 1,500 games in all.
+CONFIGS: list[tuple[dict[str, Any], int, int | None]] = [
+    ({"players": 2}, 200, None),
+    ({"players": 1}, 60, None),
+    ({"players": 3}, 100, None),
+    ({"players": 4}, 100, None),
+    ({"players": 5}, 60, None),
+    ({"players": 6}, 60, None),
+    ({"players": 2, "small_city": True}, 100, None),
+    ({"players": 3, "farm_scoring": "city"}, 100, None),
+    ({"players": 2, "farm_scoring": "city", "farm_city_points": 4}, 100, None),
+    ({"players": 4, "farm_scoring": "field", "farm_city_points": 4}, 60, None),
+    ({"players": 2, "hand_size": 3}, 80, None),
+    ({"players": 4, "hand_size": 3, "small_city": True, "farm_scoring": "city"}, 40, None),
+    ({"players": 2, "followers": 1}, 60, None),
+    ({"players": 3, "followers": 3}, 60, None),
+    ({"players": 2, "farm_scoring": "city"}, 40, 20),
+    ({"variant": "solo"}, 100, None),
+    ({"variant": "solo", "solo_colours": 4}, 60, None),
+    ({"variant": "solo", "followers": 3}, 40, None),
+    ({"variant": "solo", "solo_colours": 4, "followers": 7, "small_city": True}, 40, None),
+    ({"variant": "solo", "followers": 7}, 60, 24),
+    ({"variant": "solo", "solo_colours": 4, "followers": 5}, 40, 24),
 ]
 
 
-def play_random(rules: dict[str, Any], seed: int) -> Any:
+def deal(seed: int, count: int) -> list[str]:
+    """``count`` random tiles of the base draw pile (71 tiles: the start D is out)."""
+    pile = [t["letter"] for t in ref.tile_types().values() for _ in range(t["count"])]
+    pile.remove("D")
+    return random.Random(seed).sample(pile, count)
+
+
+def play_random(rules: dict[str, Any], seed: int, tiles: int | None = None) -> Any:
     """One game with uniformly random legal moves, reproducible from ``seed``."""
-    game = ENGINE.Game(ENGINE.Rules(**rules), seed=seed)
+    if tiles is None:
+        game = ENGINE.Game(ENGINE.Rules(**rules), seed=seed)
+    else:
+        game = ENGINE.Game(ENGINE.Rules(**rules), tile_order=deal(seed, tiles))
     rng = random.Random(seed)
     while not game.done:
         game.play(rng.choice(game.legal_moves()))
     return game
 
 
-def check_game(rules: dict[str, Any], seed: int) -> None:
+def check_game(rules: dict[str, Any], seed: int, tiles: int | None = None) -> None:
     """Replay one random game's record with the reference and compare everything."""
-    game = play_random(rules, seed)
+    game = play_random(rules, seed, tiles)
     rec = game.to_record()
-    label = f"rules={rules} seed={seed}"
+    label = f"rules={rules} seed={seed} tiles={tiles}"
     assert len(rec["scores"]) == len(rec["moves"]), label
     try:
         mine = ref.replay_scores(rec)
@@ -479,23 +508,24 @@ def test_engine_follower_check_sees_merges_made_by_the_tile_itself():
     assert offered == {None, "road:E"}
 
 
-def _cases(scale: int) -> list[tuple[dict[str, Any], int, int]]:
-    """(rules, first seed, count) per configuration, ``scale`` times the default count."""
-    return [(rules, 1000 * k, n * scale) for k, (rules, n) in enumerate(CONFIGS)]
+def _cases(scale: int) -> list[tuple[dict[str, Any], int, int, int | None]]:
+    """(rules, first seed, count, tiles) per configuration, ``scale`` times the default."""
+    return [(rules, 1000 * k, n * scale, tiles) for k, (rules, n, tiles) in enumerate(CONFIGS)]
 
 
-def _id(case: tuple[dict[str, Any], int, int]) -> str:
-    rules, _, n = case
-    return "-".join(f"{k}={v}" for k, v in rules.items()) + f"-x{n}"
+def _id(case: tuple[dict[str, Any], int, int, int | None]) -> str:
+    rules, _, n, tiles = case
+    deck = "" if tiles is None else f"-{tiles}tiles"
+    return "-".join(f"{k}={v}" for k, v in rules.items()) + f"{deck}-x{n}"
 
 
 @needs_engine
 @pytest.mark.parametrize("case", _cases(1), ids=_id)
 def test_engine_matches_reference(case):
     """Random games across rule options: every per-move score and the result agree."""
-    rules, first, count = case
+    rules, first, count, tiles = case
     for seed in range(first, first + count):
-        check_game(rules, seed)
+        check_game(rules, seed, tiles)
 
 
 @needs_engine
@@ -503,9 +533,9 @@ def test_engine_matches_reference(case):
 @pytest.mark.parametrize("case", _cases(20), ids=_id)
 def test_engine_matches_reference_many(case):
     """The same cross-check with twenty times as many games (other seeds)."""
-    rules, first, count = case
+    rules, first, count, tiles = case
     for seed in range(first + 100_000, first + 100_000 + count):
-        check_game(rules, seed)
+        check_game(rules, seed, tiles)
 
 
 LIVE = [

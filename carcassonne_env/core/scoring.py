@@ -359,6 +359,7 @@ def solo_final_scoring(st):
 def _drop_active(st, k):
     """Take follower k off the board (solo end bonus: it stays with its score)."""
     g = st.active[k]
+    st.fmeep[find(st.parent, g), st.owner[g]] -= 1
     st.owner[g] = -1
     last = st.sc[C.SC_NACTIVE] - 1
     st.active[k] = st.active[last]

@@ -50,6 +50,10 @@ State = namedtuple(
 )
 
 
+# Hot-path buffers inside the record: never game state, never compared or copied.
+SCRATCH_FIELDS = frozenset({"work", "places", "keys"})
+
+
 def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> State:
     """Allocate an empty state for a game of `n_tiles` tiles (start tile included)."""
     N, S = n_tiles, n_seg
@@ -93,8 +97,9 @@ def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> State
 
 
 def copy_state(st: State) -> State:
-    """An independent copy (Python side)."""
-    return State(*(a.copy() for a in st))
+    """An independent copy (Python side); scratch buffers are fresh, not copied."""
+    return State(*(np.zeros_like(a) if name in SCRATCH_FIELDS else a.copy()
+                   for name, a in zip(State._fields, st, strict=True)))
 
 
 @njit(cache=True)

@@ -1,0 +1,164 @@
+"""Speed benchmarks of the rules core (`carcassonne bench`). Reports medians over repeats;
+timings are noisy, so these are numbers to read, never pass/fail tests."""
+
+from __future__ import annotations
+
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from .core.playout import random_games
+from .core.state import SCRATCH_FIELDS, copy_into
+from .game import Game
+from .rules import Rules
+from .tiles import base_tileset
+
+TARGETS = {
+    "playout games/s": 10_000,
+    "API decisions/s": 20_000,
+    "warm start s": 3.0,
+}
+
+_FIRST_GAME = (
+    "import random, time; t=time.perf_counter(); "
+    "from carcassonne_env import Game, Rules; g=Game(Rules(players=2), seed=0); "
+    "r=random.Random(0)\n"
+    "while not g.done: g.play(r.choice(g.legal_moves()))\n"
+    "print(time.perf_counter()-t)"
+)
+
+
+def _median_rate(fn, repeats: int) -> float:
+    """Median of units / second over repeats; fn() returns (units, seconds)."""
+    rates = []
+    for _ in range(repeats):
+        units, seconds = fn()
+        rates.append(units / seconds)
+    return statistics.median(rates)
+
+
+def bench_playouts(games: int, repeats: int) -> dict[str, float]:
+    """Jitted random playouts, 2 players, base game with farms, one thread."""
+    ts = base_tileset()
+    game = Game(Rules(players=2), seed=0)
+    st = game._st
+    deck = np.array(ts.full_deck(), np.int8)
+    scores = np.zeros((games, 2), np.int32)
+    rng = np.ones(1, np.uint64)
+    random_games(st, ts.tables, deck, 2, rng, scores)  # compile / load outside the clock
+    game_rates, move_rates = [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        moves = random_games(st, ts.tables, deck, games, rng, scores)
+        dt = time.perf_counter() - t0
+        game_rates.append(games / dt)
+        move_rates.append(moves / dt)
+    return {
+        "playout games/s": statistics.median(game_rates),
+        "playout decisions/s": statistics.median(move_rates),
+        "mean final score (random play)": float(scores.mean()),
+    }
+
+
+def bench_api(games: int, repeats: int) -> dict[str, float]:
+    """Python API: legal_moves() + play(random choice) per decision."""
+    rng = random.Random(0)
+
+    def run():
+        n = 0
+        t0 = time.perf_counter()
+        for k in range(games):
+            g = Game(Rules(players=2), seed=k)
+            while not g.done:
+                g.play(rng.choice(g.legal_moves()))
+                n += 1
+        return n, time.perf_counter() - t0
+
+    run()  # warm up
+    return {"API decisions/s": _median_rate(run, repeats)}
+
+
+def bench_clone(repeats: int) -> dict[str, float]:
+    """Clone cost at mid-game (turn 35), Python `Game.clone()` and jitted `copy_into`."""
+    rng = random.Random(0)
+    g = Game(Rules(players=2), seed=1)
+    for _ in range(35):
+        g.play(rng.choice(g.legal_moves()))
+    n = 2000
+    py, jit = [], []
+    other = g.clone()
+    copy_into(other._st, g._st)
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            g.clone()
+        py.append((time.perf_counter() - t0) / n * 1e6)
+        t0 = time.perf_counter()
+        for _ in range(n):
+            copy_into(other._st, g._st)
+        jit.append((time.perf_counter() - t0) / n * 1e6)
+    size = sum(a.nbytes for name, a in zip(g._st._fields, g._st, strict=True)
+               if name not in SCRATCH_FIELDS)
+    return {
+        "Game.clone() us": statistics.median(py),
+        "copy_into() us (called from Python)": statistics.median(jit),
+        "state size KiB": size / 1024,
+    }
+
+
+def bench_start(cold: bool) -> dict[str, float]:
+    """Import + first full game through the API in a fresh interpreter: with an empty
+    numba cache (cold: everything compiles) and again with the cache filled (warm)."""
+    out = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        runs = ("cold", "warm") if cold else ("warm",)
+        if not cold:  # fill the cache first
+            subprocess.run([sys.executable, "-c", _FIRST_GAME], env=env, check=True,
+                           capture_output=True)
+        for label in runs:
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-c", _FIRST_GAME], env=env, check=True,
+                           capture_output=True)
+            out[f"{label} start s"] = time.perf_counter() - t0
+    return out
+
+
+def run_benchmarks(games: int = 20000, api_games: int = 30, repeats: int = 5,
+                   cold: bool = True, markdown: bool = False) -> dict[str, float]:
+    """Run every benchmark and print the results; returns them."""
+    from tqdm import tqdm
+
+    steps = [
+        ("start-up", lambda: bench_start(cold)),
+        ("jitted playouts", lambda: bench_playouts(games, repeats)),
+        ("Python API", lambda: bench_api(api_games, repeats)),
+        ("clone", lambda: bench_clone(repeats)),
+    ]
+    results: dict[str, float] = {}
+    for _name, step in tqdm(steps, desc="benchmarks", unit="step", file=sys.stderr):
+        results.update(step())
+    machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, " \
+              f"Python {platform.python_version()}"
+    if markdown:
+        print(f"| measure (median of {repeats}) | value | target |")
+        print("|---|---:|---:|")
+        for k, v in results.items():
+            t = TARGETS.get(k)
+            print(f"| {k} | {v:,.1f} | {'' if t is None else format(t, ',')} |")
+        print(f"\nMachine: {machine}.")
+    else:
+        width = max(map(len, results))
+        for k, v in results.items():
+            t = TARGETS.get(k)
+            ratio = "" if t is None else f"  (target {t:,}; ratio {v / t:.2f})"
+            print(f"{k:<{width}}  {v:>12,.1f}{ratio}")
+        print(f"machine: {machine}; 2 players, base game, 3rd-edition farms")
+    return results
