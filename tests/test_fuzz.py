@@ -27,9 +27,11 @@ FOLLOWER_ON_COMPLETED = 5
 NEGATIVE_OPEN = 6
 TILES_NOT_USED_UP = 7
 BAD_OWNER = 8
+SHARED_NEW_FOLLOWER = 9
 NAMES = ["ok", "followers not conserved", "a score decreased", "frontier inconsistent",
          "feature follower counts inconsistent", "follower left on a completed feature",
-         "negative open count", "game ended with tiles left", "owner/active mismatch"]
+         "negative open count", "game ended with tiles left", "owner/active mismatch",
+         "a follower was placed into an occupied feature"]
 
 
 @njit(cache=True)
@@ -70,6 +72,12 @@ def _check(st, tb, prev_scores, followers_total):
                 return FOLLOWER_ON_COMPLETED
     if owned != sc[C.SC_NACTIVE]:
         return BAD_OWNER
+    # A follower placed this turn (on the newest tile) stands alone on its feature.
+    last = sc[C.SC_PLACED] - 1
+    for s in range(tb.n_seg[st.ptype[last]]):
+        g = last * S + s
+        if st.owner[g] >= 0 and st.fmeep[root_of(st.parent, g)].sum() != 1:
+            return SHARED_NEW_FOLLOWER
     # Frontier: exactly the empty cells with a constraint, all of them listed.
     n_open = 0
     for y in range(sc[C.SC_YMIN] - 1, sc[C.SC_YMAX] + 2):

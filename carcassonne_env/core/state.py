@@ -90,7 +90,7 @@ def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> State
         pairs=np.zeros((N * max(max_adj, 1), 2), np.int16),
         discards=np.zeros(L, np.int8),
         events=np.zeros((3 * N + A + 8, C.EV_COLS), np.int32),
-        work=np.zeros((C.WORK_ROWS, S + 16), np.int64),
+        work=np.zeros((C.WORK_ROWS, max(8 * S, S + 16)), np.int64),
         places=np.zeros((3, 4 * (2 * N + 2)), np.int64),
         keys=np.zeros(N * max(max_adj, 1), np.int64),
     )

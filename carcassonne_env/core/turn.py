@@ -26,29 +26,54 @@ from .scoring import final_scoring, score_completed, solo_final_scoring
 
 
 @hot
-def segment_is_free(st, tb, t, r, bx, by, s):
-    """Would segment s of tile t (rotation r) at empty cell (bx, by) join a feature that
-    holds no follower? Checked before placing, through the neighbours it would touch."""
-    kind = tb.seg_kind[t, s]
-    if kind == C.K_MONASTERY:
-        return True
-    if kind == C.K_FIELD:
-        mask = np.int64(tb.seg_halves[t, r, s])
-        table, n_bits = 1, 8
-    else:
-        mask = np.int64(tb.seg_edges[t, r, s])
-        table, n_bits = 0, 4
-    parent = st.parent
-    fmeep = st.fmeep
-    for e in range(n_bits):
-        if mask & (1 << e):
-            g = neighbour_segment(st, tb, bx, by, e, table)
-            if g >= 0:
+def occupied_segments(st, tb, t, r, bx, by, occ):
+    """occ[s] = 1 if segment s of tile t (rotation r) put on empty cell (bx, by) would
+    belong to a feature that holds a follower, else 0. Checked before placing, through
+    the neighbours' features, including merges through the tile's other segments: two
+    segments touching one neighbouring feature become one feature (e.g. both fields of a
+    road tile meeting a monastery-road tile whose field wraps around its road end)."""
+    n = tb.n_seg[t]
+    work = st.work
+    roots = work[C.W_NROOTS]  # roots[8 * s + k]: k-th neighbouring feature of segment s
+    n_roots = work[C.W_NCOUNT]
+    parent, fmeep = st.parent, st.fmeep
+    seg_kind, seg_halves, seg_edges = tb.seg_kind, tb.seg_halves, tb.seg_edges
+    for s in range(n):
+        occ[s] = 0
+        n_roots[s] = 0
+        kind = seg_kind[t, s]
+        if kind == C.K_MONASTERY:
+            continue
+        if kind == C.K_FIELD:
+            mask = np.int64(seg_halves[t, r, s])
+            table, n_bits = 1, 8
+        else:
+            mask = np.int64(seg_edges[t, r, s])
+            table, n_bits = 0, 4
+        for e in range(n_bits):
+            if mask & (1 << e):
+                g = neighbour_segment(st, tb, bx, by, e, table)
+                if g < 0:
+                    continue
                 root = root_of(parent, g)
+                roots[8 * s + n_roots[s]] = root
+                n_roots[s] += 1
                 for p in range(fmeep.shape[1]):
                     if fmeep[root, p] > 0:
-                        return False
-    return True
+                        occ[s] = 1
+    # A free segment sharing a neighbouring feature with an occupied one is occupied too.
+    changed = True
+    while changed:
+        changed = False
+        for a in range(n):
+            for b in range(n):
+                if occ[a] or not occ[b] or seg_kind[t, a] != seg_kind[t, b]:
+                    continue
+                for i in range(n_roots[a]):
+                    for j in range(n_roots[b]):
+                        if roots[8 * a + i] == roots[8 * b + j]:
+                            occ[a] = 1
+                            changed = True
 
 
 @hot
@@ -65,10 +90,12 @@ def follower_options(st, tb, t, r, bx, by, out):
         if not has_supply:
             return n, False
     seg_kind = tb.seg_kind
+    occ = st.work[C.W_OCC]
+    occupied_segments(st, tb, t, r, bx, by, occ)
     for s in range(tb.n_seg[t]):
         if solo and seg_kind[t, s] == C.K_FIELD:
             continue  # no farmers in the solo variant
-        if segment_is_free(st, tb, t, r, bx, by, s):
+        if not occ[s]:
             out[n] = s
             n += 1
     if solo and (n == 0 or not has_supply):
