@@ -277,7 +277,7 @@ def farm_points(board: Board, rules: dict[str, Any]) -> list[int]:
     """End-of-game farmer points per seat, both editions."""
     seats = num_seats(rules)
     points = [0] * seats
-    cities = [f for f in all_features(board, ("city",))]
+    cities = all_features(board, ("city",))
     city_at = {n: k for k, c in enumerate(cities) for n in c.nodes}
     fields = all_features(board, ("field",))
     per = rules.get("farm_city_points", 3)
@@ -433,7 +433,11 @@ def placements(board: Board, letter: str) -> list[tuple[int, int, int]]:
 
 
 def free_spots(board: Board, pos: tuple[int, int], solo: bool) -> list[int]:
-    """Segments of the tile at ``pos`` whose feature holds no follower (no fields in solo)."""
+    """Segments of the tile at ``pos`` whose feature holds no follower (no fields in solo).
+
+    The tile is already on the board, so each feature is the one *after* the tile joined
+    it: another segment of the same tile may link it to an occupied feature elsewhere.
+    """
     out = []
     for i, seg in enumerate(board.segs(pos)):
         if solo and seg.kind == "field":
@@ -507,6 +511,16 @@ class RefGame:
         # Solo: turns after which a compulsory follower could not be placed (end A).
         self.solo_end_a: list[int] = []
         self.history: list[list[int]] = []  # scores after each move (filled by replay_game)
+
+    def result(self) -> list[int] | int:
+        """Final result of a finished game: the scores, or the lowest colour's score (solo)."""
+        return min(self.scores) if self.solo else list(self.scores)
+
+    def end_reason(self) -> str:
+        """Why a finished game ended: ``"tiles"``, or in solo ``"A"`` / ``"B"``."""
+        if not self.solo:
+            return "tiles"
+        return "A" if self.turn - 1 in self.solo_end_a else "B"
 
     def supply(self, seat: int) -> int:
         """Followers the seat still has in hand."""
@@ -651,17 +665,12 @@ def replay_scores(record: dict[str, Any], final: bool | None = None) -> list[lis
 
 def replay_result(record: dict[str, Any]) -> list[int] | int:
     """The final result: the last scores, or the lowest colour's score in solo."""
-    game = replay_game(record)
-    last = game.history[-1] if game.history else game.scores
-    return min(last) if game.solo else last
+    return replay_game(record).result()
 
 
 def end_reason(record: dict[str, Any]) -> str:
     """Why the recorded game ended: ``"tiles"``, or in solo ``"A"`` / ``"B"``."""
-    game = replay_game(record)
-    if not game.solo:
-        return "tiles"
-    return "A" if len(record["moves"]) - 1 in game.solo_end_a else "B"
+    return replay_game(record).end_reason()
 
 
 def check_draws(record: dict[str, Any]) -> list[str]:

@@ -217,9 +217,16 @@ def _begin_turn(st, tb, seat):
 def reset(st, tb, deck_len):
     """Start a game whose draw order is already in `st.deck[:deck_len]`: place the start
     tile, deal hands / stacks, give the first turn."""
-    st.sc[:] = 0
-    st.board[:] = -1
-    st.con[:] = 0
+    sc, board, con = st.sc, st.board, st.con
+    if sc[C.SC_PLACED] > 0:  # a used state: clear the rectangle its last game touched
+        for y in range(sc[C.SC_YMIN] - 1, sc[C.SC_YMAX] + 2):
+            for x in range(sc[C.SC_XMIN] - 1, sc[C.SC_XMAX] + 2):
+                board[y, x] = -1
+                con[y, x] = 0
+    else:  # fresh from make_state (already clear) or unknown: clear everything
+        board[:] = -1
+        con[:] = 0
+    sc[:] = 0
     st.scores[:] = 0
     st.supply[:] = st.cfg[C.CFG_FOLLOWERS]
     st.spos[:] = 0
