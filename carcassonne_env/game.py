@@ -11,6 +11,7 @@ import numpy as np
 
 from .core import config as C
 from .core.board import n_segments
+from .core.playout import playouts_from
 from .core.queries import feature_tiles
 from .core.state import State, copy_state, make_state
 from .core.turn import apply_move, check_move, legal_moves, reset
@@ -317,6 +318,23 @@ class Game:
         if code != C.OK:
             raise IllegalMoveError(_MESSAGES[code].format(**fmt))
         return (h, x, y, r, slot)
+
+    def random_playouts(self, n: int, seed: int | None = None,
+                        reshuffle: bool = True) -> np.ndarray:
+        """Final scores (int32 array, one row per playout) of `n` uniformly random
+        continuations of this game, played inside numba; the game itself is unchanged.
+        With `reshuffle` (default) the tiles not drawn yet are reshuffled before each
+        playout (the hidden order is unknown to the players); otherwise the recorded
+        order is kept. Policy: a uniform legal placement, then a uniform follower choice."""
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
+            raise ValueError(f"n must be a non-negative integer, got {n!r}")
+        if seed is None:
+            seed = int(np.random.default_rng().integers(2**63))
+        rng = np.array([seed % 2**64], np.uint64)
+        scores = np.zeros((n, self.rules.seats), np.int32)
+        scratch = copy_state(self._st)
+        playouts_from(self._st, self._ts.tables, scratch, n, rng, bool(reshuffle), scores)
+        return scores
 
     # ------------------------------------------------------------------ copies and records
     def clone(self) -> Game:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -135,3 +136,45 @@ def test_bad_move_input_gives_clear_errors():
             game.play(move)
     assert isinstance(IllegalMoveError("x"), ValueError)
     assert game.turn == 0 and game.current_tile == "U"
+
+
+@pytest.mark.parametrize(
+    "rules", [Rules(players=2), Rules(players=3, hand_size=3), Rules(variant="solo")], ids=str
+)
+def test_random_playouts_continue_the_game_without_changing_it(rules):
+    game = Game(rules, seed=4)
+    _play(game, random.Random(0), 12)
+    before = game.to_record()
+    scores = game.random_playouts(200, seed=1)
+    assert scores.shape == (200, rules.seats)
+    assert (scores >= np.array(game.scores)).all()
+    assert game.to_record() == before
+    assert (game.random_playouts(50, seed=9) == game.random_playouts(50, seed=9)).all()
+    fixed = game.random_playouts(50, seed=9, reshuffle=False)
+    assert (fixed == game.random_playouts(50, seed=9, reshuffle=False)).all()
+    # Different hidden orders give different outcomes across 200 playouts.
+    assert len({tuple(row) for row in scores}) > 1
+    with pytest.raises(ValueError):
+        game.random_playouts(-1)
+
+
+@pytest.mark.parametrize("rules", [Rules(players=2), Rules(variant="solo")], ids=str)
+def test_reshuffle_permutes_only_undrawn_tiles(rules):
+    from carcassonne_env.core import config as C
+    from carcassonne_env.core.playout import shuffle_undrawn
+    from carcassonne_env.core.state import copy_state
+
+    game = Game(rules, seed=2)
+    _play(game, random.Random(1), 10)
+    st = copy_state(game._st)
+    shuffle_undrawn(st, np.array([5], np.uint64))
+    old, new = game._st.deck, st.deck
+    if rules.variant == "solo":
+        colours = rules.seats
+        drawn = [k for k in range(len(old)) if k // colours < st.spos[k % colours]]
+    else:
+        drawn = list(range(st.sc[C.SC_DECK_POS]))
+    undrawn = [k for k in range(len(old)) if k not in drawn]
+    assert (old[drawn] == new[drawn]).all()
+    assert sorted(old[undrawn]) == sorted(new[undrawn])
+    assert (old[undrawn] != new[undrawn]).any()

@@ -95,14 +95,43 @@ def random_games(st, tb, full_deck, n_games, rng, scores_out):
     return moves
 
 
+@hot
+def shuffle_undrawn(st, rng):
+    """Reshuffle the tiles nobody has drawn yet (a determinisation of the hidden order):
+    the rest of the deck, or in solo every colour's remaining stack tiles together.
+    Hands of the strategic variant are left as they are."""
+    deck = st.deck
+    sc = st.sc
+    if not st.cfg[C.CFG_SOLO]:
+        start = sc[C.SC_DECK_POS]
+        n = sc[C.SC_DECK_LEN] - start
+        for i in range(n - 1, 0, -1):
+            j = rng_below(rng, i + 1)
+            deck[start + i], deck[start + j] = deck[start + j], deck[start + i]
+        return
+    colours = st.cfg[C.CFG_SEATS]
+    undrawn = st.keys  # scratch: deck indices not drawn yet
+    n = 0
+    for k in range(sc[C.SC_DECK_LEN]):
+        if k // colours >= st.spos[k % colours]:
+            undrawn[n] = k
+            n += 1
+    for i in range(n - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        a, b = undrawn[i], undrawn[j]
+        deck[a], deck[b] = deck[b], deck[a]
+
+
 @njit(cache=True)
-def playouts_from(st, tb, scratch, n_games, rng, scores_out):
-    """Random playouts continuing from `st` (unchanged) with its own remaining draw order;
-    `scratch` is a same-shaped state, `rng` the generator state. Final scores go to
-    scores_out[game]; returns the total number of moves."""
+def playouts_from(st, tb, scratch, n_games, rng, reshuffle, scores_out):
+    """Random playouts continuing from `st` (left unchanged); `scratch` is a same-shaped
+    state, `rng` the generator state. With `reshuffle` the undrawn tiles are reshuffled
+    for each playout. Final scores go to scores_out[game]; returns the number of moves."""
     moves = 0
     for g in range(n_games):
         copy_into(scratch, st)
+        if reshuffle:
+            shuffle_undrawn(scratch, rng)
         moves += random_playout(scratch, tb, rng)
         scores_out[g, :] = scratch.scores
     return moves
