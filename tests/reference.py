@@ -7,10 +7,13 @@ It exists only to cross-check the fast rules core. It shares no code with
 * after every move *every* feature on the board is rebuilt from scratch by flood fill
   (no union-find, no incremental bookkeeping), so a stale-state bug in the engine cannot
   be mirrored here;
-* solo-variant scoring orders are found by exhaustive search over every order.
+* solo-variant scoring orders are found by exhaustive search over every order (keeping
+  the best finishes of each intermediate state, see `solo_best`).
 
-Entry points: `replay_scores` (scores after each move) and `replay` (the same plus a
-few extra observations used by the tests).
+Entry points: `replay_scores` (scores after each move), `replay_result`, `end_reason`,
+`replay_game` (the final `RefGame`, with a few extra observations), `RefGame` (a live
+game: `legal_moves`, `play`) and `check_draws` (tile draw and discard order).
+Each move's legality is checked on the way; a breach raises `ValueError`.
 """
 
 from __future__ import annotations
