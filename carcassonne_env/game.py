@@ -20,6 +20,7 @@ from .tiles import TileSet, base_tileset
 
 RECORD_FORMAT = "carcassonne-env/record"
 RECORD_VERSION = 1
+MAX_TILES = 2000  # keeps segment and board indices inside the core's int16 arrays
 
 
 class IllegalMoveError(ValueError):
@@ -112,6 +113,8 @@ class Game:
             if isinstance(tile_order, str):
                 tile_order = list(tile_order)
             deck = [self._ts.index(name) for name in tile_order]
+            if len(deck) > MAX_TILES:
+                raise ValueError(f"tile_order holds {len(deck)} tiles; at most {MAX_TILES}")
         self.seed = seed
         cfg = self.rules.to_config()
         cfg[C.CFG_START] = self._ts.start
@@ -123,7 +126,7 @@ class Game:
         reset(self._st, self._ts.tables, len(deck))
         self._moves: list[dict[str, Any]] = []
         self._score_log: list[list[int]] = []
-        self._legal: dict[Move, tuple[int, int, int, int, int]] | None = None
+        self._legal: dict[Move, list[int]] | None = None
         self._events: list[ScoringEvent] = []
 
     # ------------------------------------------------------------------ state
@@ -279,7 +282,7 @@ class Game:
         )
         self._score_log.append(self.scores)
 
-    def _resolve(self, move: Move) -> tuple[int, int, int, int, int]:
+    def _resolve(self, move: Move) -> list[int]:
         """Validate a move the legal-move cache does not know; returns core arguments."""
         for name in ("x", "y", "rotation"):
             v = getattr(move, name)
@@ -317,7 +320,7 @@ class Game:
         code = check_move(st, ts.tables, h, x, y, r, slot)
         if code != C.OK:
             raise IllegalMoveError(_MESSAGES[code].format(**fmt))
-        return (h, x, y, r, slot)
+        return [h, x, y, r, slot]
 
     def random_playouts(self, n: int, seed: int | None = None,
                         reshuffle: bool = True) -> np.ndarray:

@@ -178,3 +178,8 @@ def test_reshuffle_permutes_only_undrawn_tiles(rules):
     assert (old[drawn] == new[drawn]).all()
     assert sorted(old[undrawn]) == sorted(new[undrawn])
     assert (old[undrawn] != new[undrawn]).any()
+
+
+def test_overlong_tile_order_is_refused():
+    with pytest.raises(ValueError, match="at most"):
+        Game(tile_order="U" * 5000)
