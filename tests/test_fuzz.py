@@ -38,7 +38,7 @@ NAMES = ["ok", "followers not conserved", "a score decreased", "frontier inconsi
 def _check(st, tb, prev_scores, followers_total):
     """Invariants of a resting state; returns an error code."""
     sc = st.sc
-    S = st.parent.shape[0] // st.ptype.shape[0]
+    S = st.cfg[C.CFG_NSEG]
     P = st.scores.shape[0]
     for p in range(P):
         if st.scores[p] < prev_scores[p]:

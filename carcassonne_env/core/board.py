@@ -80,8 +80,8 @@ def union(st, a, b, count_tiles):
 
 @hot
 def n_segments(st):
-    """Segment slots per placement (S)."""
-    return st.parent.shape[0] // st.ptype.shape[0]
+    """Segment slots per placement (S); stored, as a division here would sit in hot loops."""
+    return st.cfg[C.CFG_NSEG]
 
 
 @hot

@@ -33,7 +33,8 @@ CFG_FARM_POINTS = 4
 CFG_HAND_SIZE = 5
 CFG_SOLO = 6
 CFG_START = 7  # start tile type
-CFG_SIZE = 8
+CFG_NSEG = 8  # segment slots per placement (S), set by make_state
+CFG_SIZE = 10
 
 # Scalars of a running game.
 SC_TURN = 0  # moves played

@@ -63,8 +63,10 @@ def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> State
     W = (N + 63) // 64
     A = P * int(cfg[C.CFG_FOLLOWERS]) + 1
     L = max(N - 1, 1)
+    cfg = cfg.astype(np.int32).copy()
+    cfg[C.CFG_NSEG] = S
     return State(
-        cfg=cfg.astype(np.int32).copy(),
+        cfg=cfg,
         sc=np.zeros(C.SC_SIZE, np.int32),
         board=np.full((D, D), -1, np.int16),
         con=np.zeros((D, D), np.uint16),
@@ -117,7 +119,7 @@ def copy_into(dst, src):
     dst.con[y0:y1, x0:x1] = src.con[y0:y1, x0:x1]
     dst.sc[:] = src.sc
     n = src.sc[C.SC_PLACED]
-    g = n * (src.parent.shape[0] // src.ptype.shape[0])
+    g = n * src.cfg[C.CFG_NSEG]
     dst.frontier[: src.sc[C.SC_NFRONT]] = src.frontier[: src.sc[C.SC_NFRONT]]
     dst.ptype[:n] = src.ptype[:n]
     dst.prot[:n] = src.prot[:n]

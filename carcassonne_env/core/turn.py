@@ -62,7 +62,10 @@ def occupied_segments(st, tb, t, r, bx, by, occ):
                     if fmeep[root, p] > 0:
                         occ[s] = 1
     # A free segment sharing a neighbouring feature with an occupied one is occupied too.
-    changed = True
+    n_occ = 0
+    for s in range(n):
+        n_occ += occ[s]
+    changed = 0 < n_occ < n
     while changed:
         changed = False
         for a in range(n):
