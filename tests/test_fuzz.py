@@ -18,6 +18,9 @@ from carcassonne_env.core.state import SCRATCH_FIELDS
 from carcassonne_env.core.turn import reset
 from carcassonne_env.tiles import base_tileset
 
+DX = np.array(C.DX)
+DY = np.array(C.DY)
+
 OK = 0
 BAD_FOLLOWER_COUNT = 1
 SCORE_DECREASED = 2
@@ -78,19 +81,32 @@ def _check(st, tb, prev_scores, followers_total):
         g = last * S + s
         if st.owner[g] >= 0 and st.fmeep[root_of(st.parent, g)].sum() != 1:
             return SHARED_NEW_FOLLOWER
-    # Frontier: exactly the empty cells with a constraint, all of them listed.
+    # Frontier: exactly the empty cells next to a tile, each pointing at its slot, with the
+    # terrain of every placed neighbour's facing edge as its constraint.
     n_open = 0
     for y in range(sc[C.SC_YMIN] - 1, sc[C.SC_YMAX] + 2):
         for x in range(sc[C.SC_XMIN] - 1, sc[C.SC_XMAX] + 2):
-            if st.board[y, x] < 0 and st.con[y, x] != 0:
-                n_open += 1
-            if st.board[y, x] >= 0 and st.con[y, x] != 0:
+            if st.board[y, x] >= 0:
+                continue
+            want = 0
+            for d in range(4):
+                j = st.board[y + DY[d], x + DX[d]]
+                if j >= 0:
+                    od = (d + 2) % 4
+                    ter = (np.int64(tb.edge_code[st.ptype[j], st.prot[j]]) >> (2 * od)) & 3
+                    want |= (3 << (8 + 2 * d)) | (ter << (2 * d))
+            if want == 0:
+                if st.board[y, x] != -1:
+                    return BAD_FRONTIER
+                continue
+            n_open += 1
+            k = -2 - st.board[y, x]
+            if k < 0 or k >= sc[C.SC_NFRONT] or st.frontier[k, 2] != want:
+                return BAD_FRONTIER
+            if st.frontier[k, 0] != x or st.frontier[k, 1] != y:
                 return BAD_FRONTIER
     if n_open != sc[C.SC_NFRONT]:
         return BAD_FRONTIER
-    for k in range(sc[C.SC_NFRONT]):
-        if st.board[st.frontier[k, 1], st.frontier[k, 0]] >= 0:
-            return BAD_FRONTIER
     return OK
 
 

@@ -1,10 +1,13 @@
 """Tile placement: frontier of open cells, edge checks, and incremental feature merging.
 
-Every empty cell next to the board keeps a packed constraint `mask << 8 | terrain`, two
-bits per edge, so testing a (cell, rotation) is one xor-and against the tile's packed
-edges. Placing a tile merges its segments with the neighbours' features in a union-find
-whose roots carry the aggregates (tiles, pennants, open ends, followers); a road or city
-is complete exactly when its count of open ends reaches zero.
+Every open cell (empty, next to a tile) sits in the frontier list with its packed
+constraint `mask << 8 | terrain`, two bits per edge, so testing a (cell, rotation) is one
+xor-and against the tile's packed edges, reading the list front to back. The board holds
+a placement index (>= 0), EMPTY, or the open cell's frontier slot k as -2 - k.
+
+Placing a tile merges its segments with the neighbours' features in a union-find whose
+roots carry the aggregates (tiles, pennants, open ends, followers); a road or city is
+complete exactly when its count of open ends reaches zero.
 """
 
 import numpy as np
@@ -15,6 +18,7 @@ from .jit import hot
 _DX = np.array(C.DX, np.int64)
 _DY = np.array(C.DY, np.int64)
 _OPP_HALF = np.array(C.OPPOSITE_HALF, np.int64)
+EMPTY = -1  # board value of a cell that is neither placed nor open
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
@@ -100,10 +104,9 @@ def fits(edge_code, t, r, con):
 def has_placement(st, tb, t):
     """Can tile type t be placed anywhere?"""
     frontier = st.frontier
-    cons = st.con
     edge_code = tb.edge_code
     for k in range(st.sc[C.SC_NFRONT]):
-        con = np.int64(cons[frontier[k, 1], frontier[k, 0]])
+        con = np.int64(frontier[k, 2])
         for r in range(4):
             if fits(edge_code, t, r, con):
                 return True
@@ -115,13 +118,12 @@ def list_placements(st, tb, t, out):
     """Write every legal placement of tile t into the columns of `out` (rows: board x,
     board y, rotation); returns the count."""
     frontier = st.frontier
-    cons = st.con
     edge_code = tb.edge_code
     n = 0
     for k in range(st.sc[C.SC_NFRONT]):
         bx = frontier[k, 0]
         by = frontier[k, 1]
-        con = np.int64(cons[by, bx])
+        con = np.int64(frontier[k, 2])
         for r in range(4):
             if fits(edge_code, t, r, con):
                 out[0, n] = bx
@@ -150,16 +152,29 @@ def neighbour_segment(st, tb, bx, by, d, seg_of_edge):
 
 
 @hot
+def frontier_slot(value):
+    """Frontier slot encoded in a board value (-2 - k), or -1 if the cell is not open."""
+    return -2 - value if value <= -2 else -1
+
+
+@hot
+def constraint(st, bx, by):
+    """Packed edge constraint of cell (bx, by); 0 unless the cell is open."""
+    k = frontier_slot(st.board[by, bx])
+    return np.int64(st.frontier[k, 2]) if k >= 0 else 0
+
+
+@hot
 def _remove_from_frontier(st, bx, by):
-    frontier = st.frontier
-    sc = st.sc
-    n = sc[C.SC_NFRONT]
-    for k in range(n):
-        if frontier[k, 0] == bx and frontier[k, 1] == by:
-            frontier[k, 0] = frontier[n - 1, 0]
-            frontier[k, 1] = frontier[n - 1, 1]
-            sc[C.SC_NFRONT] = n - 1
-            return
+    """Drop open cell (bx, by) from the frontier: the last slot moves into its place."""
+    frontier, board, sc = st.frontier, st.board, st.sc
+    k = frontier_slot(board[by, bx])
+    last = sc[C.SC_NFRONT] - 1
+    for c in range(3):
+        frontier[k, c] = frontier[last, c]
+    board[frontier[k, 1], frontier[k, 0]] = -2 - k
+    sc[C.SC_NFRONT] = last
+    board[by, bx] = EMPTY
 
 
 @hot
@@ -203,7 +218,6 @@ def place_tile(st, tb, t, r, bx, by):
     Assumes the placement is legal (`fits`)."""
     sc = st.sc
     board = st.board
-    cons = st.con
     frontier = st.frontier
     ptype, prot = st.ptype, st.prot
     fopen = st.fopen
@@ -219,7 +233,6 @@ def place_tile(st, tb, t, r, bx, by):
     st.py[i] = by
     _remove_from_frontier(st, bx, by)
     board[by, bx] = i
-    cons[by, bx] = 0
     _init_segments(st, tb, t, i)
     S = n_segments(st)
     base = i * S
@@ -232,13 +245,15 @@ def place_tile(st, tb, t, r, bx, by):
         ter = (code >> (2 * d)) & 3
         j = board[ny, nx]
         if j < 0:
-            con = np.int64(cons[ny, nx])
-            if con == 0:
+            k = frontier_slot(j)
+            if k < 0:  # a new open cell
                 k = sc[C.SC_NFRONT]
                 frontier[k, 0] = nx
                 frontier[k, 1] = ny
+                frontier[k, 2] = 0
+                board[ny, nx] = -2 - k
                 sc[C.SC_NFRONT] = k + 1
-            cons[ny, nx] = con | (3 << (8 + 2 * od)) | (ter << (2 * od))
+            frontier[k, 2] |= (3 << (8 + 2 * od)) | (ter << (2 * od))
             continue
         tj = ptype[j]
         rj = prot[j]

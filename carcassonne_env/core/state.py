@@ -19,9 +19,8 @@ State = namedtuple(
     [
         "cfg",  # int32[CFG_SIZE]: rule options
         "sc",  # int32[SC_SIZE]: scalars (turn, seat, counters...)
-        "board",  # int16[D, D]: placement index of the tile in each cell, -1 if empty
-        "con",  # uint16[D, D]: edge constraints of empty cells: mask << 8 | terrain bits
-        "frontier",  # int16[F, 2]: (x, y) board indices of open cells (first sc[NFRONT])
+        "board",  # int16[D, D]: placement index, -1 if empty, -2 - k if open (frontier slot k)
+        "frontier",  # int32[F, 3]: open cells: board x, board y, packed edge constraint
         "ptype",  # int8[N]: tile type of each placement
         "prot",  # int8[N]: rotation of each placement
         "px",  # int16[N]: board column of each placement
@@ -69,8 +68,7 @@ def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> State
         cfg=cfg,
         sc=np.zeros(C.SC_SIZE, np.int32),
         board=np.full((D, D), -1, np.int16),
-        con=np.zeros((D, D), np.uint16),
-        frontier=np.zeros((2 * N + 2, 2), np.int16),
+        frontier=np.zeros((2 * N + 2, 3), np.int32),
         ptype=np.zeros(N, np.int8),
         prot=np.zeros(N, np.int8),
         px=np.zeros(N, np.int16),
@@ -116,7 +114,6 @@ def copy_into(dst, src):
         y0, y1 = min(y0, dst.sc[C.SC_YMIN] - 1), max(y1, dst.sc[C.SC_YMAX] + 2)
         x0, x1 = min(x0, dst.sc[C.SC_XMIN] - 1), max(x1, dst.sc[C.SC_XMAX] + 2)
     dst.board[y0:y1, x0:x1] = src.board[y0:y1, x0:x1]
-    dst.con[y0:y1, x0:x1] = src.con[y0:y1, x0:x1]
     dst.sc[:] = src.sc
     n = src.sc[C.SC_PLACED]
     g = n * src.cfg[C.CFG_NSEG]

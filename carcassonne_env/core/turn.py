@@ -9,6 +9,8 @@ import numpy as np
 
 from . import config as C
 from .board import (
+    EMPTY,
+    constraint,
     find,
     fits,
     has_placement,
@@ -220,15 +222,13 @@ def _begin_turn(st, tb, seat):
 def reset(st, tb, deck_len):
     """Start a game whose draw order is already in `st.deck[:deck_len]`: place the start
     tile, deal hands / stacks, give the first turn."""
-    sc, board, con = st.sc, st.board, st.con
+    sc, board = st.sc, st.board
     if sc[C.SC_PLACED] > 0:  # a used state: clear the rectangle its last game touched
         for y in range(sc[C.SC_YMIN] - 1, sc[C.SC_YMAX] + 2):
             for x in range(sc[C.SC_XMIN] - 1, sc[C.SC_XMAX] + 2):
-                board[y, x] = -1
-                con[y, x] = 0
+                board[y, x] = EMPTY
     else:  # fresh from make_state (already clear) or unknown: clear everything
-        board[:] = -1
-        con[:] = 0
+        board[:] = EMPTY
     sc[:] = 0
     st.scores[:] = 0
     st.supply[:] = st.cfg[C.CFG_FOLLOWERS]
@@ -241,6 +241,8 @@ def reset(st, tb, deck_len):
     st.sc[C.SC_XMIN] = st.sc[C.SC_XMAX] = st.sc[C.SC_YMIN] = st.sc[C.SC_YMAX] = o
     st.frontier[0, 0] = o  # the start cell is the only open cell of an empty board
     st.frontier[0, 1] = o
+    st.frontier[0, 2] = 0
+    board[o, o] = -2
     st.sc[C.SC_NFRONT] = 1
     place_tile(st, tb, st.cfg[C.CFG_START], 0, o, o)
     if st.cfg[C.CFG_SOLO]:
@@ -284,7 +286,7 @@ def check_move(st, tb, hand_idx, x, y, r, slot):
         return C.E_OFF_BOARD
     if st.board[by, bx] >= 0:
         return C.E_OCCUPIED_CELL
-    con = np.int64(st.con[by, bx])
+    con = constraint(st, bx, by)
     if con == 0:
         return C.E_NOT_ADJACENT
     if not fits(tb.edge_code, t, r, con):
