@@ -194,28 +194,22 @@ def _end_game(st, tb, reason):
 def _begin_turn(st, tb, seat):
     """Give the turn to `seat` (or the next seat able to play) with a placeable tile, or
     end the game."""
+    solo = st.cfg[C.CFG_SOLO] != 0
+    if solo or st.cfg[C.CFG_HAND_SIZE] == 1:
+        t = _draw_from_stack(st, tb, seat) if solo else _draw_from_deck(st, tb)
+        if t < 0:  # solo: the stack ran out through discards (end B)
+            _end_game(st, tb, C.END_SOLO_B if solo else C.END_TILES)
+            return
+        st.sc[C.SC_SEAT] = seat
+        st.sc[C.SC_TILE] = t
+        return
     P = st.cfg[C.CFG_SEATS]
-    if st.cfg[C.CFG_SOLO]:
-        t = _draw_from_stack(st, tb, seat)
-        if t < 0:
-            _end_game(st, tb, C.END_SOLO_B)  # the stack ran out through discards
+    for k in range(P):
+        p = (seat + k) % P
+        if _refill_hand(st, tb, p) > 0:
+            st.sc[C.SC_SEAT] = p
             return
-        st.sc[C.SC_SEAT] = seat
-        st.sc[C.SC_TILE] = t
-    elif st.cfg[C.CFG_HAND_SIZE] == 1:
-        t = _draw_from_deck(st, tb)
-        if t < 0:
-            _end_game(st, tb, C.END_TILES)
-            return
-        st.sc[C.SC_SEAT] = seat
-        st.sc[C.SC_TILE] = t
-    else:
-        for k in range(P):
-            p = (seat + k) % P
-            if _refill_hand(st, tb, p) > 0:
-                st.sc[C.SC_SEAT] = p
-                return
-        _end_game(st, tb, C.END_TILES)
+    _end_game(st, tb, C.END_TILES)
 
 
 @hot
@@ -294,7 +288,7 @@ def check_move(st, tb, hand_idx, x, y, r, slot):
     if slot != C.NO_FOLLOWER and not (0 <= slot < tb.n_seg[t]):
         return C.E_NO_SUCH_SEGMENT
     opts = st.work[C.W_OPTS]
-    n, blocked = follower_options(st, tb, t, r, bx, by, opts)
+    n, _ = follower_options(st, tb, t, r, bx, by, opts)
     for k in range(n):
         if opts[k] == slot:
             return C.OK
