@@ -16,6 +16,7 @@ from .core.queries import feature_tiles
 from .core.state import State, copy_state, make_state
 from .core.turn import apply_move, check_move, legal_moves, reset
 from .rules import Rules
+from .text import render_board
 from .tiles import TileSet, base_tileset
 
 RECORD_FORMAT = "carcassonne-env/record"
@@ -402,8 +403,6 @@ class Game:
         return f"Game({self.rules!r}, {state}, scores={self.scores})"
 
     def __str__(self) -> str:
-        from .text import render_board
-
         return render_board(self)
 
 
