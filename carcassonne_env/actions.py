@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import config as C
-from .core.turn import legal_moves
 from .game import Game, Move
 
 
@@ -34,25 +32,16 @@ class ActionCodec:
     def window_origin(self, game: Game) -> tuple[int, int]:
         """(x, y) of the window's top-left cell: the window is centred on the bounding box
         of the placed tiles (odd leftovers go east / south)."""
-        xs = [x for x, _ in game.board]
-        ys = [y for _, y in game.board]
+        x_min, y_min, x_max, y_max = game._bounding_box()
         half = (self.board_size - 1) // 2
-        return (min(xs) + max(xs)) // 2 - half, (min(ys) + max(ys)) // 2 - half
-
-    def legal_rows(self, game: Game) -> np.ndarray:
-        """Every legal move as rows (hand index, x, y, rotation, slot; slot -1 = none)."""
-        st, ts = game._st, game._ts
-        rows = np.empty(
-            (self.hand_size * 4 * max(int(st.sc[C.SC_NFRONT]), 1) * self.slots, 5), np.int64
-        )
-        return rows[: legal_moves(st, ts.tables, rows)]
+        return (x_min + x_max) // 2 - half, (y_min + y_max) // 2 - half
 
     def mask(self, game: Game, out: np.ndarray | None = None) -> tuple[np.ndarray, int]:
         """int8 mask of the legal actions, and the number of legal moves that fall outside
         the window (they have no index; 0 while the board fits)."""
         mask = np.zeros(self.n_actions, np.int8) if out is None else out
         mask[:] = 0
-        index, inside = self._indices(game, self.legal_rows(game))
+        index, inside = self._indices(game, game._legal_rows())
         mask[index[inside]] = 1
         return mask, int((~inside).sum())
 
@@ -68,15 +57,11 @@ class ActionCodec:
     def encode(self, game: Game, move: Move) -> int:
         """Action index of a legal move; ValueError if it is not legal or outside the
         window."""
-        if move not in game.legal_moves():
+        game.legal_moves()  # fills the game's cache: move -> core row
+        row = game._legal.get(move)
+        if row is None:
             raise ValueError(f"{move} is not a legal move (use its canonical follower name)")
-        t = game._ts.index(move.tile or game.current_tile)
-        slot = -1 if move.follower is None else game._ts.slot_aliases[t][move.rotation][
-            move.follower]
-        h = game.hand.index(move.tile) if self.hand_size > 1 else 0
-        index, inside = self._indices(
-            game, np.array([[h, move.x, move.y, move.rotation, slot]], np.int64)
-        )
+        index, inside = self._indices(game, np.array([row], np.int64))
         if not inside[0]:
             raise ValueError(f"{move} lies outside the {self.board_size}-cell window")
         return int(index[0])

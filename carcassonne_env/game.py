@@ -242,12 +242,7 @@ class Game:
         if self._legal is None:
             self._legal = {}
             st, ts = self._st, self._ts
-            rows = np.empty(
-                (self.rules.hand_size * 4 * max(int(st.sc[C.SC_NFRONT]), 1)
-                 * (ts.max_segments + 1), 5),
-                np.int64,
-            )
-            n = legal_moves(st, ts.tables, rows)
+            rows = self._legal_rows()
             if self.rules.hand_size > 1:
                 tiles = [int(t) for t in st.hands[st.sc[C.SC_SEAT]]]
                 names = [ts.names[t] if t >= 0 else None for t in tiles]
@@ -256,11 +251,27 @@ class Game:
             # Hot for Python users: plain tuples, locals, no per-row numpy indexing.
             slot_names = [ts.slot_names[t] if t >= 0 else None for t in tiles]
             new = tuple.__new__
-            for row in rows[:n].tolist():
+            for row in rows.tolist():
                 h, x, y, r, slot = row
                 follower = None if slot < 0 else slot_names[h][r][slot]
                 self._legal[new(Move, (x, y, r, follower, names[h]))] = row
         return list(self._legal)
+
+    def _legal_rows(self) -> np.ndarray:
+        """Every legal move as core rows (hand index, x, y, rotation, slot; -1 = none)."""
+        st = self._st
+        rows = np.empty(
+            (self.rules.hand_size * 4 * max(int(st.sc[C.SC_NFRONT]), 1)
+             * (self._ts.max_segments + 1), 5),
+            np.int64,
+        )
+        return rows[: legal_moves(st, self._ts.tables, rows)]
+
+    def _bounding_box(self) -> tuple[int, int, int, int]:
+        """(x_min, y_min, x_max, y_max) of the placed tiles."""
+        sc, o = self._st.sc, self._st.ptype.shape[0]
+        return (int(sc[C.SC_XMIN]) - o, int(sc[C.SC_YMIN]) - o,
+                int(sc[C.SC_XMAX]) - o, int(sc[C.SC_YMAX]) - o)
 
     def play(self, move: Move | Sequence) -> None:
         """Play one whole turn (tile, optional follower, scoring, next draw; the final
