@@ -3,10 +3,17 @@
 >>> from carcassonne_env import Game, Rules
 >>> game = Game(Rules(players=2), seed=7)
 >>> game.play(game.legal_moves()[0])
+
+Importing the package registers the environments: Gymnasium ``Carcassonne/Solo-v0`` and
+``Carcassonne/VsBots-v0``, PettingZoo ``Carcassonne/Carcassonne-v0`` (also importable as
+``carcassonne_env.carcassonne_v0``).
 """
 
 from .game import Game, IllegalMoveError, Move, PlacedTile, ScoringEvent
+from .registration import register_envs
 from .rules import Rules
 
 __all__ = ["Game", "IllegalMoveError", "Move", "PlacedTile", "Rules", "ScoringEvent"]
 __version__ = "0.1.0"
+
+register_envs()

@@ -24,6 +24,12 @@ RECORD_VERSION = 1
 MAX_TILES = 2000  # keeps segment and board indices inside the core's int16 arrays
 
 
+def shuffled_deck(ts: TileSet, seed: int | None) -> np.ndarray:
+    """The draw order of a seeded game: every tile but the start tile, shuffled with
+    numpy's PCG64 seeded by `seed`."""
+    return np.random.default_rng(seed).permutation(ts.full_deck())
+
+
 class IllegalMoveError(ValueError):
     """A move that the rules do not allow in the current state (the state is unchanged)."""
 
@@ -109,7 +115,7 @@ class Game:
         if tile_order is not None and seed is not None:
             raise ValueError("give either seed or tile_order, not both")
         if tile_order is None:
-            deck = np.random.default_rng(seed).permutation(self._ts.full_deck())
+            deck = shuffled_deck(self._ts, seed)
         else:
             if isinstance(tile_order, str):
                 tile_order = list(tile_order)
@@ -282,16 +288,21 @@ class Game:
         args = self._legal.get(move) if self._legal is not None else None
         if args is None:
             args = self._resolve(move)
-        st = self._st
+        self._apply(*args, follower=move.follower)
+
+    def _apply(self, h: int, x: int, y: int, r: int, slot: int,
+               follower: str | None = None) -> None:
+        """Play a move given as a legal core row (the envs' path: no validation here) and
+        log it; `follower` defaults to the slot's canonical name."""
+        st, ts = self._st, self._ts
         seat = int(st.sc[C.SC_SEAT])
-        h = args[0]
-        t = st.hands[seat, h] if self.rules.hand_size > 1 else st.sc[C.SC_TILE]
-        apply_move(st, self._ts.tables, *args)
+        t = int(st.hands[seat, h] if self.rules.hand_size > 1 else st.sc[C.SC_TILE])
+        if follower is None and slot != C.NO_FOLLOWER:
+            follower = ts.slot_names[t][r][slot]
+        apply_move(st, ts.tables, h, x, y, r, slot)
         self._legal = None
-        self._moves.append(
-            {"player": seat, "tile": self._ts.names[t], "x": args[1], "y": args[2],
-             "rotation": args[3], "follower": move.follower}
-        )
+        self._moves.append({"player": seat, "tile": ts.names[t], "x": x, "y": y,
+                            "rotation": r, "follower": follower})
         self._score_log.append(self.scores)
 
     def _resolve(self, move: Move) -> list[int]:
@@ -352,13 +363,19 @@ class Game:
         return scores
 
     # ------------------------------------------------------------------ copies and records
+    @classmethod
+    def _over_state(cls, rules: Rules, tileset: TileSet, st: State,
+                    seed: int | None = None) -> Game:
+        """A Game reading (and sharing) a core state that something else drives, such as
+        a vector env's games; its move log is empty."""
+        game = cls.__new__(cls)
+        game.rules, game.seed, game._ts, game._st = rules, seed, tileset, st
+        game._moves, game._score_log, game._legal, game._events = [], [], None, []
+        return game
+
     def clone(self) -> Game:
         """An independent copy of this game (state and move log)."""
-        other = Game.__new__(Game)
-        other.rules = self.rules
-        other.seed = self.seed
-        other._ts = self._ts
-        other._st = copy_state(self._st)
+        other = Game._over_state(self.rules, self._ts, copy_state(self._st), self.seed)
         other._moves = list(self._moves)
         other._score_log = list(self._score_log)
         other._legal = self._legal

@@ -39,7 +39,7 @@ Tables = namedtuple(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity (holds arrays)
 class TileSet:
     """A set of tile types with their compiled tables and naming helpers."""
 

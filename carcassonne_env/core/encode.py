@@ -1,0 +1,227 @@
+"""Observation planes, feature vectors and action masks, written in place (no allocation).
+
+The layouts are documented in `carcassonne_env/encoding.py` and docs/observations.md;
+this module only fills the arrays. Window coordinates: the window's top-left cell is
+board index (x0, y0); cell (col, row) covers plane pixels [3row, 3row+3) x [3col, 3col+3).
+"""
+
+from . import config as C
+from .board import find, n_segments, origin
+from .jit import hot
+from .turn import legal_moves, solo_stack_size
+
+# Board planes (last axis of the board observation).
+P_CITY, P_ROAD, P_FIELD, P_MONASTERY = 0, 1, 2, 3  # = segment kinds K_*
+P_PENNANT = 4
+P_OPEN = 5
+P_COMPLETED = 6
+P_LAST = 7
+P_FOLLOWER = 8  # + seat relative to the observer (solo: + colour)
+N_FIXED_PLANES = 8
+
+# Action modes.
+MODE_TURN, MODE_PLACE, MODE_FOLLOWER = 0, 1, 2
+
+
+@hot
+def window_origin(st, B):
+    """Board index (x0, y0) of the window's top-left cell: centred on the bounding box of
+    the placed tiles, odd leftovers going east / south."""
+    half = (B - 1) // 2
+    sc = st.sc
+    return (sc[C.SC_XMIN] + sc[C.SC_XMAX]) // 2 - half, (sc[C.SC_YMIN] + sc[C.SC_YMAX]) // 2 - half
+
+
+@hot
+def _paint_tile(planes, sub, t, r, row, col, channel_extra):
+    """Terrain of tile t turned r at window cell (col, row); plus `channel_extra` on all
+    nine pixels when >= 0."""
+    for a in range(3):
+        for b in range(3):
+            px = planes[3 * row + a, 3 * col + b]
+            px[sub[t, r, a, b, 0]] = 1
+            if channel_extra >= 0:
+                px[channel_extra] = 1
+
+
+@hot
+def encode_board(st, tb, sub, observer, x0, y0, planes, pend_t, pend_x, pend_y, pend_r,
+                 dirty):
+    """Fill `planes` (int8[3B, 3B, C]) for `observer`. Only the pixel rectangle
+    dirty[0:4] (rows r0:r1, columns c0:c1) may hold ones on entry: it is cleared, and the
+    rectangle painted now is written back (the whole window would cost more than the
+    board). A pending placement (two-step mode: tile pend_t at board index
+    (pend_x, pend_y) turned pend_r, not yet played) is drawn as the last tile when
+    pend_t >= 0."""
+    for i in range(dirty[0], dirty[1]):
+        planes[i, dirty[2]:dirty[3], :] = 0  # slice fills compile to memset; loops don't
+    B = planes.shape[0] // 3
+    sc = st.sc
+    # Everything painted lies on the placed tiles' bounding box plus the open ring.
+    dirty[0] = 3 * min(max(sc[C.SC_YMIN] - 1 - y0, 0), B)
+    dirty[1] = 3 * min(max(sc[C.SC_YMAX] + 2 - y0, 0), B)
+    dirty[2] = 3 * min(max(sc[C.SC_XMIN] - 1 - x0, 0), B)
+    dirty[3] = 3 * min(max(sc[C.SC_XMAX] + 2 - x0, 0), B)
+    S = n_segments(st)
+    P = st.cfg[C.CFG_SEATS]
+    parent, owner, fdone = st.parent, st.owner, st.fdone
+    seg_kind, seg_pennants = tb.seg_kind, tb.seg_pennants
+    n = sc[C.SC_PLACED]
+    last = n - 1 if pend_t < 0 else -1
+    for i in range(n):
+        col, row = st.px[i] - x0, st.py[i] - y0
+        if not (0 <= col < B and 0 <= row < B):
+            continue
+        t, r = st.ptype[i], st.prot[i]
+        _paint_tile(planes, sub, t, r, row, col, P_LAST if i == last else -1)
+        for a in range(3):
+            for b in range(3):
+                s = sub[t, r, a, b, 1]
+                if s < 0:
+                    continue
+                px = planes[3 * row + a, 3 * col + b]
+                g = i * S + s
+                kind = seg_kind[t, s]
+                if kind == C.K_CITY and seg_pennants[t, s] > 0:
+                    px[P_PENNANT] = 1
+                if kind != C.K_FIELD and fdone[find(parent, g)]:
+                    px[P_COMPLETED] = 1
+                if owner[g] >= 0:
+                    px[P_FOLLOWER + (owner[g] - observer) % P] = 1
+    for k in range(sc[C.SC_NFRONT]):
+        col, row = st.frontier[k, 0] - x0, st.frontier[k, 1] - y0
+        if 0 <= col < B and 0 <= row < B and not (
+            pend_t >= 0 and st.frontier[k, 0] == pend_x and st.frontier[k, 1] == pend_y
+        ):
+            for a in range(3):
+                for b in range(3):
+                    planes[3 * row + a, 3 * col + b, P_OPEN] = 1
+    if pend_t >= 0:
+        col, row = pend_x - x0, pend_y - y0
+        if 0 <= col < B and 0 <= row < B:
+            _paint_tile(planes, sub, pend_t, pend_r, row, col, P_LAST)
+
+
+@hot
+def _count_unseen(st, observer, out, offset):
+    """Tiles the observer has not seen yet, per type: the undrawn deck (solo: every
+    stack) plus, in the strategic variant, the other seats' hands."""
+    sc, deck = st.sc, st.deck
+    if st.cfg[C.CFG_SOLO]:
+        colours = st.cfg[C.CFG_SEATS]
+        for c in range(colours):
+            for k in range(st.spos[c], solo_stack_size(st, c)):
+                out[offset + deck[c + colours * k]] += 1
+    else:
+        for k in range(sc[C.SC_DECK_POS], sc[C.SC_DECK_LEN]):
+            out[offset + deck[k]] += 1
+        if st.cfg[C.CFG_HAND_SIZE] > 1:
+            for p in range(st.hands.shape[0]):
+                if p != observer:
+                    for h in range(st.hands.shape[1]):
+                        if st.hands[p, h] >= 0:
+                            out[offset + st.hands[p, h]] += 1
+
+
+@hot
+def encode_features(st, n_types, observer, phase, feats):
+    """Fill the float32 feature vector (layout: `carcassonne_env.encoding.feature_names`)."""
+    for i in range(feats.shape[0]):
+        feats[i] = 0.0
+    cfg, sc = st.cfg, st.sc
+    P = cfg[C.CFG_SEATS]
+    HS = cfg[C.CFG_HAND_SIZE]
+    T = n_types
+    done = sc[C.SC_DONE] != 0
+    # The tile(s) to place: the drawn tile (public), or the observer's own hand.
+    if not done:
+        if HS == 1:
+            feats[sc[C.SC_TILE]] = 1.0
+        else:
+            for h in range(HS):
+                t = st.hands[observer, h]
+                if t >= 0:
+                    feats[h * T + t] = 1.0
+    k = HS * T
+    _count_unseen(st, observer, feats, k)
+    for t in range(T):
+        feats[k + t] *= 0.1
+    k += T
+    left = 0.0
+    for t in range(T):
+        left += feats[HS * T + t] * 10.0
+    feats[k] = left / max(sc[C.SC_DECK_LEN], 1)
+    k += 1
+    followers = max(cfg[C.CFG_FOLLOWERS], 1)
+    for q in range(P):
+        p = (observer + q) % P
+        feats[k + q] = st.scores[p] * 0.01
+        feats[k + P + q] = st.supply[p] / followers
+        if not done and sc[C.SC_SEAT] == p:
+            feats[k + 2 * P + q] = 1.0
+    k += 3 * P
+    feats[k] = phase
+    k += 1
+    feats[k + P - 1] = 1.0  # seats one-hot (1-6)
+    k += C.MAX_SEATS
+    feats[k] = cfg[C.CFG_SMALL_CITY]
+    feats[k + 1] = cfg[C.CFG_FARM_MODE]
+    feats[k + 2] = cfg[C.CFG_FARM_POINTS] * 0.25
+    feats[k + 3] = HS > 1
+    feats[k + 4] = cfg[C.CFG_SOLO]
+    k += 5
+    return k
+
+
+@hot
+def encode(st, tb, sub, n_types, SL, observer, mode, pend, rows, planes, feats, mask,
+           dirty):
+    """One call for a whole observation (a call's argument unboxing costs more than the
+    work): board planes, features and, when `mask` is not empty, the action mask of the
+    seat to move. `pend` = (hand, x, y, rotation, tile) of a pending two-step placement,
+    tile -1 if none (x, y relative to the start tile like the rows). `dirty` (int64[6])
+    says where `planes` (pixel rectangle) and `mask` (index range) may hold ones on
+    entry, and is updated; all zeros for zeroed arrays. Returns (legal rows, legal moves
+    outside the window)."""
+    B = planes.shape[0] // 3
+    x0, y0 = window_origin(st, B)
+    o = origin(st)
+    encode_board(st, tb, sub, observer, x0, y0, planes, pend[4], pend[1] + o, pend[2] + o,
+                 pend[3], dirty)
+    encode_features(st, n_types, observer, 1.0 if pend[4] >= 0 else 0.0, feats)
+    if mask.shape[0] == 0:
+        return 0, 0
+    return encode_mask(st, tb, rows, x0, y0, B, SL, mode, pend, mask, dirty)
+
+
+@hot
+def encode_mask(st, tb, rows, x0, y0, B, SL, mode, pend, mask, dirty):
+    """Fill the int8 action `mask` from the legal moves (written to `rows` too; returns
+    (legal rows, legal moves outside the window)). mode MODE_TURN: index
+    (((h*B + row)*B + col)*4 + r)*SL + slot + 1; MODE_PLACE: ((h*B + row)*B + col)*4 + r;
+    MODE_FOLLOWER: slot + 1 of the rows matching the pending placement `pend`
+    (h, x, y, r; board coordinates relative to the start tile like the rows). Entries
+    dirty[4]:dirty[5] are cleared first, and the range set now is written back."""
+    mask[dirty[4]:dirty[5]] = 0
+    lo, hi = mask.shape[0], 0
+    n = legal_moves(st, tb, rows)
+    o = origin(st)
+    outside = 0
+    for k in range(n):
+        h, x, y, r, slot = rows[k, 0], rows[k, 1], rows[k, 2], rows[k, 3], rows[k, 4]
+        if mode == MODE_FOLLOWER:
+            if not (h == pend[0] and x == pend[1] and y == pend[2] and r == pend[3]):
+                continue
+            index = slot + 1
+        else:
+            col, row = x + o - x0, y + o - y0
+            if not (0 <= col < B and 0 <= row < B):
+                outside += 1
+                continue
+            index = ((h * B + row) * B + col) * 4 + r
+            if mode == MODE_TURN:
+                index = index * SL + slot + 1
+        mask[index] = 1
+        lo, hi = min(lo, index), max(hi, index + 1)
+    dirty[4], dirty[5] = lo, max(hi, lo)
+    return n, outside

@@ -1,0 +1,327 @@
+"""Observations and actions for the environments: numpy board planes, feature vectors,
+flat action indices and their masks. Every env uses this module; see
+docs/observations.md for the full description.
+
+Window. The board is seen through a square window of `board_size` (B) cells, recentred
+every turn on the bounding box of the placed tiles (odd leftovers go east / south). Cell
+(col, row) of the window is board cell (x0 + col, y0 + row), `window_origin(game)`.
+
+Board planes: int8[3B, 3B, C], channels last; each cell is 3x3 pixels (its four edge
+midpoints, four corners and centre). See `plane_names`.
+
+Actions ("turn" mode): one flat index per whole turn,
+
+    index = (((hand * B + row) * B + col) * 4 + rotation) * SLOTS + slot
+
+hand = 0 unless the strategic variant's hand_size is 3; slot 0 = no follower, slot s + 1
+= segment s of the tile in the tile data's order (`TileSet.slot_names`), SLOTS = largest
+segment count + 1 (9 for the base game). "two_step" mode: a placement index
+((hand * B + row) * B + col) * 4 + rotation, then a follower step whose action is the
+slot (0 .. SLOTS-1) in the same Discrete space.
+"""
+
+from __future__ import annotations
+
+import warnings
+from functools import cache
+
+import numpy as np
+from gymnasium import spaces
+
+from .core import config as C
+from .core.encode import (
+    MODE_FOLLOWER,
+    MODE_PLACE,
+    MODE_TURN,
+    N_FIXED_PLANES,
+    encode,
+    window_origin,
+)
+from .game import Game, Move
+from .rules import Rules
+from .tiles import TileSet, base_tileset
+
+ACTION_MODES = ("turn", "two_step")
+OVERFLOW_POLICIES = ("warn", "raise")
+
+
+class WindowOverflowWarning(UserWarning):
+    """Some legal moves lie outside the observation window (they are masked out)."""
+
+
+class WindowOverflowError(RuntimeError):
+    """The observation window is too small for this board (see `on_overflow`)."""
+
+
+_MIDS = ((0, 1), (1, 2), (2, 1), (1, 0))  # pixels of the edge midpoints N, E, S, W
+_CORNERS = (((0, 0), 0, 7), ((0, 2), 1, 2), ((2, 2), 3, 4), ((2, 0), 5, 6))  # + half-edges
+
+
+@cache
+def subtile_table(ts: TileSet) -> np.ndarray:
+    """int8[T, 4, 3, 3, 2]: for each tile, rotation and pixel of its 3x3 picture, the
+    terrain kind (K_CITY, K_ROAD, K_FIELD, K_MONASTERY) and the segment (-1 = a road
+    junction, which belongs to no segment). Derived from the tile tables only:
+    edge midpoints show their edge's segment (or the field of its first half-edge),
+    corners the city joining both edges or the field of a corner half-edge, the centre
+    the monastery, a city or road crossing the tile, a junction of >= 3 roads, or the
+    tile's main field."""
+    T = len(ts.names)
+    out = np.zeros((T, 4, 3, 3, 2), np.int8)
+    for t in range(T):
+        for r in range(4):
+            _tile_pixels(ts.tables, t, r, out[t, r])
+    return out
+
+
+def _tile_pixels(tb, t: int, r: int, out: np.ndarray) -> None:
+    n = int(tb.n_seg[t])
+    kinds = [int(k) for k in tb.seg_kind[t, :n]]
+    fields = [s for s in range(n) if kinds[s] == C.K_FIELD]
+    # The main field: the inner one, else the one touching most half-edges.
+    main = max(fields, key=lambda s: (int(tb.seg_halves[t, r, s]) == 0,
+                                      bin(int(tb.seg_halves[t, r, s])).count("1")), default=-1)
+
+    def put(pos, seg, kind=None):
+        out[pos] = (kinds[seg] if kind is None else kind, seg)
+
+    for e, pos in enumerate(_MIDS):
+        seg = int(tb.edge_seg[t, r, e])
+        put(pos, seg if seg >= 0 else int(tb.half_seg[t, r, 2 * e]))
+    for pos, h1, h2 in _CORNERS:
+        s1, s2 = int(tb.edge_seg[t, r, h1 // 2]), int(tb.edge_seg[t, r, h2 // 2])
+        if s1 >= 0 and s1 == s2 and kinds[s1] == C.K_CITY:
+            put(pos, s1)
+        elif tb.half_seg[t, r, h1] >= 0:
+            put(pos, int(tb.half_seg[t, r, h1]))
+        elif tb.half_seg[t, r, h2] >= 0:
+            put(pos, int(tb.half_seg[t, r, h2]))
+        else:
+            put(pos, main if main >= 0 else s1)
+    crossing = [s for s in range(n) if kinds[s] in (C.K_CITY, C.K_ROAD)
+                and bin(int(tb.seg_edges[t, r, s])).count("1") >= 2]
+    roads = [s for s in range(n) if kinds[s] == C.K_ROAD]
+    if tb.mon_seg[t] >= 0:
+        put((1, 1), int(tb.mon_seg[t]))
+    elif crossing:
+        put((1, 1), min(crossing, key=lambda s: kinds[s]))  # cities first
+    elif len(roads) >= 3:
+        put((1, 1), -1, C.K_ROAD)
+    else:
+        put((1, 1), main)
+
+
+class Encoder:
+    """Observation and action layouts for games under fixed `rules`.
+
+    Args:
+        rules: the rule options of every game this encoder sees.
+        board_size: window size B in cells (default 32; any B >= 3).
+        action_mode: "turn" (one action per turn) or "two_step" (placement, then follower).
+        on_overflow: what happens when legal moves fall outside the window: "warn" (a
+            `WindowOverflowWarning` once per encoder; those moves are masked out and
+            counted in `last_outside`) or "raise" (`WindowOverflowError`). If no legal
+            move at all is inside the window, `WindowOverflowError` is raised either way.
+    """
+
+    def __init__(self, rules: Rules | None = None, board_size: int = 32,
+                 action_mode: str = "turn", on_overflow: str = "warn",
+                 tileset: TileSet | None = None) -> None:
+        if not isinstance(board_size, (int, np.integer)) or isinstance(board_size, bool) \
+                or board_size < 3:
+            raise ValueError(f"board_size must be an integer >= 3, got {board_size!r}")
+        if action_mode not in ACTION_MODES:
+            raise ValueError(f"action_mode must be one of {ACTION_MODES}, got {action_mode!r}")
+        if on_overflow not in OVERFLOW_POLICIES:
+            raise ValueError(f"on_overflow must be one of {OVERFLOW_POLICIES}, "
+                             f"got {on_overflow!r}")
+        self.rules = rules if rules is not None else Rules()
+        self.tileset = tileset or base_tileset()
+        self.board_size = B = int(board_size)
+        self.action_mode = action_mode
+        self.on_overflow = on_overflow
+        self.hand_size = self.rules.hand_size
+        self.slots = self.tileset.max_segments + 1
+        self.n_types = len(self.tileset.names)
+        self.n_placements = self.hand_size * B * B * 4
+        self.n_actions = self.n_placements * (self.slots if action_mode == "turn" else 1)
+        self.board_shape = (3 * B, 3 * B, N_FIXED_PLANES + self.rules.seats)
+        self.n_features = len(self.feature_names)
+        self.subtiles = subtile_table(self.tileset)
+        self.last_outside = 0
+        self._warned = False
+        self._rows = np.empty((0, 5), np.int64)
+        self._pend = np.full(5, -1, np.int64)
+        self._no_mask = np.empty(0, np.int8)
+        self._dirty = np.zeros(6, np.int64)
+
+    # ------------------------------------------------------------------ layouts
+    @property
+    def plane_names(self) -> list[str]:
+        """Names of the board planes, in channel order."""
+        seats = self.rules.seats
+        owners = ([f"follower_colour_{c}" for c in range(seats)] if self.rules.variant == "solo"
+                  else ["follower_me"] + [f"follower_opponent_{k}" for k in range(1, seats)])
+        return ["city", "road", "field", "monastery", "pennant", "open_cell",
+                "completed_feature", "last_tile", *owners]
+
+    @property
+    def feature_names(self) -> list[str]:
+        """Names of the feature vector's entries, in order (see docs/observations.md)."""
+        names = self.tileset.names
+        hand = [f"hand{h}_{t}" if self.hand_size > 1 else f"tile_{t}"
+                for h in range(self.hand_size) for t in names]
+        seats = range(self.rules.seats)
+        return [*hand, *(f"unseen_{t}" for t in names), "unseen_fraction",
+                *(f"score_{q}" for q in seats), *(f"supply_{q}" for q in seats),
+                *(f"to_move_{q}" for q in seats), "follower_phase",
+                *(f"players_{p}" for p in range(1, C.MAX_SEATS + 1)),
+                "small_city", "farms_per_city", "farm_city_points", "strategic_hand", "solo"]
+
+    def observation_space(self) -> spaces.Dict:
+        """Dict(board: Box int8 [3B, 3B, C] in {0, 1}, features: Box float32)."""
+        return spaces.Dict({
+            "board": spaces.Box(0, 1, self.board_shape, np.int8),
+            "features": spaces.Box(0.0, np.float32(C.MAX_SEATS * 1000), (self.n_features,),
+                                   np.float32),
+        })
+
+    def action_space(self) -> spaces.Discrete:
+        return spaces.Discrete(self.n_actions)
+
+    # ------------------------------------------------------------------ encoding
+    def window_origin(self, game: Game) -> tuple[int, int]:
+        """(x, y) of the window's top-left cell in game coordinates."""
+        x0, y0 = window_origin(game._st, self.board_size)
+        o = game._st.ptype.shape[0]
+        return int(x0) - o, int(y0) - o
+
+    def _check(self, game: Game) -> None:
+        if game.rules != self.rules or game._ts is not self.tileset:
+            raise ValueError("this encoder was built for other rules or another tile set")
+
+    def encode(self, game: Game, observer: int, pending: tuple | None = None,
+               with_mask: bool = True, out: dict | None = None) -> dict[str, np.ndarray]:
+        """The observation of `game` seen by seat `observer` (solo: 0): "board" planes,
+        "features" and, with `with_mask`, the "action_mask" of the seat to move (all zero
+        once the game is over). `pending` = (hand, x, y, rotation) of a two_step
+        placement awaiting its follower step: it is drawn as the last tile and the mask
+        covers the follower slots (first SLOTS entries). Applies the overflow policy;
+        `last_outside` counts the legal moves the window could not show. `out` reuses
+        arrays of an earlier call."""
+        self._check(game)
+        if not 0 <= observer < self.rules.seats:
+            raise ValueError(f"observer must be a seat in [0, {self.rules.seats}), "
+                             f"got {observer!r}")
+        dirty = self._dirty
+        if out is None:
+            out = {"board": np.zeros(self.board_shape, np.int8),
+                   "features": np.zeros(self.n_features, np.float32)}
+            if with_mask:
+                out["action_mask"] = np.zeros(self.n_actions, np.int8)
+            dirty[:] = 0
+        else:  # unknown contents: clear everything
+            dirty[:] = (0, self.board_shape[0], 0, self.board_shape[1], 0, self.n_actions)
+        st = game._st
+        pend = self._pend
+        if pending is None:
+            pend[:] = -1
+        else:
+            pend[:4] = pending
+            pend[4] = _hand_tile(game, pending[0])
+        mode = (MODE_TURN if self.action_mode == "turn"
+                else MODE_PLACE if pending is None else MODE_FOLLOWER)
+        need = self.hand_size * 4 * st.frontier.shape[0] * self.slots
+        if self._rows.shape[0] < need:  # room for every legal move of this game's size
+            self._rows = np.empty((need, 5), np.int64)
+        n, outside = encode(st, self.tileset.tables, self.subtiles, self.n_types, self.slots,
+                            observer, mode, pend, self._rows, out["board"], out["features"],
+                            out["action_mask"] if with_mask else self._no_mask, dirty)
+        self.last_outside = int(outside)
+        if outside:
+            self._overflow(game, n, outside)
+        return out
+
+    def action_mask(self, game: Game, pending: tuple | None = None) -> np.ndarray:
+        """Just the action mask (see `encode`)."""
+        return self.encode(game, int(game._st.sc[C.SC_SEAT]), pending)["action_mask"]
+
+    def _overflow(self, game: Game, n: int, outside: int) -> None:
+        what = (f"{outside} of {n} legal moves lie outside the {self.board_size}-cell "
+                f"window (bounding box {game._bounding_box()})")
+        if outside == n or self.on_overflow == "raise":
+            raise WindowOverflowError(f"{what}; use a larger board_size")
+        if not self._warned:
+            self._warned = True
+            warnings.warn(f"{what}; they are masked out (warned once per encoder)",
+                          WindowOverflowWarning, stacklevel=3)
+
+    # ------------------------------------------------------------------ actions
+    def split(self, action: int) -> tuple[int, int, int, int, int]:
+        """(hand, row, col, rotation, slot) of a turn-mode action, or of a two_step
+        placement action (slot -1)."""
+        if not 0 <= action < self.n_actions:
+            raise ValueError(f"action must be in [0, {self.n_actions}), got {action!r}")
+        B = self.board_size
+        slot = -1
+        rest = int(action)
+        if self.action_mode == "turn":
+            rest, slot = divmod(rest, self.slots)
+            slot -= 1
+        rest, r = divmod(rest, 4)
+        rest, col = divmod(rest, B)
+        h, row = divmod(rest, B)
+        return h, row, col, r, slot
+
+    def placement(self, game: Game, action: int) -> tuple[int, int, int, int]:
+        """(hand, x, y, rotation) in game coordinates of a placement action."""
+        h, row, col, r, _ = self.split(action)
+        x0, y0 = self.window_origin(game)
+        return h, x0 + col, y0 + row, r
+
+    def action_to_move(self, game: Game, action: int, pending: tuple | None = None) -> Move:
+        """The `Move` of a turn-mode action (or of a two_step follower action given the
+        `pending` placement) in the current state; not checked for legality."""
+        if self.action_mode == "two_step":
+            if pending is None:
+                raise ValueError("two_step mode: a whole move needs the pending placement "
+                                 "(pass pending=(hand, x, y, rotation))")
+            if not 0 <= action < self.slots:
+                raise ValueError(f"follower action must be in [0, {self.slots}), got {action}")
+            (h, x, y, r), slot = pending, int(action) - 1
+        else:
+            h, x, y, r = self.placement(game, action)
+            slot = self.split(action)[4]
+        tile = _hand_tile(game, h)
+        follower = None
+        if slot >= 0 and tile >= 0:
+            names = self.tileset.slot_names[tile][r]
+            follower = names[slot] if slot < len(names) else f"segment:{slot}"
+        name = self.tileset.names[tile] if self.hand_size > 1 and tile >= 0 else None
+        return Move(x, y, r, follower, name)
+
+    def move_to_action(self, game: Game, move: Move) -> int | tuple[int, int]:
+        """Action index of a legal move (two_step: the pair (placement, follower));
+        ValueError if the move is illegal or lies outside the window."""
+        self._check(game)
+        game.legal_moves()  # fills the game's cache: move -> core row
+        row = game._legal.get(move)
+        if row is None:
+            raise ValueError(f"{move} is not a legal move (use its canonical follower name)")
+        h, x, y, r, slot = row
+        x0, y0 = self.window_origin(game)
+        B = self.board_size
+        col, wrow = x - x0, y - y0
+        if not (0 <= col < B and 0 <= wrow < B):
+            raise ValueError(f"{move} lies outside the {B}-cell window")
+        cell = ((h * B + wrow) * B + col) * 4 + r
+        if self.action_mode == "turn":
+            return cell * self.slots + slot + 1
+        return cell, slot + 1
+
+
+def _hand_tile(game: Game, h: int) -> int:
+    st = game._st
+    if game.rules.hand_size > 1:
+        return int(st.hands[st.sc[C.SC_SEAT], h])
+    return int(st.sc[C.SC_TILE])

@@ -1,0 +1,155 @@
+"""PettingZoo AEC environment for 2-6 players, in the shape of PettingZoo's classic envs:
+`env()` = wrappers around `raw_env`. Import it as `carcassonne_env.carcassonne_v0`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..rules import Rules
+from .driver import REWARDS, TurnDriver, seat_rewards
+from .rendering import RENDER_MODES, render_game
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC env with PettingZoo's standard wrappers (order enforcing). Illegal actions
+    are handled inside `raw_env` (penalty, termination, reason in infos)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+def rules_from(rules: Rules | None, options: dict[str, Any]) -> Rules:
+    """`rules`, or a `Rules` built from keyword options (players=..., small_city=...)."""
+    if rules is not None:
+        if options:
+            raise ValueError(f"give either rules= or rule options, not both: {options}")
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules instance, got {type(rules).__name__}")
+        return rules
+    return Rules(**options)
+
+
+class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
+    """Carcassonne for 2-6 players.
+
+    Args:
+        rules: a `Rules`; or give its options as keywords (``players=3, small_city=True``).
+        reward: "score" (points gained this step, final scoring included), "margin" (own
+            gain minus the opponents' mean gain) or "win" (+1 / 0 / -1 at the end: sole
+            top score / shared top score / otherwise).
+        board_size, action_mode, on_overflow: see `carcassonne_env.encoding.Encoder`.
+        illegal_reward: reward of an agent whose action is not legal; the game then ends
+            for everyone (like PettingZoo's TerminateIllegalWrapper) and
+            ``infos[agent]["illegal_move"]`` says why.
+        render_mode: "ansi", "rgb_array" or "human".
+
+    Observation of each agent: ``{"observation": {"board": int8[3B, 3B, C], "features":
+    float32[F]}, "action_mask": int8[n_actions]}``; the mask is all zero when it is not
+    that agent's turn.
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES), "name": "carcassonne_v0",
+                "is_parallelizable": True, "render_fps": 2}
+
+    def __init__(self, rules: Rules | None = None, *, reward: str = "score",
+                 board_size: int = 32, action_mode: str = "turn", on_overflow: str = "warn",
+                 illegal_reward: float = -1.0, render_mode: str | None = None,
+                 **rule_options: Any) -> None:
+        super().__init__()
+        rules = rules_from(rules, rule_options)
+        if rules.variant == "solo" or not 2 <= rules.players <= 6:
+            raise ValueError("the AEC env is for 2-6 players; the solo variant is the "
+                             "Gymnasium env 'Carcassonne/Solo-v0'")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {RENDER_MODES}, got {render_mode!r}")
+        self.rules = rules
+        self.reward_mode = reward
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.driver = TurnDriver(rules, board_size, action_mode, on_overflow)
+        self.possible_agents = [f"player_{p}" for p in range(rules.players)]
+        self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
+        enc = self.driver.encoder
+        obs_space = spaces.Dict({
+            "observation": enc.observation_space(),
+            "action_mask": spaces.Box(0, 1, (enc.n_actions,), np.int8),
+        })
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, enc.action_space())
+        self._np_random, _ = seeding.np_random(None)
+        self.agents: list[str] = []
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    @property
+    def game(self):
+        """The `Game` being played (read it, don't play moves on it)."""
+        return self.driver.game
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        obs = self.driver.observe(self.agent_name_mapping[agent])
+        return {"observation": {"board": obs["board"], "features": obs["features"]},
+                "action_mask": obs["action_mask"]}
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._np_random, _ = seeding.np_random(seed)
+        self.driver.new_game(int(self._np_random.integers(2**63)))
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.driver.seat]
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        gains, reason = self.driver.step(action)
+        if reason is not None:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.rewards[agent] = self.illegal_reward
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.infos[agent] = {"illegal_move": reason}
+        else:
+            values = seat_rewards(self.reward_mode, gains, self.driver.game)
+            self.rewards = {a: float(values[p]) for p, a in enumerate(self.possible_agents)}
+            if self.driver.game.done:
+                self.terminations = dict.fromkeys(self.agents, True)
+                for a in self.agents:
+                    self.infos[a] = {"scores": self.driver.game.scores}
+            else:
+                self.agent_selection = self.possible_agents[self.driver.seat]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        return render_game(self.driver.game, self.render_mode)
+
+    def close(self) -> None:
+        pass
+
+
+def parallel_env(**kwargs: Any):
+    """The same game as a PettingZoo ParallelEnv (only the agent to move acts each
+    step), via `pettingzoo.utils.conversions.turn_based_aec_to_parallel`."""
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    return turn_based_aec_to_parallel(env(**kwargs))

@@ -1,0 +1,115 @@
+"""`TurnDriver`: the part every env shares. It owns one `Game` and an `Encoder`, turns
+flat actions into moves (the two_step mode's pending placement included), caches the
+observation of the current decision and reports score gains. No rule logic: legality
+comes from the action mask, which comes from the core's legal moves."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..encoding import Encoder
+from ..game import Game, IllegalMoveError
+from ..rules import Rules
+
+REWARDS = ("score", "margin", "win")
+
+
+def seat_rewards(mode: str, gains: np.ndarray, game: Game) -> np.ndarray:
+    """Reward of every seat for a step in which the scores rose by `gains`: "score" the
+    gain, "margin" the gain minus the other seats' mean gain, "win" +1 / 0 / -1 once the
+    game is over (sole top score / shared top score / otherwise), 0 before."""
+    gains = gains.astype(np.float64)
+    if mode == "score":
+        return gains
+    if mode == "margin":
+        return gains - (gains.sum() - gains) / (len(gains) - 1)
+    if not game.done:
+        return np.zeros(len(gains))
+    scores = np.array(game.scores)
+    top = scores == scores.max()
+    return np.where(top, 1.0 if top.sum() == 1 else 0.0, -1.0)
+
+
+class TurnDriver:
+    """One game seen through an `Encoder` (see `Encoder` for the arguments)."""
+
+    def __init__(self, rules: Rules, board_size: int = 32, action_mode: str = "turn",
+                 on_overflow: str = "warn") -> None:
+        self.rules = rules
+        self.encoder = Encoder(rules, board_size, action_mode, on_overflow)
+        self.game: Game | None = None
+        self.pending: tuple[int, int, int, int] | None = None
+        self._cache: dict[int, dict[str, np.ndarray]] = {}
+
+    def new_game(self, seed: int | None) -> Game:
+        self.game = Game(self.rules, seed=seed)
+        self.pending = None
+        self._cache = {}
+        return self.game
+
+    @property
+    def seat(self) -> int | None:
+        """Seat (solo: colour) to act, None when the game is over."""
+        return self.game.current_player
+
+    def observe(self, observer: int) -> dict[str, np.ndarray]:
+        """Observation of `observer` at the current decision: board, features and the
+        action mask (all zero unless `observer` is to act). Cached until the next step;
+        the arrays are fresh for every decision, so callers may keep them."""
+        obs = self._cache.get(observer)
+        if obs is None:
+            acting = observer == self.seat
+            obs = self.encoder.encode(self.game, observer, self.pending, with_mask=acting)
+            if not acting:
+                obs["action_mask"] = np.zeros(self.encoder.n_actions, np.int8)
+            self._cache[observer] = obs
+        return obs
+
+    def action_mask(self) -> np.ndarray:
+        """Mask of the seat to act (all zero once the game is over)."""
+        seat = self.seat
+        if seat is None:
+            return np.zeros(self.encoder.n_actions, np.int8)
+        return self.observe(seat)["action_mask"]
+
+    def step(self, action) -> tuple[np.ndarray, str | None]:
+        """Apply `action` for the seat to act. Returns (score gain per seat, None), or
+        (zeros, reason) for an illegal action, which changes nothing."""
+        before = self.game._st.scores.copy()
+        reason = self._illegal_reason(action)
+        if reason is not None:
+            return np.zeros_like(before), reason
+        enc, action = self.encoder, int(action)
+        if enc.action_mode == "turn":
+            h, x, y, r = enc.placement(self.game, action)
+            self.game._apply(h, x, y, r, enc.split(action)[4])
+        elif self.pending is None:
+            self.pending = enc.placement(self.game, action)
+        else:
+            pending, self.pending = self.pending, None
+            self.game._apply(*pending, action - 1)
+        self._cache = {}
+        return self.game._st.scores - before, None
+
+    def _illegal_reason(self, action) -> str | None:
+        if self.game.done:
+            return "the game is over"
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            return f"action must be an integer, got {action!r}"
+        n = self.encoder.n_actions
+        if not 0 <= action < n:
+            return f"action {action} is outside [0, {n})"
+        if self.action_mask()[action]:
+            return None
+        enc = self.encoder
+        if enc.action_mode == "two_step" and self.pending is not None:
+            return (f"follower action {action} is not available for the pending placement "
+                    f"{self.pending} (slots {np.flatnonzero(self.action_mask()).tolist()})")
+        if enc.action_mode == "two_step":
+            h, x, y, r = enc.placement(self.game, int(action))
+            return f"placement of hand tile {h} at ({x}, {y}) turned {r} is not legal"
+        try:
+            self.game._resolve(enc.action_to_move(self.game, int(action)))
+        except IllegalMoveError as err:
+            return f"action {action}: {err}"
+        return f"action {action} is not in the action mask"

@@ -1,0 +1,197 @@
+"""Gymnasium single-agent envs: `Carcassonne/Solo-v0` (the solo variant, one agent
+playing every colour) and `Carcassonne/VsBots-v0` (one learning seat against built-in
+bots). Both give ``action_masks()`` for sb3-contrib's MaskablePPO."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from ..rules import Rules
+from .aec import rules_from
+from .driver import REWARDS, TurnDriver, seat_rewards
+from .rendering import RENDER_MODES, render_game
+
+
+class _SingleAgentEnv(gym.Env):
+    """Shared part: spaces, seeding, masks, illegal actions, rendering."""
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
+
+    def __init__(self, rules: Rules, board_size: int, action_mode: str, on_overflow: str,
+                 illegal_reward: float, render_mode: str | None) -> None:
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {RENDER_MODES}, got {render_mode!r}")
+        self.rules = rules
+        self.render_mode = render_mode
+        self.illegal_reward = float(illegal_reward)
+        self.driver = TurnDriver(rules, board_size, action_mode, on_overflow)
+        self.observation_space = self.driver.encoder.observation_space()
+        self.action_space = self.driver.encoder.action_space()
+
+    @property
+    def game(self):
+        """The `Game` being played (read it, don't play moves on it)."""
+        return self.driver.game
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the legal actions (sb3-contrib's MaskablePPO calls this)."""
+        return self.driver.action_mask().astype(bool)
+
+    def _observer(self) -> int:
+        raise NotImplementedError
+
+    def _obs_info(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        obs = self.driver.observe(self._observer())
+        game = self.driver.game
+        info = {"scores": game.scores, "end_reason": game.end_reason,
+                "action_mask": self.driver.action_mask(),
+                "moves_outside_window": self.driver.encoder.last_outside}
+        return {"board": obs["board"], "features": obs["features"]}, info
+
+    def _new_game(self, seed: int | None) -> None:
+        super().reset(seed=seed)
+        self.driver.new_game(int(self.np_random.integers(2**63)))
+
+    def _illegal(self, reason: str):
+        obs, info = self._obs_info()
+        obs = {k: v.copy() for k, v in obs.items()}  # same decision: never hand out twice
+        info["action_mask"] = info["action_mask"].copy()
+        info["illegal_move"] = reason
+        return obs, self.illegal_reward, True, False, info
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        return render_game(self.driver.game, self.render_mode)
+
+
+class SoloEnv(_SingleAgentEnv):
+    """The 2020 solo variant: one agent places every colour's tiles and followers.
+
+    Reward: the increase of the lowest colour's score, so an episode's return is the
+    result minus the starting 1. `info` carries "scores", "end_reason" ("A" / "B" /
+    "tiles" once over) and "action_mask".
+
+    Args:
+        colours: 3 or 4 solo colours.
+        board_size, action_mode, on_overflow: see `carcassonne_env.encoding.Encoder`.
+        illegal_reward: reward for an illegal action, which ends the episode
+            (``info["illegal_move"]`` says why).
+        render_mode: "ansi", "rgb_array" or "human".
+    """
+
+    def __init__(self, colours: int = 3, board_size: int = 32, action_mode: str = "turn",
+                 on_overflow: str = "warn", illegal_reward: float = -1.0,
+                 render_mode: str | None = None) -> None:
+        super().__init__(Rules(variant="solo", solo_colours=colours), board_size,
+                         action_mode, on_overflow, illegal_reward, render_mode)
+
+    def _observer(self) -> int:
+        return 0  # colours are absolute in solo
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self._new_game(seed)
+        return self._obs_info()
+
+    def step(self, action):
+        low = min(self.driver.game.scores)
+        _, reason = self.driver.step(action)
+        if reason is not None:
+            return self._illegal(reason)
+        obs, info = self._obs_info()
+        reward = float(min(self.driver.game.scores) - low)
+        if self.render_mode == "human":
+            self.render()
+        return obs, reward, self.driver.game.done, False, info
+
+
+class VsBotsEnv(_SingleAgentEnv):
+    """One learning seat against built-in bots (`agents.make_agent` names).
+
+    Args:
+        opponents: bot names, one per other seat (or a single name for all of them);
+            ``players`` defaults to ``len(opponents) + 1``.
+        seat: the learning seat, or None to draw it per episode.
+        reward: "score" (points the learning seat gained since its last action,
+            opponents' turns and final scoring included), "margin" (that minus the
+            opponents' mean gain) or "win" (+1 / 0 / -1 at the end).
+        rules: a `Rules`, or its options as keywords.
+        board_size, action_mode, on_overflow, illegal_reward, render_mode: as `SoloEnv`.
+    """
+
+    def __init__(self, opponents: Sequence[str] | str = ("greedy",), seat: int | None = None,
+                 reward: str = "score", rules: Rules | None = None, board_size: int = 32,
+                 action_mode: str = "turn", on_overflow: str = "warn",
+                 illegal_reward: float = -1.0, render_mode: str | None = None,
+                 **rule_options: Any) -> None:
+        from agents import registry  # bots live outside the rules package
+
+        names = [opponents] if isinstance(opponents, str) else list(opponents)
+        if not names:
+            raise ValueError("opponents must name at least one bot")
+        if rules is None:
+            rule_options.setdefault("players", len(names) + 1)
+        rules = rules_from(rules, rule_options)
+        if rules.variant == "solo":
+            raise ValueError("VsBots is for 2-6 players; use 'Carcassonne/Solo-v0' for solo")
+        if len(names) == 1:
+            names *= rules.players - 1
+        if len(names) != rules.players - 1:
+            raise ValueError(f"{rules.players} players need {rules.players - 1} opponents, "
+                             f"got {len(names)}: {names}")
+        unknown = [n for n in names if n not in registry()]
+        if unknown:
+            raise ValueError(f"unknown bots {unknown}; available: {sorted(registry())}")
+        if seat is not None and not 0 <= seat < rules.players:
+            raise ValueError(f"seat must be in [0, {rules.players}) or None, got {seat!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        super().__init__(rules, board_size, action_mode, on_overflow, illegal_reward,
+                         render_mode)
+        self.opponent_names = names
+        self.fixed_seat = seat
+        self.reward_mode = reward
+        self.seat = 0
+        self._bots: dict[int, Any] = {}
+
+    def _observer(self) -> int:
+        return self.seat
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        from agents import make_agent
+
+        self._new_game(seed)
+        rng = self.np_random
+        self.seat = (int(rng.integers(self.rules.players)) if self.fixed_seat is None
+                     else self.fixed_seat)
+        others = [p for p in range(self.rules.players) if p != self.seat]
+        self._bots = {p: make_agent(name, seed=int(rng.integers(2**63)))
+                      for p, name in zip(others, self.opponent_names, strict=True)}
+        self._play_bots()
+        return self._obs_info()
+
+    def _play_bots(self) -> np.ndarray:
+        """Let the bots move until the learning seat is to act; their score gains."""
+        game = self.driver.game
+        before = game._st.scores.copy()
+        while not game.done and game.current_player != self.seat:
+            game.play(self._bots[game.current_player].act(game))
+        self.driver._cache = {}
+        return game._st.scores - before
+
+    def step(self, action):
+        gains, reason = self.driver.step(action)
+        if reason is not None:
+            return self._illegal(reason)
+        gains = gains + self._play_bots()
+        game = self.driver.game
+        obs, info = self._obs_info()
+        reward = float(seat_rewards(self.reward_mode, gains, game)[self.seat])
+        info["seat"] = self.seat
+        if self.render_mode == "human":
+            self.render()
+        return obs, reward, game.done, False, info

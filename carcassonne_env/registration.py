@@ -1,0 +1,31 @@
+"""Registers the environments with Gymnasium and, where it has a registry (1.27+),
+PettingZoo. Entry points are strings, so nothing heavy is imported until an env is made."""
+
+from __future__ import annotations
+
+GYM_IDS = {
+    "Carcassonne/Solo-v0": "carcassonne_env.envs.single:SoloEnv",
+    "Carcassonne/VsBots-v0": "carcassonne_env.envs.single:VsBotsEnv",
+    "Carcassonne/Vector-v0": "carcassonne_env.envs.vector:SoloVectorEnv",
+}
+PETTINGZOO_ID = "Carcassonne/Carcassonne-v0"
+
+
+def register_envs() -> None:
+    import gymnasium
+
+    for env_id, entry_point in GYM_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, entry_point=entry_point, disable_env_checker=True)
+    try:
+        import pettingzoo
+    except ImportError:  # pragma: no cover - pettingzoo is a dependency
+        return
+    register = getattr(pettingzoo, "register", None)
+    if register is None:  # PettingZoo < 1.27 has no registry
+        return
+    for kind, registry in (("aec", "aec_registry"), ("parallel", "parallel_registry")):
+        if PETTINGZOO_ID not in getattr(pettingzoo, registry, {}):
+            entry = ("carcassonne_env.envs.aec:env" if kind == "aec"
+                     else "carcassonne_env.envs.aec:parallel_env")
+            register(kind, PETTINGZOO_ID, entry_point=entry)
