@@ -24,6 +24,10 @@ TARGETS = {
     "playout games/s": 10_000,
     "API decisions/s": 20_000,
     "warm start s": 3.0,
+    "AEC env steps/s": 20_000,
+    "Solo-v0 env steps/s": 20_000,
+    "vector env steps/s (N=64)": 100_000,
+    "vector env steps/s (N=256)": 100_000,
 }
 
 _FIRST_GAME = (
@@ -113,6 +117,67 @@ def bench_clone(repeats: int) -> dict[str, float]:
     }
 
 
+def _env_rate(reset, step, legal, steps: int) -> float:
+    """Env steps per second over `steps` steps with uniform random legal actions; only
+    the env calls are timed (`legal()` lists the legal actions, outside the clock)."""
+    rng = np.random.default_rng(0)
+    reset()
+    spent, n = 0.0, 0
+    while n < steps:
+        action = rng.choice(legal())
+        t0 = time.perf_counter()
+        over = step(action)
+        spent += time.perf_counter() - t0
+        n += 1
+        if over:
+            t0 = time.perf_counter()
+            reset()
+            spent += time.perf_counter() - t0
+    return n / spent
+
+
+def bench_envs(steps: int, repeats: int) -> dict[str, float]:
+    """Steps/s with observation and mask: the PettingZoo AEC env (step + last()), the
+    Gymnasium solo env (step), the vector env (one batched step of N games)."""
+    import gymnasium
+
+    from . import carcassonne_v0
+    from .envs.vector import SoloVectorEnv
+
+    aec = carcassonne_v0.env(players=2)
+
+    def aec_step(action):
+        aec.step(action)
+        _, _, term, trunc, _ = aec.last()
+        return term or trunc
+
+    solo = gymnasium.make("Carcassonne/Solo-v0").unwrapped
+    results = {
+        "AEC env steps/s": statistics.median(
+            _env_rate(lambda: (aec.reset(seed=0), aec.last()), aec_step,
+                      lambda: np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"]),
+                      steps) for _ in range(repeats)),
+        "Solo-v0 env steps/s": statistics.median(
+            _env_rate(lambda: solo.reset(seed=0), lambda a: solo.step(a)[2],
+                      lambda: np.flatnonzero(solo.action_masks()), steps)
+            for _ in range(repeats)),
+    }
+    for n in (64, 256):
+        venv = SoloVectorEnv(n)
+        venv.reset(seed=0)
+        rates = []
+        for _ in range(repeats):
+            spent, batches = 0.0, max(steps // n, 20)
+            for _ in range(batches):
+                actions = venv.action_masks().argmax(axis=1)  # first legal action of each
+                t0 = time.perf_counter()
+                venv.step(actions)
+                spent += time.perf_counter() - t0
+            rates.append(batches * n / spent)
+        results[f"vector env steps/s (N={n})"] = statistics.median(rates)
+    return results
+
+
 def bench_start(cold: bool) -> dict[str, float]:
     """Import + first full game through the API in a fresh interpreter: with an empty
     numba cache (cold: everything compiles) and again with the cache filled (warm)."""
@@ -132,7 +197,8 @@ def bench_start(cold: bool) -> dict[str, float]:
 
 
 def run_benchmarks(games: int = 20000, api_games: int = 30, repeats: int = 5,
-                   cold: bool = True, markdown: bool = False) -> dict[str, float]:
+                   cold: bool = True, markdown: bool = False, env_steps: int = 20000
+                   ) -> dict[str, float]:
     """Run every benchmark and print the results; returns them."""
     from tqdm import tqdm
 
@@ -141,6 +207,7 @@ def run_benchmarks(games: int = 20000, api_games: int = 30, repeats: int = 5,
         ("jitted playouts", lambda: bench_playouts(games, repeats)),
         ("Python API", lambda: bench_api(api_games, repeats)),
         ("clone", lambda: bench_clone(repeats)),
+        ("environments", lambda: bench_envs(env_steps, repeats)),
     ]
     results: dict[str, float] = {}
     for _name, step in tqdm(steps, desc="benchmarks", unit="step", file=sys.stderr):

@@ -1,4 +1,5 @@
-"""The `carcassonne` command line: `play` (bots play a seeded game), `bench` (speed)."""
+"""The `carcassonne` command line: `play` (bots play a seeded game), `bench` (speed),
+`render` (a game record as a PNG)."""
 
 from __future__ import annotations
 
@@ -80,6 +81,35 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_render(args: argparse.Namespace) -> int:
+    from .game import Game
+    from .render import save_png
+
+    if args.cell < 8 or (args.moves is not None and args.moves < 0):
+        print("carcassonne: error: --cell must be >= 8 and --moves >= 0", file=sys.stderr)
+        return 2
+    try:
+        with open(args.record, encoding="utf-8") as f:
+            record = json.load(f)
+        if not isinstance(record, dict):
+            raise ValueError("not a game record (expected a JSON object)")
+        if args.moves is not None:
+            record = dict(record, moves=list(record.get("moves", []))[: args.moves],
+                          scores=list(record.get("scores", []))[: args.moves])
+        game = Game.from_record(record)
+        save_png(game, args.output, cell=args.cell)
+    except OSError as err:
+        print(f"carcassonne: error: {err}", file=sys.stderr)
+        return 2
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        what = f"missing field {err}" if isinstance(err, KeyError) else str(err)
+        print(f"carcassonne: error: {args.record}: invalid game record: {what}",
+              file=sys.stderr)
+        return 2
+    print(f"board after {game.turn} moves written to {args.output}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="carcassonne", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -93,13 +123,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record", metavar="FILE", help="write the game record (JSON) here")
     p.set_defaults(func=cmd_play)
 
-    p = sub.add_parser("bench", help="speed of the rules core and the Python API")
+    p = sub.add_parser("bench", help="speed of the rules core, the Python API and the envs")
     p.add_argument("--games", type=int, default=20000, help="jitted random playouts")
     p.add_argument("--api-games", type=int, default=30, help="games through the Python API")
     p.add_argument("--repeats", type=int, default=5, help="repeats (medians reported)")
     p.add_argument("--no-cold", action="store_true", help="skip the cold-start measurement")
     p.add_argument("--markdown", action="store_true", help="print a markdown table")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("render", help="draw the board of a game record as a PNG")
+    p.add_argument("record", help="game record (JSON) from `play --record` or Game.to_record()")
+    p.add_argument("-o", "--output", default="board.png", help="PNG to write (board.png)")
+    p.add_argument("--cell", type=int, default=48, help="pixels per tile (default 48)")
+    p.add_argument("--moves", type=int, metavar="K", default=None,
+                   help="draw the board after the first K moves only")
+    p.set_defaults(func=cmd_render)
     return parser
 
 

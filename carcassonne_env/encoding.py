@@ -35,7 +35,6 @@ from .core.encode import (
     MODE_TURN,
     N_FIXED_PLANES,
     encode,
-    window_origin,
 )
 from .game import Game, Move
 from .rules import Rules
@@ -191,10 +190,11 @@ class Encoder:
 
     # ------------------------------------------------------------------ encoding
     def window_origin(self, game: Game) -> tuple[int, int]:
-        """(x, y) of the window's top-left cell in game coordinates."""
-        x0, y0 = window_origin(game._st, self.board_size)
-        o = game._st.ptype.shape[0]
-        return int(x0) - o, int(y0) - o
+        """(x, y) of the window's top-left cell in game coordinates (the formula of
+        `core.encode.window_origin`, in Python: a jitted call would cost more)."""
+        x_min, y_min, x_max, y_max = game._bounding_box()
+        half = (self.board_size - 1) // 2
+        return (x_min + x_max) // 2 - half, (y_min + y_max) // 2 - half
 
     def _check(self, game: Game) -> None:
         if game.rules != self.rules or game._ts is not self.tileset:

@@ -6,8 +6,10 @@ from __future__ import annotations
 GYM_IDS = {
     "Carcassonne/Solo-v0": "carcassonne_env.envs.single:SoloEnv",
     "Carcassonne/VsBots-v0": "carcassonne_env.envs.single:VsBotsEnv",
-    "Carcassonne/Vector-v0": "carcassonne_env.envs.vector:SoloVectorEnv",
 }
+# gymnasium.make_vec("Carcassonne/Solo-v0", num_envs=N, vectorization_mode=
+# "vector_entry_point") builds the jitted vector env.
+VECTOR_ENTRY_POINTS = {"Carcassonne/Solo-v0": "carcassonne_env.envs.vector:SoloVectorEnv"}
 PETTINGZOO_ID = "Carcassonne/Carcassonne-v0"
 
 
@@ -16,7 +18,8 @@ def register_envs() -> None:
 
     for env_id, entry_point in GYM_IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=entry_point, disable_env_checker=True)
+            gymnasium.register(id=env_id, entry_point=entry_point, disable_env_checker=True,
+                               vector_entry_point=VECTOR_ENTRY_POINTS.get(env_id))
     try:
         import pettingzoo
     except ImportError:  # pragma: no cover - pettingzoo is a dependency

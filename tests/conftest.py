@@ -1,6 +1,7 @@
 """Test setup. numba invalidates a cached function only when its own file changes, not
 when a function it inlines from another module does; so the tests use a numba cache
-directory keyed by a hash of the whole core, set before numba is imported."""
+directory keyed by a hash of the whole core (every jitted function lives in
+carcassonne_env/core), set before numba is imported."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ _PACKAGE = Path(__file__).resolve().parents[1] / "carcassonne_env"
 
 def _core_hash() -> str:
     digest = hashlib.sha256()
-    for path in sorted(_PACKAGE.rglob("*.py")):
+    for path in sorted((_PACKAGE / "core").rglob("*.py")):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

@@ -162,7 +162,7 @@ def encode_features(st, n_types, observer, phase, feats):
     k += 3 * P
     feats[k] = phase
     k += 1
-    feats[k + P - 1] = 1.0  # seats one-hot (1-6)
+    feats[k + (0 if cfg[C.CFG_SOLO] else P - 1)] = 1.0  # players one-hot (1-6; solo = 1)
     k += C.MAX_SEATS
     feats[k] = cfg[C.CFG_SMALL_CITY]
     feats[k + 1] = cfg[C.CFG_FARM_MODE]

@@ -1,16 +1,16 @@
 """Batched solo games: one jitted call steps every game of a vector env and writes the
 observations and masks in place (`carcassonne_env.envs.vector`)."""
 
-import numpy as np
-from numba import get_thread_id, njit, prange
+from numba import njit, prange
 
 from . import config as C
 from .board import origin
 from .encode import MODE_TURN, encode, window_origin
+from .jit import hot
 from .turn import apply_move
 
 
-@njit(cache=True)
+@hot
 def _lowest(scores):
     low = scores[0]
     for p in range(1, scores.shape[0]):
@@ -19,48 +19,60 @@ def _lowest(scores):
 
 
 @njit(cache=True, parallel=True)
-def step_batch(states, tb, sub, n_types, SL, actions, rows, planes, feats, masks, dirty,
-               pend, rewards, dones, illegal, outside):
-    """Play actions[i] (turn mode) in game i, then encode its next observation. An action
-    outside the mask plays nothing and sets illegal[i]. rewards[i] = rise of the lowest
-    colour's score; dones[i] = game over (or illegal). `rows` holds one legal-move buffer
-    per thread."""
-    B = planes.shape[1] // 3
-    for k in prange(len(states)):
-        i = np.int64(k)  # prange counts in uint64; the typed list wants a signed index
-        st = states[i]
-        a = actions[i]
-        dones[i] = 0
-        rewards[i] = 0.0
-        illegal[i] = 0
-        if a < 0 or a >= masks.shape[1] or masks[i, a] == 0:
-            illegal[i] = 1
-            dones[i] = 1
-            continue
-        rest = a // SL
-        slot = a % SL - 1
-        r = rest % 4
-        rest //= 4
-        col = rest % B
-        rest //= B
-        row = rest % B
-        h = rest // B
-        x0, y0 = window_origin(st, B)
-        o = origin(st)
-        low = _lowest(st.scores)
-        apply_move(st, tb, h, x0 + col - o, y0 + row - o, r, slot)
-        rewards[i] = _lowest(st.scores) - low
-        dones[i] = st.sc[C.SC_DONE]
-        _, outside[i] = encode(st, tb, sub, n_types, SL, 0, MODE_TURN, pend,
-                               rows[get_thread_id()], planes[i], feats[i], masks[i], dirty[i])
+def step_batch(states, tb, sub, n_types, SL, actions, masks_in, rows, planes, feats, masks,
+               dirty, pend, rewards, dones, illegal, outside):
+    """Play actions[i] (turn mode) in game i, then encode its next observation into
+    planes / feats / masks (another buffer set than the one holding `masks_in`, the masks
+    the actions were chosen from). An action outside its mask plays nothing and sets
+    illegal[i]. rewards[i] = rise of the lowest colour's score; dones[i] = game over (or
+    illegal). Games are split into one chunk per thread (`rows` holds a legal-move buffer
+    per thread)."""
+    n = len(states)
+    chunks = min(rows.shape[0], n)
+    for c in prange(chunks):
+        for k in range(c * n // chunks, (c + 1) * n // chunks):
+            _step_one(states[k], tb, sub, n_types, SL, actions[k], masks_in[k], rows[c],
+                      planes[k], feats[k], masks[k], dirty[k], pend, rewards, dones,
+                      illegal, outside, k)
+
+
+@hot
+def _step_one(st, tb, sub, n_types, SL, a, mask_in, rows, planes, feats, mask, dirty, pend,
+              rewards, dones, illegal, outside, i):
+    B = planes.shape[0] // 3
+    dones[i] = 0
+    rewards[i] = 0.0
+    illegal[i] = 0
+    if a < 0 or a >= mask_in.shape[0] or mask_in[a] == 0:
+        illegal[i] = 1
+        dones[i] = 1
+        return
+    rest = a // SL
+    slot = a % SL - 1
+    r = rest % 4
+    rest //= 4
+    col = rest % B
+    rest //= B
+    row = rest % B
+    h = rest // B
+    x0, y0 = window_origin(st, B)
+    o = origin(st)
+    low = _lowest(st.scores)
+    apply_move(st, tb, h, x0 + col - o, y0 + row - o, r, slot)
+    rewards[i] = _lowest(st.scores) - low
+    dones[i] = st.sc[C.SC_DONE]
+    _, outside[i] = encode(st, tb, sub, n_types, SL, 0, MODE_TURN, pend, rows, planes, feats,
+                           mask, dirty)
 
 
 @njit(cache=True, parallel=True)
 def encode_batch(states, tb, sub, n_types, SL, which, rows, planes, feats, masks, dirty,
                  pend, outside):
     """Encode the observations of the games listed in `which` (after resets)."""
-    for k in prange(which.shape[0]):
-        i = np.int64(which[k])
-        _, outside[i] = encode(states[i], tb, sub, n_types, SL, 0, MODE_TURN, pend,
-                               rows[get_thread_id()], planes[i], feats[i], masks[i],
-                               dirty[i])
+    n = which.shape[0]
+    chunks = min(rows.shape[0], n)
+    for c in prange(chunks):
+        for k in range(c * n // chunks, (c + 1) * n // chunks):
+            i = which[k]
+            _, outside[i] = encode(states[i], tb, sub, n_types, SL, 0, MODE_TURN, pend,
+                                   rows[c], planes[i], feats[i], masks[i], dirty[i])

@@ -36,6 +36,7 @@ class TurnDriver:
     def __init__(self, rules: Rules, board_size: int = 32, action_mode: str = "turn",
                  on_overflow: str = "warn") -> None:
         self.rules = rules
+        self._solo = rules.variant == "solo"
         self.encoder = Encoder(rules, board_size, action_mode, on_overflow)
         self.game: Game | None = None
         self.pending: tuple[int, int, int, int] | None = None
@@ -54,11 +55,13 @@ class TurnDriver:
 
     def observe(self, observer: int) -> dict[str, np.ndarray]:
         """Observation of `observer` at the current decision: board, features and the
-        action mask (all zero unless `observer` is to act). Cached until the next step;
+        action mask (all zero unless `observer` is to act; in solo observer 0 always
+        acts). Cached until the next step;
         the arrays are fresh for every decision, so callers may keep them."""
         obs = self._cache.get(observer)
         if obs is None:
-            acting = observer == self.seat
+            # In solo the one player (observer 0) acts for whichever colour is to move.
+            acting = self.seat is not None and (observer == self.seat or self._solo)
             obs = self.encoder.encode(self.game, observer, self.pending, with_mask=acting)
             if not acting:
                 obs["action_mask"] = np.zeros(self.encoder.n_actions, np.int8)
@@ -70,7 +73,7 @@ class TurnDriver:
         seat = self.seat
         if seat is None:
             return np.zeros(self.encoder.n_actions, np.int8)
-        return self.observe(seat)["action_mask"]
+        return self.observe(0 if self._solo else seat)["action_mask"]
 
     def step(self, action) -> tuple[np.ndarray, str | None]:
         """Apply `action` for the seat to act. Returns (score gain per seat, None), or

@@ -157,6 +157,7 @@ class VsBotsEnv(_SingleAgentEnv):
         self.reward_mode = reward
         self.seat = 0
         self._bots: dict[int, Any] = {}
+        self._gains_before_first_turn: np.ndarray | int = 0
 
     def _observer(self) -> int:
         return self.seat
@@ -171,8 +172,10 @@ class VsBotsEnv(_SingleAgentEnv):
         others = [p for p in range(self.rules.players) if p != self.seat]
         self._bots = {p: make_agent(name, seed=int(rng.integers(2**63)))
                       for p, name in zip(others, self.opponent_names, strict=True)}
-        self._play_bots()
-        return self._obs_info()
+        self._gains_before_first_turn = self._play_bots()  # counted in the first step
+        obs, info = self._obs_info()
+        info["seat"] = self.seat
+        return obs, info
 
     def _play_bots(self) -> np.ndarray:
         """Let the bots move until the learning seat is to act; their score gains."""
@@ -187,7 +190,8 @@ class VsBotsEnv(_SingleAgentEnv):
         gains, reason = self.driver.step(action)
         if reason is not None:
             return self._illegal(reason)
-        gains = gains + self._play_bots()
+        gains = gains + self._play_bots() + self._gains_before_first_turn
+        self._gains_before_first_turn = 0
         game = self.driver.game
         obs, info = self._obs_info()
         reward = float(seat_rewards(self.reward_mode, gains, game)[self.seat])

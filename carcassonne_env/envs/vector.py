@@ -19,7 +19,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numba import config as numba_config
-from numba import typed
+from numba import set_num_threads, typed
 
 from ..core.turn import reset as core_reset
 from ..core.vector import encode_batch, step_batch
@@ -39,9 +39,13 @@ class SoloVectorEnv(VectorEnv):
             checked after every batch).
         illegal_reward: reward for an action outside the mask; that game ends (its
             ``final_info["illegal_move"]`` is True) and restarts.
-        copy: return copies of the observation arrays; by default the same preallocated
-            arrays are returned every step and overwritten by the next one (SB3 copies
-            them into its rollout buffer anyway).
+        copy: return copies of the observation arrays. By default two preallocated sets
+            of arrays take turns: what a step returns stays valid until the step after
+            next overwrites it (enough for SB3, which stores an observation after the
+            following step); copy them to keep them longer.
+        num_threads: threads stepping the games (default: numba's, one per core). With
+            a learner busy on the same cores (e.g. PyTorch), 1 is often faster: a
+            parallel step waits for its slowest thread.
         render_mode: "ansi" or "rgb_array" (a tuple, one per game) or None.
     """
 
@@ -49,12 +53,17 @@ class SoloVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int = 8, colours: int = 3, board_size: int = 32,
                  on_overflow: str = "warn", illegal_reward: float = -1.0, copy: bool = False,
-                 render_mode: str | None = None) -> None:
+                 num_threads: int | None = None, render_mode: str | None = None) -> None:
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be 'ansi', 'rgb_array' or None, "
                              f"got {render_mode!r}")
+        if num_threads is None:
+            num_threads = numba_config.NUMBA_NUM_THREADS
+        if not isinstance(num_threads, int) or not 1 <= num_threads:
+            raise ValueError(f"num_threads must be a positive integer, got {num_threads!r}")
+        self.num_threads = min(num_threads, numba_config.NUMBA_NUM_THREADS)
         self.num_envs = int(num_envs)
         self.rules = Rules(variant="solo", solo_colours=colours)
         self.encoder = enc = Encoder(self.rules, board_size, "turn", on_overflow)
@@ -66,15 +75,15 @@ class SoloVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         N = self.num_envs
-        self._games = [Game(self.rules, seed=0) for _ in range(N)]
-        self._states = typed.List([g._st for g in self._games])
-        self._planes = np.zeros((N, *enc.board_shape), np.int8)
-        self._feats = np.zeros((N, enc.n_features), np.float32)
-        self._masks = np.zeros((N, enc.n_actions), np.int8)
-        self._dirty = np.zeros((N, 6), np.int64)
-        frontier = self._games[0]._st.frontier.shape[0]
-        self._rows = np.empty((numba_config.NUMBA_NUM_THREADS, 4 * frontier * enc.slots, 5),
-                              np.int64)
+        game = Game(self.rules, seed=0)
+        self._states = typed.List([game._st] + [Game(self.rules, seed=0)._st
+                                                for _ in range(N - 1)])
+        self._seeds: list[int | None] = [None] * N
+        # Two buffer sets: a step reads the masks of one and writes the other.
+        self._sets = [_Buffers(N, enc) for _ in range(2)]
+        self._cur = 0
+        self._rows = np.empty((self.num_threads, 4 * game._st.frontier.shape[0] * enc.slots,
+                               5), np.int64)
         self._pend = np.full(5, -1, np.int64)
         self._rewards = np.zeros(N, np.float64)
         self._dones = np.zeros(N, np.uint8)
@@ -100,22 +109,29 @@ class SoloVectorEnv(VectorEnv):
     def step(self, actions):
         actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
         enc = self.encoder
+        src, dst = self._sets[self._cur], self._sets[1 - self._cur]
+        self._cur = 1 - self._cur
+        set_num_threads(self.num_threads)
         step_batch(self._states, enc.tileset.tables, enc.subtiles, enc.n_types, enc.slots,
-                   actions, self._rows, self._planes, self._feats, self._masks, self._dirty,
-                   self._pend, self._rewards, self._dones, self._illegal, self._outside)
+                   actions, src.masks, self._rows, dst.planes, dst.feats, dst.masks,
+                   dst.dirty, self._pend, self._rewards, self._dones, self._illegal,
+                   self._outside)
         rewards = self._rewards.copy()
         terminated = self._dones.astype(bool)
         infos: dict[str, Any] = {}
         done = np.flatnonzero(terminated)
         if done.size:
-            rewards[self._illegal.astype(bool)] = self.illegal_reward
             for i in done:
-                game = self._games[i]
-                final_info = {"scores": game.scores, "end_reason": game.end_reason,
-                              "result": game.result}
+                game = self.game(i)
+                final_info = {"scores": game.scores, "end_reason": game.end_reason}
+                last = dst
                 if self._illegal[i]:
-                    final_info["illegal_move"] = True
-                final_obs = {"board": self._planes[i].copy(), "features": self._feats[i].copy()}
+                    rewards[i] = self.illegal_reward
+                    final_info["illegal_move"] = f"action {actions[i]} is not in the mask"
+                    last = src  # nothing was played: the last observation is the old one
+                else:
+                    final_info["result"] = game.result
+                final_obs = {"board": last.planes[i].copy(), "features": last.feats[i].copy()}
                 infos = self._add_info(infos, {"final_obs": final_obs,
                                                "final_info": final_info}, i)
                 self._deal(i)
@@ -126,16 +142,18 @@ class SoloVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """bool[num_envs, n_actions]: legal actions of every game."""
-        return self._masks.astype(bool)
+        return self._sets[self._cur].masks.astype(bool)
 
     def game(self, i: int) -> Game:
-        """Game i as a read-only `Game` view (shares the state; no move log)."""
-        return self._games[i]
+        """Game i as a `Game` view sharing its state (read it, don't play on it; no move
+        log). Take a new view after a step."""
+        return Game._over_state(self.rules, self.encoder.tileset, self._states[i],
+                                self._seeds[i])
 
     def render(self):
         if self.render_mode is None:
             return None
-        return tuple(render_game(g, self.render_mode) for g in self._games)
+        return tuple(render_game(self.game(i), self.render_mode) for i in range(self.num_envs))
 
     def close_extras(self, **kwargs: Any) -> None:
         pass
@@ -150,26 +168,39 @@ class SoloVectorEnv(VectorEnv):
     def _deal(self, i: int) -> None:
         """New game in slot i, drawn like `SoloEnv.reset` draws it."""
         seed = int(self._rngs[i].integers(2**63))
-        st = self._games[i]._st
+        st = self._states[i]
         deck = shuffled_deck(self.encoder.tileset, seed)
         st.deck[: len(deck)] = deck
         core_reset(st, self.encoder.tileset.tables, len(deck))
-        self._games[i] = Game._over_state(self.rules, self.encoder.tileset, st, seed)
+        self._seeds[i] = seed
 
     def _encode(self, which: np.ndarray) -> None:
-        enc = self.encoder
+        """Encode games `which` into the current buffer set."""
+        enc, out = self.encoder, self._sets[self._cur]
+        set_num_threads(self.num_threads)
         encode_batch(self._states, enc.tileset.tables, enc.subtiles, enc.n_types, enc.slots,
-                     np.asarray(which, np.int64), self._rows, self._planes, self._feats,
-                     self._masks, self._dirty, self._pend, self._outside)
+                     np.asarray(which, np.int64), self._rows, out.planes, out.feats,
+                     out.masks, out.dirty, self._pend, self._outside)
 
     def _check_overflow(self) -> None:
         if self._outside.any():
             i = int(np.argmax(self._outside))
-            game = self._games[i]
+            game = self.game(i)
             n = len(game._legal_rows())
             self.encoder._overflow(game, n, int(self._outside[i]))
 
     def _obs(self) -> dict[str, np.ndarray]:
+        out = self._sets[self._cur]
         if self.copy:
-            return {"board": self._planes.copy(), "features": self._feats.copy()}
-        return {"board": self._planes, "features": self._feats}
+            return {"board": out.planes.copy(), "features": out.feats.copy()}
+        return {"board": out.planes, "features": out.feats}
+
+
+class _Buffers:
+    """One set of preallocated observation arrays with their painted regions."""
+
+    def __init__(self, n: int, enc: Encoder) -> None:
+        self.planes = np.zeros((n, *enc.board_shape), np.int8)
+        self.feats = np.zeros((n, enc.n_features), np.float32)
+        self.masks = np.zeros((n, enc.n_actions), np.int8)
+        self.dirty = np.zeros((n, 6), np.int64)  # see core.encode.encode
