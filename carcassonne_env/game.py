@@ -5,6 +5,7 @@ in `carcassonne_env.core`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -27,7 +28,14 @@ MAX_TILES = 2000  # keeps segment and board indices inside the core's int16 arra
 def shuffled_deck(ts: TileSet, seed: int | None) -> np.ndarray:
     """The draw order of a seeded game: every tile but the start tile, shuffled with
     numpy's PCG64 seeded by `seed`."""
-    return np.random.default_rng(seed).permutation(ts.full_deck())
+    return np.random.default_rng(seed).permutation(_full_deck(ts))
+
+
+@cache
+def _full_deck(ts: TileSet) -> np.ndarray:
+    deck = np.array(ts.full_deck(), np.int8)
+    deck.flags.writeable = False
+    return deck
 
 
 class IllegalMoveError(ValueError):

@@ -7,7 +7,7 @@ from . import config as C
 from .board import origin
 from .encode import MODE_TURN, encode, window_origin
 from .jit import hot
-from .turn import apply_move
+from .turn import apply_move, reset
 
 
 @hot
@@ -66,13 +66,16 @@ def _step_one(st, tb, sub, n_types, SL, a, mask_in, rows, planes, feats, mask, d
 
 
 @njit(cache=True, parallel=True)
-def encode_batch(states, tb, sub, n_types, SL, which, rows, planes, feats, masks, dirty,
-                 pend, outside):
-    """Encode the observations of the games listed in `which` (after resets)."""
+def encode_batch(states, tb, sub, n_types, SL, which, deck_len, rows, planes, feats, masks,
+                 dirty, pend, outside):
+    """Encode the observations of the games listed in `which`; with deck_len > 0, first
+    start a new game in each from the deck already in its `deck` array."""
     n = which.shape[0]
     chunks = min(rows.shape[0], n)
     for c in prange(chunks):
         for k in range(c * n // chunks, (c + 1) * n // chunks):
             i = which[k]
+            if deck_len > 0:
+                reset(states[i], tb, deck_len)
             _, outside[i] = encode(states[i], tb, sub, n_types, SL, 0, MODE_TURN, pend,
                                    rows[c], planes[i], feats[i], masks[i], dirty[i])

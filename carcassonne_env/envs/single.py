@@ -39,7 +39,7 @@ class _SingleAgentEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the legal actions (sb3-contrib's MaskablePPO calls this)."""
-        return self.driver.action_mask().astype(bool)
+        return self.driver.action_mask().view(np.bool_)  # 0/1 int8 viewed as bool
 
     def _observer(self) -> int:
         raise NotImplementedError

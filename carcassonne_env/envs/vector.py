@@ -21,7 +21,7 @@ from gymnasium.vector.utils import batch_space
 from numba import config as numba_config
 from numba import set_num_threads, typed
 
-from ..core.turn import reset as core_reset
+from ..core import config as C
 from ..core.vector import encode_batch, step_batch
 from ..encoding import Encoder
 from ..game import Game, shuffled_deck
@@ -75,15 +75,17 @@ class SoloVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         N = self.num_envs
-        game = Game(self.rules, seed=0)
-        self._states = typed.List([game._st] + [Game(self.rules, seed=0)._st
-                                                for _ in range(N - 1)])
+        # The same states twice: a typed list for numba, a plain list for Python (reading
+        # a typed list from Python boxes a whole state tuple each time).
+        self._state_list = [Game(self.rules, seed=0)._st for _ in range(N)]
+        self._states = typed.List(self._state_list)
         self._seeds: list[int | None] = [None] * N
+        self._deck_len = len(self.encoder.tileset.full_deck())
         # Two buffer sets: a step reads the masks of one and writes the other.
         self._sets = [_Buffers(N, enc) for _ in range(2)]
         self._cur = 0
-        self._rows = np.empty((self.num_threads, 4 * game._st.frontier.shape[0] * enc.slots,
-                               5), np.int64)
+        frontier = self._state_list[0].frontier.shape[0]
+        self._rows = np.empty((self.num_threads, 4 * frontier * enc.slots, 5), np.int64)
         self._pend = np.full(5, -1, np.int64)
         self._rewards = np.zeros(N, np.float64)
         self._dones = np.zeros(N, np.uint8)
@@ -103,7 +105,7 @@ class SoloVectorEnv(VectorEnv):
             self._rngs = [seeding.np_random(s)[0] for s in seeds]
         for i in range(self.num_envs):
             self._deal(i)
-        self._encode(self._all)
+        self._start(self._all)
         return self._obs(), {}
 
     def step(self, actions):
@@ -121,33 +123,25 @@ class SoloVectorEnv(VectorEnv):
         infos: dict[str, Any] = {}
         done = np.flatnonzero(terminated)
         if done.size:
+            illegal = self._illegal.astype(bool)
+            rewards[illegal] = self.illegal_reward
+            infos = self._final_infos(done, illegal, actions, src, dst)
             for i in done:
-                game = self.game(i)
-                final_info = {"scores": game.scores, "end_reason": game.end_reason}
-                last = dst
-                if self._illegal[i]:
-                    rewards[i] = self.illegal_reward
-                    final_info["illegal_move"] = f"action {actions[i]} is not in the mask"
-                    last = src  # nothing was played: the last observation is the old one
-                else:
-                    final_info["result"] = game.result
-                final_obs = {"board": last.planes[i].copy(), "features": last.feats[i].copy()}
-                infos = self._add_info(infos, {"final_obs": final_obs,
-                                               "final_info": final_info}, i)
                 self._deal(i)
-            self._encode(done)
+            self._start(done)
         self._check_overflow()
         truncated = np.zeros(self.num_envs, bool)
         return self._obs(), rewards, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
-        """bool[num_envs, n_actions]: legal actions of every game."""
-        return self._sets[self._cur].masks.astype(bool)
+        """bool[num_envs, n_actions]: legal actions of every game (a view of the current
+        buffer set, valid as long as the observations are)."""
+        return self._sets[self._cur].masks.view(np.bool_)
 
     def game(self, i: int) -> Game:
         """Game i as a `Game` view sharing its state (read it, don't play on it; no move
         log). Take a new view after a step."""
-        return Game._over_state(self.rules, self.encoder.tileset, self._states[i],
+        return Game._over_state(self.rules, self.encoder.tileset, self._state_list[i],
                                 self._seeds[i])
 
     def render(self):
@@ -166,21 +160,46 @@ class SoloVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ internals
     def _deal(self, i: int) -> None:
-        """New game in slot i, drawn like `SoloEnv.reset` draws it."""
+        """Shuffle the next deck of game i as `SoloEnv.reset` does (`_start` begins it)."""
         seed = int(self._rngs[i].integers(2**63))
-        st = self._states[i]
-        deck = shuffled_deck(self.encoder.tileset, seed)
-        st.deck[: len(deck)] = deck
-        core_reset(st, self.encoder.tileset.tables, len(deck))
+        self._state_list[i].deck[: self._deck_len] = shuffled_deck(self.encoder.tileset, seed)
         self._seeds[i] = seed
 
-    def _encode(self, which: np.ndarray) -> None:
-        """Encode games `which` into the current buffer set."""
+    def _start(self, which: np.ndarray) -> None:
+        """Start the dealt games `which` and encode them into the current buffer set."""
         enc, out = self.encoder, self._sets[self._cur]
         set_num_threads(self.num_threads)
         encode_batch(self._states, enc.tileset.tables, enc.subtiles, enc.n_types, enc.slots,
-                     np.asarray(which, np.int64), self._rows, out.planes, out.feats,
-                     out.masks, out.dirty, self._pend, self._outside)
+                     np.asarray(which, np.int64), self._deck_len, self._rows, out.planes,
+                     out.feats, out.masks, out.dirty, self._pend, self._outside)
+
+    def _final_infos(self, done: np.ndarray, illegal: np.ndarray, actions: np.ndarray,
+                     src: _Buffers, dst: _Buffers) -> dict[str, Any]:
+        """Gymnasium's same-step autoreset infos (the layout `_add_info` builds, written
+        directly: it is on the hot path)."""
+        N = self.num_envs
+        ended = np.zeros(N, bool)
+        ended[done] = True
+        final_obs = np.full(N, None, object)
+        scores, reasons, reasons_why = (np.full(N, None, object) for _ in range(3))
+        results = np.zeros(N, np.int64)
+        for i in done:
+            st = self._state_list[i]
+            last = src if illegal[i] else dst  # an illegal action played nothing
+            final_obs[i] = {"board": last.planes[i].copy(), "features": last.feats[i].copy()}
+            scores[i] = st.scores.tolist()
+            reasons[i] = C.END_NAMES[st.sc[C.SC_END]]
+            results[i] = st.scores.min()
+            if illegal[i]:
+                reasons_why[i] = f"action {actions[i]} is not in the mask"
+        final_info: dict[str, Any] = {"scores": scores, "_scores": ended,
+                                      "end_reason": reasons, "_end_reason": ended}
+        if (ended & ~illegal).any():
+            final_info |= {"result": results, "_result": ended & ~illegal}
+        if illegal.any():
+            final_info |= {"illegal_move": reasons_why, "_illegal_move": illegal}
+        return {"final_obs": final_obs, "_final_obs": ended, "final_info": final_info,
+                "_final_info": ended}
 
     def _check_overflow(self) -> None:
         if self._outside.any():
