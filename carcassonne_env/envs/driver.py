@@ -91,8 +91,12 @@ class TurnDriver:
         else:
             pending, self.pending = self.pending, None
             self.game._apply(*pending, action - 1)
-        self._cache = {}
+        self.invalidate()
         return self.game._st.scores - before, None
+
+    def invalidate(self) -> None:
+        """Forget the cached observations (after moves played around the driver)."""
+        self._cache = {}
 
     def _illegal_reason(self, action) -> str | None:
         if self.game.done:

@@ -183,7 +183,7 @@ class VsBotsEnv(_SingleAgentEnv):
         before = game._st.scores.copy()
         while not game.done and game.current_player != self.seat:
             game.play(self._bots[game.current_player].act(game))
-        self.driver._cache = {}
+        self.driver.invalidate()
         return game._st.scores - before
 
     def step(self, action):
