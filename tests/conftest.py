@@ -9,6 +9,8 @@ import hashlib
 import os
 from pathlib import Path
 
+import pytest
+
 _PACKAGE = Path(__file__).resolve().parents[1] / "carcassonne_env"
 
 
@@ -21,3 +23,14 @@ def _core_hash() -> str:
 
 if "NUMBA_CACHE_DIR" not in os.environ and _PACKAGE.is_dir():
     os.environ["NUMBA_CACHE_DIR"] = str(_PACKAGE.parent / ".numba_cache" / _core_hash())
+
+
+@pytest.fixture
+def one_torch_thread():
+    """PPO tests run beside another pytest-xdist worker on 2 cores: torch's default
+    thread pool oversubscribes them (and spins), making training several times slower."""
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

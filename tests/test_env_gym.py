@@ -35,15 +35,6 @@ def run_episode(env, seed: int, rng: np.random.Generator, check=None):
     return rewards, info, len(rewards)
 
 
-@pytest.fixture
-def one_torch_thread():
-    """PPO tests run beside another pytest-xdist worker on 2 cores: torch's default
-    thread pool oversubscribes them (and spins), making training several times slower."""
-    torch = pytest.importorskip("torch")
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 # --------------------------------------------------------------------------- API checks

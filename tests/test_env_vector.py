@@ -21,15 +21,6 @@ def assert_obs_equal(batch: dict, i: int, single: dict) -> None:
     assert np.array_equal(batch["features"][i], single["features"])
 
 
-@pytest.fixture
-def one_torch_thread():
-    """PPO tests run beside another pytest-xdist worker on 2 cores: torch's default
-    thread pool oversubscribes them (and spins), making training several times slower."""
-    torch = pytest.importorskip("torch")
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 # --------------------------------------------------------------------------- attributes
