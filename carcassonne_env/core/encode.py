@@ -169,8 +169,6 @@ def encode_features(st, n_types, observer, phase, feats):
     feats[k + 2] = cfg[C.CFG_FARM_POINTS] * 0.25
     feats[k + 3] = HS > 1
     feats[k + 4] = cfg[C.CFG_SOLO]
-    k += 5
-    return k
 
 
 @hot
