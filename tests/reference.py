@@ -330,18 +330,25 @@ def solo_outcomes(
         if not left:
             return frozenset([now])
         out: set = set()
-        for k, item in enumerate(left):
-            if item in left[:k]:
-                continue  # identical items: trying one of them is enough
-            colours, pts = item
-            nxt = list(now)
-            if any(now[c] == min(now) for c in colours):
-                for c in colours:
-                    nxt[c] += pts
-            out |= go(left[:k] + left[k + 1 :], tuple(nxt))
+        for rest, nxt in _solo_steps(left, now):
+            out |= go(rest, nxt)
         return frozenset(out)
 
     return set(go(tuple(sorted(items)), tuple(scores)))
+
+
+def _solo_steps(left: tuple, now: tuple[int, ...]):
+    """Every (items left, scores) after scoring one more of `left` next: its points go to
+    its colours if one of them is a lowest colour now. Identical items are tried once."""
+    for k, item in enumerate(left):
+        if item in left[:k]:
+            continue
+        colours, pts = item
+        nxt = list(now)
+        if any(now[c] == min(now) for c in colours):
+            for c in colours:
+                nxt[c] += pts
+        yield left[:k] + left[k + 1 :], tuple(nxt)
 
 
 def best_outcomes(outcomes: set[tuple[int, ...]]) -> list[tuple[int, ...]]:
@@ -369,15 +376,8 @@ def solo_best(
         if low:  # only score differences matter: solve from min 0 and shift back
             return tuple(tuple(v + low for v in o) for o in go(left, tuple(v - low for v in now)))
         found: set[tuple[int, ...]] = set()
-        for k, item in enumerate(left):
-            if item in left[:k]:
-                continue  # identical items: trying one of them is enough
-            colours, pts = item
-            nxt = list(now)
-            if any(now[c] == min(now) for c in colours):
-                for c in colours:
-                    nxt[c] += pts
-            found.update(go(left[:k] + left[k + 1 :], tuple(nxt)))
+        for rest, nxt in _solo_steps(left, now):
+            found.update(go(rest, nxt))
         return tuple(best_outcomes(found))
 
     return list(go(tuple(sorted(items)), tuple(scores)))
