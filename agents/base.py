@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Protocol, runtime_checkable
 
 from carcassonne_env import Game, Move
@@ -17,16 +18,52 @@ class Agent(Protocol):
     def act(self, game: Game) -> Move: ...
 
 
+# Imported on demand: building a random bot should not compile the search bots.
+BOTS = {
+    "random": "agents.simple:RandomAgent",
+    "greedy": "agents.simple:GreedyAgent",
+    "heuristic": "agents.heuristic:HeuristicAgent",
+    "mcts": "agents.mcts:MCTSAgent",
+    "sb3": "agents.sb3_policy:SB3Agent",  # needs model=PATH.zip
+}
+
+
+def _bot_class(name: str) -> type:
+    module, _, cls = BOTS[name].partition(":")
+    return getattr(importlib.import_module(module), cls)
+
+
 def registry() -> dict[str, type]:
     """Built-in bots by name."""
-    from .simple import GreedyAgent, RandomAgent
-
-    return {"random": RandomAgent, "greedy": GreedyAgent}
+    return {name: _bot_class(name) for name in BOTS}
 
 
-def make_agent(name: str, seed: int | None = None) -> Agent:
-    """Build a built-in bot by name; raises ValueError for an unknown name."""
-    bots = registry()
-    if name not in bots:
-        raise ValueError(f"unknown bot {name!r}; available: {', '.join(sorted(bots))}")
-    return bots[name](seed=seed)
+def _option_value(text: str) -> int | float | str:
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def make_agent(spec: str, seed: int | None = None) -> Agent:
+    """Build a built-in bot from a spec: its name, optionally followed by constructor
+    options, ``"mcts:iterations=2000:trees=2"``. The bot's `name` is the spec, so tables
+    tell budgets apart. Raises ValueError for an unknown name or option."""
+    name, *options = spec.split(":")
+    if name not in BOTS:
+        raise ValueError(f"unknown bot {name!r}; available: {', '.join(sorted(BOTS))}")
+    kwargs = {}
+    for option in options:
+        key, eq, value = option.partition("=")
+        if not eq or not key:
+            raise ValueError(f"bot option {option!r} in {spec!r} is not key=value")
+        kwargs[key] = _option_value(value)
+    try:
+        agent = _bot_class(name)(seed=seed, **kwargs)
+    except TypeError as err:
+        raise ValueError(f"bad options for bot {name!r} in {spec!r}: {err}") from None
+    if options:
+        agent.name = spec
+    return agent

@@ -1,5 +1,5 @@
 """The `carcassonne` command line: `play` (bots play a seeded game), `bench` (speed),
-`render` (a game record as a PNG)."""
+`render` (a game record as a PNG), `solo-bench` (a bot's results on fixed solo deals)."""
 
 from __future__ import annotations
 
@@ -110,6 +110,68 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_solo_bench(args: argparse.Namespace) -> int:
+    from agents import make_agent
+    from agents.solo_bench import file_for_bot, markdown_table, run_solo_bench
+
+    rules = Rules(variant="solo", solo_colours=args.solo_colours)
+    bots = [b.strip() for b in args.bot.split(",") if b.strip()]
+    if not bots:
+        raise ValueError("--bot needs at least one bot spec")
+    for bot in bots:  # fail on a bad spec before hours of benchmarking the others
+        make_agent(bot, seed=0)
+    if args.hist:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise ValueError(
+                '--hist needs matplotlib: pip install "carcassonne-env[plot]"') from None
+    results = [run_solo_bench(bot, deals=args.deals, first_deal=args.first_deal,
+                              seed=args.seed, workers=args.workers, rules=rules,
+                              progress=not args.no_progress) for bot in bots]
+    print(markdown_table(results))
+    try:
+        for res in results:
+            for path, write in ((args.hist, res.histogram_png), (args.json, res.to_json),
+                                (args.csv, res.to_csv)):
+                if path:
+                    path = path if len(bots) == 1 else file_for_bot(path, res.bot)
+                    write(path)
+                    print(f"{res.bot}: wrote {path}", file=sys.stderr)
+    except OSError as err:
+        print(f"carcassonne: error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from agents.arena import run_arena
+
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    try:
+        result = run_arena(bots, games=args.games, seed=args.seed, workers=args.workers,
+                           gauntlet=args.gauntlet, rules=_rules(args),
+                           records_dir=args.records, progress=not args.no_progress,
+                           backend=args.backend, ray_address=args.ray_address)
+        markdown = result.to_markdown()
+        print(markdown, end="")
+        if args.out:
+            out = Path(args.out)
+            out.mkdir(parents=True, exist_ok=True)
+            result.to_json(out / "summary.json")
+            result.to_csv(out / "games.csv")
+            result.leaderboard_csv(out / "leaderboard.csv")
+            (out / "leaderboard.md").write_text(markdown, encoding="utf-8")
+            print(f"wrote summary.json, games.csv, leaderboard.csv, leaderboard.md to {out}",
+                  file=sys.stderr)
+    except (OSError, ImportError) as err:  # ImportError: the Ray backend without Ray
+        print(f"carcassonne: error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="carcassonne", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -138,6 +200,56 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--moves", type=int, metavar="K", default=None,
                    help="draw the board after the first K moves only")
     p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("solo-bench", help="a bot plays fixed solo deals; prints the statistics",
+                       description="A bot plays the solo variant on deal seeds FIRST .. "
+                       "FIRST+DEALS-1 and prints a markdown table of the result (lowest "
+                       "colour's score); see docs/solo_bench.md.")
+    p.add_argument("--bot", default="random",
+                   help="bot spec, or several comma-separated for one stacked table "
+                   "(random, greedy, heuristic, mcts, with options as in "
+                   "mcts:iterations=500); default random")
+    p.add_argument("--deals", type=int, default=1000, help="deals to play (default 1000)")
+    p.add_argument("--first-deal", type=int, default=0, metavar="FIRST",
+                   help="seed of the first deal (default 0: deal seeds 0..DEALS-1)")
+    p.add_argument("--seed", type=int, default=0, help="bot seed, hashed with each deal seed")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes (same results for any count; time per move is only "
+                   "comparable at the same count)")
+    p.add_argument("--solo-colours", type=int, choices=(3, 4), default=3)
+    p.add_argument("--hist", metavar="FILE.png", help="write a histogram of the result")
+    p.add_argument("--json", metavar="FILE", help="write the summary and per-deal rows")
+    p.add_argument("--csv", metavar="FILE", help="write the per-deal rows")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_solo_bench)
+
+    p = sub.add_parser("arena", help="a tournament between bots; prints the leaderboard",
+                       description="Round-robin (or gauntlet) tournament with paired decks "
+                       "and rotated seats; prints markdown tables (win rates with Wilson "
+                       "intervals, score margins, OpenSkill ratings, time per move). Same "
+                       "seed, same results for any --workers; see docs/arena.md.")
+    _add_rule_options(p)
+    p.add_argument("--bots", default="random,greedy",
+                   help="comma-separated bot specs (random, greedy, heuristic, mcts, with "
+                   "options as in mcts:iterations=500); default random,greedy")
+    p.add_argument("--games", type=int, default=100,
+                   help="games per table, a multiple of --players (default 100)")
+    p.add_argument("--seed", type=int, default=0, help="decks and bot seeds derive from it")
+    p.add_argument("--gauntlet", metavar="BOT",
+                   help="only tables of BOT against the others (default: round-robin)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="parallel jobs: processes, or Ray tasks in flight (same results for "
+                   "any count; time per move is only comparable at the same count)")
+    p.add_argument("--out", metavar="DIR",
+                   help="write summary.json, games.csv, leaderboard.csv and leaderboard.md")
+    p.add_argument("--records", metavar="DIR", help="write every game record (JSON) here")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--backend", choices=("process", "ray"), default="process",
+                   help="run the game batches in local processes or on Ray "
+                   "(pip install 'carcassonne-env[ray]')")
+    p.add_argument("--ray-address", metavar="ADDR",
+                   help="Ray cluster to join (e.g. auto); default: start a local one")
+    p.set_defaults(func=cmd_arena)
     return parser
 
 

@@ -128,7 +128,7 @@ class VsBotsEnv(_SingleAgentEnv):
                  action_mode: str = "turn", on_overflow: str = "warn",
                  illegal_reward: float = -1.0, render_mode: str | None = None,
                  **rule_options: Any) -> None:
-        from agents import registry  # bots live outside the rules package
+        from agents import make_agent  # bots live outside the rules package
 
         names = [opponents] if isinstance(opponents, str) else list(opponents)
         if not names:
@@ -143,9 +143,8 @@ class VsBotsEnv(_SingleAgentEnv):
         if len(names) != rules.players - 1:
             raise ValueError(f"{rules.players} players need {rules.players - 1} opponents, "
                              f"got {len(names)}: {names}")
-        unknown = [n for n in names if n not in registry()]
-        if unknown:
-            raise ValueError(f"unknown bots {unknown}; available: {sorted(registry())}")
+        for name in set(names):
+            make_agent(name)  # an unknown bot or bad option fails here, not at reset
         if seat is not None and not 0 <= seat < rules.players:
             raise ValueError(f"seat must be in [0, {rules.players}) or None, got {seat!r}")
         if reward not in REWARDS:

@@ -1,0 +1,479 @@
+"""Tournaments between bots: round-robin or gauntlet tables, paired decks with rotated
+seats, win rates with Wilson intervals, score margins, OpenSkill ratings, time per move.
+
+    result = run_arena(["random", "greedy"], games=20, seed=1)
+    print(result.to_markdown())
+
+Every game is a pure function of the run seed, its deck, the seating and the bots' specs,
+so the results (all but the timings) are the same whatever the number of workers or the
+backend. The scheme, the columns and the Ray setup are described in docs/arena.md.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import itertools
+import json
+import math
+import random
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+from openskill.models import PlackettLuce
+
+from carcassonne_env import Game, IllegalMoveError, Rules
+
+from .base import make_agent
+from .parallel import run_jobs
+
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+RATING_ORDERS = 8  # shuffled game orders the ratings are averaged over
+
+
+def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion (`successes` may be fractional, e.g.
+    wins + draws/2). (0, 1) when n is 0."""
+    if n <= 0:
+        return 0.0, 1.0
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must lie in [0, {n}], got {successes}")
+    p = successes / n
+    zz = z * z / n
+    centre = (p + zz / 2) / (1 + zz)
+    half = z / (1 + zz) * math.sqrt(p * (1 - p) / n + zz / (4 * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float] | None:
+    """Normal-approximation interval of a mean: mean +- z * s / sqrt(n) with the sample
+    standard deviation s; None for fewer than 2 values."""
+    if len(values) < 2:
+        return None
+    mean = statistics.fmean(values)
+    half = z * statistics.stdev(values) / math.sqrt(len(values))
+    return mean - half, mean + half
+
+
+def deck_seed(seed: int, deck: int) -> int:
+    """Seed of deck `deck` in a run seeded `seed`: `Game(rules, seed=deck_seed(seed, deck))`
+    deals the same tiles."""
+    return int(np.random.SeedSequence([seed, 0, deck]).generate_state(1)[0])
+
+
+def bot_seed(seed: int, deck: int, seat: int, spec: str) -> int:
+    """Seed of the bot `spec` playing seat `seat` on deck `deck`. It does not depend on
+    the table or the other bots in the run: adding a bot leaves the other games as they
+    were."""
+    key = int.from_bytes(hashlib.sha256(spec.encode()).digest()[:4], "little")
+    return int(np.random.SeedSequence([seed, 1, deck, seat, key]).generate_state(1)[0])
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One finished game. Per-seat tuples are in seat order (seat 0 moves first)."""
+
+    table: int  # index into ArenaResult.tables
+    game: int  # index in the table: deck * players + rotation
+    deck: int
+    deck_seed: int
+    rotation: int  # seat s is played by table bot (s + rotation) % players
+    bots: tuple[str, ...]  # seat -> bot spec
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]  # seats with the top score (more than one: a draw)
+    moves: tuple[int, ...]  # act() calls per seat
+    seconds: tuple[float, ...]  # total act() wall time per seat
+
+    def outcome(self, seat: int) -> str:
+        """"win" (sole top score), "draw" (shared top score) or "loss"."""
+        if seat not in self.winners:
+            return "loss"
+        return "win" if len(self.winners) == 1 else "draw"
+
+    def margin(self, seat: int) -> int:
+        """The seat's score minus the best score among the other seats."""
+        return self.scores[seat] - max(s for k, s in enumerate(self.scores) if k != seat)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A bot's results over a set of games (a table, or the whole run). The win rate
+    counts draws as half a win; `win_lo`/`win_hi` is its Wilson 95% interval and
+    `margin_lo`/`margin_hi` the normal 95% interval of the mean margin (None under 2
+    games)."""
+
+    bot: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    win_rate: float
+    win_lo: float
+    win_hi: float
+    mean_score: float
+    mean_margin: float
+    margin_lo: float | None
+    margin_hi: float | None
+    moves: int
+    seconds: float
+
+    @property
+    def seconds_per_move(self) -> float:
+        """Mean wall time of one act() call."""
+        return self.seconds / self.moves if self.moves else 0.0
+
+
+@dataclass(frozen=True)
+class Rating:
+    """OpenSkill (Plackett-Luce) rating; `ordinal` = mu - 3 sigma ranks the leaderboard."""
+
+    mu: float
+    sigma: float
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+def _standing(bot: str, games: Sequence[tuple[GameRow, int]]) -> Standing:
+    outcomes = [row.outcome(seat) for row, seat in games]
+    wins, draws = outcomes.count("win"), outcomes.count("draw")
+    n = len(games)
+    margins = [row.margin(seat) for row, seat in games]
+    lo, hi = wilson_interval(wins + draws / 2, n)
+    interval = mean_interval(margins)
+    return Standing(
+        bot=bot, games=n, wins=wins, draws=draws, losses=n - wins - draws,
+        win_rate=(wins + draws / 2) / n, win_lo=lo, win_hi=hi,
+        mean_score=statistics.fmean(row.scores[seat] for row, seat in games),
+        mean_margin=statistics.fmean(margins),
+        margin_lo=interval[0] if interval else None,
+        margin_hi=interval[1] if interval else None,
+        moves=sum(row.moves[seat] for row, seat in games),
+        seconds=sum(row.seconds[seat] for row, seat in games),
+    )
+
+
+@dataclass
+class ArenaResult:
+    """The games of a run and their statistics (computed on first use)."""
+
+    bots: list[str]
+    players: int
+    games: int  # per table
+    seed: int
+    rules: Rules
+    gauntlet: str | None
+    tables: list[tuple[str, ...]]  # the bots of each table, in rotation-0 seat order
+    rows: list[GameRow] = field(repr=False)
+
+    def _games_of(self, bot: str, table: int | None = None) -> list[tuple[GameRow, int]]:
+        return [(row, row.bots.index(bot)) for row in self.rows
+                if bot in row.bots and (table is None or row.table == table)]
+
+    @cached_property
+    def ratings(self) -> dict[str, Rating]:
+        """OpenSkill Plackett-Luce ratings (no skill drift: tau = 0; equal scores are tied
+        ranks). Online ratings depend on the order of the games, so they are averaged over
+        RATING_ORDERS fixed shuffles of the games (the same whatever the seed)."""
+        model = PlackettLuce(tau=0.0)
+        mu = dict.fromkeys(self.bots, 0.0)
+        sigma = dict.fromkeys(self.bots, 0.0)
+        for order in range(RATING_ORDERS):
+            current = {bot: model.rating(name=bot) for bot in self.bots}
+            rows = list(self.rows)
+            random.Random(order).shuffle(rows)
+            for row in rows:
+                teams = [[current[bot]] for bot in row.bots]
+                ranks = [sum(s > mine for s in row.scores) for mine in row.scores]
+                rated = model.rate(teams, ranks=ranks)
+                for bot, [rating] in zip(row.bots, rated, strict=True):
+                    current[bot] = rating
+            for bot, r in current.items():
+                mu[bot] += r.mu / RATING_ORDERS
+                sigma[bot] += r.sigma / RATING_ORDERS
+        return {bot: Rating(mu[bot], sigma[bot]) for bot in self.bots}
+
+    @cached_property
+    def leaderboard(self) -> list[Standing]:
+        """Every bot over all its games, best rating (ordinal) first."""
+        standings = [_standing(bot, self._games_of(bot)) for bot in self.bots]
+        return sorted(standings, key=lambda s: (-self.ratings[s.bot].ordinal,
+                                                -self.ratings[s.bot].mu, s.bot))
+
+    @cached_property
+    def table_standings(self) -> list[list[Standing]]:
+        """For each table, each of its bots' results there (in the table's bot order)."""
+        return [[_standing(bot, self._games_of(bot, t)) for bot in bots]
+                for t, bots in enumerate(self.tables)]
+
+    def pairwise(self) -> dict[tuple[str, str], Standing]:
+        """2 players: (A, B) -> A's results against B (both orders). Empty otherwise."""
+        if self.players != 2:
+            return {}
+        pairs = {}
+        for (a, b), (sa, sb) in zip(self.tables, self.table_standings, strict=True):
+            pairs[a, b], pairs[b, a] = sa, sb
+        return pairs
+
+    # ---- output ----------------------------------------------------------------------
+
+    def to_markdown(self) -> str:
+        """A leaderboard, a "row vs column" win-rate matrix (2 players) and per-table
+        results, as markdown tables."""
+        order = [s.bot for s in self.leaderboard]
+        mode = f"gauntlet of {self.gauntlet}" if self.gauntlet else "round-robin"
+        lines = [
+            f"{len(self.tables)} table(s), {mode}, {self.players} players, {self.games} "
+            f"games per table ({self.games // self.players} decks x {self.players} seat "
+            f"rotations), seed {self.seed}",
+            "",
+            "| rank | bot | rating | mu | sigma | games | W-D-L | win rate [95% CI] "
+            "| mean score | mean margin [95% CI] | ms/move |",
+            "|---:|---|---:|---:|---:|---:|---|---|---:|---|---:|",
+        ]
+        for rank, s in enumerate(self.leaderboard, 1):
+            r = self.ratings[s.bot]
+            lines.append(
+                f"| {rank} | {s.bot} | {r.ordinal:.2f} | {r.mu:.2f} | {r.sigma:.2f} "
+                f"| {s.games} | {s.wins}-{s.draws}-{s.losses} | {_rate(s)} "
+                f"| {s.mean_score:.1f} | {_margin(s)} | {1000 * s.seconds_per_move:.3g} |")
+        pairs = self.pairwise()
+        if pairs:
+            lines += ["", "Win rate of the row bot against the column bot [95% CI]:", "",
+                      "| vs | " + " | ".join(order) + " |",
+                      "|---|" + "---|" * len(order)]
+            for a in order:
+                cells = ["-" if a == b else _rate(pairs[a, b]) if (a, b) in pairs else ""
+                         for b in order]
+                lines.append(f"| {a} | " + " | ".join(cells) + " |")
+        lines += ["", "Per table (margin: score minus the best other score):", "",
+                  "| table | bot | games | W-D-L | win rate [95% CI] | mean score "
+                  "| mean margin [95% CI] | ms/move |",
+                  "|---|---|---:|---|---|---:|---|---:|"]
+        for bots, standings in zip(self.tables, self.table_standings, strict=True):
+            label = " vs ".join(bots)
+            for s in standings:
+                lines.append(
+                    f"| {label} | {s.bot} | {s.games} | {s.wins}-{s.draws}-{s.losses} "
+                    f"| {_rate(s)} | {s.mean_score:.1f} | {_margin(s)} "
+                    f"| {1000 * s.seconds_per_move:.3g} |")
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self, games: bool = False) -> dict[str, Any]:
+        """Settings, leaderboard (with ratings), per-table standings and, with `games`,
+        every game row; JSON-serialisable."""
+        out: dict[str, Any] = {
+            "bots": self.bots, "players": self.players, "games_per_table": self.games,
+            "seed": self.seed, "gauntlet": self.gauntlet, "rules": self.rules.to_dict(),
+            "tables": [list(t) for t in self.tables],
+            "leaderboard": [
+                {**asdict(s), "seconds_per_move": s.seconds_per_move,
+                 **asdict(self.ratings[s.bot]), "ordinal": self.ratings[s.bot].ordinal}
+                for s in self.leaderboard],
+            "table_standings": [
+                {"table": t, "bots": list(bots), "standings": [asdict(s) for s in st]}
+                for t, (bots, st) in enumerate(zip(self.tables, self.table_standings,
+                                                   strict=True))],
+        }
+        if games:
+            out["games"] = [asdict(row) for row in self.rows]
+        return out
+
+    def to_json(self, path: str | Path, games: bool = False) -> None:
+        """Write `to_dict(games)` as JSON."""
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(self.to_dict(games), f, indent=1)
+
+    def to_csv(self, path: str | Path) -> None:
+        """Write one line per game (columns in docs/arena.md); per-seat values in
+        `<name>_<seat>` columns, winners as space-separated seats."""
+        seats = range(self.players)
+        header = ["table", "game", "deck", "deck_seed", "rotation",
+                  *(f"bot_{s}" for s in seats), *(f"score_{s}" for s in seats), "winners",
+                  *(f"moves_{s}" for s in seats), *(f"seconds_{s}" for s in seats)]
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(header)
+            for r in self.rows:
+                writer.writerow([r.table, r.game, r.deck, r.deck_seed, r.rotation, *r.bots,
+                                 *r.scores, " ".join(map(str, r.winners)), *r.moves,
+                                 *(f"{t:.6f}" for t in r.seconds)])
+
+    def leaderboard_csv(self, path: str | Path) -> None:
+        """Write the leaderboard (the `to_dict()["leaderboard"]` entries) as CSV."""
+        entries = self.to_dict()["leaderboard"]
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=list(entries[0]))
+            writer.writeheader()
+            writer.writerows(entries)
+
+
+def _rate(s: Standing) -> str:
+    return f"{s.win_rate:.3f} [{s.win_lo:.3f}, {s.win_hi:.3f}]"
+
+
+def _margin(s: Standing) -> str:
+    if s.margin_lo is None:
+        return f"{s.mean_margin:+.1f}"
+    return f"{s.mean_margin:+.1f} [{s.margin_lo:+.1f}, {s.margin_hi:+.1f}]"
+
+
+# ---- running games -------------------------------------------------------------------
+
+class _Batch(NamedTuple):
+    """A job: games [start, stop) of one table (module-level and plain data, so that it
+    pickles for worker processes and Ray)."""
+
+    table: int
+    bots: tuple[str, ...]
+    rules: Rules
+    seed: int
+    start: int
+    stop: int
+    record: bool
+
+
+def _play_game(batch: _Batch, game_index: int) -> tuple[GameRow, dict | None]:
+    players = len(batch.bots)
+    deck, rotation = divmod(game_index, players)
+    seating = tuple(batch.bots[(s + rotation) % players] for s in range(players))
+    bots = [make_agent(spec, seed=bot_seed(batch.seed, deck, s, spec))
+            for s, spec in enumerate(seating)]
+    dseed = deck_seed(batch.seed, deck)
+    game = Game(batch.rules, seed=dseed)
+    moves, seconds = [0] * players, [0.0] * players
+    while not game.done:
+        seat = game.current_player
+        t0 = time.perf_counter()
+        move = bots[seat].act(game)
+        seconds[seat] += time.perf_counter() - t0
+        moves[seat] += 1
+        try:
+            game.play(move)
+        except IllegalMoveError as err:
+            raise ValueError(f"bot {seating[seat]} played an illegal move {tuple(move)} in "
+                             f"table {batch.table} game {game_index}: {err}") from err
+    scores = tuple(game.scores)
+    top = max(scores)
+    row = GameRow(table=batch.table, game=game_index, deck=deck, deck_seed=dseed,
+                  rotation=rotation, bots=seating, scores=scores,
+                  winners=tuple(s for s in range(players) if scores[s] == top),
+                  moves=tuple(moves), seconds=tuple(seconds))
+    record = None
+    if batch.record:
+        record = dict(game.to_record(), bots=list(seating), arena={
+            "seed": batch.seed, "table": batch.table, "game": game_index, "deck": deck,
+            "deck_seed": dseed, "rotation": rotation})
+    return row, record
+
+
+# (spec, rules) pairs whose first act() this process has already paid for.
+_warmed: set[tuple[str, Rules]] = set()
+
+
+def _play_batch(batch: _Batch) -> list[tuple[GameRow, dict | None]]:
+    # The first act() of a bot in a process loads numba's cache (and compiles what the bot
+    # compiles): one untimed move keeps that out of the time per move. The warm-up bot is
+    # a separate instance, so the games do not depend on which process ran them.
+    for spec in batch.bots:
+        if (spec, batch.rules) not in _warmed:
+            make_agent(spec, seed=0).act(Game(batch.rules, seed=0))
+            _warmed.add((spec, batch.rules))
+    return [_play_game(batch, g) for g in range(batch.start, batch.stop)]
+
+
+def _tables(bots: list[str], players: int, gauntlet: str | None) -> list[tuple[str, ...]]:
+    if gauntlet is None:
+        if len(bots) < players:
+            raise ValueError(f"a round-robin of {players}-player games needs at least "
+                             f"{players} bots, got {len(bots)}")
+        return list(itertools.combinations(bots, players))
+    others = [b for b in bots if b != gauntlet]
+    if len(others) < players - 1:
+        raise ValueError(f"a gauntlet of {players}-player games needs at least "
+                         f"{players - 1} other bots, got {len(others)}")
+    return [(gauntlet, *combo) for combo in itertools.combinations(others, players - 1)]
+
+
+def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 100,
+              seed: int = 0, workers: int = 1, gauntlet: str | None = None,
+              rules: Rules | None = None, records_dir: str | Path | None = None,
+              progress: bool = True, backend: str = "process",
+              ray_address: str | None = None) -> ArenaResult:
+    """Play a tournament and return its games and statistics.
+
+    bots: bot specs for `agents.make_agent` (``"greedy"``, ``"mcts:iterations=500"``),
+        distinct. Tables: every combination of `players` bots (round-robin), or with
+        `gauntlet` (a spec, added to `bots` if missing) that bot against every
+        combination of `players - 1` others.
+    players: seats per game; default `rules.players`, else 2.
+    games: games per table, a multiple of `players`: each deck is played `players` times
+        with the seats rotated, and every table plays the same decks.
+    seed: non-negative; decks and bot seeds derive from it (`deck_seed`, `bot_seed`).
+    workers: parallel jobs (processes, or Ray tasks in flight); the results but the
+        timings do not depend on it.
+    rules: default `Rules(players=players)`; the solo variant is not a tournament.
+    records_dir: if given, every game's record (`Game.to_record()` plus "bots", seat ->
+        spec, and "arena": seed, table, game, deck) is written there as
+        ``t<table>_g<game>.json``; `Game.from_record` replays it.
+    backend, ray_address: "process" or "ray" (see `agents.parallel.run_jobs`).
+
+    Raises ValueError for bad arguments (unknown bot, games not a multiple of players...).
+    """
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    bots = list(bots)
+    if gauntlet is not None and gauntlet not in bots:
+        bots.insert(0, gauntlet)
+    if len(set(bots)) != len(bots):
+        raise ValueError(f"bots must be distinct, got {bots}")
+    for spec in bots:  # fail fast, before any worker starts
+        make_agent(spec, seed=0)
+    if rules is None:
+        rules = Rules(players=2 if players is None else players)
+    elif players is not None and players != rules.players:
+        raise ValueError(f"players={players} but rules.players={rules.players}")
+    if rules.variant == "solo":
+        raise ValueError("the arena plays multi-player games; the solo variant has its own "
+                         "benchmark")
+    players = rules.players
+    if players < 2:
+        raise ValueError(f"the arena needs at least 2 players, got {players}")
+    if isinstance(games, bool) or not isinstance(games, int) or games < players \
+            or games % players:
+        raise ValueError(f"games (per table) must be a positive multiple of players="
+                         f"{players} (each deck is played once per seat rotation), "
+                         f"got {games!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    tables = _tables(bots, players, gauntlet)
+
+    # Jobs of a few decks each: enough jobs to balance the workers, few enough that
+    # per-job overhead stays small. The split does not change any game.
+    decks = games // players
+    per_job = min(8, max(1, decks * len(tables) // (4 * workers)))
+    jobs = [_Batch(t, table_bots, rules, seed, d * players,
+                   min(d + per_job, decks) * players, records_dir is not None)
+            for t, table_bots in enumerate(tables) for d in range(0, decks, per_job)]
+    if records_dir is not None:
+        records_dir = Path(records_dir)
+        records_dir.mkdir(parents=True, exist_ok=True)
+    rows: list[GameRow] = []
+    for batch in run_jobs(_play_batch, jobs, workers, progress=progress, desc="arena",
+                          unit="game", weights=[b.stop - b.start for b in jobs],
+                          backend=backend, address=ray_address):
+        for row, record in batch:
+            rows.append(row)
+            if record is not None:
+                with open(records_dir / f"t{row.table:02d}_g{row.game:05d}.json", "w",
+                          encoding="utf-8") as f:
+                    json.dump(record, f)
+    return ArenaResult(bots=bots, players=players, games=games, seed=seed, rules=rules,
+                       gauntlet=gauntlet, tables=tables, rows=rows)

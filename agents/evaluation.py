@@ -1,0 +1,216 @@
+"""Jitted position evaluation for the heuristic bot (and any bot that wants one).
+
+The value of a position for seat p estimates its final score:
+
+    V_p = score_p
+        + sum over unfinished roads, cities, monasteries where p holds the majority of
+              P(done) * points if completed + (1 - P(done)) * points at the end
+        + FARM * points p's farmers would score now
+        + FOLLOWER * horizon * (followers in p's supply
+                                + sum of P(done) over p's followers that can come back)
+
+P(done) of a feature multiplies, over the open cells next to it, the chance that a
+fitting tile comes: CELL * min(1, fitting unseen tiles / FIT), and is 0 when some open
+cell fits no unseen tile (a blocked feature: its followers are stuck). `horizon`,
+min(1, own draws left / HORIZON), makes followers worth less as the game runs out.
+In the solo variant unfinished features score nothing at the end, but each follower
+left on the board may earn its 2 points: that replaces "points at the end".
+
+Positions reached by a move that ends the game are valued by their exact final scores.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from carcassonne_env.core import config as C
+from carcassonne_env.core.board import fits, n_segments, root_of
+from carcassonne_env.core.scoring import (
+    _farms_per_city,
+    _farms_per_field,
+    feature_points,
+    majority,
+    segment_kind,
+)
+from carcassonne_env.core.state import copy_into
+from carcassonne_env.core.turn import apply_move
+
+# Indices into the weight vector (names and defaults in agents/heuristic.py).
+W_CELL, W_FIT, W_FARM, W_FOLLOWER, W_HORIZON, W_SOLO_SUM, W_SOLO_FOLLOWER, W_SOLO_EMPTY = range(8)
+
+_DX = np.array(C.DX, np.int64)
+_DY = np.array(C.DY, np.int64)
+
+
+@njit(cache=True, nogil=True)
+def unseen_tiles(st, n_types, out):
+    """out[t] = copies of tile type t nobody has drawn yet (what a player cannot know the
+    order of): the rest of the deck, or in solo the remaining stack tiles. Returns the
+    total."""
+    out[:] = 0
+    total = 0
+    if st.cfg[C.CFG_SOLO]:
+        colours = st.cfg[C.CFG_SEATS]
+        for k in range(st.sc[C.SC_DECK_LEN]):
+            if k // colours >= st.spos[k % colours]:
+                out[st.deck[k]] += 1
+                total += 1
+        return total
+    for k in range(st.sc[C.SC_DECK_POS], st.sc[C.SC_DECK_LEN]):
+        out[st.deck[k]] += 1
+        total += 1
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _fitting_tiles(tb, unseen, con):
+    """Unseen tiles that fit an open cell with packed constraint `con` in some rotation."""
+    n = 0
+    for t in range(unseen.shape[0]):
+        if unseen[t] == 0:
+            continue
+        for r in range(4):
+            if fits(tb.edge_code, t, r, con):
+                n += unseen[t]
+                break
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _cell_chance(tb, unseen, con, w):
+    """Chance that an open cell gets a fitting tile (0 when none is left)."""
+    fit = _fitting_tiles(tb, unseen, con)
+    return w[W_CELL] * min(1.0, fit / w[W_FIT])
+
+
+@njit(cache=True, nogil=True)
+def _done_chance(st, tb, root, kind, unseen, w, draws_left):
+    """P(done) of the unfinished road, city or monastery `root` (module docstring)."""
+    if draws_left <= 0:
+        return 0.0
+    p = 1.0
+    cells = 0
+    if kind == C.K_MONASTERY:
+        i = root // n_segments(st)
+        for dy in range(-1, 2):
+            for dx in range(-1, 2):
+                v = st.board[st.py[i] + dy, st.px[i] + dx]
+                if v == -1:  # empty, not yet open: any later tile may come
+                    p *= w[W_CELL]
+                    cells += 1
+                elif v <= -2:
+                    p *= _cell_chance(tb, unseen, np.int64(st.frontier[-2 - v, 2]), w)
+                    cells += 1
+    else:
+        S = n_segments(st)
+        for k in range(st.sc[C.SC_NFRONT]):
+            bx, by = st.frontier[k, 0], st.frontier[k, 1]
+            touches = False
+            for d in range(4):
+                j = st.board[by + _DY[d], bx + _DX[d]]
+                if j < 0:
+                    continue
+                s = tb.edge_seg[st.ptype[j], st.prot[j], (d + 2) % 4]
+                if s >= 0 and root_of(st.parent, j * S + s) == root:
+                    touches = True
+                    break
+            if touches:
+                p *= _cell_chance(tb, unseen, np.int64(st.frontier[k, 2]), w)
+                cells += 1
+    if cells > draws_left:  # not enough turns left to fill them all
+        p *= draws_left / cells
+    return p
+
+
+@njit(cache=True, nogil=True)
+def position_values(st, tb, scratch, unseen, w, out):
+    """out[p] = V_p of the unfinished position `st` (module docstring); `scratch` is a
+    same-shaped state used to count farm points."""
+    P = st.scores.shape[0]
+    solo = st.cfg[C.CFG_SOLO] != 0
+    seats = st.cfg[C.CFG_SEATS]
+    n_unseen = 0
+    for t in range(unseen.shape[0]):
+        n_unseen += unseen[t]
+    draws_left = n_unseen / seats  # each seat's (colour's) own turns still to come
+    horizon = min(1.0, draws_left / w[W_HORIZON])
+    follower = w[W_SOLO_FOLLOWER] if solo else w[W_FOLLOWER]
+    for p in range(P):
+        out[p] = st.scores[p] + follower * horizon * st.supply[p]
+        if solo and st.supply[p] == 0:  # its next turn may end the game (end A)
+            out[p] -= w[W_SOLO_EMPTY]
+    # Followers on the board: each feature once (its followers all sit in `active`).
+    n_active = st.sc[C.SC_NACTIVE]
+    for k in range(n_active):
+        g = st.active[k]
+        root = root_of(st.parent, g)
+        seen = False
+        for k2 in range(k):
+            if root_of(st.parent, st.active[k2]) == root:
+                seen = True
+                break
+        if seen:
+            continue
+        kind = segment_kind(st, tb, root)
+        if kind == C.K_FIELD:
+            continue
+        chance = _done_chance(st, tb, root, kind, unseen, w, draws_left)
+        done_pts = feature_points(st, root, kind, True)
+        maj = majority(st.fmeep[root])
+        for p in range(P):
+            mine = st.fmeep[root, p]
+            if mine == 0:
+                continue
+            out[p] += follower * horizon * chance * mine  # followers coming back
+            if maj & (1 << p):
+                if solo:
+                    end_pts = 2.0 * mine  # the solo end bonus per follower left
+                else:
+                    end_pts = feature_points(st, root, kind, False)
+                out[p] += chance * done_pts + (1.0 - chance) * end_pts
+    if not solo and n_active > 0:  # farm points as they stand
+        copy_into(scratch, st)
+        if st.cfg[C.CFG_FARM_MODE] == 0:
+            _farms_per_field(scratch)
+        else:
+            _farms_per_city(scratch)
+        for p in range(P):
+            out[p] += w[W_FARM] * (scratch.scores[p] - st.scores[p])
+
+
+@njit(cache=True, nogil=True)
+def objective(values, seat, solo, w):
+    """What a seat maximises: its value minus the best other seat's; in solo the lowest
+    colour's value plus SOLO_SUM times the mean (a tie-break towards progress)."""
+    P = values.shape[0]
+    if solo:
+        lo = values[0]
+        total = 0.0
+        for p in range(P):
+            lo = min(lo, values[p])
+            total += values[p]
+        return lo + w[W_SOLO_SUM] * total / P
+    best_other = -1e18
+    for p in range(P):
+        if p != seat:
+            best_other = max(best_other, values[p])
+    return values[seat] - best_other
+
+
+@njit(cache=True, nogil=True)
+def evaluate_moves(st, tb, rows, n, w, unseen, after, scratch, values, out):
+    """out[i] = objective of the seat to move after playing legal move rows[i]
+    (hand, x, y, rotation, slot) from `st`, which is left unchanged. `after` and
+    `scratch` are same-shaped states; `values` a float buffer of one entry per seat."""
+    seat = st.sc[C.SC_SEAT]
+    solo = st.cfg[C.CFG_SOLO] != 0
+    for i in range(n):
+        copy_into(after, st)
+        apply_move(after, tb, rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3], rows[i, 4])
+        if after.sc[C.SC_DONE]:
+            for p in range(values.shape[0]):
+                values[p] = after.scores[p]
+        else:
+            position_values(after, tb, scratch, unseen, w, values)
+        out[i] = objective(values, seat, solo, w)

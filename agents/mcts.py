@@ -1,0 +1,131 @@
+"""Monte Carlo tree search bot: information-set UCT over the unknown tile order."""
+
+from __future__ import annotations
+
+import random
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from carcassonne_env import Game, Move
+from carcassonne_env.core.state import copy_state
+
+from . import search as S
+from .evaluation import evaluate_moves, unseen_tiles
+from .heuristic import weight_vector
+
+
+class MCTSAgent:
+    """Single-observer information-set MCTS (`agents.search`), all inside numba. By
+    default it searches the heuristic's 10 best moves, and values a leaf by one move of
+    the heuristic policy for the next seat and then the heuristic's estimate of the
+    final scores; `depth=-1, top_k=0` gives plain ISMCTS with random playouts to the
+    end. The budget is counted in iterations, so a seeded bot plays the same moves on
+    any machine.
+
+    Args:
+        seed: seeds the determinisations, expansions and playouts.
+        iterations: iterations per search tree and move.
+        c: UCB1 exploration constant (rewards lie in [0, 1]).
+        trees: independent search trees whose root statistics are summed (root
+            parallelisation); each gets `iterations`.
+        threads: threads running the trees (results do not depend on it).
+        depth: leaf valuation: -1 = a random playout to the end; k >= 0 = k moves of the
+            heuristic policy, then the heuristic's estimate of the final scores.
+        top_k: search only the k root moves the heuristic values most (0 = all moves).
+        margin_scale: reward 0.5 + 0.5 tanh(margin / margin_scale) of the final score
+            margin over the best other seat; 0 = win 1 / tie 0.5 / loss 0.
+        solo_scale: solo reward = lowest colour's final score / solo_scale.
+        **weights: the heuristic's weights for depth >= 0 (see `HeuristicAgent`).
+    """
+
+    name = "mcts"
+
+    def __init__(self, seed: int | None = None, iterations: int = 200, c: float = 0.7,
+                 trees: int = 1, threads: int = 1, depth: int = 1, top_k: int = 10,
+                 margin_scale: float = 20.0, solo_scale: float = 100.0,
+                 **weights: float) -> None:
+        for key, value in (("iterations", iterations), ("trees", trees), ("threads", threads)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{key} must be a positive integer, got {value!r}")
+        if c < 0 or margin_scale < 0 or solo_scale <= 0:
+            raise ValueError("c and margin_scale must be >= 0 and solo_scale > 0")
+        self.iterations, self.c, self.trees, self.threads = iterations, c, trees, threads
+        if not isinstance(depth, int) or isinstance(depth, bool) or depth < -1:
+            raise ValueError(f"depth must be -1 (playout to the end) or >= 0, got {depth!r}")
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 0:
+            raise ValueError(f"top_k must be a non-negative integer, got {top_k!r}")
+        self.depth, self.top_k = depth, top_k
+        self.margin_scale, self.solo_scale = float(margin_scale), float(solo_scale)
+        self._w = weight_vector(weights)
+        self._rng = random.Random(seed)
+        self._buffers: dict = {}
+        self.last_stats: dict[tuple, tuple[int, float]] = {}
+
+    def _tree_buffers(self, game: Game) -> list:
+        st, ts = game._st, game._ts
+        key = (st.ptype.shape[0], ts, game.rules.hand_size)
+        if key not in self._buffers:
+            n_rows = game.rules.hand_size * 4 * st.frontier.shape[0] * (ts.max_segments + 1)
+            P = st.scores.shape[0]
+            self._buffers = {key: [
+                (S.make_tree(self.iterations + 1), copy_state(st), copy_state(st),
+                 copy_state(st), np.zeros((n_rows, 5), np.int64), np.zeros(n_rows),
+                 np.zeros(st.ptype.shape[0] + 2, np.int64), np.zeros(P), np.zeros(P),
+                 np.zeros(len(ts.names), np.int64))
+                for _ in range(self.trees)]}
+        return self._buffers[key]
+
+    def _root_rows(self, game: Game) -> np.ndarray:
+        """The root moves to search: all legal rows, or the heuristic's top_k."""
+        rows = game._legal_rows()
+        if self.top_k == 0 or len(rows) <= self.top_k:
+            return rows
+        st, ts = game._st, game._ts
+        _, sim, after, scratch, _, _, _, values, _, unseen = self._tree_buffers(game)[0]
+        out = np.empty(len(rows))
+        unseen_tiles(st, len(ts.names), unseen)
+        evaluate_moves(st, ts.tables, rows, len(rows), self._w, unseen, after, scratch,
+                       values, out)
+        keep = np.sort(np.argsort(-out, kind="stable")[: self.top_k])
+        return np.ascontiguousarray(rows[keep])
+
+    def _search(self, game: Game, root_rows: np.ndarray, k: int,
+                seed: int) -> list[tuple[tuple, int, float]]:
+        tree, *buffers = self._tree_buffers(game)[k]
+        S.search(game._st, game._ts.tables, root_rows, tree, self.iterations, self.c,
+                 self.margin_scale, self.solo_scale, self.depth, self._w, *buffers,
+                 np.array([seed], np.uint64))
+        out = []
+        ch = int(tree.child[0])
+        while ch >= 0:
+            out.append((tuple(tree.row[ch].tolist()), int(tree.visits[ch]),
+                        float(tree.value[ch])))
+            ch = int(tree.sibling[ch])
+        return out
+
+    def act(self, game: Game) -> Move:
+        moves = game.legal_moves()
+        if len(moves) == 1:
+            return moves[0]
+        seeds = [self._rng.getrandbits(64) for _ in range(self.trees)]
+        root_rows = self._root_rows(game)
+        if self.threads > 1 and self.trees > 1:
+            with ThreadPoolExecutor(min(self.threads, self.trees)) as pool:
+                results = list(pool.map(self._search, [game] * self.trees,
+                                        [root_rows] * self.trees, range(self.trees), seeds))
+        else:
+            results = [self._search(game, root_rows, k, s) for k, s in enumerate(seeds)]
+        stats: dict[tuple, list] = {}
+        for tree_result in results:
+            for row, visits, value in tree_result:
+                entry = stats.setdefault(row, [0, 0.0])
+                entry[0] += visits
+                entry[1] += value
+        self.last_stats = {row: (v, w / max(v, 1)) for row, (v, w) in stats.items()}
+        # Most visited move; ties: higher mean reward, then a seeded random pick.
+        best = max(self.last_stats.values())
+        picks = [row for row, s in self.last_stats.items() if s == best]
+        row = picks[self._rng.randrange(len(picks))]
+        index = {tuple(r): i for i, r in enumerate(game._legal_rows().tolist())}
+        return moves[index[row]]

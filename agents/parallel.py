@@ -1,0 +1,96 @@
+"""Run independent jobs (batches of games) in worker processes, results in job order.
+
+The arena and the solo benchmark split their games into jobs whose outcome depends only
+on the job's own arguments (seeds included), so the results are the same whatever the
+number of workers or the order in which jobs finish. Two backends: a local process pool
+(default) and Ray (`pip install carcassonne-env[ray]`), for a Ray cluster.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, TypeVar
+
+from tqdm.auto import tqdm
+
+T = TypeVar("T")
+
+BACKENDS = ("process", "ray")
+
+
+def run_jobs(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int = 1, *,
+             progress: bool = True, desc: str = "", unit: str = "job",
+             weights: Sequence[int] | None = None, backend: str = "process",
+             address: str | None = None) -> Iterator[T]:
+    """Yield `fn(job)` for every job, in job order. With workers > 1 the jobs run in a
+    process pool (`fn` and the jobs must be picklable: module-level functions and plain
+    data). `weights` (e.g. games per job) drive the progress bar.
+
+    `backend="ray"` runs every job as a Ray task, at most `workers` of them at a time (so
+    pass the number of CPUs to use in the cluster). It uses the Ray connection of this
+    process if there is one (`ray.init(...)` called before), else connects to `address`
+    (e.g. ``"auto"`` or ``"ray://head:10001"``), else starts a local Ray instance. Every
+    node needs this package installed."""
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; available: {', '.join(BACKENDS)}")
+    if address is not None and backend != "ray":
+        raise ValueError("a Ray address needs backend='ray'")
+    weights = list(weights) if weights is not None else [1] * len(jobs)
+    if len(weights) != len(jobs):
+        raise ValueError(f"{len(weights)} weights for {len(jobs)} jobs")
+    bar = tqdm(total=sum(weights), desc=desc, unit=unit, disable=not progress)
+    try:
+        if backend == "ray":
+            yield from _run_ray(fn, jobs, workers, weights, bar, address)
+            return
+        if workers == 1 or len(jobs) <= 1:
+            for job, w in zip(jobs, weights, strict=True):
+                yield fn(job)
+                bar.update(w)
+            return
+        # fork would copy numba's threading layer state; spawn is the portable choice.
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            futures = [pool.submit(fn, job) for job in jobs]
+            for fut, w in zip(futures, weights, strict=True):  # the bar moves as jobs end
+                fut.add_done_callback(lambda _f, w=w: bar.update(w))
+            for fut in futures:
+                yield fut.result()
+    finally:
+        bar.close()
+
+
+def _run_ray(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int,
+             weights: list[int], bar: tqdm, address: str | None) -> Iterator[T]:
+    try:
+        import ray
+    except ImportError:
+        raise ImportError("the Ray backend needs Ray: pip install 'carcassonne-env[ray]'") \
+            from None
+    if not ray.is_initialized():
+        ray.init(address=address)
+    remote = ray.remote(fn)
+    refs: list[Any] = [None] * len(jobs)
+    pending: dict[Any, int] = {}  # running tasks: ref -> job index
+    submitted = 0
+    try:
+        for k in range(len(jobs)):
+            while True:
+                # At most `workers` tasks in flight: a shared cluster is not flooded.
+                while submitted < len(jobs) and len(pending) < workers:
+                    refs[submitted] = remote.remote(jobs[submitted])
+                    pending[refs[submitted]] = submitted
+                    submitted += 1
+                if refs[k] not in pending:
+                    break
+                [ready], _ = ray.wait(list(pending), num_returns=1)
+                bar.update(weights[pending.pop(ready)])
+            yield ray.get(refs[k])
+            refs[k] = None  # drop the reference so that Ray can free the result
+    finally:
+        for ref in pending:
+            ray.cancel(ref)

@@ -1,0 +1,106 @@
+"""A bot that plays a trained Stable-Baselines3 policy through the environments' encoder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from carcassonne_env import Game, Move
+from carcassonne_env.encoding import Encoder
+
+
+def load_model(path: str | Path) -> Any:
+    """Load a saved MaskablePPO (sb3-contrib) or PPO model from a .zip file."""
+    try:
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3 import PPO
+    except ImportError as err:  # pragma: no cover - the train extra is missing
+        raise ImportError('playing a trained policy needs: pip install "carcassonne-env[train]"'
+                          ) from err
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no model file at {path}")
+    try:
+        return MaskablePPO.load(path, device="cpu")
+    except (ValueError, KeyError, TypeError):
+        return PPO.load(path, device="cpu")
+
+
+class SB3Agent:
+    """Plays a policy trained on this package's environments (Solo-v0, VsBots-v0 or the
+    PettingZoo env with a matching encoder): it encodes the game as the env does for
+    the seat to move and takes the policy's action among the legal ones.
+
+    Args:
+        model: a loaded SB3 model (MaskablePPO or any model with `policy`) or a path to
+            a saved .zip.
+        seed: unused by deterministic play; seeds sampling when `deterministic=False`.
+        board_size: the encoder's window; default: read off the model's observation
+            space.
+        action_mode: "turn" or "two_step", as the model was trained; default: read off
+            the size of its action space.
+        deterministic: play the most likely legal action (default) or sample one.
+    """
+
+    name = "sb3"
+
+    def __init__(self, model: Any, seed: int | None = None, board_size: int | None = None,
+                 action_mode: str | None = None, deterministic: bool = True) -> None:
+        self.model = load_model(model) if isinstance(model, (str, Path)) else model
+        space = self.model.observation_space
+        if board_size is None:
+            board_size = int(space["board"].shape[0]) // 3
+        self.board_size = board_size
+        self.action_mode = action_mode
+        self.deterministic = deterministic
+        self._rng = np.random.default_rng(seed)
+        self._encoders: dict = {}
+
+    def _encoder(self, game: Game) -> Encoder:
+        key = (game.rules, game._ts)
+        if key not in self._encoders:
+            n_actions = int(self.model.action_space.n)
+            mode = self.action_mode
+            if mode is None:
+                for mode in ("turn", "two_step"):
+                    probe = Encoder(game.rules, self.board_size, mode, tileset=game._ts)
+                    if probe.n_actions == n_actions:
+                        break
+                else:
+                    raise ValueError(f"the model's {n_actions} actions match no action mode "
+                                     f"of these rules at board_size {self.board_size}")
+            enc = Encoder(game.rules, self.board_size, mode, tileset=game._ts)
+            if enc.n_actions != n_actions or enc.board_shape != \
+                    self.model.observation_space["board"].shape:
+                raise ValueError("the model was trained for other rules, board size or "
+                                 "action mode than this game's")
+            self._encoders[key] = enc
+        return self._encoders[key]
+
+    def _pick(self, obs: dict[str, np.ndarray], mask: np.ndarray) -> int:
+        """The policy's action restricted to `mask`: masked logits, argmax or a sample."""
+        import torch
+
+        policy = self.model.policy
+        tensors, _ = policy.obs_to_tensor({"board": obs["board"], "features": obs["features"]})
+        with torch.no_grad():
+            dist = policy.get_distribution(tensors)
+            logits = dist.distribution.logits[0].cpu().numpy().astype(np.float64)
+        logits[mask == 0] = -np.inf
+        if self.deterministic:
+            return int(np.argmax(logits))
+        p = np.exp(logits - logits.max())
+        return int(self._rng.choice(len(p), p=p / p.sum()))
+
+    def act(self, game: Game) -> Move:
+        enc = self._encoder(game)
+        observer = 0 if game.rules.variant == "solo" else game.current_player
+        obs = enc.encode(game, observer)
+        action = self._pick(obs, obs["action_mask"])
+        if enc.action_mode == "turn":
+            return enc.action_to_move(game, action)
+        pending = enc.placement(game, action)
+        obs = enc.encode(game, observer, pending=pending)
+        return enc.action_to_move(game, self._pick(obs, obs["action_mask"]), pending)

@@ -1,0 +1,195 @@
+"""Jitted single-observer information-set MCTS (SO-ISMCTS, Cowling et al. 2012).
+
+Every iteration deals a fresh determinisation (the undrawn tiles reshuffled), walks the
+tree from the root, choosing among the children whose move is legal in this
+determinisation by UCB1 with availability counts, expands one untried legal move, plays a
+uniformly random playout to the end (the core's `random_move`) and backs the result up.
+A node's statistics are from the view of the seat that played its move. A leaf is
+valued by a random playout to the end, or (`depth` >= 0) by `depth` moves of the heuristic
+policy and then the heuristic estimate of the final scores (agents.evaluation).
+
+The tree lives in flat arrays (`Tree`), the moves are keyed by one int64 (tile type,
+position, rotation, slot), so a search is one nogil numba call: search trees can run in
+parallel threads (root parallelisation).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from carcassonne_env.core import config as C
+from carcassonne_env.core.playout import random_playout, rng_below, shuffle_undrawn
+from carcassonne_env.core.state import copy_into
+from carcassonne_env.core.turn import apply_move, legal_moves, tile_to_place
+
+from .evaluation import evaluate_moves, position_values, unseen_tiles
+
+Tree = namedtuple("Tree", ["key", "seat", "child", "sibling", "visits", "avail", "value",
+                           "row"])
+
+_OFF = 512  # coordinates are at most 72 cells from the start tile
+
+
+def make_tree(capacity: int) -> Tree:
+    """Buffers for a tree of up to `capacity` nodes (one per iteration, plus the root)."""
+    return Tree(
+        key=np.zeros(capacity, np.int64),  # move into the node (see move_key)
+        seat=np.zeros(capacity, np.int64),  # seat that played it
+        child=np.full(capacity, -1, np.int64),  # first child
+        sibling=np.full(capacity, -1, np.int64),  # next child of the same parent
+        visits=np.zeros(capacity, np.int64),
+        avail=np.zeros(capacity, np.int64),  # iterations in which the move was legal
+        value=np.zeros(capacity, np.float64),  # summed rewards of `seat`
+        row=np.zeros((capacity, 5), np.int64),  # legal move row when expanded (root: the move)
+    )
+
+
+@njit(cache=True, nogil=True)
+def move_key(t, x, y, r, slot):
+    return (((t * _OFF * 2 + x + _OFF) * _OFF * 2 + y + _OFF) * 4 + r) * 64 + slot + 1
+
+
+@njit(cache=True, nogil=True)
+def to_rewards(values, solo, margin_scale, solo_scale, out):
+    """out[p] in [0, 1] from per-seat (estimated) final scores `values`: in solo the
+    lowest colour's / solo_scale for every colour (all colours are one player);
+    otherwise 0.5 + 0.5 tanh(margin / margin_scale), margin = the seat's value minus the
+    best other seat's, or win 1 / tie 0.5 / loss 0 when margin_scale is 0."""
+    P = values.shape[0]
+    if solo:
+        lo = values[0]
+        for p in range(P):
+            lo = min(lo, values[p])
+        for p in range(P):
+            out[p] = lo / solo_scale
+        return
+    for p in range(P):
+        best_other = -1e18
+        for q in range(P):
+            if q != p:
+                best_other = max(best_other, values[q])
+        margin = values[p] - best_other
+        if margin_scale > 0:
+            out[p] = 0.5 + 0.5 * np.tanh(margin / margin_scale)
+        else:
+            out[p] = 1.0 if margin > 0 else (0.5 if margin == 0 else 0.0)
+
+
+@njit(cache=True, nogil=True)
+def heuristic_move(sim, tb, w, after, scratch, rows, move_values, values, unseen):
+    """Play the heuristic bot's choice (best `evaluate_moves` objective, first of ties)."""
+    n = legal_moves(sim, tb, rows)
+    unseen_tiles(sim, unseen.shape[0], unseen)
+    evaluate_moves(sim, tb, rows, n, w, unseen, after, scratch, values, move_values)
+    best = 0
+    for i in range(1, n):
+        if move_values[i] > move_values[best]:
+            best = i
+    apply_move(sim, tb, rows[best, 0], rows[best, 1], rows[best, 2], rows[best, 3],
+               rows[best, 4])
+
+
+@njit(cache=True, nogil=True)
+def leaf_values(sim, tb, depth, w, after, scratch, rows, move_values, unseen, rng, values):
+    """values[p] = final scores after a random playout (depth < 0), or the heuristic
+    estimate of `agents.evaluation` (weights w) after `depth` moves of the heuristic
+    policy; the other arguments are scratch buffers."""
+    if depth < 0:
+        random_playout(sim, tb, rng)
+    else:
+        for _ in range(depth):
+            if sim.sc[C.SC_DONE]:
+                break
+            heuristic_move(sim, tb, w, after, scratch, rows, move_values, values, unseen)
+    if sim.sc[C.SC_DONE]:
+        for p in range(values.shape[0]):
+            values[p] = sim.scores[p]
+        return
+    unseen_tiles(sim, unseen.shape[0], unseen)
+    position_values(sim, tb, scratch, unseen, w, values)
+
+
+@njit(cache=True, nogil=True)
+def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, depth, w,
+           sim, after, scratch, rows, move_values, path, values, reward, unseen, rng):
+    """Run `iterations` iterations from the (unchanged) state `root`, whose moves to
+    consider are `root_rows` (legal rows; a subset prunes the search). Leaves are valued
+    by `leaf_values(depth, w)` and turned into rewards by `to_rewards`. `sim`, `after`
+    and `scratch` are same-shaped scratch states, `rows`, `move_values` (legal moves),
+    `path`, `values`, `reward`, `unseen` scratch buffers, `rng` the one-element
+    splitmix state. Returns the number of root children (tree.child[0], then
+    tree.sibling: their tree.row, visits and value)."""
+    tree.child[0] = -1
+    tree.visits[0] = 0
+    n_nodes = 1
+    for _ in range(iterations):
+        copy_into(sim, root)
+        shuffle_undrawn(sim, rng)
+        node = 0
+        level = 0
+        path[0] = 0
+        while not sim.sc[C.SC_DONE]:
+            if level == 0:  # the root's moves are known: no determinisation changes them
+                n = root_rows.shape[0]
+                rows[:n] = root_rows
+            else:
+                n = legal_moves(sim, tb, rows)
+            # Match legal moves to children; count availability; find untried moves.
+            best, best_i, best_ucb, untried = -1, -1, -1.0, 0
+            for i in range(n):
+                t = tile_to_place(sim, rows[i, 0])
+                k = move_key(t, rows[i, 1], rows[i, 2], rows[i, 3], rows[i, 4])
+                ch = tree.child[node]
+                while ch >= 0 and tree.key[ch] != k:
+                    ch = tree.sibling[ch]
+                if ch < 0:
+                    rows[untried, :] = rows[i, :]  # compact untried rows to the front
+                    untried += 1
+                    continue
+                tree.avail[ch] += 1
+                v = tree.visits[ch]
+                ucb = tree.value[ch] / v + c * np.sqrt(np.log(tree.avail[ch]) / v)
+                if ucb > best_ucb:
+                    best, best_i, best_ucb = ch, i, ucb
+            seat = sim.sc[C.SC_SEAT]
+            if untried > 0:  # expand one untried move, then play out
+                i = rng_below(rng, untried)
+                ch = n_nodes
+                n_nodes += 1
+                t = tile_to_place(sim, rows[i, 0])
+                tree.key[ch] = move_key(t, rows[i, 1], rows[i, 2], rows[i, 3], rows[i, 4])
+                tree.seat[ch] = seat
+                tree.child[ch] = -1
+                tree.visits[ch] = 0
+                tree.avail[ch] = 1
+                tree.value[ch] = 0.0
+                tree.row[ch, :] = rows[i, :]
+                tree.sibling[ch] = tree.child[node]
+                tree.child[node] = ch
+                apply_move(sim, tb, rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3],
+                           rows[i, 4])
+                level += 1
+                path[level] = ch
+                break
+            # No untried move means no row was moved: rows[best_i] is the chosen move.
+            apply_move(sim, tb, rows[best_i, 0], rows[best_i, 1], rows[best_i, 2],
+                       rows[best_i, 3], rows[best_i, 4])
+            node = best
+            level += 1
+            path[level] = node
+        leaf_values(sim, tb, depth, w, after, scratch, rows, move_values, unseen, rng, values)
+        to_rewards(values, sim.cfg[C.CFG_SOLO] != 0, margin_scale, solo_scale, reward)
+        tree.visits[0] += 1
+        for d in range(1, level + 1):
+            nd = path[d]
+            tree.visits[nd] += 1
+            tree.value[nd] += reward[tree.seat[nd]]
+    n_root = 0
+    ch = tree.child[0]
+    while ch >= 0:
+        n_root += 1
+        ch = tree.sibling[ch]
+    return n_root

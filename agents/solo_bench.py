@@ -1,0 +1,380 @@
+"""The solo benchmark: one bot plays a fixed, published set of solo deals.
+
+Deal ``i`` of a run is ``Game(rules, seed=first_deal + i)`` (by default the deal seeds are
+``0..deals-1``); the bot gets a fresh instance per deal, seeded with
+``deal_bot_seed(seed, deal_seed)``, so every deal's outcome depends only on (bot, rules,
+seed, deal seed): the same whatever the number of worker processes. The result of a deal
+is ``game.result``, the lowest colour's score. See docs/solo_bench.md.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import math
+import os
+import platform
+import re
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numba
+import numpy as np
+
+import carcassonne_env
+from carcassonne_env import Game, Rules
+
+from .base import make_agent
+from .parallel import run_jobs
+
+PERCENTILES = (5, 10, 25, 50, 75, 90, 95)
+END_REASONS = ("A", "B")
+# Small jobs keep the progress bar moving and the workers evenly loaded with slow bots.
+_MAX_DEALS_PER_JOB = 10
+_Z95 = 1.959963984540054  # standard normal 97.5% quantile: 95% interval of the mean
+_FORMAT = "carcassonne-env/solo-bench"
+
+
+def deal_bot_seed(seed: int, deal_seed: int) -> int:
+    """The bot's seed for one deal: a 32-bit hash of (seed, deal seed),
+    ``int(numpy.random.SeedSequence([seed, deal_seed]).generate_state(1)[0])``.
+    Hashed rather than, say, ``seed + deal_seed`` so that a bot drawing from numpy's
+    generator never replays the stream that shuffled the deal, and runs with different
+    `seed` share no bot seeds."""
+    return int(np.random.SeedSequence([seed, deal_seed]).generate_state(1)[0])
+
+
+def _fingerprint(tile_orders: Sequence[str]) -> str:
+    return hashlib.sha256("\n".join(tile_orders).encode()).hexdigest()[:16]
+
+
+def deals_fingerprint(first_deal: int = 0, deals: int = 1000) -> str:
+    """16 hex digits of the SHA-256 of the deals' tile orders (one line of tile letters
+    per deal). The deal seeds only name deals through numpy's shuffle; this checks that
+    they still name the published ones (docs/solo_bench.md gives the value for 0..999)."""
+    return _fingerprint(["".join(Game(seed=d).tile_order())
+                         for d in range(first_deal, first_deal + deals)])
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """One deal: its seed, the bot's seed, the result (lowest colour's score), the end
+    reason ("A": a compulsory follower with an empty supply; "B": a stack ran out), the
+    final colour scores, the moves played, the seconds spent in ``bot.act`` and the deal's
+    tile order (letters, as ``game.tile_order()``)."""
+
+    deal_seed: int
+    bot_seed: int
+    result: int
+    end_reason: str
+    scores: tuple[int, ...]
+    moves: int
+    act_seconds: float
+    tiles: str
+
+
+class _Job(NamedTuple):
+    bot: str
+    rules: Rules
+    seed: int
+    deal_seeds: tuple[int, ...]
+
+
+# (bot, rules) pairs this process has already played an untimed move with.
+_WARMED: set[tuple[str, Rules]] = set()
+
+
+def _warm_up(bot: str, rules: Rules) -> None:
+    """Play one untimed move per process first, so that numba compilation (or loading it
+    from the cache) in the engine or the bot is not counted as thinking time."""
+    if (bot, rules) in _WARMED:
+        return
+    game = Game(rules, seed=0)
+    game.play(make_agent(bot, seed=0).act(game))
+    _WARMED.add((bot, rules))
+
+
+def play_deal(bot: str, rules: Rules, seed: int, deal_seed: int) -> DealResult:
+    """Play deal `deal_seed` with a fresh `bot` seeded ``deal_bot_seed(seed, deal_seed)``;
+    only the `act` calls are timed."""
+    bot_seed = deal_bot_seed(seed, deal_seed)
+    agent = make_agent(bot, seed=bot_seed)
+    game = Game(rules, seed=deal_seed)
+    moves, seconds = 0, 0.0
+    while not game.done:
+        start = time.perf_counter()
+        move = agent.act(game)
+        seconds += time.perf_counter() - start
+        game.play(move)
+        moves += 1
+    return DealResult(deal_seed=deal_seed, bot_seed=bot_seed, result=int(game.result),
+                      end_reason=str(game.end_reason), scores=tuple(game.scores),
+                      moves=moves, act_seconds=seconds, tiles="".join(game.tile_order()))
+
+
+def _play_job(job: _Job) -> list[DealResult]:
+    _warm_up(job.bot, job.rules)
+    return [play_deal(job.bot, job.rules, job.seed, d) for d in job.deal_seeds]
+
+
+def _percentile(values: np.ndarray, q: float) -> float:
+    # numpy's default "linear" method: interpolate between the two nearest order statistics.
+    return float(np.percentile(values, q))
+
+
+@dataclass
+class SoloBenchResult:
+    """The outcome of `run_solo_bench`: the setup and one `DealResult` per deal, in deal
+    order; `summary()` computes the statistics."""
+
+    bot: str
+    rules: Rules
+    seed: int
+    first_deal: int
+    rows: list[DealResult]
+    workers: int = 1
+    # Date, wall time, versions and machine of the run (see `_machine`).
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def deals(self) -> int:
+        """Number of deals played."""
+        return len(self.rows)
+
+    @property
+    def results(self) -> np.ndarray:
+        """The result (lowest colour's score) of every deal, in deal order."""
+        return np.array([r.result for r in self.rows], dtype=np.int64)
+
+    def summary(self) -> dict[str, Any]:
+        """The statistics, JSON-serialisable: the setup, the `deals_fingerprint` of the
+        deals played, mean with its 95% interval (normal approximation,
+        ``mean +- 1.96 * std / sqrt(deals)``), std (sample, ddof=1), median, percentiles
+        ``p5 .. p95`` (numpy's linear interpolation), min, max, the distribution
+        ``{result: deals}``, the end reasons (deals, share, mean result under each), the
+        mean moves per deal and the mean seconds per `act` call (total act time / total
+        moves). std and the interval are None for a single deal."""
+        x = self.results.astype(np.float64)
+        n = len(x)
+        mean = float(x.mean())
+        std = float(x.std(ddof=1)) if n > 1 else None
+        half = _Z95 * std / math.sqrt(n) if std is not None else None
+        ends: dict[str, dict[str, Any]] = {}
+        for reason in END_REASONS:
+            sel = [r.result for r in self.rows if r.end_reason == reason]
+            ends[reason] = {"deals": len(sel), "share": len(sel) / n,
+                            "mean_result": sum(sel) / len(sel) if sel else None}
+        moves = sum(r.moves for r in self.rows)
+        return {
+            "bot": self.bot,
+            "colours": self.rules.solo_colours,
+            "deals": n,
+            "first_deal": self.first_deal,
+            "last_deal": self.first_deal + n - 1,
+            "seed": self.seed,
+            "deals_fingerprint": _fingerprint([r.tiles for r in self.rows]),
+            "mean": mean,
+            "ci95": [mean - half, mean + half] if half is not None else None,
+            "std": std,
+            "median": _percentile(x, 50),
+            **{f"p{q}": _percentile(x, q) for q in PERCENTILES},
+            "min": int(x.min()),
+            "max": int(x.max()),
+            "distribution": dict(sorted(Counter(int(v) for v in x).items())),
+            "end_reasons": ends,
+            "mean_moves": moves / n,
+            "seconds_per_move": sum(r.act_seconds for r in self.rows) / moves,
+        }
+
+    def to_markdown(self) -> str:
+        """A markdown table with one row for this bot (see `markdown_table`)."""
+        return markdown_table([self])
+
+    def to_dict(self) -> dict[str, Any]:
+        """Setup, summary and per-deal rows, JSON-serialisable (what `to_json` writes)."""
+        return {
+            "format": _FORMAT,
+            "version": 1,
+            "bot": self.bot,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "first_deal": self.first_deal,
+            "workers": self.workers,
+            "metadata": self.metadata,
+            "summary": self.summary(),
+            "rows": [asdict(r) for r in self.rows],
+        }
+
+    def to_json(self, path: str | Path) -> None:
+        """Write `to_dict()` as JSON; `from_json` reads it back."""
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(self.to_dict(), f, indent=1)
+
+    @classmethod
+    def from_json(cls, path: str | Path) -> SoloBenchResult:
+        """Read a result written by `to_json` (e.g. to stack saved runs with
+        `markdown_table`); the summary is recomputed from the rows."""
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        if not isinstance(data, dict) or data.get("format") != _FORMAT:
+            raise ValueError(f"{path}: not a solo benchmark result ({_FORMAT})")
+        rows = [DealResult(**dict(r, scores=tuple(r["scores"]))) for r in data["rows"]]
+        return cls(bot=data["bot"], rules=Rules.from_dict(data["rules"]), seed=data["seed"],
+                   first_deal=data["first_deal"], rows=rows, workers=data["workers"],
+                   metadata=data.get("metadata", {}))
+
+    def to_csv(self, path: str | Path) -> None:
+        """Write the per-deal rows: deal_seed, bot_seed, result, end_reason, score_0 ..
+        score_{colours-1}, moves, act_seconds, tiles."""
+        colours = self.rules.solo_colours
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(["deal_seed", "bot_seed", "result", "end_reason",
+                        *(f"score_{c}" for c in range(colours)), "moves", "act_seconds",
+                        "tiles"])
+            for r in self.rows:
+                w.writerow([r.deal_seed, r.bot_seed, r.result, r.end_reason, *r.scores,
+                            r.moves, repr(r.act_seconds), r.tiles])
+
+    def histogram_png(self, path: str | Path) -> None:
+        """Draw the distribution of the result as a PNG: bars stacked by end reason (A /
+        B), mean and median marked. Needs matplotlib (``pip install
+        "carcassonne-env[plot]"``)."""
+        try:
+            from matplotlib.backends.backend_agg import FigureCanvasAgg
+            from matplotlib.figure import Figure
+        except ImportError as err:
+            raise ImportError('the histogram needs matplotlib: '
+                              'pip install "carcassonne-env[plot]"') from err
+        s = self.summary()
+        lo, hi = s["min"], s["max"]
+        # One bar per result value, merged in pairs, threes... beyond 60 bars.
+        width = max(1, math.ceil((hi - lo + 1) / 60))
+        edges = np.arange(lo, hi + width + 1, width) - 0.5
+        by_end = [[r.result for r in self.rows if r.end_reason == e] for e in END_REASONS]
+        labels = [f"end A: supply empty ({s['end_reasons']['A']['deals']} deals)",
+                  f"end B: a stack ran out ({s['end_reasons']['B']['deals']} deals)"]
+        # Figure + Agg canvas, not pyplot: no global backend switch, no window.
+        fig = Figure(figsize=(8, 4.5), dpi=100)
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        ax.hist(by_end, bins=edges, stacked=True, label=labels,
+                color=["#d95f02", "#1b9e77"], edgecolor="white", linewidth=0.5)
+        ax.axvline(s["mean"], color="black", linestyle="--", label=f"mean {s['mean']:.2f}")
+        ax.axvline(s["median"], color="#7570b3", linestyle=":", linewidth=2,
+                   label=f"median {s['median']:g}")
+        ax.set_xlabel("result (lowest colour's score)")
+        ax.set_ylabel("deals")
+        ax.set_title(f"solo benchmark: {self.bot}, {s['deals']} deals "
+                     f"(seeds {s['first_deal']}-{s['last_deal']}), "
+                     f"{self.rules.solo_colours} colours")
+        ax.legend(fontsize="small")
+        fig.tight_layout()
+        fig.savefig(path, format="png")
+
+
+def _fmt(value: float | None, spec: str = "g") -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def _ms(seconds: float) -> str:
+    ms = seconds * 1e3
+    return f"{ms:.0f}" if ms >= 100 else f"{ms:.3g}"  # no exponents for slow bots
+
+
+def markdown_table(results: Sequence[SoloBenchResult]) -> str:
+    """One markdown table, one row per result, so several bots stack in one table:
+    bot, colours, deals (with their seeds), mean +- 95% interval, std, min, p5, p25, median,
+    p75, p95, max, share of end A / B with the mean result under each, and ms per move."""
+    head = ("| bot | colours | deals | mean ± 95% CI | std | min | p5 | p25 | median | p75 "
+            "| p95 | max | end A | mean A | end B | mean B | ms/move |")
+    lines = [head, "|---|---:|---|---:" + "|---:" * 13 + "|"]
+    for res in results:
+        s = res.summary()
+        half = None if s["ci95"] is None else s["mean"] - s["ci95"][0]
+        a, b = s["end_reasons"]["A"], s["end_reasons"]["B"]
+        cells = [
+            res.bot, str(s["colours"]), f"{s['deals']} (seeds {s['first_deal']}-{s['last_deal']})",
+            f"{s['mean']:.2f} ± {_fmt(half, '.2f')}", _fmt(s["std"], ".2f"), str(s["min"]),
+            *(_fmt(s[k]) for k in ("p5", "p25", "median", "p75", "p95")), str(s["max"]),
+            f"{a['share']:.1%}", _fmt(a["mean_result"], ".2f"),
+            f"{b['share']:.1%}", _fmt(b["mean_result"], ".2f"),
+            _ms(s["seconds_per_move"]),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _check_count(name: str, value: object, minimum: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+
+
+def run_solo_bench(bot: str, *, deals: int = 1000, first_deal: int = 0, seed: int = 0,
+                   workers: int = 1, rules: Rules | None = None,
+                   progress: bool = True) -> SoloBenchResult:
+    """Play deals ``first_deal .. first_deal + deals - 1`` of the solo variant with `bot`
+    (a `make_agent` spec such as ``"random"`` or ``"mcts:iterations=500"``).
+
+    Args:
+        bot: bot spec; a fresh bot plays each deal, seeded ``deal_bot_seed(seed, deal)``.
+        deals: number of deals (>= 1).
+        first_deal: seed of the first deal (>= 0).
+        seed: the bot seed of the run (>= 0), hashed with each deal seed.
+        workers: processes (results identical for any count; timings are not, when the
+            workers share cores).
+        rules: solo rules (default ``Rules(variant="solo")``: 3 colours).
+        progress: show a progress bar (tqdm, on stderr).
+
+    Raises ValueError for non-solo rules, bad counts or an unknown bot.
+    """
+    rules = Rules(variant="solo") if rules is None else rules
+    if not isinstance(rules, Rules) or rules.variant != "solo":
+        raise ValueError(f"the solo benchmark needs solo rules (Rules(variant='solo')), "
+                         f"got {rules!r}")
+    _check_count("deals", deals, 1)
+    _check_count("first_deal", first_deal, 0)
+    _check_count("seed", seed, 0)
+    _check_count("workers", workers, 1)
+    if not isinstance(bot, str):
+        raise ValueError(f"bot must be a spec string such as 'random', got {bot!r}")
+    make_agent(bot, seed=0)  # a bad spec fails here, not inside a worker
+    # At least 4 jobs per worker when there are enough deals, to balance the load.
+    per_job = max(1, min(_MAX_DEALS_PER_JOB, deals // (4 * workers)))
+    seeds = range(first_deal, first_deal + deals)
+    jobs = [_Job(bot, rules, seed, tuple(seeds[i:i + per_job]))
+            for i in range(0, deals, per_job)]
+    started = time.time()
+    rows = [row for chunk in run_jobs(_play_job, jobs, workers, progress=progress,
+                                      desc=f"solo-bench {bot}", unit="deal",
+                                      weights=[len(j.deal_seeds) for j in jobs])
+            for row in chunk]
+    return SoloBenchResult(bot=bot, rules=rules, seed=seed, first_deal=first_deal, rows=rows,
+                           workers=workers, metadata=_machine(started))
+
+
+def _machine(started: float) -> dict[str, Any]:
+    """Where and when the run happened: timings only compare on the same machine."""
+    return {
+        "date": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
+        "wall_seconds": round(time.time() - started, 3),
+        "python": platform.python_version(),
+        "numba": numba.__version__,
+        "carcassonne_env": carcassonne_env.__version__,
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+    }
+
+
+def file_for_bot(path: str | Path, bot: str) -> Path:
+    """`path` with the bot spec inserted before the suffix (``hist.png`` ->
+    ``hist-mcts_iterations_500.png``): one file per bot when several are benchmarked."""
+    path = Path(path)
+    slug = re.sub(r"[^A-Za-z0-9.]+", "_", bot).strip("_")
+    return path.with_name(f"{path.stem}-{slug}{path.suffix}")

@@ -1,0 +1,179 @@
+"""Built-in bots: legality in every rule set, seeding, options, the search internals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import Agent, make_agent, registry
+from agents.heuristic import DEFAULT_WEIGHTS, HeuristicAgent
+from agents.mcts import MCTSAgent
+from carcassonne_env import Game, Rules
+
+RULE_SETS = {
+    "2p": Rules(),
+    "3p-small-city-1st-ed-farms": Rules(players=3, small_city=True, farm_scoring="city"),
+    "strategic": Rules(players=2, hand_size=3),
+    "solo": Rules(variant="solo"),
+    "solo-4": Rules(variant="solo", solo_colours=4),
+}
+FAST_BOTS = ["random", "greedy", "heuristic", "mcts:iterations=30",
+             "mcts:iterations=10:depth=1:top_k=3"]
+
+
+def play(rules: Rules, specs: list[str], seed: int) -> Game:
+    """One game where seat s (solo: every turn) is played by specs[s]; every move is
+    checked against the legal move list."""
+    bots = [make_agent(spec, seed=seed + k) for k, spec in enumerate(specs)]
+    game = Game(rules, seed=seed)
+    while not game.done:
+        bot = bots[0] if rules.variant == "solo" else bots[game.current_player]
+        move = bot.act(game)
+        assert move in game.legal_moves()
+        game.play(move)
+    return game
+
+
+@pytest.mark.parametrize("rules", RULE_SETS.values(), ids=RULE_SETS.keys())
+@pytest.mark.parametrize("spec", FAST_BOTS)
+def test_bots_play_legal_moves_to_the_end(rules, spec):
+    specs = [spec] * (1 if rules.variant == "solo" else rules.players)
+    game = play(rules, specs, seed=3)
+    assert game.done
+
+
+@pytest.mark.parametrize("spec", ["greedy", "heuristic", "mcts:iterations=40"])
+def test_same_seed_same_game(spec):
+    a = play(Rules(), [spec, "random"], seed=11).to_record()
+    b = play(Rules(), [spec, "random"], seed=11).to_record()
+    assert a == b
+
+
+def test_bots_follow_the_protocol_and_registry():
+    for name, cls in registry().items():
+        assert isinstance(cls.name, str) and cls.name == name
+    for spec in ("random", "greedy", "heuristic", "mcts"):
+        assert isinstance(make_agent(spec, seed=0), Agent)
+
+
+def test_make_agent_options():
+    bot = make_agent("mcts:iterations=25:c=0.5:depth=1", seed=0)
+    assert (bot.iterations, bot.c, bot.depth, bot.name) == (25, 0.5, 1,
+                                                           "mcts:iterations=25:c=0.5:depth=1")
+    assert make_agent("heuristic:follower=4", seed=0).weights["follower"] == 4.0
+    with pytest.raises(ValueError, match="unknown bot"):
+        make_agent("alphazero")
+    with pytest.raises(ValueError, match="not key=value"):
+        make_agent("mcts:iterations")
+    with pytest.raises(ValueError, match="bad options"):
+        make_agent("mcts:budget=3")
+    with pytest.raises(ValueError, match="bad options"):
+        make_agent("heuristic:speed=3")
+    with pytest.raises(ValueError, match="iterations"):
+        make_agent("mcts:iterations=0")
+    with pytest.raises(ValueError, match="depth"):
+        make_agent("mcts:depth=-2")
+
+
+def test_heuristic_values_one_per_legal_move_and_prefers_scoring():
+    # Tile order: the start tile's city is closed by the first tile (a 2-tile city).
+    game = Game(tile_order="E" * 5)
+    bot = HeuristicAgent(seed=0)
+    moves, values = bot.move_values(game)
+    assert len(moves) == len(values) == len(game.legal_moves())
+    best = moves[int(np.argmax(values))]
+    after = game.clone()
+    after.play(best)
+    assert after.scores[0] == 4  # closing the start city with a knight: 4 points
+
+
+def test_heuristic_weights_change_play():
+    assert set(HeuristicAgent(seed=0).weights) == set(DEFAULT_WEIGHTS)
+    a = play(Rules(), ["heuristic", "random"], seed=5).to_record()
+    b = play(Rules(), ["heuristic:follower=0:farm=5", "random"], seed=5).to_record()
+    assert a["moves"] != b["moves"]
+
+
+def test_mcts_root_statistics_cover_the_root_moves():
+    game = Game(seed=2)
+    bot = MCTSAgent(seed=1, iterations=300, depth=-1, top_k=0)  # plain ISMCTS
+    bot.act(game)
+    rows = {tuple(r) for r in game._legal_rows().tolist()}
+    assert set(bot.last_stats) == rows  # 300 iterations expand every root move
+    assert sum(v for v, _ in bot.last_stats.values()) == 300
+    assert all(0.0 <= mean <= 1.0 for _, mean in bot.last_stats.values())
+
+
+def test_mcts_top_k_prunes_to_the_heuristics_best():
+    game = Game(seed=4)
+    for _ in range(6):
+        game.play(make_agent("heuristic", seed=0).act(game))
+    bot = MCTSAgent(seed=1, iterations=50, top_k=3, depth=0)
+    bot.act(game)
+    _, values = HeuristicAgent(seed=0).move_values(game)
+    rows = game._legal_rows().tolist()
+    best3 = {tuple(rows[i]) for i in np.argsort(-values, kind="stable")[:3]}
+    assert set(bot.last_stats) == best3
+
+
+def test_mcts_trees_threads_do_not_change_the_result():
+    game = Game(seed=6)
+    one = MCTSAgent(seed=9, iterations=60, trees=3, threads=1)
+    many = MCTSAgent(seed=9, iterations=60, trees=3, threads=3)
+    assert one.act(game) == many.act(game)
+    assert one.last_stats == many.last_stats
+    assert sum(v for v, _ in one.last_stats.values()) == 180
+
+
+def test_solo_bots_aim_at_the_lowest_colour():
+    # Over a few deals the heuristic's result (lowest colour) beats random's.
+    rules = Rules(variant="solo")
+    heur = [play(rules, ["heuristic"], seed=s).result for s in range(6)]
+    rand = [play(rules, ["random"], seed=s).result for s in range(6)]
+    assert np.mean(heur) > np.mean(rand)
+
+
+@pytest.mark.parametrize("env_kwargs", [
+    {"env_id": "Carcassonne/Solo-v0", "board_size": 16},
+    {"env_id": "Carcassonne/VsBots-v0", "board_size": 16, "action_mode": "two_step"},
+])
+def test_sb3_agent_plays_a_policy_legally(env_kwargs, tmp_path, one_torch_thread):
+    gymnasium = pytest.importorskip("gymnasium")
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    env_kwargs = dict(env_kwargs)
+    env = gymnasium.make(env_kwargs.pop("env_id"), **env_kwargs)
+    model = sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=16, batch_size=16,
+                                    seed=0, device="cpu")
+    model.save(tmp_path / "policy.zip")
+    bot = make_agent(f"sb3:model={tmp_path / 'policy.zip'}", seed=0)
+    assert bot.board_size == 16
+    rules = env.unwrapped.driver.encoder.rules
+    game = play(rules, [bot.name] * (1 if rules.variant == "solo" else rules.players), 2)
+    assert game.done
+    # Deterministic play: the same policy picks the same moves.
+    again = play(rules, [bot.name] * (1 if rules.variant == "solo" else rules.players), 2)
+    assert again.to_record() == game.to_record()
+
+
+def test_sb3_agent_rejects_a_model_for_other_rules(one_torch_thread):
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from agents.sb3_policy import SB3Agent
+    from carcassonne_env.envs.single import SoloEnv
+
+    model = sb3_contrib.MaskablePPO("MultiInputPolicy", SoloEnv(board_size=8), n_steps=16,
+                                    batch_size=16, device="cpu")
+    with pytest.raises(ValueError, match="other rules|no action mode"):
+        SB3Agent(model).act(Game(Rules()))
+    with pytest.raises(FileNotFoundError):
+        make_agent("sb3:model=/nonexistent/policy.zip")
+
+
+@pytest.mark.slow
+def test_ladder_heuristic_beats_greedy_and_mcts_beats_heuristic():
+    """The strength ladder at the published budgets (README), 100 paired games each."""
+    from agents.arena import run_arena
+
+    for strong, weak in (("heuristic", "greedy"), ("mcts", "heuristic")):
+        res = run_arena([strong, weak], games=100, seed=1, workers=2, progress=False)
+        row = {s.bot: s for s in res.leaderboard}[strong]
+        assert row.win_lo > 0.5, (strong, weak, row)
