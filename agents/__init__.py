@@ -1,6 +1,20 @@
-"""Built-in bots. Every bot follows the `Agent` protocol: `act(game) -> Move`."""
+"""Built-in bots. Every bot follows the `Agent` protocol: `act(game) -> Move`; build one by
+spec with `make_agent("mcts:iterations=400", seed=0)`. The search bots are imported on
+first use (their numba functions load then)."""
 
-from .base import Agent, make_agent, registry
+from .base import BOTS, Agent, make_agent, registry
 from .simple import GreedyAgent, RandomAgent
 
-__all__ = ["Agent", "GreedyAgent", "RandomAgent", "make_agent", "registry"]
+_LAZY = {"HeuristicAgent": "heuristic", "MCTSAgent": "mcts", "SB3Agent": "sb3"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from .base import _bot_class
+
+        return _bot_class(_LAZY[name])
+    raise AttributeError(f"module 'agents' has no attribute {name!r}")
+
+
+__all__ = ["BOTS", "Agent", "GreedyAgent", "HeuristicAgent", "MCTSAgent", "RandomAgent",
+           "SB3Agent", "make_agent", "registry"]

@@ -43,7 +43,7 @@ class MCTSAgent:
 
     def __init__(self, seed: int | None = None, iterations: int = 200, c: float = 0.7,
                  trees: int = 1, threads: int = 1, depth: int = 1, top_k: int = 10,
-                 margin_scale: float = 20.0, solo_scale: float = 100.0,
+                 margin_scale: float = 20.0, solo_scale: float = 10.0,
                  **weights: float) -> None:
         for key, value in (("iterations", iterations), ("trees", trees), ("threads", threads)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:

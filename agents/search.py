@@ -2,11 +2,11 @@
 
 Every iteration deals a fresh determinisation (the undrawn tiles reshuffled), walks the
 tree from the root, choosing among the children whose move is legal in this
-determinisation by UCB1 with availability counts, expands one untried legal move, plays a
-uniformly random playout to the end (the core's `random_move`) and backs the result up.
-A node's statistics are from the view of the seat that played its move. A leaf is
-valued by a random playout to the end, or (`depth` >= 0) by `depth` moves of the heuristic
-policy and then the heuristic estimate of the final scores (agents.evaluation).
+determinisation by UCB1 with availability counts, expands one untried legal move, values
+the leaf and backs the reward up. A node's statistics are from the view of the seat that
+played its move. A leaf is valued by a uniformly random playout to the end (the core's
+jitted playout), or (`depth` >= 0) by `depth` moves of the heuristic policy and then the
+heuristic estimate of the final scores (agents.evaluation).
 
 The tree lives in flat arrays (`Tree`), the moves are keyed by one int64 (tile type,
 position, rotation, slot), so a search is one nogil numba call: search trees can run in
@@ -54,8 +54,9 @@ def move_key(t, x, y, r, slot):
 
 @njit(cache=True, nogil=True)
 def to_rewards(values, solo, margin_scale, solo_scale, out):
-    """out[p] in [0, 1] from per-seat (estimated) final scores `values`: in solo the
-    lowest colour's / solo_scale for every colour (all colours are one player);
+    """out[p], in [0, 1] for standard games, from per-seat (estimated) final scores
+    `values`: in solo the lowest colour's / solo_scale for every colour (all colours are
+    one player);
     otherwise 0.5 + 0.5 tanh(margin / margin_scale), margin = the seat's value minus the
     best other seat's, or win 1 / tie 0.5 / loss 0 when margin_scale is 0."""
     P = values.shape[0]

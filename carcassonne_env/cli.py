@@ -1,5 +1,6 @@
 """The `carcassonne` command line: `play` (bots play a seeded game), `bench` (speed),
-`render` (a game record as a PNG), `solo-bench` (a bot's results on fixed solo deals)."""
+`render` (a game record as a PNG), `arena` (a tournament between bots), `solo-bench`
+(a bot's results on fixed solo deals)."""
 
 from __future__ import annotations
 
@@ -179,7 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="built-in bots play one seeded game; prints the board")
     _add_rule_options(p)
     p.add_argument("--bots", default="random,greedy",
-                   help="comma-separated bot per seat (random, greedy); default random,greedy")
+                   help="comma-separated bot spec per seat (random, greedy, heuristic, mcts, "
+                   "sb3:model=FILE.zip; options as in mcts:iterations=400); default "
+                   "random,greedy")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--verbose", "-v", action="store_true", help="print every move")
     p.add_argument("--record", metavar="FILE", help="write the game record (JSON) here")

@@ -227,7 +227,8 @@ def test_illegal_action_ends_the_episode(env_id):
 
 @pytest.mark.parametrize(("kwargs", "match"), [
     ({"opponents": []}, "at least one bot"),
-    ({"opponents": ["chess_engine"]}, "unknown bots"),
+    ({"opponents": ["chess_engine"]}, "unknown bot .chess_engine."),
+    ({"opponents": ["mcts:budget=3"]}, "bad options for bot"),
     ({"opponents": ["random", "random"], "players": 2}, "need 1 opponents"),
     ({"opponents": "random", "players": 3, "seat": 3}, "seat must be in"),
     ({"reward": "elo"}, "reward must be one of"),
