@@ -14,7 +14,9 @@ fitting tile comes: CELL * min(1, fitting unseen tiles / FIT), and is 0 when som
 cell fits no unseen tile (a blocked feature: its followers are stuck). `horizon`,
 min(1, own draws left / HORIZON), makes followers worth less as the game runs out.
 In the solo variant unfinished features score nothing at the end, but each follower
-left on the board may earn its 2 points: that replaces "points at the end".
+left on the board may earn its 2 points: that replaces "points at the end"; followers
+are worth SOLO_FOLLOWER instead of FOLLOWER, and a colour with an empty supply loses
+SOLO_EMPTY (its next turn may end the game: end A).
 
 Positions reached by a move that ends the game are valued by their exact final scores.
 """

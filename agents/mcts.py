@@ -82,7 +82,7 @@ class MCTSAgent:
         if self.top_k == 0 or len(rows) <= self.top_k:
             return rows
         st, ts = game._st, game._ts
-        _, sim, after, scratch, _, _, _, values, _, unseen = self._tree_buffers(game)[0]
+        _, _, after, scratch, _, _, _, values, _, unseen = self._tree_buffers(game)[0]
         out = np.empty(len(rows))
         unseen_tiles(st, len(ts.names), unseen)
         evaluate_moves(st, ts.tables, rows, len(rows), self._w, unseen, after, scratch,

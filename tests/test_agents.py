@@ -137,6 +137,7 @@ def test_solo_bots_aim_at_the_lowest_colour():
     {"env_id": "Carcassonne/Solo-v0", "board_size": 16},
     {"env_id": "Carcassonne/VsBots-v0", "board_size": 16, "action_mode": "two_step"},
 ])
+@pytest.mark.filterwarnings("ignore::carcassonne_env.encoding.WindowOverflowWarning")
 def test_sb3_agent_plays_a_policy_legally(env_kwargs, tmp_path, one_torch_thread):
     gymnasium = pytest.importorskip("gymnasium")
     sb3_contrib = pytest.importorskip("sb3_contrib")
