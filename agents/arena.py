@@ -15,7 +15,6 @@ import csv
 import hashlib
 import itertools
 import json
-import math
 import random
 import statistics
 import time
@@ -30,35 +29,11 @@ from openskill.models import PlackettLuce
 
 from carcassonne_env import Game, IllegalMoveError, Rules
 
-from .base import make_agent
+from .base import make_agent, warm_up
 from .parallel import run_jobs
+from .stats import mean_interval, wilson_interval
 
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
 RATING_ORDERS = 8  # shuffled game orders the ratings are averaged over
-
-
-def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion (`successes` may be fractional, e.g.
-    wins + draws/2). (0, 1) when n is 0."""
-    if n <= 0:
-        return 0.0, 1.0
-    if not 0 <= successes <= n:
-        raise ValueError(f"successes must lie in [0, {n}], got {successes}")
-    p = successes / n
-    zz = z * z / n
-    centre = (p + zz / 2) / (1 + zz)
-    half = z / (1 + zz) * math.sqrt(p * (1 - p) / n + zz / (4 * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float] | None:
-    """Normal-approximation interval of a mean: mean +- z * s / sqrt(n) with the sample
-    standard deviation s; None for fewer than 2 values."""
-    if len(values) < 2:
-        return None
-    mean = statistics.fmean(values)
-    half = z * statistics.stdev(values) / math.sqrt(len(values))
-    return mean - half, mean + half
 
 
 def deck_seed(seed: int, deck: int) -> int:
@@ -374,18 +349,9 @@ def _play_game(batch: _Batch, game_index: int) -> tuple[GameRow, dict | None]:
     return row, record
 
 
-# (spec, rules) pairs whose first act() this process has already paid for.
-_warmed: set[tuple[str, Rules]] = set()
-
-
 def _play_batch(batch: _Batch) -> list[tuple[GameRow, dict | None]]:
-    # The first act() of a bot in a process loads numba's cache (and compiles what the bot
-    # compiles): one untimed move keeps that out of the time per move. The warm-up bot is
-    # a separate instance, so the games do not depend on which process ran them.
     for spec in batch.bots:
-        if (spec, batch.rules) not in _warmed:
-            make_agent(spec, seed=0).act(Game(batch.rules, seed=0))
-            _warmed.add((spec, batch.rules))
+        warm_up(spec, batch.rules)
     return [_play_game(batch, g) for g in range(batch.start, batch.stop)]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Protocol, runtime_checkable
 
-from carcassonne_env import Game, Move
+from carcassonne_env import Game, Move, Rules
 
 
 @runtime_checkable
@@ -67,3 +67,16 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     if options:
         agent.name = spec
     return agent
+
+
+# (spec, rules) pairs whose first act() this process has already paid for.
+_WARMED: set[tuple[str, Rules]] = set()
+
+
+def warm_up(spec: str, rules: Rules) -> None:
+    """Let a bot make one untimed move once per process: its first act() loads numba's
+    cache (or compiles), which is not thinking time. A separate instance, so the games
+    that follow do not depend on which process warmed up."""
+    if (spec, rules) not in _WARMED:
+        make_agent(spec, seed=0).act(Game(rules, seed=0))
+        _WARMED.add((spec, rules))

@@ -11,8 +11,7 @@ from carcassonne_env import Game, Move
 from carcassonne_env.core.state import copy_state
 
 from . import search as S
-from .evaluation import evaluate_moves, unseen_tiles
-from .heuristic import weight_vector
+from .heuristic import HeuristicAgent
 
 
 class MCTSAgent:
@@ -57,7 +56,8 @@ class MCTSAgent:
             raise ValueError(f"top_k must be a non-negative integer, got {top_k!r}")
         self.depth, self.top_k = depth, top_k
         self.margin_scale, self.solo_scale = float(margin_scale), float(solo_scale)
-        self._w = weight_vector(weights)
+        self._heuristic = HeuristicAgent(**weights)  # ranks the root moves for top_k
+        self._w = self._heuristic._w
         self._rng = random.Random(seed)
         self._buffers: dict = {}
         self.last_stats: dict[tuple, tuple[int, float]] = {}
@@ -81,13 +81,8 @@ class MCTSAgent:
         rows = game._legal_rows()
         if self.top_k == 0 or len(rows) <= self.top_k:
             return rows
-        st, ts = game._st, game._ts
-        _, _, after, scratch, _, _, _, values, _, unseen = self._tree_buffers(game)[0]
-        out = np.empty(len(rows))
-        unseen_tiles(st, len(ts.names), unseen)
-        evaluate_moves(st, ts.tables, rows, len(rows), self._w, unseen, after, scratch,
-                       values, out)
-        keep = np.sort(np.argsort(-out, kind="stable")[: self.top_k])
+        _, values = self._heuristic.move_values(game)  # in the order of the legal rows
+        keep = np.sort(np.argsort(-values, kind="stable")[: self.top_k])
         return np.ascontiguousarray(rows[keep])
 
     def _search(self, game: Game, root_rows: np.ndarray, k: int,

@@ -30,14 +30,14 @@ import numpy as np
 import carcassonne_env
 from carcassonne_env import Game, Rules
 
-from .base import make_agent
+from .base import make_agent, warm_up
 from .parallel import run_jobs
+from .stats import Z95
 
 PERCENTILES = (5, 10, 25, 50, 75, 90, 95)
 END_REASONS = ("A", "B")
 # Small jobs keep the progress bar moving and the workers evenly loaded with slow bots.
 _MAX_DEALS_PER_JOB = 10
-_Z95 = 1.959963984540054  # standard normal 97.5% quantile: 95% interval of the mean
 _FORMAT = "carcassonne-env/solo-bench"
 
 
@@ -86,20 +86,6 @@ class _Job(NamedTuple):
     deal_seeds: tuple[int, ...]
 
 
-# (bot, rules) pairs this process has already played an untimed move with.
-_WARMED: set[tuple[str, Rules]] = set()
-
-
-def _warm_up(bot: str, rules: Rules) -> None:
-    """Play one untimed move per process first, so that numba compilation (or loading it
-    from the cache) in the engine or the bot is not counted as thinking time."""
-    if (bot, rules) in _WARMED:
-        return
-    game = Game(rules, seed=0)
-    game.play(make_agent(bot, seed=0).act(game))
-    _WARMED.add((bot, rules))
-
-
 def play_deal(bot: str, rules: Rules, seed: int, deal_seed: int) -> DealResult:
     """Play deal `deal_seed` with a fresh `bot` seeded ``deal_bot_seed(seed, deal_seed)``;
     only the `act` calls are timed."""
@@ -119,7 +105,7 @@ def play_deal(bot: str, rules: Rules, seed: int, deal_seed: int) -> DealResult:
 
 
 def _play_job(job: _Job) -> list[DealResult]:
-    _warm_up(job.bot, job.rules)
+    warm_up(job.bot, job.rules)
     return [play_deal(job.bot, job.rules, job.seed, d) for d in job.deal_seeds]
 
 
@@ -164,7 +150,7 @@ class SoloBenchResult:
         n = len(x)
         mean = float(x.mean())
         std = float(x.std(ddof=1)) if n > 1 else None
-        half = _Z95 * std / math.sqrt(n) if std is not None else None
+        half = Z95 * std / math.sqrt(n) if std is not None else None
         ends: dict[str, dict[str, Any]] = {}
         for reason in END_REASONS:
             sel = [r.result for r in self.rows if r.end_reason == reason]
