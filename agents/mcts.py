@@ -76,9 +76,8 @@ class MCTSAgent:
                 for _ in range(self.trees)]}
         return self._buffers[key]
 
-    def _root_rows(self, game: Game) -> np.ndarray:
-        """The root moves to search: all legal rows, or the heuristic's top_k."""
-        rows = game._legal_rows()
+    def _root_rows(self, game: Game, rows: np.ndarray) -> np.ndarray:
+        """The root moves to search: all legal `rows`, or the heuristic's top_k."""
         if self.top_k == 0 or len(rows) <= self.top_k:
             return rows
         _, values = self._heuristic.move_values(game)  # in the order of the legal rows
@@ -104,7 +103,8 @@ class MCTSAgent:
         if len(moves) == 1:
             return moves[0]
         seeds = [self._rng.getrandbits(64) for _ in range(self.trees)]
-        root_rows = self._root_rows(game)
+        rows = game._legal_rows()  # in the order of `moves`
+        root_rows = self._root_rows(game, rows)
         if self.threads > 1 and self.trees > 1:
             with ThreadPoolExecutor(min(self.threads, self.trees)) as pool:
                 results = list(pool.map(self._search, [game] * self.trees,
@@ -122,5 +122,5 @@ class MCTSAgent:
         best = max(self.last_stats.values())
         picks = [row for row, s in self.last_stats.items() if s == best]
         row = picks[self._rng.randrange(len(picks))]
-        index = {tuple(r): i for i, r in enumerate(game._legal_rows().tolist())}
+        index = {tuple(r): i for i, r in enumerate(rows.tolist())}
         return moves[index[row]]

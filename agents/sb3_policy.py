@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from carcassonne_env import Game, Move
-from carcassonne_env.encoding import Encoder
+from carcassonne_env.encoding import ACTION_MODES, Encoder
 
 
 def load_model(path: str | Path) -> Any:
@@ -62,18 +62,12 @@ class SB3Agent:
         key = (game.rules, game._ts)
         if key not in self._encoders:
             n_actions = int(self.model.action_space.n)
-            mode = self.action_mode
-            if mode is None:
-                for mode in ("turn", "two_step"):
-                    probe = Encoder(game.rules, self.board_size, mode, tileset=game._ts)
-                    if probe.n_actions == n_actions:
-                        break
-                else:
-                    raise ValueError(f"the model's {n_actions} actions match no action mode "
-                                     f"of these rules at board_size {self.board_size}")
-            enc = Encoder(game.rules, self.board_size, mode, tileset=game._ts)
-            if enc.n_actions != n_actions or enc.board_shape != \
-                    self.model.observation_space["board"].shape:
+            board_shape = self.model.observation_space["board"].shape
+            for mode in (self.action_mode,) if self.action_mode else ACTION_MODES:
+                enc = Encoder(game.rules, self.board_size, mode, tileset=game._ts)
+                if enc.n_actions == n_actions and enc.board_shape == board_shape:
+                    break
+            else:
                 raise ValueError("the model was trained for other rules, board size or "
                                  "action mode than this game's")
             self._encoders[key] = enc
