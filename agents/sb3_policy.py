@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from carcassonne_env import Game, Move
-from carcassonne_env.encoding import ACTION_MODES, Encoder
+from carcassonne_env.encoding import (
+    ACTION_MODES,
+    Encoder,
+    WindowOverflowError,
+    WindowOverflowWarning,
+)
+
+_LOADED: dict[tuple[Path, float], Any] = {}
 
 
 def load_model(path: str | Path) -> Any:
-    """Load a saved MaskablePPO (sb3-contrib) or PPO model from a .zip file."""
+    """Load a saved MaskablePPO (sb3-contrib) or PPO model from a .zip file. Loaded
+    models are kept (per file and modification time): benchmarks build a fresh bot for
+    every game, and the models are only read."""
     try:
         from sb3_contrib import MaskablePPO
         from stable_baselines3 import PPO
@@ -22,10 +32,13 @@ def load_model(path: str | Path) -> Any:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no model file at {path}")
-    try:
-        return MaskablePPO.load(path, device="cpu")
-    except (ValueError, KeyError, TypeError):
-        return PPO.load(path, device="cpu")
+    key = (path.resolve(), path.stat().st_mtime)
+    if key not in _LOADED:
+        try:
+            _LOADED[key] = MaskablePPO.load(path, device="cpu")
+        except (ValueError, KeyError, TypeError):
+            _LOADED[key] = PPO.load(path, device="cpu")
+    return _LOADED[key]
 
 
 class SB3Agent:
@@ -34,8 +47,9 @@ class SB3Agent:
     the seat to move and takes the policy's action among the legal ones.
 
     Args:
-        model: a loaded SB3 model (MaskablePPO or any model with `policy`) or a path to
-            a saved .zip.
+        model: a loaded SB3 model (MaskablePPO or any model with `policy`), an SB3
+            policy itself (e.g. a snapshot during self-play training) or a path to a
+            saved .zip.
         seed: unused by deterministic play; seeds sampling when `deterministic=False`.
         board_size: the encoder's window; default: read off the model's observation
             space.
@@ -49,6 +63,7 @@ class SB3Agent:
     def __init__(self, model: Any, seed: int | None = None, board_size: int | None = None,
                  action_mode: str | None = None, deterministic: bool = True) -> None:
         self.model = load_model(model) if isinstance(model, (str, Path)) else model
+        self.policy = getattr(self.model, "policy", self.model)
         space = self.model.observation_space
         if board_size is None:
             board_size = int(space["board"].shape[0]) // 3
@@ -57,6 +72,7 @@ class SB3Agent:
         self.deterministic = deterministic
         self._rng = np.random.default_rng(seed)
         self._encoders: dict = {}
+        self.fallbacks = 0
 
     def _encoder(self, game: Game) -> Encoder:
         key = (game.rules, game._ts)
@@ -77,7 +93,7 @@ class SB3Agent:
         """The policy's action restricted to `mask`: masked logits, argmax or a sample."""
         import torch
 
-        policy = self.model.policy
+        policy = self.policy
         tensors, _ = policy.obs_to_tensor({"board": obs["board"], "features": obs["features"]})
         with torch.no_grad():
             dist = policy.get_distribution(tensors)
@@ -89,9 +105,20 @@ class SB3Agent:
         return int(self._rng.choice(len(p), p=p / p.sum()))
 
     def act(self, game: Game) -> Move:
+        """The policy's move; a uniformly random legal move (counted in `fallbacks`, one
+        warning) if the board has outgrown the model's window so far that no legal move
+        is visible in it."""
         enc = self._encoder(game)
         observer = 0 if game.rules.variant == "solo" else game.current_player
-        obs = enc.encode(game, observer)
+        try:
+            obs = enc.encode(game, observer)
+        except WindowOverflowError as err:
+            self.fallbacks += 1
+            if self.fallbacks == 1:
+                warnings.warn(f"{err}: playing a random legal move instead (counted in "
+                              "SB3Agent.fallbacks)", WindowOverflowWarning, stacklevel=2)
+            moves = game.legal_moves()
+            return moves[int(self._rng.integers(len(moves)))]
         action = self._pick(obs, obs["action_mask"])
         if enc.action_mode == "turn":
             return enc.action_to_move(game, action)

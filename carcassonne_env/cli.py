@@ -1,6 +1,6 @@
 """The `carcassonne` command line: `play` (bots play a seeded game), `bench` (speed),
 `render` (a game record as a PNG), `arena` (a tournament between bots), `solo-bench`
-(a bot's results on fixed solo deals)."""
+(a bot's results on fixed solo deals), `train` (PPO baselines: the `training` scripts)."""
 
 from __future__ import annotations
 
@@ -178,6 +178,29 @@ def cmd_arena(args: argparse.Namespace) -> int:
     return 0
 
 
+TRAIN_COMMANDS = {
+    "solo": "training.train_solo",
+    "multi": "training.train_multi",
+    "evaluate": "training.evaluate",
+    "plot": "training.plots",
+    "rllib": "training.rllib_example",
+}
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    import importlib
+
+    try:
+        module = importlib.import_module(TRAIN_COMMANDS[args.what])
+    except ImportError as err:
+        extra = "rllib" if args.what == "rllib" else "train"
+        print(f"carcassonne: error: {err}; install it with: pip install "
+              f"\"carcassonne-env[{extra}]\"", file=sys.stderr)
+        return 2
+    result = module.main(args.rest)
+    return result if isinstance(result, int) else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="carcassonne", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -258,6 +281,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray-address", metavar="ADDR",
                    help="Ray cluster to join (e.g. auto); default: start a local one")
     p.set_defaults(func=cmd_arena)
+
+    p = sub.add_parser("train", help="PPO baselines: train, resume, evaluate (train extra)",
+                       description="solo: MaskablePPO on the solo variant; multi: 2-player "
+                       "self-play; evaluate: a saved model against bots or on the solo "
+                       "benchmark; plot: learning curves of runs as a PNG; rllib: the RLlib "
+                       "example (rllib extra). Options after the name go to that script: "
+                       "carcassonne train solo --help.")
+    p.add_argument("what", choices=sorted(TRAIN_COMMANDS))
+    p.add_argument("rest", nargs=argparse.REMAINDER, help="the script's own options")
+    p.set_defaults(func=cmd_train)
     return parser
 
 

@@ -156,6 +156,25 @@ def test_sb3_agent_plays_a_policy_legally(env_kwargs, tmp_path, one_torch_thread
     assert again.to_record() == game.to_record()
 
 
+def test_sb3_agent_falls_back_when_nothing_fits_its_window(one_torch_thread):
+    """A 4-cell window soon shows no legal move: the bot then plays a random legal move
+    (counted, one warning) instead of failing the game."""
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from agents.sb3_policy import SB3Agent
+    from carcassonne_env.encoding import WindowOverflowWarning
+    from carcassonne_env.envs.single import VsBotsEnv
+
+    env = VsBotsEnv(board_size=4)
+    bot = SB3Agent(sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=16, seed=0,
+                                           device="cpu"), seed=0)
+    game = Game(Rules(), seed=4)
+    with pytest.warns(WindowOverflowWarning) as caught:
+        while not game.done:
+            game.play(bot.act(game))  # raises on an illegal move
+    assert bot.fallbacks > 0
+    assert sum("random legal move" in str(w.message) for w in caught) == 1
+
+
 def test_sb3_agent_rejects_a_model_for_other_rules(one_torch_thread):
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from agents.sb3_policy import SB3Agent

@@ -162,19 +162,25 @@ class VsBotsEnv(_SingleAgentEnv):
         return self.seat
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        from agents import make_agent
-
         self._new_game(seed)
         rng = self.np_random
         self.seat = (int(rng.integers(self.rules.players)) if self.fixed_seat is None
                      else self.fixed_seat)
         others = [p for p in range(self.rules.players) if p != self.seat]
-        self._bots = {p: make_agent(name, seed=int(rng.integers(2**63)))
-                      for p, name in zip(others, self.opponent_names, strict=True)}
+        self._bots = self._make_bots(others)
         self._gains_before_first_turn = self._play_bots()  # counted in the first step
         obs, info = self._obs_info()
         info["seat"] = self.seat
         return obs, info
+
+    def _make_bots(self, seats: list[int]) -> dict[int, Any]:
+        """The opponents of a new episode by seat (a hook: self-play training draws them
+        from a pool of past policies instead)."""
+        from agents import make_agent
+
+        rng = self.np_random
+        return {p: make_agent(name, seed=int(rng.integers(2**63)))
+                for p, name in zip(seats, self.opponent_names, strict=True)}
 
     def _play_bots(self) -> np.ndarray:
         """Let the bots move until the learning seat is to act; their score gains."""

@@ -1,0 +1,69 @@
+"""PPO training throughput: environment steps per wall-clock second of `model.learn`
+(rollouts and updates together) with the default `BoardPolicy`, for the solo preset
+(vector env) and the 2-player self-play preset (Python envs, bots as opponents).
+Prints a markdown table of medians over repeats (the figure in the README).
+
+    python benchmarks/bench_ppo.py --repeats 3
+    python benchmarks/bench_ppo.py --set n_epochs=4 --set channels=16   # other settings
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import statistics
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+from carcassonne_env.encoding import WindowOverflowWarning
+from training import train_multi, train_solo
+from training.common import new_model, prepare_torch
+
+
+def steps_per_second(task: str, changes: dict, steps: int, repeats: int) -> list[float]:
+    """`repeats` timings of learn(steps) after one warm-up rollout, in steps/s."""
+    module = train_solo if task == "solo" else train_multi
+    cls = train_solo.SoloSettings if task == "solo" else train_multi.MultiSettings
+    settings = cls(**{**module.PRESETS["full"], **changes})
+    prepare_torch(settings)
+    if task == "solo":
+        venv = train_solo.make_env(settings)
+    else:
+        pool = train_multi.OpponentPool(settings.bots.split(","), settings.bot_share,
+                                        settings.pool_size)
+        venv = train_multi.make_env(settings, pool)
+    with tempfile.TemporaryDirectory() as tmp:
+        model = new_model(settings, venv, Path(tmp))
+        model.learn(settings.n_envs * settings.n_steps)  # compile, allocate
+        rates = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            model.learn(steps, reset_num_timesteps=False)
+            rates.append(steps / (time.perf_counter() - start))
+    return rates
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps", type=int, default=16384, help="timesteps per repeat")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--tasks", default="solo,multi")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="change a preset setting (repeatable)")
+    args = parser.parse_args()
+    changes = {k: ast.literal_eval(v) for k, _, v in (s.partition("=") for s in args.set)}
+    warnings.simplefilter("ignore", WindowOverflowWarning)
+    print("| task | settings | steps/s (median) | repeats |")
+    print("|---|---|---:|---|")
+    for task in args.tasks.split(","):
+        rates = steps_per_second(task, changes, args.steps, args.repeats)
+        shown = ", ".join(f"{r:,.0f}" for r in rates)
+        what = ", ".join(f"{k}={v}" for k, v in changes.items()) or "preset"
+        print(f"| {task} | {what} | {statistics.median(rates):,.0f} | {shown} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,263 @@
+"""What the training scripts share: the PPO settings record, run folders (config,
+checkpoints, TensorBoard, learning curve), resuming, and the progress / curve callbacks."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import re
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+from stable_baselines3.common.vec_env import VecEnv
+from tqdm.auto import tqdm
+
+from .policy import BoardPolicy
+
+CURVE_FILE = "curve.csv"
+CONFIG_FILE = "config.json"
+FINAL_MODEL = "model.zip"
+
+
+@dataclasses.dataclass
+class PPOSettings:
+    """MaskablePPO and policy settings (see SB3's PPO for the meaning of each)."""
+
+    total_timesteps: int = 200_000
+    n_envs: int = 32
+    n_steps: int = 64  # per env and rollout: a rollout is n_envs * n_steps decisions
+    batch_size: int = 512
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    board_size: int = 16
+    channels: int = 32
+    blocks: int = 2
+    seed: int = 0
+    checkpoint_every: int = 50_000  # timesteps
+    torch_threads: int = 2
+
+
+def settings_from(cls: type, preset: dict[str, Any], overrides: dict[str, Any]) -> Any:
+    """A settings dataclass from a preset and command-line overrides (None = keep)."""
+    values = dict(preset)
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    unknown = set(values) - {f.name for f in dataclasses.fields(cls)}
+    if unknown:
+        raise ValueError(f"unknown settings: {sorted(unknown)}")
+    return cls(**values)
+
+
+def add_settings_arguments(parser: Any, cls: type, presets: dict[str, dict]) -> None:
+    """One --option per settings field (defaults None: the preset decides; the help
+    shows each preset's value)."""
+    group = parser.add_argument_group("settings (override the preset)")
+    for f in dataclasses.fields(cls):
+        kind = {"int": int, "float": float, "str": str}[str(f.type)]
+        values = ", ".join(f"{name} {preset.get(f.name, f.default)}"
+                           for name, preset in presets.items())
+        group.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=None,
+                           help=f"default: {values}")
+
+
+def new_model(settings: PPOSettings, venv: VecEnv, run_dir: Path) -> MaskablePPO:
+    """A fresh MaskablePPO with `BoardPolicy`, logging to run_dir/tb."""
+    s = settings
+    return MaskablePPO(
+        BoardPolicy, venv, n_steps=s.n_steps, batch_size=s.batch_size, n_epochs=s.n_epochs,
+        learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda,
+        clip_range=s.clip_range, ent_coef=s.ent_coef, vf_coef=s.vf_coef,
+        policy_kwargs={"channels": s.channels, "blocks": s.blocks},
+        tensorboard_log=str(run_dir / "tb"), seed=s.seed, device="cpu", verbose=0)
+
+
+def load_or_create(settings: PPOSettings, venv: VecEnv, run_dir: Path,
+                   resume: bool) -> MaskablePPO:
+    """With `resume`, the run's newest checkpoint (reseeded with seed + its timesteps:
+    reproducible, fresh games) bound to `venv`; otherwise, or if the run has no
+    checkpoint yet, a new model."""
+    checkpoint = latest_checkpoint(run_dir) if resume else None
+    if checkpoint is None:
+        return new_model(settings, venv, run_dir)
+    model = MaskablePPO.load(checkpoint, env=venv, device="cpu",
+                             tensorboard_log=str(run_dir / "tb"))
+    model.set_random_seed(settings.seed + model.num_timesteps)
+    return model
+
+
+def prepare_torch(settings: PPOSettings) -> None:
+    """Thread count, and no argument validation in torch.distributions: checking every
+    one of the ~10^4 logits per decision costs more than the policy's convolutions."""
+    torch.set_num_threads(settings.torch_threads)
+    torch.distributions.Distribution.set_default_validate_args(False)
+
+
+def latest_checkpoint(run_dir: Path) -> Path | None:
+    """The checkpoint with the most timesteps in run_dir/checkpoints, or None."""
+    found = [(int(m.group(1)), p) for p in (run_dir / "checkpoints").glob("model_*_steps.zip")
+             if (m := re.fullmatch(r"model_(\d+)_steps\.zip", p.name))]
+    return max(found)[1] if found else None
+
+
+RESUME_CHANGES = ("total_timesteps", "torch_threads", "checkpoint_every")
+
+
+def start_run(run_dir: Path, settings: Any, resume: bool = False,
+              changes: dict[str, Any] | None = None) -> Any:
+    """Create run_dir and write the settings. With `resume`, the stored settings come
+    back instead (the run continues as configured) with `changes` to the fields of
+    RESUME_CHANGES applied, e.g. a larger total_timesteps to train further."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    path = run_dir / CONFIG_FILE
+    if resume:
+        if not path.exists():
+            raise FileNotFoundError(f"nothing to resume: no {CONFIG_FILE} in {run_dir}")
+        bad = set(changes or {}) - set(RESUME_CHANGES)
+        if bad:
+            raise ValueError(f"a resumed run keeps its settings; only {RESUME_CHANGES} may "
+                             f"change, not {sorted(bad)}")
+        stored = json.loads(path.read_text())["settings"]
+        settings = type(settings)(**{**stored, **(changes or {})})
+    elif path.exists() and latest_checkpoint(run_dir) is not None:
+        raise FileExistsError(f"{run_dir} holds a run already; pass --resume to continue it "
+                              "or choose another --out")
+    path.write_text(json.dumps({"settings": dataclasses.asdict(settings)}, indent=2))
+    return settings
+
+
+class ProgressBar(BaseCallback):
+    """tqdm bar over the timesteps of this `learn` call, with the latest curve metric."""
+
+    def __init__(self, total: int, describe: Callable[[], str]) -> None:
+        super().__init__()
+        self.total, self.describe = total, describe
+        self.bar: tqdm | None = None
+
+    def _on_training_start(self) -> None:
+        self.bar = tqdm(total=self.total, unit="step", dynamic_ncols=True)
+
+    def _on_step(self) -> bool:
+        self.bar.update(self.training_env.num_envs)
+        return True
+
+    def _on_rollout_end(self) -> None:
+        self.bar.set_postfix_str(self.describe())
+
+    def _on_training_end(self) -> None:
+        self.bar.close()
+
+
+class EpisodeCurve(BaseCallback):
+    """Collects one number per finished episode from the infos (`metric(info)`, None to
+    skip), logs their recent mean to TensorBoard and appends a row per rollout to
+    run_dir/curve.csv: timesteps, wall seconds, episodes, mean of the last `window`."""
+
+    def __init__(self, run_dir: Path, metrics: dict[str, Callable[[dict], float | None]],
+                 window: int = 200) -> None:
+        super().__init__()
+        self.path = run_dir / CURVE_FILE
+        self.metrics = metrics
+        self.recent = {k: deque(maxlen=window) for k in metrics}
+        self.episodes = 0
+        self.wall0 = 0.0
+
+    def _on_training_start(self) -> None:
+        self.wall0 = time.perf_counter() - self._continue_file()
+
+    def _continue_file(self) -> float:
+        """Start curve.csv, or keep the rows up to the (resumed) model's timesteps: rows
+        written after its checkpoint were undone. Returns the wall time so far."""
+        header = ["timesteps", "wall_s", "episodes", *self.metrics]
+        rows = list(csv.DictReader(self.path.open())) if self.path.exists() else []
+        rows = [r for r in rows if int(r["timesteps"]) <= self.num_timesteps]
+        with self.path.open("w", newline="") as f:
+            writer = csv.DictWriter(f, header)
+            writer.writeheader()
+            writer.writerows(rows)
+        if not rows:
+            return 0.0
+        self.episodes = int(rows[-1]["episodes"])
+        return float(rows[-1]["wall_s"])
+
+    def _on_step(self) -> bool:
+        for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
+            if done:
+                self.episodes += 1
+                for key, metric in self.metrics.items():
+                    value = metric(info)
+                    if value is not None:
+                        self.recent[key].append(value)
+        return True
+
+    def means(self) -> dict[str, float]:
+        return {k: float(np.mean(v)) for k, v in self.recent.items() if v}
+
+    def _on_rollout_end(self) -> None:
+        means = self.means()
+        for key, value in means.items():
+            self.logger.record(f"curve/{key}", value)
+        with self.path.open("a", newline="") as f:
+            csv.writer(f).writerow([self.num_timesteps,
+                                    round(time.perf_counter() - self.wall0, 1), self.episodes,
+                                    *(round(means.get(k, float("nan")), 3)
+                                      for k in self.metrics)])
+
+
+def learn(model: MaskablePPO, settings: PPOSettings, run_dir: Path, curve: EpisodeCurve,
+          extra: list[BaseCallback] = (), progress: bool = True) -> MaskablePPO:
+    """Train up to settings.total_timesteps (counting what a resumed model has done),
+    with checkpoints, the learning curve and a progress bar; saves run_dir/model.zip."""
+    remaining = settings.total_timesteps - model.num_timesteps
+    callbacks: list[BaseCallback] = [
+        CheckpointCallback(max(1, settings.checkpoint_every // settings.n_envs),
+                           str(run_dir / "checkpoints"), name_prefix="model"),
+        curve, *extra]
+    if progress:
+        callbacks.append(ProgressBar(max(0, remaining), lambda: _describe(curve)))
+    if remaining > 0:
+        model.learn(remaining, callback=CallbackList(callbacks),
+                    reset_num_timesteps=model.num_timesteps == 0, tb_log_name="ppo")
+    model.save(run_dir / FINAL_MODEL)
+    return model
+
+
+def _describe(curve: EpisodeCurve) -> str:
+    return " ".join(f"{k}={v:.2f}" for k, v in curve.means().items())
+
+
+def run_cli(prog: str, doc: str, settings_cls: type, presets: dict[str, dict],
+            train: Callable[..., Any], argv: list[str] | None) -> int:
+    """The training scripts' command line: --out, --quick, --resume, one option per
+    setting; trains and reports where the model went."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, required=True, help="run folder")
+    parser.add_argument("--quick", action="store_true",
+                        help="the ~10-minute preset (default: the full one)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the run in --out from its last checkpoint with its "
+                        "stored settings (only --total-timesteps, --torch-threads and "
+                        "--checkpoint-every may change)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_settings_arguments(parser, settings_cls, presets)
+    args = parser.parse_args(argv)
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(settings_cls)
+             if getattr(args, f.name) is not None}
+    settings = settings_from(settings_cls, presets["quick" if args.quick else "full"], given)
+    train(settings, args.out, resume=args.resume, progress=not args.no_progress,
+          changes=given if args.resume else None)
+    print(f"saved {args.out / FINAL_MODEL}")
+    return 0

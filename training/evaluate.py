@@ -1,0 +1,98 @@
+"""Evaluate a trained model with confidence intervals: a 2-player model in a gauntlet
+against the arena's bots, a solo model on the solo benchmark's fixed deals.
+
+    carcassonne train evaluate models/ppo_duel.zip --opponents random,greedy,heuristic
+    carcassonne train evaluate models/ppo_solo.zip --deals 1000
+
+The task is read off the model's spaces. Both delegate to the arena and the solo
+benchmark (`agents.arena`, `agents.solo_bench`), so the numbers are comparable with
+theirs: same decks, same deals, Wilson / t intervals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from agents.sb3_policy import load_model
+from carcassonne_env import Rules
+from carcassonne_env.encoding import Encoder
+
+
+def model_rules(model: Any) -> Rules:
+    """The rules a model was trained for: the solo variant (3 or 4 colours) or 2-6
+    players, told apart by the board planes and feature vector they need."""
+    board = tuple(model.observation_space["board"].shape)
+    features = model.observation_space["features"].shape[0]
+    B = board[0] // 3
+    candidates = [Rules(variant="solo", solo_colours=c) for c in (3, 4)]
+    candidates += [Rules(players=p) for p in range(2, 7)]
+    for rules in candidates:
+        enc = Encoder(rules, B)
+        if enc.board_shape == board and enc.n_features == features:
+            return rules
+    raise ValueError(f"no rule set matches the model's observations {board}, {features}")
+
+
+def evaluate(model_path: str | Path, opponents: list[str], games: int = 100,
+             deals: int = 1000, seed: int = 1, workers: int = 1,
+             out: Path | None = None, progress: bool = True) -> str:
+    """Evaluate `model_path`; returns a markdown table. Solo model: `deals` solo-bench
+    deals. 2-player model: `games` games against each of `opponents` (seats swapped on
+    every deck). `out`: folder for the full results (JSON, CSV)."""
+    from agents.arena import run_arena
+    from agents.solo_bench import markdown_table, run_solo_bench
+
+    rules = model_rules(load_model(model_path))
+    spec = f"sb3:model={model_path}"
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    if rules.variant == "solo":
+        result = run_solo_bench(spec, deals=deals, seed=seed, workers=workers, rules=rules,
+                                progress=progress)
+        if out is not None:
+            result.to_json(out / "solo_bench.json")
+        return markdown_table([result])
+    if not opponents:
+        raise ValueError("name at least one opponent bot")
+    result = run_arena([spec, *opponents], games=games, seed=seed, workers=workers,
+                       gauntlet=spec, rules=rules, progress=progress)
+    if out is not None:
+        result.to_json(out / "summary.json")
+        result.to_csv(out / "games.csv")
+    return result.to_markdown()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="carcassonne train evaluate", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("model", type=Path, help="a saved model (.zip)")
+    parser.add_argument("--opponents", default="random,greedy,heuristic",
+                        help="2-player model: comma-separated bot specs (default "
+                        "random,greedy,heuristic)")
+    parser.add_argument("--games", type=int, default=100,
+                        help="2-player model: games per opponent (even; default 100)")
+    parser.add_argument("--deals", type=int, default=1000,
+                        help="solo model: solo-bench deals (default 1000)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=1, help="processes")
+    parser.add_argument("--out", type=Path, help="folder for the full results")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    # Workers infer one position at a time: one torch thread each is fastest.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    opponents = [b.strip() for b in args.opponents.split(",") if b.strip()]
+    try:
+        print(evaluate(args.model, opponents, args.games, args.deals, args.seed,
+                       args.workers, args.out, not args.no_progress), end="")
+    except (OSError, ValueError) as err:
+        print(f"carcassonne train evaluate: error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,101 @@
+"""Learning curves of training runs as one PNG (needs matplotlib: the train or plot extra).
+
+    carcassonne train plot runs/solo runs/duel -o docs/images/training_curves.png \
+        --baselines results/solo
+
+One panel per run, read from its curve.csv: the solo result (mean of the last 200
+games) or the win rate against each kind of opponent, over timesteps, with the run's
+wall-clock time. `--baselines DIR` draws the bots' solo-bench means (DIR/solo-*.json
+written by `carcassonne solo-bench --json`) as dashed lines on solo panels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+from .common import CURVE_FILE
+
+
+def read_curve(run_dir: Path) -> dict[str, list[float]]:
+    """curve.csv of a run as columns of floats."""
+    path = run_dir / CURVE_FILE
+    if not path.exists():
+        raise FileNotFoundError(f"no {CURVE_FILE} in {run_dir}")
+    rows = list(csv.DictReader(path.open()))
+    if not rows:
+        raise ValueError(f"{path} has no rows yet")
+    return {k: [float(r[k]) for r in rows] for k in rows[0]}
+
+
+def solo_baselines(folder: Path) -> dict[str, float]:
+    """Bot -> mean solo result of the solo-bench JSON files in `folder`."""
+    from agents.solo_bench import SoloBenchResult
+
+    results = (SoloBenchResult.from_json(p) for p in sorted(folder.glob("solo-*.json")))
+    return {r.bot: r.summary()["mean"] for r in results}
+
+
+def plot_curves(run_dirs: list[Path], out: Path, titles: list[str] | None = None,
+                baselines: dict[str, float] | None = None) -> None:
+    """Write the learning curves of `run_dirs` side by side to `out` (PNG); `baselines`
+    (bot -> solo result) become dashed lines on solo panels."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(run_dirs), figsize=(6 * len(run_dirs), 4), squeeze=False)
+    for k, (ax, run) in enumerate(zip(axes[0], run_dirs, strict=True)):
+        curve = read_curve(run)
+        steps = curve["timesteps"]
+        metrics = [m for m in curve if m not in ("timesteps", "wall_s", "episodes")]
+        for m in metrics:
+            ax.plot(steps, curve[m], label=m.replace("_", " "))
+        ax.set_xlabel("timesteps (decisions)")
+        solo = metrics == ["result"]
+        ax.set_ylabel("solo result (lowest colour)" if solo else "win rate (last 200 games)")
+        ax.set_title(f"{titles[k] if titles else run.name}\n{steps[-1]:,.0f} steps, "
+                     f"{curve['wall_s'][-1] / 60:.0f} min wall clock", fontsize=10)
+        ax.grid(alpha=0.3)
+        if solo:
+            for bot, mean in (baselines or {}).items():
+                ax.axhline(mean, ls="--", lw=1, color="grey")
+                ax.annotate(f"{bot} {mean:.1f}", (steps[0], mean), fontsize=8,
+                            color="grey", va="bottom")
+        else:
+            ax.set_ylim(0, 1)
+            ax.legend(loc="best", fontsize=8)
+        ax.xaxis.set_major_formatter(lambda x, _: f"{x / 1000:,.0f}k")
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="carcassonne train plot", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+", type=Path, help="run folders")
+    parser.add_argument("-o", "--output", type=Path, default=Path("training_curves.png"))
+    parser.add_argument("--titles", help="comma-separated panel titles")
+    parser.add_argument("--baselines", type=Path, metavar="DIR",
+                        help="folder of solo-bench JSON files (solo-<bot>.json) to draw")
+    args = parser.parse_args(argv)
+    titles = args.titles.split(",") if args.titles else None
+    if titles and len(titles) != len(args.runs):
+        parser.error("give one title per run")
+    try:
+        baselines = solo_baselines(args.baselines) if args.baselines else None
+        plot_curves(args.runs, args.output, titles, baselines)
+    except (OSError, ValueError) as err:
+        print(f"carcassonne train plot: error: {err}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

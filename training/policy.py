@@ -1,0 +1,206 @@
+"""The default PPO policy for this package's observations: a small CNN over the board
+planes whose action head is fully convolutional, so the policy costs the same for any
+window size and the huge turn-mode action space (hand x B x B x 4 x SLOTS) needs no
+giant linear layer.
+
+    board int8[3B, 3B, C] --conv 3x3 stride 3--> cells [K, B, B]  (one vector per cell)
+        + Linear(features) broadcast to every cell (tile to place, scores, supply, ...)
+        --> `blocks` residual 3x3 convs over the cells
+    actor:  1x1 conv K -> hand x 4 x SLOTS logits per cell, laid out as the action index
+            (((hand * B + row) * B + col) * 4 + rotation) * SLOTS + slot
+    critic: mean and max over the cells -> MLP -> value
+
+Use it with sb3-contrib's MaskablePPO: ``MaskablePPO(BoardPolicy, env,
+policy_kwargs={"channels": 32, "blocks": 2})``. Only the "turn" action mode is supported
+(one action per turn).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch as th
+from gymnasium import spaces
+from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from carcassonne_env.tiles import base_tileset
+
+
+def board_layout(observation_space: spaces.Dict, action_space: spaces.Discrete
+                 ) -> tuple[int, int, int, int]:
+    """(B, plane channels, feature count, actions per cell) of an env's spaces; raises
+    ValueError for spaces that are not this package's turn-mode layout."""
+    if not isinstance(observation_space, spaces.Dict) or \
+            set(observation_space.spaces) != {"board", "features"}:
+        raise ValueError("BoardPolicy needs the Dict(board, features) observations of the "
+                         "carcassonne_env envs")
+    height, width, channels = observation_space["board"].shape
+    if height != width or height % 3:
+        raise ValueError(f"board planes must be [3B, 3B, C], got {(height, width, channels)}")
+    B = height // 3
+    n = int(action_space.n)
+    per_hand = 4 * base_tileset().max_segments + 4  # rotations x (no follower + segments)
+    if n % (B * B * per_hand):
+        raise ValueError(f"{n} actions are not hand x {B} x {B} x {per_hand}: BoardPolicy "
+                         "supports the 'turn' action mode only")
+    return B, channels, observation_space["features"].shape[0], n // (B * B)
+
+
+class BoardExtractor(BaseFeaturesExtractor):
+    """CNN trunk: board planes and feature vector -> a K-vector per window cell,
+    returned flattened as [N, B * B * K] (cell-major: [N, row, col, K] viewed flat).
+    In channels-last memory format (`BoardPolicy` sets it) nothing is copied on the way:
+    the planes arrive channels-last.
+
+    Args:
+        observation_space: Dict(board, features) of a carcassonne_env env.
+        channels: K, width of every layer.
+        blocks: residual 3x3 conv blocks over the cells (receptive field 2 * blocks + 1
+            cells).
+    """
+
+    def __init__(self, observation_space: spaces.Dict, channels: int = 32,
+                 blocks: int = 2) -> None:
+        B = observation_space["board"].shape[0] // 3
+        super().__init__(observation_space, features_dim=channels * B * B)
+        in_planes = observation_space["board"].shape[2]
+        n_features = observation_space["features"].shape[0]
+        self.board_size, self.channels = B, channels
+        self.cell = nn.Conv2d(in_planes, channels, kernel_size=3, stride=3)
+        self.context = nn.Linear(n_features, channels)
+        self.blocks = nn.ModuleList(nn.Conv2d(channels, channels, 3, padding=1)
+                                    for _ in range(blocks))
+
+    def forward(self, obs: dict[str, th.Tensor]) -> th.Tensor:
+        board = obs["board"].permute(0, 3, 1, 2)  # NHWC planes seen as channels-last NCHW
+        h = th.relu(self.cell(board) + self.context(obs["features"])[:, :, None, None])
+        for conv in self.blocks:
+            h = th.relu(h + conv(h))
+        return h.permute(0, 2, 3, 1).flatten(1)
+
+
+class _Heads(nn.Module):
+    """SB3's `mlp_extractor` slot: the actor keeps the cell map, the critic pools it."""
+
+    def __init__(self, channels: int, board_size: int, hidden: int) -> None:
+        super().__init__()
+        self.channels, self.board_size = channels, board_size
+        self.latent_dim_pi = channels * board_size * board_size
+        self.latent_dim_vf = hidden
+        self.critic = nn.Sequential(nn.Linear(2 * channels, hidden), nn.ReLU())
+
+    def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: th.Tensor) -> th.Tensor:
+        return features
+
+    def forward_critic(self, features: th.Tensor) -> th.Tensor:
+        cells = features.view(-1, self.board_size * self.board_size, self.channels)
+        return self.critic(th.cat([cells.mean(1), cells.amax(1)], 1))
+
+
+class ConvActionHead(nn.Module):
+    """A 1x1 convolution from the cell map to per-cell logits, flattened in action-index
+    order (written as a Linear layer over channels-last cells: faster on CPU)."""
+
+    def __init__(self, channels: int, board_size: int, per_cell: int, hand_size: int) -> None:
+        super().__init__()
+        self.channels, self.board_size, self.hand_size = channels, board_size, hand_size
+        self.linear = nn.Linear(channels, per_cell)
+
+    def forward(self, latent: th.Tensor) -> th.Tensor:
+        B, hand = self.board_size, self.hand_size
+        logits = self.linear(latent.view(-1, B, B, self.channels))  # [N, row, col, per cell]
+        n = logits.shape[0]
+        if hand > 1:  # action = ((hand * B + row) * B + col) * 4 * SLOTS + ...
+            logits = logits.view(n, B, B, hand, -1).permute(0, 3, 1, 2, 4)
+        return logits.reshape(n, -1)
+
+
+class LeanMaskedCategorical(MaskableCategoricalDistribution):
+    """sb3-contrib's masked categorical, computed once: one masked log-softmax gives the
+    log-probabilities, entropy and samples (inverse CDF). With ~10^4 actions per
+    decision, torch's Categorical (normalising twice, validating, `multinomial`) cost
+    several times more than the policy network. ``distribution.logits`` are the
+    normalised log-probabilities, as with torch's Categorical."""
+
+    def proba_distribution(self, action_logits: th.Tensor) -> LeanMaskedCategorical:
+        self.raw = action_logits.view(-1, self.action_dim)
+        self.logits = th.log_softmax(self.raw, 1)
+        return self
+
+    @property
+    def distribution(self) -> LeanMaskedCategorical:  # what SB3 code reads `.logits` off
+        return self
+
+    def apply_masking(self, masks: Any) -> None:
+        if masks is None:
+            return
+        masks = th.as_tensor(masks, dtype=th.bool, device=self.raw.device)
+        self.logits = th.log_softmax(self.raw.masked_fill(~masks.view_as(self.raw), -1e8), 1)
+
+    def log_prob(self, actions: th.Tensor) -> th.Tensor:
+        return self.logits.gather(1, actions.long().view(-1, 1)).squeeze(1)
+
+    def entropy(self) -> th.Tensor:
+        return -(self.logits.exp() * self.logits).sum(1)  # masked: 0 * -1e8 = 0
+
+    def sample(self) -> th.Tensor:
+        cdf = self.logits.exp().cumsum(1)
+        u = (1.0 - th.rand(cdf.shape[0], 1, device=cdf.device)) * cdf[:, -1:]  # in (0, total]
+        return th.searchsorted(cdf, u).clamp_(max=self.action_dim - 1).squeeze(1)
+
+    def mode(self) -> th.Tensor:
+        return self.logits.argmax(1)
+
+
+class BoardPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO policy: `BoardExtractor` trunk, `ConvActionHead` actor, pooled critic.
+
+    Args (besides SB3's): channels, blocks (the trunk), critic_hidden (critic MLP
+    width). The hand size (3 in the strategic variant) is read off the action space.
+    """
+
+    def __init__(self, observation_space: spaces.Dict, action_space: spaces.Discrete,
+                 lr_schedule: Any, channels: int = 32, blocks: int = 2,
+                 critic_hidden: int = 64, **kwargs: Any) -> None:
+        B, _, _, per_cell = board_layout(observation_space, action_space)
+        hand_size = per_cell // (4 * base_tileset().max_segments + 4)
+        self.board_size, self.per_cell = B, per_cell
+        self.channels, self.critic_hidden, self.hand_size = channels, critic_hidden, hand_size
+        kwargs.setdefault("features_extractor_class", BoardExtractor)
+        kwargs.setdefault("features_extractor_kwargs", {"channels": channels, "blocks": blocks})
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = _Heads(self.channels, self.board_size, self.critic_hidden)
+
+    def _build(self, lr_schedule: Any) -> None:
+        # As MaskableActorCriticPolicy._build, with the conv head instead of a Linear one
+        # (a Linear layer from K*B*B to every action would have ~10^9 weights).
+        self._build_mlp_extractor()
+        self.lean_dist = LeanMaskedCategorical(int(self.action_space.n))
+        self.action_net = ConvActionHead(self.channels, self.board_size, self.per_cell,
+                                         self.hand_size)
+        self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
+        if self.ortho_init:
+            gains = {self.features_extractor: 2 ** 0.5, self.mlp_extractor: 2 ** 0.5,
+                     self.action_net: 0.01, self.value_net: 1.0}
+            for module, gain in gains.items():
+                module.apply(lambda m, g=gain: self.init_weights(m, gain=g))
+        self.features_extractor.to(memory_format=th.channels_last)  # after the init
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
+                                              **self.optimizer_kwargs)
+
+    def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> LeanMaskedCategorical:
+        return self.lean_dist.proba_distribution(self.action_net(latent_pi))
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data.update(channels=self.channels, critic_hidden=self.critic_hidden)
+        data["blocks"] = len(self.features_extractor.blocks)
+        return data

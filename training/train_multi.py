@@ -1,0 +1,213 @@
+"""MaskablePPO for 2-player Carcassonne by self-play: every episode the learning seat
+(drawn per game) meets an opponent drawn from a pool of built-in bots and frozen
+snapshots of the policy itself (the newest snapshot half of the time).
+
+    carcassonne train multi --quick --out runs/duel-quick      # ~10 minutes on 2 cores
+    carcassonne train multi --out runs/duel                    # the full config
+    carcassonne train multi --out runs/duel --resume           # continue (snapshots too)
+
+A run folder holds config.json, checkpoints/, pool/ (the snapshots' weights), tb/,
+curve.csv (recent win rate against each kind of opponent, per rollout) and model.zip. The
+model plays as a bot: ``carcassonne arena --bots sb3:model=runs/duel/model.zip,greedy``.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+
+from agents import make_agent
+from agents.sb3_policy import SB3Agent
+from carcassonne_env.encoding import WindowOverflowError
+from carcassonne_env.envs.single import VsBotsEnv
+
+from .common import (
+    EpisodeCurve,
+    PPOSettings,
+    learn,
+    load_or_create,
+    prepare_torch,
+    run_cli,
+    start_run,
+)
+
+SELF = "self"  # the curve's label for games against policy snapshots
+
+
+@dataclasses.dataclass
+class MultiSettings(PPOSettings):
+    """PPO settings plus the self-play pool."""
+
+    board_size: int = 20
+    bots: str = "random,greedy,heuristic"  # built-in opponents (agents.make_agent specs)
+    bot_share: float = 0.5  # chance that an episode's opponent is a bot, not a snapshot
+    snapshot_every: int = 25_000  # timesteps between snapshots joining the pool
+    pool_size: int = 8  # snapshots kept (oldest leave first)
+    reward: str = "margin"  # VsBots-v0 reward: own points minus the opponent's
+    reward_scale: float = 0.1  # keeps value targets near 1
+
+
+# --quick is the first 150k steps of the full run: same settings, smaller budget.
+_MULTI = {"n_envs": 16, "n_steps": 128, "batch_size": 256, "n_epochs": 2,
+          "learning_rate": 1e-3, "channels": 32, "blocks": 2}
+PRESETS = {
+    "quick": {**_MULTI, "total_timesteps": 150_000, "checkpoint_every": 50_000},
+    "full": {**_MULTI, "total_timesteps": 450_000, "checkpoint_every": 50_000},
+}
+
+
+class OpponentPool:
+    """Built-in bots and frozen policy snapshots; `draw` picks an episode's opponent."""
+
+    def __init__(self, bots: list[str], bot_share: float, size: int) -> None:
+        if not bots:
+            raise ValueError("the pool needs at least one built-in bot (the opponent "
+                             "before the first snapshot)")
+        for spec in bots:
+            make_agent(spec)  # fail now on an unknown bot
+        if not 0.0 <= bot_share <= 1.0:
+            raise ValueError(f"bot_share must be in [0, 1], got {bot_share}")
+        self.bots, self.bot_share, self.size = bots, bot_share, size
+        self.snapshots: list[tuple[str, SB3Agent]] = []
+
+    def add(self, label: str, policy: Any) -> None:
+        """A frozen copy of `policy` joins the pool (sampling, not argmax, for variety)."""
+        frozen = copy.deepcopy(policy)
+        frozen.optimizer = None
+        frozen.set_training_mode(False)
+        self.snapshots.append((label, SB3Agent(frozen, deterministic=False)))
+        del self.snapshots[:-self.size]
+
+    def draw(self, rng: np.random.Generator) -> tuple[str, Any]:
+        """(label, agent): a bot with chance bot_share (always, while there is no
+        snapshot), else the newest snapshot or, half of the time, an older one."""
+        if not self.snapshots or (self.bots and rng.random() < self.bot_share):
+            spec = self.bots[int(rng.integers(len(self.bots)))]
+            return spec, make_agent(spec, seed=int(rng.integers(2**63)))
+        k = len(self.snapshots) - 1
+        if k and rng.random() < 0.5:
+            k = int(rng.integers(k))
+        return SELF, self.snapshots[k][1]
+
+
+class SelfPlayEnv(VsBotsEnv):
+    """`Carcassonne/VsBots-v0` whose opponent comes from an `OpponentPool` each episode;
+    rewards scaled by `reward_scale`; ``info["opponent"]`` names the opponent. A game
+    whose board outgrows the window so far that no legal move fits is cut short
+    (truncated) instead of stopping the run."""
+
+    def __init__(self, pool: OpponentPool, reward_scale: float = 1.0, **kwargs: Any) -> None:
+        super().__init__(opponents=pool.bots[:1] or ["random"], **kwargs)
+        self.pool, self.reward_scale = pool, reward_scale
+        self.opponent = ""
+
+    def _make_bots(self, seats: list[int]) -> dict[int, Any]:
+        bots = {}
+        for seat in seats:
+            self.opponent, bots[seat] = self.pool.draw(self.np_random)
+        return bots
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        obs, info = super().reset(seed=seed, options=options)
+        info["opponent"] = self.opponent
+        return obs, info
+
+    def step(self, action):
+        try:
+            obs, reward, terminated, truncated, info = super().step(action)
+        except WindowOverflowError:
+            space = self.observation_space
+            obs = {k: np.zeros(s.shape, s.dtype) for k, s in space.spaces.items()}
+            return obs, 0.0, False, True, {"opponent": self.opponent, "window_overflow": True}
+        info["opponent"] = self.opponent
+        return obs, reward * self.reward_scale, terminated, truncated, info
+
+
+def win_against(label: str) -> Callable[[dict], float | None]:
+    """Curve metric: 1 / 0.5 / 0 for a won / drawn / lost game against `label`."""
+
+    def metric(info: dict) -> float | None:
+        if info.get("opponent") != label or "scores" not in info or "illegal_move" in info:
+            return None
+        mine = info["scores"][info["seat"]]
+        best_other = max(s for p, s in enumerate(info["scores"]) if p != info["seat"])
+        return 1.0 if mine > best_other else 0.5 if mine == best_other else 0.0
+
+    return metric
+
+
+class SnapshotCallback(BaseCallback):
+    """Every `every` timesteps the current policy joins the pool; its weights are saved
+    in run_dir/pool/ so a resumed run gets its pool back."""
+
+    def __init__(self, pool: OpponentPool, every: int, folder: Path) -> None:
+        super().__init__()
+        self.pool, self.every, self.folder = pool, every, folder
+        self.last = 0
+
+    def _on_training_start(self) -> None:
+        self.last = self.num_timesteps
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        if self.num_timesteps - self.last >= self.every:
+            self.last = self.num_timesteps
+            label = f"snapshot_{self.num_timesteps}"
+            self.folder.mkdir(parents=True, exist_ok=True)
+            torch.save(self.model.policy.state_dict(), self.folder / f"{label}.pt")
+            self.pool.add(label, self.model.policy)
+
+
+def restore_pool(pool: OpponentPool, policy: Any, folder: Path) -> None:
+    """Reload the saved snapshots (oldest first) into the pool."""
+    saved = sorted(folder.glob("snapshot_*.pt"), key=lambda p: int(p.stem.split("_")[1]))
+    for path in saved[-pool.size:]:
+        frozen = copy.deepcopy(policy)
+        frozen.load_state_dict(torch.load(path, weights_only=True))
+        pool.add(path.stem, frozen)
+
+
+def make_env(settings: MultiSettings, pool: OpponentPool) -> VecMonitor:
+    """n_envs self-play games in this process (they share the pool)."""
+    def one() -> SelfPlayEnv:
+        return SelfPlayEnv(pool, settings.reward_scale, reward=settings.reward,
+                           board_size=settings.board_size, players=2)
+
+    return VecMonitor(DummyVecEnv([one] * settings.n_envs))
+
+
+def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bool = True,
+          changes: dict[str, Any] | None = None) -> MaskablePPO:
+    """Train a self-play run in folder `out`, or continue it from its last
+    checkpoint (`resume`, with `changes` such as a larger total_timesteps: see
+    `common.start_run`); returns the model."""
+    settings = start_run(out, settings, resume, changes)
+    prepare_torch(settings)
+    bots = [b for b in settings.bots.split(",") if b]
+    pool = OpponentPool(bots, settings.bot_share, settings.pool_size)
+    model = load_or_create(settings, make_env(settings, pool), out, resume)
+    if model.num_timesteps:
+        restore_pool(pool, model.policy, out / "pool")
+    curve = EpisodeCurve(out, {f"win_vs_{label}": win_against(label)
+                               for label in [*bots, SELF]})
+    snapshots = SnapshotCallback(pool, settings.snapshot_every, out / "pool")
+    return learn(model, settings, out, curve, [snapshots], progress=progress)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli("carcassonne train multi", __doc__, MultiSettings, PRESETS, train, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,80 @@
+"""MaskablePPO on the solo variant (`Carcassonne/Solo-v0`, batched by `SoloVectorEnv`).
+
+    carcassonne train solo --quick --out runs/solo-quick       # ~10 minutes on 2 cores
+    carcassonne train solo --out runs/solo                     # the full config
+    carcassonne train solo --out runs/solo --resume            # continue from the last checkpoint
+    tensorboard --logdir runs/solo/tb
+
+A run folder holds config.json, checkpoints/model_<steps>_steps.zip, tb/ (TensorBoard),
+curve.csv (mean solo result of recent games per rollout) and model.zip at the end. The
+model plays as a bot: ``carcassonne solo-bench --bots sb3:model=runs/solo/model.zip``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.vec_env import VecMonitor
+
+from carcassonne_env.envs.vector import SoloVectorEnv
+
+from .common import (
+    EpisodeCurve,
+    PPOSettings,
+    learn,
+    load_or_create,
+    prepare_torch,
+    run_cli,
+    start_run,
+)
+
+
+@dataclasses.dataclass
+class SoloSettings(PPOSettings):
+    """PPO settings plus the solo variant's colour count."""
+
+    colours: int = 3
+
+
+# --quick is the first 500k steps of the full run: same settings, smaller budget.
+_SOLO = {"n_envs": 32, "n_steps": 64, "batch_size": 256, "n_epochs": 2,
+         "learning_rate": 1e-3, "channels": 32, "blocks": 2}
+PRESETS = {
+    "quick": {**_SOLO, "total_timesteps": 500_000, "checkpoint_every": 100_000},
+    "full": {**_SOLO, "total_timesteps": 1_000_000, "checkpoint_every": 100_000},
+}
+
+
+def solo_result(info: dict) -> float | None:
+    """The finished game's result (lowest colour's score); None after an illegal action."""
+    return float(info["result"]) if "result" in info else None
+
+
+def make_env(settings: SoloSettings) -> VecMonitor:
+    """The vector env as SB3 sees it (one numba thread: PyTorch has the cores)."""
+    venv = SoloVectorEnv(settings.n_envs, colours=settings.colours,
+                         board_size=settings.board_size, num_threads=1)
+    return VecMonitor(venv.to_sb3())
+
+
+def train(settings: SoloSettings, out: Path, resume: bool = False, progress: bool = True,
+          changes: dict[str, Any] | None = None) -> MaskablePPO:
+    """Train a solo run in folder `out`, or continue it from its last
+    checkpoint (`resume`, with `changes` such as a larger total_timesteps: see
+    `common.start_run`); returns the model."""
+    settings = start_run(out, settings, resume, changes)
+    prepare_torch(settings)
+    model = load_or_create(settings, make_env(settings), out, resume)
+    curve = EpisodeCurve(out, {"result": solo_result})
+    return learn(model, settings, out, curve, progress=progress)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli("carcassonne train solo", __doc__, SoloSettings, PRESETS, train, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
