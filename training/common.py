@@ -99,10 +99,9 @@ def load_or_create(settings: PPOSettings, venv: VecEnv, run_dir: Path,
 
 
 def prepare_torch(settings: PPOSettings) -> None:
-    """Thread count, and no argument validation in torch.distributions: checking every
-    one of the ~10^4 logits per decision costs more than the policy's convolutions."""
+    """PyTorch's thread count (with two cores, two threads; one when another job shares
+    them: spinning threads on a busy core slow every update down)."""
     torch.set_num_threads(settings.torch_threads)
-    torch.distributions.Distribution.set_default_validate_args(False)
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:
