@@ -3,6 +3,7 @@ runs: run folders, resume, seeds, the self-play pool), evaluation and the CLI.""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 
@@ -111,11 +112,21 @@ def test_train_solo_run_folder_resume_and_refusal(tmp_path):
     assert json.loads((out / "config.json").read_text())["settings"]["total_timesteps"] == 384
 
 
+@pytest.mark.filterwarnings("ignore:TF32 acceleration")  # torch, on toggling oneDNN
 def test_train_solo_is_seeded(tmp_path):
+    """Same seed, same games, actions and weights, bit for bit, once PyTorch's oneDNN
+    kernels are off (their summation order varies run to run: ~1e-8 differences)."""
     settings = train_solo.SoloSettings(**TINY, total_timesteps=128, seed=5)
-    a = train_solo.train(settings, tmp_path / "a", progress=False).policy.state_dict()
-    b = train_solo.train(settings, tmp_path / "b", progress=False).policy.state_dict()
-    assert all(torch.equal(a[k], b[k]) for k in a)
+    with torch.backends.mkldnn.flags(enabled=False):
+        a, b, other = (train_solo.train(s, tmp_path / name, progress=False) for name, s in
+                       (("a", settings), ("b", settings),
+                        ("c", dataclasses.replace(settings, seed=6))))
+    buffers = [m.rollout_buffer for m in (a, b, other)]
+    assert np.array_equal(buffers[0].actions, buffers[1].actions)
+    assert np.array_equal(buffers[0].observations["board"], buffers[1].observations["board"])
+    assert not np.array_equal(buffers[0].actions, buffers[2].actions)
+    wa, wb = a.policy.state_dict(), b.policy.state_dict()
+    assert all(torch.equal(wa[k], wb[k]) for k in wa)
 
 
 def test_opponent_pool_draws():
