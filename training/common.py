@@ -8,6 +8,7 @@ import csv
 import dataclasses
 import json
 import re
+import sys
 import time
 from collections import deque
 from collections.abc import Callable
@@ -229,6 +230,10 @@ def learn(model: MaskablePPO, settings: PPOSettings, run_dir: Path, curve: Episo
     if remaining > 0:
         model.learn(remaining, callback=CallbackList(callbacks),
                     reset_num_timesteps=model.num_timesteps == 0, tb_log_name="ppo")
+    else:
+        print(f"{run_dir}: {model.num_timesteps} timesteps done already (target "
+              f"{settings.total_timesteps}); raise it with --total-timesteps to train on",
+              file=sys.stderr)
     model.save(run_dir / FINAL_MODEL)
     return model
 
