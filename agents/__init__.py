@@ -2,7 +2,7 @@
 spec with `make_agent("mcts:iterations=400", seed=0)`. The search bots are imported on
 first use (their numba functions load then)."""
 
-from .base import BOTS, Agent, make_agent, registry
+from .base import BOTS, Agent, make_agent, registry, split_specs
 from .simple import GreedyAgent, RandomAgent
 
 _LAZY = {"HeuristicAgent": "heuristic", "MCTSAgent": "mcts", "SB3Agent": "sb3"}
@@ -17,4 +17,4 @@ def __getattr__(name: str):
 
 
 __all__ = ["BOTS", "Agent", "GreedyAgent", "HeuristicAgent", "MCTSAgent", "RandomAgent",
-           "SB3Agent", "make_agent", "registry"]
+           "SB3Agent", "make_agent", "registry", "split_specs"]

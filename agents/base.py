@@ -47,6 +47,11 @@ def _option_value(text: str) -> int | float | str:
     return text
 
 
+def split_specs(text: str) -> list[str]:
+    """Comma-separated bot specs (``"random, mcts:iterations=400"``), blanks dropped."""
+    return [b.strip() for b in text.split(",") if b.strip()]
+
+
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """Build a built-in bot from a spec: its name, optionally followed by constructor
     options, ``"mcts:iterations=2000:trees=2"``. The bot's `name` is the spec, so tables

@@ -111,17 +111,12 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bot_specs(text: str) -> list[str]:
-    """Comma-separated bot specs, blanks dropped."""
-    return [b.strip() for b in text.split(",") if b.strip()]
-
-
 def cmd_solo_bench(args: argparse.Namespace) -> int:
-    from agents import make_agent
+    from agents import make_agent, split_specs
     from agents.solo_bench import file_for_bot, markdown_table, run_solo_bench
 
     rules = Rules(variant="solo", solo_colours=args.solo_colours)
-    bots = _bot_specs(args.bot)
+    bots = split_specs(args.bot)
     if not bots:
         raise ValueError("--bot needs at least one bot spec")
     for bot in bots:  # fail on a bad spec before hours of benchmarking the others
@@ -153,9 +148,10 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
 def cmd_arena(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from agents import split_specs
     from agents.arena import run_arena
 
-    bots = _bot_specs(args.bots)
+    bots = split_specs(args.bots)
     try:
         result = run_arena(bots, games=args.games, seed=args.seed, workers=args.workers,
                            gauntlet=args.gauntlet, rules=_rules(args),

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agents import split_specs
 from agents.sb3_policy import load_model
 from carcassonne_env import Rules
 from carcassonne_env.encoding import Encoder
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # Workers infer one position at a time: one torch thread each is fastest.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    opponents = [b.strip() for b in args.opponents.split(",") if b.strip()]
+    opponents = split_specs(args.opponents)
     try:
         print(evaluate(args.model, opponents, args.games, args.deals, args.seed,
                        args.workers, args.out, not args.no_progress), end="")

@@ -30,9 +30,9 @@ from carcassonne_env.tiles import base_tileset
 
 
 def board_layout(observation_space: spaces.Dict, action_space: spaces.Discrete
-                 ) -> tuple[int, int, int, int]:
-    """(B, plane channels, feature count, actions per cell) of an env's spaces; raises
-    ValueError for spaces that are not this package's turn-mode layout."""
+                 ) -> tuple[int, int, int]:
+    """(B, hand size, actions per cell) of an env's spaces; raises ValueError for spaces
+    that are not this package's turn-mode layout."""
     if not isinstance(observation_space, spaces.Dict) or \
             set(observation_space.spaces) != {"board", "features"}:
         raise ValueError("BoardPolicy needs the Dict(board, features) observations of the "
@@ -46,7 +46,7 @@ def board_layout(observation_space: spaces.Dict, action_space: spaces.Discrete
     if n % (B * B * per_hand):
         raise ValueError(f"{n} actions are not hand x {B} x {B} x {per_hand}: BoardPolicy "
                          "supports the 'turn' action mode only")
-    return B, channels, observation_space["features"].shape[0], n // (B * B)
+    return B, n // (B * B * per_hand), n // (B * B)
 
 
 class BoardExtractor(BaseFeaturesExtractor):
@@ -168,8 +168,7 @@ class BoardPolicy(MaskableActorCriticPolicy):
     def __init__(self, observation_space: spaces.Dict, action_space: spaces.Discrete,
                  lr_schedule: Any, channels: int = 32, blocks: int = 2,
                  critic_hidden: int = 64, **kwargs: Any) -> None:
-        B, _, _, per_cell = board_layout(observation_space, action_space)
-        hand_size = per_cell // (4 * base_tileset().max_segments + 4)
+        B, hand_size, per_cell = board_layout(observation_space, action_space)
         self.board_size, self.per_cell = B, per_cell
         self.channels, self.critic_hidden, self.hand_size = channels, critic_hidden, hand_size
         kwargs.setdefault("features_extractor_class", BoardExtractor)

@@ -25,7 +25,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-from agents import make_agent
+from agents import make_agent, split_specs
 from agents.sb3_policy import SB3Agent
 from carcassonne_env.encoding import WindowOverflowError
 from carcassonne_env.envs.single import VsBotsEnv
@@ -79,9 +79,12 @@ class OpponentPool:
         self.bots, self.bot_share, self.size = bots, bot_share, size
         self.snapshots: list[tuple[str, SB3Agent]] = []
 
-    def add(self, label: str, policy: Any) -> None:
-        """A frozen copy of `policy` joins the pool (sampling, not argmax, for variety)."""
+    def add(self, label: str, policy: Any, weights: dict | None = None) -> None:
+        """A frozen copy of `policy` (with `weights`, a state dict, if given) joins the
+        pool; it samples its moves, for variety."""
         frozen = copy.deepcopy(policy)
+        if weights is not None:
+            frozen.load_state_dict(weights)
         frozen.optimizer = None
         frozen.set_training_mode(False)
         self.snapshots.append((label, SB3Agent(frozen, deterministic=False)))
@@ -106,7 +109,7 @@ class SelfPlayEnv(VsBotsEnv):
     (truncated) instead of stopping the run."""
 
     def __init__(self, pool: OpponentPool, reward_scale: float = 1.0, **kwargs: Any) -> None:
-        super().__init__(opponents=pool.bots[:1] or ["random"], **kwargs)
+        super().__init__(opponents=pool.bots[:1], **kwargs)  # replaced per episode
         self.pool, self.reward_scale = pool, reward_scale
         self.opponent = ""
 
@@ -173,9 +176,7 @@ def restore_pool(pool: OpponentPool, policy: Any, folder: Path) -> None:
     """Reload the saved snapshots (oldest first) into the pool."""
     saved = sorted(folder.glob("snapshot_*.pt"), key=lambda p: int(p.stem.split("_")[1]))
     for path in saved[-pool.size:]:
-        frozen = copy.deepcopy(policy)
-        frozen.load_state_dict(torch.load(path, weights_only=True))
-        pool.add(path.stem, frozen)
+        pool.add(path.stem, policy, torch.load(path, weights_only=True))
 
 
 def make_env(settings: MultiSettings, pool: OpponentPool) -> VecMonitor:
@@ -194,7 +195,7 @@ def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bo
     `common.start_run`); returns the model."""
     settings = start_run(out, settings, resume, changes)
     prepare_torch(settings)
-    bots = [b for b in settings.bots.split(",") if b]
+    bots = split_specs(settings.bots)
     pool = OpponentPool(bots, settings.bot_share, settings.pool_size)
     model = load_or_create(settings, make_env(settings, pool), out, resume)
     if model.num_timesteps:
