@@ -343,3 +343,59 @@ def test_env_is_order_enforced_and_warns_nothing_on_normal_play():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         play(env, 9, np.random.default_rng(9))
+
+
+# --------------------------------------------------------------------------- classic layout
+
+
+def _api_test_warnings(**kwargs) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(carcassonne_v0.env(**kwargs), num_cycles=200)
+    return [str(w.message) for w in caught]
+
+
+def test_classic_layout_passes_api_test_without_the_numpy_warning():
+    """PettingZoo's classic envs give one array under "observation"; api_test warns
+    about anything else (the default Dict layout does, which this test also checks)."""
+    assert "Observation is not a NumPy array" in _api_test_warnings(players=2)
+    messages = _api_test_warnings(players=2, obs_layout="classic")
+    assert not [m for m in messages if "NumPy array" in m], messages
+    assert not [m for m in messages if m.startswith("Observation")], messages
+
+
+@pytest.mark.parametrize("kwargs", [{"players": 3, "board_size": 10},
+                                    {"players": 2, "hand_size": 3, "action_mode": "two_step"}],
+                         ids=str)
+def test_classic_layout_is_the_dict_layout_flattened(kwargs):
+    """Same seed, same actions: every observation of the classic env is the dict env's
+    board planes (C order) followed by its features, as float32; masks and rewards agree."""
+    classic = carcassonne_v0.env(obs_layout="classic", **kwargs)
+    plain = carcassonne_v0.env(**kwargs)
+    space = classic.observation_space("player_0")
+    enc = classic.unwrapped.driver.encoder
+    size = enc.board_shape[0] * enc.board_shape[1] * enc.board_shape[2] + enc.n_features
+    assert space["observation"].shape == (size,) and space["observation"].dtype == np.float32
+    assert space["action_mask"] == plain.observation_space("player_0")["action_mask"]
+    rng = np.random.default_rng(0)
+    for env in (classic, plain):
+        env.reset(seed=4)
+    steps = 0
+    for agent in classic.agent_iter():
+        obs, reward, terminated, truncated, _ = classic.last()
+        ref, ref_reward, *_ = plain.last()
+        assert plain.agent_selection == agent and reward == ref_reward
+        for a in classic.agents:
+            o, r = classic.observe(a), plain.observe(a)
+            assert space.contains(o)
+            assert np.array_equal(o["observation"], np.concatenate(
+                [r["observation"]["board"].ravel(), r["observation"]["features"]]))
+            assert np.array_equal(o["action_mask"], r["action_mask"])
+            board = o["observation"][: r["observation"]["board"].size]
+            assert np.array_equal(board.reshape(enc.board_shape), r["observation"]["board"])
+        action = None if terminated or truncated else int(
+            rng.choice(np.flatnonzero(obs["action_mask"])))
+        classic.step(action)
+        plain.step(action)
+        steps += 1
+    assert steps > 71 and plain.agents == []
