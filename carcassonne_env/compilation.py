@@ -83,6 +83,7 @@ def warmup(report: Callable[[str], None] = print) -> float:
     report("compiling the rules core...")
     game = Game(Rules(players=2), seed=0)
     game.random_playouts(1, seed=0)
+    game.play(game.clone().legal_moves()[0])  # not in this game's cache: validated
     while not game.done:
         game.play(game.legal_moves()[0])
     game.events  # noqa: B018 - scoring queries compile on first read

@@ -4,6 +4,8 @@ and clear errors for bad constructor arguments and moves (issue 12)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from types import SimpleNamespace
 
 import gymnasium
@@ -17,7 +19,8 @@ from carcassonne_env.envs import make_env_for_model, model_env_options
 from carcassonne_env.envs.single import SoloEnv, VsBotsEnv
 from carcassonne_env.envs.vector import SoloVectorEnv
 
-SOLO_MODEL, DUEL_MODEL = "models/ppo_solo.zip", "models/ppo_duel.zip"
+ROOT = Path(__file__).resolve().parents[1]
+SOLO_MODEL, DUEL_MODEL = ROOT / "models/ppo_solo.zip", ROOT / "models/ppo_duel.zip"
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +68,21 @@ def test_sb3_predict_step_loop_on_solo_v0(models):
     assert game.done and steps == game.turn
     assert total == game.result - 1  # the solo return: result minus the starting point
     assert game.to_record()["moves"] == bot_moves(model, game.rules, game.seed, 1)
+
+
+def test_the_readme_first_example_is_the_sb3_loop_and_runs(models, monkeypatch, capsys):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    language, code = re.search(r"```(\w*)\n(.*?)```", readme, re.DOTALL).groups()
+    assert language == "python"
+    assert "model.predict(obs, action_masks=get_action_masks(env)" in code
+    assert "env.step(action)" in code and "models/ppo_solo.zip" in code
+    monkeypatch.chdir(ROOT)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    game, info = namespace["env"].unwrapped.game, namespace["info"]
+    assert game.done and "illegal_move" not in info
+    assert capsys.readouterr().out == (f"solo result: {game.result} colour scores: "
+                                       f"{game.scores}\n")
 
 
 def test_sb3_predict_step_loop_on_vsbots_v0(models):

@@ -16,7 +16,7 @@ from ..rules import Rules
 from .driver import REWARDS, TurnDriver, seat_rewards
 from .rendering import RENDER_MODES, render_game
 
-OBS_LAYOUTS = ("dict", "classic")
+OBS_LAYOUTS = ("dict", "classic", "flat")
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -64,14 +64,16 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
             for everyone (like PettingZoo's TerminateIllegalWrapper) and
             ``infos[agent]["illegal_move"]`` says why.
         render_mode: "ansi", "rgb_array" or "human".
-        obs_layout: "dict" (default) or "classic" (see below).
+        obs_layout: "dict" (default), "classic" or "flat" (see below).
 
     Observation of each agent, ``obs_layout="dict"``: ``{"observation": {"board":
-    int8[3B, 3B, C], "features": float32[F]}, "action_mask": int8[n_actions]}``;
-    ``obs_layout="classic"``, the layout of PettingZoo's classic envs (one array under
-    "observation", what SuperSuit, Tianshou and RLlib's action masking expect):
-    ``{"observation": float32[3B * 3B * C + F], "action_mask": int8[n_actions]}``, the
-    board planes flattened in C order followed by the features (`flat_observation`).
+    int8[3B, 3B, C], "features": float32[F]}, "action_mask": int8[n_actions]}``.
+    ``"classic"``, the layout of PettingZoo's classic envs (chess, go...; one array under
+    "observation", what Tianshou and RLlib's action masking read): ``{"observation":
+    float32[3B * 3B * C + F], "action_mask": int8[n_actions]}``, the board planes
+    flattened in C order followed by the features (`flat_observation`). ``"flat"``: the
+    observation is that float32 array itself (a Box space, as SuperSuit's wrappers and
+    PettingZoo's `api_test` want) and the mask is in ``infos[agent]["action_mask"]``.
     The mask is all zero when it is not that agent's turn.
     """
 
@@ -99,11 +101,13 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self.possible_agents = [f"player_{p}" for p in range(rules.players)]
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
         enc = self.driver.encoder
-        obs_space = spaces.Dict({
-            "observation": (enc.observation_space() if obs_layout == "dict"
-                            else flat_observation_space(enc.observation_space())),
+        flat_space = flat_observation_space(enc.observation_space())
+        obs_space = flat_space if obs_layout == "flat" else spaces.Dict({
+            "observation": enc.observation_space() if obs_layout == "dict" else flat_space,
             "action_mask": spaces.Box(0, 1, (enc.n_actions,), np.int8),
         })
+        self._no_mask = np.zeros(enc.n_actions, np.int8)
+        self._no_mask.flags.writeable = False  # shared by every agent not to move
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, enc.action_space())
         self._np_random, _ = seeding.np_random(None)
@@ -122,9 +126,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
 
     def observe(self, agent: str) -> dict[str, Any]:
         obs = self.driver.observe(self.agent_name_mapping[agent])
-        if self.obs_layout == "classic":
+        if self.obs_layout != "dict":
             if "flat" not in obs:  # the driver's cache of this decision keeps it too
                 obs["flat"] = flat_observation(obs["board"], obs["features"])
+            if self.obs_layout == "flat":
+                return obs["flat"]
             return {"observation": obs["flat"], "action_mask": obs["action_mask"]}
         return {"observation": {"board": obs["board"], "features": obs["features"]},
                 "action_mask": obs["action_mask"]}
@@ -140,6 +146,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.driver.seat]
+        self._masks_in_infos()
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -163,8 +170,21 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
             else:
                 self.agent_selection = self.possible_agents[self.driver.seat]
         self._accumulate_rewards()
+        self._masks_in_infos()
         if self.render_mode == "human":
             self.render()
+
+    def _masks_in_infos(self) -> None:
+        """The "flat" layout's masks: ``infos[agent]["action_mask"]`` of every agent (all
+        zero but the acting agent's while the episode runs)."""
+        if self.obs_layout != "flat":
+            return
+        acting = self.agent_selection
+        for agent in self.agents:
+            live = agent == acting and not self.terminations[agent]
+            self.infos[agent]["action_mask"] = (
+                self.driver.observe(self.agent_name_mapping[agent])["action_mask"] if live
+                else self._no_mask)
 
     def render(self):
         if self.render_mode is None:

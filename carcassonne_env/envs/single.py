@@ -1,6 +1,9 @@
 """Gymnasium single-agent envs: `Carcassonne/Solo-v0` (the solo variant, one agent
 playing every colour) and `Carcassonne/VsBots-v0` (one learning seat against built-in
-bots). Both give ``action_masks()`` for sb3-contrib's MaskablePPO."""
+bots). Both give ``action_masks()`` for sb3-contrib's MaskablePPO, take any integer
+scalar as an action (int, numpy integer, 0-d integer array as SB3's ``predict`` returns)
+and raise `gymnasium.error.ResetNeeded` on a step after the episode ended (game over or
+illegal action) until ``reset()``."""
 
 from __future__ import annotations
 
