@@ -7,6 +7,7 @@ import random
 import numpy as np
 
 from carcassonne_env import Game, Move
+from carcassonne_env.checks import check_optional_int, check_real
 from carcassonne_env.core.state import copy_state
 
 from . import evaluation as E
@@ -32,7 +33,7 @@ def weight_vector(overrides: dict[str, float]) -> np.ndarray:
     if unknown:
         raise TypeError(f"unknown weights {sorted(unknown)}; known: {list(_ORDER)}")
     weights = {**DEFAULT_WEIGHTS, **overrides}
-    return np.array([float(weights[k]) for k in _ORDER], np.float64)
+    return np.array([check_real(k, weights[k]) for k in _ORDER], np.float64)
 
 
 class HeuristicAgent:
@@ -50,7 +51,7 @@ class HeuristicAgent:
     def __init__(self, seed: int | None = None, **weights: float) -> None:
         self._w = weight_vector(weights)
         self.weights = dict(zip(_ORDER, self._w.tolist(), strict=True))
-        self._rng = random.Random(seed)
+        self._rng = random.Random(check_optional_int("seed", seed))
         self._buffers: dict = {}
 
     def move_values(self, game: Game) -> tuple[list[Move], np.ndarray]:

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from carcassonne_env import Game, Move
+from carcassonne_env.checks import check_int, check_optional_int, check_real, is_int
 from carcassonne_env.core.state import copy_state
 
 from . import search as S
@@ -44,21 +45,18 @@ class MCTSAgent:
                  trees: int = 1, threads: int = 1, depth: int = 1, top_k: int = 10,
                  margin_scale: float = 20.0, solo_scale: float = 10.0,
                  **weights: float) -> None:
-        for key, value in (("iterations", iterations), ("trees", trees), ("threads", threads)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{key} must be a positive integer, got {value!r}")
-        if c < 0 or margin_scale < 0 or solo_scale <= 0:
-            raise ValueError("c and margin_scale must be >= 0 and solo_scale > 0")
-        self.iterations, self.c, self.trees, self.threads = iterations, c, trees, threads
-        if not isinstance(depth, int) or isinstance(depth, bool) or depth < -1:
+        self.iterations = check_int("iterations", iterations, 1)
+        self.trees = check_int("trees", trees, 1)
+        self.threads = check_int("threads", threads, 1)
+        self.c = check_real("c", c, 0)
+        self.margin_scale = check_real("margin_scale", margin_scale, 0)
+        self.solo_scale = check_real("solo_scale", solo_scale, 0, strict=True)
+        if not is_int(depth) or depth < -1:
             raise ValueError(f"depth must be -1 (playout to the end) or >= 0, got {depth!r}")
-        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 0:
-            raise ValueError(f"top_k must be a non-negative integer, got {top_k!r}")
-        self.depth, self.top_k = depth, top_k
-        self.margin_scale, self.solo_scale = float(margin_scale), float(solo_scale)
+        self.depth, self.top_k = int(depth), check_int("top_k", top_k, 0)
         self._heuristic = HeuristicAgent(**weights)  # ranks the root moves for top_k
         self._w = self._heuristic._w
-        self._rng = random.Random(seed)
+        self._rng = random.Random(check_optional_int("seed", seed))
         self._buffers: dict = {}
         self.last_stats: dict[tuple, tuple[int, float]] = {}
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from carcassonne_env import Game, Move
+from carcassonne_env.checks import check_bool, check_choice, check_optional_int, check_seed
 from carcassonne_env.encoding import (
     ACTION_MODES,
     Encoder,
@@ -64,13 +65,18 @@ class SB3Agent:
                  action_mode: str | None = None, deterministic: bool = True) -> None:
         self.model = load_model(model) if isinstance(model, (str, Path)) else model
         self.policy = getattr(self.model, "policy", self.model)
-        space = self.model.observation_space
+        space = getattr(self.model, "observation_space", None)
+        if not hasattr(space, "__getitem__") or not hasattr(self.model, "action_space"):
+            raise ValueError("model must be a path to a saved model, an SB3 model or policy, "
+                             f"got {type(model).__name__}")
         if board_size is None:
             board_size = int(space["board"].shape[0]) // 3
-        self.board_size = board_size
+        self.board_size = check_optional_int("board_size", board_size, 3)
+        if action_mode is not None:
+            check_choice("action_mode", action_mode, ACTION_MODES)
         self.action_mode = action_mode
-        self.deterministic = deterministic
-        self._rng = np.random.default_rng(seed)
+        self.deterministic = check_bool("deterministic", deterministic)
+        self._rng = np.random.default_rng(check_seed("seed", seed))
         self._encoders: dict = {}
         self.fallbacks = 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from carcassonne_env import Game, Move
+from carcassonne_env.checks import check_optional_int
 
 
 class RandomAgent:
@@ -13,7 +14,7 @@ class RandomAgent:
     name = "random"
 
     def __init__(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
+        self._rng = random.Random(check_optional_int("seed", seed))
 
     def act(self, game: Game) -> Move:
         return self._rng.choice(game.legal_moves())
@@ -27,7 +28,7 @@ class GreedyAgent:
     name = "greedy"
 
     def __init__(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
+        self._rng = random.Random(check_optional_int("seed", seed))
 
     def _value(self, game: Game, move: Move, seat: int) -> tuple:
         after = game.clone()

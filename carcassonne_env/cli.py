@@ -1,6 +1,7 @@
 """The `carcassonne` command line: `play` (bots play a seeded game), `bench` (speed),
 `render` (a game record as a PNG), `arena` (a tournament between bots), `solo-bench`
-(a bot's results on fixed solo deals), `train` (PPO baselines: the `training` scripts)."""
+(a bot's results on fixed solo deals), `train` (PPO baselines: the `training` scripts),
+`warmup` (compile the numba code ahead of time), `clear-cache` (delete it)."""
 
 from __future__ import annotations
 
@@ -174,6 +175,27 @@ def cmd_arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_warmup(args: argparse.Namespace) -> int:
+    from .compilation import warmup
+
+    report = (lambda _: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
+    seconds = warmup(report)
+    print(f"compiled code ready ({seconds:.1f} s)")
+    return 0
+
+
+def cmd_clear_cache(args: argparse.Namespace) -> int:
+    from .compilation import cache_files, clear_cache
+
+    files = cache_files() if args.dry_run else clear_cache()
+    for path in files if args.verbose or args.dry_run else ():
+        print(path)
+    verb = "would delete" if args.dry_run else "deleted"
+    print(f"{verb} {len(files)} numba cache files; the next run compiles afresh",
+          file=sys.stderr)
+    return 0
+
+
 TRAIN_COMMANDS = {
     "solo": "training.train_solo",
     "multi": "training.train_multi",
@@ -277,6 +299,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray-address", metavar="ADDR",
                    help="Ray cluster to join (e.g. auto); default: start a local one")
     p.set_defaults(func=cmd_arena)
+
+    p = sub.add_parser("warmup", help="compile the numba code now (first use otherwise "
+                       "waits 30-60 s)", description="Compile every jitted function (rules "
+                       "core, encoder, vector env, heuristic and MCTS bots) into numba's "
+                       "on-disk cache, e.g. right after installing or in a Docker build.")
+    p.add_argument("--quiet", "-q", action="store_true", help="print only the total time")
+    p.set_defaults(func=cmd_warmup)
+
+    p = sub.add_parser("clear-cache", help="delete numba's compiled code of this package",
+                       description="Delete the numba cache files of every module with "
+                       "jitted code. numba recompiles a function when its own file "
+                       "changes, but not when a function it calls in another file does: "
+                       "after editing the core, clear the cache (see CONTRIBUTING.md).")
+    p.add_argument("--dry-run", action="store_true", help="list the files, delete nothing")
+    p.add_argument("--verbose", "-v", action="store_true", help="list the deleted files")
+    p.set_defaults(func=cmd_clear_cache)
 
     p = sub.add_parser("train", help="PPO baselines: train, resume, evaluate (train extra)",
                        description="solo: MaskablePPO on the solo variant; multi: 2-player "

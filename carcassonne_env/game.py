@@ -10,6 +10,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .checks import check_int, check_optional_int, check_seed, is_int
+from .compilation import notice_first_compile
 from .core import config as C
 from .core.board import n_segments
 from .core.playout import playouts_from
@@ -116,10 +118,14 @@ class Game:
         *,
         tileset: TileSet | None = None,
     ) -> None:
+        notice_first_compile()  # before the first jitted call
         self.rules = rules if rules is not None else Rules()
         if not isinstance(self.rules, Rules):
             raise TypeError(f"rules must be a Rules instance, got {type(self.rules).__name__}")
+        if tileset is not None and not isinstance(tileset, TileSet):
+            raise TypeError(f"tileset must be a TileSet, got {type(tileset).__name__}")
         self._ts = tileset or base_tileset()
+        seed = check_seed("seed", seed)
         if tile_order is not None and seed is not None:
             raise ValueError("give either seed or tile_order, not both")
         if tile_order is None:
@@ -127,6 +133,10 @@ class Game:
         else:
             if isinstance(tile_order, str):
                 tile_order = list(tile_order)
+            if not isinstance(tile_order, (Sequence, np.ndarray)) or not all(
+                    isinstance(name, str) for name in tile_order):
+                raise ValueError("tile_order must be a string of tile letters or a list of "
+                                 f"tile names, got {tile_order!r}")
             deck = [self._ts.index(name) for name in tile_order]
             if len(deck) > MAX_TILES:
                 raise ValueError(f"tile_order holds {len(deck)} tiles; at most {MAX_TILES}")
@@ -293,6 +303,7 @@ class Game:
         the state untouched."""
         if not isinstance(move, Move):
             move = Move(*move)
+        _check_move_types(move)  # before the cache: Move(0.0, ...) == Move(0, ...) there
         args = self._legal.get(move) if self._legal is not None else None
         if args is None:
             args = self._resolve(move)
@@ -315,10 +326,7 @@ class Game:
 
     def _resolve(self, move: Move) -> list[int]:
         """Validate a move the legal-move cache does not know; returns core arguments."""
-        for name in ("x", "y", "rotation"):
-            v = getattr(move, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise IllegalMoveError(f"{name} must be an integer, got {v!r}")
+        _check_move_types(move)
         x, y, r = int(move.x), int(move.y), int(move.rotation)
         st, ts = self._st, self._ts
         fmt = {"x": x, "y": y, "rotation": r, "follower": move.follower, "tile": move.tile,
@@ -360,8 +368,8 @@ class Game:
         With `reshuffle` (default) the tiles not drawn yet are reshuffled before each
         playout (the hidden order is unknown to the players); otherwise the recorded
         order is kept. Policy: a uniform legal placement, then a uniform follower choice."""
-        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
-            raise ValueError(f"n must be a non-negative integer, got {n!r}")
+        n = check_int("n", n, 0)
+        seed = check_optional_int("seed", seed)
         if seed is None:
             seed = int(np.random.default_rng().integers(2**63))
         rng = np.array([seed % 2**64], np.uint64)
@@ -440,6 +448,19 @@ class Game:
 
     def __str__(self) -> str:
         return render_board(self)
+
+
+def _check_move_types(move: Move) -> None:
+    """IllegalMoveError unless x, y, rotation are integers and follower, tile are None
+    or strings (a fast path for the plain ints of `legal_moves`)."""
+    x, y, r, follower, tile = move
+    if not (type(x) is int and type(y) is int and type(r) is int):
+        for name, v in (("x", x), ("y", y), ("rotation", r)):
+            if not is_int(v):
+                raise IllegalMoveError(f"{name} must be an integer, got {v!r}")
+    for name, v in (("follower", follower), ("tile", tile)):
+        if v is not None and not isinstance(v, str):
+            raise IllegalMoveError(f"{name} must be None or a string, got {v!r}")
 
 
 def _seats(mask: int) -> tuple[int, ...]:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .checks import check_bool, check_choice, check_int
 from .core import config as C
 
 FARM_SCORING = ("field", "city")
@@ -43,23 +44,21 @@ class Rules:
     solo_colours: int = 3
 
     def __post_init__(self) -> None:
-        if self.variant not in VARIANTS:
-            raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}")
+        object.__setattr__(self, "variant", check_choice("variant", self.variant, VARIANTS))
         solo = self.variant == "solo"
         players = self.players if self.players is not None else (1 if solo else 2)
         followers = self.followers if self.followers is not None else (4 if solo else 7)
-        object.__setattr__(self, "players", players)
-        object.__setattr__(self, "followers", followers)
-        _check_int("players", players, 1, C.MAX_SEATS)
-        _check_int("followers", followers, 0, 99)
-        _check_int("farm_city_points", self.farm_city_points, 0, 99)
-        _check_int("solo_colours", self.solo_colours, 3, 4)
-        if not isinstance(self.small_city, bool):
-            raise ValueError(f"small_city must be a bool, got {self.small_city!r}")
-        if self.farm_scoring not in FARM_SCORING:
-            raise ValueError(
-                f"farm_scoring must be one of {FARM_SCORING}, got {self.farm_scoring!r}"
-            )
+        # Stored as plain Python values (numpy scalars are accepted): records stay JSON.
+        for name, value in (
+            ("players", check_int("players", players, 1, C.MAX_SEATS)),
+            ("followers", check_int("followers", followers, 0, 99)),
+            ("farm_city_points", check_int("farm_city_points", self.farm_city_points, 0, 99)),
+            ("solo_colours", check_int("solo_colours", self.solo_colours, 3, 4)),
+            ("small_city", check_bool("small_city", self.small_city)),
+            ("farm_scoring", check_choice("farm_scoring", self.farm_scoring, FARM_SCORING)),
+            ("hand_size", check_int("hand_size", self.hand_size)),
+        ):
+            object.__setattr__(self, name, value)
         if self.hand_size not in (1, 3):
             raise ValueError(f"hand_size must be 1 or 3, got {self.hand_size!r}")
         if solo:
@@ -98,7 +97,3 @@ class Rules:
         cfg[C.CFG_SOLO] = int(self.variant == "solo")
         return cfg
 
-
-def _check_int(name: str, value: Any, lo: int, hi: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")

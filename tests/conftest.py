@@ -1,30 +1,78 @@
 """Test setup. numba invalidates a cached function only when its own file changes, not
-when a function it inlines from another module does; so the tests use a numba cache
-directory keyed by a hash of every file with jitted functions (the core and the bots'
-search code), set before numba is imported."""
+when a function it inlines from another module does (nor a constant it reads from one);
+so the tests use a numba cache directory keyed by a hash of every file with jitted
+functions and of the project modules those files import, found by scanning the sources
+(a new jitted module is covered without editing this list), set before numba is imported.
+tests/test_compilation.py checks the scan against the modules numba really compiles."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
+import re
 from pathlib import Path
 
 import pytest
 
-_PACKAGE = Path(__file__).resolve().parents[1] / "carcassonne_env"
-_JITTED = ("carcassonne_env/core/*.py", "agents/evaluation.py", "agents/search.py")
+ROOT = Path(__file__).resolve().parents[1]
+_SOURCE_DIRS = ("carcassonne_env", "agents", "training")  # what the tests run
+# A decorator (@njit, @jit, @numba.njit, the core's @hot...) or a call njit(...)(f).
+_JIT_DEFINITION = re.compile(
+    r"^\s*@(?:numba\.)?(?:njit|jit|hot|vectorize|guvectorize|cfunc|stencil)\b"
+    r"|\b(?:njit|jit)\([^)]*\)\s*\(\s*\w", re.MULTILINE)
 
 
-def _jitted_hash() -> str:
+def _module_file(name: str) -> Path | None:
+    path = ROOT.joinpath(*name.split("."))
+    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _imported_files(path: Path) -> set[Path]:
+    """Project files imported by `path` (`from .config import X`, `from carcassonne_env.core
+    import config`, `import agents.evaluation`)."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    out: set[Path] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            names = [f"{base}.{alias.name}" for alias in node.names] + [base]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        for name in names:
+            if name.split(".")[0] in _SOURCE_DIRS and (found := _module_file(name)):
+                out.add(found)
+                break  # the submodule if it is one, else the package
+    return out
+
+
+def jitted_files() -> list[Path]:
+    """Every source file defining jitted functions, and the project files they import
+    (the jitted functions they call, the constants compiled in): what compiled machine
+    code can depend on."""
+    jitted = [p for d in _SOURCE_DIRS for p in sorted((ROOT / d).rglob("*.py"))
+              if _JIT_DEFINITION.search(p.read_text(encoding="utf-8"))]
+    return sorted(set(jitted).union(*(_imported_files(p) for p in jitted)))
+
+
+def jitted_hash() -> str:
     digest = hashlib.sha256()
-    for pattern in _JITTED:
-        for path in sorted(_PACKAGE.parent.glob(pattern)):
-            digest.update(path.read_bytes())
+    for path in jitted_files():
+        digest.update(str(path.relative_to(ROOT)).encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
-if "NUMBA_CACHE_DIR" not in os.environ and _PACKAGE.is_dir():
-    os.environ["NUMBA_CACHE_DIR"] = str(_PACKAGE.parent / ".numba_cache" / _jitted_hash())
+if "NUMBA_CACHE_DIR" not in os.environ and (ROOT / "carcassonne_env").is_dir():
+    os.environ["NUMBA_CACHE_DIR"] = str(ROOT / ".numba_cache" / jitted_hash())
 
 
 @pytest.fixture

@@ -230,7 +230,7 @@ def test_illegal_action_ends_the_episode(env_id):
     ({"opponents": ["chess_engine"]}, "unknown bot .chess_engine."),
     ({"opponents": ["mcts:budget=3"]}, "bad options for bot"),
     ({"opponents": ["random", "random"], "players": 2}, "need 1 opponents"),
-    ({"opponents": "random", "players": 3, "seat": 3}, "seat must be in"),
+    ({"opponents": "random", "players": 3, "seat": 3}, "seat must be an integer in \\[0, 2\\]"),
     ({"reward": "elo"}, "reward must be one of"),
     ({"variant": "solo"}, "solo"),
     ({"rules": Rules(variant="solo")}, "Solo-v0"),
@@ -243,7 +243,7 @@ def test_vsbots_bad_arguments(kwargs, match):
 
 
 def test_solo_bad_arguments():
-    with pytest.raises(ValueError, match="solo_colours"):
+    with pytest.raises(ValueError, match="colours must be an integer in \\[3, 4\\], got 5"):
         SoloEnv(colours=5)
     with pytest.raises(ValueError, match="action_mode"):
         SoloEnv(action_mode="sideways")

@@ -343,3 +343,76 @@ def test_env_is_order_enforced_and_warns_nothing_on_normal_play():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         play(env, 9, np.random.default_rng(9))
+
+
+# --------------------------------------------------------------------------- classic layout
+
+
+def _api_test_warnings(**kwargs) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(carcassonne_v0.env(**kwargs), num_cycles=200)
+    return [str(w.message) for w in caught]
+
+
+def test_flat_layout_passes_api_test_without_any_warning():
+    """api_test warns "Observation is not a NumPy array" for every dict observation of an
+    env not on its list of PettingZoo's own classic envs (chess_v6, go_v5...: whitelisted
+    by name). The "flat" layout (an array, the mask in infos) passes without a warning;
+    the "classic" layout's array under "observation" passes every check but that one."""
+    def warned(layout: str) -> set[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            api_test(carcassonne_v0.env(players=2, obs_layout=layout), num_cycles=200)
+        return {str(w.message) for w in caught}
+
+    assert warned("flat") == set()
+    space_hint = ("Observation space for each agent probably should be gymnasium.spaces.box "
+                  "or gymnasium.spaces.discrete")
+    assert warned("classic") == warned("dict") == {"Observation is not a NumPy array",
+                                                   space_hint}
+
+
+@pytest.mark.parametrize("kwargs", [{"players": 3, "board_size": 10},
+                                    {"players": 2, "hand_size": 3, "action_mode": "two_step"}],
+                         ids=str)
+def test_classic_and_flat_layouts_are_the_dict_layout_flattened(kwargs):
+    """Same seed, same actions: every observation of the classic and flat envs is the dict
+    env's board planes (C order) followed by its features, as float32; the masks (flat:
+    in infos) and the rewards agree."""
+    classic = carcassonne_v0.env(obs_layout="classic", **kwargs)
+    flat = carcassonne_v0.env(obs_layout="flat", **kwargs)
+    plain = carcassonne_v0.env(**kwargs)
+    space = classic.observation_space("player_0")
+    enc = classic.unwrapped.driver.encoder
+    size = enc.board_shape[0] * enc.board_shape[1] * enc.board_shape[2] + enc.n_features
+    assert space["observation"].shape == (size,) and space["observation"].dtype == np.float32
+    assert space["action_mask"] == plain.observation_space("player_0")["action_mask"]
+    assert flat.observation_space("player_1") == space["observation"]
+    rng = np.random.default_rng(0)
+    for env in (classic, flat, plain):
+        env.reset(seed=4)
+    steps = 0
+    for agent in classic.agent_iter():
+        obs, reward, terminated, truncated, _ = classic.last()
+        ref, ref_reward, *_ = plain.last()
+        _, flat_reward, _, _, flat_info = flat.last()
+        assert plain.agent_selection == flat.agent_selection == agent
+        assert reward == ref_reward == flat_reward
+        for a in classic.agents:
+            o, r, f = classic.observe(a), plain.observe(a), flat.observe(a)
+            assert space.contains(o) and flat.observation_space(a).contains(f)
+            assert np.array_equal(o["observation"], np.concatenate(
+                [r["observation"]["board"].ravel(), r["observation"]["features"]]))
+            assert np.array_equal(f, o["observation"])
+            assert np.array_equal(o["action_mask"], r["action_mask"])
+            assert np.array_equal(flat.infos[a]["action_mask"], r["action_mask"])
+            board = o["observation"][: r["observation"]["board"].size]
+            assert np.array_equal(board.reshape(enc.board_shape), r["observation"]["board"])
+        assert np.array_equal(flat_info["action_mask"], obs["action_mask"])
+        action = None if terminated or truncated else int(
+            rng.choice(np.flatnonzero(obs["action_mask"])))
+        for env in (classic, flat, plain):
+            env.step(action)
+        steps += 1
+    assert steps > 71 and plain.agents == [] and flat.agents == []

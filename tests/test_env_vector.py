@@ -52,7 +52,7 @@ def test_vector_env_attributes():
 @pytest.mark.parametrize(("kwargs", "match"), [
     ({"num_envs": 0}, "num_envs"),
     ({"num_envs": 2.0}, "num_envs"),
-    ({"colours": 2}, "solo_colours"),
+    ({"colours": 2}, "colours must be an integer in \\[3, 4\\], got 2"),
     ({"board_size": 2}, "board_size"),
     ({"render_mode": "human"}, "render_mode"),
 ])

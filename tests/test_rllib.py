@@ -50,12 +50,16 @@ def play(env: CarcassonneRLlibEnv, choose, seed: int, max_steps: int = 200):
     obs, _ = env.reset(seed=seed)
     for step in range(1, max_steps + 1):
         ((agent, flat),) = obs.items()  # turn-based: one agent observes at a time
-        raw = env.env.observe(agent)
+        raw = env.env.observe(agent)  # the classic layout: the vector is passed as is
         assert np.array_equal(flat["action_mask"], raw["action_mask"])
         assert flat["action_mask"].dtype == np.float32
-        board, features = raw["observation"]["board"], raw["observation"]["features"]
-        assert np.array_equal(flat["observations"],
-                              np.concatenate([board.ravel(), features]).astype(np.float32))
+        assert flat["observations"] is raw["observation"]
+        assert flat["observations"].dtype == np.float32
+        game = env.env.unwrapped.game
+        dict_layout = env.env.unwrapped.driver.encoder.encode(
+            game, env.env.unwrapped.agent_name_mapping[agent], with_mask=False)
+        assert np.array_equal(flat["observations"], np.concatenate(
+            [dict_layout["board"].ravel(), dict_layout["features"]]).astype(np.float32))
         assert env.observation_space[agent].contains(flat)
         action = choose(agent, flat)
         assert flat["action_mask"][action] == 1, f"illegal action {action} chosen"

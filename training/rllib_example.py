@@ -1,9 +1,11 @@
 """PPO self-play on the PettingZoo AEC env with RLlib: the scale-out path.
 
-The AEC env (`carcassonne_env.carcassonne_v0`) is wrapped by RLlib's `PettingZooEnv`
-into a `MultiAgentEnv`; `CarcassonneRLlibEnv` flattens each observation to
-``{"action_mask": float32[n_actions], "observations": float32[3B * 3B * C + F]}`` (board
-planes flattened, then the features). `MaskedPPOTorchRLModule` (RLlib's default PPO
+The AEC env (`carcassonne_env.carcassonne_v0`) with ``obs_layout="classic"`` (PettingZoo's
+classic layout: one float32 array under "observation", board planes flattened then the
+features, and an int8 "action_mask") is wrapped by RLlib's `PettingZooEnv` into a
+`MultiAgentEnv`; `CarcassonneRLlibEnv` only renames each observation to the keys RLlib's
+action masking uses, ``{"action_mask": float32[n_actions], "observations":
+float32[3B * 3B * C + F]}``. `MaskedPPOTorchRLModule` (RLlib's default PPO
 networks, like RLlib's example `ActionMaskingTorchRLModule`) runs on the vector and sets
 the logits of masked-out actions to the most negative float, so sampling, greedy
 inference and the PPO loss only ever consider legal actions. Both players map to one
@@ -83,35 +85,26 @@ POLICY_ID = "shared"
 
 
 def flatten_observation(obs: dict[str, Any]) -> dict[str, np.ndarray]:
-    """The AEC env's observation ``{"observation": {"board", "features"}, "action_mask"}``
-    as ``{"action_mask": float32 mask, "observations": float32 vector}`` (the board planes
-    flattened in C order, then the features)."""
-    inner = obs["observation"]
-    vector = np.concatenate([
-        np.asarray(inner["board"], np.float32).reshape(-1),
-        np.asarray(inner["features"], np.float32),
-    ])
-    return {"action_mask": np.asarray(obs["action_mask"], np.float32), "observations": vector}
+    """The AEC env's classic observation ``{"observation": float32 vector, "action_mask":
+    int8 mask}`` as ``{"action_mask": float32 mask, "observations": float32 vector}``."""
+    return {"action_mask": np.asarray(obs["action_mask"], np.float32),
+            "observations": obs["observation"]}
 
 
 def flat_observation_space(space: spaces.Dict) -> spaces.Dict:
-    """The space of `flatten_observation` for an AEC observation space `space`."""
-    board, features = space["observation"]["board"], space["observation"]["features"]
-    low = np.concatenate([np.asarray(board.low, np.float32).reshape(-1),
-                          np.asarray(features.low, np.float32)])
-    high = np.concatenate([np.asarray(board.high, np.float32).reshape(-1),
-                           np.asarray(features.high, np.float32)])
+    """The space of `flatten_observation` for the classic AEC observation space."""
     n_actions = space["action_mask"].shape[0]
     return spaces.Dict({
         "action_mask": spaces.Box(0.0, 1.0, (n_actions,), np.float32),
-        "observations": spaces.Box(low, high, dtype=np.float32),
+        "observations": space["observation"],
     })
 
 
 class CarcassonneRLlibEnv(PettingZooEnv):
-    """`carcassonne_v0.env(**config)` as an RLlib `MultiAgentEnv` with flat observations
-    (see `flatten_observation`); agents ``player_0`` ... ``player_{n-1}``, one acting per
-    step, rewards as the AEC env gives them (``reward=`` in `config`).
+    """``carcassonne_v0.env(obs_layout="classic", **config)`` as an RLlib `MultiAgentEnv`
+    (observations renamed by `flatten_observation`); agents ``player_0`` ...
+    ``player_{n-1}``, one acting per step, rewards as the AEC env gives them
+    (``reward=`` in `config`).
 
     RLlib builds it from ``env_config``: any keyword of `carcassonne_v0.env` (players,
     board_size, reward, illegal_reward, rule options...). ``on_overflow`` defaults to
@@ -125,7 +118,7 @@ class CarcassonneRLlibEnv(PettingZooEnv):
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         options = dict(config or {})
         options.setdefault("on_overflow", "warn")
-        super().__init__(carcassonne_v0.env(**options))
+        super().__init__(carcassonne_v0.env(obs_layout="classic", **options))
         flat = {a: flat_observation_space(self.observation_spaces[a])
                 for a in self.observation_spaces}
         self.observation_spaces = flat

@@ -11,15 +11,33 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from ..checks import check_choice, check_real
 from ..rules import Rules
 from .driver import REWARDS, TurnDriver, seat_rewards
 from .rendering import RENDER_MODES, render_game
+
+OBS_LAYOUTS = ("dict", "classic", "flat")
 
 
 def env(**kwargs: Any) -> AECEnv:
     """The AEC env with PettingZoo's standard wrappers (order enforcing). Illegal actions
     are handled inside `raw_env` (penalty, termination, reason in infos)."""
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+def flat_observation(board: np.ndarray, features: np.ndarray) -> np.ndarray:
+    """The "classic" observation: float32[3B * 3B * C + F], the board planes flattened in
+    C order (cell row, cell column, channel) followed by the features; so
+    ``flat[:board.size].reshape(board.shape)`` gives the planes back."""
+    return np.concatenate([board.reshape(-1), features], dtype=np.float32)
+
+
+def flat_observation_space(space: spaces.Dict) -> spaces.Box:
+    """The Box of `flat_observation` for an encoder's Dict(board, features) space."""
+    board, features = space["board"], space["features"]
+    low = np.concatenate([board.low.reshape(-1), features.low], dtype=np.float32)
+    high = np.concatenate([board.high.reshape(-1), features.high], dtype=np.float32)
+    return spaces.Box(low, high, dtype=np.float32)
 
 
 def rules_from(rules: Rules | None, options: dict[str, Any]) -> Rules:
@@ -46,10 +64,17 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
             for everyone (like PettingZoo's TerminateIllegalWrapper) and
             ``infos[agent]["illegal_move"]`` says why.
         render_mode: "ansi", "rgb_array" or "human".
+        obs_layout: "dict" (default), "classic" or "flat" (see below).
 
-    Observation of each agent: ``{"observation": {"board": int8[3B, 3B, C], "features":
-    float32[F]}, "action_mask": int8[n_actions]}``; the mask is all zero when it is not
-    that agent's turn.
+    Observation of each agent, ``obs_layout="dict"``: ``{"observation": {"board":
+    int8[3B, 3B, C], "features": float32[F]}, "action_mask": int8[n_actions]}``.
+    ``"classic"``, the layout of PettingZoo's classic envs (chess, go...; one array under
+    "observation", what Tianshou and RLlib's action masking read): ``{"observation":
+    float32[3B * 3B * C + F], "action_mask": int8[n_actions]}``, the board planes
+    flattened in C order followed by the features (`flat_observation`). ``"flat"``: the
+    observation is that float32 array itself (a Box space, as SuperSuit's wrappers and
+    PettingZoo's `api_test` want) and the mask is in ``infos[agent]["action_mask"]``.
+    The mask is all zero when it is not that agent's turn.
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "name": "carcassonne_v0",
@@ -58,28 +83,31 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
     def __init__(self, rules: Rules | None = None, *, reward: str = "score",
                  board_size: int = 32, action_mode: str = "turn", on_overflow: str = "warn",
                  illegal_reward: float = -1.0, render_mode: str | None = None,
-                 **rule_options: Any) -> None:
+                 obs_layout: str = "dict", **rule_options: Any) -> None:
         super().__init__()
         rules = rules_from(rules, rule_options)
         if rules.variant == "solo" or not 2 <= rules.players <= 6:
             raise ValueError("the AEC env is for 2-6 players; the solo variant is the "
                              "Gymnasium env 'Carcassonne/Solo-v0'")
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be one of {RENDER_MODES}, got {render_mode!r}")
+        check_choice("reward", reward, REWARDS)
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, RENDER_MODES)
         self.rules = rules
         self.reward_mode = reward
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_real("illegal_reward", illegal_reward)
         self.render_mode = render_mode
+        self.obs_layout = check_choice("obs_layout", obs_layout, OBS_LAYOUTS)
         self.driver = TurnDriver(rules, board_size, action_mode, on_overflow)
         self.possible_agents = [f"player_{p}" for p in range(rules.players)]
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
         enc = self.driver.encoder
-        obs_space = spaces.Dict({
-            "observation": enc.observation_space(),
+        flat_space = flat_observation_space(enc.observation_space())
+        obs_space = flat_space if obs_layout == "flat" else spaces.Dict({
+            "observation": enc.observation_space() if obs_layout == "dict" else flat_space,
             "action_mask": spaces.Box(0, 1, (enc.n_actions,), np.int8),
         })
+        self._no_mask = np.zeros(enc.n_actions, np.int8)
+        self._no_mask.flags.writeable = False  # shared by every agent not to move
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, enc.action_space())
         self._np_random, _ = seeding.np_random(None)
@@ -98,6 +126,12 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
 
     def observe(self, agent: str) -> dict[str, Any]:
         obs = self.driver.observe(self.agent_name_mapping[agent])
+        if self.obs_layout != "dict":
+            if "flat" not in obs:  # the driver's cache of this decision keeps it too
+                obs["flat"] = flat_observation(obs["board"], obs["features"])
+            if self.obs_layout == "flat":
+                return obs["flat"]
+            return {"observation": obs["flat"], "action_mask": obs["action_mask"]}
         return {"observation": {"board": obs["board"], "features": obs["features"]},
                 "action_mask": obs["action_mask"]}
 
@@ -112,6 +146,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.driver.seat]
+        self._masks_in_infos()
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -135,8 +170,21 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
             else:
                 self.agent_selection = self.possible_agents[self.driver.seat]
         self._accumulate_rewards()
+        self._masks_in_infos()
         if self.render_mode == "human":
             self.render()
+
+    def _masks_in_infos(self) -> None:
+        """The "flat" layout's masks: ``infos[agent]["action_mask"]`` of every agent (all
+        zero but the acting agent's while the episode runs)."""
+        if self.obs_layout != "flat":
+            return
+        acting = self.agent_selection
+        for agent in self.agents:
+            live = agent == acting and not self.terminations[agent]
+            self.infos[agent]["action_mask"] = (
+                self.driver.observe(self.agent_name_mapping[agent])["action_mask"] if live
+                else self._no_mask)
 
     def render(self):
         if self.render_mode is None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..checks import is_int
 from ..encoding import Encoder
 from ..game import Game, IllegalMoveError
 from ..rules import Rules
@@ -28,6 +29,16 @@ def seat_rewards(mode: str, gains: np.ndarray, game: Game) -> np.ndarray:
     scores = np.array(game.scores)
     top = scores == scores.max()
     return np.where(top, 1.0 if top.sum() == 1 else 0.0, -1.0)
+
+
+def action_index(action) -> int | None:
+    """The flat action in `action` as an int: a Python int, a numpy integer scalar or a
+    0-d integer array (what Stable-Baselines3's ``predict`` returns for one
+    observation), the values `Discrete.contains` accepts. None for anything else
+    (floats, bools, strings, arrays of other shapes)."""
+    if isinstance(action, np.ndarray):
+        return int(action) if action.ndim == 0 and action.dtype.kind in "iu" else None
+    return int(action) if is_int(action) else None
 
 
 class TurnDriver:
@@ -82,7 +93,7 @@ class TurnDriver:
         reason = self._illegal_reason(action)
         if reason is not None:
             return np.zeros_like(before), reason
-        enc, action = self.encoder, int(action)
+        enc, action = self.encoder, action_index(action)
         if enc.action_mode == "turn":
             h, x, y, r = enc.placement(self.game, action)
             self.game._apply(h, x, y, r, enc.split(action)[4])
@@ -101,9 +112,11 @@ class TurnDriver:
     def _illegal_reason(self, action) -> str | None:
         if self.game.done:
             return "the game is over"
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            return f"action must be an integer, got {action!r}"
-        n = self.encoder.n_actions
+        index = action_index(action)
+        if index is None:
+            return ("action must be an integer (an int, a numpy integer or a 0-d integer "
+                    f"array), got {action!r}")
+        action, n = index, self.encoder.n_actions
         if not 0 <= action < n:
             return f"action {action} is outside [0, {n})"
         if self.action_mask()[action]:
@@ -113,10 +126,10 @@ class TurnDriver:
             return (f"follower action {action} is not available for the pending placement "
                     f"{self.pending} (slots {np.flatnonzero(self.action_mask()).tolist()})")
         if enc.action_mode == "two_step":
-            h, x, y, r = enc.placement(self.game, int(action))
+            h, x, y, r = enc.placement(self.game, action)
             return f"placement of hand tile {h} at ({x}, {y}) turned {r} is not legal"
         try:
-            self.game._resolve(enc.action_to_move(self.game, int(action)))
+            self.game._resolve(enc.action_to_move(self.game, action))
         except IllegalMoveError as err:
             return f"action {action}: {err}"
         return f"action {action} is not in the action mask"

@@ -1,6 +1,9 @@
 """Gymnasium single-agent envs: `Carcassonne/Solo-v0` (the solo variant, one agent
 playing every colour) and `Carcassonne/VsBots-v0` (one learning seat against built-in
-bots). Both give ``action_masks()`` for sb3-contrib's MaskablePPO."""
+bots). Both give ``action_masks()`` for sb3-contrib's MaskablePPO, take any integer
+scalar as an action (int, numpy integer, 0-d integer array as SB3's ``predict`` returns)
+and raise `gymnasium.error.ResetNeeded` on a step after the episode ended (game over or
+illegal action) until ``reset()``."""
 
 from __future__ import annotations
 
@@ -9,7 +12,9 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.error import ResetNeeded
 
+from ..checks import check_choice, check_int, check_real
 from ..rules import Rules
 from .aec import rules_from
 from .driver import REWARDS, TurnDriver, seat_rewards
@@ -23,14 +28,15 @@ class _SingleAgentEnv(gym.Env):
 
     def __init__(self, rules: Rules, board_size: int, action_mode: str, on_overflow: str,
                  illegal_reward: float, render_mode: str | None) -> None:
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be one of {RENDER_MODES}, got {render_mode!r}")
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, RENDER_MODES)
         self.rules = rules
         self.render_mode = render_mode
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_real("illegal_reward", illegal_reward)
         self.driver = TurnDriver(rules, board_size, action_mode, on_overflow)
         self.observation_space = self.driver.encoder.observation_space()
         self.action_space = self.driver.encoder.action_space()
+        self._over = "before the first reset()"  # why step() is refused; None: playing
 
     @property
     def game(self):
@@ -55,8 +61,21 @@ class _SingleAgentEnv(gym.Env):
     def _new_game(self, seed: int | None) -> None:
         super().reset(seed=seed)
         self.driver.new_game(int(self.np_random.integers(2**63)))
+        self._over = None
+
+    def _check_playing(self) -> None:
+        """ResetNeeded unless an episode is running: a step after the episode ended
+        (game over or illegal action) must not play on in the finished game."""
+        if self._over is not None:
+            raise ResetNeeded(f"step() called {self._over}: call reset() to start a new "
+                              "episode")
+
+    def _finish_if_done(self) -> None:
+        if self.driver.game.done:
+            self._over = "after the game ended (terminated)"
 
     def _illegal(self, reason: str):
+        self._over = "after an illegal action ended the episode (terminated)"
         obs, info = self._obs_info()
         obs = {k: v.copy() for k, v in obs.items()}  # same decision: never hand out twice
         info["action_mask"] = info["action_mask"].copy()
@@ -87,6 +106,7 @@ class SoloEnv(_SingleAgentEnv):
     def __init__(self, colours: int = 3, board_size: int = 32, action_mode: str = "turn",
                  on_overflow: str = "warn", illegal_reward: float = -1.0,
                  render_mode: str | None = None) -> None:
+        check_int("colours", colours, 3, 4)
         super().__init__(Rules(variant="solo", solo_colours=colours), board_size,
                          action_mode, on_overflow, illegal_reward, render_mode)
 
@@ -98,10 +118,12 @@ class SoloEnv(_SingleAgentEnv):
         return self._obs_info()
 
     def step(self, action):
+        self._check_playing()
         low = min(self.driver.game.scores)
         _, reason = self.driver.step(action)
         if reason is not None:
             return self._illegal(reason)
+        self._finish_if_done()
         obs, info = self._obs_info()
         reward = float(min(self.driver.game.scores) - low)
         if self.render_mode == "human":
@@ -130,14 +152,21 @@ class VsBotsEnv(_SingleAgentEnv):
                  **rule_options: Any) -> None:
         from agents import make_agent  # bots live outside the rules package
 
-        names = [opponents] if isinstance(opponents, str) else list(opponents)
+        if isinstance(opponents, str):
+            names = [opponents]
+        elif isinstance(opponents, Sequence) and all(isinstance(n, str) for n in opponents):
+            names = list(opponents)
+        else:
+            raise ValueError("opponents must be a bot spec or a list of bot specs (strings), "
+                             f"got {opponents!r}")
         if not names:
             raise ValueError("opponents must name at least one bot")
         if rules is None:
             rule_options.setdefault("players", len(names) + 1)
         rules = rules_from(rules, rule_options)
-        if rules.variant == "solo":
-            raise ValueError("VsBots is for 2-6 players; use 'Carcassonne/Solo-v0' for solo")
+        if rules.variant == "solo" or rules.players < 2:
+            raise ValueError("VsBots is for 2-6 players; use 'Carcassonne/Solo-v0' for the "
+                             "solo variant")
         if len(names) == 1:
             names *= rules.players - 1
         if len(names) != rules.players - 1:
@@ -145,10 +174,9 @@ class VsBotsEnv(_SingleAgentEnv):
                              f"got {len(names)}: {names}")
         for name in set(names):
             make_agent(name)  # an unknown bot or bad option fails here, not at reset
-        if seat is not None and not 0 <= seat < rules.players:
-            raise ValueError(f"seat must be in [0, {rules.players}) or None, got {seat!r}")
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if seat is not None:
+            seat = check_int("seat", seat, 0, rules.players - 1)
+        check_choice("reward", reward, REWARDS)
         super().__init__(rules, board_size, action_mode, on_overflow, illegal_reward,
                          render_mode)
         self.opponent_names = names
@@ -192,10 +220,12 @@ class VsBotsEnv(_SingleAgentEnv):
         return game._st.scores - before
 
     def step(self, action):
+        self._check_playing()
         gains, reason = self.driver.step(action)
         if reason is not None:
             return self._illegal(reason)
         gains = gains + self._play_bots() + self._gains_before_first_turn
+        self._finish_if_done()
         self._gains_before_first_turn = 0
         game = self.driver.game
         obs, info = self._obs_info()

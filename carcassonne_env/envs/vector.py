@@ -21,6 +21,7 @@ from gymnasium.vector.utils import batch_space
 from numba import config as numba_config
 from numba import set_num_threads, typed
 
+from ..checks import check_bool, check_choice, check_int, check_real
 from ..core import config as C
 from ..core.vector import encode_batch, step_batch
 from ..encoding import Encoder
@@ -54,21 +55,17 @@ class SoloVectorEnv(VectorEnv):
     def __init__(self, num_envs: int = 8, colours: int = 3, board_size: int = 32,
                  on_overflow: str = "warn", illegal_reward: float = -1.0, copy: bool = False,
                  num_threads: int | None = None, render_mode: str | None = None) -> None:
-        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be 'ansi', 'rgb_array' or None, "
-                             f"got {render_mode!r}")
+        self.num_envs = check_int("num_envs", num_envs, 1)
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, self.metadata["render_modes"])
         if num_threads is None:
             num_threads = numba_config.NUMBA_NUM_THREADS
-        if not isinstance(num_threads, int) or not 1 <= num_threads:
-            raise ValueError(f"num_threads must be a positive integer, got {num_threads!r}")
+        num_threads = check_int("num_threads", num_threads, 1)
         self.num_threads = min(num_threads, numba_config.NUMBA_NUM_THREADS)
-        self.num_envs = int(num_envs)
-        self.rules = Rules(variant="solo", solo_colours=colours)
+        self.rules = Rules(variant="solo", solo_colours=check_int("colours", colours, 3, 4))
         self.encoder = enc = Encoder(self.rules, board_size, "turn", on_overflow)
-        self.illegal_reward = float(illegal_reward)
-        self.copy = copy
+        self.illegal_reward = check_real("illegal_reward", illegal_reward)
+        self.copy = check_bool("copy", copy)
         self.render_mode = render_mode
         self.single_observation_space = enc.observation_space()
         self.single_action_space = enc.action_space()
@@ -109,7 +106,11 @@ class SoloVectorEnv(VectorEnv):
         return self._obs(), {}
 
     def step(self, actions):
-        actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        actions = np.asarray(actions)
+        if actions.dtype.kind not in "iu" or actions.size != self.num_envs:
+            raise ValueError(f"actions must be {self.num_envs} integers (one per game), got "
+                             f"an array of {actions.size} {actions.dtype}")
+        actions = actions.astype(np.int64, copy=False).reshape(self.num_envs)
         enc = self.encoder
         src, dst = self._sets[self._cur], self._sets[1 - self._cur]
         self._cur = 1 - self._cur

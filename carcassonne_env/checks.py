@@ -1,0 +1,69 @@
+"""Argument checks shared by the public constructors (Rules, Game, the envs, the bots):
+each raises `ValueError` naming the argument, so a bad value fails at construction with
+a clear message instead of deep inside numba later. Integers accept Python and numpy
+integers but never bools; reals accept any int or float but never bools or strings."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+
+def is_int(value: Any) -> bool:
+    """True for Python and numpy integers (bools excluded)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
+    """`value` as an int; ValueError unless it is an integer in [lo, hi]."""
+    if not is_int(value) or (lo is not None and value < lo) or (hi is not None and value > hi):
+        if hi is None:
+            what = "an integer" if lo is None else f"an integer >= {lo}"
+        else:
+            what = f"an integer in [{lo}, {hi}]"
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return int(value)
+
+
+def check_optional_int(name: str, value: Any, lo: int | None = None,
+                       hi: int | None = None) -> int | None:
+    """None, or `check_int`."""
+    return None if value is None else check_int(name, value, lo, hi)
+
+
+def check_seed(name: str, value: Any) -> int | None:
+    """A seed: None or a non-negative integer (what numpy's generators accept)."""
+    if value is not None and not (is_int(value) and value >= 0):
+        raise ValueError(f"{name} must be None or a non-negative integer, got {value!r}")
+    return None if value is None else int(value)
+
+
+def check_real(name: str, value: Any, lo: float | None = None, *,
+               strict: bool = False) -> float:
+    """`value` as a finite float; ValueError unless it is a real number (not a bool)
+    >= lo (> lo with `strict`)."""
+    ok = (isinstance(value, (int, float, np.integer, np.floating))
+          and not isinstance(value, (bool, np.bool_)) and math.isfinite(value))
+    if ok and lo is not None:
+        ok = value > lo if strict else value >= lo
+    if not ok:
+        bound = "" if lo is None else f" {'>' if strict else '>='} {lo}"
+        raise ValueError(f"{name} must be a finite number{bound}, got {value!r}")
+    return float(value)
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """`value` as a bool; ValueError unless it is a Python or numpy bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
+    """`value` as a str; ValueError unless it is one of the strings `choices`."""
+    if not (isinstance(value, str) and value in choices):
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    return str(value)

@@ -1,0 +1,130 @@
+"""Build the env a trained Stable-Baselines3 model expects: its observation and action
+spaces fix the window size, the seats (players or solo colours), the hand size and the
+action mode, and an env at other settings fails in ``model.predict`` ("Unexpected
+observation shape"). `make_env_for_model` reads them off the model::
+
+    model = MaskablePPO.load("models/ppo_solo.zip")
+    env = make_env_for_model(model)      # Solo-v0, 3 colours, 16-cell window
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from ..core.encode import N_FIXED_PLANES
+from ..encoding import ACTION_MODES, Encoder
+from ..rules import Rules
+
+
+def _load(model: Any) -> Any:
+    if isinstance(model, (str, Path)):
+        from agents.sb3_policy import load_model  # bots and models live outside the package
+
+        return load_model(model)
+    return model
+
+
+def _trained_on_solo(model: Any) -> bool | None:
+    """Whether the model's last training observation had the "solo" feature (the last
+    entry of the feature vector) set; None if the file kept no observation."""
+    last = getattr(model, "_last_obs", None)
+    if isinstance(last, dict) and "features" in last:
+        return bool(np.asarray(last["features"])[..., -1].all())
+    return None
+
+
+def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
+    """The env settings a model was trained at, read off its spaces.
+
+    Args:
+        model: a loaded SB3 model (or policy) trained on ``Carcassonne/Solo-v0``,
+            ``Carcassonne/VsBots-v0`` or `SoloVectorEnv`, or the path of its .zip.
+        solo: whether it plays the solo variant. Default: decided by the spaces (2, 5 or
+            6 seats are players), else by the model's saved last observation; 3 or 4
+            seats with no saved observation raise ValueError asking for it.
+
+    Returns:
+        ``{"colours", "board_size", "action_mode"}`` for a solo model (the keywords of
+        `SoloEnv`), ``{"players", "hand_size", "board_size", "action_mode"}`` otherwise
+        (keywords of `VsBotsEnv` and of the PettingZoo env). Rule options that do not
+        change the spaces (small_city, farm scoring, followers) cannot be read off: pass
+        them to the env as the model was trained.
+    """
+    model = _load(model)
+    obs_space = getattr(model, "observation_space", None)
+    act_space = getattr(model, "action_space", None)
+    if not (isinstance(obs_space, spaces.Dict) and {"board", "features"} <= set(obs_space.spaces)
+            and isinstance(act_space, spaces.Discrete)):
+        raise ValueError("model must be an SB3 model or policy trained on this package's "
+                         "Gymnasium envs (Dict(board, features) observations, Discrete "
+                         f"actions), got observation space {obs_space} and action space "
+                         f"{act_space}")
+    board_shape = tuple(obs_space["board"].shape)
+    n_features, n_actions = obs_space["features"].shape[0], int(act_space.n)
+    seats = board_shape[2] - N_FIXED_PLANES
+    if solo is None and seats in (3, 4):
+        solo = _trained_on_solo(model)
+    candidates = []
+    for rules in _rules_with(seats, solo):
+        for mode in ACTION_MODES:
+            enc = Encoder(rules, max(board_shape[0] // 3, 3), mode)
+            if (enc.board_shape, enc.n_features, enc.n_actions) == (board_shape, n_features,
+                                                                     n_actions):
+                candidates.append((rules, enc))
+    if not candidates:
+        raise ValueError(f"no env of this package gives board planes {board_shape}, "
+                         f"{n_features} features and {n_actions} actions (solo={solo})")
+    if len({rules.variant for rules, _ in candidates}) > 1:
+        raise ValueError(f"the model's spaces fit both the solo variant with {seats} colours "
+                         f"and {seats} players: pass solo=True or solo=False")
+    rules, enc = candidates[0]
+    options = {"board_size": enc.board_size, "action_mode": enc.action_mode}
+    if rules.variant == "solo":
+        return {"colours": rules.solo_colours, **options}
+    return {"players": rules.players, "hand_size": rules.hand_size, **options}
+
+
+def _rules_with(seats: int, solo: bool | None) -> list[Rules]:
+    """Every rule set (as far as the spaces go) with `seats` scoring seats."""
+    out = []
+    if solo is not False and seats in (3, 4):
+        out.append(Rules(variant="solo", solo_colours=seats))
+    if solo is not True and 2 <= seats <= 6:
+        out += [Rules(players=seats, hand_size=h) for h in (1, 3)]
+    return out
+
+
+def make_env_for_model(model: Any, *, solo: bool | None = None, **env_kwargs: Any) -> gym.Env:
+    """``gymnasium.make`` of the env the model was trained for: ``Carcassonne/Solo-v0``
+    for a solo model, else ``Carcassonne/VsBots-v0`` (opponents: `env_kwargs`
+    ``opponents``, default greedy bots), at the settings of `model_env_options`.
+
+    Args:
+        model: a loaded SB3 model (or policy) or the path of its .zip.
+        solo: see `model_env_options`.
+        env_kwargs: further keywords of the env (opponents, seat, reward, render_mode,
+            rule options...); the settings read off the model may not be overridden.
+
+    The standard loop then runs as is::
+
+        from sb3_contrib.common.maskable.utils import get_action_masks
+        obs, info = env.reset(seed=0)
+        while True:
+            action, _ = model.predict(obs, action_masks=get_action_masks(env),
+                                      deterministic=True)
+            obs, reward, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                break
+    """
+    options = model_env_options(model, solo)
+    clash = sorted(k for k in env_kwargs if k in options and env_kwargs[k] != options[k])
+    if clash:
+        raise ValueError(f"the model fixes {', '.join(f'{k}={options[k]!r}' for k in clash)}; "
+                         f"got {', '.join(f'{k}={env_kwargs[k]!r}' for k in clash)}")
+    env_id = "Carcassonne/Solo-v0" if "colours" in options else "Carcassonne/VsBots-v0"
+    return gym.make(env_id, **{**env_kwargs, **options})

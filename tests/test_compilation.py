@@ -1,0 +1,175 @@
+"""numba compilation as users and contributors meet it (issue 12): the one-line notice
+before the core compiles, `carcassonne warmup`, `carcassonne clear-cache`, and the tests'
+cache key covering every file compiled code depends on."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, jitted_files, jitted_hash
+from numba.core.dispatcher import Dispatcher
+
+from carcassonne_env import Game, compilation
+from carcassonne_env.cli import main
+from carcassonne_env.compilation import JITTED_MODULES, NOTICE, NOTICE_ENV
+
+
+def _all_dispatchers() -> dict[str, list]:
+    """Jitted functions of every importable module of the packages, by module."""
+    found: dict[str, list] = {}
+    for package in ("carcassonne_env", "agents", "training"):
+        root = importlib.import_module(package)
+        for info in pkgutil.walk_packages(root.__path__, f"{package}."):
+            try:
+                module = importlib.import_module(info.name)
+            except ImportError:  # an extra that is not installed (torch, ray)
+                continue
+            for f in vars(module).values():
+                if isinstance(f, Dispatcher) and f.__module__ == info.name:
+                    found.setdefault(info.name, []).append(f)
+    return found
+
+
+def _run(code: str, **env: str) -> subprocess.CompletedProcess:
+    full = {**os.environ, **env}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, env=full, check=True)
+
+
+# --------------------------------------------------------------------------- item 9
+
+
+def test_the_cache_key_covers_every_module_with_jitted_code():
+    modules = _all_dispatchers()
+    assert sorted(modules) == sorted(JITTED_MODULES)
+    covered = set(jitted_files())
+    for name in modules:
+        assert Path(importlib.import_module(name).__file__) in covered, name
+    expected = {f"carcassonne_env/core/{m}.py" for m in (
+        "board", "config", "encode", "jit", "playout", "queries", "scoring", "state", "turn",
+        "vector")} | {"agents/evaluation.py", "agents/search.py"}
+    assert {str(p.relative_to(ROOT)) for p in covered} == expected
+    if os.environ["NUMBA_CACHE_DIR"].startswith(str(ROOT / ".numba_cache")):
+        assert os.environ["NUMBA_CACHE_DIR"] == str(ROOT / ".numba_cache" / jitted_hash())
+
+
+def test_the_cache_key_follows_imports_of_jitted_files(tmp_path, monkeypatch):
+    """An edit to a constant module a jitted file imports changes the key (numba alone
+    would keep serving the old machine code); an unrelated file does not."""
+    import conftest
+
+    core = tmp_path / "carcassonne_env" / "core"
+    core.mkdir(parents=True)
+    (core / "__init__.py").write_text("")
+    (core / "fast.py").write_text("from . import consts as K\nfrom .jit import hot\n\n\n"
+                                  "@hot\ndef f(x):\n    return x + K.ONE\n")
+    (core / "jit.py").write_text("from numba import njit\nhot = njit(cache=True)\n")
+    (core / "consts.py").write_text("ONE = 1\n")
+    (core / "slow.py").write_text("def g(x):\n    return x\n")
+    monkeypatch.setattr(conftest, "ROOT", tmp_path)
+    assert [p.name for p in jitted_files()] == ["consts.py", "fast.py", "jit.py"]
+    before = jitted_hash()
+    (core / "slow.py").write_text("def g(x):\n    return -x\n")
+    assert jitted_hash() == before
+    (core / "consts.py").write_text("ONE = 2\n")
+    assert jitted_hash() != before
+
+
+def _fill_cache() -> None:
+    game = Game(seed=0)
+    game.play(game.legal_moves()[0])
+
+
+def test_clear_cache_deletes_only_this_packages_compiled_code(tmp_path):
+    """On a copy of the tests' cache: clear-cache deletes every .nbi/.nbc file of the
+    jitted modules and nothing else; afterwards the core is not compiled any more."""
+    _fill_cache()
+    cache = tmp_path / "cache"
+    shutil.copytree(os.environ["NUMBA_CACHE_DIR"], cache)
+    ours = sorted(p for p in cache.rglob("*.nb[ic]"))
+    assert any(p.name.startswith("turn.apply_move-") for p in ours)
+    stranger = next(p.parent for p in ours) / "unrelated.f-1.py311.nbi"
+    stranger.write_bytes(b"keep me")
+    check = "from carcassonne_env.compilation import core_is_compiled as c; print(c())"
+    assert _run(check, NUMBA_CACHE_DIR=str(cache)).stdout == "True\n"
+    listed = _run("from carcassonne_env.cli import main; main(['clear-cache', '--dry-run'])",
+                  NUMBA_CACHE_DIR=str(cache))
+    assert sorted(Path(p) for p in listed.stdout.split()) == ours
+    done = _run("from carcassonne_env.cli import main; main(['clear-cache'])",
+                NUMBA_CACHE_DIR=str(cache))
+    assert done.stderr == (f"deleted {len(ours)} numba cache files; the next run compiles "
+                           "afresh\n")
+    assert list(cache.rglob("*.nb[ic]")) == [stranger]
+    assert _run(check, NUMBA_CACHE_DIR=str(cache)).stdout == "False\n"
+
+
+# --------------------------------------------------------------------------- item 8
+
+
+NOTICE_TWICE = ("from carcassonne_env.compilation import notice_first_compile as n\n"
+                "n(); n()")
+
+
+def test_notice_when_the_core_is_not_compiled(tmp_path):
+    cold = _run(NOTICE_TWICE, NUMBA_CACHE_DIR=str(tmp_path))
+    assert cold.stderr == NOTICE + "\n"  # once, on stderr
+    assert cold.stdout == ""
+    quiet = _run(NOTICE_TWICE, NUMBA_CACHE_DIR=str(tmp_path), **{NOTICE_ENV: "1"})
+    assert quiet.stderr == ""
+
+
+def test_no_notice_when_the_core_is_compiled():
+    _fill_cache()
+    warm = _run(NOTICE_TWICE, NUMBA_CACHE_DIR=os.environ["NUMBA_CACHE_DIR"])
+    assert warm.stderr == ""
+
+
+def test_the_first_game_gives_the_notice_once(monkeypatch, capsys):
+    monkeypatch.setattr(compilation, "_checked", False)
+    monkeypatch.setattr(compilation, "core_is_compiled", lambda: False)
+    monkeypatch.delenv(NOTICE_ENV, raising=False)
+    Game(seed=0)
+    Game(seed=1)
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", NOTICE + "\n")
+    assert "carcassonne warmup" in NOTICE and NOTICE_ENV in NOTICE
+
+
+def test_warmup_command(capsys):
+    assert main(["warmup", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("compiled code ready (") and out.endswith(" s)\n")
+    assert compilation.core_is_compiled()
+
+
+@pytest.mark.slow
+def test_warmup_compiles_every_jitted_function(tmp_path):
+    """From an empty cache (minutes): after `carcassonne warmup` every jitted function
+    has up-to-date machine code in the cache, so nothing compiles later."""
+    code = ("from carcassonne_env.cli import main; main(['warmup', '-q'])\n"
+            "from carcassonne_env.compilation import JITTED_MODULES, _dispatchers\n"
+            "print([f'{m}.{f.__name__}' for m in JITTED_MODULES for f in _dispatchers(m)\n"
+            "       if not f._cache._cache_file._load_index()])")
+    result = _run(code, NUMBA_CACHE_DIR=str(tmp_path), **{NOTICE_ENV: "1"})
+    assert result.stdout.splitlines()[-1] == "[]"
+
+
+def test_package_docs_mention_the_commands():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    contributing = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert "carcassonne warmup" in readme and NOTICE_ENV in readme
+    assert "carcassonne clear-cache" in contributing
+
+
+@pytest.mark.parametrize("command", ["warmup", "clear-cache"])
+def test_commands_have_help(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert "numba" in capsys.readouterr().out
