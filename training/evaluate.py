@@ -70,7 +70,8 @@ def evaluate(model_path: str | Path, opponents: list[str], games: int = 100,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="carcassonne train evaluate", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("model", type=Path, help="a saved model (.zip)")
+    parser.add_argument("model", help="a saved model (.zip) or a shipped model's name "
+                        "(ppo_duel, ppo_solo)")
     parser.add_argument("--opponents", default="random,greedy,heuristic",
                         help="2-player model: comma-separated bot specs (default "
                         "random,greedy,heuristic)")
