@@ -139,3 +139,11 @@ def test_installed_wheel_plays_a_shipped_model_by_name_from_an_empty_folder(tmp_
     assert run.returncode == 0, run.stderr
     assert "seat 0 (sb3:model=ppo_duel): 16" in run.stdout  # as in the checkout
     assert list(empty.iterdir()) == []
+
+
+def test_train_evaluate_takes_a_shipped_model_by_name(capsys):
+    from carcassonne_env.cli import main
+
+    assert main(["train", "evaluate", "ppo_duel", "--opponents", "random", "--games", "2",
+                 "--no-progress"]) == 0
+    assert "sb3:model=ppo_duel" in capsys.readouterr().out
