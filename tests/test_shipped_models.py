@@ -147,3 +147,22 @@ def test_train_evaluate_takes_a_shipped_model_by_name(capsys):
     assert main(["train", "evaluate", "ppo_duel", "--opponents", "random", "--games", "2",
                  "--no-progress"]) == 0
     assert "sb3:model=ppo_duel" in capsys.readouterr().out
+
+
+def test_export_keeps_the_weights_and_drops_the_training_state(tmp_path, capsys):
+    import torch
+
+    from carcassonne_env.cli import main
+
+    out = tmp_path / "new" / "slim.zip"
+    assert main(["train", "export", "ppo_duel", "-o", str(out)]) == 0
+    assert f"wrote {out}" in capsys.readouterr().out
+    original, slim = load_model("ppo_duel"), load_model(out)
+    before = original.policy.state_dict()
+    after = slim.policy.state_dict()
+    assert before.keys() == after.keys()
+    assert all(torch.equal(before[k], after[k]) for k in before)
+    assert slim.observation_space == original.observation_space
+    assert slim.action_space == original.action_space
+    assert slim.policy.optimizer.state_dict()["state"] == {}
+    assert out.stat().st_size <= model_path("ppo_duel").stat().st_size + 10_000
