@@ -64,10 +64,10 @@ def load_model(model: str | Path, cached: bool = True) -> Any:
         raise ValueError(f"{path} is not a saved model (not a zip file)")
     try:
         loaded = MaskablePPO.load(path, device="cpu")
-    except (ValueError, KeyError, TypeError):
+    except Exception as err:  # a plain PPO model, or a corrupt or foreign zip
         try:
             loaded = PPO.load(path, device="cpu")
-        except Exception as err:  # corrupt or foreign zip: say so, not SB3's internals
+        except Exception:  # say what the file is not, not which SB3 internal failed
             raise ValueError(f"{path} is not a saved Stable-Baselines3 model: "
                              f"{type(err).__name__}: {err}") from err
     if cached:

@@ -88,12 +88,14 @@ def cmd_play(args: argparse.Namespace) -> int:
     from .game import Game
 
     rules = _rules(args)
-    names = split_specs(args.bots)
-    if rules.variant == "solo":
-        names = names[:1]
-    elif len(names) == 1:
+    solo = rules.variant == "solo"
+    names = split_specs(args.bots or ("random" if solo else "random,greedy"))
+    if solo and len(names) != 1:
+        raise ValueError(f"--solo is played by one bot (all colours), got {len(names)} "
+                         f"specs: {','.join(names)}")
+    if not solo and len(names) == 1:
         names = names * rules.players
-    if len(names) != rules.players:
+    if not solo and len(names) != rules.players:
         raise ValueError(f"--bots needs {rules.players} specs (one per seat; or one for "
                          f"every seat), got {len(names)}: {','.join(names)}")
     output_file(args.record)
@@ -101,14 +103,14 @@ def cmd_play(args: argparse.Namespace) -> int:
     game = Game(rules, seed=args.seed)
     while not game.done:
         seat = game.current_player
-        bot = bots[0] if rules.variant == "solo" else bots[seat]
+        bot = bots[0] if solo else bots[seat]
         move = bot.act(game)
         if args.verbose:
             print(f"turn {game.turn:2d} seat {seat} {game.hand} -> {tuple(move)}")
         game.play(move)
     print(game)
     print()
-    if rules.variant == "solo":
+    if solo:
         print(f"solo result (lowest colour): {game.result}; end {game.end_reason}; "
               f"colour scores {game.scores}")
     else:
@@ -253,10 +255,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", parents=[common],
                        help="built-in bots play one seeded game; prints the board")
     _add_rule_options(p)
-    p.add_argument("--bots", default="random,greedy",
-                   help="comma-separated bot spec per seat (random, greedy, heuristic, mcts, "
-                   "sb3:model=ppo_duel or sb3:model=FILE.zip; options as in "
-                   "mcts:iterations=400); default random,greedy")
+    p.add_argument("--bots", default=None,
+                   help="comma-separated bot spec per seat, or one for every seat (random, "
+                   "greedy, heuristic, mcts, sb3:model=ppo_duel or sb3:model=FILE.zip; "
+                   "options as in mcts:iterations=400); default random,greedy; with --solo "
+                   "one bot, default random")
     p.add_argument("--seed", type=int_at_least(0), default=0)
     p.add_argument("--verbose", "-v", action="store_true", help="print every move")
     p.add_argument("--record", metavar="FILE", help="write the game record (JSON) here")

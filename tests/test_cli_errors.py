@@ -62,6 +62,8 @@ CASES = [
                                  "got 2: random,greedy"),
     (["play", "--solo", "--players", "2"], "--players 2 contradicts --solo"),
     (["play", "--solo-colours", "4"], "--solo-colours needs --solo"),
+    (["play", "--solo", "--bots", "random,greedy"],
+     "--solo is played by one bot (all colours), got 2 specs: random,greedy"),
     (["play", "--record", "{plain}/game.json"], "plain"),
     # bench
     (["bench", "--games", "-1"], "argument --games: must be >= 1, got -1"),
