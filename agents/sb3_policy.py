@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -17,29 +18,62 @@ from carcassonne_env.encoding import (
     WindowOverflowWarning,
 )
 
+# Trained models shipped inside the package (package data); `sb3:model=NAME` finds them.
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+
 _LOADED: dict[tuple[Path, float], Any] = {}
 
 
-def load_model(path: str | Path) -> Any:
-    """Load a saved MaskablePPO (sb3-contrib) or PPO model from a .zip file. Loaded
-    models are kept (per file and modification time): benchmarks build a fresh bot for
-    every game, and the models are only read."""
+def shipped_models() -> list[str]:
+    """Names of the trained models shipped with the package (e.g. ``"ppo_duel"``)."""
+    return sorted(p.stem for p in MODELS_DIR.glob("*.zip"))
+
+
+def model_path(model: str | Path) -> Path:
+    """The file of `model`: an existing path, else the shipped model of that name
+    (``"ppo_duel"`` or ``"ppo_duel.zip"``). Raises FileNotFoundError naming the shipped
+    models if it is neither."""
+    path = Path(model)
+    if path.is_file():
+        return path
+    if path.name == str(model):  # a bare name, no folder: look among the shipped models
+        shipped = MODELS_DIR / (path.name if path.suffix == ".zip" else f"{path.name}.zip")
+        if shipped.is_file():
+            return shipped
+    raise FileNotFoundError(f"no model file at {model} and no shipped model of that name; "
+                            f"shipped models: {', '.join(shipped_models()) or 'none'}")
+
+
+def load_model(model: str | Path, cached: bool = True) -> Any:
+    """Load a saved MaskablePPO (sb3-contrib) or PPO model: a path to its .zip file or a
+    shipped model's name (`shipped_models()`), e.g. ``load_model("ppo_duel")``. Loaded
+    models are kept (per file and modification time; `cached=False` loads a private
+    copy): benchmarks build a fresh bot for every game, and the models are only read.
+    Raises FileNotFoundError for an unknown name or path, ValueError for a file that is
+    not a saved model."""
     try:
         from sb3_contrib import MaskablePPO
         from stable_baselines3 import PPO
     except ImportError as err:  # pragma: no cover - the train extra is missing
         raise ImportError('playing a trained policy needs: pip install "carcassonne-env[train]"'
                           ) from err
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"no model file at {path}")
+    path = model_path(model)
     key = (path.resolve(), path.stat().st_mtime)
-    if key not in _LOADED:
+    if cached and key in _LOADED:
+        return _LOADED[key]
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{path} is not a saved model (not a zip file)")
+    try:
+        loaded = MaskablePPO.load(path, device="cpu")
+    except Exception as err:  # a plain PPO model, or a corrupt or foreign zip
         try:
-            _LOADED[key] = MaskablePPO.load(path, device="cpu")
-        except (ValueError, KeyError, TypeError):
-            _LOADED[key] = PPO.load(path, device="cpu")
-    return _LOADED[key]
+            loaded = PPO.load(path, device="cpu")
+        except Exception:  # say what the file is not, not which SB3 internal failed
+            raise ValueError(f"{path} is not a saved Stable-Baselines3 model: "
+                             f"{type(err).__name__}: {err}") from err
+    if cached:
+        _LOADED[key] = loaded
+    return loaded
 
 
 class SB3Agent:
@@ -49,11 +83,12 @@ class SB3Agent:
 
     Args:
         model: a loaded SB3 model (MaskablePPO or any model with `policy`), an SB3
-            policy itself (e.g. a snapshot during self-play training) or a path to a
-            saved .zip.
+            policy itself (e.g. a snapshot during self-play training), a path to a
+            saved .zip or a shipped model's name (`shipped_models()`: "ppo_duel",
+            "ppo_solo").
         seed: unused by deterministic play; seeds sampling when `deterministic=False`.
-        board_size: the encoder's window; default: read off the model's observation
-            space.
+        board_size: the encoder's window; default (and the only value accepted): the
+            one read off the model's observation space.
         action_mode: "turn" or "two_step", as the model was trained; default: read off
             the size of its action space.
         deterministic: play the most likely legal action (default) or sample one.
@@ -69,11 +104,13 @@ class SB3Agent:
         if not hasattr(space, "__getitem__") or not hasattr(self.model, "action_space"):
             raise ValueError("model must be a path to a saved model, an SB3 model or policy, "
                              f"got {type(model).__name__}")
-        if board_size is None:
-            board_size = int(space["board"].shape[0]) // 3
-        self.board_size = check_optional_int("board_size", board_size, 3)
+        model_size = int(space["board"].shape[0]) // 3
+        if check_optional_int("board_size", board_size, 3) not in (None, model_size):
+            raise ValueError(f"board_size: the model was trained on a {model_size}-cell "
+                             f"window, got board_size={board_size}")
         if action_mode is not None:
             check_choice("action_mode", action_mode, ACTION_MODES)
+        self.board_size = model_size
         self.action_mode = action_mode
         self.deterministic = check_bool("deterministic", deterministic)
         self._rng = np.random.default_rng(check_seed("seed", seed))
@@ -90,10 +127,38 @@ class SB3Agent:
                 if enc.n_actions == n_actions and enc.board_shape == board_shape:
                     break
             else:
-                raise ValueError("the model was trained for other rules, board size or "
-                                 "action mode than this game's")
+                raise ValueError(self._mismatch(game))
             self._encoders[key] = enc
         return self._encoders[key]
+
+    def _mismatch(self, game: Game) -> str:
+        """Which setting keeps the model from playing `game`, with both values."""
+        space = self.model.observation_space
+        board, n_features = tuple(space["board"].shape), int(space["features"].shape[0])
+        n_actions = int(self.model.action_space.n)
+        encs = {m: Encoder(game.rules, self.board_size, m, tileset=game._ts)
+                for m in ACTION_MODES}
+        enc = encs[self.action_mode or ACTION_MODES[0]]
+        if (enc.board_shape, enc.n_features) != (board, n_features):
+            planes = (f"{board[2]} board planes and {n_features} features (model) vs "
+                      f"{enc.board_shape[2]} and {enc.n_features} (this game)")
+            try:  # name the setting when the model's rules are a set the training uses
+                from training.evaluate import model_rules
+
+                trained = model_rules(self.model).to_dict()
+            except (ImportError, ValueError):
+                return f"rules differ: {planes}; this game: {game.rules}"
+            diff = "; ".join(f"{k}={v!r} (model) vs {game.rules.to_dict()[k]!r} (this game)"
+                             for k, v in trained.items() if v != game.rules.to_dict()[k])
+            return f"rules differ: {diff}: {planes}"
+        fits = [m for m, e in encs.items() if e.n_actions == n_actions]
+        if self.action_mode and fits:
+            return (f"action mode differs: the model was trained with {fits[0]!r} "
+                    f"({n_actions} actions), the bot was given {self.action_mode!r} "
+                    f"({enc.n_actions} actions)")
+        sizes = ", ".join(f"{m} {e.n_actions}" for m, e in encs.items())
+        return (f"rules or action mode differ: the model has {n_actions} actions, this "
+                f"game's rules ({game.rules}) give {sizes}")
 
     def _pick(self, obs: dict[str, np.ndarray], mask: np.ndarray) -> int:
         """The policy's action restricted to `mask`: masked logits, argmax or a sample."""

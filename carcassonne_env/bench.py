@@ -199,8 +199,14 @@ def bench_start(cold: bool) -> dict[str, float]:
 def run_benchmarks(games: int = 20000, api_games: int = 30, repeats: int = 5,
                    cold: bool = True, markdown: bool = False, env_steps: int = 20000
                    ) -> dict[str, float]:
-    """Run every benchmark and print the results; returns them."""
+    """Run every benchmark and print the results; returns them. Counts are checked before
+    anything runs (ValueError naming the argument)."""
     from tqdm import tqdm
+
+    for name, value in (("games", games), ("api_games", api_games), ("repeats", repeats),
+                        ("env_steps", env_steps)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
 
     steps = [
         ("start-up", lambda: bench_start(cold)),

@@ -1,75 +1,124 @@
 """The `carcassonne` command line: `play` (bots play a seeded game), `bench` (speed),
 `render` (a game record as a PNG), `arena` (a tournament between bots), `solo-bench`
 (a bot's results on fixed solo deals), `train` (PPO baselines: the `training` scripts),
-`warmup` (compile the numba code ahead of time), `clear-cache` (delete it)."""
+`warmup` (compile the numba code ahead of time), `clear-cache` (delete it).
+
+A mistake on the command line (a missing file, a bad bot spec, a bad option value) ends
+in one line, `carcassonne: error: ...`, and exit status 2; `--debug` shows the traceback.
+Arguments are checked and output folders created before any work starts."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
 from .rules import FARM_SCORING, Rules
 
+# Exceptions that report a user's mistake (bad value, missing file, missing extra): one
+# line and exit status 2. Anything else is a bug and keeps its traceback.
+USER_ERRORS = (ValueError, OSError, ImportError)
 
-def _add_rule_options(p: argparse.ArgumentParser) -> None:
+
+def int_at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= `low` (argparse names the option on failure)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
+        return value
+
+    return parse
+
+
+def output_file(path: str | Path | None) -> None:
+    """Make an output file writable before the work starts: create its missing parent
+    folders; refuse a path that is a folder."""
+    if path is None:
+        return
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder; give a file name")
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+
+def _add_rule_options(p: argparse.ArgumentParser, solo: bool = True) -> None:
     g = p.add_argument_group("rules")
-    g.add_argument("--players", type=int, default=2, help="seats, 1-6 (default 2)")
+    g.add_argument("--players", type=int, default=None, help="seats, 1-6 (default 2)")
     g.add_argument("--followers", type=int, default=None, help="followers per seat")
     g.add_argument("--small-city", action="store_true", help="2-tile city scores 2")
     g.add_argument("--farm-scoring", choices=FARM_SCORING, default="field")
     g.add_argument("--farm-city-points", type=int, default=3)
     g.add_argument("--hand-size", type=int, choices=(1, 3), default=1,
                    help="3 = strategic variant")
-    g.add_argument("--solo", action="store_true", help="2020 solo variant (3 colours)")
-    g.add_argument("--solo-colours", type=int, choices=(3, 4), default=3)
+    if solo:
+        g.add_argument("--solo", action="store_true", help="2020 solo variant (3 colours)")
+        g.add_argument("--solo-colours", type=int, choices=(3, 4), default=None,
+                       help="colours in the solo variant (default 3; needs --solo)")
 
 
 def _rules(args: argparse.Namespace) -> Rules:
+    """The rules the options name; contradictory options are refused."""
+    solo = getattr(args, "solo", False)
+    if solo and args.players not in (None, 1):
+        raise ValueError(f"--players {args.players} contradicts --solo (the solo variant "
+                         "has one player; --solo-colours sets its colours)")
+    if not solo and getattr(args, "solo_colours", None) is not None:
+        raise ValueError("--solo-colours needs --solo")
     return Rules(
-        players=1 if args.solo else args.players,
+        players=1 if solo else args.players,
         followers=args.followers,
         small_city=args.small_city,
         farm_scoring=args.farm_scoring,
         farm_city_points=args.farm_city_points,
         hand_size=args.hand_size,
-        variant="solo" if args.solo else "standard",
-        solo_colours=args.solo_colours,
+        variant="solo" if solo else "standard",
+        solo_colours=(args.solo_colours or 3) if solo else 3,
     )
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from agents import make_agent
+    from agents import make_agent, split_specs
 
     from .game import Game
 
     rules = _rules(args)
-    names = args.bots.split(",")
-    if rules.variant == "solo":
-        names = names[:1]
-    elif len(names) == 1:
+    solo = rules.variant == "solo"
+    names = split_specs(args.bots or ("random" if solo else "random,greedy"))
+    if solo and len(names) != 1:
+        raise ValueError(f"--solo is played by one bot (all colours), got {len(names)} "
+                         f"specs: {','.join(names)}")
+    if not solo and len(names) == 1:
         names = names * rules.players
-    if len(names) != rules.players:
-        raise SystemExit(f"--bots needs {rules.players} names (one per seat), got {names}")
+    if not solo and len(names) != rules.players:
+        raise ValueError(f"--bots needs {rules.players} specs (one per seat; or one for "
+                         f"every seat), got {len(names)}: {','.join(names)}")
+    output_file(args.record)
     bots = [make_agent(n, seed=args.seed + k) for k, n in enumerate(names)]
     game = Game(rules, seed=args.seed)
     while not game.done:
         seat = game.current_player
-        bot = bots[0] if rules.variant == "solo" else bots[seat]
+        bot = bots[0] if solo else bots[seat]
         move = bot.act(game)
         if args.verbose:
             print(f"turn {game.turn:2d} seat {seat} {game.hand} -> {tuple(move)}")
         game.play(move)
     print(game)
     print()
-    if rules.variant == "solo":
+    if solo:
         print(f"solo result (lowest colour): {game.result}; end {game.end_reason}; "
               f"colour scores {game.scores}")
     else:
         for seat, (name, score) in enumerate(zip(names, game.scores, strict=True)):
             print(f"seat {seat} ({name}): {score}")
     if args.record:
-        with open(args.record, "w") as f:
+        with open(args.record, "w", encoding="utf-8") as f:
             json.dump(game.to_record(), f)
         print(f"record written to {args.record}")
     return 0
@@ -85,29 +134,26 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_render(args: argparse.Namespace) -> int:
     from .game import Game
-    from .render import save_png
+    from .render import image_format, save_image
 
-    if args.cell < 8 or (args.moves is not None and args.moves < 0):
-        print("carcassonne: error: --cell must be >= 8 and --moves >= 0", file=sys.stderr)
-        return 2
-    try:
-        with open(args.record, encoding="utf-8") as f:
+    image_format(args.output)  # an unknown suffix is refused before the record is read
+    with open(args.record, encoding="utf-8") as f:
+        try:
             record = json.load(f)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{args.record}: not JSON: {err}") from None
+    try:
         if not isinstance(record, dict):
             raise ValueError("not a game record (expected a JSON object)")
         if args.moves is not None:
             record = dict(record, moves=list(record.get("moves", []))[: args.moves],
                           scores=list(record.get("scores", []))[: args.moves])
         game = Game.from_record(record)
-        save_png(game, args.output, cell=args.cell)
-    except OSError as err:
-        print(f"carcassonne: error: {err}", file=sys.stderr)
-        return 2
     except (ValueError, KeyError, TypeError, AttributeError) as err:
         what = f"missing field {err}" if isinstance(err, KeyError) else str(err)
-        print(f"carcassonne: error: {args.record}: invalid game record: {what}",
-              file=sys.stderr)
-        return 2
+        raise ValueError(f"{args.record}: invalid game record: {what}") from None
+    output_file(args.output)
+    save_image(game, args.output, cell=args.cell)
     print(f"board after {game.turn} moves written to {args.output}")
     return 0
 
@@ -128,50 +174,43 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
         except ImportError:
             raise ValueError(
                 '--hist needs matplotlib: pip install "carcassonne-env[plot]"') from None
+    for path in (args.hist, args.json, args.csv):
+        output_file(path)
     results = [run_solo_bench(bot, deals=args.deals, first_deal=args.first_deal,
                               seed=args.seed, workers=args.workers, rules=rules,
                               progress=not args.no_progress) for bot in bots]
     print(markdown_table(results))
-    try:
-        for res in results:
-            for path, write in ((args.hist, res.histogram_png), (args.json, res.to_json),
-                                (args.csv, res.to_csv)):
-                if path:
-                    path = path if len(bots) == 1 else file_for_bot(path, res.bot)
-                    write(path)
-                    print(f"{res.bot}: wrote {path}", file=sys.stderr)
-    except OSError as err:
-        print(f"carcassonne: error: {err}", file=sys.stderr)
-        return 2
+    for res in results:
+        for path, write in ((args.hist, res.histogram_png), (args.json, res.to_json),
+                            (args.csv, res.to_csv)):
+            if path:
+                path = path if len(bots) == 1 else file_for_bot(path, res.bot)
+                write(path)
+                print(f"{res.bot}: wrote {path}", file=sys.stderr)
     return 0
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from agents import split_specs
     from agents.arena import run_arena
 
     bots = split_specs(args.bots)
-    try:
-        result = run_arena(bots, games=args.games, seed=args.seed, workers=args.workers,
-                           gauntlet=args.gauntlet, rules=_rules(args),
-                           records_dir=args.records, progress=not args.no_progress,
-                           backend=args.backend, ray_address=args.ray_address)
-        markdown = result.to_markdown()
-        print(markdown, end="")
-        if args.out:
-            out = Path(args.out)
-            out.mkdir(parents=True, exist_ok=True)
-            result.to_json(out / "summary.json")
-            result.to_csv(out / "games.csv")
-            result.leaderboard_csv(out / "leaderboard.csv")
-            (out / "leaderboard.md").write_text(markdown, encoding="utf-8")
-            print(f"wrote summary.json, games.csv, leaderboard.csv, leaderboard.md to {out}",
-                  file=sys.stderr)
-    except (OSError, ImportError) as err:  # ImportError: the Ray backend without Ray
-        print(f"carcassonne: error: {err}", file=sys.stderr)
-        return 2
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    result = run_arena(bots, games=args.games, seed=args.seed, workers=args.workers,
+                       gauntlet=args.gauntlet, rules=_rules(args),
+                       records_dir=args.records, progress=not args.no_progress,
+                       backend=args.backend, ray_address=args.ray_address)
+    markdown = result.to_markdown()
+    print(markdown, end="")
+    if out is not None:
+        result.to_json(out / "summary.json")
+        result.to_csv(out / "games.csv")
+        result.leaderboard_csv(out / "leaderboard.csv")
+        (out / "leaderboard.md").write_text(markdown, encoding="utf-8")
+        print(f"wrote summary.json, games.csv, leaderboard.csv, leaderboard.md to {out}",
+              file=sys.stderr)
     return 0
 
 
@@ -202,55 +241,78 @@ TRAIN_COMMANDS = {
     "evaluate": "training.evaluate",
     "plot": "training.plots",
     "rllib": "training.rllib_example",
+    "export": "training.export",
 }
 
 
 def cmd_train(args: argparse.Namespace) -> int:
     import importlib
 
+    if "--debug" in args.rest:  # options after the name go to the script, but not this one
+        args.rest.remove("--debug")
+        args.debug = True
     try:
         module = importlib.import_module(TRAIN_COMMANDS[args.what])
     except ImportError as err:
         extra = "rllib" if args.what == "rllib" else "train"
-        print(f"carcassonne: error: {err}; install it with: pip install "
-              f"\"carcassonne-env[{extra}]\"", file=sys.stderr)
-        return 2
+        raise ImportError(f"{err}; install it with: pip install "
+                          f"\"carcassonne-env[{extra}]\"") from err
     result = module.main(args.rest)
     return result if isinstance(result, int) else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="carcassonne", description=__doc__)
+    """The parser of every command; a new command is one more `add_parser(...,
+    parents=[common])` with `set_defaults(func=...)`."""
+    parser = argparse.ArgumentParser(prog="carcassonne", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--debug", action="store_true",
+                        help="show the full traceback of an error")
+    # The same option after the command name; SUPPRESS keeps the top-level value.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the full traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("play", help="built-in bots play one seeded game; prints the board")
+    p = sub.add_parser("play", parents=[common],
+                       help="built-in bots play one seeded game; prints the board")
     _add_rule_options(p)
-    p.add_argument("--bots", default="random,greedy",
-                   help="comma-separated bot spec per seat (random, greedy, heuristic, mcts, "
-                   "sb3:model=FILE.zip; options as in mcts:iterations=400); default "
-                   "random,greedy")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bots", default=None,
+                   help="comma-separated bot spec per seat, or one for every seat (random, "
+                   "greedy, heuristic, mcts, sb3:model=ppo_duel or sb3:model=FILE.zip; "
+                   "options as in mcts:iterations=400); default random,greedy; with --solo "
+                   "one bot, default random")
+    p.add_argument("--seed", type=int_at_least(0), default=0)
     p.add_argument("--verbose", "-v", action="store_true", help="print every move")
     p.add_argument("--record", metavar="FILE", help="write the game record (JSON) here")
     p.set_defaults(func=cmd_play)
 
-    p = sub.add_parser("bench", help="speed of the rules core, the Python API and the envs")
-    p.add_argument("--games", type=int, default=20000, help="jitted random playouts")
-    p.add_argument("--api-games", type=int, default=30, help="games through the Python API")
-    p.add_argument("--repeats", type=int, default=5, help="repeats (medians reported)")
+    p = sub.add_parser("bench", parents=[common],
+                       help="speed of the rules core, the Python API and the envs")
+    p.add_argument("--games", type=int_at_least(1), default=20000,
+                   help="jitted random playouts")
+    p.add_argument("--api-games", type=int_at_least(1), default=30,
+                   help="games through the Python API")
+    p.add_argument("--repeats", type=int_at_least(1), default=5,
+                   help="repeats (medians reported)")
     p.add_argument("--no-cold", action="store_true", help="skip the cold-start measurement")
     p.add_argument("--markdown", action="store_true", help="print a markdown table")
     p.set_defaults(func=cmd_bench)
 
-    p = sub.add_parser("render", help="draw the board of a game record as a PNG")
+    p = sub.add_parser("render", parents=[common],
+                       help="draw the board of a game record as an image")
     p.add_argument("record", help="game record (JSON) from `play --record` or Game.to_record()")
-    p.add_argument("-o", "--output", default="board.png", help="PNG to write (board.png)")
-    p.add_argument("--cell", type=int, default=48, help="pixels per tile (default 48)")
-    p.add_argument("--moves", type=int, metavar="K", default=None,
+    p.add_argument("-o", "--output", default="board.png",
+                   help="image to write, format from the suffix: .png, .jpg/.jpeg, .webp, "
+                   ".bmp (default board.png)")
+    p.add_argument("--cell", type=int_at_least(8), default=48,
+                   help="pixels per tile, >= 8 (default 48)")
+    p.add_argument("--moves", type=int_at_least(0), metavar="K", default=None,
                    help="draw the board after the first K moves only")
     p.set_defaults(func=cmd_render)
 
-    p = sub.add_parser("solo-bench", help="a bot plays fixed solo deals; prints the statistics",
+    p = sub.add_parser("solo-bench", parents=[common],
+                       help="a bot plays fixed solo deals; prints the statistics",
                        description="A bot plays the solo variant on deal seeds FIRST .. "
                        "FIRST+DEALS-1 and prints a markdown table of the result (lowest "
                        "colour's score); see docs/solo_bench.md.")
@@ -258,11 +320,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="bot spec, or several comma-separated for one stacked table "
                    "(random, greedy, heuristic, mcts, with options as in "
                    "mcts:iterations=500); default random")
-    p.add_argument("--deals", type=int, default=1000, help="deals to play (default 1000)")
-    p.add_argument("--first-deal", type=int, default=0, metavar="FIRST",
+    p.add_argument("--deals", type=int_at_least(1), default=1000,
+                   help="deals to play (default 1000)")
+    p.add_argument("--first-deal", type=int_at_least(0), default=0, metavar="FIRST",
                    help="seed of the first deal (default 0: deal seeds 0..DEALS-1)")
-    p.add_argument("--seed", type=int, default=0, help="bot seed, hashed with each deal seed")
-    p.add_argument("--workers", type=int, default=1,
+    p.add_argument("--seed", type=int_at_least(0), default=0,
+                   help="bot seed, hashed with each deal seed")
+    p.add_argument("--workers", type=int_at_least(1), default=1,
                    help="processes (same results for any count; time per move is only "
                    "comparable at the same count)")
     p.add_argument("--solo-colours", type=int, choices=(3, 4), default=3)
@@ -272,21 +336,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_solo_bench)
 
-    p = sub.add_parser("arena", help="a tournament between bots; prints the leaderboard",
+    p = sub.add_parser("arena", parents=[common],
+                       help="a tournament between bots; prints the leaderboard",
                        description="Round-robin (or gauntlet) tournament with paired decks "
                        "and rotated seats; prints markdown tables (win rates with Wilson "
                        "intervals, score margins, OpenSkill ratings, time per move). Same "
                        "seed, same results for any --workers; see docs/arena.md.")
-    _add_rule_options(p)
+    _add_rule_options(p, solo=False)  # the solo variant is not a tournament
     p.add_argument("--bots", default="random,greedy",
                    help="comma-separated bot specs (random, greedy, heuristic, mcts, with "
                    "options as in mcts:iterations=500); default random,greedy")
-    p.add_argument("--games", type=int, default=100,
+    p.add_argument("--games", type=int_at_least(1), default=100,
                    help="games per table, a multiple of --players (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="decks and bot seeds derive from it")
+    p.add_argument("--seed", type=int_at_least(0), default=0,
+                   help="decks and bot seeds derive from it")
     p.add_argument("--gauntlet", metavar="BOT",
                    help="only tables of BOT against the others (default: round-robin)")
-    p.add_argument("--workers", type=int, default=1,
+    p.add_argument("--workers", type=int_at_least(1), default=1,
                    help="parallel jobs: processes, or Ray tasks in flight (same results for "
                    "any count; time per move is only comparable at the same count)")
     p.add_argument("--out", metavar="DIR",
@@ -300,14 +366,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Ray cluster to join (e.g. auto); default: start a local one")
     p.set_defaults(func=cmd_arena)
 
-    p = sub.add_parser("warmup", help="compile the numba code now (first use otherwise "
-                       "waits 30-60 s)", description="Compile every jitted function (rules "
+    p = sub.add_parser("warmup", parents=[common],
+                       help="compile the numba code now (first use otherwise waits 30-60 s)",
+                       description="Compile every jitted function (rules "
                        "core, encoder, vector env, heuristic and MCTS bots) into numba's "
                        "on-disk cache, e.g. right after installing or in a Docker build.")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the total time")
     p.set_defaults(func=cmd_warmup)
 
-    p = sub.add_parser("clear-cache", help="delete numba's compiled code of this package",
+    p = sub.add_parser("clear-cache", parents=[common],
+                       help="delete numba's compiled code of this package",
                        description="Delete the numba cache files of every module with "
                        "jitted code. numba recompiles a function when its own file "
                        "changes, but not when a function it calls in another file does: "
@@ -316,10 +384,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verbose", "-v", action="store_true", help="list the deleted files")
     p.set_defaults(func=cmd_clear_cache)
 
-    p = sub.add_parser("train", help="PPO baselines: train, resume, evaluate (train extra)",
+    p = sub.add_parser("train", parents=[common],
+                       help="PPO baselines: train, resume, evaluate (train extra)",
                        description="solo: MaskablePPO on the solo variant; multi: 2-player "
                        "self-play; evaluate: a saved model against bots or on the solo "
-                       "benchmark; plot: learning curves of runs as a PNG; rllib: the RLlib "
+                       "benchmark; plot: learning curves of runs as a PNG; export: a slim "
+                       "copy of a model (weights and spaces); rllib: the RLlib "
                        "example (rllib extra). Options after the name go to that script: "
                        "carcassonne train solo --help.")
     p.add_argument("what", choices=sorted(TRAIN_COMMANDS))
@@ -329,11 +399,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (2: a user mistake, reported in one
+    line unless --debug)."""
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except ValueError as err:  # bad rule options and the like: a message, not a trace
-        print(f"carcassonne: error: {err}", file=sys.stderr)
+    except USER_ERRORS as err:
+        if args.debug:
+            raise
+        message = " ".join(str(err).split()) or type(err).__name__
+        print(f"carcassonne: error: {message}", file=sys.stderr)
         return 2
 
 

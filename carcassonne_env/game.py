@@ -102,7 +102,8 @@ class Game:
 
     Args:
         rules: rule options (default `Rules()`: 2 players, base game).
-        seed: shuffle the 71 tiles after the start tile with this seed (numpy PCG64).
+        seed: shuffle the 71 tiles after the start tile with this seed (numpy PCG64;
+            a non-negative integer).
         tile_order: instead of shuffling, draw exactly these tiles in this order (a string
             of letters or a list of names); the game ends when they are used up.
 
@@ -128,6 +129,11 @@ class Game:
         seed = check_seed("seed", seed)
         if tile_order is not None and seed is not None:
             raise ValueError("give either seed or tile_order, not both")
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+                raise TypeError(f"seed must be an integer or None, got {seed!r}")
+            if seed < 0:
+                raise ValueError(f"seed must be a non-negative integer, got {seed}")
         if tile_order is None:
             deck = shuffled_deck(self._ts, seed)
         else:

@@ -9,14 +9,15 @@ derived from the compiled tables (`TileSet.tables`), so a new tile set draws its
 - A road is a stub from its edge midpoint to the centre; a road on two opposite edges runs
   straight through, on two adjacent edges it bends round their corner. A small square marks
   a junction where roads end (three or more, or a dead end with nothing at the centre).
-- A monastery is a church at the centre, a pennant a blue shield inside its city; both turn
-  with the tile like the printed pictures.
+- A monastery is a church at the centre, a pennant a purple shield (a colour no seat plays)
+  inside its city; both turn with the tile like the printed pictures.
 - Everything else is field.
 
 Each (tile, rotation, cell size) raster is drawn once, supersampled, and cached, so drawing a
 whole board is a few array copies plus the followers and the score strip.
 
-Public: `render_rgb` (the board as an RGB array), `save_png`, `show` (a reused, non-blocking
+Public: `render_rgb` (the board as an RGB array), `save_png`, `save_image` (format from
+the suffix), `show` (a reused, non-blocking
 window for a "human" render mode); `tile_raster` and `segment_anchors` expose the per-tile
 pictures and follower spots.
 """
@@ -55,7 +56,7 @@ WALL = (112, 70, 38)
 ROAD = (246, 240, 222)
 ROAD_EDGE = (118, 106, 84)
 JUNCTION = (104, 76, 56)
-PENNANT = (38, 64, 168)
+PENNANT = (126, 34, 206)  # purple: no seat plays it (blue would pass for a follower)
 PENNANT_EDGE = (245, 245, 245)
 CHURCH = (242, 232, 206)
 ROOF = (178, 58, 46)
@@ -614,6 +615,31 @@ def save_png(game: Game, path: str | os.PathLike[str], **kwargs: Any) -> None:
     Image.fromarray(render_rgb(game, **kwargs)).save(Path(path), format="PNG")
 
 
+# File suffix -> Pillow format of the images `save_image` writes.
+IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP",
+                 ".bmp": "BMP"}
+
+
+def image_format(path: str | os.PathLike[str]) -> str:
+    """The Pillow format `path`'s suffix names (``"PNG"``, ``"JPEG"``, ...); ValueError
+    for a suffix that names none (or one this Pillow cannot write)."""
+    Image.init()
+    suffix = Path(path).suffix.lower()
+    fmt = IMAGE_FORMATS.get(suffix)
+    if fmt is None or fmt not in Image.SAVE:
+        known = ", ".join(k for k, v in IMAGE_FORMATS.items() if v in Image.SAVE)
+        raise ValueError(f"cannot tell an image format from the suffix of {path} "
+                         f"(known: {known})")
+    return fmt
+
+
+def save_image(game: Game, path: str | os.PathLike[str], **kwargs: Any) -> None:
+    """Write `render_rgb(game, **kwargs)` to `path` in the format its suffix names
+    (`image_format`: .png, .jpg/.jpeg, .webp, .bmp)."""
+    fmt = image_format(path)
+    Image.fromarray(render_rgb(game, **kwargs)).save(Path(path), format=fmt)
+
+
 _window: dict[str, Any] = {}  # the one window: {"root": Tk, "label": Label}
 _warned = False
 _no_window = False  # set when a window could not be opened at all
@@ -675,5 +701,6 @@ def show(image: np.ndarray) -> bool:
     return False
 
 
-__all__ = ["SEAT_COLOURS", "SEAT_NAMES", "render_rgb", "save_png", "segment_anchors", "show",
+__all__ = ["IMAGE_FORMATS", "SEAT_COLOURS", "SEAT_NAMES", "image_format", "render_rgb",
+           "save_image", "save_png", "segment_anchors", "show",
            "tile_raster"]

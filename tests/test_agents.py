@@ -182,7 +182,7 @@ def test_sb3_agent_rejects_a_model_for_other_rules(one_torch_thread):
 
     model = sb3_contrib.MaskablePPO("MultiInputPolicy", SoloEnv(board_size=8), n_steps=16,
                                     batch_size=16, device="cpu")
-    with pytest.raises(ValueError, match="other rules"):
+    with pytest.raises(ValueError, match=r"rules differ: players=1 \(model\) vs 2 \(this game\)"):
         SB3Agent(model).act(Game(Rules()))
     with pytest.raises(FileNotFoundError):
         make_agent("sb3:model=/nonexistent/policy.zip")

@@ -250,13 +250,19 @@ def test_cli(tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--games", "3"], "multiple of players=2"),
     (["--bots", "random,nobody"], "unknown bot"),
-    (["--solo"], "solo"),
     (["--ray-address", "auto"], "needs backend='ray'"),
 ])
 def test_cli_errors(argv, message, capsys):
     assert main(["arena", "--no-progress", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("carcassonne: error: ") and message in err
+
+
+def test_cli_has_no_solo_options(capsys):
+    with pytest.raises(SystemExit) as exit_:  # the solo variant is not a tournament
+        main(["arena", "--solo"])
+    assert exit_.value.code == 2
+    assert "unrecognized arguments: --solo" in capsys.readouterr().err
 
 
 def test_ray_missing_is_a_clear_error(monkeypatch):

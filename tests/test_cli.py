@@ -6,8 +6,6 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 from carcassonne_env import Game
 from carcassonne_env.cli import main
 
@@ -38,8 +36,9 @@ def test_play_solo_and_options(capsys):
 def test_bad_options_give_an_error_not_a_trace(capsys):
     assert main(["play", "--players", "9"]) == 2
     assert "players must be" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main(["play", "--bots", "random,random,random"])
+    assert main(["play", "--bots", "random,random,random"]) == 2
+    assert capsys.readouterr().err == ("carcassonne: error: --bots needs 2 specs (one per seat; "
+                                       "or one for every seat), got 3: random,random,random\n")
     assert main(["play", "--bots", "alphago,random"]) == 2
     assert "unknown bot 'alphago'" in capsys.readouterr().err
 

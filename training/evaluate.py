@@ -1,12 +1,13 @@
 """Evaluate a trained model with confidence intervals: a 2-player model in a gauntlet
 against the arena's bots, a solo model on the solo benchmark's fixed deals.
 
-    carcassonne train evaluate models/ppo_duel.zip --opponents random,greedy,heuristic
-    carcassonne train evaluate models/ppo_solo.zip --deals 1000
+    carcassonne train evaluate ppo_duel --opponents random,greedy,heuristic
+    carcassonne train evaluate ppo_solo --deals 1000
 
-The task is read off the model's spaces. Both delegate to the arena and the solo
-benchmark (`agents.arena`, `agents.solo_bench`), so the numbers are comparable with
-theirs: same decks, same deals, Wilson / t intervals.
+A shipped model goes by its name, any other by its path. The task is read off the
+model's spaces. Both delegate to the arena and the solo benchmark (`agents.arena`,
+`agents.solo_bench`), so the numbers are comparable with theirs: same decks, same deals,
+Wilson / t intervals.
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ def evaluate(model_path: str | Path, opponents: list[str], games: int = 100,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="carcassonne train evaluate", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("model", type=Path, help="a saved model (.zip)")
+    parser.add_argument("model", help="a saved model (.zip) or a shipped model's name "
+                        "(ppo_duel, ppo_solo)")
     parser.add_argument("--opponents", default="random,greedy,heuristic",
                         help="2-player model: comma-separated bot specs (default "
                         "random,greedy,heuristic)")

@@ -15,6 +15,7 @@ import argparse
 import csv
 import sys
 from pathlib import Path
+from typing import Any
 
 from .common import CURVE_FILE
 
@@ -42,23 +43,39 @@ def plot_curves(run_dirs: list[Path], out: Path, titles: list[str] | None = None
                 baselines: dict[str, float] | None = None) -> None:
     """Write the learning curves of `run_dirs` side by side to `out` (PNG); `baselines`
     (bot -> solo result) become dashed lines on solo panels."""
+    import matplotlib.pyplot as plt
+
+    fig = draw_curves(run_dirs, titles, baselines)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+
+
+def draw_curves(run_dirs: list[Path], titles: list[str] | None = None,
+                baselines: dict[str, float] | None = None) -> Any:
+    """The figure `plot_curves` writes (a matplotlib Figure; close it when done)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import EngFormatter
 
     fig, axes = plt.subplots(1, len(run_dirs), figsize=(6 * len(run_dirs), 4), squeeze=False)
     for k, (ax, run) in enumerate(zip(axes[0], run_dirs, strict=True)):
         curve = read_curve(run)
         steps = curve["timesteps"]
         metrics = [m for m in curve if m not in ("timesteps", "wall_s", "episodes")]
+        # A curve of one row (a short run) is a point: give it a marker so it shows.
+        marker = "o" if len(steps) == 1 else None
         for m in metrics:
-            ax.plot(steps, curve[m], label=m.replace("_", " "))
+            ax.plot(steps, curve[m], marker=marker, label=m.replace("_", " "))
         ax.set_xlabel("timesteps (decisions)")
         solo = metrics == ["result"]
         ax.set_ylabel("solo result (lowest colour)" if solo else "win rate (last 200 games)")
+        wall = curve["wall_s"][-1]
+        wall_text = f"{wall:.0f} s" if wall < 60 else f"{wall / 60:.0f} min"
         ax.set_title(f"{titles[k] if titles else run.name}\n{steps[-1]:,.0f} steps, "
-                     f"{curve['wall_s'][-1] / 60:.0f} min wall clock", fontsize=10)
+                     f"{wall_text} wall clock", fontsize=10)
         ax.grid(alpha=0.3)
         if solo:
             for bot, mean in (baselines or {}).items():
@@ -68,11 +85,11 @@ def plot_curves(run_dirs: list[Path], out: Path, titles: list[str] | None = None
         else:
             ax.set_ylim(0, 1)
             ax.legend(loc="best", fontsize=8)
-        ax.xaxis.set_major_formatter(lambda x, _: f"{x / 1000:,.0f}k")
+        # From 0 so a short run is not zoomed into a few steps; 500, 1k, 1.5k, ... 1M.
+        ax.set_xlim(0, max(steps) * 1.05)
+        ax.xaxis.set_major_formatter(EngFormatter(sep=""))
     fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
+    return fig
 
 
 def main(argv: list[str] | None = None) -> int:

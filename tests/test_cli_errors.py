@@ -1,0 +1,202 @@
+"""User mistakes on the command line: one line `carcassonne: error: ...`, exit status 2, no
+traceback (unless --debug); arguments checked and output folders made before the work."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from carcassonne_env import Game
+from carcassonne_env.cli import main
+
+HAS_SB3 = importlib.util.find_spec("sb3_contrib") is not None
+HAS_MPL = importlib.util.find_spec("matplotlib") is not None
+# argparse's own errors name the sub-command (`carcassonne play: error:`), as do the
+# training scripts; errors found while running the command are `carcassonne: error:`.
+ERROR_LINE = re.compile(r"^carcassonne( [\w-]+)*: error: .+$")
+
+
+def run_cli(argv: list[str], capsys) -> tuple[int, str, str]:
+    """main(argv) as the console script runs it: exit status, stdout, stderr."""
+    try:
+        code = main(argv)
+    except SystemExit as exit_:  # argparse
+        code = exit_.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, str]:
+    """A valid record, a file that is not JSON, a corrupt model, a plain file to use as a
+    folder, an empty folder and a folder named like an image."""
+    d = tmp_path_factory.mktemp("cli")
+    game = Game(seed=1)
+    for _ in range(5):
+        game.play(game.legal_moves()[0])
+    (d / "game.json").write_text(json.dumps(game.to_record()))
+    (d / "broken.json").write_text("{not json")
+    (d / "bad.zip").write_text("not a model")
+    (d / "plain").write_text("a file")
+    (d / "empty").mkdir()
+    (d / "folder.png").mkdir()
+    names = ("game.json", "broken.json", "bad.zip", "plain", "empty", "folder.png")
+    return {k.partition(".")[0]: str(d / k) for k in names}  # keys: game, broken, bad, ...
+
+
+CASES = [
+    # play
+    (["play", "--bots", "alphago,random"], "unknown bot 'alphago'"),
+    (["play", "--bots", "random:depth=3,random"], "bad options for bot 'random'"),
+    (["play", "--seed", "-5"], "argument --seed: must be >= 0, got -5"),
+    (["play", "--seed", "x"], "argument --seed: expected an integer, got 'x'"),
+    (["play", "--players", "9"], "players must be"),
+    (["play", "--players", "3"], "--bots needs 3 specs (one per seat; or one for every seat), "
+                                 "got 2: random,greedy"),
+    (["play", "--solo", "--players", "2"], "--players 2 contradicts --solo"),
+    (["play", "--solo-colours", "4"], "--solo-colours needs --solo"),
+    (["play", "--solo", "--bots", "random,greedy"],
+     "--solo is played by one bot (all colours), got 2 specs: random,greedy"),
+    (["play", "--record", "{plain}/game.json"], "plain"),
+    # bench
+    (["bench", "--games", "-1"], "argument --games: must be >= 1, got -1"),
+    (["bench", "--repeats", "0"], "argument --repeats: must be >= 1, got 0"),
+    # render
+    (["render", "{empty}/missing.json"], "No such file or directory"),
+    (["render", "{broken}"], "broken.json: not JSON"),
+    (["render", "{game}", "-o", "{empty}/board.xyz"],
+     "cannot tell an image format from the suffix of"),
+    (["render", "{game}", "--cell", "4"], "argument --cell: must be >= 8, got 4"),
+    (["render", "{game}", "-o", "{folder}"], "is a folder; give a file name"),
+    # solo-bench
+    (["solo-bench", "--bot", "nosuch"], "unknown bot 'nosuch'"),
+    (["solo-bench", "--bot", ","], "--bot needs at least one bot spec"),
+    (["solo-bench", "--deals", "0"], "argument --deals: must be >= 1, got 0"),
+    (["solo-bench", "--workers", "0"], "argument --workers: must be >= 1, got 0"),
+    (["solo-bench", "--deals", "2", "--json", "{plain}/x.json"], "plain"),
+    # arena
+    (["arena", "--bots", "random,nosuch"], "unknown bot 'nosuch'"),
+    (["arena", "--games", "3"], "multiple of players=2"),
+    (["arena", "--solo"], "unrecognized arguments: --solo"),
+    (["arena", "--out", "{plain}/results"], "plain"),
+    # train
+    (["train", "nosuch"], "argument what: invalid choice: 'nosuch'"),
+    (["train", "plot", "{empty}"], "no curve.csv in"),
+]
+SB3_CASES = [
+    (["play", "--bots", "sb3:model=missing.zip,random"],
+     "no model file at missing.zip and no shipped model of that name; shipped models: "
+     "ppo_duel, ppo_solo"),
+    (["train", "evaluate", "ppo_trio"], "shipped models: ppo_duel, ppo_solo"),
+    (["train", "evaluate", "{bad}"], "bad.zip is not a saved model (not a zip file)"),
+    (["train", "export", "{bad}", "-o", "{empty}/x.zip"], "is not a saved model"),
+    (["train", "solo", "--out", "{empty}/run", "--no-such-option"],
+     "unrecognized arguments: --no-such-option"),
+    (["train", "multi", "--total-timesteps", "many"], "argument --total-timesteps"),
+]
+
+
+@pytest.mark.parametrize("argv, message", CASES + (SB3_CASES if HAS_SB3 else []),
+                         ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+def test_a_user_mistake_is_one_error_line_and_status_2(argv, message, files, capsys):
+    argv = [a.format(**files) for a in argv]
+    code, out, err = run_cli(argv, capsys)
+    assert code == 2
+    assert "Traceback" not in err
+    last = err.rstrip("\n").splitlines()[-1]
+    assert ERROR_LINE.match(last), err
+    assert message.format(**files) in last
+    assert "usage:" in err or err.count("\n") == 1  # argparse adds its usage line only
+    assert out == ""  # refused before any work
+    assert not any(Path(files["empty"]).iterdir())  # and nothing left behind
+
+
+def test_debug_shows_the_traceback(files):
+    argv = [sys.executable, "-m", "carcassonne_env.cli", "render", files["broken"]]
+    plain = subprocess.run(argv, capture_output=True, text=True)
+    assert plain.returncode == 2 and "Traceback" not in plain.stderr
+    assert plain.stderr.startswith("carcassonne: error: ")
+    for debug in (argv[:3] + ["--debug"] + argv[3:], argv + ["--debug"]):
+        run = subprocess.run(debug, capture_output=True, text=True)
+        assert run.returncode == 1 and "Traceback" in run.stderr
+        assert "ValueError" in run.stderr
+
+
+def test_arena_help_does_not_offer_the_solo_variant(capsys):
+    code, out, _ = run_cli(["arena", "--help"], capsys)
+    assert code == 0 and "--players" in out
+    assert "--solo" not in out and "--solo-colours" not in out
+
+
+def test_game_names_a_bad_seed():
+    with pytest.raises(ValueError, match="seed must be a non-negative integer, got -1"):
+        Game(seed=-1)
+    with pytest.raises(TypeError, match="seed must be an integer or None, got '3'"):
+        Game(seed="3")
+    assert Game(seed=np.int64(3)).to_record()["tile_order"] == Game(seed=3).to_record()[
+        "tile_order"]
+
+
+def test_run_benchmarks_checks_its_counts_first():
+    from carcassonne_env.bench import run_benchmarks
+
+    with pytest.raises(ValueError, match="games must be a positive integer, got -1"):
+        run_benchmarks(games=-1)  # before the cold-start measurement, which takes ~25 s
+
+
+# --- output files: parent folders are made before the work ---------------------------
+
+
+def test_play_record_and_render_create_missing_folders(files, tmp_path, capsys):
+    record = tmp_path / "a" / "b" / "game.json"
+    assert run_cli(["play", "--seed", "2", "--record", str(record)], capsys)[0] == 0
+    assert Game.from_record(json.loads(record.read_text())).done
+    for name, magic in (("board.png", b"\x89PNG"), ("board.jpg", b"\xff\xd8\xff"),
+                        ("board.JPEG", b"\xff\xd8\xff"), ("board.bmp", b"BM")):
+        image = tmp_path / "c" / "d" / name
+        code, out, _ = run_cli(["render", str(record), "-o", str(image), "--cell", "8"],
+                               capsys)
+        assert code == 0 and f"written to {image}" in out
+        assert image.read_bytes().startswith(magic)
+
+
+def test_solo_bench_outputs_create_missing_folders(tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["solo-bench", "--bot", "random", "--deals", "2", "--no-progress",
+            "--json", str(out / "j" / "r.json"), "--csv", str(out / "c" / "r.csv")]
+    if HAS_MPL:
+        argv += ["--hist", str(out / "h" / "r.png")]
+    code, stdout, _ = run_cli(argv, capsys)
+    assert code == 0 and "| random |" in stdout
+    assert json.loads((out / "j" / "r.json").read_text())["bot"] == "random"
+    assert len((out / "c" / "r.csv").read_text().splitlines()) == 3  # header + 2 deals
+    if HAS_MPL:
+        assert (out / "h" / "r.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_arena_outputs_create_missing_folders(tmp_path, capsys):
+    out, records = tmp_path / "x" / "out", tmp_path / "y" / "records"
+    code, _, _ = run_cli(["arena", "--bots", "random,greedy", "--games", "2", "--no-progress",
+                          "--out", str(out), "--records", str(records)], capsys)
+    assert code == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        "games.csv", "leaderboard.csv", "leaderboard.md", "summary.json"]
+    assert len(list(records.glob("*.json"))) == 2
+
+
+def test_output_file_refuses_a_folder_and_makes_parents(tmp_path):
+    from carcassonne_env.cli import output_file
+
+    output_file(tmp_path / "p" / "q" / "f.txt")
+    assert (tmp_path / "p" / "q").is_dir() and not (tmp_path / "p" / "q" / "f.txt").exists()
+    with pytest.raises(ValueError, match="is a folder"):
+        output_file(tmp_path / "p")
+    output_file(None)
+    assert sorted(Path(tmp_path).iterdir()) == [tmp_path / "p"]

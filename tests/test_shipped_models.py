@@ -1,0 +1,180 @@
+"""The trained models shipped as package data: found by name, slim, playing as trained."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+import zipfile
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents import make_agent  # noqa: E402
+from agents.sb3_policy import MODELS_DIR, load_model, model_path, shipped_models  # noqa: E402
+from carcassonne_env import Game, Rules  # noqa: E402
+from carcassonne_env.encoding import WindowOverflowWarning  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _play(spec: str, rules: Rules, seed: int) -> list[int]:
+    """The shipped bot (seat 0, or every colour in solo) against greedy."""
+    bot, greedy = make_agent(spec, seed=0), make_agent("greedy", seed=1)
+    game = Game(rules, seed=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", WindowOverflowWarning)
+        while not game.done:
+            solo = rules.variant == "solo"
+            game.play((bot if solo or game.current_player == 0 else greedy).act(game))
+    return list(game.scores)
+
+
+def test_shipped_models_are_found_by_name_and_by_their_checkout_path():
+    assert shipped_models() == ["ppo_duel", "ppo_solo"]
+    for name in shipped_models():
+        assert model_path(name) == MODELS_DIR / f"{name}.zip"
+        assert model_path(f"{name}.zip") == MODELS_DIR / f"{name}.zip"
+        # The checkout's models/ folder holds links to the one copy in the package.
+        assert (ROOT / "models" / f"{name}.zip").samefile(model_path(name))
+        assert model_path(ROOT / "models" / f"{name}.zip") == ROOT / "models" / f"{name}.zip"
+
+
+def test_an_unknown_model_name_lists_the_shipped_ones():
+    for bad in ("ppo_trio", "nowhere/ppo_duel.zip"):
+        with pytest.raises(FileNotFoundError, match="shipped models: ppo_duel, ppo_solo"):
+            load_model(bad)
+    with pytest.raises(FileNotFoundError, match="ppo_trio.*shipped models: ppo_duel"):
+        make_agent("sb3:model=ppo_trio")
+
+
+def test_shipped_files_hold_weights_and_spaces_only():
+    from sb3_contrib import MaskablePPO
+
+    for name in shipped_models():
+        path = model_path(name)
+        assert path.stat().st_size < 400_000  # the full training files were 1.3-1.6 MB
+        with zipfile.ZipFile(path) as z:
+            data = json.loads(z.read("data"))
+            optimizer = z.read("policy.optimizer.pth")
+        assert "_last_obs" not in data and "ep_info_buffer" not in data
+        assert len(optimizer) < 5_000  # an optimizer without moment estimates
+        model = MaskablePPO.load(path, device="cpu")  # loads without this package's loader
+        assert model.policy.optimizer.state_dict()["state"] == {}
+
+
+# Scores of these games played with the full training files before they were slimmed.
+@pytest.mark.parametrize("spec, rules, seed, scores", [
+    ("sb3:model=ppo_duel", Rules(), 0, [16, 65]),
+    ("sb3:model=ppo_duel", Rules(), 2, [46, 25]),
+    ("sb3:model=ppo_solo", Rules(variant="solo"), 1, [9, 10, 11]),
+])
+def test_shipped_models_play_as_before_slimming(spec, rules, seed, scores):
+    assert _play(spec, rules, seed) == scores
+
+
+def test_a_corrupt_model_file_is_named_in_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.zip"
+    bad.write_text("not a model")
+    with pytest.raises(ValueError, match=r"bad\.zip is not a saved model \(not a zip file\)"):
+        load_model(bad)
+    foreign = tmp_path / "foreign.zip"
+    with zipfile.ZipFile(foreign, "w") as z:
+        z.writestr("data", "{}")
+    with pytest.raises(ValueError, match="foreign.zip is not a saved Stable-Baselines3 model"):
+        load_model(foreign)
+
+
+def test_a_model_under_other_rules_names_the_setting_that_differs():
+    with pytest.raises(ValueError, match=r"rules differ: players=2 \(model\) vs 3 \(this game\)"
+                       r": 10 board planes and 67 features \(model\) vs 11 and 70"):
+        make_agent("sb3:model=ppo_duel").act(Game(Rules(players=3), seed=0))
+    with pytest.raises(ValueError, match=r"rules differ: solo_colours=3 \(model\) vs 4"):
+        make_agent("sb3:model=ppo_solo").act(Game(Rules(variant="solo", solo_colours=4)))
+    with pytest.raises(ValueError, match=r"action mode differs: the model was trained with "
+                       r"'turn' \(14400 actions\), the bot was given 'two_step' \(1600"):
+        make_agent("sb3:model=ppo_duel:action_mode=two_step").act(Game(seed=0))
+    with pytest.raises(ValueError, match="board_size: the model was trained on a 20-cell "
+                       "window, got board_size=16"):
+        make_agent("sb3:model=ppo_duel:board_size=16")
+
+
+def _can_build_wheels() -> bool:
+    """setuptools writes wheels itself from 70.1 on, with the `wheel` package before."""
+    return any(importlib.util.find_spec(m) is not None
+               for m in ("setuptools.command.bdist_wheel", "wheel"))
+
+
+@pytest.mark.skipif(not _can_build_wheels(), reason="needs setuptools>=70.1 or wheel")
+def test_installed_wheel_plays_a_shipped_model_by_name_from_an_empty_folder(tmp_path):
+    """Build the wheel from a copy of the sources, install it into a fresh venv (system
+    site-packages for torch & co.), and play from an empty folder."""
+    src = tmp_path / "src"
+    skip = shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc")
+    for folder in ("carcassonne_env", "agents", "training"):
+        shutil.copytree(ROOT / folder, src / folder, ignore=skip)
+    for file in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / file, src / file)
+    pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
+    subprocess.run([*pip, "wheel", str(src), "--no-deps", "--no-build-isolation", "-w",
+                    str(tmp_path / "dist")], check=True, cwd=tmp_path)
+    wheel = next((tmp_path / "dist").glob("carcassonne_env-*.whl"))
+    venv = tmp_path / "venv"
+    # pip >= 22.3 installs into another environment (--python): no pip in the venv needed.
+    new_pip = tuple(map(int, version("pip").split(".")[:2])) >= (22, 3)
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages",
+                    *(["--without-pip"] if new_pip else []), str(venv)], check=True)
+    python = venv / "bin" / "python"
+    installer = [*pip, "--python", str(python)] if new_pip else [
+        str(python), "-m", "pip", "-q", "--disable-pip-version-check"]
+    subprocess.run([*installer, "install", "--no-deps", str(wheel)], check=True)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    # A fresh install has no numba cache, and compiling the core takes minutes on a loaded
+    # 2-core machine; this test is about packaging, so the core runs uncompiled.
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONPATH="")
+    where = subprocess.run([str(python), "-c", "import agents, carcassonne_env, training; "
+                            "print(agents.__file__, carcassonne_env.__file__, "
+                            "training.__file__)"], cwd=empty, env=env, check=True,
+                           capture_output=True, text=True).stdout.split()
+    assert all(Path(f).is_relative_to(venv) for f in where), where
+    run = subprocess.run([str(python), "-m", "carcassonne_env.cli", "play", "--bots",
+                          "sb3:model=ppo_duel,greedy", "--seed", "0"], cwd=empty, env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "seat 0 (sb3:model=ppo_duel): 16" in run.stdout  # as in the checkout
+    assert list(empty.iterdir()) == []
+
+
+def test_train_evaluate_takes_a_shipped_model_by_name(capsys):
+    from carcassonne_env.cli import main
+
+    assert main(["train", "evaluate", "ppo_duel", "--opponents", "random", "--games", "2",
+                 "--no-progress"]) == 0
+    assert "sb3:model=ppo_duel" in capsys.readouterr().out
+
+
+def test_export_keeps_the_weights_and_drops_the_training_state(tmp_path, capsys):
+    import torch
+
+    from carcassonne_env.cli import main
+
+    out = tmp_path / "new" / "slim.zip"
+    assert main(["train", "export", "ppo_duel", "-o", str(out)]) == 0
+    assert f"wrote {out}" in capsys.readouterr().out
+    original, slim = load_model("ppo_duel"), load_model(out)
+    before = original.policy.state_dict()
+    after = slim.policy.state_dict()
+    assert before.keys() == after.keys()
+    assert all(torch.equal(before[k], after[k]) for k in before)
+    assert slim.observation_space == original.observation_space
+    assert slim.action_space == original.action_space
+    assert slim.policy.optimizer.state_dict()["state"] == {}
+    assert out.stat().st_size <= model_path("ppo_duel").stat().st_size + 10_000

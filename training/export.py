@@ -1,0 +1,48 @@
+"""Slim a trained model for shipping: the policy weights and the spaces, nothing else.
+
+    carcassonne train export runs/duel/model.zip -o agents/models/ppo_duel.zip
+
+A run's `model.zip` also holds the optimizer's moment estimates and the last
+observations of every training env (together ~90% of the file); playing needs neither.
+The slim file still loads with `MaskablePPO.load` (an optimizer without state stands in)
+and plays exactly as the full one; training resumed from it starts Adam afresh.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+# Saved attributes that only a running training needs.
+TRAINING_STATE = ("_last_obs", "_last_original_obs", "_last_episode_starts", "ep_info_buffer",
+                  "ep_success_buffer", "tensorboard_log")
+
+
+def export_model(src: str | Path, dst: str | Path) -> Path:
+    """Write the slim copy of the saved model `src` (a path or a shipped model's name) to
+    `dst` (parent folders are created); returns `dst`."""
+    from agents.sb3_policy import load_model
+
+    model = load_model(src, cached=False)
+    policy = model.policy
+    policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1),
+                                              **policy.optimizer_kwargs)
+    dst = Path(dst)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    model.save(dst, exclude=list(TRAINING_STATE))
+    return dst
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="carcassonne train export", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("model", help="a saved model (.zip) or a shipped model's name")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="slim .zip to write")
+    args = parser.parse_args(argv)
+    dst = export_model(args.model, args.output)
+    print(f"wrote {dst} ({dst.stat().st_size / 1024:.0f} KiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
