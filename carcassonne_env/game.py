@@ -4,8 +4,10 @@ in `carcassonne_env.core`."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from functools import cache
+from importlib import resources
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -424,13 +426,19 @@ class Game:
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Game:
-        """Replay a record from `to_record`; raises ValueError if it is not one, if a move
-        is illegal, or if a recorded score differs from the replay."""
-        if record.get("format") != RECORD_FORMAT:
-            raise ValueError(f"not a {RECORD_FORMAT} record")
-        if record.get("version") != RECORD_VERSION:
-            raise ValueError(f"unsupported record version {record.get('version')!r}")
-        game = cls(Rules.from_dict(record["rules"]), tile_order=record["tile_order"])
+        """Replay a record from `to_record` (format: docs/records.md, JSON Schema
+        `carcassonne_env/data/record.schema.json`); raises ValueError naming the field
+        (and move index) if it does not follow the schema, if a move is illegal, or if a
+        recorded score differs from the replay."""
+        check_record(record)
+        try:
+            rules = Rules.from_dict(record["rules"])
+        except ValueError as err:
+            raise ValueError(f"malformed record at rules: {err}") from None
+        try:
+            game = cls(rules, tile_order=record["tile_order"])
+        except ValueError as err:
+            raise ValueError(f"malformed record at tile_order: {err}") from None
         game.seed = record.get("seed")
         recorded = record.get("scores", [])
         for k, m in enumerate(record["moves"]):
@@ -438,7 +446,8 @@ class Game:
                 raise ValueError(f"move {k}: seat {game.current_player} is to move, "
                                  f"the record says {m['player']}")
             try:
-                game.play(Move(m["x"], m["y"], m["rotation"], m["follower"], m["tile"]))
+                game.play(Move(m["x"], m["y"], m["rotation"], m.get("follower"),
+                               m.get("tile")))
             except IllegalMoveError as err:
                 raise ValueError(f"move {k} of the record is illegal: {err}") from err
             if k < len(recorded) and list(recorded[k]) != game.scores:
@@ -467,6 +476,42 @@ def _check_move_types(move: Move) -> None:
     for name, v in (("follower", follower), ("tile", tile)):
         if v is not None and not isinstance(v, str):
             raise IllegalMoveError(f"{name} must be None or a string, got {v!r}")
+
+
+@cache
+def _record_validator() -> Any:
+    import jsonschema  # imported on first use: most programs never read a record
+
+    schema = json.loads(resources.files("carcassonne_env").joinpath(
+        "data/record.schema.json").read_text("utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def check_record(record: Any) -> None:
+    """Raise ValueError unless `record` follows the record schema
+    (`data/record.schema.json`), naming the first offending field: ``moves[3].y``
+    (move 3), ``rules``, ``tile_order[5]``..."""
+    if not isinstance(record, dict):
+        raise ValueError(f"a game record is a JSON object (dict), got {type(record).__name__}")
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(_record_validator().iter_errors(record))
+    if error is None:
+        return
+    path = list(error.absolute_path)
+    message = error.message
+    if error.validator == "required":
+        missing = [key for key in error.validator_value if key not in error.instance]
+        path.append(missing[0])
+        message = "missing"
+    elif error.validator == "const" and path in (["format"], ["version"]):
+        message = (f"not a {RECORD_FORMAT} record" if path == ["format"] else
+                   f"unsupported record version {record.get('version')!r} (this release "
+                   f"reads version {RECORD_VERSION})")
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+    if len(path) > 1 and path[0] == "moves":
+        where += f" (move {path[1]})"
+    raise ValueError(f"malformed record at {where}: {message}")
 
 
 def _seats(mask: int) -> tuple[int, ...]:

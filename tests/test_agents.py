@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -73,6 +75,64 @@ def test_make_agent_options():
         make_agent("mcts:iterations=0")
     with pytest.raises(ValueError, match="depth"):
         make_agent("mcts:depth=-2")
+
+
+# Every built-in bot's spec options and the type each is read as (from the constructors).
+SPEC_OPTIONS = {
+    "random": {},
+    "greedy": {},
+    "heuristic": {"follower": float, "farm": float},
+    "mcts": {"iterations": int, "c": float, "trees": int, "threads": int, "depth": int,
+             "top_k": int, "margin_scale": float, "solo_scale": float, "follower": float},
+    "sb3": {"model": Any, "board_size": int, "action_mode": str, "deterministic": bool},
+}
+UNFIT = {int: ["1.5", "x", "", "true"], float: ["x", "", "1,5"], bool: ["yes", "2", ""]}
+
+
+@pytest.mark.parametrize("name", sorted(SPEC_OPTIONS))
+def test_spec_options_are_typed_from_the_constructors(name):
+    from agents.base import _bot_class, _option_type
+
+    for key, kind in SPEC_OPTIONS[name].items():
+        assert _option_type(_bot_class(name), key) == kind, key
+    assert _option_type(_bot_class(name), "no_such_option") in (None, float)  # **weights
+
+
+@pytest.mark.parametrize("name", sorted(SPEC_OPTIONS))
+def test_spec_values_that_do_not_fit_are_refused_naming_the_option(name):
+    for key, kind in SPEC_OPTIONS[name].items():
+        for text in UNFIT.get(kind, []):
+            with pytest.raises(ValueError, match=f"bad options for bot '{name}'.*option "
+                               f"'{key}'"):
+                make_agent(f"{name}:{key}={text}")
+    if name in ("random", "greedy"):
+        with pytest.raises(ValueError, match="unknown option 'depth'"):
+            make_agent(f"{name}:depth=1")
+    with pytest.raises(ValueError, match="seeded by the caller"):
+        make_agent(f"{name}:seed=3")
+
+
+def test_spec_values_take_their_option_type():
+    bot = make_agent("mcts:iterations=25:c=1:margin_scale=5:follower=2", seed=0)
+    assert (bot.iterations, bot.c, bot.margin_scale) == (25, 1.0, 5.0)
+    assert type(bot.c) is float and type(bot.iterations) is int
+    assert make_agent("heuristic:follower=4").weights["follower"] == 4.0
+
+
+def test_sb3_spec_booleans(tmp_path, one_torch_thread):
+    """`deterministic=False` samples (the string 'False' used to be truthy)."""
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from carcassonne_env.envs.single import SoloEnv
+
+    sb3_contrib.MaskablePPO("MultiInputPolicy", SoloEnv(board_size=4), n_steps=16,
+                            batch_size=16, device="cpu").save(tmp_path / "m.zip")
+    spec = f"sb3:model={tmp_path / 'm.zip'}"
+    for text, value in [("False", False), ("false", False), ("FALSE", False), ("0", False),
+                        ("True", True), ("true", True), ("1", True)]:
+        bot = make_agent(f"{spec}:deterministic={text}")
+        assert bot.deterministic is value, text
+    bot = make_agent(f"{spec}:board_size=4:action_mode=turn")
+    assert (bot.board_size, bot.action_mode) == (4, "turn")
 
 
 def test_heuristic_values_one_per_legal_move_and_prefers_scoring():

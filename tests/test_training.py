@@ -19,7 +19,7 @@ from carcassonne_env import Game, Rules  # noqa: E402
 from carcassonne_env.encoding import Encoder, WindowOverflowWarning  # noqa: E402
 from carcassonne_env.envs.single import SoloEnv  # noqa: E402
 from training import evaluate, train_multi, train_solo  # noqa: E402
-from training.common import latest_checkpoint  # noqa: E402
+from training.common import latest_checkpoint, load_or_create  # noqa: E402
 from training.policy import BoardPolicy, LeanMaskedCategorical  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -112,6 +112,122 @@ def test_train_solo_run_folder_resume_and_refusal(tmp_path):
     assert json.loads((out / "config.json").read_text())["settings"]["total_timesteps"] == 384
 
 
+def _config(out) -> dict:
+    return json.loads((out / "config.json").read_text())["settings"]
+
+
+def test_a_run_folder_is_never_overwritten_or_rewritten_by_accident(tmp_path):
+    """A run shorter than checkpoint_every has no checkpoint, only model.zip, config and
+    curve: a new run there is refused all the same; --resume continues from model.zip,
+    keeps every stored setting but the target, and refuses a target below what is done;
+    --overwrite replaces the run, old checkpoints included."""
+    out = tmp_path / "r1"
+    first = train_solo.SoloSettings(**{**TINY, "checkpoint_every": 10_000},
+                                    total_timesteps=128, seed=1)
+    train_solo.train(first, out, progress=False)
+    assert latest_checkpoint(out) is None and (out / "model.zip").exists()
+    stored = _config(out)
+    second = dataclasses.replace(first, seed=2)
+    with pytest.raises(FileExistsError, match=r"holds a run already \(config.json, "
+                       r"model.zip, curve.csv, checkpoints, tb\); pass --resume .* --overwrite"):
+        train_solo.train(second, out, progress=False)
+    with pytest.raises(ValueError, match="has 128 timesteps done already; --total-timesteps "
+                       "64 is below"):
+        train_solo.train(first, out, resume=True, changes={"total_timesteps": 64})
+    with pytest.raises(ValueError, match=r"keeps its settings.*not seed \(1 -> 2\)"):
+        train_solo.train(first, out, resume=True, changes={"seed": 2})
+    with pytest.raises(ValueError, match="give one of them"):
+        train_solo.train(first, out, resume=True, overwrite=True)
+    assert _config(out) == stored  # nothing above touched the run
+    venv = train_solo.make_env(first)
+    assert load_or_create(first, venv, out, resume=True).num_timesteps == 128  # model.zip
+    # Same seed as stored: no change. A session-only change of checkpoint_every.
+    resumed = train_solo.train(first, out, resume=True, progress=False, changes={
+        "seed": 1, "total_timesteps": 256, "checkpoint_every": 128})
+    assert resumed.num_timesteps == 256
+    assert latest_checkpoint(out).name == "model_256_steps.zip"
+    assert _config(out) == {**stored, "total_timesteps": 256}
+    assert [r.split(",")[0] for r in (out / "curve.csv").read_text().splitlines()] == [
+        "timesteps", "128", "256"]
+    train_solo.train(second, out, progress=False, overwrite=True)
+    assert _config(out)["seed"] == 2 and latest_checkpoint(out) is None
+    assert [r.split(",")[0] for r in (out / "curve.csv").read_text().splitlines()] == [
+        "timesteps", "128"]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"total_timesteps": -5}, "--total-timesteps must be a positive integer, got -5"),
+    ({"total_timesteps": 0}, "--total-timesteps must be a positive integer, got 0"),
+    ({"board_size": 2}, "--board-size must be an integer >= 3, got 2"),
+    ({"n_envs": 0}, "--n-envs must be a positive integer"),
+    ({"batch_size": 1}, "--batch-size must be an integer >= 2"),
+    ({"learning_rate": -1e-3}, "--learning-rate must be a number > 0"),
+    ({"gamma": 1.5}, r"--gamma must be a number in \(0, 1\]"),
+    ({"seed": -1}, r"--seed must be an integer in \[0, 2\*\*32\)"),
+    ({"colours": 5}, "--colours must be 3 or 4, got 5"),
+])
+def test_bad_solo_settings_are_refused_before_any_work(tmp_path, change, message):
+    settings = train_solo.SoloSettings(**{**TINY, "total_timesteps": 128, **change})
+    with pytest.raises(ValueError, match=message):
+        train_solo.train(settings, tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"bots": "random,nobody"}, "--bots: unknown bot 'nobody'"),
+    ({"bots": " , "}, "--bots needs at least one"),
+    ({"bot_share": 1.5}, r"--bot-share must be a number in \[0, 1\]"),
+    ({"pool_size": 0}, "--pool-size must be a positive integer"),
+    ({"reward": "points"}, "--reward must be one of score, margin, win"),
+    ({"total_timesteps": -5}, "--total-timesteps must be a positive integer"),
+])
+def test_bad_multi_settings_are_refused_before_any_work(tmp_path, change, message):
+    settings = train_multi.MultiSettings(**{**TINY, "total_timesteps": 64, **change})
+    with pytest.raises(ValueError, match=message):
+        train_multi.train(settings, tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_new_run_that_fails_before_saving_a_model_leaves_nothing(tmp_path, monkeypatch):
+    def crash(*args, **kwargs):
+        raise RuntimeError("crashed in the first rollout")
+
+    monkeypatch.setattr(train_solo, "learn", crash)
+    settings = train_solo.SoloSettings(**TINY, total_timesteps=128)
+    with pytest.raises(RuntimeError, match="first rollout"):
+        train_solo.train(settings, tmp_path / "new", progress=False)
+    assert not (tmp_path / "new").exists()
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("kept")
+    with pytest.raises(RuntimeError, match="first rollout"):
+        train_solo.train(settings, tmp_path / "mine", progress=False)
+    assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
+
+
+def test_cli_refuses_bad_training_arguments_first(tmp_path, capsys):
+    from carcassonne_env.cli import main
+
+    out = tmp_path / "cli"
+    for args, message in [
+        (["--total-timesteps", "-5"], "--total-timesteps must be a positive integer, got -5"),
+        (["--board-size", "2"], "--board-size must be an integer >= 3, got 2"),
+        (["--quick", "--resume"], "--quick picks the preset of a new run"),
+        (["--resume", "--overwrite"], "give one of them"),
+        (["--resume"], "nothing to resume: no config.json"),
+    ]:
+        with pytest.raises(SystemExit) as exit_:
+            main(["train", "solo", "--out", str(out), "--no-progress", *args])
+        assert exit_.value.code == 2
+        assert message in capsys.readouterr().err
+        assert not out.exists()
+    out.mkdir()
+    (out / "curve.csv").write_text("timesteps,wall_s,episodes,result\n")
+    for what in ("solo", "multi"):
+        with pytest.raises(SystemExit):
+            main(["train", what, "--out", str(out), "--quick", "--no-progress"])
+        assert "holds a run already (curve.csv)" in capsys.readouterr().err
+
+
 @pytest.mark.filterwarnings("ignore:TF32 acceleration")  # torch, on toggling oneDNN
 def test_train_solo_is_seeded(tmp_path):
     """Same seed, same games, actions and weights, bit for bit, once PyTorch's oneDNN
@@ -161,9 +277,16 @@ def test_train_multi_snapshots_curve_and_resume(tmp_path):
         model = MaskablePPO.load(out / "model.zip", device="cpu")
         train_multi.restore_pool(pool, model.policy, out / "pool")
         assert [label for label, _ in pool.snapshots] == ["snapshot_64", "snapshot_128"]
+        with pytest.raises(FileExistsError, match="--overwrite"):
+            train_multi.train(settings, out, progress=False)
+        with pytest.raises(ValueError, match="128 timesteps done already"):
+            train_multi.train(settings, out, resume=True, changes={"total_timesteps": 96})
+        stored = json.loads((out / "config.json").read_text())["settings"]
         resumed = train_multi.train(settings, out, resume=True, progress=False,
-                                    changes={"total_timesteps": 192})
+                                    changes={"total_timesteps": 192, "bots": "random"})
         assert resumed.num_timesteps == 192
+        assert json.loads((out / "config.json").read_text())["settings"] == {
+            **stored, "total_timesteps": 192}
     with pytest.raises(ValueError, match="keeps its settings"):
         train_multi.train(settings, out, resume=True, changes={"board_size": 24})
 

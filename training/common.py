@@ -8,10 +8,13 @@ import csv
 import dataclasses
 import json
 import re
+import shutil
 import sys
 import time
+import zipfile
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +54,31 @@ class PPOSettings:
     checkpoint_every: int = 50_000  # timesteps
     torch_threads: int = 2
 
+    def check(self) -> None:
+        """Raise ValueError naming the first setting out of range (before any work)."""
+        for name in ("total_timesteps", "n_envs", "n_steps", "n_epochs", "channels", "blocks",
+                     "checkpoint_every", "torch_threads"):
+            require(self, name, int, lambda v: v >= 1, "a positive integer")
+        require(self, "batch_size", int, lambda v: v >= 2, "an integer >= 2")
+        require(self, "board_size", int, lambda v: v >= 3, "an integer >= 3")
+        require(self, "seed", int, lambda v: 0 <= v < 2**32, "an integer in [0, 2**32)")
+        require(self, "learning_rate", float, lambda v: v > 0, "a number > 0")
+        require(self, "gamma", float, lambda v: 0 < v <= 1, "a number in (0, 1]")
+        require(self, "gae_lambda", float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
+        require(self, "clip_range", float, lambda v: v > 0, "a number > 0")
+        for name in ("ent_coef", "vf_coef"):
+            require(self, name, float, lambda v: v >= 0, "a number >= 0")
+
+
+def require(settings: Any, name: str, kind: type, ok: Callable[[Any], bool],
+            what: str) -> None:
+    """ValueError unless settings.<name> is of `kind` (an int passes as a float; a bool
+    never passes) and `ok`; the message names the command-line option."""
+    value = getattr(settings, name)
+    kinds = (int, float) if kind is float else (kind,)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not ok(value):
+        raise ValueError(f"--{name.replace('_', '-')} must be {what}, got {value!r}")
+
 
 def settings_from(cls: type, preset: dict[str, Any], overrides: dict[str, Any]) -> Any:
     """A settings dataclass from a preset and command-line overrides (None = keep)."""
@@ -87,13 +115,13 @@ def new_model(settings: PPOSettings, venv: VecEnv, run_dir: Path) -> MaskablePPO
 
 def load_or_create(settings: PPOSettings, venv: VecEnv, run_dir: Path,
                    resume: bool) -> MaskablePPO:
-    """With `resume`, the run's newest checkpoint (reseeded with seed + its timesteps:
-    reproducible, fresh games) bound to `venv`; otherwise, or if the run has no
-    checkpoint yet, a new model."""
-    checkpoint = latest_checkpoint(run_dir) if resume else None
-    if checkpoint is None:
+    """With `resume`, the run's furthest saved model (`saved_progress`; reseeded with
+    seed + its timesteps: reproducible, fresh games) bound to `venv`; otherwise, or if
+    the run has saved no model yet, a new model."""
+    saved = saved_progress(run_dir) if resume else None
+    if saved is None:
         return new_model(settings, venv, run_dir)
-    model = MaskablePPO.load(checkpoint, env=venv, device="cpu",
+    model = MaskablePPO.load(saved[1], env=venv, device="cpu",
                              tensorboard_log=str(run_dir / "tb"))
     model.set_random_seed(settings.seed + model.num_timesteps)
     return model
@@ -112,30 +140,108 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
     return max(found)[1] if found else None
 
 
+def saved_progress(run_dir: Path) -> tuple[int, Path] | None:
+    """(timesteps, file) of the furthest model a run has saved: its newest checkpoint or
+    model.zip (a run shorter than checkpoint_every has only the latter); None if none."""
+    found = []
+    if (checkpoint := latest_checkpoint(run_dir)) is not None:
+        found.append((int(checkpoint.stem.split("_")[1]), checkpoint))
+    final = run_dir / FINAL_MODEL
+    if final.is_file():
+        with zipfile.ZipFile(final) as z:  # SB3's "data" entry: JSON with num_timesteps
+            found.append((int(json.loads(z.read("data"))["num_timesteps"]), final))
+    return max(found) if found else None
+
+
+# What a run writes into its folder; a folder holding any of them holds a run.
+RUN_FILES = (CONFIG_FILE, FINAL_MODEL, CURVE_FILE, "checkpoints", "pool", "tb")
+# What a resumed run may change: the target (written to config.json) and, for this
+# session only, how it runs.
 RESUME_CHANGES = ("total_timesteps", "torch_threads", "checkpoint_every")
 
 
-def start_run(run_dir: Path, settings: Any, resume: bool = False,
-              changes: dict[str, Any] | None = None) -> Any:
-    """Create run_dir and write the settings. With `resume`, the stored settings come
-    back instead (the run continues as configured) with `changes` to the fields of
-    RESUME_CHANGES applied, e.g. a larger total_timesteps to train further."""
+def run_files(run_dir: Path) -> list[str]:
+    """The RUN_FILES present in run_dir."""
+    return [name for name in RUN_FILES if (run_dir / name).exists()]
+
+
+def plan_run(run_dir: Path, settings: Any, resume: bool = False,
+             changes: dict[str, Any] | None = None, overwrite: bool = False) -> Any:
+    """Check a run before any work, writing nothing; returns the settings to train with.
+
+    A new run needs a folder holding no run (`RUN_FILES`), unless `overwrite` (the old
+    run's files go when the new run starts). With `resume`, the stored settings come back
+    with `changes` applied: options that equal the stored ones are fine, only those in
+    RESUME_CHANGES may differ, and total_timesteps may not fall below the timesteps the
+    run has done. Raises ValueError, FileExistsError or FileNotFoundError."""
+    if resume and overwrite:
+        raise ValueError("--resume continues the run in the folder and --overwrite "
+                         "replaces it: give one of them")
+    if not resume:
+        settings.check()
+        held = run_files(run_dir)
+        if held and not overwrite:
+            raise FileExistsError(
+                f"{run_dir} holds a run already ({', '.join(held)}); pass --resume to "
+                "continue it, --overwrite to replace it, or choose another --out")
+        return settings
+    path = run_dir / CONFIG_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"nothing to resume: no {CONFIG_FILE} in {run_dir}")
+    stored = json.loads(path.read_text())["settings"]
+    changes = changes or {}
+    bad = sorted(k for k, v in changes.items()
+                 if k not in RESUME_CHANGES and stored.get(k) != v)
+    if bad:
+        raise ValueError(f"a resumed run keeps its settings; only "
+                         f"{', '.join(RESUME_CHANGES)} may change, not "
+                         f"{', '.join(f'{k} ({stored.get(k)!r} -> {changes[k]!r})' for k in bad)}")
+    settings = type(settings)(**{**stored, **changes})
+    settings.check()
+    done = (saved_progress(run_dir) or (0, None))[0]
+    if settings.total_timesteps < done:
+        raise ValueError(f"{run_dir} has {done} timesteps done already; --total-timesteps "
+                         f"{settings.total_timesteps} is below that (give more to train on)")
+    return settings
+
+
+def record_run(run_dir: Path, settings: Any, resume: bool = False,
+               overwrite: bool = False) -> None:
+    """Write the run's config.json once the run is ready to train: with `overwrite`
+    after removing the old run's files; with `resume` only the target total_timesteps
+    is rewritten (the run keeps its other settings)."""
+    if overwrite:
+        remove_run_files(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     path = run_dir / CONFIG_FILE
+    values = dataclasses.asdict(settings)
     if resume:
-        if not path.exists():
-            raise FileNotFoundError(f"nothing to resume: no {CONFIG_FILE} in {run_dir}")
-        bad = set(changes or {}) - set(RESUME_CHANGES)
-        if bad:
-            raise ValueError(f"a resumed run keeps its settings; only {RESUME_CHANGES} may "
-                             f"change, not {sorted(bad)}")
-        stored = json.loads(path.read_text())["settings"]
-        settings = type(settings)(**{**stored, **(changes or {})})
-    elif path.exists() and latest_checkpoint(run_dir) is not None:
-        raise FileExistsError(f"{run_dir} holds a run already; pass --resume to continue it "
-                              "or choose another --out")
-    path.write_text(json.dumps({"settings": dataclasses.asdict(settings)}, indent=2))
-    return settings
+        values = json.loads(path.read_text())["settings"]
+        values["total_timesteps"] = settings.total_timesteps
+    path.write_text(json.dumps({"settings": values}, indent=2))
+
+
+def remove_run_files(run_dir: Path) -> None:
+    """Delete the RUN_FILES in run_dir (other files stay)."""
+    for name in run_files(run_dir):
+        target = run_dir / name
+        shutil.rmtree(target) if target.is_dir() else target.unlink()
+
+
+@contextmanager
+def cleanup_on_failure(run_dir: Path, new_run: bool) -> Iterator[None]:
+    """If a new run fails before saving any model, remove what it wrote (and run_dir,
+    if it made it), so the folder does not look like a run; a run with a saved model
+    stays for --resume."""
+    existed = run_dir.exists()
+    try:
+        yield
+    except BaseException:
+        if new_run and saved_progress(run_dir) is None:
+            remove_run_files(run_dir)
+            if not existed and run_dir.is_dir() and not any(run_dir.iterdir()):
+                run_dir.rmdir()
+        raise
 
 
 class ProgressBar(BaseCallback):
@@ -244,24 +350,36 @@ def _describe(curve: EpisodeCurve) -> str:
 
 def run_cli(prog: str, doc: str, settings_cls: type, presets: dict[str, dict],
             train: Callable[..., Any], argv: list[str] | None) -> int:
-    """The training scripts' command line: --out, --quick, --resume, one option per
-    setting; trains and reports where the model went."""
+    """The training scripts' command line: --out, --quick, --resume, --overwrite, one
+    option per setting; checks them all (and the run folder) before any work, trains
+    and reports where the model went."""
     parser = argparse.ArgumentParser(prog=prog, description=doc,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, required=True, help="run folder")
     parser.add_argument("--quick", action="store_true",
-                        help="the ~10-minute preset (default: the full one)")
+                        help="the ~10-minute preset (default: the full one); new runs only")
     parser.add_argument("--resume", action="store_true",
-                        help="continue the run in --out from its last checkpoint with its "
-                        "stored settings (only --total-timesteps, --torch-threads and "
-                        "--checkpoint-every may change)")
+                        help="continue the run in --out from its furthest saved model with "
+                        "its stored settings (only --total-timesteps, --torch-threads and "
+                        "--checkpoint-every may change; only the first is stored)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the run in --out (without it, a folder holding a run "
+                        "is refused)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_settings_arguments(parser, settings_cls, presets)
     args = parser.parse_args(argv)
+    if args.resume and args.quick:
+        parser.error("--quick picks the preset of a new run; a resumed run keeps its "
+                     "stored settings (raise --total-timesteps to train further)")
     given = {f.name: getattr(args, f.name) for f in dataclasses.fields(settings_cls)
              if getattr(args, f.name) is not None}
     settings = settings_from(settings_cls, presets["quick" if args.quick else "full"], given)
+    changes = given if args.resume else None
+    try:
+        plan_run(args.out, settings, args.resume, changes, args.overwrite)
+    except (ValueError, OSError) as err:
+        parser.error(str(err))
     train(settings, args.out, resume=args.resume, progress=not args.no_progress,
-          changes=given if args.resume else None)
+          changes=changes, overwrite=args.overwrite)
     print(f"saved {args.out / FINAL_MODEL}")
     return 0

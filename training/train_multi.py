@@ -28,16 +28,20 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 from agents import make_agent, split_specs
 from agents.sb3_policy import SB3Agent
 from carcassonne_env.encoding import WindowOverflowError
+from carcassonne_env.envs.driver import REWARDS
 from carcassonne_env.envs.single import VsBotsEnv
 
 from .common import (
     EpisodeCurve,
     PPOSettings,
+    cleanup_on_failure,
     learn,
     load_or_create,
+    plan_run,
     prepare_torch,
+    record_run,
+    require,
     run_cli,
-    start_run,
 )
 
 SELF = "self"  # the curve's label for games against policy snapshots
@@ -54,6 +58,22 @@ class MultiSettings(PPOSettings):
     pool_size: int = 8  # snapshots kept (oldest leave first)
     reward: str = "margin"  # VsBots-v0 reward: own points minus the opponent's
     reward_scale: float = 0.1  # keeps value targets near 1
+
+    def check(self) -> None:
+        super().check()
+        if not split_specs(self.bots):
+            raise ValueError("--bots needs at least one built-in bot (the opponent before "
+                             "the first snapshot)")
+        for spec in split_specs(self.bots):
+            try:
+                make_agent(spec)
+            except ValueError as err:
+                raise ValueError(f"--bots: {err}") from None
+        require(self, "bot_share", float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
+        for name in ("snapshot_every", "pool_size"):
+            require(self, name, int, lambda v: v >= 1, "a positive integer")
+        require(self, "reward", str, lambda v: v in REWARDS, f"one of {', '.join(REWARDS)}")
+        require(self, "reward_scale", float, lambda v: v > 0, "a number > 0")
 
 
 # --quick is the first 150k steps of the full run: same settings, smaller budget.
@@ -189,21 +209,23 @@ def make_env(settings: MultiSettings, pool: OpponentPool) -> VecMonitor:
 
 
 def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bool = True,
-          changes: dict[str, Any] | None = None) -> MaskablePPO:
-    """Train a self-play run in folder `out`, or continue it from its last
-    checkpoint (`resume`, with `changes` such as a larger total_timesteps: see
-    `common.start_run`); returns the model."""
-    settings = start_run(out, settings, resume, changes)
+          changes: dict[str, Any] | None = None, overwrite: bool = False) -> MaskablePPO:
+    """Train a self-play run in folder `out` (`overwrite`: replacing the run there), or
+    continue it from its furthest saved model (`resume`, with `changes` such as a larger
+    total_timesteps: see `common.plan_run`); returns the model."""
+    settings = plan_run(out, settings, resume, changes, overwrite)
     prepare_torch(settings)
     bots = split_specs(settings.bots)
     pool = OpponentPool(bots, settings.bot_share, settings.pool_size)
     model = load_or_create(settings, make_env(settings, pool), out, resume)
-    if model.num_timesteps:
-        restore_pool(pool, model.policy, out / "pool")
-    curve = EpisodeCurve(out, {f"win_vs_{label}": win_against(label)
-                               for label in [*bots, SELF]})
-    snapshots = SnapshotCallback(pool, settings.snapshot_every, out / "pool")
-    return learn(model, settings, out, curve, [snapshots], progress=progress)
+    with cleanup_on_failure(out, new_run=not resume):
+        record_run(out, settings, resume, overwrite)
+        if model.num_timesteps:
+            restore_pool(pool, model.policy, out / "pool")
+        curve = EpisodeCurve(out, {f"win_vs_{label}": win_against(label)
+                                   for label in [*bots, SELF]})
+        snapshots = SnapshotCallback(pool, settings.snapshot_every, out / "pool")
+        return learn(model, settings, out, curve, [snapshots], progress=progress)
 
 
 def main(argv: list[str] | None = None) -> int:

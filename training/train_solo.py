@@ -7,7 +7,7 @@
 
 A run folder holds config.json, checkpoints/model_<steps>_steps.zip, tb/ (TensorBoard),
 curve.csv (mean solo result of recent games per rollout) and model.zip at the end. The
-model plays as a bot: ``carcassonne solo-bench --bots sb3:model=runs/solo/model.zip``.
+model plays as a bot: ``carcassonne solo-bench --bot sb3:model=runs/solo/model.zip``.
 """
 
 from __future__ import annotations
@@ -24,11 +24,14 @@ from carcassonne_env.envs.vector import SoloVectorEnv
 from .common import (
     EpisodeCurve,
     PPOSettings,
+    cleanup_on_failure,
     learn,
     load_or_create,
+    plan_run,
     prepare_torch,
+    record_run,
+    require,
     run_cli,
-    start_run,
 )
 
 
@@ -37,6 +40,10 @@ class SoloSettings(PPOSettings):
     """PPO settings plus the solo variant's colour count."""
 
     colours: int = 3
+
+    def check(self) -> None:
+        super().check()
+        require(self, "colours", int, lambda v: v in (3, 4), "3 or 4")
 
 
 # --quick is the first 500k steps of the full run: same settings, smaller budget.
@@ -61,15 +68,17 @@ def make_env(settings: SoloSettings) -> VecMonitor:
 
 
 def train(settings: SoloSettings, out: Path, resume: bool = False, progress: bool = True,
-          changes: dict[str, Any] | None = None) -> MaskablePPO:
-    """Train a solo run in folder `out`, or continue it from its last
-    checkpoint (`resume`, with `changes` such as a larger total_timesteps: see
-    `common.start_run`); returns the model."""
-    settings = start_run(out, settings, resume, changes)
+          changes: dict[str, Any] | None = None, overwrite: bool = False) -> MaskablePPO:
+    """Train a solo run in folder `out` (`overwrite`: replacing the run there), or
+    continue it from its furthest saved model (`resume`, with `changes` such as a larger
+    total_timesteps: see `common.plan_run`); returns the model."""
+    settings = plan_run(out, settings, resume, changes, overwrite)
     prepare_torch(settings)
     model = load_or_create(settings, make_env(settings), out, resume)
-    curve = EpisodeCurve(out, {"result": solo_result})
-    return learn(model, settings, out, curve, progress=progress)
+    with cleanup_on_failure(out, new_run=not resume):
+        record_run(out, settings, resume, overwrite)
+        curve = EpisodeCurve(out, {"result": solo_result})
+        return learn(model, settings, out, curve, progress=progress)
 
 
 def main(argv: list[str] | None = None) -> int:
