@@ -136,9 +136,9 @@ def test_arena_help_does_not_offer_the_solo_variant(capsys):
 
 
 def test_game_names_a_bad_seed():
-    with pytest.raises(ValueError, match="seed must be a non-negative integer, got -1"):
+    with pytest.raises(ValueError, match="seed must be None or a non-negative integer, got -1"):
         Game(seed=-1)
-    with pytest.raises(TypeError, match="seed must be an integer or None, got '3'"):
+    with pytest.raises(ValueError, match="seed must be None or a non-negative integer, got '3'"):
         Game(seed="3")
     assert Game(seed=np.int64(3)).to_record()["tile_order"] == Game(seed=3).to_record()[
         "tile_order"]

@@ -269,7 +269,7 @@ CONSTRUCTOR_ERRORS = [
     (carcassonne_v0.env, {"reward": None}, "reward must be one of"),
     (carcassonne_v0.env, {"illegal_reward": [1]}, "illegal_reward must be a finite number"),
     (carcassonne_v0.env, {"render_mode": 0}, "render_mode must be one of"),
-    (carcassonne_v0.env, {"obs_layout": "flat"}, "obs_layout must be one of"),
+    (carcassonne_v0.env, {"obs_layout": "planar"}, "obs_layout must be one of"),
     (carcassonne_v0.env, {"board_size": 2.5}, "board_size must be an integer"),
     (SoloVectorEnv, {"num_envs": 2.0}, "num_envs must be an integer >= 1, got 2.0"),
     (SoloVectorEnv, {"colours": "3"}, "colours must be an integer in \\[3, 4\\]"),
@@ -291,13 +291,16 @@ BOT_ERRORS = [
     ({"name": "random", "seed": 1.5}, "seed must be an integer, got 1.5"),
     ({"name": "greedy", "seed": "0"}, "seed must be an integer, got '0'"),
     ({"name": "heuristic", "seed": [0]}, "seed must be an integer"),
-    ({"name": "heuristic:follower=abc"}, "follower must be a finite number, got 'abc'"),
-    ({"name": "mcts:iterations=2.5"}, "iterations must be an integer >= 1, got 2.5"),
-    ({"name": "mcts:c=fast"}, "c must be a finite number >= 0, got 'fast'"),
+    # a spec value that does not parse as its option's type is refused by the spec reader
+    ({"name": "heuristic:follower=abc"}, "option 'follower' takes a number, got 'abc'"),
+    ({"name": "mcts:iterations=2.5"}, "option 'iterations' takes an integer, got '2.5'"),
+    ({"name": "mcts:c=fast"}, "option 'c' takes a number, got 'fast'"),
+    ({"name": "mcts:top_k=1.5"}, "option 'top_k' takes an integer, got '1.5'"),
+    ({"name": "mcts:depth=x"}, "option 'depth' takes an integer, got 'x'"),
+    # one that parses but is out of range, by the bot's constructor
     ({"name": "mcts:solo_scale=0"}, "solo_scale must be a finite number > 0, got 0"),
-    ({"name": "mcts:top_k=1.5"}, "top_k must be an integer >= 0, got 1.5"),
-    ({"name": "mcts:depth=x"}, "depth must be -1"),
     ({"name": "mcts:threads=0"}, "threads must be an integer >= 1, got 0"),
+    ({"name": "mcts:iterations=0"}, "iterations must be an integer >= 1, got 0"),
     ({"name": "mcts", "seed": 0.5}, "seed must be an integer"),
 ]
 
@@ -313,6 +316,21 @@ def test_constructors_refuse_wrong_types_naming_the_argument(constructor, kwargs
 def test_bots_refuse_wrong_types_naming_the_argument(kwargs, match):
     with pytest.raises(ValueError, match=match):
         _make_agent(**kwargs)
+
+
+def test_bot_constructors_refuse_wrong_types_naming_the_argument():
+    """Python callers skip the spec reader: the constructors check types themselves."""
+    from agents.heuristic import HeuristicAgent
+    from agents.mcts import MCTSAgent
+
+    for constructor, kwargs, match in [
+            (HeuristicAgent, {"follower": "abc"}, "follower must be a finite number, got 'abc'"),
+            (MCTSAgent, {"iterations": 2.5}, "iterations must be an integer >= 1, got 2.5"),
+            (MCTSAgent, {"c": "fast"}, "c must be a finite number >= 0, got 'fast'"),
+            (MCTSAgent, {"top_k": 1.5}, "top_k must be an integer >= 0, got 1.5"),
+            (MCTSAgent, {"depth": "x"}, "depth must be -1")]:
+        with pytest.raises(ValueError, match=match):
+            constructor(**kwargs)
 
 
 def test_the_crash_from_inside_numba_is_a_clear_error():

@@ -178,3 +178,20 @@ def test_export_keeps_the_weights_and_drops_the_training_state(tmp_path, capsys)
     assert slim.action_space == original.action_space
     assert slim.policy.optimizer.state_dict()["state"] == {}
     assert out.stat().st_size <= model_path("ppo_duel").stat().st_size + 10_000
+
+
+def test_export_keeps_whether_the_model_played_solo(tmp_path):
+    """3 or 4 seats fit both the solo variant and a 3/4-player game: the slim file keeps
+    the answer its last training observation gave, so the env it needs can be built."""
+    from carcassonne_env.envs import make_env_for_model
+    from carcassonne_env.envs.single import SoloEnv
+    from training.export import export_model
+
+    full = load_model("ppo_solo", cached=False)
+    del full.carcassonne_solo  # as saved by a training run: only the observations tell
+    obs, _ = SoloEnv(board_size=16).reset(seed=0)
+    full._last_obs = {key: value[None] for key, value in obs.items()}
+    full.save(tmp_path / "full.zip")
+    slim = load_model(export_model(tmp_path / "full.zip", tmp_path / "slim.zip"))
+    assert slim.carcassonne_solo is True and getattr(slim, "_last_obs", None) is None
+    assert make_env_for_model(slim).spec.id == "Carcassonne/Solo-v0"

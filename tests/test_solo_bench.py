@@ -238,8 +238,14 @@ def test_cli_several_bots_and_errors(tmp_path, capsys):
     assert file_for_bot("h.png", "mcts:iterations=500").name == "h-mcts_iterations_500.png"
     for argv, message in ((["--bot", "alphago"], "unknown bot 'alphago'"),
                           (["--bot", " , "], "at least one bot"),
-                          (["--deals", "0"], "deals must be"),
-                          (["--deals", "2", "--csv", str(tmp_path / "no" / "r.csv")],
-                           "No such file")):
-        assert main(["solo-bench", "--no-progress", *argv]) == 2
+                          (["--deals", "0"], "argument --deals: must be >= 1, got 0")):
+        try:  # argparse's own checks exit with status 2, the command's return it
+            code = main(["solo-bench", "--no-progress", *argv])
+        except SystemExit as exit_:
+            code = exit_.code
+        assert code == 2
         assert message in capsys.readouterr().err
+    # a missing output folder is created, not an error after the work (issue 17)
+    assert main(["solo-bench", "--no-progress", "--deals", "2", "--csv",
+                 str(tmp_path / "no" / "r.csv")]) == 0
+    assert len((tmp_path / "no" / "r.csv").read_text().splitlines()) == 3

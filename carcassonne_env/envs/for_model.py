@@ -30,8 +30,12 @@ def _load(model: Any) -> Any:
 
 
 def _trained_on_solo(model: Any) -> bool | None:
-    """Whether the model's last training observation had the "solo" feature (the last
-    entry of the feature vector) set; None if the file kept no observation."""
+    """Whether the model was trained on the solo variant: the `carcassonne_solo` flag a
+    slim export writes, else whether its last training observation had the "solo"
+    feature (the last entry of the feature vector) set; None if the file kept neither."""
+    flag = getattr(model, "carcassonne_solo", None)
+    if isinstance(flag, bool):
+        return flag
     last = getattr(model, "_last_obs", None)
     if isinstance(last, dict) and "features" in last:
         return bool(np.asarray(last["features"])[..., -1].all())
@@ -45,8 +49,9 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
         model: a loaded SB3 model (or policy) trained on ``Carcassonne/Solo-v0``,
             ``Carcassonne/VsBots-v0`` or `SoloVectorEnv`, or the path of its .zip.
         solo: whether it plays the solo variant. Default: decided by the spaces (2, 5 or
-            6 seats are players), else by the model's saved last observation; 3 or 4
-            seats with no saved observation raise ValueError asking for it.
+            6 seats are players), else by the solo flag a slim export keeps or the model's
+            saved last observation; 3 or 4 seats with neither raise ValueError asking
+            for it.
 
     Returns:
         ``{"colours", "board_size", "action_mode"}`` for a solo model (the keywords of
