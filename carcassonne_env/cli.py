@@ -1,5 +1,6 @@
 """The `carcassonne` command line: `play` (bots play a seeded game), `bench` (speed),
-`render` (a game record as a PNG), `arena` (a tournament between bots), `solo-bench`
+`render` (a game record as a PNG), `view` (a record as an HTML replay), `arena` (a
+tournament between bots), `solo-bench`
 (a bot's results on fixed solo deals), `train` (PPO baselines: the `training` scripts),
 `warmup` (compile the numba code ahead of time), `clear-cache` (delete it).
 
@@ -158,6 +159,32 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_record(path: str) -> dict:
+    """A game record from a JSON file; ValueError naming the file if it is not one."""
+    with open(path, encoding="utf-8") as f:
+        try:
+            record = json.load(f)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}: not JSON: {err}") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"{path}: not a game record (expected a JSON object)")
+    return record
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    from .viewer import write_html
+
+    record = _read_record(args.record)
+    output_file(args.output)
+    try:
+        path = write_html(record, args.output, title=args.title)
+    except (ValueError, KeyError, TypeError) as err:
+        what = f"missing field {err}" if isinstance(err, KeyError) else str(err)
+        raise ValueError(f"{args.record}: cannot show this record: {what}") from None
+    print(f"replay of {len(record['moves'])} moves written to {path}")
+    return 0
+
+
 def cmd_solo_bench(args: argparse.Namespace) -> int:
     from agents import make_agent, split_specs
     from agents.solo_bench import file_for_bot, markdown_table, run_solo_bench
@@ -310,6 +337,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--moves", type=int_at_least(0), metavar="K", default=None,
                    help="draw the board after the first K moves only")
     p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("view", parents=[common],
+                       help="a game record as a self-contained HTML replay page",
+                       description="Write one HTML file (no network needed) that replays a "
+                       "game record: board, timeline, scores, deck, score chart and the "
+                       "agents' annotations; see docs/viewer.md.")
+    p.add_argument("record", help="game record (JSON) from `play --record` or the arena")
+    p.add_argument("-o", "--output", default="game.html", help="HTML file (default game.html)")
+    p.add_argument("--title", default=None, help="page title")
+    p.set_defaults(func=cmd_view)
 
     p = sub.add_parser("solo-bench", parents=[common],
                        help="a bot plays fixed solo deals; prints the statistics",
