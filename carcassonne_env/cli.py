@@ -100,13 +100,25 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not solo and len(names) != rules.players:
         raise ValueError(f"--bots needs {rules.players} specs (one per seat; or one for "
                          f"every seat), got {len(names)}: {','.join(names)}")
+    annotate = args.annotate or args.coach is not None
+    if annotate and not args.record:
+        raise ValueError("--annotate and --coach write into the record: give --record FILE")
     output_file(args.record)
     bots = [make_agent(n, seed=args.seed + k) for k, n in enumerate(names)]
+    coach = notes = None
+    if annotate:  # issue 16: per-move agent insight in the record
+        from agents.insight import Coach
+        from agents.insight import annotate as note_for
+
+        coach = Coach(args.coach, seed=args.seed) if args.coach else None
+        notes = []
     game = Game(rules, seed=args.seed)
     while not game.done:
         seat = game.current_player
         bot = bots[0] if solo else bots[seat]
         move = bot.act(game)
+        if notes is not None:
+            notes.append(note_for(bot, game, move, args.top_k, coach))
         if args.verbose:
             print(f"turn {game.turn:2d} seat {seat} {game.hand} -> {tuple(move)}")
         game.play(move)
@@ -119,8 +131,13 @@ def cmd_play(args: argparse.Namespace) -> int:
         for seat, (name, score) in enumerate(zip(names, game.scores, strict=True)):
             print(f"seat {seat} ({name}): {score}")
     if args.record:
+        record = game.to_record()
+        if notes is not None:
+            from .annotations import annotations_block
+
+            record["annotations"] = annotations_block(notes)
         with open(args.record, "w", encoding="utf-8") as f:
-            json.dump(game.to_record(), f)
+            json.dump(record, f)
         print(f"record written to {args.record}")
     return 0
 
@@ -312,6 +329,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int_at_least(0), default=0)
     p.add_argument("--verbose", "-v", action="store_true", help="print every move")
     p.add_argument("--record", metavar="FILE", help="write the game record (JSON) here")
+    # issue 16: annotated records
+    p.add_argument("--annotate", action="store_true",
+                   help="store what each bot thought about its moves in the record (PPO: "
+                   "top actions and value; MCTS: visits; heuristic: its estimates)")
+    p.add_argument("--coach", metavar="BOT", default=None,
+                   help="also store the points each move lost versus BOT's move (implies "
+                   "--annotate)")
+    p.add_argument("--top-k", type=int_at_least(1), default=5,
+                   help="moves per annotation (default 5)")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("bench", parents=[common],
