@@ -84,11 +84,50 @@ def _rules(args: argparse.Namespace) -> Rules:
     )
 
 
+def cmd_play_human(args: argparse.Namespace) -> int:
+    """`play --human`: a person against bots, in the browser or the terminal (issue 16)."""
+    from agents import make_agent, split_specs
+
+    from .viewer.play import HumanSession, play_tui, serve
+
+    rules = _rules(args)
+    if args.bots:
+        raise ValueError("--human takes its opponents from --against, not --bots")
+    if args.annotate or args.coach:
+        raise ValueError("--annotate and --coach annotate bots' games, not --human")
+    solo = rules.variant == "solo"
+    names = [] if solo else split_specs(args.against or "heuristic")
+    if not solo and len(names) == 1:
+        names = names * (rules.players - 1)
+    if not solo and len(names) != rules.players - 1:
+        raise ValueError(f"--against needs {rules.players - 1} bot specs (one per other "
+                         f"seat; or one for all), got {len(names)}: {','.join(names)}")
+    if solo and args.against:
+        raise ValueError("--against: the solo variant has no opponents")
+    if not 0 <= args.seat < rules.players:
+        raise ValueError(f"--seat must be in [0, {rules.players - 1}], got {args.seat}")
+    record = args.record or "human_game.json"
+    output_file(record)
+    bots = [make_agent(n, seed=args.seed + k) for k, n in enumerate(names)]
+    session = HumanSession(rules, bots, human_seat=args.seat, seed=args.seed, record=record,
+                           names=names)
+    if args.tui:
+        play_tui(session)
+    else:
+        serve(session, port=args.port, open_browser=not args.no_browser)
+    return 0
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     from agents import make_agent, split_specs
 
     from .game import Game
 
+    if args.human:
+        return cmd_play_human(args)
+    for flag in ("against", "tui", "no_browser"):
+        if getattr(args, flag):
+            raise ValueError(f"--{flag.replace('_', '-')} needs --human")
     rules = _rules(args)
     solo = rules.variant == "solo"
     names = split_specs(args.bots or ("random" if solo else "random,greedy"))
@@ -338,6 +377,21 @@ def build_parser() -> argparse.ArgumentParser:
                    "--annotate)")
     p.add_argument("--top-k", type=int_at_least(1), default=5,
                    help="moves per annotation (default 5)")
+    # issue 16: a person plays
+    g = p.add_argument_group("human play")
+    g.add_argument("--human", action="store_true",
+                   help="you play against bots in the browser (a local server on "
+                   "127.0.0.1); with --solo you play the solo variant")
+    g.add_argument("--against", metavar="BOTS", default=None,
+                   help="with --human: bot spec for every other seat, or one per seat "
+                   "(default heuristic; sb3:model=ppo_duel works too)")
+    g.add_argument("--seat", type=int_at_least(0), default=0, help="with --human: your seat")
+    g.add_argument("--port", type=int_at_least(0), default=0,
+                   help="with --human: the server's port (default: a free one)")
+    g.add_argument("--no-browser", action="store_true",
+                   help="with --human: print the address, open no browser")
+    g.add_argument("--tui", action="store_true",
+                   help="with --human: play in the terminal instead of the browser")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("bench", parents=[common],
