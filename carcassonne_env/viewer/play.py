@@ -180,6 +180,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
         if self.path in ("/", "/index.html"):
             self._send(200, self.html, "text/html; charset=utf-8")
+        elif self.path == "/favicon.ico":
+            self._send(204, b"", "image/x-icon")
         elif self.path == "/state":
             with self.session.lock:
                 self._json(200, self.session.state())
