@@ -1,6 +1,6 @@
 """The `carcassonne` command line: `play` (bots play a seeded game), `bench` (speed),
-`render` (a game record as a PNG), `view` (a record as an HTML replay), `arena` (a
-tournament between bots), `solo-bench`
+`render` (a game record as a PNG), `view` (a record as an HTML replay), `gif` (a record
+as an animation), `arena` (a tournament between bots), `solo-bench`
 (a bot's results on fixed solo deals), `train` (PPO baselines: the `training` scripts),
 `warmup` (compile the numba code ahead of time), `clear-cache` (delete it).
 
@@ -241,6 +241,23 @@ def cmd_view(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_gif(args: argparse.Namespace) -> int:
+    from .viewer.gif import save_gif
+
+    if not args.output.lower().endswith(".gif"):
+        raise ValueError(f"-o {args.output}: the animation is a .gif file")
+    record = _read_record(args.record)
+    output_file(args.output)
+    try:
+        n = save_gif(record, args.output, cell=args.cell, fps=args.fps, hold=args.hold,
+                     moves=args.moves)
+    except (ValueError, KeyError, TypeError) as err:
+        what = f"missing field {err}" if isinstance(err, KeyError) else str(err)
+        raise ValueError(f"{args.record}: cannot draw this record: {what}") from None
+    print(f"{n} frames written to {args.output}")
+    return 0
+
+
 def cmd_solo_bench(args: argparse.Namespace) -> int:
     from agents import make_agent, split_specs
     from agents.solo_bench import file_for_bot, markdown_table, run_solo_bench
@@ -427,6 +444,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", default="game.html", help="HTML file (default game.html)")
     p.add_argument("--title", default=None, help="page title")
     p.set_defaults(func=cmd_view)
+
+    p = sub.add_parser("gif", parents=[common],
+                       help="a game record as an animated GIF (one frame per turn)")
+    p.add_argument("record", help="game record (JSON)")
+    p.add_argument("-o", "--output", default="game.gif", help="GIF file (default game.gif)")
+    p.add_argument("--cell", type=int_at_least(8), default=32,
+                   help="pixels per tile, >= 8 (default 32)")
+    p.add_argument("--fps", type=float, default=4.0, help="turns per second (default 4)")
+    p.add_argument("--hold", type=float, default=3.0,
+                   help="seconds the last frame stays (default 3)")
+    p.add_argument("--moves", type=int_at_least(0), metavar="K", default=None,
+                   help="animate the first K moves only")
+    p.set_defaults(func=cmd_gif)
 
     p = sub.add_parser("solo-bench", parents=[common],
                        help="a bot plays fixed solo deals; prints the statistics",
