@@ -39,10 +39,10 @@ def open_play(browser, url):  # noqa: F811
     return page
 
 
-def choose(session: HumanSession, turn: int):
+def choose(session: HumanSession, turn: int, tile: str | None = None):
     """A legal move of the person: a follower on odd turns where one may stand."""
     legal = session.legal()
-    tile = session.game.hand[0]
+    tile = tile or session.game.hand[0]
     cells = sorted(legal[tile])
     cell = cells[turn % len(cells)]
     rots = sorted(legal[tile][cell])
@@ -55,9 +55,11 @@ def choose(session: HumanSession, turn: int):
     return x, y, int(rot), follower, rots, options
 
 
-def play_by_clicks(page, session, turn):
-    x, y, rot, follower, rots, options = choose(session, turn)
+def play_by_clicks(page, session, turn, tile=None):
+    x, y, rot, follower, rots, options = choose(session, turn, tile)
     before = session.game.turn
+    if tile is not None:
+        page.page.locator(f'#hand button[data-tile="{tile}"]').click()
     page.page.locator(f'rect.legal[data-x="{x}"][data-y="{y}"]').click()
     for _ in range(rots.index(str(rot))):
         page.page.keyboard.press("r")
@@ -73,6 +75,8 @@ def play_by_clicks(page, session, turn):
     page.page.wait_for_function(f"(window.moves || 0) > {done}")
     move = session.game._moves[before]
     assert (move["x"], move["y"], move["rotation"], move["follower"]) == (x, y, rot, follower)
+    if tile is not None:
+        assert move["tile"] == tile
     return move
 
 
@@ -119,3 +123,14 @@ def test_solo_human(browser, served):  # noqa: F811
         play_by_clicks(page, session, turn)
     assert session.game.turn == 2
     assert page.page.evaluate("window.lastState")["scores"] == session.game.scores
+
+
+def test_strategic_hand_by_clicks(browser, served):  # noqa: F811
+    session, url = served(Rules(hand_size=3), ["greedy"])
+    page = open_play(browser, url)
+    for turn in range(2):
+        hand = session.game.hand
+        tile = hand[-1]
+        assert page.page.locator("#hand button").count() == len(hand)
+        play_by_clicks(page, session, turn, tile)
+    assert page.errors == []

@@ -16,11 +16,12 @@ from carcassonne_env.annotations import annotations_block
 from carcassonne_env.viewer import write_html
 
 
-def bot_game(rules: Rules, seed: int, annotated: bool = False) -> dict:
-    bots = [make_agent("heuristic", seed=seed + p) for p in range(rules.seats)]
+def bot_game(rules: Rules, seed: int, annotated: bool = False, bot: str = "heuristic",
+             moves: int | None = None) -> dict:
+    bots = [make_agent(bot, seed=seed + p) for p in range(rules.seats)]
     coach = Coach("heuristic") if annotated else None
     game, notes = Game(rules, seed=seed), []
-    while not game.done:
+    while not game.done and (moves is None or game.turn < moves):
         bot = bots[game.current_player if rules.variant != "solo" else 0]
         move = bot.act(game)
         if annotated:
@@ -36,9 +37,15 @@ def bot_game(rules: Rules, seed: int, annotated: bool = False) -> dict:
 def pages(tmp_path_factory):
     folder = tmp_path_factory.mktemp("viewer")
     out = {}
-    for name, rules, annotated in (("duel", Rules(), True), ("four", Rules(players=4), False),
-                                   ("solo", Rules(variant="solo"), False)):
-        record = bot_game(rules, seed=11, annotated=annotated)
+    for name, rules, annotated, bot, moves in (
+            ("duel", Rules(), True, "heuristic", None),
+            ("four", Rules(players=4), False, "heuristic", None),
+            ("solo", Rules(variant="solo"), False, "heuristic", None),
+            ("six", Rules(players=6), False, "greedy", None),
+            ("hands", Rules(hand_size=3, farm_scoring="city"), False, "greedy", None),
+            ("solo4", Rules(variant="solo", solo_colours=4), False, "greedy", None),
+            ("empty", Rules(), False, "greedy", 0)):
+        record = bot_game(rules, seed=11, annotated=annotated, bot=bot, moves=moves)
         (folder / f"{name}.json").write_text(json.dumps(record))
         out[name] = (write_html(record, folder / f"{name}.html"), record)
     return out
@@ -55,14 +62,21 @@ def shown_scores(page) -> list[int]:
     return [int(t) for t in page.page.locator("#seats td.score").all_inner_texts()]
 
 
-@pytest.mark.parametrize("name", ["duel", "four", "solo"])
+@pytest.mark.parametrize("name", ["duel", "four", "solo", "six", "hands", "solo4", "empty"])
 def test_loads_from_disk_without_errors(browser, pages, name):  # noqa: F811
     path, record = pages[name]
     page = open_page(browser, path)
     assert page.page.locator("use.tile").count() == 1  # the start tile
     assert page.page.locator("#turn-number").inner_text() == "0"
     page.page.keyboard.press("End")
+    assert page.page.locator("use.tile").count() == len(record["moves"]) + 1
+    assert [int(t) for t in page.page.locator("#seats td.score").all_inner_texts()] == (
+        record["scores"][-1] if record["moves"] else Game(
+            Rules.from_dict(record["rules"]), tile_order=record["tile_order"]).scores)
     page.screenshot(f"viewer_{name}_end.png")
+    page.page.keyboard.press("Home")
+    page.page.keyboard.press(" ")  # plays, then pauses
+    page.page.keyboard.press(" ")
     assert page.errors == []
 
 
