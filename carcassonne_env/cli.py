@@ -295,13 +295,16 @@ def cmd_arena(args: argparse.Namespace) -> int:
     from agents.arena import run_arena
 
     bots = split_specs(args.bots)
+    if args.annotate and not args.records:
+        raise ValueError("--annotate writes into the game records: give --records DIR")
     out = Path(args.out) if args.out else None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
     result = run_arena(bots, games=args.games, seed=args.seed, workers=args.workers,
                        gauntlet=args.gauntlet, rules=_rules(args),
                        records_dir=args.records, progress=not args.no_progress,
-                       backend=args.backend, ray_address=args.ray_address)
+                       backend=args.backend, ray_address=args.ray_address,
+                       annotate=args.annotate)
     markdown = result.to_markdown()
     print(markdown, end="")
     if out is not None:
@@ -505,6 +508,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR",
                    help="write summary.json, games.csv, leaderboard.csv and leaderboard.md")
     p.add_argument("--records", metavar="DIR", help="write every game record (JSON) here")
+    p.add_argument("--annotate", action="store_true",
+                   help="with --records: keep what each bot thought about its moves")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--backend", choices=("process", "ray"), default="process",
                    help="run the game batches in local processes or on Ray "

@@ -93,3 +93,23 @@ def test_cli_annotate_record_loads_and_views(tmp_path, capsys):
     capsys.readouterr()
     assert main(["play", "--annotate"]) == 2
     assert "--record" in capsys.readouterr().err
+
+
+def test_arena_records_annotated(tmp_path, capsys):
+    from agents.arena import run_arena
+
+    run_arena(["heuristic", "greedy"], games=2, records_dir=tmp_path, annotate=True,
+              progress=False)
+    records = [json.loads(p.read_text()) for p in sorted(tmp_path.glob("*.json"))]
+    assert len(records) == 2
+    for record in records:
+        notes = record["annotations"]["moves"]
+        assert len(notes) == len(record["moves"])
+        seat = record["bots"].index("heuristic")
+        assert all((n is not None) == (m["player"] == seat)
+                   for n, m in zip(notes, record["moves"], strict=True))
+        Game.from_record(record)
+    with pytest.raises(ValueError, match="records_dir"):
+        run_arena(["heuristic", "greedy"], games=2, annotate=True, progress=False)
+    assert main(["arena", "--annotate", "--games", "2"]) == 2
+    assert "--records" in capsys.readouterr().err
