@@ -4,9 +4,15 @@ terminal fallback and the command line. Browser tests: tests/test_play_browser.p
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
 import threading
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -121,3 +127,26 @@ def test_cli_human_errors(capsys):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert err.startswith("carcassonne: error:") and words in err, (argv, err)
+
+
+def test_cli_server_stops_cleanly_on_ctrl_c(tmp_path):
+    """`carcassonne play --human --no-browser`: serves on 127.0.0.1, Ctrl-C (SIGINT) ends it
+    with status 0 and the record of the moves so far."""
+    record = tmp_path / "h.json"
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "carcassonne_env.cli", "play", "--human", "--against",
+         "greedy", "--no-browser", "--record", str(record), "--seed", "3"],
+        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, CARCASSONNE_NO_COMPILE_NOTICE="1"))
+    try:
+        line = proc.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
+        state = json.loads(urllib.request.urlopen(url + "state", timeout=60).read())
+        assert state["human_to_move"] and state["turn"] == 0
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "stopped" in out and "Traceback" not in err
+    assert json.loads(record.read_text())["moves"] == []

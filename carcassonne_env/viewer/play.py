@@ -217,8 +217,12 @@ def make_server(session: HumanSession, port: int = 0) -> HTTPServer:
     return HTTPServer(("127.0.0.1", port), handler)
 
 
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
 def serve(session: HumanSession, port: int = 0, open_browser: bool = True,
-          say: Callable[[str], None] = print) -> None:
+          say: Callable[[str], None] = _say) -> None:
     """Serve `session` until Ctrl-C (then save the record of an unfinished game too)."""
     server = make_server(session, port)
     url = f"http://127.0.0.1:{server.server_address[1]}/"
