@@ -150,3 +150,12 @@ def test_cli_server_stops_cleanly_on_ctrl_c(tmp_path):
     assert proc.returncode == 0, err
     assert "stopped" in out and "Traceback" not in err
     assert json.loads(record.read_text())["moves"] == []
+
+
+def test_against_a_trained_policy():
+    pytest.importorskip("sb3_contrib")
+    session = HumanSession(Rules(), [make_agent("sb3:model=ppo_duel", seed=0)], seed=5,
+                           human_seat=1, names=["sb3:model=ppo_duel"])
+    assert session.game.turn == 1 and session.bot_moves[0]["name"] == "sb3:model=ppo_duel"
+    session.move(*first_legal(session))
+    assert session.game.turn == 3 and session.human_to_move()
