@@ -313,6 +313,7 @@ class _Batch(NamedTuple):
     start: int
     stop: int
     record: bool
+    annotate: bool = False  # issue 16: records carry the bots' annotations
 
 
 def _play_game(batch: _Batch, game_index: int) -> tuple[GameRow, dict | None]:
@@ -324,12 +325,17 @@ def _play_game(batch: _Batch, game_index: int) -> tuple[GameRow, dict | None]:
     dseed = deck_seed(batch.seed, deck)
     game = Game(batch.rules, seed=dseed)
     moves, seconds = [0] * players, [0.0] * players
+    notes: list | None = [] if batch.record and batch.annotate else None
     while not game.done:
         seat = game.current_player
         t0 = time.perf_counter()
         move = bots[seat].act(game)
         seconds[seat] += time.perf_counter() - t0
         moves[seat] += 1
+        if notes is not None:  # outside the clock
+            from .insight import explain
+
+            notes.append(explain(bots[seat], game))
         try:
             game.play(move)
         except IllegalMoveError as err:
@@ -346,6 +352,10 @@ def _play_game(batch: _Batch, game_index: int) -> tuple[GameRow, dict | None]:
         record = dict(game.to_record(), bots=list(seating), arena={
             "seed": batch.seed, "table": batch.table, "game": game_index, "deck": deck,
             "deck_seed": dseed, "rotation": rotation})
+        if notes is not None:
+            from carcassonne_env.annotations import annotations_block
+
+            record["annotations"] = annotations_block(notes)
     return row, record
 
 
@@ -372,7 +382,7 @@ def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 1
               seed: int = 0, workers: int = 1, gauntlet: str | None = None,
               rules: Rules | None = None, records_dir: str | Path | None = None,
               progress: bool = True, backend: str = "process",
-              ray_address: str | None = None) -> ArenaResult:
+              ray_address: str | None = None, annotate: bool = False) -> ArenaResult:
     """Play a tournament and return its games and statistics.
 
     bots: bot specs for `agents.make_agent` (``"greedy"``, ``"mcts:iterations=500"``),
@@ -390,6 +400,8 @@ def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 1
         spec, and "arena": seed, table, game, deck) is written there as
         ``t<table>_g<game>.json``; `Game.from_record` replays it.
     backend, ray_address: "process" or "ray" (see `agents.parallel.run_jobs`).
+    annotate: the records also keep what each bot thought about its moves
+        (`agents.insight.explain`, docs/records.md "Annotations"; needs `records_dir`).
 
     Raises ValueError for bad arguments (unknown bot, games not a multiple of players...).
     """
@@ -420,13 +432,16 @@ def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 1
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     tables = _tables(bots, players, gauntlet)
+    if annotate and records_dir is None:
+        raise ValueError("annotate=True writes into the records: give records_dir")
 
     # Jobs of a few decks each: enough jobs to balance the workers, few enough that
     # per-job overhead stays small. The split does not change any game.
     decks = games // players
     per_job = min(8, max(1, decks * len(tables) // (4 * workers)))
     jobs = [_Batch(t, table_bots, rules, seed, d * players,
-                   min(d + per_job, decks) * players, records_dir is not None)
+                   min(d + per_job, decks) * players, records_dir is not None,
+                   bool(annotate))
             for t, table_bots in enumerate(tables) for d in range(0, decks, per_job)]
     if records_dir is not None:
         records_dir = Path(records_dir)

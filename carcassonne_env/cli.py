@@ -1,5 +1,6 @@
 """The `carcassonne` command line: `play` (bots play a seeded game), `bench` (speed),
-`render` (a game record as a PNG), `arena` (a tournament between bots), `solo-bench`
+`render` (a game record as a PNG), `view` (a record as an HTML replay), `gif` (a record
+as an animation), `arena` (a tournament between bots), `solo-bench`
 (a bot's results on fixed solo deals), `train` (PPO baselines: the `training` scripts),
 `warmup` (compile the numba code ahead of time), `clear-cache` (delete it).
 
@@ -83,11 +84,50 @@ def _rules(args: argparse.Namespace) -> Rules:
     )
 
 
+def cmd_play_human(args: argparse.Namespace) -> int:
+    """`play --human`: a person against bots, in the browser or the terminal (issue 16)."""
+    from agents import make_agent, split_specs
+
+    from .viewer.play import HumanSession, play_tui, serve
+
+    rules = _rules(args)
+    if args.bots:
+        raise ValueError("--human takes its opponents from --against, not --bots")
+    if args.annotate or args.coach:
+        raise ValueError("--annotate and --coach annotate bots' games, not --human")
+    solo = rules.variant == "solo"
+    names = [] if solo else split_specs(args.against or "heuristic")
+    if not solo and len(names) == 1:
+        names = names * (rules.players - 1)
+    if not solo and len(names) != rules.players - 1:
+        raise ValueError(f"--against needs {rules.players - 1} bot specs (one per other "
+                         f"seat; or one for all), got {len(names)}: {','.join(names)}")
+    if solo and args.against:
+        raise ValueError("--against: the solo variant has no opponents")
+    if not 0 <= args.seat < rules.players:
+        raise ValueError(f"--seat must be in [0, {rules.players - 1}], got {args.seat}")
+    record = args.record or "human_game.json"
+    output_file(record)
+    bots = [make_agent(n, seed=args.seed + k) for k, n in enumerate(names)]
+    session = HumanSession(rules, bots, human_seat=args.seat, seed=args.seed, record=record,
+                           names=names)
+    if args.tui:
+        play_tui(session)
+    else:
+        serve(session, port=args.port, open_browser=not args.no_browser)
+    return 0
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     from agents import make_agent, split_specs
 
     from .game import Game
 
+    if args.human:
+        return cmd_play_human(args)
+    for flag in ("against", "tui", "no_browser"):
+        if getattr(args, flag):
+            raise ValueError(f"--{flag.replace('_', '-')} needs --human")
     rules = _rules(args)
     solo = rules.variant == "solo"
     names = split_specs(args.bots or ("random" if solo else "random,greedy"))
@@ -99,13 +139,25 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not solo and len(names) != rules.players:
         raise ValueError(f"--bots needs {rules.players} specs (one per seat; or one for "
                          f"every seat), got {len(names)}: {','.join(names)}")
+    annotate = args.annotate or args.coach is not None
+    if annotate and not args.record:
+        raise ValueError("--annotate and --coach write into the record: give --record FILE")
     output_file(args.record)
     bots = [make_agent(n, seed=args.seed + k) for k, n in enumerate(names)]
+    coach = notes = None
+    if annotate:  # issue 16: per-move agent insight in the record
+        from agents.insight import Coach
+        from agents.insight import annotate as note_for
+
+        coach = Coach(args.coach, seed=args.seed) if args.coach else None
+        notes = []
     game = Game(rules, seed=args.seed)
     while not game.done:
         seat = game.current_player
         bot = bots[0] if solo else bots[seat]
         move = bot.act(game)
+        if notes is not None:
+            notes.append(note_for(bot, game, move, args.top_k, coach))
         if args.verbose:
             print(f"turn {game.turn:2d} seat {seat} {game.hand} -> {tuple(move)}")
         game.play(move)
@@ -118,8 +170,13 @@ def cmd_play(args: argparse.Namespace) -> int:
         for seat, (name, score) in enumerate(zip(names, game.scores, strict=True)):
             print(f"seat {seat} ({name}): {score}")
     if args.record:
+        record = game.to_record()
+        if notes is not None:
+            from .annotations import annotations_block
+
+            record["annotations"] = annotations_block(notes)
         with open(args.record, "w", encoding="utf-8") as f:
-            json.dump(game.to_record(), f)
+            json.dump(record, f)
         print(f"record written to {args.record}")
     return 0
 
@@ -155,6 +212,49 @@ def cmd_render(args: argparse.Namespace) -> int:
     output_file(args.output)
     save_image(game, args.output, cell=args.cell)
     print(f"board after {game.turn} moves written to {args.output}")
+    return 0
+
+
+def _read_record(path: str) -> dict:
+    """A game record from a JSON file; ValueError naming the file if it is not one."""
+    with open(path, encoding="utf-8") as f:
+        try:
+            record = json.load(f)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}: not JSON: {err}") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"{path}: not a game record (expected a JSON object)")
+    return record
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    from .viewer import write_html
+
+    record = _read_record(args.record)
+    output_file(args.output)
+    try:
+        path = write_html(record, args.output, title=args.title)
+    except (ValueError, KeyError, TypeError) as err:
+        what = f"missing field {err}" if isinstance(err, KeyError) else str(err)
+        raise ValueError(f"{args.record}: cannot show this record: {what}") from None
+    print(f"replay of {len(record['moves'])} moves written to {path}")
+    return 0
+
+
+def cmd_gif(args: argparse.Namespace) -> int:
+    from .viewer.gif import save_gif
+
+    if not args.output.lower().endswith(".gif"):
+        raise ValueError(f"-o {args.output}: the animation is a .gif file")
+    record = _read_record(args.record)
+    output_file(args.output)
+    try:
+        n = save_gif(record, args.output, cell=args.cell, fps=args.fps, hold=args.hold,
+                     moves=args.moves)
+    except (ValueError, KeyError, TypeError) as err:
+        what = f"missing field {err}" if isinstance(err, KeyError) else str(err)
+        raise ValueError(f"{args.record}: cannot draw this record: {what}") from None
+    print(f"{n} frames written to {args.output}")
     return 0
 
 
@@ -195,13 +295,16 @@ def cmd_arena(args: argparse.Namespace) -> int:
     from agents.arena import run_arena
 
     bots = split_specs(args.bots)
+    if args.annotate and not args.records:
+        raise ValueError("--annotate writes into the game records: give --records DIR")
     out = Path(args.out) if args.out else None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
     result = run_arena(bots, games=args.games, seed=args.seed, workers=args.workers,
                        gauntlet=args.gauntlet, rules=_rules(args),
                        records_dir=args.records, progress=not args.no_progress,
-                       backend=args.backend, ray_address=args.ray_address)
+                       backend=args.backend, ray_address=args.ray_address,
+                       annotate=args.annotate)
     markdown = result.to_markdown()
     print(markdown, end="")
     if out is not None:
@@ -285,6 +388,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int_at_least(0), default=0)
     p.add_argument("--verbose", "-v", action="store_true", help="print every move")
     p.add_argument("--record", metavar="FILE", help="write the game record (JSON) here")
+    # issue 16: annotated records
+    p.add_argument("--annotate", action="store_true",
+                   help="store what each bot thought about its moves in the record (PPO: "
+                   "top actions and value; MCTS: visits; heuristic: its estimates)")
+    p.add_argument("--coach", metavar="BOT", default=None,
+                   help="also store the points each move lost versus BOT's move (implies "
+                   "--annotate)")
+    p.add_argument("--top-k", type=int_at_least(1), default=5,
+                   help="moves per annotation (default 5)")
+    # issue 16: a person plays
+    g = p.add_argument_group("human play")
+    g.add_argument("--human", action="store_true",
+                   help="you play against bots in the browser (a local server on "
+                   "127.0.0.1); with --solo you play the solo variant")
+    g.add_argument("--against", metavar="BOTS", default=None,
+                   help="with --human: bot spec for every other seat, or one per seat "
+                   "(default heuristic; sb3:model=ppo_duel works too)")
+    g.add_argument("--seat", type=int_at_least(0), default=0, help="with --human: your seat")
+    g.add_argument("--port", type=int_at_least(0), default=0,
+                   help="with --human: the server's port (default: a free one)")
+    g.add_argument("--no-browser", action="store_true",
+                   help="with --human: print the address, open no browser")
+    g.add_argument("--tui", action="store_true",
+                   help="with --human: play in the terminal instead of the browser")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("bench", parents=[common],
@@ -310,6 +437,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--moves", type=int_at_least(0), metavar="K", default=None,
                    help="draw the board after the first K moves only")
     p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("view", parents=[common],
+                       help="a game record as a self-contained HTML replay page",
+                       description="Write one HTML file (no network needed) that replays a "
+                       "game record: board, timeline, scores, deck, score chart and the "
+                       "agents' annotations; see docs/viewer.md.")
+    p.add_argument("record", help="game record (JSON) from `play --record` or the arena")
+    p.add_argument("-o", "--output", default="game.html", help="HTML file (default game.html)")
+    p.add_argument("--title", default=None, help="page title")
+    p.set_defaults(func=cmd_view)
+
+    p = sub.add_parser("gif", parents=[common],
+                       help="a game record as an animated GIF (one frame per turn)")
+    p.add_argument("record", help="game record (JSON)")
+    p.add_argument("-o", "--output", default="game.gif", help="GIF file (default game.gif)")
+    p.add_argument("--cell", type=int_at_least(8), default=32,
+                   help="pixels per tile, >= 8 (default 32)")
+    p.add_argument("--fps", type=float, default=4.0, help="turns per second (default 4)")
+    p.add_argument("--hold", type=float, default=3.0,
+                   help="seconds the last frame stays (default 3)")
+    p.add_argument("--moves", type=int_at_least(0), metavar="K", default=None,
+                   help="animate the first K moves only")
+    p.set_defaults(func=cmd_gif)
 
     p = sub.add_parser("solo-bench", parents=[common],
                        help="a bot plays fixed solo deals; prints the statistics",
@@ -358,6 +508,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR",
                    help="write summary.json, games.csv, leaderboard.csv and leaderboard.md")
     p.add_argument("--records", metavar="DIR", help="write every game record (JSON) here")
+    p.add_argument("--annotate", action="store_true",
+                   help="with --records: keep what each bot thought about its moves")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--backend", choices=("process", "ray"), default="process",
                    help="run the game batches in local processes or on Ray "

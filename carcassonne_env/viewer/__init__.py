@@ -1,0 +1,202 @@
+"""See and play games in a browser.
+
+- `view_data(record)` replays a game record and returns everything the replay page
+  shows, turn by turn (board, followers, scores, supplies, deck by kind, scoring events,
+  annotations); `write_html(record, path)` writes the self-contained page
+  (`carcassonne view record.json -o game.html`).
+- `tile_geometry(tileset)` exports the tile pictures and follower spots derived from the
+  packaged tile JSON (`carcassonne_env.tiles` / `carcassonne_env.render`), the one source
+  of the drawing used by the PNG renderer, the HTML viewer and the human-play page.
+- `carcassonne_env.viewer.play` serves a game against bots to a person (`play --human`).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+from collections import Counter
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+from ..core.config import KINDS
+from ..game import Game, Move
+from ..render import (
+    _MEEPLE,
+    _MEEPLE_WIDTH,
+    SEAT_COLOURS,
+    SEAT_NAMES,
+    segment_anchors,
+    tile_raster,
+)
+from ..tiles import TileSet, base_tileset
+
+VIEW_VERSION = 1
+_TILE_PX = 96  # pixels of the tile pictures embedded in the page
+
+
+def _hex(rgb: tuple[int, int, int]) -> str:
+    return "#" + "".join(f"{c:02x}" for c in rgb)
+
+
+@cache
+def _geometry_cached(ts: TileSet) -> dict[str, Any]:
+    tiles = {}
+    tb = ts.tables
+    for t, name in enumerate(ts.names):
+        buf = io.BytesIO()
+        Image.fromarray(tile_raster(ts, t, 0, _TILE_PX)).save(buf, format="PNG",
+                                                              optimize=True)
+        spots = []
+        for r in range(4):
+            anchors = segment_anchors(ts, t, r)
+            spots.append({ts.slot_names[t][r][s]: [round(ax, 3), round(ay, 3),
+                                                  KINDS[int(tb.seg_kind[t, s])]]
+                          for s, (ax, ay) in anchors.items()})
+        tiles[name] = {
+            "image": "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode(),
+            "spots": spots,  # per rotation: follower location -> [x, y, kind]
+            "aliases": [dict(ts.slot_aliases[t][r]) for r in range(4)],
+            "count": ts.counts[t],
+        }
+    return {"tiles": tiles, "start": ts.names[ts.start],
+            "meeple": [[x * _MEEPLE_WIDTH, y - 0.5] for x, y in _MEEPLE]}
+
+
+def tile_geometry(tileset: TileSet | None = None) -> dict[str, Any]:
+    """The drawing data of every tile type, derived from the packaged tile JSON: its
+    picture (a PNG data URI in the reference orientation, drawn by `render.tile_raster`),
+    for each rotation the follower spots (location -> [x, y, kind], fractions of the tile
+    size, board frame) and location aliases, and the meeple outline."""
+    return _geometry_cached(tileset or base_tileset())
+
+
+def _seat_labels(record: dict[str, Any], game: Game) -> list[str]:
+    seats = game.rules.seats
+    bots = record.get("bots")
+    labels = []
+    for p in range(seats):
+        colour = SEAT_NAMES[p % len(SEAT_NAMES)]
+        if game.rules.variant != "solo" and isinstance(bots, list) and p < len(bots):
+            labels.append(f"{colour} ({bots[p]})")
+        else:
+            labels.append(colour)
+    return labels
+
+
+def _deck_left(game: Game, order: Counter) -> dict[str, int]:
+    """Tiles not drawn yet, by kind: the record's tile order minus placed, discarded
+    and held tiles."""
+    used = Counter(p.tile for p in game.board.values())
+    used[game._ts.names[game._ts.start]] -= 1
+    used.update(game.discarded)
+    st = game._st
+    if game.rules.hand_size > 1:
+        used.update(game._ts.names[t] for t in st.hands.ravel().tolist() if t >= 0)
+    elif game.current_tile is not None:
+        used[game.current_tile] += 1
+    left = order - used
+    return {name: left[name] for name in sorted(left) if left[name] > 0}
+
+
+def _snapshot(game: Game, order: Counter) -> dict[str, Any]:
+    return {
+        "scores": game.scores,
+        "supply": game.followers_in_supply,
+        "followers": [[x, y, p.follower[0], p.follower[1]] for (x, y), p in
+                      game.board.items() if p.follower is not None],
+        "next": None if game.done else {"seat": game.current_player, "hand": game.hand},
+        "deck": _deck_left(game, order),
+        "tiles_left": game.tiles_left,
+    }
+
+
+def _events(game: Game, since: int) -> list[dict[str, Any]]:
+    return [{"kind": e.kind, "tiles": [list(c) for c in e.tiles], "points": e.points,
+             "scorers": list(e.scorers), "majority": list(e.majority), "final": e.final}
+            for e in game.events[since:]]
+
+
+def view_data(record: dict[str, Any]) -> dict[str, Any]:
+    """Replay `record` (a game record, docs/records.md) and return the JSON-serialisable
+    data of the replay page: rules, seats, tile geometry and one entry per turn. Raises
+    ValueError (naming the problem) for a record the viewer cannot show."""
+    if not isinstance(record, dict):
+        raise ValueError(f"a game record is a JSON object, got {type(record).__name__}")
+    from ..annotations import check_annotations
+
+    annotations = check_annotations(record)
+    replay = Game.from_record(record)  # validates and checks the recorded scores
+    rules = replay.rules
+    game = Game(rules, tile_order=record["tile_order"])
+    order = Counter(record["tile_order"])
+    start = next(iter(game.board.items()))
+    turns = []
+    for k, m in enumerate(record["moves"]):
+        seat, hand = game.current_player, game.hand
+        n_events = len(game.events)
+        mv = replay._moves[k]
+        game.play(Move(mv["x"], mv["y"], mv["rotation"], m.get("follower"), m.get("tile")))
+        turn = {"seat": seat, "hand": hand, "tile": mv["tile"], "x": mv["x"], "y": mv["y"],
+                "rotation": mv["rotation"], "follower": game.board[(mv["x"], mv["y"])].follower,
+                "events": _events(game, n_events), **_snapshot(game, order)}
+        turn["follower"] = turn["follower"][1] if turn["follower"] else None
+        if annotations is not None and k < len(annotations) and annotations[k] is not None:
+            turn["annotation"] = annotations[k]
+        turns.append(turn)
+    initial = Game(rules, tile_order=record["tile_order"])
+    solo = rules.variant == "solo"
+    return {
+        "view_version": VIEW_VERSION,
+        "rules": rules.to_dict(),
+        "solo": solo,
+        "seats": rules.seats,
+        "seat_labels": _seat_labels(record, game),
+        "seat_colours": [_hex(SEAT_COLOURS[p % len(SEAT_COLOURS)]) for p in range(rules.seats)],
+        "geometry": tile_geometry(game._ts),
+        "start": {"x": start[0][0], "y": start[0][1], "tile": start[1].tile,
+                  "rotation": start[1].rotation},
+        "initial": _snapshot(initial, order),
+        "turns": turns,
+        "result": game.result,
+        "end_reason": game.end_reason,
+        "annotated": annotations is not None,
+        "seed": record.get("seed"),
+    }
+
+
+def _asset(name: str) -> str:
+    return resources.files("carcassonne_env.viewer").joinpath(name).read_text("utf-8")
+
+
+def page(template: str, data: dict[str, Any], title: str) -> str:
+    """Fill an HTML template of this package with the shared board script and `data`."""
+    text = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    html = _asset(template)
+    return (html.replace("/*BOARD_JS*/", _asset("board.js"))
+            .replace("/*STYLE*/", _asset("style.css"))
+            .replace("__TITLE__", title)
+            .replace("/*DATA*/null", text))
+
+
+def view_html(record: dict[str, Any], title: str = "Carcassonne replay") -> str:
+    """The self-contained replay page of `record` (HTML with inline script, style and
+    pictures; opens from disk with no network)."""
+    return page("view.html", view_data(record), title)
+
+
+def write_html(record: dict[str, Any], path: str | os.PathLike[str],
+               title: str | None = None) -> Path:
+    """Write `view_html(record)` to `path`; returns the path."""
+    path = Path(path)
+    html = view_html(record, title or f"Carcassonne replay: {path.stem}")
+    path.write_text(html, encoding="utf-8")
+    return path
+
+
+__all__ = ["page", "tile_geometry", "view_data", "view_html", "write_html"]

@@ -1,0 +1,295 @@
+"""A person plays against bots: in the browser (`carcassonne play --human`, a local server
+on 127.0.0.1 built on the standard library's http.server) or in the terminal (`--tui`).
+
+The server owns the `Game`; the page only proposes moves. `HumanSession` is the game
+logic (legal placements for the page, the human's move checked by the rules, the bots'
+replies, the record), `serve` the HTTP front, `play_tui` the terminal one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import webbrowser
+from collections.abc import Callable, Sequence
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from typing import Any
+
+from ..game import Game, IllegalMoveError, Move
+from ..render import SEAT_COLOURS, SEAT_NAMES
+from ..rules import Rules
+from . import _hex, page, tile_geometry
+
+HUMAN = "human"
+
+
+class HumanSession:
+    """One game between a person (at `human_seat`; in solo every colour) and bots.
+
+    Args:
+        rules: the rules (solo: the person plays all colours, no bots).
+        bots: one agent per other seat, in seat order (empty in solo).
+        human_seat: the person's seat.
+        seed: the deck's seed.
+        record: where the record is written when the game ends (or the session stops).
+        names: the bots' specs, for the record and the page.
+    """
+
+    def __init__(self, rules: Rules, bots: Sequence[Any], human_seat: int = 0,
+                 seed: int | None = None, record: str | os.PathLike[str] | None = None,
+                 names: Sequence[str] | None = None) -> None:
+        self.rules = rules
+        self.solo = rules.variant == "solo"
+        if self.solo:
+            if bots:
+                raise ValueError("bots: the solo variant has no opponents")
+            human_seat = 0
+        elif len(bots) != rules.seats - 1:
+            raise ValueError(f"bots: {rules.seats} seats need {rules.seats - 1} bots, "
+                             f"got {len(bots)}")
+        if not 0 <= human_seat < rules.seats:
+            raise ValueError(f"human_seat must be in [0, {rules.seats}), got {human_seat}")
+        self.human_seat = human_seat
+        self.game = Game(rules, seed=seed)
+        self.record_path = Path(record) if record is not None else None
+        self.seats: list[Any] = list(bots)
+        names = list(names) if names is not None else [getattr(b, "name", "bot") for b in bots]
+        if not self.solo:
+            self.seats.insert(human_seat, None)
+            names.insert(human_seat, HUMAN)
+        self.names = names if not self.solo else [HUMAN]
+        self.bot_moves: list[dict[str, Any]] = []  # the bots' moves since the human's last
+        self.saved = False
+        self.lock = threading.Lock()
+        self._play_bots()
+
+    # ---------------------------------------------------------------- game flow
+    def human_to_move(self) -> bool:
+        return not self.game.done and (self.solo or self.game.current_player == self.human_seat)
+
+    def _play_bots(self) -> None:
+        game = self.game
+        while not game.done and not self.human_to_move():
+            seat = game.current_player
+            move = self.seats[seat].act(game)
+            tile = move.tile or game.current_tile
+            game.play(move)
+            self.bot_moves.append({"seat": seat, "name": self.names[seat], "tile": tile,
+                                   "x": move.x, "y": move.y, "rotation": move.rotation,
+                                   "follower": move.follower})
+        if game.done:
+            self.save()
+
+    def move(self, x: Any, y: Any, rotation: Any, follower: Any = None,
+             tile: Any = None) -> None:
+        """Play the person's move, then the bots' until the person is to move again.
+        Raises IllegalMoveError (state unchanged) for a move the rules refuse."""
+        with self.lock:
+            if not self.human_to_move():
+                raise IllegalMoveError("the game is over" if self.game.done
+                                       else "it is not your turn")
+            self.game.play(Move(x, y, rotation, follower, tile))
+            self.bot_moves = []
+            self._play_bots()
+
+    def record(self) -> dict[str, Any]:
+        rec = self.game.to_record()
+        if not self.solo:
+            rec["bots"] = list(self.names)
+        return rec
+
+    def save(self) -> Path | None:
+        """Write the record (if a path was given); returns the path."""
+        if self.record_path is None:
+            return None
+        self.record_path.parent.mkdir(parents=True, exist_ok=True)
+        self.record_path.write_text(json.dumps(self.record()), encoding="utf-8")
+        self.saved = True
+        return self.record_path
+
+    # ---------------------------------------------------------------- the page's view
+    def legal(self) -> dict[str, Any]:
+        """Legal moves of the person, grouped: tile -> "x,y" -> rotation -> followers
+        (null = none)."""
+        out: dict[str, Any] = {}
+        if not self.human_to_move():
+            return out
+        for m in self.game.legal_moves():
+            tile = m.tile or self.game.current_tile
+            rots = out.setdefault(tile, {}).setdefault(f"{m.x},{m.y}", {})
+            rots.setdefault(str(m.rotation), []).append(m.follower)
+        return out
+
+    def state(self) -> dict[str, Any]:
+        game = self.game
+        board = game.board
+        return {
+            "turn": game.turn,
+            "tiles": [[x, y, p.tile, p.rotation] for (x, y), p in board.items()],
+            "followers": [[x, y, p.follower[0], p.follower[1]] for (x, y), p in
+                          board.items() if p.follower is not None],
+            "scores": game.scores,
+            "supply": game.followers_in_supply,
+            "to_move": game.current_player,
+            "hand": game.hand,
+            "human_to_move": self.human_to_move(),
+            "legal": self.legal(),
+            "bot_moves": self.bot_moves,
+            "done": game.done,
+            "result": game.result,
+            "end_reason": game.end_reason,
+            "tiles_left": game.tiles_left,
+            "record": str(self.record_path) if self.saved and self.record_path else None,
+        }
+
+    def page_data(self) -> dict[str, Any]:
+        seats = self.rules.seats
+        return {
+            "solo": self.solo,
+            "seats": seats,
+            "human_seat": self.human_seat,
+            "seat_labels": [f"{SEAT_NAMES[p % 6]} ({self.names[p] if not self.solo else 'you'})"
+                            for p in range(seats)] if not self.solo else
+            [SEAT_NAMES[p % 6] for p in range(seats)],
+            "seat_colours": [_hex(SEAT_COLOURS[p % len(SEAT_COLOURS)]) for p in range(seats)],
+            "geometry": tile_geometry(self.game._ts),
+        }
+
+
+# -------------------------------------------------------------------- HTTP front
+class _Handler(BaseHTTPRequestHandler):
+    session: HumanSession
+    html: bytes
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+    def _send(self, status: int, body: bytes, kind: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, status: int, data: Any) -> None:
+        self._send(status, json.dumps(data).encode(), "application/json")
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        if self.path in ("/", "/index.html"):
+            self._send(200, self.html, "text/html; charset=utf-8")
+        elif self.path == "/favicon.ico":
+            self._send(204, b"", "image/x-icon")
+        elif self.path == "/state":
+            with self.session.lock:
+                self._json(200, self.session.state())
+        else:
+            self._json(404, {"error": f"no page {self.path}"})
+
+    def do_POST(self) -> None:  # noqa: N802
+        if self.path != "/move":
+            self._json(404, {"error": f"no action {self.path}"})
+            return
+        try:
+            length = int(self.headers.get("Content-Length", 0))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            if not isinstance(body, dict):
+                raise ValueError("a move is a JSON object")
+            self.session.move(body.get("x"), body.get("y"), body.get("rotation"),
+                              body.get("follower"), body.get("tile"))
+        except (IllegalMoveError, ValueError, TypeError) as err:
+            with self.session.lock:
+                self._json(400, {"error": str(err), "state": self.session.state()})
+            return
+        with self.session.lock:
+            self._json(200, {"ok": True, "state": self.session.state()})
+
+
+def make_server(session: HumanSession, port: int = 0) -> HTTPServer:
+    """An HTTP server on 127.0.0.1:`port` (0: a free port) serving `session`'s page
+    (``/``), its state (``GET /state``) and the person's moves (``POST /move``)."""
+    handler = type("Handler", (_Handler,), {
+        "session": session,
+        "html": page("play.html", session.page_data(), "Carcassonne: play").encode(),
+    })
+    return HTTPServer(("127.0.0.1", port), handler)
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def serve(session: HumanSession, port: int = 0, open_browser: bool = True,
+          say: Callable[[str], None] = _say) -> None:
+    """Serve `session` until Ctrl-C (then save the record of an unfinished game too)."""
+    server = make_server(session, port)
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    say(f"playing at {url} (Ctrl-C stops)")
+    if open_browser:
+        webbrowser.open(url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        say("stopped")
+    finally:
+        server.server_close()
+        if not session.saved:
+            path = session.save()
+            if path is not None:
+                say(f"record of {session.game.turn} moves written to {path}")
+        elif session.record_path is not None:
+            say(f"record written to {session.record_path}")
+
+
+# -------------------------------------------------------------------- terminal front
+def play_tui(session: HumanSession, read: Callable[[str], str] = input,
+             say: Callable[[str], None] = print) -> None:
+    """Play `session` in the terminal: the board as text, moves typed as
+    ``x y rotation [follower] [tile]`` (``list`` shows the legal moves, ``quit`` stops)."""
+    game = session.game
+    while not game.done:
+        for m in session.bot_moves:
+            say(f"{SEAT_NAMES[m['seat'] % 6]} ({m['name']}) placed {m['tile']} at "
+                f"({m['x']}, {m['y']}) rotation {m['rotation']}"
+                + (f", follower on {m['follower']}" if m["follower"] else ""))
+        session.bot_moves = []
+        say(str(game))
+        say(f"scores {game.scores}; your tile: {' '.join(game.hand)} "
+            f"(seat {game.current_player})")
+        while True:
+            try:
+                text = read("move> ").strip()
+            except EOFError:
+                text = "quit"
+            if text == "quit":
+                session.save()
+                return
+            if text == "list":
+                for m in game.legal_moves():
+                    say(f"  {m.x} {m.y} {m.rotation} {m.follower or '-'}"
+                        + (f" {m.tile}" if m.tile else ""))
+                continue
+            parts = text.split()
+            try:
+                if len(parts) < 3:
+                    raise IllegalMoveError("type: x y rotation [follower|-] [tile]")
+                x, y, r = (int(v) for v in parts[:3])
+                follower = parts[3] if len(parts) > 3 and parts[3] != "-" else None
+                tile = parts[4] if len(parts) > 4 else None
+                session.move(x, y, r, follower, tile)
+                break
+            except ValueError as err:  # IllegalMoveError is one
+                say(f"refused: {err}")
+    for m in session.bot_moves:
+        say(f"{SEAT_NAMES[m['seat'] % 6]} ({m['name']}) placed {m['tile']} at "
+            f"({m['x']}, {m['y']})")
+    say(str(game))
+    say(f"game over: result {game.result}")
+    if session.record_path is not None:
+        session.save()
+        say(f"record written to {session.record_path}")
+
+
+__all__ = ["HumanSession", "make_server", "play_tui", "serve"]

@@ -1,0 +1,115 @@
+"""Annotated records (`carcassonne play --annotate / --coach`, agents.insight)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents import make_agent
+from agents.insight import Coach, annotate, explain
+from carcassonne_env import Game
+from carcassonne_env.annotations import annotations_block, check_annotations
+from carcassonne_env.cli import main
+from carcassonne_env.viewer import view_data
+
+
+def test_heuristic_explains_its_choice():
+    game = Game(seed=4)
+    bot = make_agent("heuristic", seed=0)
+    move = bot.act(game)
+    note = explain(bot, game, top_k=3)
+    assert note["kind"] == "scores" and len(note["top"]) == 3
+    top = note["top"][0]
+    assert note["value"] == pytest.approx(top["score"], abs=1e-3)
+    chosen = [t for t in note["top"] if (t["x"], t["y"], t["rotation"], t["follower"])
+              == (move.x, move.y, move.rotation, move.follower)]
+    assert chosen and chosen[0]["score"] == pytest.approx(note["value"], abs=1e-3)
+    weights = [t["weight"] for t in note["top"]]
+    assert weights == sorted(weights, reverse=True) and 0 < sum(weights) <= 1 + 1e-6
+
+
+def test_mcts_visits_and_random_bot_exposes_nothing():
+    game = Game(seed=4)
+    bot = make_agent("mcts:iterations=60", seed=0)
+    move = bot.act(game)
+    note = explain(bot, game, top_k=4)
+    assert note["kind"] == "visits"
+    assert sum(t["visits"] for t in note["top"]) <= 60
+    assert (note["top"][0]["x"], note["top"][0]["y"]) == (move.x, move.y) or \
+        note["top"][0]["visits"] == max(t["visits"] for t in note["top"])
+    assert explain(make_agent("random", seed=0), game) is None
+
+
+def test_coach_points_lost():
+    game = Game(seed=5)
+    coach = Coach("heuristic")
+    moves, values = coach.yardstick.move_values(game)
+    worst = moves[int(values.argmin())]
+    note = annotate(make_agent("random", seed=0), game, worst, coach=coach)
+    assert note["kind"] == "none" and note["top"] == []
+    assert note["coach"]["points_lost"] == pytest.approx(values.max() - values.min(), abs=1e-2)
+    best = moves[int(values.argmax())]
+    assert annotate(make_agent("random"), game, best, coach=coach)["coach"][
+        "points_lost"] == pytest.approx(0, abs=1e-6)
+
+
+def test_sb3_policy_probabilities():
+    pytest.importorskip("sb3_contrib")
+    game = Game(seed=2)
+    bot = make_agent("sb3:model=ppo_duel", seed=0)
+    move = bot.act(game)
+    note = explain(bot, game, top_k=5)
+    assert note["kind"] == "policy" and isinstance(note["value"], float)
+    top = note["top"][0]
+    assert (top["x"], top["y"], top["rotation"], top["follower"]) == tuple(move[:4])
+    assert 0 < sum(t["p"] for t in note["top"]) <= 1 + 1e-6
+
+
+def test_cli_annotate_record_loads_and_views(tmp_path, capsys):
+    out = tmp_path / "g.json"
+    assert main(["play", "--bots", "heuristic,random", "--seed", "1", "--record", str(out),
+                 "--coach", "heuristic", "--top-k", "3"]) == 0
+    record = json.loads(out.read_text())
+    notes = record["annotations"]["moves"]
+    assert record["annotations"]["version"] == 1 and len(notes) == len(record["moves"])
+    assert all("coach" in n for n in notes)
+    assert notes[0]["kind"] == "scores" and notes[1]["kind"] == "none"
+    Game.from_record(record)  # the schema accepts it
+    data = view_data(record)
+    assert data["annotated"] and data["turns"][0]["annotation"] == notes[0]
+    # An older record (no annotations) still loads; a newer annotations version is named.
+    Game.from_record({k: v for k, v in record.items() if k != "annotations"})
+    newer = dict(record, annotations={"version": 2, "moves": []})
+    Game.from_record(newer)  # informative: the game itself replays
+    with pytest.raises(ValueError, match="unsupported annotations version 2"):
+        check_annotations(newer)
+    with pytest.raises(ValueError, match="annotations.moves"):
+        check_annotations(dict(record, annotations=annotations_block(notes[:3])))
+    bad = json.loads(out.read_text())
+    bad["annotations"]["moves"][2]["top"][0]["rotation"] = 7
+    with pytest.raises(ValueError, match=r"annotations\.moves\[2\]"):
+        Game.from_record(bad)
+    capsys.readouterr()
+    assert main(["play", "--annotate"]) == 2
+    assert "--record" in capsys.readouterr().err
+
+
+def test_arena_records_annotated(tmp_path, capsys):
+    from agents.arena import run_arena
+
+    run_arena(["heuristic", "greedy"], games=2, records_dir=tmp_path, annotate=True,
+              progress=False)
+    records = [json.loads(p.read_text()) for p in sorted(tmp_path.glob("*.json"))]
+    assert len(records) == 2
+    for record in records:
+        notes = record["annotations"]["moves"]
+        assert len(notes) == len(record["moves"])
+        seat = record["bots"].index("heuristic")
+        assert all((n is not None) == (m["player"] == seat)
+                   for n, m in zip(notes, record["moves"], strict=True))
+        Game.from_record(record)
+    with pytest.raises(ValueError, match="records_dir"):
+        run_arena(["heuristic", "greedy"], games=2, annotate=True, progress=False)
+    assert main(["arena", "--annotate", "--games", "2"]) == 2
+    assert "--records" in capsys.readouterr().err
