@@ -148,8 +148,8 @@ def test_a_model_trained_on_the_aggregate_observation_plays_and_gets_its_env():
     extractor = model.policy.features_extractor
     assert extractor.scale is not None and float(extractor.scale.min()) == pytest.approx(1 / 60)
     assert "scale" not in model.policy.state_dict()  # derived from the space, not saved
-    assert model_env_options(model, solo=True) == {"colours": 3, "board_size": 8, "action_mode": "turn",
-                                        "obs_features": "aggregate"}
+    assert model_env_options(model, solo=True) == {
+        "colours": 3, "board_size": 8, "action_mode": "turn", "obs_features": "aggregate"}
     env = make_env_for_model(model, solo=True)  # untrained: no observation tells
     assert env.observation_space == model.observation_space
     game = Game(Rules(variant="solo"), seed=0)
