@@ -13,6 +13,7 @@ from carcassonne_env import Game, Move
 from carcassonne_env.checks import check_bool, check_choice, check_optional_int, check_seed
 from carcassonne_env.encoding import (
     ACTION_MODES,
+    OBS_FEATURES,
     Encoder,
     WindowOverflowError,
     WindowOverflowWarning,
@@ -122,12 +123,16 @@ class SB3Agent:
         if key not in self._encoders:
             n_actions = int(self.model.action_space.n)
             board_shape = self.model.observation_space["board"].shape
-            for mode in (self.action_mode,) if self.action_mode else ACTION_MODES:
-                enc = Encoder(game.rules, self.board_size, mode, tileset=game._ts)
-                if enc.n_actions == n_actions and enc.board_shape == board_shape:
-                    break
-            else:
+            n_features = self.model.observation_space["features"].shape[0]
+            fits = [enc for mode in ((self.action_mode,) if self.action_mode else ACTION_MODES)
+                    for features in OBS_FEATURES
+                    for enc in [Encoder(game.rules, self.board_size, mode, tileset=game._ts,
+                                        obs_features=features)]
+                    if (enc.n_actions, enc.board_shape, enc.n_features)
+                    == (n_actions, board_shape, n_features)]
+            if not fits:
                 raise ValueError(self._mismatch(game))
+            enc = fits[0]
             self._encoders[key] = enc
         return self._encoders[key]
 

@@ -162,6 +162,11 @@ def bench_envs(steps: int, repeats: int) -> dict[str, float]:
                       lambda: np.flatnonzero(solo.action_masks()), steps)
             for _ in range(repeats)),
     }
+    # The same with the aggregate observation (issue 13 section 2): its price per step.
+    agg = gymnasium.make("Carcassonne/Solo-v0", obs_features="aggregate").unwrapped
+    results["Solo-v0 env steps/s (aggregate obs)"] = statistics.median(
+        _env_rate(lambda: agg.reset(seed=0), lambda a: agg.step(a)[2],
+                  lambda: np.flatnonzero(agg.action_masks()), steps) for _ in range(repeats))
     for n in (64, 256):
         venv = SoloVectorEnv(n)
         venv.reset(seed=0)

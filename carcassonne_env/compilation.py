@@ -23,6 +23,7 @@ NOTICE = ("carcassonne-env: compiling the rules core with numba (first run only,
 # Every module with jitted functions (tests/conftest.py keys the test cache on these
 # files; tests/test_compilation.py checks that the list is complete).
 JITTED_MODULES = (
+    "carcassonne_env.core.aggregates",
     "carcassonne_env.core.board",
     "carcassonne_env.core.encode",
     "carcassonne_env.core.playout",
@@ -94,6 +95,7 @@ def warmup(report: Callable[[str], None] = print) -> float:
         enc.encode(game, 0)
         if mode == "two_step":
             enc.encode(game, 0, pending=enc.placement(game, int(enc.action_mask(game).argmax())))
+    Encoder(game.rules, 8, obs_features="aggregate").encode(game, 0)
     venv = SoloVectorEnv(num_envs=2, board_size=8, num_threads=1)
     venv.reset(seed=0)
     venv.step(venv.action_masks().argmax(axis=1))

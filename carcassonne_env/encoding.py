@@ -29,6 +29,14 @@ import numpy as np
 from gymnasium import spaces
 
 from .core import config as C
+from .core.aggregates import (
+    CAP_FOLLOWERS,
+    CAP_OPEN,
+    CAP_POINTS,
+    CAP_TILES,
+    N_AGG_FIXED,
+    encode_with_aggregates,
+)
 from .core.encode import (
     MODE_FOLLOWER,
     MODE_PLACE,
@@ -36,12 +44,14 @@ from .core.encode import (
     N_FIXED_PLANES,
     encode,
 )
+from .core.state import copy_state
 from .game import Game, Move
 from .rules import Rules
 from .tiles import TileSet, base_tileset
 
 ACTION_MODES = ("turn", "two_step")
 OVERFLOW_POLICIES = ("warn", "raise")
+OBS_FEATURES = ("standard", "aggregate")
 
 
 class WindowOverflowWarning(UserWarning):
@@ -121,11 +131,16 @@ class Encoder:
             `WindowOverflowWarning` once per encoder; those moves are masked out and
             counted in `last_outside`) or "raise" (`WindowOverflowError`). If no legal
             move at all is inside the window, `WindowOverflowError` is raised either way.
+        obs_features: "standard" (the planes and features above) or "aggregate" (also,
+            per pixel, what the rules core tracks about its feature: points when
+            completed and at the end, open edges, tiles, whether it can still be claimed,
+            followers per seat; per seat, the score plus pending end-game points; see
+            `core.aggregates` and docs/observations.md).
     """
 
     def __init__(self, rules: Rules | None = None, board_size: int = 32,
                  action_mode: str = "turn", on_overflow: str = "warn",
-                 tileset: TileSet | None = None) -> None:
+                 tileset: TileSet | None = None, obs_features: str = "standard") -> None:
         if not isinstance(board_size, (int, np.integer)) or isinstance(board_size, bool) \
                 or board_size < 3:
             raise ValueError(f"board_size must be an integer >= 3, got {board_size!r}")
@@ -134,6 +149,10 @@ class Encoder:
         if on_overflow not in OVERFLOW_POLICIES:
             raise ValueError(f"on_overflow must be one of {OVERFLOW_POLICIES}, "
                              f"got {on_overflow!r}")
+        if obs_features not in OBS_FEATURES:
+            raise ValueError(f"obs_features must be one of {OBS_FEATURES}, "
+                             f"got {obs_features!r}")
+        self.obs_features = obs_features
         self.rules = rules if rules is not None else Rules()
         self.tileset = tileset or base_tileset()
         self.board_size = B = int(board_size)
@@ -144,8 +163,14 @@ class Encoder:
         self.n_types = len(self.tileset.names)
         self.n_placements = self.hand_size * B * B * 4
         self.n_actions = self.n_placements * (self.slots if action_mode == "turn" else 1)
-        self.board_shape = (3 * B, 3 * B, N_FIXED_PLANES + self.rules.seats)
+        seats = self.rules.seats
+        self.aggregate = obs_features == "aggregate"
+        self._agg_base = N_FIXED_PLANES + seats  # first aggregate plane
+        self.board_shape = (3 * B, 3 * B, self._agg_base + self.aggregate * (N_AGG_FIXED + seats))
         self.n_features = len(self.feature_names)
+        self._agg_fbase = self.n_features - self.aggregate * seats
+        self._scratch = self._counts = None  # the aggregates' buffers, sized by the game
+        self._pending_points = np.zeros(seats, np.int64)
         self.subtiles = subtile_table(self.tileset)
         self.last_outside = 0
         self._warned = False
@@ -161,8 +186,13 @@ class Encoder:
         seats = self.rules.seats
         owners = ([f"follower_colour_{c}" for c in range(seats)] if self.rules.variant == "solo"
                   else ["follower_me"] + [f"follower_opponent_{k}" for k in range(1, seats)])
-        return ["city", "road", "field", "monastery", "pennant", "open_cell",
-                "completed_feature", "last_tile", *owners]
+        names = ["city", "road", "field", "monastery", "pennant", "open_cell",
+                 "completed_feature", "last_tile", *owners]
+        if self.aggregate:
+            names += ["feature_points_complete", "feature_points_end", "feature_open_edges",
+                      "feature_tiles", "feature_claimable",
+                      *(f"feature_{o}" for o in owners)]
+        return names
 
     @property
     def feature_names(self) -> list[str]:
@@ -175,12 +205,25 @@ class Encoder:
                 *(f"score_{q}" for q in seats), *(f"supply_{q}" for q in seats),
                 *(f"to_move_{q}" for q in seats), "follower_phase",
                 *(f"players_{p}" for p in range(1, C.MAX_SEATS + 1)),
-                "small_city", "farms_per_city", "farm_city_points", "strategic_hand", "solo"]
+                "small_city", "farms_per_city", "farm_city_points", "strategic_hand", "solo",
+                *(f"projected_score_{q}" for q in seats if self.aggregate)]
+
+    def plane_highs(self) -> np.ndarray:
+        """int8[C]: the largest value of each board plane (1 but for aggregate planes)."""
+        highs = np.ones(self.board_shape[2], np.int8)
+        if self.aggregate:
+            caps = (CAP_POINTS, CAP_POINTS, CAP_OPEN, CAP_TILES, 1)
+            highs[self._agg_base:self._agg_base + N_AGG_FIXED] = caps
+            highs[self._agg_base + N_AGG_FIXED:] = CAP_FOLLOWERS
+        return highs
 
     def observation_space(self) -> spaces.Dict:
-        """Dict(board: Box int8 [3B, 3B, C] in {0, 1}, features: Box float32)."""
+        """Dict(board: Box int8 [3B, 3B, C] in {0, 1} (aggregate planes: 0 to
+        `plane_highs`), features: Box float32)."""
+        high = np.broadcast_to(self.plane_highs(), self.board_shape).copy()
         return spaces.Dict({
-            "board": spaces.Box(0, 1, self.board_shape, np.int8),
+            "board": spaces.Box(np.zeros(self.board_shape, np.int8), high, self.board_shape,
+                                np.int8),
             "features": spaces.Box(0.0, np.float32(C.MAX_SEATS * 1000), (self.n_features,),
                                    np.float32),
         })
@@ -234,9 +277,18 @@ class Encoder:
         need = self.hand_size * 4 * st.frontier.shape[0] * self.slots
         if self._rows.shape[0] < need:  # room for every legal move of this game's size
             self._rows = np.empty((need, 5), np.int64)
-        n, outside = encode(st, self.tileset.tables, self.subtiles, self.n_types, self.slots,
-                            observer, mode, pend, self._rows, out["board"], out["features"],
-                            out["action_mask"] if with_mask else self._no_mask, dirty)
+        args = (st, self.tileset.tables, self.subtiles, self.n_types, self.slots, observer,
+                mode, pend, self._rows, out["board"], out["features"],
+                out["action_mask"] if with_mask else self._no_mask, dirty)
+        if self.aggregate:
+            if self._scratch is None or self._counts.shape[0] != st.parent.shape[0]:
+                self._scratch = copy_state(st)
+                self._counts = np.zeros(st.parent.shape[0], np.int64)
+            n, outside = encode_with_aggregates(*args, self._agg_base, self._agg_fbase,
+                                                self._scratch, self._counts,
+                                                self._pending_points)
+        else:
+            n, outside = encode(*args)
         self.last_outside = int(outside)
         if outside:
             self._overflow(game, n, outside)

@@ -53,7 +53,8 @@ def test_the_cache_key_covers_every_module_with_jitted_code():
     for name in modules:
         assert Path(importlib.import_module(name).__file__) in covered, name
     expected = {f"carcassonne_env/core/{m}.py" for m in (
-        "board", "config", "encode", "jit", "playout", "queries", "scoring", "state", "turn",
+        "aggregates", "board", "config", "encode", "jit", "playout", "queries", "scoring",
+        "state", "turn",
         "vector")} | {"agents/evaluation.py", "agents/search.py"}
     assert {str(p.relative_to(ROOT)) for p in covered} == expected
     if os.environ["NUMBA_CACHE_DIR"].startswith(str(ROOT / ".numba_cache")):

@@ -73,9 +73,19 @@ class BoardExtractor(BaseFeaturesExtractor):
         self.context = nn.Linear(n_features, channels)
         self.blocks = nn.ModuleList(nn.Conv2d(channels, channels, 3, padding=1)
                                     for _ in range(blocks))
+        # Planes above 1 (the aggregate observation's points and counts) are scaled by
+        # their space's high into [0, 1]; not saved: the space gives it back.
+        high = observation_space["board"].high[0, 0].astype("float32")
+        if (high > 1).any():
+            self.register_buffer("scale", th.as_tensor(1.0 / high)[:, None, None],
+                                 persistent=False)
+        else:
+            self.scale = None
 
     def forward(self, obs: dict[str, th.Tensor]) -> th.Tensor:
         board = obs["board"].permute(0, 3, 1, 2)  # NHWC planes seen as channels-last NCHW
+        if self.scale is not None:
+            board = board * self.scale
         h = th.relu(self.cell(board) + self.context(obs["features"])[:, :, None, None])
         for conv in self.blocks:
             h = th.relu(h + conv(h))

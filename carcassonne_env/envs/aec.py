@@ -59,7 +59,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         reward: "score" (points gained this step, final scoring included), "margin" (own
             gain minus the opponents' mean gain) or "win" (+1 / 0 / -1 at the end: sole
             top score / shared top score / otherwise).
-        board_size, action_mode, on_overflow: see `carcassonne_env.encoding.Encoder`.
+        board_size, action_mode, on_overflow, obs_features: see
+            `carcassonne_env.encoding.Encoder` (obs_features="aggregate" adds per-feature
+            planes and projected scores, docs/observations.md).
         illegal_reward: reward of an agent whose action is not legal; the game then ends
             for everyone (like PettingZoo's TerminateIllegalWrapper) and
             ``infos[agent]["illegal_move"]`` says why.
@@ -83,7 +85,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
     def __init__(self, rules: Rules | None = None, *, reward: str = "score",
                  board_size: int = 32, action_mode: str = "turn", on_overflow: str = "warn",
                  illegal_reward: float = -1.0, render_mode: str | None = None,
-                 obs_layout: str = "dict", **rule_options: Any) -> None:
+                 obs_layout: str = "dict", obs_features: str = "standard",
+                 **rule_options: Any) -> None:
         super().__init__()
         rules = rules_from(rules, rule_options)
         if rules.variant == "solo" or not 2 <= rules.players <= 6:
@@ -97,7 +100,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self.illegal_reward = check_real("illegal_reward", illegal_reward)
         self.render_mode = render_mode
         self.obs_layout = check_choice("obs_layout", obs_layout, OBS_LAYOUTS)
-        self.driver = TurnDriver(rules, board_size, action_mode, on_overflow)
+        self.driver = TurnDriver(rules, board_size, action_mode, on_overflow, obs_features)
         self.possible_agents = [f"player_{p}" for p in range(rules.players)]
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
         enc = self.driver.encoder

@@ -45,10 +45,11 @@ class TurnDriver:
     """One game seen through an `Encoder` (see `Encoder` for the arguments)."""
 
     def __init__(self, rules: Rules, board_size: int = 32, action_mode: str = "turn",
-                 on_overflow: str = "warn") -> None:
+                 on_overflow: str = "warn", obs_features: str = "standard") -> None:
         self.rules = rules
         self._solo = rules.variant == "solo"
-        self.encoder = Encoder(rules, board_size, action_mode, on_overflow)
+        self.encoder = Encoder(rules, board_size, action_mode, on_overflow,
+                               obs_features=obs_features)
         self.game: Game | None = None
         self.pending: tuple[int, int, int, int] | None = None
         self._cache: dict[int, dict[str, np.ndarray]] = {}

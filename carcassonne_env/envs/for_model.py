@@ -16,8 +16,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from ..core.aggregates import N_AGG_FIXED
 from ..core.encode import N_FIXED_PLANES
-from ..encoding import ACTION_MODES, Encoder
+from ..encoding import ACTION_MODES, OBS_FEATURES, Encoder
 from ..rules import Rules
 
 
@@ -58,7 +59,8 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
         `SoloEnv`), ``{"players", "hand_size", "board_size", "action_mode"}`` otherwise
         (keywords of `VsBotsEnv` and of the PettingZoo env). Rule options that do not
         change the spaces (small_city, farm scoring, followers) cannot be read off: pass
-        them to the env as the model was trained.
+        them to the env as the model was trained. A model trained on the aggregate
+        observation also gets ``"obs_features": "aggregate"``.
     """
     model = _load(model)
     obs_space = getattr(model, "observation_space", None)
@@ -72,23 +74,29 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
     board_shape = tuple(obs_space["board"].shape)
     n_features, n_actions = obs_space["features"].shape[0], int(act_space.n)
     seats = board_shape[2] - N_FIXED_PLANES
-    if solo is None and seats in (3, 4):
-        solo = _trained_on_solo(model)
     candidates = []
-    for rules in _rules_with(seats, solo):
-        for mode in ACTION_MODES:
-            enc = Encoder(rules, max(board_shape[0] // 3, 3), mode)
-            if (enc.board_shape, enc.n_features, enc.n_actions) == (board_shape, n_features,
-                                                                     n_actions):
-                candidates.append((rules, enc))
+    for features in OBS_FEATURES:
+        # seats read off the planes as if standard; aggregate planes add 5 + seats more
+        n_seats = seats if features == "standard" else (seats - N_AGG_FIXED) // 2
+        if solo is None and n_seats in (3, 4):
+            solo = _trained_on_solo(model)
+        for rules in _rules_with(n_seats, solo):
+            for mode in ACTION_MODES:
+                enc = Encoder(rules, max(board_shape[0] // 3, 3), mode, obs_features=features)
+                if (enc.board_shape, enc.n_features, enc.n_actions) == (
+                        board_shape, n_features, n_actions):
+                    candidates.append((rules, enc))
     if not candidates:
         raise ValueError(f"no env of this package gives board planes {board_shape}, "
                          f"{n_features} features and {n_actions} actions (solo={solo})")
     if len({rules.variant for rules, _ in candidates}) > 1:
+        seats = candidates[0][0].seats
         raise ValueError(f"the model's spaces fit both the solo variant with {seats} colours "
                          f"and {seats} players: pass solo=True or solo=False")
     rules, enc = candidates[0]
     options = {"board_size": enc.board_size, "action_mode": enc.action_mode}
+    if enc.obs_features != "standard":
+        options["obs_features"] = enc.obs_features
     if rules.variant == "solo":
         return {"colours": rules.solo_colours, **options}
     return {"players": rules.players, "hand_size": rules.hand_size, **options}

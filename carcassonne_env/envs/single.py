@@ -27,13 +27,13 @@ class _SingleAgentEnv(gym.Env):
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
     def __init__(self, rules: Rules, board_size: int, action_mode: str, on_overflow: str,
-                 illegal_reward: float, render_mode: str | None) -> None:
+                 illegal_reward: float, render_mode: str | None, obs_features: str) -> None:
         if render_mode is not None:
             check_choice("render_mode", render_mode, RENDER_MODES)
         self.rules = rules
         self.render_mode = render_mode
         self.illegal_reward = check_real("illegal_reward", illegal_reward)
-        self.driver = TurnDriver(rules, board_size, action_mode, on_overflow)
+        self.driver = TurnDriver(rules, board_size, action_mode, on_overflow, obs_features)
         self.observation_space = self.driver.encoder.observation_space()
         self.action_space = self.driver.encoder.action_space()
         self._over = "before the first reset()"  # why step() is refused; None: playing
@@ -97,7 +97,9 @@ class SoloEnv(_SingleAgentEnv):
 
     Args:
         colours: 3 or 4 solo colours.
-        board_size, action_mode, on_overflow: see `carcassonne_env.encoding.Encoder`.
+        board_size, action_mode, on_overflow, obs_features: see
+            `carcassonne_env.encoding.Encoder` (obs_features="aggregate" adds per-feature
+            planes and projected scores, docs/observations.md).
         illegal_reward: reward for an illegal action, which ends the episode
             (``info["illegal_move"]`` says why).
         render_mode: "ansi", "rgb_array" or "human".
@@ -105,10 +107,10 @@ class SoloEnv(_SingleAgentEnv):
 
     def __init__(self, colours: int = 3, board_size: int = 32, action_mode: str = "turn",
                  on_overflow: str = "warn", illegal_reward: float = -1.0,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, obs_features: str = "standard") -> None:
         check_int("colours", colours, 3, 4)
         super().__init__(Rules(variant="solo", solo_colours=colours), board_size,
-                         action_mode, on_overflow, illegal_reward, render_mode)
+                         action_mode, on_overflow, illegal_reward, render_mode, obs_features)
 
     def _observer(self) -> int:
         return 0  # colours are absolute in solo
@@ -142,14 +144,15 @@ class VsBotsEnv(_SingleAgentEnv):
             opponents' turns and final scoring included), "margin" (that minus the
             opponents' mean gain) or "win" (+1 / 0 / -1 at the end).
         rules: a `Rules`, or its options as keywords.
-        board_size, action_mode, on_overflow, illegal_reward, render_mode: as `SoloEnv`.
+        board_size, action_mode, on_overflow, illegal_reward, render_mode, obs_features:
+            as `SoloEnv`.
     """
 
     def __init__(self, opponents: Sequence[str] | str = ("greedy",), seat: int | None = None,
                  reward: str = "score", rules: Rules | None = None, board_size: int = 32,
                  action_mode: str = "turn", on_overflow: str = "warn",
                  illegal_reward: float = -1.0, render_mode: str | None = None,
-                 **rule_options: Any) -> None:
+                 obs_features: str = "standard", **rule_options: Any) -> None:
         from agents import make_agent  # bots live outside the rules package
 
         if isinstance(opponents, str):
@@ -178,7 +181,7 @@ class VsBotsEnv(_SingleAgentEnv):
             seat = check_int("seat", seat, 0, rules.players - 1)
         check_choice("reward", reward, REWARDS)
         super().__init__(rules, board_size, action_mode, on_overflow, illegal_reward,
-                         render_mode)
+                         render_mode, obs_features)
         self.opponent_names = names
         self.fixed_seat = seat
         self.reward_mode = reward
