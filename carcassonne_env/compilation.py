@@ -32,7 +32,9 @@ JITTED_MODULES = (
     "carcassonne_env.core.turn",
     "carcassonne_env.core.vector",
     "agents.evaluation",
+    "agents.jitted_bots",
     "agents.search",
+    "agents.vs_bots_kernel",
 )
 
 _checked = False

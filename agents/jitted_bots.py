@@ -1,0 +1,257 @@
+"""The random, greedy and heuristic bots inside numba, choosing exactly the moves of
+`agents.simple.RandomAgent`, `agents.simple.GreedyAgent` and
+`agents.heuristic.HeuristicAgent` (the batched `VsBots` vector env plays them).
+
+Exactness. The Python bots draw their tie-breaks from ``random.Random(seed)``: a
+Mersenne Twister (MT19937) seeded by ``init_by_array`` with the seed's 32-bit words, and
+``choice(seq)`` = ``seq[_randbelow(len(seq))]`` with ``_randbelow(n)``: k = n.bit_length(),
+draw ``genrand_uint32() >> (32 - k)`` until it is below n. This module implements that
+generator (`mt_seed`, `mt_below`) on a uint32[625] state (624 words, then the index), so
+a jitted bot seeded like a Python bot draws the same numbers. The moves are chosen from
+the core's legal rows, in the order of ``Game.legal_moves()``; the greedy values are the
+same integers, the heuristic values come from the same jitted evaluation
+(`agents.evaluation.evaluate_moves`). tests/test_vector_multi.py checks move for move.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from carcassonne_env.core import config as C
+from carcassonne_env.core.state import copy_into
+from carcassonne_env.core.turn import apply_move, legal_moves, tile_to_place
+
+from . import evaluation as E
+
+#: Bot kinds by seat in the kernel's tables (LEARNER: the learning seat; POLICY: a seat
+#: moved from Python by a policy, see `carcassonne_env.envs.vector_multi`).
+LEARNER, RANDOM, GREEDY, HEURISTIC, POLICY = -1, 0, 1, 2, 3
+KINDS = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC}
+MT_WORDS = 625  # 624 state words + the index
+
+_N, _M = 624, 397
+_MATRIX_A = np.uint64(0x9908B0DF)
+_UPPER = np.uint64(0x80000000)
+_LOWER = np.uint64(0x7FFFFFFF)
+_MASK32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(cache=True, nogil=True)
+def _init_genrand(mt, s):
+    mt[0] = np.uint32(s)
+    for i in range(1, _N):
+        prev = np.uint64(mt[i - 1])
+        v = (np.uint64(1812433253) * (prev ^ (prev >> np.uint64(30))) + np.uint64(i)) & _MASK32
+        mt[i] = np.uint32(v)
+    mt[_N] = _N
+
+
+@njit(cache=True, nogil=True)
+def mt_seed(mt, seed):
+    """Seed the MT19937 state `mt` (uint32[625]) as ``random.Random(seed)`` does for a
+    non-negative integer seed below 2**64 (CPython's ``init_by_array`` over the seed's
+    32-bit words, least significant first)."""
+    s = np.uint64(seed)
+    key0 = s & _MASK32
+    key1 = s >> np.uint64(32)
+    n_key = 2 if key1 != 0 else 1
+    _init_genrand(mt, 19650218)
+    i, j = 1, 0
+    for _ in range(max(_N, n_key)):
+        prev = np.uint64(mt[i - 1])
+        key = key0 if j == 0 else key1
+        v = ((np.uint64(mt[i]) ^ (((prev ^ (prev >> np.uint64(30))) * np.uint64(1664525))
+                                   & _MASK32)) + key + np.uint64(j)) & _MASK32
+        mt[i] = np.uint32(v)
+        i += 1
+        j += 1
+        if i >= _N:
+            mt[0] = mt[_N - 1]
+            i = 1
+        if j >= n_key:
+            j = 0
+    for _ in range(_N - 1):
+        prev = np.uint64(mt[i - 1])
+        v = ((np.uint64(mt[i]) ^ (((prev ^ (prev >> np.uint64(30))) * np.uint64(1566083941))
+                                   & _MASK32)) - np.uint64(i)) & _MASK32
+        mt[i] = np.uint32(v)
+        i += 1
+        if i >= _N:
+            mt[0] = mt[_N - 1]
+            i = 1
+    mt[0] = np.uint32(0x80000000)
+    mt[_N] = _N
+
+
+@njit(cache=True, nogil=True)
+def _twist(mt):
+    for kk in range(_N):
+        y = (np.uint64(mt[kk]) & _UPPER) | (np.uint64(mt[(kk + 1) % _N]) & _LOWER)
+        v = np.uint64(mt[(kk + _M) % _N]) ^ (y >> np.uint64(1))
+        if y & np.uint64(1):
+            v ^= _MATRIX_A
+        mt[kk] = np.uint32(v)
+    mt[_N] = 0
+
+
+@njit(cache=True, nogil=True)
+def mt_next(mt):
+    """The next 32-bit output of the generator (CPython's ``genrand_uint32``)."""
+    if mt[_N] >= _N:
+        _twist(mt)
+    y = np.uint64(mt[mt[_N]])
+    mt[_N] += 1
+    y ^= y >> np.uint64(11)
+    y ^= (y << np.uint64(7)) & np.uint64(0x9D2C5680)
+    y ^= (y << np.uint64(15)) & np.uint64(0xEFC60000)
+    y ^= y >> np.uint64(18)
+    return y & _MASK32
+
+
+@njit(cache=True, nogil=True)
+def mt_below(mt, n):
+    """``random.Random._randbelow(n)`` for 1 <= n < 2**32: a uniform integer in [0, n)."""
+    k = 0
+    m = n
+    while m > 0:
+        k += 1
+        m >>= 1
+    shift = np.uint64(32 - k)
+    r = np.int64(mt_next(mt) >> shift)
+    while r >= n:
+        r = np.int64(mt_next(mt) >> shift)
+    return r
+
+
+@njit(cache=True, nogil=True)
+def _greedy_keys(st, tb, row, after, seat, solo):
+    """GreedyAgent._value of one legal row as (gain, second key, keep)."""
+    copy_into(after, st)
+    apply_move(after, tb, row[0], row[1], row[2], row[3], row[4])
+    if solo:
+        lo = after.scores[0]
+        total = 0
+        for p in range(after.scores.shape[0]):
+            lo = min(lo, after.scores[p])
+            total += after.scores[p]
+        a, b = np.int64(lo), np.int64(total)
+    else:
+        a, b = np.int64(after.scores[seat] - st.scores[seat]), np.int64(0)
+    slot = row[4]
+    if slot < 0:
+        keep = 0
+    elif tb.seg_kind[tile_to_place(st, row[0]), slot] == C.K_FIELD:
+        keep = -1
+    else:
+        keep = 1
+    return a, b, keep
+
+
+@njit(cache=True, nogil=True)
+def choose(st, tb, kind, w, mt, rows, after, scratch, values, evals, unseen, keys):
+    """Index into `rows` (filled here with the legal moves, `Game.legal_moves` order) of
+    the move bot `kind` (RANDOM / GREEDY / HEURISTIC) plays in `st`, drawing from its
+    generator `mt`; -1 if the game is over. `w`: heuristic weights; `after`, `scratch`:
+    same-shaped scratch states; `values` float64[seats], `evals` float64[len(rows)],
+    `unseen` int64[tile types], `keys` int64[len(rows), 3] are buffers."""
+    n = legal_moves(st, tb, rows)
+    if n == 0:
+        return -1
+    if kind == RANDOM:
+        return mt_below(mt, n)
+    seat = st.sc[C.SC_SEAT]
+    if kind == GREEDY:
+        solo = st.cfg[C.CFG_SOLO] != 0
+        for i in range(n):
+            a, b, keep = _greedy_keys(st, tb, rows[i], after, seat, solo)
+            keys[i, 0], keys[i, 1], keys[i, 2] = a, b, keep
+        b0, b1, b2 = keys[0, 0], keys[0, 1], keys[0, 2]
+        for i in range(1, n):
+            k0, k1, k2 = keys[i, 0], keys[i, 1], keys[i, 2]
+            if k0 > b0 or (k0 == b0 and (k1 > b1 or (k1 == b1 and k2 > b2))):
+                b0, b1, b2 = k0, k1, k2
+        m = 0
+        for i in range(n):  # the tied moves' indices, in order, into column 2
+            if keys[i, 0] == b0 and keys[i, 1] == b1 and keys[i, 2] == b2:
+                keys[m, 2] = i  # row m <= i: its keys were already read
+                m += 1
+        return keys[mt_below(mt, m), 2]
+    # HEURISTIC
+    E.unseen_tiles(st, unseen.shape[0], unseen)
+    E.evaluate_moves(st, tb, rows, n, w, unseen, after, scratch, values, evals)
+    best_v = evals[0]
+    for i in range(1, n):
+        best_v = max(best_v, evals[i])
+    m = 0
+    for i in range(n):
+        if evals[i] >= best_v - 1e-9:
+            keys[m, 0] = i
+            m += 1
+    return keys[mt_below(mt, m), 0]
+
+
+@njit(cache=True, nogil=True)
+def play_bot(st, tb, kind, w, mt, rows, after, scratch, values, evals, unseen, keys):
+    """Let bot `kind` play its move in `st` (see `choose`); returns the row index."""
+    i = choose(st, tb, kind, w, mt, rows, after, scratch, values, evals, unseen, keys)
+    if i >= 0:
+        apply_move(st, tb, rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3], rows[i, 4])
+    return i
+
+
+class JittedBot:
+    """A jitted bot behind the `Agent` protocol (``act(game) -> Move``): same moves as the
+    Python bot of the same spec and seed. For tests and for comparing the two.
+
+    Args:
+        spec: "random", "greedy" or "heuristic" (with weight options, e.g.
+            ``"heuristic:follower=3.0"``).
+        seed: the seed the Python bot would get (``random.Random(seed)``); a non-negative
+            integer below 2**64.
+    """
+
+    def __init__(self, spec: str, seed: int) -> None:
+        self.kind, self.weights = bot_spec(spec)
+        self.name = spec
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) \
+                or not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+        self.mt = np.zeros(MT_WORDS, np.uint32)
+        mt_seed(self.mt, np.uint64(seed))
+
+    def choose_row(self, game) -> np.ndarray:
+        """The core row (hand, x, y, rotation, slot) this bot plays in `game`."""
+        from carcassonne_env.core.state import copy_state
+
+        st, ts = game._st, game._ts
+        rows = np.empty((game.rules.hand_size * 4 * st.frontier.shape[0]
+                         * (ts.max_segments + 1), 5), np.int64)
+        i = choose(st, ts.tables, self.kind, self.weights, self.mt, rows, copy_state(st),
+                   copy_state(st), np.zeros(st.scores.shape[0]), np.zeros(rows.shape[0]),
+                   np.zeros(len(ts.names), np.int64), np.zeros((rows.shape[0], 3), np.int64))
+        if i < 0:
+            raise ValueError("the game is over")
+        return rows[i].copy()
+
+    def act(self, game):
+        row = self.choose_row(game)
+        moves = game.legal_moves()
+        rows = game._legal_rows()
+        return moves[int(np.flatnonzero((rows == row).all(axis=1))[0])]
+
+
+def bot_spec(spec: str) -> tuple[int, np.ndarray]:
+    """(kind, heuristic weight vector) of a bot spec the jitted bots can play: "random",
+    "greedy", "heuristic" or "heuristic:WEIGHT=VALUE:..."; ValueError otherwise."""
+    from .base import make_agent
+
+    name = spec.split(":")[0]
+    if name not in KINDS:
+        raise ValueError(f"no jitted version of bot {spec!r}; jitted bots: "
+                         f"{', '.join(KINDS)}")
+    agent = make_agent(spec, seed=0)  # validates the options
+    from .heuristic import weight_vector
+
+    w = agent._w.copy() if name == "heuristic" else weight_vector({})
+    return KINDS[name], w
