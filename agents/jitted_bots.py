@@ -6,7 +6,7 @@ Exactness. The Python bots draw their tie-breaks from ``random.Random(seed)``: a
 Mersenne Twister (MT19937) seeded by ``init_by_array`` with the seed's 32-bit words, and
 ``choice(seq)`` = ``seq[_randbelow(len(seq))]`` with ``_randbelow(n)``: k = n.bit_length(),
 draw ``genrand_uint32() >> (32 - k)`` until it is below n. This module implements that
-generator (`mt_seed`, `mt_below`) on a uint32[625] state (624 words, then the index), so
+generator (`mt_seed`, `mt_below`) on an int64[625] state (624 32-bit words, then the index), so
 a jitted bot seeded like a Python bot draws the same numbers. The moves are chosen from
 the core's legal rows, in the order of ``Game.legal_moves()``; the greedy values are the
 same integers, the heuristic values come from the same jitted evaluation
@@ -31,39 +31,37 @@ KINDS = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC}
 MT_WORDS = 625  # 624 state words + the index
 
 _N, _M = 624, 397
-_MATRIX_A = np.uint64(0x9908B0DF)
-_UPPER = np.uint64(0x80000000)
-_LOWER = np.uint64(0x7FFFFFFF)
-_MASK32 = np.uint64(0xFFFFFFFF)
+_MATRIX_A = 0x9908B0DF
+_UPPER = 0x80000000
+_LOWER = 0x7FFFFFFF
+_MASK32 = 0xFFFFFFFF
+# The generator works on int64 words below 2**32 (products stay below 2**63): no
+# unsigned arithmetic, so no signed/unsigned casts.
 
 
 @njit(cache=True, nogil=True)
 def _init_genrand(mt, s):
-    mt[0] = np.uint32(s)
+    mt[0] = s & _MASK32
     for i in range(1, _N):
-        prev = np.uint64(mt[i - 1])
-        v = (np.uint64(1812433253) * (prev ^ (prev >> np.uint64(30))) + np.uint64(i)) & _MASK32
-        mt[i] = np.uint32(v)
+        prev = mt[i - 1]
+        mt[i] = (1812433253 * (prev ^ (prev >> 30)) + i) & _MASK32
     mt[_N] = _N
 
 
 @njit(cache=True, nogil=True)
 def mt_seed(mt, seed):
-    """Seed the MT19937 state `mt` (uint32[625]) as ``random.Random(seed)`` does for a
-    non-negative integer seed below 2**64 (CPython's ``init_by_array`` over the seed's
-    32-bit words, least significant first)."""
-    s = np.uint64(seed)
-    key0 = s & _MASK32
-    key1 = s >> np.uint64(32)
+    """Seed the MT19937 state `mt` (int64[625]: 624 words, then the index) as
+    ``random.Random(seed)`` does for an integer seed in [0, 2**63) (CPython's
+    ``init_by_array`` over the seed's 32-bit words, least significant first)."""
+    key0 = seed & _MASK32
+    key1 = seed >> 32
     n_key = 2 if key1 != 0 else 1
     _init_genrand(mt, 19650218)
     i, j = 1, 0
     for _ in range(max(_N, n_key)):
-        prev = np.uint64(mt[i - 1])
+        prev = mt[i - 1]
         key = key0 if j == 0 else key1
-        v = ((np.uint64(mt[i]) ^ (((prev ^ (prev >> np.uint64(30))) * np.uint64(1664525))
-                                   & _MASK32)) + key + np.uint64(j)) & _MASK32
-        mt[i] = np.uint32(v)
+        mt[i] = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1664525) & _MASK32)) + key + j) & _MASK32
         i += 1
         j += 1
         if i >= _N:
@@ -72,26 +70,24 @@ def mt_seed(mt, seed):
         if j >= n_key:
             j = 0
     for _ in range(_N - 1):
-        prev = np.uint64(mt[i - 1])
-        v = ((np.uint64(mt[i]) ^ (((prev ^ (prev >> np.uint64(30))) * np.uint64(1566083941))
-                                   & _MASK32)) - np.uint64(i)) & _MASK32
-        mt[i] = np.uint32(v)
+        prev = mt[i - 1]
+        mt[i] = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1566083941) & _MASK32)) - i) & _MASK32
         i += 1
         if i >= _N:
             mt[0] = mt[_N - 1]
             i = 1
-    mt[0] = np.uint32(0x80000000)
+    mt[0] = 0x80000000
     mt[_N] = _N
 
 
 @njit(cache=True, nogil=True)
 def _twist(mt):
     for kk in range(_N):
-        y = (np.uint64(mt[kk]) & _UPPER) | (np.uint64(mt[(kk + 1) % _N]) & _LOWER)
-        v = np.uint64(mt[(kk + _M) % _N]) ^ (y >> np.uint64(1))
-        if y & np.uint64(1):
+        y = (mt[kk] & _UPPER) | (mt[(kk + 1) % _N] & _LOWER)
+        v = mt[(kk + _M) % _N] ^ (y >> 1)
+        if y & 1:
             v ^= _MATRIX_A
-        mt[kk] = np.uint32(v)
+        mt[kk] = v
     mt[_N] = 0
 
 
@@ -100,13 +96,13 @@ def mt_next(mt):
     """The next 32-bit output of the generator (CPython's ``genrand_uint32``)."""
     if mt[_N] >= _N:
         _twist(mt)
-    y = np.uint64(mt[mt[_N]])
+    y = mt[mt[_N]]
     mt[_N] += 1
-    y ^= y >> np.uint64(11)
-    y ^= (y << np.uint64(7)) & np.uint64(0x9D2C5680)
-    y ^= (y << np.uint64(15)) & np.uint64(0xEFC60000)
-    y ^= y >> np.uint64(18)
-    return y & _MASK32
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    y ^= y >> 18
+    return y
 
 
 @njit(cache=True, nogil=True)
@@ -117,10 +113,10 @@ def mt_below(mt, n):
     while m > 0:
         k += 1
         m >>= 1
-    shift = np.uint64(32 - k)
-    r = np.int64(mt_next(mt) >> shift)
+    shift = 32 - k
+    r = mt_next(mt) >> shift
     while r >= n:
-        r = np.int64(mt_next(mt) >> shift)
+        r = mt_next(mt) >> shift
     return r
 
 
@@ -207,18 +203,18 @@ class JittedBot:
     Args:
         spec: "random", "greedy" or "heuristic" (with weight options, e.g.
             ``"heuristic:follower=3.0"``).
-        seed: the seed the Python bot would get (``random.Random(seed)``); a non-negative
-            integer below 2**64.
+        seed: the seed the Python bot would get (``random.Random(seed)``); an integer in
+            [0, 2**63) (the envs draw bot seeds below 2**63).
     """
 
     def __init__(self, spec: str, seed: int) -> None:
         self.kind, self.weights = bot_spec(spec)
         self.name = spec
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) \
-                or not 0 <= seed < 2**64:
-            raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
-        self.mt = np.zeros(MT_WORDS, np.uint32)
-        mt_seed(self.mt, np.uint64(seed))
+                or not 0 <= seed < 2**63:
+            raise ValueError(f"seed must be an integer in [0, 2**63), got {seed!r}")
+        self.mt = np.zeros(MT_WORDS, np.int64)
+        mt_seed(self.mt, np.int64(seed))
 
     def choose_row(self, game) -> np.ndarray:
         """The core row (hand, x, y, rotation, slot) this bot plays in `game`."""

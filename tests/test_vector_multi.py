@@ -19,8 +19,8 @@ from carcassonne_env import Game, Rules
 
 @pytest.mark.parametrize("seed", [0, 1, 2**32 - 1, 2**32, 2**63 - 1, 98765432123456789])
 def test_mersenne_twister_matches_python_random(seed):
-    mt = np.zeros(MT_WORDS, np.uint32)
-    mt_seed(mt, np.uint64(seed))
+    mt = np.zeros(MT_WORDS, np.int64)
+    mt_seed(mt, seed)
     py = random.Random(seed)
     assert tuple(int(x) for x in mt) == py.getstate()[1]
     for n in [1, 2, 3, 7, 64, 65, 1000] * 120:  # runs past one 624-word twist
