@@ -105,7 +105,8 @@ class VsBotsVectorEnv(VectorEnv):
                  copy: bool = False, num_threads: int | None = None,
                  render_mode: str | None = None, self_policy: Policy | None = None,
                  **rule_options: Any) -> None:
-        from agents.jitted_bots import KINDS, POLICY, bot_spec
+        from agents.fast_bots import bot_spec
+        from agents.jitted_bots import KINDS, POLICY
         from agents.vs_bots_kernel import REWARD_MODES
 
         self.num_envs = check_int("num_envs", num_envs, 1)
@@ -145,9 +146,12 @@ class VsBotsVectorEnv(VectorEnv):
                 kind, w = bot_spec(entry)
                 self._slots.append((kind, w, -2))
                 self.opponent_names.append(entry)
-            elif callable(entry):
-                self._slots.append((POLICY, zero_w, len(self._policies)))
-                self._policies.append(entry)
+            elif callable(entry):  # one batch per policy object, whatever its seats
+                known = [k for k, f in enumerate(self._policies) if f is entry]
+                index = known[0] if known else len(self._policies)
+                if not known:
+                    self._policies.append(entry)
+                self._slots.append((POLICY, zero_w, index))
                 self.opponent_names.append(getattr(entry, "name", "policy"))
             else:
                 raise ValueError("opponents must be bot specs (strings), 'self' or policy "
@@ -200,6 +204,7 @@ class VsBotsVectorEnv(VectorEnv):
         self._rngs = [seeding.np_random(None)[0] for _ in range(N)]
         self._all = np.arange(N, dtype=np.int64)
         self._has_policies = any(k == POLICY for k, _, _ in self._slots)
+        self._self_play = any(i == -1 for _, _, i in self._slots)
         self._pbuf: _Buffers | None = None  # the policies' observation batch
 
     # ------------------------------------------------------------------ api
@@ -217,6 +222,7 @@ class VsBotsVectorEnv(VectorEnv):
             if len(seeds) != self.num_envs:
                 raise ValueError(f"need {self.num_envs} seeds, got {len(seeds)}")
             self._rngs = [seeding.np_random(s)[0] for s in seeds]
+        self._check_self_policy()
         for i in range(self.num_envs):
             self._deal(i)
         self._start(self._all)
@@ -230,6 +236,7 @@ class VsBotsVectorEnv(VectorEnv):
             raise ValueError(f"actions must be {self.num_envs} integers (one per game), got "
                              f"an array of {actions.size} {actions.dtype}")
         actions = actions.astype(np.int64, copy=False).reshape(self.num_envs)
+        self._check_self_policy()
         enc = self.encoder
         src, dst = self._sets[self._cur], self._sets[1 - self._cur]
         self._cur = 1 - self._cur
@@ -282,6 +289,13 @@ class VsBotsVectorEnv(VectorEnv):
         return SB3VecEnv(self)
 
     # ------------------------------------------------------------------ internals
+    def _check_self_policy(self) -> None:
+        if self._self_play and self.self_policy is None:
+            raise ValueError("opponents include 'self' seats: set self_policy (the policy "
+                             "that plays them, e.g. the learner's) before reset() / step()")
+        if self.self_policy is not None and not callable(self.self_policy):
+            raise ValueError(f"self_policy must be a callable, got {self.self_policy!r}")
+
     def _deal(self, i: int) -> None:
         """Draw game i's next deck, learning seat and bot seeds from its generator, in
         the order `VsBotsEnv.reset` draws them (`_start` begins the game)."""
@@ -335,9 +349,6 @@ class VsBotsVectorEnv(VectorEnv):
                 which = waiting[owners == owner]
                 observers = self._waiting[which]
                 policy = self.self_policy if owner == -1 else self._policies[owner]
-                if policy is None:
-                    raise ValueError("opponents include 'self' seats: set self_policy (the "
-                                     "policy that plays them) before stepping")
                 buf = self._policy_buffers(len(which))
                 set_num_threads(self.num_threads)
                 observe_batch(self._states, tb, enc.subtiles, enc.n_types, enc.slots, which,
