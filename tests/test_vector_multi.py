@@ -253,3 +253,15 @@ def test_self_play_seats_use_the_self_policy():
     assert all((s == 1).all() for s in seen) and len(seen) == 5
     for i in range(2):
         assert venv.game(i).current_player == 0  # the learner's (seat 0) decision
+
+
+def test_bench_reports_vs_bots_beside_solo():
+    from carcassonne_env.bench import TARGETS, bench_vs_bots
+
+    results = bench_vs_bots(steps=8, repeats=1, num_envs=2)
+    for bot in ("random", "greedy", "heuristic"):
+        assert results[f"VsBots vector steps/s (N=2, {bot})"] > 0
+    assert results["VsBots/solo ratio (random)"] == pytest.approx(
+        results["VsBots vector steps/s (N=2, random)"] / results["SoloVectorEnv steps/s (N=2)"])
+    assert "VsBots/solo ratio (random, 1 thread)" in results
+    assert TARGETS["VsBots/solo ratio (random)"] == 0.45
