@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from carcassonne_env.core import config as C
+from carcassonne_env.core.board import n_segments, root_of
 from carcassonne_env.core.state import copy_into
 from carcassonne_env.core.turn import apply_move, legal_moves, tile_to_place
 
@@ -123,26 +124,58 @@ def mt_below(mt, n):
 
 @njit(cache=True, nogil=True)
 def _greedy_keys(st, tb, row, after, seat, solo):
-    """GreedyAgent._value of one legal row as (gain, second key, keep)."""
+    """GreedyAgent._value of one legal row as (gain, second key, keep), and whether the
+    move scored anything or could have (it completed a feature or ended the game)."""
     copy_into(after, st)
     apply_move(after, tb, row[0], row[1], row[2], row[3], row[4])
+    a, b = _score_keys(after, st, seat, solo)
+    return a, b, _keep(st, tb, row), after.sc[C.SC_DONE] != 0 or _completed(st, after, tb)
+
+
+@njit(cache=True, nogil=True)
+def _score_keys(after, st, seat, solo):
     if solo:
         lo = after.scores[0]
         total = 0
         for p in range(after.scores.shape[0]):
             lo = min(lo, after.scores[p])
             total += after.scores[p]
-        a, b = np.int64(lo), np.int64(total)
-    else:
-        a, b = np.int64(after.scores[seat] - st.scores[seat]), np.int64(0)
+        return np.int64(lo), np.int64(total)
+    return np.int64(after.scores[seat] - st.scores[seat]), np.int64(0)
+
+
+@njit(cache=True, nogil=True)
+def _keep(st, tb, row):
+    """GreedyAgent's follower key: 0 none, -1 a farmer, 1 another follower."""
     slot = row[4]
     if slot < 0:
-        keep = 0
-    elif tb.seg_kind[tile_to_place(st, row[0]), slot] == C.K_FIELD:
-        keep = -1
-    else:
-        keep = 1
-    return a, b, keep
+        return 0
+    if tb.seg_kind[tile_to_place(st, row[0]), slot] == C.K_FIELD:
+        return -1
+    return 1
+
+
+@njit(cache=True, nogil=True)
+def _completed(st, after, tb):
+    """Whether the tile just placed in `after` (played from `st`) completed a road, city
+    or monastery."""
+    S = n_segments(after)
+    i = after.sc[C.SC_PLACED] - 1
+    t = after.ptype[i]
+    for s in range(tb.n_seg[t]):
+        kind = tb.seg_kind[t, s]
+        if (kind == C.K_CITY or kind == C.K_ROAD) and after.fdone[root_of(after.parent,
+                                                                          i * S + s)]:
+            return True
+    bx, by = after.px[i], after.py[i]
+    for dy in range(-1, 2):
+        for dx in range(-1, 2):
+            j = after.board[by + dy, bx + dx]
+            if j >= 0:
+                m = tb.mon_seg[after.ptype[j]]
+                if m >= 0 and after.fdone[j * S + m] and (j == i or not st.fdone[j * S + m]):
+                    return True
+    return False
 
 
 @njit(cache=True, nogil=True)
@@ -160,8 +193,18 @@ def choose(st, tb, kind, w, mt, rows, after, scratch, values, evals, unseen, key
     seat = st.sc[C.SC_SEAT]
     if kind == GREEDY:
         solo = st.cfg[C.CFG_SOLO] != 0
+        # The follower choices of one placement (consecutive rows) score the same unless
+        # the placement completes a feature or ends the game: then each row is played.
+        quiet = False
+        a0, b0 = _score_keys(st, st, seat, solo)  # the scores of a move scoring nothing
         for i in range(n):
-            a, b, keep = _greedy_keys(st, tb, rows[i], after, seat, solo)
+            same = i > 0 and rows[i, 0] == rows[i - 1, 0] and rows[i, 1] == rows[i - 1, 1] \
+                and rows[i, 2] == rows[i - 1, 2] and rows[i, 3] == rows[i - 1, 3]
+            if same and quiet:
+                keys[i, 0], keys[i, 1], keys[i, 2] = a0, b0, _keep(st, tb, rows[i])
+                continue
+            a, b, keep, loud = _greedy_keys(st, tb, rows[i], after, seat, solo)
+            quiet = not loud
             keys[i, 0], keys[i, 1], keys[i, 2] = a, b, keep
         b0, b1, b2 = keys[0, 0], keys[0, 1], keys[0, 2]
         for i in range(1, n):
