@@ -265,3 +265,18 @@ def test_bench_reports_vs_bots_beside_solo():
         results["VsBots vector steps/s (N=2, random)"] / results["SoloVectorEnv steps/s (N=2)"])
     assert "VsBots/solo ratio (random, 1 thread)" in results
     assert TARGETS["VsBots/solo ratio (random)"] == 0.45
+
+
+def test_maskable_ppo_self_play_with_its_own_policy_as_opponent(one_torch_thread):
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from carcassonne_env.envs.vector_multi import sb3_policy
+
+    venv = VsBotsVectorEnv(num_envs=2, opponents="self", players=2, board_size=16)
+    model = sb3_contrib.MaskablePPO("MultiInputPolicy", venv.to_sb3(), n_steps=16,
+                                    batch_size=16, n_epochs=1, seed=0, device="cpu")
+    calls = []
+    policy = sb3_policy(model)
+    venv.self_policy = lambda obs, masks, seats: calls.append(len(seats)) or policy(
+        obs, masks, seats)
+    model.learn(32)
+    assert model.num_timesteps == 32 and calls and max(calls) <= 2
