@@ -280,3 +280,23 @@ def test_maskable_ppo_self_play_with_its_own_policy_as_opponent(one_torch_thread
         obs, masks, seats)
     model.learn(32)
     assert model.num_timesteps == 32 and calls and max(calls) <= 2
+
+
+def test_game_views_render_and_copies():
+    venv = VsBotsVectorEnv(num_envs=2, opponents="greedy", board_size=16, copy=True,
+                           render_mode="ansi")
+    obs, _ = venv.reset(seed=3)
+    kept = obs["board"].copy()
+    enc = venv.encoder
+    for _ in range(3):
+        for i in range(2):
+            game = venv.game(i)
+            assert game.current_player == venv.seats[i]  # the learner is to move
+            mask = venv.action_masks()[i]
+            assert {enc.action_to_move(game, int(a)) for a in np.flatnonzero(mask)} <= set(
+                game.legal_moves())
+        obs2, *_ = venv.step(venv.action_masks().argmax(axis=1))
+        assert obs2["board"] is not obs["board"]
+    assert np.array_equal(obs["board"], kept)  # copy=True: never overwritten
+    assert venv.render() == (str(venv.game(0)), str(venv.game(1)))
+    assert VsBotsVectorEnv(num_envs=1).render() is None
