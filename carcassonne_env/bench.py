@@ -276,13 +276,14 @@ def run_benchmarks(games: int = 20000, api_games: int = 30, repeats: int = 5,
         print("|---|---:|---:|")
         for k, v in results.items():
             t = TARGETS.get(k)
-            print(f"| {k} | {v:,.1f} | {'' if t is None else format(t, ',')} |")
+            digits = 2 if "ratio" in k else 1
+            print(f"| {k} | {v:,.{digits}f} | {'' if t is None else format(t, ',')} |")
         print(f"\nMachine: {machine}.")
     else:
         width = max(map(len, results))
         for k, v in results.items():
             t = TARGETS.get(k)
             ratio = "" if t is None else f"  (target {t:,}; ratio {v / t:.2f})"
-            print(f"{k:<{width}}  {v:>12,.1f}{ratio}")
+            print(f"{k:<{width}}  {v:>12,.{2 if 'ratio' in k else 1}f}{ratio}")
         print(f"machine: {machine}; 2 players, base game, 3rd-edition farms")
     return results
