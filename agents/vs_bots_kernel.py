@@ -6,10 +6,10 @@ and writes the learner's reward, episode end, observation and mask
 Per game i and seat p the tables say who plays: ``kinds[i, p]`` is LEARNER, a jitted bot
 (RANDOM, GREEDY, HEURISTIC: `agents.jitted_bots`, with weights ``weights[i, p]`` and
 generator ``mt[i, p]``) or POLICY (moved from Python: the game stops there, with
-``waiting[i] = p``, until `resume_batch` brings the policy's action). ``base[i]`` holds
-the scores at the learner's last decision: the reward is computed from the rise since
-then, so points scored by bots before the learner's first move count in its first step,
-as in `VsBotsEnv`.
+``waiting[i] = p``, until a RESUME call of `run_batch` brings the policy's action).
+``base[i]`` holds the scores at the learner's last decision: the reward is computed
+from the rise since then, so points scored by bots before the learner's first move
+count in its first step, as in `VsBotsEnv`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from carcassonne_env.core.turn import apply_move, reset
 from .jitted_bots import LEARNER, POLICY, mt_seed, play_bot
 
 REWARD_SCORE, REWARD_MARGIN, REWARD_WIN = 0, 1, 2
+STEP, START, RESUME = 0, 1, 2  # phases of `run_batch`
 REWARD_MODES = {"score": REWARD_SCORE, "margin": REWARD_MARGIN, "win": REWARD_WIN}
 
 
@@ -99,78 +100,29 @@ def _finish(k, st, tb, sub, n_types, SL, learner, base, mode, pend, rows, planes
 
 
 @njit(cache=True, parallel=True)
-def step_batch(states, tb, sub, n_types, SL, actions, masks_in, seats, kinds, weights, mt,
-               base, mode, rows, afters, scratches, values, evals, unseen, keys, planes,
-               feats, masks, dirty, pend, rewards, dones, illegal, waiting, outside):
-    """Play the learner's action actions[i] in game i (turn mode; an action outside
-    masks_in[i] plays nothing and sets illegal[i] and dones[i]), then the bots up to the
-    learner's next decision; write rewards[i], dones[i] and the learner's observation and
-    mask (planes / feats / masks / dirty: another buffer set than masks_in's). A game
-    stopped at a POLICY seat gets waiting[i] = that seat and no observation yet (see
-    `resume_batch`). Games are split into one chunk per thread; rows, afters,
-    scratches, values, evals, unseen and keys hold one scratch buffer per thread."""
-    n = len(states)
-    chunks = min(rows.shape[0], n)
-    B = planes.shape[1] // 3
-    for c in prange(chunks):
-        for k in range(c * n // chunks, (c + 1) * n // chunks):
-            st = states[k]
-            rewards[k] = 0.0
-            dones[k] = 0
-            illegal[k] = 0
-            waiting[k] = -1
-            a = actions[k]
-            if a < 0 or a >= masks_in.shape[1] or masks_in[k, a] == 0:
-                illegal[k] = 1
-                dones[k] = 1
-                continue
-            _apply_action(st, tb, B, SL, a)
-            w = _run_bots(st, tb, seats[k], kinds[k], weights[k], mt[k], rows[c], afters[c],
-                          scratches[c], values[c], evals[c], unseen[c], keys[c])
-            if w >= 0:
-                waiting[k] = w
-                continue
-            _finish(k, st, tb, sub, n_types, SL, seats[k], base[k], mode, pend, rows[c],
-                    planes[k], feats[k], masks[k], dirty[k], rewards, dones, outside)
+def run_batch(states, tb, sub, n_types, SL, phase, which, actions, masks_in, started,
+              deck_len, bot_seeds, seats, kinds, weights, mt, base, mode, rows, afters,
+              scratches, values, evals, unseen, keys, planes, feats, masks, dirty, pend,
+              rewards, dones, illegal, waiting, outside):
+    """One call for the games which[j] (one kernel, not three: every kernel that plays
+    bots links the whole bot and evaluation code, which dominates compile time):
 
+    - phase STEP: play the learner's action actions[j] (turn mode; one outside
+      masks_in[i] plays nothing and sets illegal[i] and dones[i]), then the bots up to
+      the learner's next decision; write rewards[i], dones[i] and the learner's
+      observation and mask into planes / feats / masks / dirty (another buffer set than
+      masks_in's).
+    - phase START: start a new game from the deck already in the state's `deck` array
+      (deck_len tiles), seed the bots' generators from bot_seeds[i, p], let the bots
+      move up to the learner's first decision and encode it.
+    - phase RESUME: play the POLICY seat's action actions[j] (assumed legal: the caller
+      masks its policy), then the bots again; where the learner is to act now (or the
+      game ended) write as STEP does, only the observation if started[j] (the game is
+      still before the learner's first decision).
 
-@njit(cache=True, parallel=True)
-def start_batch(states, tb, sub, n_types, SL, which, deck_len, bot_seeds, seats, kinds,
-                weights, mt, base, rows, afters, scratches, values, evals, unseen, keys,
-                planes, feats, masks, dirty, pend, waiting, outside):
-    """Start a new game in each game listed in `which` from the deck already in its
-    `deck` array: seed the bots' generators from bot_seeds[i, p], let the bots move up to
-    the learner's first decision and encode it (or stop at a POLICY seat: waiting[i])."""
-    n = which.shape[0]
-    chunks = min(rows.shape[0], n)
-    for c in prange(chunks):
-        for j in range(c * n // chunks, (c + 1) * n // chunks):
-            k = which[j]
-            st = states[k]
-            reset(st, tb, deck_len)
-            for p in range(kinds.shape[1]):
-                if kinds[k, p] != LEARNER and kinds[k, p] != POLICY:
-                    mt_seed(mt[k, p], bot_seeds[k, p])
-                base[k, p] = st.scores[p]
-            waiting[k] = -1
-            w = _run_bots(st, tb, seats[k], kinds[k], weights[k], mt[k], rows[c], afters[c],
-                          scratches[c], values[c], evals[c], unseen[c], keys[c])
-            if w >= 0:
-                waiting[k] = w
-                continue
-            _, outside[k] = encode(st, tb, sub, n_types, SL, seats[k], MODE_TURN, pend,
-                                   rows[c], planes[k], feats[k], masks[k], dirty[k])
-
-
-@njit(cache=True, parallel=True)
-def resume_batch(states, tb, sub, n_types, SL, which, actions, started, seats, kinds,
-                 weights, mt, base, mode, rows, afters, scratches, values, evals, unseen,
-                 keys, planes, feats, masks, dirty, pend, rewards, dones, waiting, outside):
-    """Play the POLICY seats' actions: actions[j] (turn mode, assumed legal: the caller
-    masks its policy) in game which[j], then the bots again, as in `step_batch`. Where
-    the learner is to act now (or the game ended) the reward, end and observation are
-    written (`started[j]`: the game is still before the learner's first decision, so
-    only the observation); otherwise waiting[i] says which POLICY seat is next."""
+    A game that stops at a POLICY seat gets waiting[i] = that seat and no observation
+    yet. Games are split into one chunk per thread; rows, afters, scratches, values,
+    evals, unseen and keys hold one scratch buffer per thread."""
     n = which.shape[0]
     chunks = min(rows.shape[0], n)
     B = planes.shape[1] // 3
@@ -178,14 +130,32 @@ def resume_batch(states, tb, sub, n_types, SL, which, actions, started, seats, k
         for j in range(c * n // chunks, (c + 1) * n // chunks):
             k = which[j]
             st = states[k]
-            _apply_action(st, tb, B, SL, actions[j])
             waiting[k] = -1
+            first = phase == START
+            if phase == START:
+                reset(st, tb, deck_len)
+                for p in range(kinds.shape[1]):
+                    if kinds[k, p] != LEARNER and kinds[k, p] != POLICY:
+                        mt_seed(mt[k, p], bot_seeds[k, p])
+                    base[k, p] = st.scores[p]
+            elif phase == STEP:
+                rewards[k] = 0.0
+                dones[k] = 0
+                illegal[k] = 0
+                a = actions[j]
+                if a < 0 or a >= masks_in.shape[1] or masks_in[k, a] == 0:
+                    illegal[k] = 1
+                    dones[k] = 1
+                    continue
+                _apply_action(st, tb, B, SL, a)
+            else:
+                first = started[j]
+                _apply_action(st, tb, B, SL, actions[j])
             w = _run_bots(st, tb, seats[k], kinds[k], weights[k], mt[k], rows[c], afters[c],
                           scratches[c], values[c], evals[c], unseen[c], keys[c])
             if w >= 0:
                 waiting[k] = w
-                continue
-            if started[j]:
+            elif first:
                 _, outside[k] = encode(st, tb, sub, n_types, SL, seats[k], MODE_TURN, pend,
                                        rows[c], planes[k], feats[k], masks[k], dirty[k])
             else:
@@ -193,11 +163,12 @@ def resume_batch(states, tb, sub, n_types, SL, which, actions, started, seats, k
                         planes[k], feats[k], masks[k], dirty[k], rewards, dones, outside)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def observe_batch(states, tb, sub, n_types, SL, which, observers, rows, planes, feats, masks,
                   dirty, pend):
     """Encode the observation and mask of seat observers[j] in game which[j] into row j
-    of planes / feats / masks (a policy's batch; dirty[j] as in `encode`)."""
+    of planes / feats / masks (a policy's batch; dirty[j] as in `encode`). Serial: a
+    policy's forward pass costs far more."""
     n = which.shape[0]
     chunks = min(rows.shape[0], n)
     for c in prange(chunks):

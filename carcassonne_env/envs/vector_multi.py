@@ -41,6 +41,8 @@ from .aec import rules_from
 from .driver import REWARDS
 from .rendering import render_game
 
+STEP, START, RESUME = 0, 1, 2  # = agents.vs_bots_kernel phases (imported lazily there)
+
 #: A policy opponent: called with (observations, action masks, seats) of the games where
 #: one of its seats is to move (observation arrays batched over those games, as the
 #: env's own observations; masks bool[n, n_actions]; seats int64[n]) and returns n legal
@@ -206,6 +208,8 @@ class VsBotsVectorEnv(VectorEnv):
         self._has_policies = any(k == POLICY for k, _, _ in self._slots)
         self._self_play = any(i == -1 for _, _, i in self._slots)
         self._pbuf: _Buffers | None = None  # the policies' observation batch
+        self._no_actions = np.zeros(0, np.int64)
+        self._no_started = np.zeros(0, np.bool_)
 
     # ------------------------------------------------------------------ api
     @property
@@ -229,24 +233,15 @@ class VsBotsVectorEnv(VectorEnv):
         return self._obs(), {"seat": self.seats, "_seat": np.ones(self.num_envs, bool)}
 
     def step(self, actions):
-        from agents.vs_bots_kernel import step_batch
-
         actions = np.asarray(actions)
         if actions.dtype.kind not in "iu" or actions.size != self.num_envs:
             raise ValueError(f"actions must be {self.num_envs} integers (one per game), got "
                              f"an array of {actions.size} {actions.dtype}")
         actions = actions.astype(np.int64, copy=False).reshape(self.num_envs)
         self._check_self_policy()
-        enc = self.encoder
         src, dst = self._sets[self._cur], self._sets[1 - self._cur]
         self._cur = 1 - self._cur
-        set_num_threads(self.num_threads)
-        step_batch(self._states, enc.tileset.tables, enc.subtiles, enc.n_types, enc.slots,
-                   actions, src.masks, self._seats, self._kinds, self._weights, self._mt,
-                   self._base, self._mode, self._rows, self._afters, self._scratches,
-                   self._values, self._evals, self._unseen, self._keys, dst.planes,
-                   dst.feats, dst.masks, dst.dirty, self._pend, self._rewards, self._dones,
-                   self._illegal, self._waiting, self._outside)
+        self._run(STEP, self._all, actions, src.masks)
         if self._has_policies:
             self._play_policies(started=False)
         rewards = self._rewards.copy()
@@ -289,6 +284,23 @@ class VsBotsVectorEnv(VectorEnv):
         return SB3VecEnv(self)
 
     # ------------------------------------------------------------------ internals
+    def _run(self, phase: int, which: np.ndarray, actions: np.ndarray, masks_in: np.ndarray,
+             started: np.ndarray | None = None) -> None:
+        """One `run_batch` call (phase STEP, START or RESUME) writing into the current
+        buffer set."""
+        from agents.vs_bots_kernel import run_batch
+
+        enc, out = self.encoder, self._sets[self._cur]
+        set_num_threads(self.num_threads)
+        run_batch(self._states, enc.tileset.tables, enc.subtiles, enc.n_types, enc.slots,
+                  phase, which, actions, masks_in,
+                  self._no_started if started is None else started, self._deck_len,
+                  self._bot_seeds, self._seats, self._kinds, self._weights, self._mt,
+                  self._base, self._mode, self._rows, self._afters, self._scratches,
+                  self._values, self._evals, self._unseen, self._keys, out.planes,
+                  out.feats, out.masks, out.dirty, self._pend, self._rewards, self._dones,
+                  self._illegal, self._waiting, self._outside)
+
     def _check_self_policy(self) -> None:
         if self._self_play and self.self_policy is None:
             raise ValueError("opponents include 'self' seats: set self_policy (the policy "
@@ -318,16 +330,8 @@ class VsBotsVectorEnv(VectorEnv):
     def _start(self, which: np.ndarray) -> None:
         """Start the dealt games `which`: bots move up to the learner's first decision,
         which is encoded into the current buffer set."""
-        from agents.vs_bots_kernel import start_batch
-
-        enc, out = self.encoder, self._sets[self._cur]
-        set_num_threads(self.num_threads)
-        start_batch(self._states, enc.tileset.tables, enc.subtiles, enc.n_types, enc.slots,
-                    np.asarray(which, np.int64), self._deck_len, self._bot_seeds,
-                    self._seats, self._kinds, self._weights, self._mt, self._base,
-                    self._rows, self._afters, self._scratches, self._values, self._evals,
-                    self._unseen, self._keys, out.planes, out.feats, out.masks, out.dirty,
-                    self._pend, self._waiting, self._outside)
+        self._run(START, np.asarray(which, np.int64), self._no_actions,
+                  self._sets[self._cur].masks)
         if self._has_policies:
             self._play_policies(started=True)
 
@@ -335,7 +339,7 @@ class VsBotsVectorEnv(VectorEnv):
         """While some games wait for a policy seat: per policy, encode the waiting games'
         observations for their seats in one batch, call the policy once, play the
         actions (and the bots after them) in one jitted call."""
-        from agents.vs_bots_kernel import observe_batch, resume_batch
+        from agents.vs_bots_kernel import observe_batch
 
         enc, out = self.encoder, self._sets[self._cur]
         tb = enc.tileset.tables
@@ -365,13 +369,7 @@ class VsBotsVectorEnv(VectorEnv):
                     j = int(np.flatnonzero(bad)[0])
                     raise ValueError(f"policy opponent returned illegal action {actions[j]} "
                                      f"for seat {observers[j]} in game {which[j]}")
-                resume_batch(self._states, tb, enc.subtiles, enc.n_types, enc.slots, which,
-                             actions, np.full(n, started, np.bool_), self._seats,
-                             self._kinds, self._weights, self._mt, self._base, self._mode,
-                             self._rows, self._afters, self._scratches, self._values,
-                             self._evals, self._unseen, self._keys, out.planes, out.feats,
-                             out.masks, out.dirty, self._pend, self._rewards, self._dones,
-                             self._waiting, self._outside)
+                self._run(RESUME, which, actions, out.masks, np.full(n, started, np.bool_))
 
     def _policy_buffers(self, n: int) -> _Buffers:
         if self._pbuf is None:
