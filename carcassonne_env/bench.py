@@ -28,6 +28,9 @@ TARGETS = {
     "Solo-v0 env steps/s": 20_000,
     "vector env steps/s (N=64)": 100_000,
     "vector env steps/s (N=256)": 100_000,
+    # issue 13: VsBots vector env (2 players) beside SoloVectorEnv, one run
+    "VsBots vector steps/s (N=256, random)": 50_000,
+    "VsBots/solo ratio (random)": 0.45,
 }
 
 _FIRST_GAME = (
@@ -183,6 +186,53 @@ def bench_envs(steps: int, repeats: int) -> dict[str, float]:
     return results
 
 
+def _vector_rate(venv, batches: int, repeats: int) -> float:
+    """Median learner steps/s of a vector env over `repeats` runs of `batches` steps
+    (first legal action of every game; only the step calls are timed)."""
+    venv.reset(seed=0)
+    venv.step(venv.action_masks().argmax(axis=1))  # compile / load outside the clock
+    rates = []
+    for _ in range(repeats):
+        spent = 0.0
+        for _ in range(batches):
+            actions = venv.action_masks().argmax(axis=1)
+            t0 = time.perf_counter()
+            venv.step(actions)
+            spent += time.perf_counter() - t0
+        rates.append(batches * venv.num_envs / spent)
+    return statistics.median(rates)
+
+
+def bench_vs_bots(steps: int, repeats: int, num_envs: int = 256) -> dict[str, float]:
+    """The batched 2-player `VsBotsVectorEnv` against jitted random / greedy / heuristic
+    bots beside `SoloVectorEnv`, same N, in one run (a 2-player learner step is two
+    turns: the target is 0.45x the solo env's steps/s). Default threads, and one thread
+    (what helps when other processes share the cores)."""
+    import warnings
+
+    from .encoding import WindowOverflowWarning
+    from .envs.vector import SoloVectorEnv
+    from .envs.vector_multi import VsBotsVectorEnv
+
+    warnings.simplefilter("ignore", WindowOverflowWarning)  # first-action play: long rows
+    n = num_envs
+    batches = max(steps // n, 20)
+    results = {}
+    for threads, label in ((None, ""), (1, ", 1 thread")):
+        solo = _vector_rate(SoloVectorEnv(n, num_threads=threads), batches, repeats)
+        results[f"SoloVectorEnv steps/s (N={n}{label})"] = solo
+        for bot in ("random", "greedy", "heuristic"):
+            if threads == 1 and bot != "random":
+                continue
+            slow = bot != "random"  # a bot move costs a search over the legal moves
+            rate = _vector_rate(VsBotsVectorEnv(n, opponents=bot, num_threads=threads),
+                                max(batches // 10, 3) if slow else batches,
+                                1 if slow else repeats)
+            results[f"VsBots vector steps/s (N={n}, {bot}{label})"] = rate
+            results[f"VsBots/solo ratio ({bot}{label})"] = rate / solo
+    return results
+
+
 def bench_start(cold: bool) -> dict[str, float]:
     """Import + first full game through the API in a fresh interpreter: with an empty
     numba cache (cold: everything compiles) and again with the cache filled (warm)."""
@@ -219,6 +269,7 @@ def run_benchmarks(games: int = 20000, api_games: int = 30, repeats: int = 5,
         ("Python API", lambda: bench_api(api_games, repeats)),
         ("clone", lambda: bench_clone(repeats)),
         ("environments", lambda: bench_envs(env_steps, repeats)),
+        ("VsBots vector env", lambda: bench_vs_bots(env_steps, repeats)),
     ]
     results: dict[str, float] = {}
     for _name, step in tqdm(steps, desc="benchmarks", unit="step", file=sys.stderr):
@@ -230,13 +281,14 @@ def run_benchmarks(games: int = 20000, api_games: int = 30, repeats: int = 5,
         print("|---|---:|---:|")
         for k, v in results.items():
             t = TARGETS.get(k)
-            print(f"| {k} | {v:,.1f} | {'' if t is None else format(t, ',')} |")
+            digits = 2 if "ratio" in k else 1
+            print(f"| {k} | {v:,.{digits}f} | {'' if t is None else format(t, ',')} |")
         print(f"\nMachine: {machine}.")
     else:
         width = max(map(len, results))
         for k, v in results.items():
             t = TARGETS.get(k)
             ratio = "" if t is None else f"  (target {t:,}; ratio {v / t:.2f})"
-            print(f"{k:<{width}}  {v:>12,.1f}{ratio}")
+            print(f"{k:<{width}}  {v:>12,.{2 if 'ratio' in k else 1}f}{ratio}")
         print(f"machine: {machine}; 2 players, base game, 3rd-edition farms")
     return results

@@ -33,7 +33,9 @@ JITTED_MODULES = (
     "carcassonne_env.core.turn",
     "carcassonne_env.core.vector",
     "agents.evaluation",
+    "agents.jitted_bots",
     "agents.search",
+    "agents.vs_bots_kernel",
 )
 
 _checked = False
@@ -107,6 +109,18 @@ def warmup(report: Callable[[str], None] = print) -> float:
     game = Game(Rules(players=2), seed=2)
     for spec in ("heuristic", "mcts:iterations=4"):
         game.play(make_agent(spec, seed=0).act(game))
+    # issue 13: the jitted bots and the VsBots vector env (a policy seat too)
+    report("compiling the jitted bots and the VsBots vector env...")
+    from agents.fast_bots import JittedBot
+
+    from .envs.vector_multi import VsBotsVectorEnv
+
+    game.play(JittedBot("greedy", 0).act(game))
+    venv = VsBotsVectorEnv(num_envs=2, players=5, board_size=16, num_threads=1,
+                           opponents=["random", "greedy", "heuristic",
+                                      lambda obs, masks, seats: masks.argmax(axis=1)])
+    venv.reset(seed=0)
+    venv.step(venv.action_masks().argmax(axis=1))
     return time.perf_counter() - start
 
 

@@ -9,7 +9,11 @@ GYM_IDS = {
 }
 # gymnasium.make_vec("Carcassonne/Solo-v0", num_envs=N, vectorization_mode=
 # "vector_entry_point") builds the jitted vector env.
-VECTOR_ENTRY_POINTS = {"Carcassonne/Solo-v0": "carcassonne_env.envs.vector:SoloVectorEnv"}
+VECTOR_ENTRY_POINTS = {
+    "Carcassonne/Solo-v0": "carcassonne_env.envs.vector:SoloVectorEnv",
+    # issue 13: batched games against jitted bots (players=P, opponents=[...])
+    "Carcassonne/VsBots-v0": "carcassonne_env.envs.vector_multi:VsBotsVectorEnv",
+}
 PETTINGZOO_ID = "Carcassonne/Carcassonne-v0"
 
 

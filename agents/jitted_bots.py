@@ -1,0 +1,240 @@
+"""The random, greedy and heuristic bots inside numba, choosing exactly the moves of
+`agents.simple.RandomAgent`, `agents.simple.GreedyAgent` and
+`agents.heuristic.HeuristicAgent` (the batched `VsBots` vector env plays them;
+`agents.fast_bots` has the Python side: specs, and a jitted bot as an `Agent`).
+
+Exactness. The Python bots draw their tie-breaks from ``random.Random(seed)``: a
+Mersenne Twister (MT19937) seeded by ``init_by_array`` with the seed's 32-bit words, and
+``choice(seq)`` = ``seq[_randbelow(len(seq))]`` with ``_randbelow(n)``: k = n.bit_length(),
+draw ``genrand_uint32() >> (32 - k)`` until it is below n. This module implements that
+generator (`mt_seed`, `mt_below`) on an int64[625] state (624 32-bit words, then the index), so
+a jitted bot seeded like a Python bot draws the same numbers. The moves are chosen from
+the core's legal rows, in the order of ``Game.legal_moves()``; the greedy values are the
+same integers, the heuristic values come from the same jitted evaluation
+(`agents.evaluation.evaluate_moves`). tests/test_vector_multi.py checks move for move.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from carcassonne_env.core import config as C
+from carcassonne_env.core.board import n_segments, root_of
+from carcassonne_env.core.state import copy_into
+from carcassonne_env.core.turn import apply_move, legal_moves, tile_to_place
+
+from . import evaluation as E
+
+#: Bot kinds by seat in the kernel's tables (LEARNER: the learning seat; POLICY: a seat
+#: moved from Python by a policy, see `carcassonne_env.envs.vector_multi`).
+LEARNER, RANDOM, GREEDY, HEURISTIC, POLICY = -1, 0, 1, 2, 3
+KINDS = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC}
+MT_WORDS = 625  # 624 state words + the index
+
+_N, _M = 624, 397
+_MATRIX_A = 0x9908B0DF
+_UPPER = 0x80000000
+_LOWER = 0x7FFFFFFF
+_MASK32 = 0xFFFFFFFF
+# The generator works on int64 words below 2**32 (products stay below 2**63): no
+# unsigned arithmetic, so no signed/unsigned casts.
+
+
+@njit(cache=True, nogil=True)
+def _init_genrand(mt, s):
+    mt[0] = s & _MASK32
+    for i in range(1, _N):
+        prev = mt[i - 1]
+        mt[i] = (1812433253 * (prev ^ (prev >> 30)) + i) & _MASK32
+    mt[_N] = _N
+
+
+@njit(cache=True, nogil=True)
+def mt_seed(mt, seed):
+    """Seed the MT19937 state `mt` (int64[625]: 624 words, then the index) as
+    ``random.Random(seed)`` does for an integer seed in [0, 2**63) (CPython's
+    ``init_by_array`` over the seed's 32-bit words, least significant first)."""
+    key0 = seed & _MASK32
+    key1 = seed >> 32
+    n_key = 2 if key1 != 0 else 1
+    _init_genrand(mt, 19650218)
+    i, j = 1, 0
+    for _ in range(max(_N, n_key)):
+        prev = mt[i - 1]
+        key = key0 if j == 0 else key1
+        mt[i] = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1664525) & _MASK32)) + key + j) & _MASK32
+        i += 1
+        j += 1
+        if i >= _N:
+            mt[0] = mt[_N - 1]
+            i = 1
+        if j >= n_key:
+            j = 0
+    for _ in range(_N - 1):
+        prev = mt[i - 1]
+        mt[i] = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1566083941) & _MASK32)) - i) & _MASK32
+        i += 1
+        if i >= _N:
+            mt[0] = mt[_N - 1]
+            i = 1
+    mt[0] = 0x80000000
+    mt[_N] = _N
+
+
+@njit(cache=True, nogil=True)
+def _twist(mt):
+    for kk in range(_N):
+        y = (mt[kk] & _UPPER) | (mt[(kk + 1) % _N] & _LOWER)
+        v = mt[(kk + _M) % _N] ^ (y >> 1)
+        if y & 1:
+            v ^= _MATRIX_A
+        mt[kk] = v
+    mt[_N] = 0
+
+
+@njit(cache=True, nogil=True)
+def mt_next(mt):
+    """The next 32-bit output of the generator (CPython's ``genrand_uint32``)."""
+    if mt[_N] >= _N:
+        _twist(mt)
+    y = mt[mt[_N]]
+    mt[_N] += 1
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    y ^= y >> 18
+    return y
+
+
+@njit(cache=True, nogil=True)
+def mt_below(mt, n):
+    """``random.Random._randbelow(n)`` for 1 <= n < 2**32: a uniform integer in [0, n)."""
+    k = 0
+    m = n
+    while m > 0:
+        k += 1
+        m >>= 1
+    shift = 32 - k
+    r = mt_next(mt) >> shift
+    while r >= n:
+        r = mt_next(mt) >> shift
+    return r
+
+
+@njit(cache=True, nogil=True)
+def _greedy_keys(st, tb, row, after, seat, solo):
+    """GreedyAgent._value of one legal row as (gain, second key, keep), and whether the
+    move scored anything or could have (it completed a feature or ended the game)."""
+    copy_into(after, st)
+    apply_move(after, tb, row[0], row[1], row[2], row[3], row[4])
+    a, b = _score_keys(after, st, seat, solo)
+    return a, b, _keep(st, tb, row), after.sc[C.SC_DONE] != 0 or _completed(st, after, tb)
+
+
+@njit(cache=True, nogil=True)
+def _score_keys(after, st, seat, solo):
+    if solo:
+        lo = after.scores[0]
+        total = 0
+        for p in range(after.scores.shape[0]):
+            lo = min(lo, after.scores[p])
+            total += after.scores[p]
+        return np.int64(lo), np.int64(total)
+    return np.int64(after.scores[seat] - st.scores[seat]), np.int64(0)
+
+
+@njit(cache=True, nogil=True)
+def _keep(st, tb, row):
+    """GreedyAgent's follower key: 0 none, -1 a farmer, 1 another follower."""
+    slot = row[4]
+    if slot < 0:
+        return 0
+    if tb.seg_kind[tile_to_place(st, row[0]), slot] == C.K_FIELD:
+        return -1
+    return 1
+
+
+@njit(cache=True, nogil=True)
+def _completed(st, after, tb):
+    """Whether the tile just placed in `after` (played from `st`) completed a road, city
+    or monastery."""
+    S = n_segments(after)
+    i = after.sc[C.SC_PLACED] - 1
+    t = after.ptype[i]
+    for s in range(tb.n_seg[t]):
+        kind = tb.seg_kind[t, s]
+        if (kind == C.K_CITY or kind == C.K_ROAD) and after.fdone[root_of(after.parent,
+                                                                          i * S + s)]:
+            return True
+    bx, by = after.px[i], after.py[i]
+    for dy in range(-1, 2):
+        for dx in range(-1, 2):
+            j = after.board[by + dy, bx + dx]
+            if j >= 0:
+                m = tb.mon_seg[after.ptype[j]]
+                if m >= 0 and after.fdone[j * S + m] and (j == i or not st.fdone[j * S + m]):
+                    return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def choose(st, tb, kind, w, mt, rows, after, scratch, values, evals, unseen, keys):
+    """Index into `rows` (filled here with the legal moves, `Game.legal_moves` order) of
+    the move bot `kind` (RANDOM / GREEDY / HEURISTIC) plays in `st`, drawing from its
+    generator `mt`; -1 if the game is over. `w`: heuristic weights; `after`, `scratch`:
+    same-shaped scratch states; `values` float64[seats], `evals` float64[len(rows)],
+    `unseen` int64[tile types], `keys` int64[len(rows), 3] are buffers."""
+    n = legal_moves(st, tb, rows)
+    if n == 0:
+        return -1
+    if kind == RANDOM:
+        return mt_below(mt, n)
+    seat = st.sc[C.SC_SEAT]
+    if kind == GREEDY:
+        solo = st.cfg[C.CFG_SOLO] != 0
+        # The follower choices of one placement (consecutive rows) score the same unless
+        # the placement completes a feature or ends the game: then each row is played.
+        quiet = False
+        a0, b0 = _score_keys(st, st, seat, solo)  # the scores of a move scoring nothing
+        for i in range(n):
+            same = i > 0 and rows[i, 0] == rows[i - 1, 0] and rows[i, 1] == rows[i - 1, 1] \
+                and rows[i, 2] == rows[i - 1, 2] and rows[i, 3] == rows[i - 1, 3]
+            if same and quiet:
+                keys[i, 0], keys[i, 1], keys[i, 2] = a0, b0, _keep(st, tb, rows[i])
+                continue
+            a, b, keep, loud = _greedy_keys(st, tb, rows[i], after, seat, solo)
+            quiet = not loud
+            keys[i, 0], keys[i, 1], keys[i, 2] = a, b, keep
+        b0, b1, b2 = keys[0, 0], keys[0, 1], keys[0, 2]
+        for i in range(1, n):
+            k0, k1, k2 = keys[i, 0], keys[i, 1], keys[i, 2]
+            if k0 > b0 or (k0 == b0 and (k1 > b1 or (k1 == b1 and k2 > b2))):
+                b0, b1, b2 = k0, k1, k2
+        m = 0
+        for i in range(n):  # the tied moves' indices, in order, into column 2
+            if keys[i, 0] == b0 and keys[i, 1] == b1 and keys[i, 2] == b2:
+                keys[m, 2] = i  # row m <= i: its keys were already read
+                m += 1
+        return keys[mt_below(mt, m), 2]
+    # HEURISTIC
+    E.unseen_tiles(st, unseen.shape[0], unseen)
+    E.evaluate_moves(st, tb, rows, n, w, unseen, after, scratch, values, evals)
+    best_v = evals[0]
+    for i in range(1, n):
+        best_v = max(best_v, evals[i])
+    m = 0
+    for i in range(n):
+        if evals[i] >= best_v - 1e-9:
+            keys[m, 0] = i
+            m += 1
+    return keys[mt_below(mt, m), 0]
+
+
+@njit(cache=True, nogil=True)
+def play_bot(st, tb, kind, w, mt, rows, after, scratch, values, evals, unseen, keys):
+    """Let bot `kind` play its move in `st` (see `choose`); returns the row index."""
+    i = choose(st, tb, kind, w, mt, rows, after, scratch, values, evals, unseen, keys)
+    if i >= 0:
+        apply_move(st, tb, rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3], rows[i, 4])
+    return i

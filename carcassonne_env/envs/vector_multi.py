@@ -1,0 +1,444 @@
+"""Batched 2-6 player games, one learning seat against bots, behind a Gymnasium
+`VectorEnv` (and, through `to_sb3`, an SB3 `VecEnv`): ``gymnasium.make_vec(
+"Carcassonne/VsBots-v0", num_envs=N, vectorization_mode="vector_entry_point",
+players=P, opponents=[...])``.
+
+Built-in bots (random, greedy, heuristic) are jitted (`agents.jitted_bots`, the same
+moves as the Python bots): one numba call per step applies the learner's move in every
+game and plays every bot move up to the learner's next decision
+(`agents.vs_bots_kernel`). Opponents that are policies are batched: at each opponent
+turn, one call for all the games where a policy seat is to move (see `VsBotsVectorEnv`).
+
+Autoreset: same-step (`AutoresetMode.SAME_STEP`, as SB3 does it): when a game ends, the
+returned observation is already the learner's first one of the next game; the last
+observation and info of the finished game are in ``infos["final_obs"]`` /
+``infos["final_info"]`` (boolean masks ``infos["_final_obs"]`` / ``infos["_final_info"]``).
+
+Sub-env i behaves exactly like ``gymnasium.make("Carcassonne/VsBots-v0", ...)`` with the
+same arguments, reset with seed ``seed + i`` (and again without a seed after every
+game): same seat, deck, bot moves, observations, masks, rewards and episode ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+from numba import config as numba_config
+from numba import set_num_threads, typed
+
+from ..checks import check_bool, check_choice, check_int, check_real
+from ..core import config as C
+from ..core.state import copy_state
+from ..encoding import Encoder
+from ..game import Game, shuffled_deck
+from ..rules import Rules
+from .aec import rules_from
+from .driver import REWARDS
+from .rendering import render_game
+
+STEP, START, RESUME = 0, 1, 2  # = agents.vs_bots_kernel phases (imported lazily there)
+
+#: A policy opponent: called with (observations, action masks, seats) of the games where
+#: one of its seats is to move (observation arrays batched over those games, as the
+#: env's own observations; masks bool[n, n_actions]; seats int64[n]) and returns n legal
+#: actions. An SB3 model works through `sb3_policy`.
+Policy = Callable[[dict[str, np.ndarray], np.ndarray, np.ndarray], np.ndarray]
+
+
+def sb3_policy(model: Any, deterministic: bool = False) -> Policy:
+    """A policy opponent from a Stable-Baselines3 / sb3-contrib model (e.g. a frozen
+    snapshot of the learner): one batched ``predict`` per call, masked when the model
+    takes masks (MaskablePPO)."""
+    import inspect
+
+    masked = "action_masks" in inspect.signature(model.predict).parameters
+
+    def policy(obs: dict[str, np.ndarray], masks: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        if masked:
+            actions, _ = model.predict(obs, action_masks=masks, deterministic=deterministic)
+        else:
+            actions, _ = model.predict(obs, deterministic=deterministic)
+        return np.asarray(actions)
+
+    return policy
+
+
+class VsBotsVectorEnv(VectorEnv):
+    """`num_envs` games of one learning seat against opponents, stepped together (turn
+    action mode; the observation and mask are the learning seat's, laid out as in
+    `VsBotsEnv`).
+
+    Args:
+        num_envs: number of games.
+        opponents: one entry per other seat, or one entry for all of them: a bot spec
+            played by the jitted bots ("random", "greedy", "heuristic", with heuristic
+            weight options such as "heuristic:follower=3.0"), a policy (a callable, see
+            `Policy`; wrap an SB3 model with `sb3_policy`), or "self" (the seat is
+            driven by the learner too: self-play, see below). ``players`` defaults to
+            ``len(opponents) + 1``.
+        seat: the learning seat, or None to draw it per episode (as `VsBotsEnv`).
+        reward: "score", "margin" or "win" (as `VsBotsEnv`).
+        rules: a `Rules`, or its options as keywords (``players=3``...).
+        board_size, on_overflow: see `carcassonne_env.encoding.Encoder`.
+        illegal_reward: reward for an action outside the mask; that game ends
+            (``final_info["illegal_move"]`` says why) and restarts.
+        copy: return copies of the observation arrays (see `SoloVectorEnv`).
+        num_threads: threads stepping the games (default: numba's, one per core); with
+            other busy processes on the same cores, 1 is often faster (docs/vector.md).
+        render_mode: "ansi" or "rgb_array" (a tuple, one per game) or None.
+
+    Self-play: with "self" opponents every transition is still the learning seat's
+    (``seats[i]``): the env asks for the learner's action only at that seat's
+    decisions; the "self" seats are played by the policy given as ``self_policy``
+    (normally the learner's current policy), batched like other policies. See
+    docs/vector.md.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "rgb_array"]}
+
+    def __init__(self, num_envs: int = 8, opponents: Sequence[Any] | str = ("greedy",),
+                 seat: int | None = None, reward: str = "score", rules: Rules | None = None,
+                 board_size: int = 32, on_overflow: str = "warn", illegal_reward: float = -1.0,
+                 copy: bool = False, num_threads: int | None = None,
+                 render_mode: str | None = None, self_policy: Policy | None = None,
+                 **rule_options: Any) -> None:
+        from agents.fast_bots import bot_spec
+        from agents.jitted_bots import KINDS, POLICY
+        from agents.vs_bots_kernel import REWARD_MODES
+
+        self.num_envs = check_int("num_envs", num_envs, 1)
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, self.metadata["render_modes"])
+        if num_threads is None:
+            num_threads = numba_config.NUMBA_NUM_THREADS
+        num_threads = check_int("num_threads", num_threads, 1)
+        self.num_threads = min(num_threads, numba_config.NUMBA_NUM_THREADS)
+        entries = _opponent_list(opponents)
+        if rules is None:
+            rule_options.setdefault("players", len(entries) + 1)
+        self.rules = rules = rules_from(rules, rule_options)
+        if rules.variant == "solo" or rules.players < 2:
+            raise ValueError("VsBots is for 2-6 players; use 'Carcassonne/Solo-v0' for the "
+                             "solo variant")
+        P = rules.players
+        if len(entries) == 1:
+            entries *= P - 1
+        if len(entries) != P - 1:
+            raise ValueError(f"{P} players need {P - 1} opponents, got {len(entries)}: "
+                             f"{entries}")
+        # Per opponent slot: (kind, weights, policy index or -1).
+        self._policies: list[Policy] = []
+        self._slots: list[tuple[int, np.ndarray, int]] = []
+        self.opponent_names: list[str] = []
+        zero_w = bot_spec("random")[1]
+        for entry in entries:
+            if isinstance(entry, str) and entry == "self":
+                self._slots.append((POLICY, zero_w, -1))  # -1: the self_policy
+                self.opponent_names.append("self")
+            elif isinstance(entry, str):
+                if entry.split(":")[0] not in KINDS:
+                    raise ValueError(f"opponents: {entry!r} has no jitted version (jitted "
+                                     f"bots: {', '.join(KINDS)}); pass a policy callable "
+                                     "for other opponents")
+                kind, w = bot_spec(entry)
+                self._slots.append((kind, w, -2))
+                self.opponent_names.append(entry)
+            elif callable(entry):  # one batch per policy object, whatever its seats
+                known = [k for k, f in enumerate(self._policies) if f is entry]
+                index = known[0] if known else len(self._policies)
+                if not known:
+                    self._policies.append(entry)
+                self._slots.append((POLICY, zero_w, index))
+                self.opponent_names.append(getattr(entry, "name", "policy"))
+            else:
+                raise ValueError("opponents must be bot specs (strings), 'self' or policy "
+                                 f"callables, got {entry!r}")
+        if self_policy is not None and not callable(self_policy):
+            raise ValueError(f"self_policy must be a callable, got {self_policy!r}")
+        self.self_policy = self_policy
+        if seat is not None:
+            seat = check_int("seat", seat, 0, P - 1)
+        self.fixed_seat = seat
+        self.reward_mode = check_choice("reward", reward, REWARDS)
+        self._mode = REWARD_MODES[reward]
+        self.encoder = enc = Encoder(rules, board_size, "turn", on_overflow)
+        self.illegal_reward = check_real("illegal_reward", illegal_reward)
+        self.copy = check_bool("copy", copy)
+        self.render_mode = render_mode
+        self.single_observation_space = enc.observation_space()
+        self.single_action_space = enc.action_space()
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        N, T = self.num_envs, self.num_threads
+        proto = Game(rules, seed=0)._st
+        self._state_list = [copy_state(proto) for _ in range(N)]
+        self._states = typed.List(self._state_list)
+        self._afters = typed.List([copy_state(proto) for _ in range(T)])
+        self._scratches = typed.List([copy_state(proto) for _ in range(T)])
+        self._seeds: list[int | None] = [None] * N
+        self._deck_len = len(enc.tileset.full_deck())
+        self._sets = [_Buffers(N, enc) for _ in range(2)]
+        self._cur = 0
+        R = rules.hand_size * 4 * proto.frontier.shape[0] * enc.slots
+        self._rows = np.empty((T, R, 5), np.int64)
+        self._values = np.zeros((T, P))
+        self._evals = np.zeros((T, R))
+        self._unseen = np.zeros((T, enc.n_types), np.int64)
+        self._keys = np.zeros((T, R, 3), np.int64)
+        self._pend = np.full(5, -1, np.int64)
+        self._seats = np.zeros(N, np.int64)
+        self._kinds = np.full((N, P), -1, np.int64)
+        self._weights = np.zeros((N, P, zero_w.shape[0]))
+        self._policy_of = np.full((N, P), -2, np.int64)
+        self._mt = np.zeros((N, P, 625), np.int64)
+        self._bot_seeds = np.zeros((N, P), np.int64)  # < 2**63
+        self._base = np.zeros((N, P), np.int64)
+        self._rewards = np.zeros(N, np.float64)
+        self._dones = np.zeros(N, np.uint8)
+        self._illegal = np.zeros(N, np.uint8)
+        self._waiting = np.full(N, -1, np.int64)
+        self._outside = np.zeros(N, np.int64)
+        self._rngs = [seeding.np_random(None)[0] for _ in range(N)]
+        self._all = np.arange(N, dtype=np.int64)
+        self._has_policies = any(k == POLICY for k, _, _ in self._slots)
+        self._self_play = any(i == -1 for _, _, i in self._slots)
+        self._pbuf: _Buffers | None = None  # the policies' observation batch
+        self._no_actions = np.zeros(0, np.int64)
+        self._no_started = np.zeros(0, np.bool_)
+
+    # ------------------------------------------------------------------ api
+    @property
+    def seats(self) -> np.ndarray:
+        """int64[num_envs]: the learning seat of each game (its current episode)."""
+        return self._seats.copy()
+
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        """Start a new game everywhere; seed i is ``seed + i`` (or ``seed[i]``). The info
+        holds "seat" (the learning seat of every game)."""
+        if seed is not None:
+            seeds = list(seed) if isinstance(seed, (list, tuple)) else [
+                int(seed) + i for i in range(self.num_envs)]
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"need {self.num_envs} seeds, got {len(seeds)}")
+            self._rngs = [seeding.np_random(s)[0] for s in seeds]
+        self._check_self_policy()
+        for i in range(self.num_envs):
+            self._deal(i)
+        self._start(self._all)
+        return self._obs(), {"seat": self.seats, "_seat": np.ones(self.num_envs, bool)}
+
+    def step(self, actions):
+        actions = np.asarray(actions)
+        if actions.dtype.kind not in "iu" or actions.size != self.num_envs:
+            raise ValueError(f"actions must be {self.num_envs} integers (one per game), got "
+                             f"an array of {actions.size} {actions.dtype}")
+        actions = actions.astype(np.int64, copy=False).reshape(self.num_envs)
+        self._check_self_policy()
+        src, dst = self._sets[self._cur], self._sets[1 - self._cur]
+        self._cur = 1 - self._cur
+        self._run(STEP, self._all, actions, src.masks)
+        if self._has_policies:
+            self._play_policies(started=False)
+        rewards = self._rewards.copy()
+        terminated = self._dones.astype(bool)
+        infos: dict[str, Any] = {}
+        done = np.flatnonzero(terminated)
+        if done.size:
+            illegal = self._illegal.astype(bool)
+            rewards[illegal] = self.illegal_reward
+            infos = self._final_infos(done, illegal, actions, src, dst)
+            for i in done:
+                self._deal(i)
+            self._start(done)
+        self._check_overflow()
+        truncated = np.zeros(self.num_envs, bool)
+        return self._obs(), rewards, terminated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """bool[num_envs, n_actions]: the learning seat's legal actions in every game."""
+        return self._sets[self._cur].masks.view(np.bool_)
+
+    def game(self, i: int) -> Game:
+        """Game i as a `Game` view sharing its state (read it, don't play on it; no move
+        log). Take a new view after a step."""
+        return Game._over_state(self.rules, self.encoder.tileset, self._state_list[i],
+                                self._seeds[i])
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        return tuple(render_game(self.game(i), self.render_mode) for i in range(self.num_envs))
+
+    def close_extras(self, **kwargs: Any) -> None:
+        pass
+
+    def to_sb3(self):
+        """This env as a Stable-Baselines3 `VecEnv` with ``action_masks()``."""
+        from .sb3 import SB3VecEnv
+
+        return SB3VecEnv(self)
+
+    # ------------------------------------------------------------------ internals
+    def _run(self, phase: int, which: np.ndarray, actions: np.ndarray, masks_in: np.ndarray,
+             started: np.ndarray | None = None) -> None:
+        """One `run_batch` call (phase STEP, START or RESUME) writing into the current
+        buffer set."""
+        from agents.vs_bots_kernel import run_batch
+
+        enc, out = self.encoder, self._sets[self._cur]
+        set_num_threads(self.num_threads)
+        run_batch(self._states, enc.tileset.tables, enc.subtiles, enc.n_types, enc.slots,
+                  phase, which, actions, masks_in,
+                  self._no_started if started is None else started, self._deck_len,
+                  self._bot_seeds, self._seats, self._kinds, self._weights, self._mt,
+                  self._base, self._mode, self._rows, self._afters, self._scratches,
+                  self._values, self._evals, self._unseen, self._keys, out.planes,
+                  out.feats, out.masks, out.dirty, self._pend, self._rewards, self._dones,
+                  self._illegal, self._waiting, self._outside)
+
+    def _check_self_policy(self) -> None:
+        if self._self_play and self.self_policy is None:
+            raise ValueError("opponents include 'self' seats: set self_policy (the policy "
+                             "that plays them, e.g. the learner's) before reset() / step()")
+        if self.self_policy is not None and not callable(self.self_policy):
+            raise ValueError(f"self_policy must be a callable, got {self.self_policy!r}")
+
+    def _deal(self, i: int) -> None:
+        """Draw game i's next deck, learning seat and bot seeds from its generator, in
+        the order `VsBotsEnv.reset` draws them (`_start` begins the game)."""
+        rng = self._rngs[i]
+        seed = int(rng.integers(2**63))
+        self._state_list[i].deck[: self._deck_len] = shuffled_deck(self.encoder.tileset, seed)
+        self._seeds[i] = seed
+        P = self.rules.players
+        seat = int(rng.integers(P)) if self.fixed_seat is None else self.fixed_seat
+        self._seats[i] = seat
+        self._kinds[i, seat] = -1
+        self._policy_of[i, seat] = -2
+        others = [p for p in range(P) if p != seat]
+        for p, (kind, w, policy) in zip(others, self._slots, strict=True):
+            self._kinds[i, p] = kind
+            self._weights[i, p] = w
+            self._policy_of[i, p] = policy
+            self._bot_seeds[i, p] = int(rng.integers(2**63))
+
+    def _start(self, which: np.ndarray) -> None:
+        """Start the dealt games `which`: bots move up to the learner's first decision,
+        which is encoded into the current buffer set."""
+        self._run(START, np.asarray(which, np.int64), self._no_actions,
+                  self._sets[self._cur].masks)
+        if self._has_policies:
+            self._play_policies(started=True)
+
+    def _play_policies(self, started: bool) -> None:
+        """While some games wait for a policy seat: per policy, encode the waiting games'
+        observations for their seats in one batch, call the policy once, play the
+        actions (and the bots after them) in one jitted call."""
+        from agents.vs_bots_kernel import observe_batch
+
+        enc, out = self.encoder, self._sets[self._cur]
+        tb = enc.tileset.tables
+        while True:
+            waiting = np.flatnonzero(self._waiting >= 0)
+            if waiting.size == 0:
+                return
+            seats = self._waiting[waiting]
+            owners = self._policy_of[waiting, seats]
+            for owner in np.unique(owners):
+                which = waiting[owners == owner]
+                observers = self._waiting[which]
+                policy = self.self_policy if owner == -1 else self._policies[owner]
+                buf = self._policy_buffers(len(which))
+                set_num_threads(self.num_threads)
+                observe_batch(self._states, tb, enc.subtiles, enc.n_types, enc.slots, which,
+                              observers, self._rows, buf.planes, buf.feats, buf.masks,
+                              buf.dirty, self._pend)
+                n = len(which)
+                obs = {"board": buf.planes[:n], "features": buf.feats[:n]}
+                masks = buf.masks[:n].view(np.bool_)
+                actions = np.asarray(policy(obs, masks, observers)).astype(np.int64)
+                actions = actions.reshape(n)
+                bad = ~masks[np.arange(n), np.clip(actions, 0, masks.shape[1] - 1)] | (
+                    actions < 0) | (actions >= masks.shape[1])
+                if bad.any():
+                    j = int(np.flatnonzero(bad)[0])
+                    raise ValueError(f"policy opponent returned illegal action {actions[j]} "
+                                     f"for seat {observers[j]} in game {which[j]}")
+                self._run(RESUME, which, actions, out.masks, np.full(n, started, np.bool_))
+
+    def _policy_buffers(self, n: int) -> _Buffers:
+        if self._pbuf is None:
+            self._pbuf = _Buffers(self.num_envs, self.encoder)
+        buf = self._pbuf
+        # rows are reused for other games: clear what they hold (the whole region)
+        buf.dirty[:n] = (0, buf.planes.shape[1], 0, buf.planes.shape[2], 0,
+                         buf.masks.shape[1])
+        return buf
+
+    def _final_infos(self, done: np.ndarray, illegal: np.ndarray, actions: np.ndarray,
+                     src: _Buffers, dst: _Buffers) -> dict[str, Any]:
+        """Gymnasium's same-step autoreset infos: "scores", "end_reason", "seat" and, for
+        an illegal action, "illegal_move" (the reason)."""
+        N = self.num_envs
+        ended = np.zeros(N, bool)
+        ended[done] = True
+        final_obs = np.full(N, None, object)
+        scores, reasons, reasons_why = (np.full(N, None, object) for _ in range(3))
+        seats = np.zeros(N, np.int64)
+        for i in done:
+            st = self._state_list[i]
+            last = src if illegal[i] else dst  # an illegal action played nothing
+            final_obs[i] = {"board": last.planes[i].copy(), "features": last.feats[i].copy()}
+            scores[i] = st.scores.tolist()
+            reasons[i] = C.END_NAMES[st.sc[C.SC_END]]
+            seats[i] = self._seats[i]
+            if illegal[i]:
+                reasons_why[i] = f"action {actions[i]} is not in the mask"
+        final_info: dict[str, Any] = {"scores": scores, "_scores": ended,
+                                      "end_reason": reasons, "_end_reason": ended,
+                                      "seat": seats, "_seat": ended}
+        if illegal.any():
+            final_info |= {"illegal_move": reasons_why, "_illegal_move": illegal}
+        return {"final_obs": final_obs, "_final_obs": ended, "final_info": final_info,
+                "_final_info": ended}
+
+    def _check_overflow(self) -> None:
+        if self._outside.any():
+            i = int(np.argmax(self._outside))
+            game = self.game(i)
+            n = len(game._legal_rows())
+            self.encoder._overflow(game, n, int(self._outside[i]))
+
+    def _obs(self) -> dict[str, np.ndarray]:
+        out = self._sets[self._cur]
+        if self.copy:
+            return {"board": out.planes.copy(), "features": out.feats.copy()}
+        return {"board": out.planes, "features": out.feats}
+
+
+def _opponent_list(opponents: Any) -> list[Any]:
+    if isinstance(opponents, str) or callable(opponents):
+        entries = [opponents]
+    elif isinstance(opponents, Sequence):
+        entries = list(opponents)
+    else:
+        raise ValueError("opponents must be a bot spec, a policy or a list of them, got "
+                         f"{opponents!r}")
+    if not entries:
+        raise ValueError("opponents must name at least one opponent")
+    return entries
+
+
+class _Buffers:
+    """One set of preallocated observation arrays with their painted regions."""
+
+    def __init__(self, n: int, enc: Encoder) -> None:
+        self.planes = np.zeros((n, *enc.board_shape), np.int8)
+        self.feats = np.zeros((n, enc.n_features), np.float32)
+        self.masks = np.zeros((n, enc.n_actions), np.int8)
+        self.dirty = np.zeros((n, 6), np.int64)

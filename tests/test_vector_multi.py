@@ -1,0 +1,302 @@
+"""The jitted bots (`agents.jitted_bots`) against the Python bots move for move, and the
+batched `VsBots` vector env (`carcassonne_env.envs.vector_multi`) against independent
+`VsBots-v0` envs step for step."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import carcassonne_env  # noqa: F401 - registers the ids
+from agents import make_agent
+from agents.fast_bots import JittedBot, bot_spec
+from agents.jitted_bots import MT_WORDS, mt_below, mt_seed
+from carcassonne_env import Game, Rules
+
+# --------------------------------------------------------------------------- jitted bots
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2**32 - 1, 2**32, 2**63 - 1, 98765432123456789])
+def test_mersenne_twister_matches_python_random(seed):
+    mt = np.zeros(MT_WORDS, np.int64)
+    mt_seed(mt, seed)
+    py = random.Random(seed)
+    assert tuple(int(x) for x in mt) == py.getstate()[1]
+    for n in [1, 2, 3, 7, 64, 65, 1000] * 120:  # runs past one 624-word twist
+        assert mt_below(mt, n) == py._randbelow(n)
+
+
+@pytest.mark.parametrize(("spec", "rules"), [
+    ("random", Rules(players=2)),
+    ("greedy", Rules(players=2)),
+    ("greedy", Rules(players=4, hand_size=3)),
+    ("greedy", Rules(variant="solo")),
+    ("heuristic", Rules(players=3)),
+    ("heuristic:follower=4.0:farm=0.5", Rules(players=2)),
+    ("heuristic", Rules(variant="solo", solo_colours=4)),
+])
+def test_jitted_bots_play_the_python_bots_moves(spec, rules):
+    """Every seat asks both bots, seeded alike, for its move: always the same."""
+    game = Game(rules, seed=11)
+    seats = rules.seats
+    python = [make_agent(spec, seed=1000 + p) for p in range(seats)]
+    jitted = [JittedBot(spec, 1000 + p) for p in range(seats)]
+    moves = 0
+    while not game.done:
+        p = game.current_player
+        move = python[p].act(game)
+        assert jitted[p].act(game) == move, (moves, move)
+        game.play(move)
+        moves += 1
+    assert moves > 10  # solo games may end early (end A)
+
+
+def test_bot_spec_errors():
+    assert bot_spec("greedy")[0] == 1
+    with pytest.raises(ValueError, match="no jitted version of bot 'mcts'"):
+        bot_spec("mcts")
+    with pytest.raises(ValueError, match="unknown weights"):
+        bot_spec("heuristic:depth=3")
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        JittedBot("random", -1)
+
+
+# --------------------------------------------------------------------------- vector env
+
+import gymnasium  # noqa: E402
+from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
+
+from carcassonne_env.envs.single import VsBotsEnv  # noqa: E402
+from carcassonne_env.envs.vector_multi import VsBotsVectorEnv  # noqa: E402
+
+
+def pick(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return np.array([rng.choice(np.flatnonzero(m)) for m in masks], np.int64)
+
+
+def run_side_by_side(venv, singles, seed, steps, illegal_every=0):
+    """Step the vector env and the single envs with the same actions; everything the
+    learner sees must agree. Returns the episode ends per game."""
+    obs, info = venv.reset(seed=seed)
+    single = [env.reset(seed=seed + i) for i, env in enumerate(singles)]
+    assert info["seat"].tolist() == [s[1]["seat"] for s in single]
+    rng = np.random.default_rng(seed)
+    ends = np.zeros(venv.num_envs, int)
+    for t in range(steps):
+        masks = venv.action_masks()
+        for i, env in enumerate(singles):
+            o, inf = single[i]
+            assert np.array_equal(obs["board"][i], o["board"]), (t, i)
+            assert np.array_equal(obs["features"][i], o["features"]), (t, i)
+            assert np.array_equal(masks[i], env.unwrapped.action_masks()), (t, i)
+            assert venv.seats[i] == inf["seat"]
+        actions = pick(masks, rng)
+        if illegal_every and t % illegal_every == illegal_every - 1:
+            actions[0] = np.flatnonzero(~masks[0])[t % 7]
+        obs, rewards, terminated, truncated, infos = venv.step(actions)
+        assert not truncated.any()
+        for i, env in enumerate(singles):
+            o, r, term, _, inf = env.step(int(actions[i]))
+            assert rewards[i] == r and terminated[i] == term, (t, i, rewards[i], r)
+            if term:
+                final = infos["final_info"]
+                assert infos["_final_obs"][i] and infos["_final_info"][i]
+                assert np.array_equal(infos["final_obs"][i]["board"], o["board"])
+                assert np.array_equal(infos["final_obs"][i]["features"], o["features"])
+                assert final["scores"][i] == inf["scores"]
+                assert final["seat"][i] == single[i][1]["seat"]  # the episode's seat
+                if "illegal_move" in inf:
+                    assert final["_illegal_move"][i] and r == venv.illegal_reward
+                else:
+                    assert final["end_reason"][i] == inf["end_reason"] == "tiles"
+                ends[i] += 1
+                o, inf = env.reset()
+            else:
+                assert venv.game(i).scores == env.unwrapped.game.scores
+            single[i] = (o, inf)
+    return ends
+
+
+@pytest.mark.parametrize(("num_envs", "kwargs", "seed", "steps"), [
+    (3, {"opponents": "random"}, 100, 80),
+    (2, {"opponents": ["greedy", "heuristic"], "reward": "margin", "seat": 1}, 7, 50),
+    (2, {"opponents": ["random", "greedy", "random"], "reward": "win",
+         "hand_size": 3}, 3, 40),
+])
+def test_sub_envs_match_single_vs_bots_envs(num_envs, kwargs, seed, steps):
+    """Game i is VsBots-v0 reset with seed + i (then without a seed after each game):
+    same seats, observations, masks, rewards, ends and final observations; illegal
+    actions (mixed into game 0) end the episode in both."""
+    venv = VsBotsVectorEnv(num_envs=num_envs, board_size=32, **kwargs)
+    singles = [gymnasium.make("Carcassonne/VsBots-v0", board_size=32, **kwargs)
+               for _ in range(num_envs)]
+    ends = run_side_by_side(venv, singles, seed, steps, illegal_every=23)
+    assert ends.sum() >= num_envs
+
+
+def test_attributes_and_make_vec():
+    venv = gymnasium.make_vec("Carcassonne/VsBots-v0", num_envs=3,
+                              vectorization_mode="vector_entry_point", players=3,
+                              opponents=["greedy", "random"], board_size=10)
+    env = venv.unwrapped
+    assert isinstance(env, VsBotsVectorEnv) and isinstance(env, VectorEnv)
+    assert env.num_envs == 3 and env.rules.players == 3
+    assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    single = gymnasium.make("Carcassonne/VsBots-v0", players=3, board_size=10)
+    assert env.single_observation_space == single.observation_space
+    assert env.single_action_space == single.action_space
+    assert env.action_space == gymnasium.spaces.MultiDiscrete([10 * 10 * 4 * 9] * 3)
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    assert info["seat"].shape == (3,) and env.action_masks().shape == (3, 3600)
+    assert env.action_masks().any(axis=1).all()
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"num_envs": 0}, "num_envs"),
+    ({"opponents": []}, "at least one"),
+    ({"opponents": "mcts"}, "'mcts' has no jitted version"),
+    ({"opponents": [1]}, "opponents must be bot specs"),
+    ({"opponents": ["random", "random"], "players": 2}, "2 players need 1 opponents"),
+    ({"players": 7}, "players"),
+    ({"seat": 2}, "seat must be an integer in \\[0, 1\\], got 2"),
+    ({"reward": "points"}, "reward must be one of"),
+    ({"rules": Rules(variant="solo")}, "Solo-v0"),
+    ({"num_threads": 0}, "num_threads"),
+    ({"board_size": 2}, "board_size"),
+    ({"render_mode": "human"}, "render_mode"),
+    ({"self_policy": 3}, "self_policy must be a callable"),
+])
+def test_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        VsBotsVectorEnv(**kwargs)
+
+
+def test_sb3_adapter():
+    pytest.importorskip("stable_baselines3")
+    env = VsBotsVectorEnv(num_envs=2, opponents="random", board_size=16).to_sb3()
+    env.seed(4)
+    obs = env.reset()
+    assert obs["board"].shape == (2, 48, 48, 10)
+    rng = np.random.default_rng(0)
+    ends = 0
+    for _ in range(45):
+        env.step_async(pick(env.action_masks(), rng))
+        obs, rewards, dones, infos = env.step_wait()
+        assert rewards.dtype == np.float32
+        for i in np.flatnonzero(dones):
+            assert infos[i]["terminal_observation"]["board"].shape == (48, 48, 10)
+            assert infos[i]["end_reason"] == "tiles" and len(infos[i]["scores"]) == 2
+            ends += 1
+    assert ends >= 1
+
+
+# --------------------------------------------------------------------------- policies
+
+
+class _FirstActionBot:
+    """A Python bot playing the first action of its seat's mask (what `first_action`
+    below does as a batched policy)."""
+
+    name = "first"
+
+    def __init__(self, encoder):
+        self.encoder = encoder
+
+    def act(self, game):
+        mask = self.encoder.encode(game, game.current_player)["action_mask"]
+        return self.encoder.action_to_move(game, int(np.argmax(mask)))
+
+
+class _VsFirstBots(VsBotsEnv):
+    def _make_bots(self, seats):
+        rng = self.np_random
+        for _ in seats:
+            rng.integers(2**63)  # the vector env draws a seed per opponent too
+        return {p: _FirstActionBot(self.driver.encoder) for p in seats}
+
+
+def test_policy_opponents_are_batched_and_match_the_single_env():
+    calls = []
+
+    def first_action(obs, masks, seats):
+        calls.append(len(seats))
+        assert obs["board"].shape[0] == masks.shape[0] == len(seats)
+        return masks.argmax(axis=1)
+
+    venv = VsBotsVectorEnv(num_envs=3, opponents=[first_action, first_action], players=3,
+                           board_size=32)
+    singles = [_VsFirstBots(opponents=["random", "random"], players=3, board_size=32)
+               for _ in range(3)]
+    run_side_by_side(venv, singles, seed=2, steps=30)
+    # one call per opponent turn for all the games waiting on it, not one per game
+    assert max(calls) == 3 and len(calls) <= 2 * 32  # <= 2 rounds per step and reset
+
+
+def test_self_play_seats_use_the_self_policy():
+    seen = []
+
+    def policy(obs, masks, seats):
+        seen.append(seats.copy())
+        return masks.argmax(axis=1)
+
+    venv = VsBotsVectorEnv(num_envs=2, opponents="self", players=2, seat=0,
+                           board_size=32)
+    with pytest.raises(ValueError, match="set self_policy"):
+        venv.reset(seed=0)
+    venv.self_policy = policy
+    venv.reset(seed=0)
+    for _ in range(5):
+        _, _, _, _, _ = venv.step(venv.action_masks().argmax(axis=1))
+    assert all((s == 1).all() for s in seen) and len(seen) == 5
+    for i in range(2):
+        assert venv.game(i).current_player == 0  # the learner's (seat 0) decision
+
+
+def test_bench_reports_vs_bots_beside_solo():
+    from carcassonne_env.bench import TARGETS, bench_vs_bots
+
+    results = bench_vs_bots(steps=8, repeats=1, num_envs=2)
+    for bot in ("random", "greedy", "heuristic"):
+        assert results[f"VsBots vector steps/s (N=2, {bot})"] > 0
+    assert results["VsBots/solo ratio (random)"] == pytest.approx(
+        results["VsBots vector steps/s (N=2, random)"] / results["SoloVectorEnv steps/s (N=2)"])
+    assert "VsBots/solo ratio (random, 1 thread)" in results
+    assert TARGETS["VsBots/solo ratio (random)"] == 0.45
+
+
+def test_maskable_ppo_self_play_with_its_own_policy_as_opponent(one_torch_thread):
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from carcassonne_env.envs.vector_multi import sb3_policy
+
+    venv = VsBotsVectorEnv(num_envs=2, opponents="self", players=2, board_size=16)
+    model = sb3_contrib.MaskablePPO("MultiInputPolicy", venv.to_sb3(), n_steps=16,
+                                    batch_size=16, n_epochs=1, seed=0, device="cpu")
+    calls = []
+    policy = sb3_policy(model)
+    venv.self_policy = lambda obs, masks, seats: calls.append(len(seats)) or policy(
+        obs, masks, seats)
+    model.learn(32)
+    assert model.num_timesteps == 32 and calls and max(calls) <= 2
+
+
+def test_game_views_render_and_copies():
+    venv = VsBotsVectorEnv(num_envs=2, opponents="greedy", board_size=16, copy=True,
+                           render_mode="ansi")
+    obs, _ = venv.reset(seed=3)
+    kept = obs["board"].copy()
+    enc = venv.encoder
+    for _ in range(3):
+        for i in range(2):
+            game = venv.game(i)
+            assert game.current_player == venv.seats[i]  # the learner is to move
+            mask = venv.action_masks()[i]
+            assert {enc.action_to_move(game, int(a)) for a in np.flatnonzero(mask)} <= set(
+                game.legal_moves())
+        obs2, *_ = venv.step(venv.action_masks().argmax(axis=1))
+        assert obs2["board"] is not obs["board"]
+    assert np.array_equal(obs["board"], kept)  # copy=True: never overwritten
+    assert venv.render() == (str(venv.game(0)), str(venv.game(1)))
+    assert VsBotsVectorEnv(num_envs=1).render() is None
