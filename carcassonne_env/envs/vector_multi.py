@@ -46,7 +46,9 @@ STEP, START, RESUME = 0, 1, 2  # = agents.vs_bots_kernel phases (imported lazily
 #: A policy opponent: called with (observations, action masks, seats) of the games where
 #: one of its seats is to move (observation arrays batched over those games, as the
 #: env's own observations; masks bool[n, n_actions]; seats int64[n]) and returns n legal
-#: actions. An SB3 model works through `sb3_policy`.
+#: actions. A policy with a ``games`` parameter also gets the games' indices (int64[n]),
+#: e.g. a league that gives each game its own snapshot. An SB3 model works through
+#: `sb3_policy`.
 Policy = Callable[[dict[str, np.ndarray], np.ndarray, np.ndarray], np.ndarray]
 
 
@@ -361,7 +363,11 @@ class VsBotsVectorEnv(VectorEnv):
                 n = len(which)
                 obs = {"board": buf.planes[:n], "features": buf.feats[:n]}
                 masks = buf.masks[:n].view(np.bool_)
-                actions = np.asarray(policy(obs, masks, observers)).astype(np.int64)
+                if _takes_games(policy):
+                    actions = policy(obs, masks, observers, games=which)
+                else:
+                    actions = policy(obs, masks, observers)
+                actions = np.asarray(actions).astype(np.int64)
                 actions = actions.reshape(n)
                 bad = ~masks[np.arange(n), np.clip(actions, 0, masks.shape[1] - 1)] | (
                     actions < 0) | (actions >= masks.shape[1])
@@ -419,6 +425,16 @@ class VsBotsVectorEnv(VectorEnv):
         if self.copy:
             return {"board": out.planes.copy(), "features": out.feats.copy()}
         return {"board": out.planes, "features": out.feats}
+
+
+def _takes_games(policy: Callable) -> bool:
+    """Whether `policy` has a ``games`` parameter (see `Policy`)."""
+    import inspect
+
+    try:
+        return "games" in inspect.signature(policy).parameters
+    except (TypeError, ValueError):  # no signature (some builtins)
+        return False
 
 
 def _opponent_list(opponents: Any) -> list[Any]:
