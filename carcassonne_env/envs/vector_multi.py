@@ -93,6 +93,8 @@ class VsBotsVectorEnv(VectorEnv):
         num_threads: threads stepping the games (default: numba's, one per core); with
             other busy processes on the same cores, 1 is often faster (docs/vector.md).
         render_mode: "ansi" or "rgb_array" (a tuple, one per game) or None.
+        self_policy: the policy playing the "self" seats (a `Policy`; may be set later
+            as the attribute, e.g. once the model exists; needed before reset / step).
 
     Self-play: with "self" opponents every transition is still the learning seat's
     (``seats[i]``): the env asks for the learner's action only at that seat's
