@@ -168,6 +168,7 @@ def test_attributes_and_make_vec():
     ({"board_size": 2}, "board_size"),
     ({"render_mode": "human"}, "render_mode"),
     ({"self_policy": 3}, "self_policy must be a callable"),
+    ({"obs_features": "aggregate"}, "obs_features"),
 ])
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):

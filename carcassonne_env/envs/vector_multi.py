@@ -95,6 +95,8 @@ class VsBotsVectorEnv(VectorEnv):
         render_mode: "ansi" or "rgb_array" (a tuple, one per game) or None.
         self_policy: the policy playing the "self" seats (a `Policy`; may be set later
             as the attribute, e.g. once the model exists; needed before reset / step).
+        obs_features: "standard" only for now (the single envs' other layouts are not
+            batched yet).
 
     Self-play: with "self" opponents every transition is still the learning seat's
     (``seats[i]``): the env asks for the learner's action only at that seat's
@@ -110,7 +112,7 @@ class VsBotsVectorEnv(VectorEnv):
                  board_size: int = 32, on_overflow: str = "warn", illegal_reward: float = -1.0,
                  copy: bool = False, num_threads: int | None = None,
                  render_mode: str | None = None, self_policy: Policy | None = None,
-                 **rule_options: Any) -> None:
+                 obs_features: str = "standard", **rule_options: Any) -> None:
         from agents.fast_bots import bot_spec
         from agents.jitted_bots import KINDS, POLICY
         from agents.vs_bots_kernel import REWARD_MODES
@@ -118,6 +120,9 @@ class VsBotsVectorEnv(VectorEnv):
         self.num_envs = check_int("num_envs", num_envs, 1)
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
+        if obs_features != "standard":
+            raise ValueError("obs_features: the VsBots vector env has the standard layout "
+                             f"only (\"standard\"), got {obs_features!r}")
         if num_threads is None:
             num_threads = numba_config.NUMBA_NUM_THREADS
         num_threads = check_int("num_threads", num_threads, 1)
