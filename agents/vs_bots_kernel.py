@@ -14,6 +14,7 @@ count in its first step, as in `VsBotsEnv`.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit, prange
 
 from carcassonne_env.core import config as C
@@ -126,7 +127,9 @@ def run_batch(states, tb, sub, n_types, SL, phase, which, actions, masks_in, sta
     n = which.shape[0]
     chunks = min(rows.shape[0], n)
     B = planes.shape[1] // 3
-    for c in prange(chunks):
+    for cc in prange(chunks):
+        c = np.int64(cc)  # prange's index is unsigned; typed lists want a signed one
+        after, scratch = afters[c], scratches[c]
         for j in range(c * n // chunks, (c + 1) * n // chunks):
             k = which[j]
             st = states[k]
@@ -151,8 +154,8 @@ def run_batch(states, tb, sub, n_types, SL, phase, which, actions, masks_in, sta
             else:
                 first = started[j]
                 _apply_action(st, tb, B, SL, actions[j])
-            w = _run_bots(st, tb, seats[k], kinds[k], weights[k], mt[k], rows[c], afters[c],
-                          scratches[c], values[c], evals[c], unseen[c], keys[c])
+            w = _run_bots(st, tb, seats[k], kinds[k], weights[k], mt[k], rows[c], after,
+                          scratch, values[c], evals[c], unseen[c], keys[c])
             if w >= 0:
                 waiting[k] = w
             elif first:

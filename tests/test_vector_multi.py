@@ -168,6 +168,7 @@ def test_attributes_and_make_vec():
     ({"board_size": 2}, "board_size"),
     ({"render_mode": "human"}, "render_mode"),
     ({"self_policy": 3}, "self_policy must be a callable"),
+    ({"obs_features": "aggregate"}, "obs_features"),
 ])
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -233,6 +234,24 @@ def test_policy_opponents_are_batched_and_match_the_single_env():
     run_side_by_side(venv, singles, seed=2, steps=30)
     # one call per opponent turn for all the games waiting on it, not one per game
     assert max(calls) == 3 and len(calls) <= 2 * 32  # <= 2 rounds per step and reset
+
+
+def test_a_league_policy_gets_the_game_indices():
+    """A policy with a `games` parameter learns which games it moves in (a league gives
+    each game its own snapshot); seat 0 is the learner, so seat 1 waits in every game."""
+    batches = []
+
+    def league(obs, masks, seats, games):
+        batches.append(games.tolist())
+        snapshot = games % 2  # game parity picks the "snapshot": first or last action
+        first = masks.argmax(axis=1)
+        last = masks.shape[1] - 1 - masks[:, ::-1].argmax(axis=1)
+        return np.where(snapshot == 0, first, last)
+
+    venv = VsBotsVectorEnv(num_envs=3, opponents=league, players=2, seat=0, board_size=24)
+    venv.reset(seed=1)
+    venv.step(venv.action_masks().argmax(axis=1))
+    assert batches == [[0, 1, 2]]
 
 
 def test_self_play_seats_use_the_self_policy():

@@ -46,7 +46,9 @@ STEP, START, RESUME = 0, 1, 2  # = agents.vs_bots_kernel phases (imported lazily
 #: A policy opponent: called with (observations, action masks, seats) of the games where
 #: one of its seats is to move (observation arrays batched over those games, as the
 #: env's own observations; masks bool[n, n_actions]; seats int64[n]) and returns n legal
-#: actions. An SB3 model works through `sb3_policy`.
+#: actions. A policy with a ``games`` parameter also gets the games' indices (int64[n]),
+#: e.g. a league that gives each game its own snapshot. An SB3 model works through
+#: `sb3_policy`.
 Policy = Callable[[dict[str, np.ndarray], np.ndarray, np.ndarray], np.ndarray]
 
 
@@ -91,6 +93,10 @@ class VsBotsVectorEnv(VectorEnv):
         num_threads: threads stepping the games (default: numba's, one per core); with
             other busy processes on the same cores, 1 is often faster (docs/vector.md).
         render_mode: "ansi" or "rgb_array" (a tuple, one per game) or None.
+        self_policy: the policy playing the "self" seats (a `Policy`; may be set later
+            as the attribute, e.g. once the model exists; needed before reset / step).
+        obs_features: "standard" only for now (the single envs' other layouts are not
+            batched yet).
 
     Self-play: with "self" opponents every transition is still the learning seat's
     (``seats[i]``): the env asks for the learner's action only at that seat's
@@ -106,7 +112,7 @@ class VsBotsVectorEnv(VectorEnv):
                  board_size: int = 32, on_overflow: str = "warn", illegal_reward: float = -1.0,
                  copy: bool = False, num_threads: int | None = None,
                  render_mode: str | None = None, self_policy: Policy | None = None,
-                 **rule_options: Any) -> None:
+                 obs_features: str = "standard", **rule_options: Any) -> None:
         from agents.fast_bots import bot_spec
         from agents.jitted_bots import KINDS, POLICY
         from agents.vs_bots_kernel import REWARD_MODES
@@ -114,6 +120,9 @@ class VsBotsVectorEnv(VectorEnv):
         self.num_envs = check_int("num_envs", num_envs, 1)
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
+        if obs_features != "standard":
+            raise ValueError("obs_features: the VsBots vector env has the standard layout "
+                             f"only (\"standard\"), got {obs_features!r}")
         if num_threads is None:
             num_threads = numba_config.NUMBA_NUM_THREADS
         num_threads = check_int("num_threads", num_threads, 1)
@@ -361,7 +370,11 @@ class VsBotsVectorEnv(VectorEnv):
                 n = len(which)
                 obs = {"board": buf.planes[:n], "features": buf.feats[:n]}
                 masks = buf.masks[:n].view(np.bool_)
-                actions = np.asarray(policy(obs, masks, observers)).astype(np.int64)
+                if _takes_games(policy):
+                    actions = policy(obs, masks, observers, games=which)
+                else:
+                    actions = policy(obs, masks, observers)
+                actions = np.asarray(actions).astype(np.int64)
                 actions = actions.reshape(n)
                 bad = ~masks[np.arange(n), np.clip(actions, 0, masks.shape[1] - 1)] | (
                     actions < 0) | (actions >= masks.shape[1])
@@ -419,6 +432,16 @@ class VsBotsVectorEnv(VectorEnv):
         if self.copy:
             return {"board": out.planes.copy(), "features": out.feats.copy()}
         return {"board": out.planes, "features": out.feats}
+
+
+def _takes_games(policy: Callable) -> bool:
+    """Whether `policy` has a ``games`` parameter (see `Policy`)."""
+    import inspect
+
+    try:
+        return "games" in inspect.signature(policy).parameters
+    except (TypeError, ValueError):  # no signature (some builtins)
+        return False
 
 
 def _opponent_list(opponents: Any) -> list[Any]:
