@@ -33,6 +33,7 @@ JITTED_MODULES = (
     "carcassonne_env.core.vector",
     "agents.evaluation",
     "agents.search",
+    "agents.solo_search",
 )
 
 _checked = False
