@@ -34,6 +34,7 @@ JITTED_MODULES = (
     "agents.evaluation",
     "agents.search",
     "agents.solo_search",
+    "agents.solo_solve",
 )
 
 _checked = False
