@@ -29,37 +29,13 @@ import random
 import time
 
 import numpy as np
-from numba import njit
 
 from carcassonne_env import Game, Move
 from carcassonne_env.checks import check_int, check_optional_int, check_real
-from carcassonne_env.core.playout import shuffle_undrawn
-from carcassonne_env.core.state import copy_into, copy_state
-from carcassonne_env.core.turn import apply_move
+from carcassonne_env.core.state import copy_state
 
-from .evaluation import objective
 from .heuristic import HeuristicAgent
-from .search import leaf_values
-
-
-@njit(cache=True, nogil=True)
-def candidate_values(root, tb, cand, n_cand, seed, depth, w, det, sim, after, scratch, rows,
-                     move_values, values, unseen, out):
-    """out[i] = solo objective reached by candidate move cand[i] (legal rows of `root`,
-    left unchanged) in one determinisation: the undrawn tiles reshuffled by the generator
-    seeded with `seed` (the same order for every candidate), the move, `depth` heuristic
-    moves, then the heuristic estimate (exact final scores if the game ended). `det`,
-    `sim`, `after`, `scratch` are same-shaped scratch states; the rest scratch buffers."""
-    rng = np.empty(1, np.uint64)
-    rng[0] = seed
-    copy_into(det, root)
-    shuffle_undrawn(det, rng)
-    for i in range(n_cand):
-        copy_into(sim, det)
-        apply_move(sim, tb, cand[i, 0], cand[i, 1], cand[i, 2], cand[i, 3], cand[i, 4])
-        leaf_values(sim, tb, depth, w, after, scratch, rows, move_values, unseen, rng,
-                    values)
-        out[i] = objective(values, 0, True, w)
+from .solo_kernels import candidate_values
 
 
 class SoloSearchAgent:

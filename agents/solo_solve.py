@@ -23,38 +23,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from carcassonne_env import Game, Rules
 from carcassonne_env.checks import check_int, check_real
-from carcassonne_env.core import config as C
-from carcassonne_env.core.state import copy_into, copy_state
-from carcassonne_env.core.turn import apply_move
+from carcassonne_env.core.state import copy_state
 
 from .heuristic import HeuristicAgent
-from .search import heuristic_move
+from .solo_kernels import rollout_results
 
 _TOP_KS = (4, 8, 16, 32, 0)  # 0: every legal move
-
-
-@njit(cache=True, nogil=True)
-def rollout_results(root, tb, cand, n_cand, w, sim, after, scratch, rows, move_values,
-                    values, unseen, out_min, out_sum):
-    """For each candidate cand[i] (legal rows of `root`, left unchanged): play it, then
-    the heuristic policy to the end with the state's own (true) tile order; out_min[i],
-    out_sum[i] = the lowest colour's final score and the sum of the final scores."""
-    for i in range(n_cand):
-        copy_into(sim, root)
-        apply_move(sim, tb, cand[i, 0], cand[i, 1], cand[i, 2], cand[i, 3], cand[i, 4])
-        while not sim.sc[C.SC_DONE]:
-            heuristic_move(sim, tb, w, after, scratch, rows, move_values, values, unseen)
-        lo = sim.scores[0]
-        total = 0
-        for p in range(sim.scores.shape[0]):
-            lo = min(lo, sim.scores[p])
-            total += sim.scores[p]
-        out_min[i] = lo
-        out_sum[i] = total
 
 
 @dataclass

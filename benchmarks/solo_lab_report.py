@@ -69,6 +69,27 @@ def clairvoyant_table(clair: Path, paired: Path) -> str:
     return out
 
 
+def gap_lines(clair: Path, files: list[Path]) -> str:
+    """Mean gap (clairvoyant line - search bot, and - heuristic) per paired run."""
+    c = {r["deal"]: r["result"] for r in json.loads(clair.read_text())["rows"]}
+    lines = ["| fair bot | deals in common | mean gap to the clairvoyant line [95% CI] | "
+             "p10 / p50 / p90 of the gap |", "|---|---:|---:|---:|"]
+    seen = set()
+    for f in files:
+        d = json.loads(f.read_text())
+        for bot in d["bots"]:
+            rows = {r["deal_seed"]: r["result"] for r in d["rows"][bot]}
+            deals = sorted(set(rows) & set(c))
+            if (bot, tuple(deals)) in seen or len(deals) < 2:
+                continue
+            seen.add((bot, tuple(deals)))
+            gap = np.array([c[k] - rows[k] for k in deals], float)
+            p10, p50, p90 = np.percentile(gap, [10, 50, 90])
+            lines.append(f"| `{bot}` | {len(deals)} | {_ci(gap)} | "
+                         f"{p10:.0f} / {p50:.0f} / {p90:.0f} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     folder = Path((argv or sys.argv[1:] or ["results/solo/lab"])[0])
     files = sorted(folder.glob("paired-*.json"))
@@ -78,6 +99,8 @@ def main(argv: list[str] | None = None) -> None:
     if clair.exists() and main_run.exists():
         print()
         print(clairvoyant_table(clair, main_run))
+        print()
+        print(gap_lines(clair, files))
 
 
 if __name__ == "__main__":

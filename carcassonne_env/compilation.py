@@ -33,8 +33,7 @@ JITTED_MODULES = (
     "carcassonne_env.core.vector",
     "agents.evaluation",
     "agents.search",
-    "agents.solo_search",
-    "agents.solo_solve",
+    "agents.solo_kernels",
 )
 
 _checked = False
@@ -75,7 +74,7 @@ def notice_first_compile() -> None:
 def warmup(report: Callable[[str], None] = print) -> float:
     """Compile (or load from the cache) every jitted function: a full game through the
     API with playouts, the env encoder in both action modes, the vector env, and the
-    heuristic and MCTS bots. Returns the seconds it took."""
+    heuristic, MCTS and solo-lab bots. Returns the seconds it took."""
     from .encoding import Encoder
     from .envs.vector import SoloVectorEnv
     from .game import Game
@@ -107,6 +106,12 @@ def warmup(report: Callable[[str], None] = print) -> float:
     game = Game(Rules(players=2), seed=2)
     for spec in ("heuristic", "mcts:iterations=4"):
         game.play(make_agent(spec, seed=0).act(game))
+    report("compiling the solo lab's search...")
+    from agents.solo_solve import solve_deal
+
+    game = Game(Rules(variant="solo"), seed=0)
+    game.play(make_agent("solo-search:samples=1:top_k=2:depth=1", seed=0).act(game))
+    solve_deal(0, seconds=0, top_ks=(1,))
     return time.perf_counter() - start
 
 
