@@ -219,6 +219,8 @@ def _solo_order_dfs(st, maj, pts, n, bonus, final, best):
     scores = st.scores
     P = scores.shape[0]
     work = st.work
+    # snap holds (n + 1) * P scores: a move completes at most 13 features (4 roads or
+    # cities, 9 monasteries) and solo has at most 4 colours, 56 <= a work row's 8 * S.
     pick, used, snap = work[C.W_PERM], work[C.W_HEAP], work[C.W_OCC]
     top, cur, left = work[C.W_SCORES_B], work[C.W_SCORES_A], work[C.W_STACK]
     for k in range(n):
