@@ -31,9 +31,9 @@ JITTED_MODULES = (
     "carcassonne_env.core.state",
     "carcassonne_env.core.turn",
     "carcassonne_env.core.vector",
+    "agents.solo_kernels",  # issue 15
     "agents.evaluation",
     "agents.search",
-    "agents.solo_kernels",
 )
 
 _checked = False
@@ -102,16 +102,16 @@ def warmup(report: Callable[[str], None] = print) -> float:
         from agents import make_agent
     except ImportError:  # pragma: no cover - installed without the bots
         return time.perf_counter() - start
-    report("compiling the heuristic and MCTS bots...")
-    game = Game(Rules(players=2), seed=2)
-    for spec in ("heuristic", "mcts:iterations=4"):
-        game.play(make_agent(spec, seed=0).act(game))
-    report("compiling the solo lab's search...")
+    report("compiling the solo lab's search (issue 15)...")
     from agents.solo_solve import solve_deal
 
     game = Game(Rules(variant="solo"), seed=0)
     game.play(make_agent("solo-search:samples=1:top_k=2:depth=1", seed=0).act(game))
     solve_deal(0, seconds=0, top_ks=(1,))
+    report("compiling the heuristic and MCTS bots...")
+    game = Game(Rules(players=2), seed=2)
+    for spec in ("heuristic", "mcts:iterations=4"):
+        game.play(make_agent(spec, seed=0).act(game))
     return time.perf_counter() - start
 
 
