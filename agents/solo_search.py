@@ -35,7 +35,7 @@ from carcassonne_env.checks import check_int, check_optional_int, check_real
 from carcassonne_env.core.state import copy_state
 
 from .heuristic import HeuristicAgent
-from .solo_kernels import candidate_values
+from .search import candidate_values
 
 
 class SoloSearchAgent:

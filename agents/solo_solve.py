@@ -29,7 +29,7 @@ from carcassonne_env.checks import check_int, check_real
 from carcassonne_env.core.state import copy_state
 
 from .heuristic import HeuristicAgent
-from .solo_kernels import rollout_results
+from .search import rollout_results
 
 _TOP_KS = (4, 8, 16, 32, 0)  # 0: every legal move
 

@@ -31,7 +31,6 @@ JITTED_MODULES = (
     "carcassonne_env.core.state",
     "carcassonne_env.core.turn",
     "carcassonne_env.core.vector",
-    "agents.solo_kernels",  # issue 15
     "agents.evaluation",
     "agents.search",
 )
