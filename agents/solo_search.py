@@ -42,7 +42,7 @@ class SoloSearchAgent:
     """Determinised lookahead for the solo variant (module docstring: the algorithm).
 
     Args:
-        seed: seeds the determinisations and tie-breaks.
+        seed: seeds the determinisations.
         samples: determinisations per move (ignored when `seconds` > 0).
         seconds: wall-time budget per move (0: use `samples`; reproducible on any machine).
         top_k: candidates kept from the heuristic's ranking.
@@ -102,6 +102,8 @@ class SoloSearchAgent:
         keep = list(order[: self.top_k])
         forced = set()
         for m in moves or []:
+            if m not in legal:
+                raise ValueError(f"moves: {m!r} is not a legal move in this position")
             i = legal.index(m)
             forced.add(i)
             if i not in keep:

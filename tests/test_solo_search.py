@@ -4,7 +4,7 @@ import pytest
 
 from agents import make_agent, registry
 from agents.solo_search import SoloSearchAgent
-from carcassonne_env import Game, Rules
+from carcassonne_env import Game, Move, Rules
 
 SOLO = Rules(variant="solo")
 
@@ -40,6 +40,8 @@ def test_evaluate_ranks_candidates_and_keeps_asked_moves():
 def test_refuses_a_standard_game_and_bad_options():
     with pytest.raises(ValueError, match="solo variant only"):
         SoloSearchAgent(samples=1).evaluate(Game(seed=0))
+    with pytest.raises(ValueError, match="not a legal move"):
+        SoloSearchAgent(samples=1).evaluate(Game(SOLO, seed=0), [Move(5, 5, 0)])
     with pytest.raises(ValueError, match="samples"):
         SoloSearchAgent(samples=0)
     with pytest.raises(ValueError, match="top_k"):
