@@ -28,6 +28,7 @@ BOTS = {
     "heuristic": "agents.heuristic:HeuristicAgent",
     "mcts": "agents.mcts:MCTSAgent",
     "sb3": "agents.sb3_policy:SB3Agent",  # needs model=PATH.zip
+    "solo-search": "agents.solo_search:SoloSearchAgent",  # solo variant only (issue 15)
 }
 
 

@@ -2,7 +2,8 @@
 `render` (a game record as a PNG), `view` (a record as an HTML replay), `gif` (a record
 as an animation), `arena` (a tournament between bots), `solo-bench`
 (a bot's results on fixed solo deals), `train` (PPO baselines: the `training` scripts),
-`warmup` (compile the numba code ahead of time), `clear-cache` (delete it).
+`warmup` (compile the numba code ahead of time), `clear-cache` (delete it), `solo-solve`
+(a clairvoyant line for a solo deal), `solo-analyze` (a solo game judged move by move).
 
 A mistake on the command line (a missing file, a bad bot spec, a bad option value) ends
 in one line, `carcassonne: error: ...`, and exit status 2; `--debug` shows the traceback.
@@ -317,6 +318,40 @@ def cmd_arena(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- solo strategy lab (issue 15): solo-solve, solo-analyze -------------------------------
+def cmd_solo_solve(args: argparse.Namespace) -> int:
+    from agents.solo_solve import solve_deal
+
+    out = Path(args.output or f"solo_solve_{args.deal}.json")
+    output_file(out)
+    output_file(args.json)
+    rules = Rules(variant="solo", solo_colours=args.solo_colours, followers=args.followers)
+    sol = solve_deal(args.deal, seconds=args.seconds, rules=rules)
+    out.write_text(json.dumps(sol.record, indent=1), encoding="utf-8")
+    if args.json:
+        Path(args.json).write_text(json.dumps(sol.to_dict(), indent=1), encoding="utf-8")
+    passes = ", ".join(f"top_k={p['top_k'] or 'all'}: {p['result']}" for p in sol.passes)
+    print(f"deal {sol.deal}: best line found {sol.result} (heuristic rollout "
+          f"{sol.baseline}; passes {passes}; {sol.seconds:.1f} s). Not a proof of "
+          f"optimality: a lower bound on what the deal allowed.")
+    print(f"wrote {out} (replays with Game.from_record)", file=sys.stderr)
+    return 0
+
+
+def cmd_solo_analyze(args: argparse.Namespace) -> int:
+    from agents.solo_analyze import analyze_record
+
+    record = json.loads(Path(args.record).read_text(encoding="utf-8"))
+    output_file(args.json)
+    analysis = analyze_record(record, bot=args.bot, seed=args.seed)
+    print(analysis.to_markdown())
+    if args.json:
+        Path(args.json).write_text(json.dumps(analysis.to_dict(), indent=1),
+                                   encoding="utf-8")
+    return 0
+# --- end of the solo strategy lab block ----------------------------------------------------
+
+
 def cmd_warmup(args: argparse.Namespace) -> int:
     from .compilation import warmup
 
@@ -517,6 +552,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray-address", metavar="ADDR",
                    help="Ray cluster to join (e.g. auto); default: start a local one")
     p.set_defaults(func=cmd_arena)
+
+    # --- solo strategy lab (issue 15) ---
+    p = sub.add_parser("solo-solve", parents=[common],
+                       help="the best line found for a solo deal with every stack known",
+                       description="Search solo deal N with perfect information (the true "
+                       "order of every stack) for about S seconds and write the best line "
+                       "as a game record that replays to its score. A heuristic search: "
+                       "the score is a lower bound, not a proof of optimality. See "
+                       "docs/solo_lab.md.")
+    p.add_argument("--deal", type=int_at_least(0), required=True, help="deal seed")
+    p.add_argument("--seconds", type=float, default=60.0,
+                   help="time budget (default 60; the first pass always completes)")
+    p.add_argument("--solo-colours", type=int, choices=(3, 4), default=3)
+    p.add_argument("--followers", type=int_at_least(1), default=None,
+                   help="followers per colour (default 4)")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="game record to write (default solo_solve_N.json)")
+    p.add_argument("--json", metavar="FILE", help="also write the search summary")
+    p.set_defaults(func=cmd_solo_solve)
+
+    p = sub.add_parser("solo-analyze", parents=[common],
+                       help="per-move analysis of a solo game record by the search bot",
+                       description="For every move of a solo game record: the search bot's "
+                       "value of the move played and of its best move, and the points "
+                       "given away; a table and a summary line. See docs/solo_lab.md.")
+    p.add_argument("record", help="solo game record (JSON)")
+    p.add_argument("--bot", default="solo-search",
+                   help="the judging bot's spec (default solo-search)")
+    p.add_argument("--seed", type=int_at_least(0), default=0)
+    p.add_argument("--json", metavar="FILE", help="write the analysis as JSON")
+    p.set_defaults(func=cmd_solo_analyze)
+    # --- end of the solo strategy lab block ---
 
     p = sub.add_parser("warmup", parents=[common],
                        help="compile the numba code now (first use otherwise waits 30-60 s)",

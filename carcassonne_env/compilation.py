@@ -76,7 +76,7 @@ def notice_first_compile() -> None:
 def warmup(report: Callable[[str], None] = print) -> float:
     """Compile (or load from the cache) every jitted function: a full game through the
     API with playouts, the env encoder in both action modes, the vector env, and the
-    heuristic and MCTS bots. Returns the seconds it took."""
+    heuristic, MCTS and solo-lab bots. Returns the seconds it took."""
     from .encoding import Encoder
     from .envs.vector import SoloVectorEnv
     from .game import Game
@@ -105,6 +105,12 @@ def warmup(report: Callable[[str], None] = print) -> float:
         from agents import make_agent
     except ImportError:  # pragma: no cover - installed without the bots
         return time.perf_counter() - start
+    report("compiling the solo lab's search (issue 15)...")
+    from agents.solo_solve import solve_deal
+
+    game = Game(Rules(variant="solo"), seed=0)
+    game.play(make_agent("solo-search:samples=1:top_k=2:depth=1", seed=0).act(game))
+    solve_deal(0, seconds=0, top_ks=(1,))
     report("compiling the heuristic and MCTS bots...")
     game = Game(Rules(players=2), seed=2)
     for spec in ("heuristic", "mcts:iterations=4"):

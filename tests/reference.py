@@ -621,16 +621,17 @@ class RefGame:
             self.scores[seat] += pts
 
     def _solo_last(self, items, hint: list[int] | None) -> None:
-        """Last solo turn: completed features in the best order, then the follower bonus.
+        """Last solo turn: completed features, then the follower bonus, in the best order.
 
         Each follower left on the board pays its colour 2 if that colour is lowest at that
-        moment, again in the best order.
+        moment. The player knows the game ends with this move, so the features' order is
+        chosen for the score after the bonus (every order of the features is tried).
         """
         bonus = tuple(((seat,), 2) for seat, _ in self.board.followers.values())
-        firsts = solo_best(tuple(self.scores), items)
-        if len(firsts) > 1:
-            self.ambiguous.append(self.turn)
-        finals = sorted({o for first in firsts for o in solo_best(first, bonus)})
+        finals = best_outcomes({
+            o for first in solo_outcomes(tuple(self.scores), items)
+            for o in solo_best(first, bonus)
+        })
         if len(finals) > 1:
             self.ambiguous.append(self.turn)
         pick = tuple(hint) if hint is not None else None

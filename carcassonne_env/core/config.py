@@ -59,8 +59,8 @@ SC_SIZE = 20
 
 # Rows of the per-state scratch array `work` (hot-path buffers, never game state).
 (W_ROOTS, W_MAJ, W_PTS, W_KINDS, W_ORDER, W_OPTS, W_COUNTS, W_PERM, W_HEAP, W_SCORES_A,
- W_SCORES_B, W_OCC, W_NROOTS, W_NCOUNT) = range(14)
-WORK_ROWS = 14
+ W_SCORES_B, W_OCC, W_NROOTS, W_NCOUNT, W_STACK, W_BONUS) = range(16)
+WORK_ROWS = 16
 
 END_NONE, END_TILES, END_SOLO_A, END_SOLO_B = 0, 1, 2, 3
 END_NAMES = (None, "tiles", "A", "B")

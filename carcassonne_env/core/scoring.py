@@ -119,16 +119,40 @@ def release_followers(st, root):
 
 
 @hot
-def _solo_outcome(scores, maj, pts, order, n, out):
-    """`out` = scores after scoring features in `order` under the solo lowest-colour rule."""
-    copy_prefix(out, scores, scores.shape[0])
-    s = out[: scores.shape[0]]
+def solo_bonus(s, bonus, P, left):
+    """The solo end bonus on the scores s[:P]: 2 points per follower counted in bonus[:P],
+    paid only while its colour is lowest (`left` is scratch). Scoring a lowest colour
+    never stops another tied-lowest colour from scoring next, so this one order (always
+    the first lowest colour that still has a follower) reaches the best result."""
+    copy_prefix(left, bonus, P)
+    while True:
+        low = lowest_mask(s[:P])
+        pick = -1
+        for p in range(P):
+            if left[p] > 0 and low & (1 << p):
+                pick = p
+                break
+        if pick < 0:
+            return
+        s[pick] += 2
+        left[pick] -= 1
+
+
+@hot
+def _solo_outcome(scores, maj, pts, order, n, out, bonus, final, left):
+    """`out` = scores after scoring features in `order` under the solo lowest-colour rule
+    (then the end bonus of `bonus` followers when `final`)."""
+    P = scores.shape[0]
+    copy_prefix(out, scores, P)
+    s = out[:P]
     for k in range(n):
         f = order[k]
         if maj[f] & lowest_mask(s):
-            for p in range(s.shape[0]):
+            for p in range(P):
                 if maj[f] & (1 << p):
                     s[p] += pts[f]
+    if final:
+        solo_bonus(s, bonus, P, left)
 
 
 @hot
@@ -142,32 +166,26 @@ def _better(a, b, n):
 
 
 @hot
-def solo_best_order(st, maj, pts, n, best):
-    """Write into `best` the order of n simultaneous completions that maximises the lowest
-    colour's score after scoring, then the sum; the first such order in Heap's enumeration
-    wins ties. Beyond _MAX_ORDER_SEARCH features (never seen in play) a greedy order."""
+def solo_best_order(st, maj, pts, n, bonus, final, best):
+    """Write into `best` an order of the n simultaneous completions (majority bit masks
+    maj[:n], points pts[:n]) that maximises, over every order, the lowest colour's score
+    after this turn, then the sum of the scores. On the game's last turn (`final`) the
+    scores compared are those after the end bonus too (bonus[p]: followers of colour p
+    left on the board once the completed features have returned theirs). Exact: up to
+    _MAX_ORDER_SEARCH features every order is enumerated (Heap's algorithm; the first best
+    order in its enumeration wins ties); beyond, `_solo_order_dfs` (exact as well)."""
+    if n > _MAX_ORDER_SEARCH:
+        _solo_order_dfs(st, maj, pts, n, bonus, final, best)
+        return
     scores = st.scores
     P = scores.shape[0]
     work = st.work
     order, c = work[C.W_PERM], work[C.W_HEAP]
-    cur, top = work[C.W_SCORES_A], work[C.W_SCORES_B]
+    cur, top, left = work[C.W_SCORES_A], work[C.W_SCORES_B], work[C.W_STACK]
     for k in range(n):
         best[k] = order[k] = k
         c[k] = 0
-    if n > _MAX_ORDER_SEARCH:
-        # Greedy: repeatedly take the remaining feature whose scoring now is best.
-        copy_prefix(top, scores, P)
-        for k in range(n):
-            pick = k
-            for q in range(k, n):
-                _solo_outcome(top[:P], maj, pts, best[q : q + 1], 1, cur)
-                if q == k or _better(cur, order, P):
-                    copy_prefix(order, cur, P)
-                    pick = q
-            best[k], best[pick] = best[pick], best[k]
-            copy_prefix(top, order, P)
-        return
-    _solo_outcome(scores, maj, pts, order, n, top)
+    _solo_outcome(scores, maj, pts, order, n, top, bonus, final, left)
     i = 1
     while i < n:  # Heap's algorithm, iterative
         if c[i] < i:
@@ -175,7 +193,7 @@ def solo_best_order(st, maj, pts, n, best):
                 order[0], order[i] = order[i], order[0]
             else:
                 order[c[i]], order[i] = order[i], order[c[i]]
-            _solo_outcome(scores, maj, pts, order, n, cur)
+            _solo_outcome(scores, maj, pts, order, n, cur, bonus, final, left)
             if _better(cur, top, P):
                 copy_prefix(top, cur, P)
                 copy_prefix(best, order, n)
@@ -187,8 +205,95 @@ def solo_best_order(st, maj, pts, n, best):
 
 
 @hot
-def score_completed(st, tb, roots, n):
-    """Score the features `roots[:n]` that the current move completed, return followers."""
+def _same_item(maj, pts, i, j):
+    """Scoring feature i or j next changes the scores alike (follower-less ones: never)."""
+    return maj[i] == maj[j] and (maj[i] == 0 or pts[i] == pts[j])
+
+
+@hot
+def _solo_order_dfs(st, maj, pts, n, bonus, final, best):
+    """Exact depth-first search over the orders of n completions (same goal and tie rule
+    as `solo_best_order`: the first best order found wins). Interchangeable features are
+    tried once per position, and a branch stops when even every remaining feature paying
+    its colours (and every bonus follower paying 2) could not beat the best order so far."""
+    scores = st.scores
+    P = scores.shape[0]
+    work = st.work
+    # snap holds (n + 1) * P scores: a move completes at most 13 features (4 roads or
+    # cities, 9 monasteries) and solo has at most 4 colours, 56 <= a work row's 8 * S.
+    pick, used, snap = work[C.W_PERM], work[C.W_HEAP], work[C.W_OCC]
+    top, cur, left = work[C.W_SCORES_B], work[C.W_SCORES_A], work[C.W_STACK]
+    for k in range(n):
+        used[k] = 0
+    copy_prefix(snap, scores, P)
+    found = False
+    d = 0
+    pick[0] = -1
+    while d >= 0:
+        if d == n:  # a whole order: compare
+            for p in range(P):
+                cur[p] = snap[n * P + p]
+            if final:
+                solo_bonus(cur[:P], bonus, P, left)
+            if not found or _better(cur, top, P):
+                copy_prefix(top, cur, P)
+                copy_prefix(best, pick, n)
+                found = True
+            d -= 1
+            if d >= 0:
+                used[pick[d]] = 0
+            continue
+        j = pick[d] + 1
+        while j < n:
+            if not used[j]:
+                dup = False
+                for i in range(j):
+                    if not used[i] and _same_item(maj, pts, i, j):
+                        dup = True
+                        break
+                if not dup:
+                    break
+            j += 1
+        if j >= n:  # every choice at depth d tried: back up
+            d -= 1
+            if d >= 0:
+                used[pick[d]] = 0
+            continue
+        pick[d] = j
+        used[j] = 1
+        base = d * P
+        low = lowest_mask(snap[base : base + P])
+        for p in range(P):
+            v = snap[base + p]
+            if maj[j] & low and maj[j] & (1 << p):
+                v += pts[j]
+            snap[base + P + p] = v
+        if found:  # bound: every remaining feature (and bonus follower) paying
+            ub_min = 0
+            ub_sum = 0
+            for p in range(P):
+                v = snap[base + P + p]
+                for k in range(n):
+                    if not used[k] and maj[k] & (1 << p):
+                        v += pts[k]
+                if final:
+                    v += 2 * bonus[p]
+                ub_min = v if p == 0 else min(ub_min, v)
+                ub_sum += v
+            t_min, t_sum = min_sum(top, P)
+            if ub_min < t_min or (ub_min == t_min and ub_sum <= t_sum):
+                used[j] = 0
+                continue
+        d += 1
+        pick[d] = -1
+
+
+@hot
+def score_completed(st, tb, roots, n, final):
+    """Score the features `roots[:n]` that the current move completed, return followers.
+
+    Solo: several completions are scored in the order `solo_best_order` picks; `final`
+    (the game ends after this move) makes it count the end bonus of the followers left."""
     if n == 0:
         return
     solo = st.cfg[C.CFG_SOLO] != 0
@@ -207,7 +312,13 @@ def score_completed(st, tb, roots, n):
         order[k] = k
     scores = st.scores
     if solo and n > 1:
-        solo_best_order(st, maj, pts, n, order)
+        bonus = work[C.W_BONUS]
+        P = scores.shape[0]
+        for p in range(P):
+            bonus[p] = 0
+        if final:
+            _bonus_left(st, roots, n, bonus)
+        solo_best_order(st, maj, pts, n, bonus, final, order)
     for k in range(n):
         f = order[k]
         if maj[f] == 0:
@@ -218,6 +329,22 @@ def score_completed(st, tb, roots, n):
         award(st, scorers, pts[f])
         log_event(st, kinds[f], roots[f], pts[f] if scorers else 0, maj[f], scorers, 0)
         release_followers(st, roots[f])
+
+
+@hot
+def _bonus_left(st, roots, n, bonus):
+    """bonus[p] += followers of colour p on the board that are not on roots[:n]."""
+    active, owner, parent = st.active, st.owner, st.parent
+    for k in range(st.sc[C.SC_NACTIVE]):
+        g = active[k]
+        r = find(parent, g)
+        on_done = False
+        for q in range(n):
+            if roots[q] == r:
+                on_done = True
+                break
+        if not on_done:
+            bonus[owner[g]] += 1
 
 
 @hot

@@ -345,7 +345,12 @@ def apply_move(st, tb, hand_idx, x, y, r, slot):
                     fdone[j * S + m] = 1
                     roots[n] = j * S + m
                     n += 1
-    score_completed(st, tb, roots, n)
+    # Solo: the game ends after this move (end A, or this colour's stack is used up), so
+    # the order of its completions also decides the end bonus (see score_completed).
+    final = st.cfg[C.CFG_SOLO] != 0 and (
+        st.sc[C.SC_SOLO_END_A] != 0 or st.spos[seat] >= solo_stack_size(st, seat)
+    )
+    score_completed(st, tb, roots, n, final)
     st.sc[C.SC_TURN] += 1
     if st.cfg[C.CFG_HAND_SIZE] > 1:
         hand = st.hands[seat]

@@ -1,0 +1,151 @@
+"""The solo search bot: determinised lookahead with the heuristic as prior and rollout.
+
+For the solo variant (one person, several colours, result = the lowest colour's score).
+Per move:
+
+1. The heuristic bot (`agents.heuristic`) ranks the legal moves; its `top_k` best are the
+   candidates (the prior: the rest are never searched).
+2. Determinisations: the tiles nobody has drawn are reshuffled over the positions still
+   face down in the colours' stacks (`core.playout.shuffle_undrawn`), so every stack keeps
+   its exact remaining size (which decides when end B comes) while the player's ignorance
+   of which tile lies where is respected. Every candidate is tried on the same
+   determinisations (common random numbers: the comparison is paired).
+3. Each candidate is played, then `depth` moves of the heuristic policy for the following
+   colours (the game may end inside: then the exact final scores count, so a line that
+   runs into end A, a compulsory follower with an empty supply, is seen and avoided), then
+   the heuristic's estimate of the final scores values the position; the value is the
+   heuristic's solo objective (lowest colour, plus `solo_sum` times the mean).
+4. Successive halving: after every round of determinisations the worse half of the
+   candidates (by mean value, the heuristic's own value counting as `prior` samples) is
+   dropped, so the budget goes to the close calls. The best mean is played.
+
+The budget is `samples` determinisations per move, or wall time (`seconds` > 0: rounds
+continue until the time is spent; then the result depends on the machine).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import numpy as np
+
+from carcassonne_env import Game, Move
+from carcassonne_env.checks import check_int, check_optional_int, check_real
+from carcassonne_env.core.state import copy_state
+
+from .heuristic import HeuristicAgent
+from .search import candidate_values
+
+
+class SoloSearchAgent:
+    """Determinised lookahead for the solo variant (module docstring: the algorithm).
+
+    Args:
+        seed: seeds the determinisations.
+        samples: determinisations per move (ignored when `seconds` > 0).
+        seconds: wall-time budget per move (0: use `samples`; reproducible on any machine).
+        top_k: candidates kept from the heuristic's ranking.
+        depth: heuristic moves played after a candidate before the position is valued
+            (3 = one more move per colour with 3 colours).
+        prior: weight, in samples, of the heuristic's own value of a candidate.
+        halving: drop the worse half of the candidates after every round of this many
+            determinisations (0: never).
+        **weights: the heuristic's weights (see `HeuristicAgent`).
+
+    Only for the solo variant: `act` raises ValueError in a standard game.
+    """
+
+    name = "solo-search"
+
+    def __init__(self, seed: int | None = None, samples: int = 16, seconds: float = 0.0,
+                 top_k: int = 8, depth: int = 6, prior: float = 1.0, halving: int = 4,
+                 **weights: float) -> None:
+        self.samples = check_int("samples", samples, 1)
+        self.seconds = check_real("seconds", seconds, 0)
+        self.top_k = check_int("top_k", top_k, 1)
+        self.depth = check_int("depth", depth, 0)
+        self.prior = check_real("prior", prior, 0)
+        self.halving = check_int("halving", halving, 0)
+        self._heuristic = HeuristicAgent(**weights)
+        self._w = self._heuristic._w
+        self._rng = random.Random(check_optional_int("seed", seed))
+        self._buffers: dict = {}
+        #: After each move: [(move, samples, mean value)] of the candidates, best first.
+        self.last_stats: list[tuple[Move, int, float]] = []
+
+    def _scratch(self, game: Game) -> tuple:
+        st, ts = game._st, game._ts
+        key = (st.ptype.shape[0], ts)
+        if key not in self._buffers:
+            n_rows = 4 * st.frontier.shape[0] * (ts.max_segments + 1)
+            P = st.scores.shape[0]
+            self._buffers = {key: (
+                copy_state(st), copy_state(st), copy_state(st), copy_state(st),
+                np.zeros((n_rows, 5), np.int64), np.zeros(n_rows), np.zeros(P),
+                np.zeros(len(ts.names), np.int64))}
+        return self._buffers[key]
+
+    def evaluate(self, game: Game, moves: list[Move] | None = None
+                 ) -> list[tuple[Move, int, float]]:
+        """Search the position: [(move, determinisations, mean value)] for the candidates
+        (the heuristic's top_k, plus `moves` if given: always kept), best first. Values
+        are the heuristic's solo objective (about the lowest colour's final score)."""
+        if game.rules.variant != "solo":
+            raise ValueError("solo-search plays the solo variant only "
+                             f"(rules.variant is {game.rules.variant!r})")
+        if game.done:
+            raise ValueError("the game is over")
+        legal, h_values = self._heuristic.move_values(game)
+        rows = game._legal_rows()
+        order = np.argsort(-h_values, kind="stable")
+        keep = list(order[: self.top_k])
+        forced = set()
+        for m in moves or []:
+            if m not in legal:
+                raise ValueError(f"moves: {m!r} is not a legal move in this position")
+            i = legal.index(m)
+            forced.add(i)
+            if i not in keep:
+                keep.append(i)
+        alive = list(keep)
+        total = {i: self.prior * h_values[i] for i in keep}
+        count = {i: 0 for i in keep}
+        if len(alive) > 1:
+            buffers = self._scratch(game)
+            out = np.zeros(len(alive))
+            start = time.perf_counter()
+            done = 0
+            while True:
+                cand = np.ascontiguousarray(rows[alive])
+                candidate_values(game._st, game._ts.tables, cand, len(alive),
+                                 self._rng.getrandbits(63), self.depth, self._w, *buffers,
+                                 out)
+                for j, i in enumerate(alive):
+                    total[i] += out[j]
+                    count[i] += 1
+                done += 1
+                if self.seconds > 0:
+                    if time.perf_counter() - start >= self.seconds:
+                        break
+                elif done >= self.samples:
+                    break
+                if self.halving and done % self.halving == 0 and len(alive) > 2:
+                    ranked = sorted(alive, key=lambda i: -self._mean(total, count, i))
+                    half = ranked[: max(2, (len(ranked) + 1) // 2)]
+                    alive = [i for i in alive if i in half or i in forced]
+        stats = [(legal[i], count[i], self._mean(total, count, i)) for i in keep]
+        stats.sort(key=lambda s: (-s[1], -s[2]))  # survivors of the halving first
+        return stats
+
+    def _mean(self, total: dict, count: dict, i: int) -> float:
+        return total[i] / (self.prior + count[i]) if self.prior + count[i] > 0 else total[i]
+
+    def act(self, game: Game) -> Move:
+        moves = game.legal_moves()
+        if len(moves) == 1:
+            self.last_stats = [(moves[0], 0, 0.0)]
+            return moves[0]
+        stats = self.evaluate(game)
+        self.last_stats = stats
+        return stats[0][0]  # best mean among the survivors of the halving
