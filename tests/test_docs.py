@@ -25,6 +25,9 @@ SHRINK = [
     ("docs/arena.md", "games=100,", "games=4,"),
     ("docs/arena.md", "workers=2)", "workers=1)"),
     ("docs/solo_bench.md", "deals=1000, workers=2)", "deals=3, workers=1, progress=False)"),
+    ("docs/vector.md", "num_envs=256,", "num_envs=4,"),
+    ("docs/vector.md", "num_envs=64,", "num_envs=4,"),
+    ("docs/vector.md", "model.learn(8_192)", "model.learn(1)"),
 ]
 # What a snippet takes from the prose around it.
 SETUP = {
