@@ -25,6 +25,10 @@ SHRINK = [
     ("docs/arena.md", "games=100,", "games=4,"),
     ("docs/arena.md", "workers=2)", "workers=1)"),
     ("docs/solo_bench.md", "deals=1000, workers=2)", "deals=3, workers=1, progress=False)"),
+    ("docs/solo_lab.md", 'make_agent("solo-search", seed=0)',
+     'make_agent("solo-search:samples=4", seed=0)'),
+    ("docs/solo_lab.md", "solve_deal(7, seconds=60)", "solve_deal(7, seconds=1)"),
+    ("docs/solo_lab.md", 'bot="solo-search")', 'bot="solo-search:samples=2:top_k=2")'),
     ("docs/vector.md", "num_envs=256,", "num_envs=4,"),
     ("docs/vector.md", "num_envs=64,", "num_envs=4,"),
     ("docs/vector.md", "model.learn(8_192)", "model.learn(1)"),
@@ -39,6 +43,14 @@ SETUP = {
                                "from carcassonne_env import Game, Rules\n"
                                "spec, rules = 'greedy', Rules(variant='solo')\n"
                                "row = run_solo_bench(spec, deals=1, progress=False).rows[0]",
+    ("docs/solo_lab.md", 0): "from carcassonne_env import Game, Rules\n"
+                             "game = Game(Rules(variant='solo'), seed=0)\n"
+                             "some_move = game.legal_moves()[0]",
+    ("docs/solo_lab.md", 2): "from agents import make_agent\n"
+                             "game, bot = Game(Rules(variant='solo'), seed=1), "
+                             "make_agent('greedy', seed=0)\n"
+                             "while not game.done:\n    game.play(bot.act(game))\n"
+                             "record = game.to_record()",
 }
 # Snippets that cannot run here, and why.
 SKIP = {("docs/arena.md", 1): "needs a Ray cluster at ray://head:10001"}
