@@ -30,7 +30,53 @@ from ..rules import Rules
 from .rendering import render_game
 
 
-class SoloVectorEnv(VectorEnv):
+class BatchedGamesEnv(VectorEnv):
+    """What the jitted vector envs share: N games in numba state records, observations
+    in double-buffered preallocated arrays (`_sets[_cur]`), views of single games.
+    Subclasses set `rules`, `encoder`, `copy`, `render_mode`, `_sets`, `_cur`,
+    `_state_list`, `_seeds` and `_outside`."""
+
+    def action_masks(self) -> np.ndarray:
+        """bool[num_envs, n_actions]: the learner's legal actions in every game (a view of
+        the current buffer set, valid as long as the observations are)."""
+        return self._sets[self._cur].masks.view(np.bool_)
+
+    def game(self, i: int) -> Game:
+        """Game i as a `Game` view sharing its state (read it, don't play on it; no move
+        log). Take a new view after a step."""
+        return Game._over_state(self.rules, self.encoder.tileset, self._state_list[i],
+                                self._seeds[i])
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        return tuple(render_game(self.game(i), self.render_mode) for i in range(self.num_envs))
+
+    def close_extras(self, **kwargs: Any) -> None:
+        pass
+
+    def to_sb3(self):
+        """This env as a Stable-Baselines3 `VecEnv` with ``action_masks()``."""
+        from .sb3 import SB3VecEnv
+
+        return SB3VecEnv(self)
+
+    # ------------------------------------------------------------------ internals
+    def _check_overflow(self) -> None:
+        if self._outside.any():
+            i = int(np.argmax(self._outside))
+            game = self.game(i)
+            n = len(game._legal_rows())
+            self.encoder._overflow(game, n, int(self._outside[i]))
+
+    def _obs(self) -> dict[str, np.ndarray]:
+        out = self._sets[self._cur]
+        if self.copy:
+            return {"board": out.planes.copy(), "features": out.feats.copy()}
+        return {"board": out.planes, "features": out.feats}
+
+
+class SoloVectorEnv(BatchedGamesEnv):
     """`num_envs` solo games stepped together (turn action mode).
 
     Args:
@@ -134,31 +180,6 @@ class SoloVectorEnv(VectorEnv):
         truncated = np.zeros(self.num_envs, bool)
         return self._obs(), rewards, terminated, truncated, infos
 
-    def action_masks(self) -> np.ndarray:
-        """bool[num_envs, n_actions]: legal actions of every game (a view of the current
-        buffer set, valid as long as the observations are)."""
-        return self._sets[self._cur].masks.view(np.bool_)
-
-    def game(self, i: int) -> Game:
-        """Game i as a `Game` view sharing its state (read it, don't play on it; no move
-        log). Take a new view after a step."""
-        return Game._over_state(self.rules, self.encoder.tileset, self._state_list[i],
-                                self._seeds[i])
-
-    def render(self):
-        if self.render_mode is None:
-            return None
-        return tuple(render_game(self.game(i), self.render_mode) for i in range(self.num_envs))
-
-    def close_extras(self, **kwargs: Any) -> None:
-        pass
-
-    def to_sb3(self):
-        """This env as a Stable-Baselines3 `VecEnv` with ``action_masks()``."""
-        from .sb3 import SB3VecEnv
-
-        return SB3VecEnv(self)
-
     # ------------------------------------------------------------------ internals
     def _deal(self, i: int) -> None:
         """Shuffle the next deck of game i as `SoloEnv.reset` does (`_start` begins it)."""
@@ -201,20 +222,6 @@ class SoloVectorEnv(VectorEnv):
             final_info |= {"illegal_move": reasons_why, "_illegal_move": illegal}
         return {"final_obs": final_obs, "_final_obs": ended, "final_info": final_info,
                 "_final_info": ended}
-
-    def _check_overflow(self) -> None:
-        if self._outside.any():
-            i = int(np.argmax(self._outside))
-            game = self.game(i)
-            n = len(game._legal_rows())
-            self.encoder._overflow(game, n, int(self._outside[i]))
-
-    def _obs(self) -> dict[str, np.ndarray]:
-        out = self._sets[self._cur]
-        if self.copy:
-            return {"board": out.planes.copy(), "features": out.feats.copy()}
-        return {"board": out.planes, "features": out.feats}
-
 
 class _Buffers:
     """One set of preallocated observation arrays with their painted regions."""

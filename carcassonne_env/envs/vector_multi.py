@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium.utils import seeding
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 from numba import config as numba_config
 from numba import set_num_threads, typed
@@ -39,7 +39,7 @@ from ..game import Game, shuffled_deck
 from ..rules import Rules
 from .aec import rules_from
 from .driver import REWARDS
-from .rendering import render_game
+from .vector import BatchedGamesEnv, _Buffers
 
 STEP, START, RESUME = 0, 1, 2  # = agents.vs_bots_kernel phases (imported lazily there)
 
@@ -70,7 +70,7 @@ def sb3_policy(model: Any, deterministic: bool = False) -> Policy:
     return policy
 
 
-class VsBotsVectorEnv(VectorEnv):
+class VsBotsVectorEnv(BatchedGamesEnv):
     """`num_envs` games of one learning seat against opponents, stepped together (turn
     action mode; the observation and mask are the learning seat's, laid out as in
     `VsBotsEnv`).
@@ -268,30 +268,6 @@ class VsBotsVectorEnv(VectorEnv):
         truncated = np.zeros(self.num_envs, bool)
         return self._obs(), rewards, terminated, truncated, infos
 
-    def action_masks(self) -> np.ndarray:
-        """bool[num_envs, n_actions]: the learning seat's legal actions in every game."""
-        return self._sets[self._cur].masks.view(np.bool_)
-
-    def game(self, i: int) -> Game:
-        """Game i as a `Game` view sharing its state (read it, don't play on it; no move
-        log). Take a new view after a step."""
-        return Game._over_state(self.rules, self.encoder.tileset, self._state_list[i],
-                                self._seeds[i])
-
-    def render(self):
-        if self.render_mode is None:
-            return None
-        return tuple(render_game(self.game(i), self.render_mode) for i in range(self.num_envs))
-
-    def close_extras(self, **kwargs: Any) -> None:
-        pass
-
-    def to_sb3(self):
-        """This env as a Stable-Baselines3 `VecEnv` with ``action_masks()``."""
-        from .sb3 import SB3VecEnv
-
-        return SB3VecEnv(self)
-
     # ------------------------------------------------------------------ internals
     def _run(self, phase: int, which: np.ndarray, actions: np.ndarray, masks_in: np.ndarray,
              started: np.ndarray | None = None) -> None:
@@ -420,19 +396,6 @@ class VsBotsVectorEnv(VectorEnv):
         return {"final_obs": final_obs, "_final_obs": ended, "final_info": final_info,
                 "_final_info": ended}
 
-    def _check_overflow(self) -> None:
-        if self._outside.any():
-            i = int(np.argmax(self._outside))
-            game = self.game(i)
-            n = len(game._legal_rows())
-            self.encoder._overflow(game, n, int(self._outside[i]))
-
-    def _obs(self) -> dict[str, np.ndarray]:
-        out = self._sets[self._cur]
-        if self.copy:
-            return {"board": out.planes.copy(), "features": out.feats.copy()}
-        return {"board": out.planes, "features": out.feats}
-
 
 def _takes_games(policy: Callable) -> bool:
     """Whether `policy` has a ``games`` parameter (see `Policy`)."""
@@ -455,13 +418,3 @@ def _opponent_list(opponents: Any) -> list[Any]:
     if not entries:
         raise ValueError("opponents must name at least one opponent")
     return entries
-
-
-class _Buffers:
-    """One set of preallocated observation arrays with their painted regions."""
-
-    def __init__(self, n: int, enc: Encoder) -> None:
-        self.planes = np.zeros((n, *enc.board_shape), np.int8)
-        self.feats = np.zeros((n, enc.n_features), np.float32)
-        self.masks = np.zeros((n, enc.n_actions), np.int8)
-        self.dirty = np.zeros((n, 6), np.int64)
