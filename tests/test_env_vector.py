@@ -78,17 +78,18 @@ def test_reset_seeds():
 # --------------------------------------------------------------------------- equivalence
 
 
-@pytest.mark.parametrize(("num_envs", "colours", "seed", "steps"), [
-    (3, 3, 100, 160),
-    (2, 4, 7, 110),
+@pytest.mark.parametrize(("num_envs", "colours", "seed", "steps", "obs_features"), [
+    (3, 3, 100, 160, "standard"),
+    (2, 4, 7, 110, "standard"),
+    (2, 3, 5, 120, "aggregate"),
 ])
-def test_matches_independent_solo_envs(num_envs, colours, seed, steps):
+def test_matches_independent_solo_envs(num_envs, colours, seed, steps, obs_features):
     """Game i of the batch is Solo-v0 reset with seed + i, then reset without a seed after
     every episode: same observations, masks, rewards, terminations and final obs/info.
     Some illegal actions are mixed in (they end the episode in both)."""
-    venv = SoloVectorEnv(num_envs=num_envs, colours=colours)
-    singles = [gymnasium.make("Carcassonne/Solo-v0", colours=colours)
-               for _ in range(num_envs)]
+    venv = SoloVectorEnv(num_envs=num_envs, colours=colours, obs_features=obs_features)
+    singles = [gymnasium.make("Carcassonne/Solo-v0", colours=colours,
+                              obs_features=obs_features) for _ in range(num_envs)]
     obs, _ = venv.reset(seed=seed)
     single_obs, single_info = zip(*(e.reset(seed=seed + i) for i, e in enumerate(singles)),
                                   strict=True)

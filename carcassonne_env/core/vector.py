@@ -4,6 +4,7 @@ observations and masks in place (`carcassonne_env.envs.vector`)."""
 from numba import njit, prange
 
 from . import config as C
+from .aggregates import encode_aggregates
 from .board import origin
 from .encode import MODE_TURN, encode, window_origin
 from .jit import hot
@@ -79,3 +80,16 @@ def encode_batch(states, tb, sub, n_types, SL, which, deck_len, rows, planes, fe
                 reset(states[i], tb, deck_len)
             _, outside[i] = encode(states[i], tb, sub, n_types, SL, 0, MODE_TURN, pend,
                                    rows[c], planes[i], feats[i], masks[i], dirty[i])
+
+
+@njit(cache=True, parallel=True)
+def aggregate_batch(states, scratch, tb, sub, which, skip, planes, feats, counts, pending,
+                    base, fbase):
+    """Add the aggregate observation (`core.aggregates`) to the just encoded observations
+    of the games listed in `which`, but those with skip[i] set (an illegal action: no
+    observation was encoded). scratch[i], counts[i], pending[i]: game i's buffers."""
+    for k in prange(which.shape[0]):
+        i = which[k]
+        if skip[i] == 0:
+            encode_aggregates(states[i], tb, sub, 0, planes[i], base, feats[i], fbase,
+                              scratch[i], counts[i], pending[i])

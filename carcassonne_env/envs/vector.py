@@ -23,7 +23,8 @@ from numba import set_num_threads, typed
 
 from ..checks import check_bool, check_choice, check_int, check_real
 from ..core import config as C
-from ..core.vector import encode_batch, step_batch
+from ..core.state import copy_state
+from ..core.vector import aggregate_batch, encode_batch, step_batch
 from ..encoding import Encoder
 from ..game import Game, shuffled_deck
 from ..rules import Rules
@@ -82,8 +83,9 @@ class SoloVectorEnv(BatchedGamesEnv):
     Args:
         num_envs: number of games.
         colours: 3 or 4 solo colours.
-        board_size, on_overflow: see `carcassonne_env.encoding.Encoder` (an overflow is
-            checked after every batch).
+        board_size, on_overflow, obs_features: see `carcassonne_env.encoding.Encoder`
+            (an overflow is checked after every batch; obs_features="aggregate" adds
+            the per-feature planes and projected scores in a second parallel pass).
         illegal_reward: reward for an action outside the mask; that game ends (its
             ``final_info["illegal_move"]`` is True) and restarts.
         copy: return copies of the observation arrays. By default two preallocated sets
@@ -100,7 +102,8 @@ class SoloVectorEnv(BatchedGamesEnv):
 
     def __init__(self, num_envs: int = 8, colours: int = 3, board_size: int = 32,
                  on_overflow: str = "warn", illegal_reward: float = -1.0, copy: bool = False,
-                 num_threads: int | None = None, render_mode: str | None = None) -> None:
+                 num_threads: int | None = None, render_mode: str | None = None,
+                 obs_features: str = "standard") -> None:
         self.num_envs = check_int("num_envs", num_envs, 1)
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
@@ -109,7 +112,8 @@ class SoloVectorEnv(BatchedGamesEnv):
         num_threads = check_int("num_threads", num_threads, 1)
         self.num_threads = min(num_threads, numba_config.NUMBA_NUM_THREADS)
         self.rules = Rules(variant="solo", solo_colours=check_int("colours", colours, 3, 4))
-        self.encoder = enc = Encoder(self.rules, board_size, "turn", on_overflow)
+        self.encoder = enc = Encoder(self.rules, board_size, "turn", on_overflow,
+                                     obs_features=obs_features)
         self.illegal_reward = check_real("illegal_reward", illegal_reward)
         self.copy = check_bool("copy", copy)
         self.render_mode = render_mode
@@ -136,6 +140,11 @@ class SoloVectorEnv(BatchedGamesEnv):
         self._outside = np.zeros(N, np.int64)
         self._rngs = [seeding.np_random(None)[0] for _ in range(N)]
         self._all = np.arange(N, dtype=np.int64)
+        self._no_skip = np.zeros(N, np.uint8)
+        if enc.aggregate:  # per game: a scratch state and the aggregates' buffers
+            self._scratch = typed.List([copy_state(st) for st in self._state_list])
+            self._counts = np.zeros((N, self._state_list[0].parent.shape[0]), np.int64)
+            self._pending_points = np.zeros((N, self.rules.seats), np.int64)
 
     # ------------------------------------------------------------------ api
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
@@ -165,6 +174,7 @@ class SoloVectorEnv(BatchedGamesEnv):
                    actions, src.masks, self._rows, dst.planes, dst.feats, dst.masks,
                    dst.dirty, self._pend, self._rewards, self._dones, self._illegal,
                    self._outside)
+        self._aggregate(self._all, self._illegal, dst)
         rewards = self._rewards.copy()
         terminated = self._dones.astype(bool)
         infos: dict[str, Any] = {}
@@ -194,6 +204,16 @@ class SoloVectorEnv(BatchedGamesEnv):
         encode_batch(self._states, enc.tileset.tables, enc.subtiles, enc.n_types, enc.slots,
                      np.asarray(which, np.int64), self._deck_len, self._rows, out.planes,
                      out.feats, out.masks, out.dirty, self._pend, self._outside)
+        self._aggregate(np.asarray(which, np.int64), self._no_skip, out)
+
+    def _aggregate(self, which: np.ndarray, skip: np.ndarray, out: _Buffers) -> None:
+        """With obs_features="aggregate": add its planes and features to the observations
+        just encoded into `out` (games `which`, but those marked in `skip`)."""
+        enc = self.encoder
+        if enc.aggregate:
+            aggregate_batch(self._states, self._scratch, enc.tileset.tables, enc.subtiles,
+                            which, skip, out.planes, out.feats, self._counts,
+                            self._pending_points, enc._agg_base, enc._agg_fbase)
 
     def _final_infos(self, done: np.ndarray, illegal: np.ndarray, actions: np.ndarray,
                      src: _Buffers, dst: _Buffers) -> dict[str, Any]:
