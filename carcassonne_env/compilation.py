@@ -98,9 +98,10 @@ def warmup(report: Callable[[str], None] = print) -> float:
         if mode == "two_step":
             enc.encode(game, 0, pending=enc.placement(game, int(enc.action_mask(game).argmax())))
     Encoder(game.rules, 8, obs_features="aggregate").encode(game, 0)
-    venv = SoloVectorEnv(num_envs=2, board_size=8, num_threads=1)
-    venv.reset(seed=0)
-    venv.step(venv.action_masks().argmax(axis=1))
+    for features in ("standard", "aggregate"):
+        venv = SoloVectorEnv(num_envs=2, board_size=8, num_threads=1, obs_features=features)
+        venv.reset(seed=0)
+        venv.step(venv.action_masks().argmax(axis=1))
     try:
         from agents import make_agent
     except ImportError:  # pragma: no cover - installed without the bots
