@@ -18,32 +18,15 @@ import numpy as np
 from numba import njit, prange
 
 from carcassonne_env.core import config as C
-from carcassonne_env.core.board import origin
-from carcassonne_env.core.encode import MODE_TURN, encode, window_origin
-from carcassonne_env.core.turn import apply_move, reset
+from carcassonne_env.core.encode import MODE_TURN, encode
+from carcassonne_env.core.turn import reset
+from carcassonne_env.core.vector import apply_action
 
 from .jitted_bots import LEARNER, POLICY, mt_seed, play_bot
 
 REWARD_SCORE, REWARD_MARGIN, REWARD_WIN = 0, 1, 2
 STEP, START, RESUME = 0, 1, 2  # phases of `run_batch`
 REWARD_MODES = {"score": REWARD_SCORE, "margin": REWARD_MARGIN, "win": REWARD_WIN}
-
-
-@njit(cache=True, nogil=True)
-def _apply_action(st, tb, B, SL, a):
-    """Play turn-mode action `a` in the window the state shows now (the one its
-    observation was encoded in)."""
-    rest = a // SL
-    slot = a % SL - 1
-    r = rest % 4
-    rest //= 4
-    col = rest % B
-    rest //= B
-    row = rest % B
-    h = rest // B
-    x0, y0 = window_origin(st, B)
-    o = origin(st)
-    apply_move(st, tb, h, x0 + col - o, y0 + row - o, r, slot)
 
 
 @njit(cache=True, nogil=True)
@@ -150,10 +133,10 @@ def run_batch(states, tb, sub, n_types, SL, phase, which, actions, masks_in, sta
                     illegal[k] = 1
                     dones[k] = 1
                     continue
-                _apply_action(st, tb, B, SL, a)
+                apply_action(st, tb, B, SL, a)
             else:
                 first = started[j]
-                _apply_action(st, tb, B, SL, actions[j])
+                apply_action(st, tb, B, SL, actions[j])
             w = _run_bots(st, tb, seats[k], kinds[k], weights[k], mt[k], rows[c], after,
                           scratch, values[c], evals[c], unseen[c], keys[c])
             if w >= 0:

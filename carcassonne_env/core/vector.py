@@ -38,16 +38,9 @@ def step_batch(states, tb, sub, n_types, SL, actions, masks_in, rows, planes, fe
 
 
 @hot
-def _step_one(st, tb, sub, n_types, SL, a, mask_in, rows, planes, feats, mask, dirty, pend,
-              rewards, dones, illegal, outside, i):
-    B = planes.shape[0] // 3
-    dones[i] = 0
-    rewards[i] = 0.0
-    illegal[i] = 0
-    if a < 0 or a >= mask_in.shape[0] or mask_in[a] == 0:
-        illegal[i] = 1
-        dones[i] = 1
-        return
+def apply_action(st, tb, B, SL, a):
+    """Play turn-mode action `a` (layout: `core.encode.encode_mask`) in the B-cell window
+    the state shows now, the one its observation was encoded in."""
     rest = a // SL
     slot = a % SL - 1
     r = rest % 4
@@ -58,8 +51,22 @@ def _step_one(st, tb, sub, n_types, SL, a, mask_in, rows, planes, feats, mask, d
     h = rest // B
     x0, y0 = window_origin(st, B)
     o = origin(st)
-    low = _lowest(st.scores)
     apply_move(st, tb, h, x0 + col - o, y0 + row - o, r, slot)
+
+
+@hot
+def _step_one(st, tb, sub, n_types, SL, a, mask_in, rows, planes, feats, mask, dirty, pend,
+              rewards, dones, illegal, outside, i):
+    B = planes.shape[0] // 3
+    dones[i] = 0
+    rewards[i] = 0.0
+    illegal[i] = 0
+    if a < 0 or a >= mask_in.shape[0] or mask_in[a] == 0:
+        illegal[i] = 1
+        dones[i] = 1
+        return
+    low = _lowest(st.scores)
+    apply_action(st, tb, B, SL, a)
     rewards[i] = _lowest(st.scores) - low
     dones[i] = st.sc[C.SC_DONE]
     _, outside[i] = encode(st, tb, sub, n_types, SL, 0, MODE_TURN, pend, rows, planes, feats,

@@ -63,6 +63,26 @@ class BatchedGamesEnv(VectorEnv):
         return SB3VecEnv(self)
 
     # ------------------------------------------------------------------ internals
+    def _finish_step(self, actions: np.ndarray, src: _Buffers, dst: _Buffers):
+        """The step's return once the batch ran (observations in `dst`, the masks the
+        actions were chosen from in `src`): illegal rewards, same-step autoreset of the
+        finished games with their final observations and infos, the overflow check.
+        Subclasses provide `_final_infos`, `_deal` and `_start`."""
+        rewards = self._rewards.copy()
+        terminated = self._dones.astype(bool)
+        infos: dict[str, Any] = {}
+        done = np.flatnonzero(terminated)
+        if done.size:
+            illegal = self._illegal.astype(bool)
+            rewards[illegal] = self.illegal_reward
+            infos = self._final_infos(done, illegal, actions, src, dst)
+            for i in done:
+                self._deal(i)
+            self._start(done)
+        self._check_overflow()
+        truncated = np.zeros(self.num_envs, bool)
+        return self._obs(), rewards, terminated, truncated, infos
+
     def _check_overflow(self) -> None:
         if self._outside.any():
             i = int(np.argmax(self._outside))
@@ -175,20 +195,7 @@ class SoloVectorEnv(BatchedGamesEnv):
                    dst.dirty, self._pend, self._rewards, self._dones, self._illegal,
                    self._outside)
         self._aggregate(self._all, self._illegal, dst)
-        rewards = self._rewards.copy()
-        terminated = self._dones.astype(bool)
-        infos: dict[str, Any] = {}
-        done = np.flatnonzero(terminated)
-        if done.size:
-            illegal = self._illegal.astype(bool)
-            rewards[illegal] = self.illegal_reward
-            infos = self._final_infos(done, illegal, actions, src, dst)
-            for i in done:
-                self._deal(i)
-            self._start(done)
-        self._check_overflow()
-        truncated = np.zeros(self.num_envs, bool)
-        return self._obs(), rewards, terminated, truncated, infos
+        return self._finish_step(actions, src, dst)
 
     # ------------------------------------------------------------------ internals
     def _deal(self, i: int) -> None:

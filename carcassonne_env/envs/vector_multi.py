@@ -253,20 +253,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         self._run(STEP, self._all, actions, src.masks)
         if self._has_policies:
             self._play_policies(started=False)
-        rewards = self._rewards.copy()
-        terminated = self._dones.astype(bool)
-        infos: dict[str, Any] = {}
-        done = np.flatnonzero(terminated)
-        if done.size:
-            illegal = self._illegal.astype(bool)
-            rewards[illegal] = self.illegal_reward
-            infos = self._final_infos(done, illegal, actions, src, dst)
-            for i in done:
-                self._deal(i)
-            self._start(done)
-        self._check_overflow()
-        truncated = np.zeros(self.num_envs, bool)
-        return self._obs(), rewards, terminated, truncated, infos
+        return self._finish_step(actions, src, dst)
 
     # ------------------------------------------------------------------ internals
     def _run(self, phase: int, which: np.ndarray, actions: np.ndarray, masks_in: np.ndarray,
