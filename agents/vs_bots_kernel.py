@@ -18,11 +18,12 @@ import numpy as np
 from numba import njit, prange
 
 from carcassonne_env.core import config as C
-from carcassonne_env.core.encode import MODE_TURN, encode
-from carcassonne_env.core.turn import reset
+from carcassonne_env.core.board import origin
+from carcassonne_env.core.encode import MODE_TURN, encode, window_origin
+from carcassonne_env.core.turn import legal_moves, reset
 from carcassonne_env.core.vector import apply_action
 
-from .jitted_bots import LEARNER, POLICY, mt_seed, play_bot
+from .jitted_bots import HEURISTIC, LEARNER, POLICY, choose, mt_seed, play_bot
 
 REWARD_SCORE, REWARD_MARGIN, REWARD_WIN = 0, 1, 2
 STEP, START, RESUME = 0, 1, 2  # phases of `run_batch`
@@ -161,3 +162,70 @@ def observe_batch(states, tb, sub, n_types, SL, which, observers, rows, planes, 
         for j in range(c * n // chunks, (c + 1) * n // chunks):
             encode(states[which[j]], tb, sub, n_types, SL, observers[j], MODE_TURN, pend,
                    rows[c], planes[j], feats[j], masks[j], dirty[j])
+
+
+@njit(cache=True, parallel=True)
+def teacher_batch(states, tb, kind, w, mt, B, SL, temperature, rows, afters, scratches,
+                  values, evals, unseen, keys, best, probs, margin):
+    """What jitted bot `kind` (weights `w`, generator mt[i] per game) would play for the
+    seat to move in every game i, as targets for imitation learning:
+
+    - best[i]: the action index (turn mode, the window the state shows) of its move, -1
+      if that move lies outside the window or the game is over;
+    - probs[i]: a distribution over the legal actions in the window: for the heuristic
+      softmax(evaluation / temperature) (temperature 0: its move only), for the other
+      bots its move only;
+    - margin[i]: for the heuristic, its estimate of the final margin still to come for
+      the seat to move (best evaluation minus the banked margin over the best other
+      seat, or, in solo, the lowest colour's rise); 0 for the other bots."""
+    n_games = len(states)
+    chunks = min(rows.shape[0], n_games)
+    for cc in prange(chunks):
+        c = np.int64(cc)
+        for i in range(c * n_games // chunks, (c + 1) * n_games // chunks):
+            st = states[i]
+            probs[i, :] = 0.0
+            best[i] = -1
+            margin[i] = 0.0
+            k = choose(st, tb, kind, w, mt[i], rows[c], afters[c], scratches[c], values[c],
+                       evals[c], unseen[c], keys[c])
+            if k < 0:
+                continue
+            n = legal_moves(st, tb, rows[c])  # the rows choose filled; it returns no count
+            x0, y0 = window_origin(st, B)
+            o = origin(st)
+            top = -1e18
+            for m in range(n):
+                top = max(top, evals[c, m])
+            total = 0.0
+            for m in range(n):
+                col, row = rows[c, m, 1] + o - x0, rows[c, m, 2] + o - y0
+                if not (0 <= col < B and 0 <= row < B):
+                    continue
+                a = ((((rows[c, m, 0] * B + row) * B + col) * 4 + rows[c, m, 3]) * SL
+                     + rows[c, m, 4] + 1)
+                if m == k:
+                    best[i] = a
+                if kind == HEURISTIC and temperature > 0:
+                    p = np.exp((evals[c, m] - top) / temperature)
+                    probs[i, a] = p
+                    total += p
+            if kind != HEURISTIC or temperature <= 0:
+                if best[i] >= 0:
+                    probs[i, best[i]] = 1.0
+            elif total > 0:
+                for a in range(probs.shape[1]):
+                    probs[i, a] /= total
+            if kind == HEURISTIC:
+                seat = st.sc[C.SC_SEAT]
+                if st.cfg[C.CFG_SOLO] != 0:
+                    low = st.scores[0]
+                    for p in range(st.scores.shape[0]):
+                        low = min(low, st.scores[p])
+                    margin[i] = top - low
+                else:
+                    other = -1e18
+                    for p in range(st.scores.shape[0]):
+                        if p != seat:
+                            other = max(other, st.scores[p])
+                    margin[i] = top - (st.scores[seat] - other)

@@ -376,6 +376,7 @@ def cmd_clear_cache(args: argparse.Namespace) -> int:
 TRAIN_COMMANDS = {
     "solo": "training.train_solo",
     "multi": "training.train_multi",
+    "bc": "training.imitation",
     "evaluate": "training.evaluate",
     "plot": "training.plots",
     "rllib": "training.rllib_example",

@@ -124,6 +124,8 @@ def run_side_by_side(venv, singles, seed, steps, illegal_every=0):
     (2, {"opponents": ["greedy", "heuristic"], "reward": "margin", "seat": 1}, 7, 50),
     (2, {"opponents": ["random", "greedy", "random"], "reward": "win",
          "hand_size": 3}, 3, 40),
+    (2, {"opponents": "greedy", "obs_features": "aggregate", "reward": "margin"}, 5, 50),
+    (2, {"opponents": ["random", "heuristic"], "obs_features": "aggregate"}, 11, 30),
 ])
 def test_sub_envs_match_single_vs_bots_envs(num_envs, kwargs, seed, steps):
     """Game i is VsBots-v0 reset with seed + i (then without a seed after each game):
@@ -168,7 +170,7 @@ def test_attributes_and_make_vec():
     ({"board_size": 2}, "board_size"),
     ({"render_mode": "human"}, "render_mode"),
     ({"self_policy": 3}, "self_policy must be a callable"),
-    ({"obs_features": "aggregate"}, "obs_features"),
+    ({"obs_features": "rich"}, "obs_features"),
 ])
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -228,9 +230,9 @@ def test_policy_opponents_are_batched_and_match_the_single_env():
         return masks.argmax(axis=1)
 
     venv = VsBotsVectorEnv(num_envs=3, opponents=[first_action, first_action], players=3,
-                           board_size=32)
-    singles = [_VsFirstBots(opponents=["random", "random"], players=3, board_size=32)
-               for _ in range(3)]
+                           board_size=32, obs_features="aggregate")
+    singles = [_VsFirstBots(opponents=["random", "random"], players=3, board_size=32,
+                            obs_features="aggregate") for _ in range(3)]
     run_side_by_side(venv, singles, seed=2, steps=30)
     # one call per opponent turn for all the games waiting on it, not one per game
     assert max(calls) == 3 and len(calls) <= 2 * 32  # <= 2 rounds per step and reset

@@ -25,6 +25,8 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList, Check
 from stable_baselines3.common.vec_env import VecEnv
 from tqdm.auto import tqdm
 
+from carcassonne_env.encoding import OBS_FEATURES
+
 from .policy import BoardPolicy
 
 CURVE_FILE = "curve.csv"
@@ -50,6 +52,8 @@ class PPOSettings:
     board_size: int = 16
     channels: int = 32
     blocks: int = 2
+    global_pool: int = 0  # 1: BoardPolicy's blocks see the whole board (pooled context)
+    obs_features: str = "standard"  # or "aggregate" (docs/observations.md)
     seed: int = 0
     checkpoint_every: int = 50_000  # timesteps
     torch_threads: int = 2
@@ -66,6 +70,9 @@ class PPOSettings:
         require(self, "gamma", float, lambda v: 0 < v <= 1, "a number in (0, 1]")
         require(self, "gae_lambda", float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
         require(self, "clip_range", float, lambda v: v > 0, "a number > 0")
+        require(self, "global_pool", int, lambda v: v in (0, 1), "0 or 1")
+        require(self, "obs_features", str, lambda v: v in OBS_FEATURES,
+                f"one of {', '.join(OBS_FEATURES)}")
         for name in ("ent_coef", "vf_coef"):
             require(self, name, float, lambda v: v >= 0, "a number >= 0")
 
@@ -109,7 +116,8 @@ def new_model(settings: PPOSettings, venv: VecEnv, run_dir: Path) -> MaskablePPO
         BoardPolicy, venv, n_steps=s.n_steps, batch_size=s.batch_size, n_epochs=s.n_epochs,
         learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda,
         clip_range=s.clip_range, ent_coef=s.ent_coef, vf_coef=s.vf_coef,
-        policy_kwargs={"channels": s.channels, "blocks": s.blocks},
+        policy_kwargs={"channels": s.channels, "blocks": s.blocks,
+                       "global_pool": bool(s.global_pool)},
         tensorboard_log=str(run_dir / "tb"), seed=s.seed, device="cpu", verbose=0)
 
 

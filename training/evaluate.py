@@ -21,22 +21,17 @@ from typing import Any
 from agents import split_specs
 from agents.sb3_policy import load_model
 from carcassonne_env import Rules
-from carcassonne_env.encoding import Encoder
+from carcassonne_env.envs.for_model import model_env_options
 
 
 def model_rules(model: Any) -> Rules:
     """The rules a model was trained for: the solo variant (3 or 4 colours) or 2-6
-    players, told apart by the board planes and feature vector they need."""
-    board = tuple(model.observation_space["board"].shape)
-    features = model.observation_space["features"].shape[0]
-    B = board[0] // 3
-    candidates = [Rules(variant="solo", solo_colours=c) for c in (3, 4)]
-    candidates += [Rules(players=p) for p in range(2, 7)]
-    for rules in candidates:
-        enc = Encoder(rules, B)
-        if enc.board_shape == board and enc.n_features == features:
-            return rules
-    raise ValueError(f"no rule set matches the model's observations {board}, {features}")
+    players, read off its spaces (either observation layout) as
+    `carcassonne_env.envs.for_model.model_env_options` does."""
+    options = model_env_options(model)
+    if "colours" in options:
+        return Rules(variant="solo", solo_colours=options["colours"])
+    return Rules(players=options["players"], hand_size=options["hand_size"])
 
 
 def evaluate(model_path: str | Path, opponents: list[str], games: int = 100,

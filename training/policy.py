@@ -5,7 +5,9 @@ giant linear layer.
 
     board int8[3B, 3B, C] --conv 3x3 stride 3--> cells [K, B, B]  (one vector per cell)
         + Linear(features) broadcast to every cell (tile to place, scores, supply, ...)
-        --> `blocks` residual 3x3 convs over the cells
+        --> `blocks` residual 3x3 convs over the cells (with global_pool, each block also
+            adds Linear(mean and max over all cells) to every cell: the whole board in
+            view, whatever the receptive field)
     actor:  1x1 conv K -> hand x 4 x SLOTS logits per cell, laid out as the action index
             (((hand * B + row) * B + col) * 4 + rotation) * SLOTS + slot
     critic: mean and max over the cells -> MLP -> value
@@ -60,10 +62,12 @@ class BoardExtractor(BaseFeaturesExtractor):
         channels: K, width of every layer.
         blocks: residual 3x3 conv blocks over the cells (receptive field 2 * blocks + 1
             cells).
+        global_pool: each block adds a linear map of the mean and max over all cells
+            to every cell.
     """
 
     def __init__(self, observation_space: spaces.Dict, channels: int = 32,
-                 blocks: int = 2) -> None:
+                 blocks: int = 2, global_pool: bool = False) -> None:
         B = observation_space["board"].shape[0] // 3
         super().__init__(observation_space, features_dim=channels * B * B)
         in_planes = observation_space["board"].shape[2]
@@ -73,6 +77,8 @@ class BoardExtractor(BaseFeaturesExtractor):
         self.context = nn.Linear(n_features, channels)
         self.blocks = nn.ModuleList(nn.Conv2d(channels, channels, 3, padding=1)
                                     for _ in range(blocks))
+        self.pools = nn.ModuleList(nn.Linear(2 * channels, channels)
+                                   for _ in range(blocks if global_pool else 0))
         # Planes above 1 (the aggregate observation's points and counts) are scaled by
         # their space's high into [0, 1]; not saved: the space gives it back.
         high = observation_space["board"].high[0, 0].astype("float32")
@@ -87,8 +93,12 @@ class BoardExtractor(BaseFeaturesExtractor):
         if self.scale is not None:
             board = board * self.scale
         h = th.relu(self.cell(board) + self.context(obs["features"])[:, :, None, None])
-        for conv in self.blocks:
-            h = th.relu(h + conv(h))
+        for k, conv in enumerate(self.blocks):
+            if self.pools:
+                pooled = th.cat([h.mean((2, 3)), h.amax((2, 3))], 1)
+                h = th.relu(h + conv(h) + self.pools[k](pooled)[:, :, None, None])
+            else:
+                h = th.relu(h + conv(h))
         return h.permute(0, 2, 3, 1).flatten(1)
 
 
@@ -171,18 +181,20 @@ class LeanMaskedCategorical(MaskableCategoricalDistribution):
 class BoardPolicy(MaskableActorCriticPolicy):
     """MaskablePPO policy: `BoardExtractor` trunk, `ConvActionHead` actor, pooled critic.
 
-    Args (besides SB3's): channels, blocks (the trunk), critic_hidden (critic MLP
-    width). The hand size (3 in the strategic variant) is read off the action space.
+    Args (besides SB3's): channels, blocks, global_pool (the trunk, see
+    `BoardExtractor`), critic_hidden (critic MLP width). The hand size (3 in the
+    strategic variant) is read off the action space.
     """
 
     def __init__(self, observation_space: spaces.Dict, action_space: spaces.Discrete,
                  lr_schedule: Any, channels: int = 32, blocks: int = 2,
-                 critic_hidden: int = 64, **kwargs: Any) -> None:
+                 critic_hidden: int = 64, global_pool: bool = False, **kwargs: Any) -> None:
         B, hand_size, per_cell = board_layout(observation_space, action_space)
         self.board_size, self.per_cell = B, per_cell
         self.channels, self.critic_hidden, self.hand_size = channels, critic_hidden, hand_size
         kwargs.setdefault("features_extractor_class", BoardExtractor)
-        kwargs.setdefault("features_extractor_kwargs", {"channels": channels, "blocks": blocks})
+        kwargs.setdefault("features_extractor_kwargs", {
+            "channels": channels, "blocks": blocks, "global_pool": global_pool})
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
@@ -212,4 +224,5 @@ class BoardPolicy(MaskableActorCriticPolicy):
         data = super()._get_constructor_parameters()
         data.update(channels=self.channels, critic_hidden=self.critic_hidden)
         data["blocks"] = len(self.features_extractor.blocks)
+        data["global_pool"] = bool(len(self.features_extractor.pools))
         return data

@@ -5,6 +5,13 @@ snapshots of the policy itself (the newest snapshot half of the time).
     carcassonne train multi --quick --out runs/duel-quick      # ~10 minutes on 2 cores
     carcassonne train multi --out runs/duel                    # the full config
     carcassonne train multi --out runs/duel --resume           # continue (snapshots too)
+    carcassonne train multi --out runs/duel --env batched --init runs/bc/model.zip
+
+--env python (the presets' default) plays every game in a Python `VsBotsEnv` with Python
+bots; --env batched plays them in jitted `VsBotsVectorEnv`s (one per built-in bot, one
+against the league of snapshots: `training.batched`), many times faster. --init starts
+a new run from the policy weights of another run's model (e.g. behaviour cloning:
+``carcassonne train bc``, `training.imitation`).
 
 A run folder holds config.json, checkpoints/, pool/ (the snapshots' weights), tb/,
 curve.csv (recent win rate against each kind of opponent, per rollout) and model.zip. The
@@ -26,11 +33,14 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 from agents import make_agent, split_specs
+from agents.fast_bots import bot_spec
 from agents.sb3_policy import SB3Agent
 from carcassonne_env.encoding import WindowOverflowError
 from carcassonne_env.envs.driver import REWARDS
 from carcassonne_env.envs.single import VsBotsEnv
+from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
 
+from .batched import JoinedVecEnv, League
 from .common import (
     EpisodeCurve,
     PPOSettings,
@@ -58,9 +68,20 @@ class MultiSettings(PPOSettings):
     pool_size: int = 8  # snapshots kept (oldest leave first)
     reward: str = "margin"  # VsBots-v0 reward: own points minus the opponent's
     reward_scale: float = 0.1  # keeps value targets near 1
+    env: str = "python"  # or "batched": jitted vector envs (training.batched)
+    init: str = ""  # a model whose policy weights start a new run (e.g. runs/bc/model.zip)
 
     def check(self) -> None:
         super().check()
+        require(self, "env", str, lambda v: v in ("python", "batched"), "python or batched")
+        require(self, "init", str, lambda v: v == "" or Path(v).is_file(),
+                "the path of a saved model (or empty)")
+        if self.env == "batched":
+            for spec in split_specs(self.bots):
+                try:
+                    bot_spec(spec)
+                except ValueError as err:
+                    raise ValueError(f"--bots with --env batched: {err}") from None
         if not split_specs(self.bots):
             raise ValueError("--bots needs at least one built-in bot (the opponent before "
                              "the first snapshot)")
@@ -203,9 +224,48 @@ def make_env(settings: MultiSettings, pool: OpponentPool) -> VecMonitor:
     """n_envs self-play games in this process (they share the pool)."""
     def one() -> SelfPlayEnv:
         return SelfPlayEnv(pool, settings.reward_scale, reward=settings.reward,
-                           board_size=settings.board_size, players=2)
+                           board_size=settings.board_size, players=2,
+                           obs_features=settings.obs_features)
 
     return VecMonitor(DummyVecEnv([one] * settings.n_envs))
+
+
+def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None]:
+    """The batched games: n_envs split between the built-in bots (bot_share of them,
+    evenly) and the league of snapshots (the rest); returns the env and the league."""
+    bots = split_specs(settings.bots)
+    n_bot = round(settings.n_envs * settings.bot_share)
+    per_bot = max(1, n_bot // len(bots)) if n_bot else 0
+    n_league = settings.n_envs - per_bot * len(bots)
+    league = League(n_league, settings.pool_size, settings.seed) if n_league > 0 else None
+
+    def group(n: int, opponent: Any) -> VsBotsVectorEnv:
+        return VsBotsVectorEnv(n, opponents=opponent, players=2, reward=settings.reward,
+                               board_size=settings.board_size,
+                               obs_features=settings.obs_features,
+                               num_threads=settings.torch_threads)
+
+    groups = [(spec, group(per_bot, spec)) for spec in bots if per_bot]
+    if league is not None:
+        groups.append((SELF, group(n_league, league)))
+    return VecMonitor(JoinedVecEnv(groups, settings.reward_scale, league)), league
+
+
+def start_from(model: MaskablePPO, path: str) -> None:
+    """Load the policy weights of the model at `path` into `model` (same spaces and
+    policy shape, else ValueError)."""
+    source = MaskablePPO.load(path, device="cpu")
+    if source.observation_space != model.observation_space or \
+            source.action_space != model.action_space:
+        raise ValueError(f"--init {path}: its spaces differ from this run's (board size, "
+                         "obs_features or players)")
+    try:
+        model.policy.load_state_dict(source.policy.state_dict())
+    except RuntimeError as err:
+        first = str(err).splitlines()[0] if str(err) else ""
+        raise ValueError(f"--init {path}: its policy has another shape than this run's "
+                         f"(give the same --channels, --blocks, --global-pool): "
+                         f"{first[:200]}") from None
 
 
 def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bool = True,
@@ -216,16 +276,24 @@ def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bo
     settings = plan_run(out, settings, resume, changes, overwrite)
     prepare_torch(settings)
     bots = split_specs(settings.bots)
-    pool = OpponentPool(bots, settings.bot_share, settings.pool_size)
-    model = load_or_create(settings, make_env(settings, pool), out, resume)
+    if settings.env == "batched":
+        env, pool = make_batched_env(settings)
+    else:
+        pool = OpponentPool(bots, settings.bot_share, settings.pool_size)
+        env = make_env(settings, pool)
+    model = load_or_create(settings, env, out, resume)
+    if settings.init and model.num_timesteps == 0:
+        start_from(model, settings.init)
     with cleanup_on_failure(out, new_run=not resume):
         record_run(out, settings, resume, overwrite)
-        if model.num_timesteps:
+        if model.num_timesteps and pool is not None:
             restore_pool(pool, model.policy, out / "pool")
+        if isinstance(pool, League) and not pool.snapshots:
+            pool.add("snapshot_0", model.policy)  # the league's first opponent
         curve = EpisodeCurve(out, {f"win_vs_{label}": win_against(label)
                                    for label in [*bots, SELF]})
-        snapshots = SnapshotCallback(pool, settings.snapshot_every, out / "pool")
-        return learn(model, settings, out, curve, [snapshots], progress=progress)
+        extra = [SnapshotCallback(pool, settings.snapshot_every, out / "pool")] if pool else []
+        return learn(model, settings, out, curve, extra, progress=progress)
 
 
 def main(argv: list[str] | None = None) -> int:

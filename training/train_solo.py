@@ -63,7 +63,8 @@ def solo_result(info: dict) -> float | None:
 def make_env(settings: SoloSettings) -> VecMonitor:
     """The vector env as SB3 sees it (one numba thread: PyTorch has the cores)."""
     venv = SoloVectorEnv(settings.n_envs, colours=settings.colours,
-                         board_size=settings.board_size, num_threads=1)
+                         board_size=settings.board_size, num_threads=1,
+                         obs_features=settings.obs_features)
     return VecMonitor(venv.to_sb3())
 
 

@@ -90,13 +90,15 @@ def encode_batch(states, tb, sub, n_types, SL, which, deck_len, rows, planes, fe
 
 
 @njit(cache=True, parallel=True)
-def aggregate_batch(states, scratch, tb, sub, which, skip, planes, feats, counts, pending,
-                    base, fbase):
-    """Add the aggregate observation (`core.aggregates`) to the just encoded observations
-    of the games listed in `which`, but those with skip[i] set (an illegal action: no
-    observation was encoded). scratch[i], counts[i], pending[i]: game i's buffers."""
+def aggregate_batch(states, scratch, tb, sub, which, observers, out_rows, skip, planes, feats,
+                    counts, pending, base, fbase):
+    """Add the aggregate observation (`core.aggregates`) of seat observers[k] in game
+    i = which[k] to the observation just encoded into row out_rows[k] of planes / feats,
+    but for games with skip[i] set (an illegal action: no observation was encoded).
+    scratch[i], counts[i], pending[i]: game i's buffers."""
     for k in prange(which.shape[0]):
         i = which[k]
         if skip[i] == 0:
-            encode_aggregates(states[i], tb, sub, 0, planes[i], base, feats[i], fbase,
-                              scratch[i], counts[i], pending[i])
+            j = out_rows[k]
+            encode_aggregates(states[i], tb, sub, observers[k], planes[j], base, feats[j],
+                              fbase, scratch[i], counts[i], pending[i])

@@ -63,6 +63,28 @@ class BatchedGamesEnv(VectorEnv):
         return SB3VecEnv(self)
 
     # ------------------------------------------------------------------ internals
+    def _init_aggregates(self) -> None:
+        """With obs_features="aggregate": per game a scratch state and the aggregate
+        pass's buffers."""
+        if self.encoder.aggregate:
+            self._scratch = typed.List([copy_state(st) for st in self._state_list])
+            self._counts = np.zeros((self.num_envs, self._state_list[0].parent.shape[0]),
+                                    np.int64)
+            self._pending_points = np.zeros((self.num_envs, self.rules.seats), np.int64)
+
+    def _aggregate(self, which: np.ndarray, observers: np.ndarray, out_rows: np.ndarray,
+                   skip: np.ndarray, out: _Buffers) -> None:
+        """With obs_features="aggregate": add its planes and features (seat
+        observers[k]'s view of game which[k]) to the observation just encoded into row
+        out_rows[k] of `out`, but for the games marked in `skip`."""
+        enc = self.encoder
+        if enc.aggregate:
+            set_num_threads(self.num_threads)
+            aggregate_batch(self._states, self._scratch, enc.tileset.tables, enc.subtiles,
+                            which, observers, out_rows, skip, out.planes, out.feats,
+                            self._counts, self._pending_points, enc._agg_base,
+                            enc._agg_fbase)
+
     def _finish_step(self, actions: np.ndarray, src: _Buffers, dst: _Buffers):
         """The step's return once the batch ran (observations in `dst`, the masks the
         actions were chosen from in `src`): illegal rewards, same-step autoreset of the
@@ -161,10 +183,8 @@ class SoloVectorEnv(BatchedGamesEnv):
         self._rngs = [seeding.np_random(None)[0] for _ in range(N)]
         self._all = np.arange(N, dtype=np.int64)
         self._no_skip = np.zeros(N, np.uint8)
-        if enc.aggregate:  # per game: a scratch state and the aggregates' buffers
-            self._scratch = typed.List([copy_state(st) for st in self._state_list])
-            self._counts = np.zeros((N, self._state_list[0].parent.shape[0]), np.int64)
-            self._pending_points = np.zeros((N, self.rules.seats), np.int64)
+        self._no_seats = np.zeros(N, np.int64)  # solo observations are colour 0's
+        self._init_aggregates()
 
     # ------------------------------------------------------------------ api
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
@@ -194,7 +214,7 @@ class SoloVectorEnv(BatchedGamesEnv):
                    actions, src.masks, self._rows, dst.planes, dst.feats, dst.masks,
                    dst.dirty, self._pend, self._rewards, self._dones, self._illegal,
                    self._outside)
-        self._aggregate(self._all, self._illegal, dst)
+        self._aggregate(self._all, self._no_seats, self._all, self._illegal, dst)
         return self._finish_step(actions, src, dst)
 
     # ------------------------------------------------------------------ internals
@@ -211,16 +231,8 @@ class SoloVectorEnv(BatchedGamesEnv):
         encode_batch(self._states, enc.tileset.tables, enc.subtiles, enc.n_types, enc.slots,
                      np.asarray(which, np.int64), self._deck_len, self._rows, out.planes,
                      out.feats, out.masks, out.dirty, self._pend, self._outside)
-        self._aggregate(np.asarray(which, np.int64), self._no_skip, out)
-
-    def _aggregate(self, which: np.ndarray, skip: np.ndarray, out: _Buffers) -> None:
-        """With obs_features="aggregate": add its planes and features to the observations
-        just encoded into `out` (games `which`, but those marked in `skip`)."""
-        enc = self.encoder
-        if enc.aggregate:
-            aggregate_batch(self._states, self._scratch, enc.tileset.tables, enc.subtiles,
-                            which, skip, out.planes, out.feats, self._counts,
-                            self._pending_points, enc._agg_base, enc._agg_fbase)
+        which = np.asarray(which, np.int64)
+        self._aggregate(which, self._no_seats[: len(which)], which, self._no_skip, out)
 
     def _final_infos(self, done: np.ndarray, illegal: np.ndarray, actions: np.ndarray,
                      src: _Buffers, dst: _Buffers) -> dict[str, Any]:

@@ -22,7 +22,7 @@ game): same seat, deck, bot moves, observations, masks, rewards and episode ends
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium.utils import seeding
@@ -70,6 +70,14 @@ def sb3_policy(model: Any, deterministic: bool = False) -> Policy:
     return policy
 
 
+class Teacher(NamedTuple):
+    """A teacher bot's targets for every game (see `VsBotsVectorEnv.teacher`)."""
+
+    action: np.ndarray
+    probs: np.ndarray
+    margin: np.ndarray
+
+
 class VsBotsVectorEnv(BatchedGamesEnv):
     """`num_envs` games of one learning seat against opponents, stepped together (turn
     action mode; the observation and mask are the learning seat's, laid out as in
@@ -95,8 +103,9 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         render_mode: "ansi" or "rgb_array" (a tuple, one per game) or None.
         self_policy: the policy playing the "self" seats (a `Policy`; may be set later
             as the attribute, e.g. once the model exists; needed before reset / step).
-        obs_features: "standard" only for now (the single envs' other layouts are not
-            batched yet).
+        obs_features: "standard" or "aggregate" (see `carcassonne_env.encoding.Encoder`;
+            the aggregate planes and features are added in a second parallel pass, for
+            the learner's and the policy opponents' observations alike).
 
     Self-play: with "self" opponents every transition is still the learning seat's
     (``seats[i]``): the env asks for the learner's action only at that seat's
@@ -120,9 +129,6 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         self.num_envs = check_int("num_envs", num_envs, 1)
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
-        if obs_features != "standard":
-            raise ValueError("obs_features: the VsBots vector env has the standard layout "
-                             f"only (\"standard\"), got {obs_features!r}")
         if num_threads is None:
             num_threads = numba_config.NUMBA_NUM_THREADS
         num_threads = check_int("num_threads", num_threads, 1)
@@ -175,7 +181,8 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         self.fixed_seat = seat
         self.reward_mode = check_choice("reward", reward, REWARDS)
         self._mode = REWARD_MODES[reward]
-        self.encoder = enc = Encoder(rules, board_size, "turn", on_overflow)
+        self.encoder = enc = Encoder(rules, board_size, "turn", on_overflow,
+                                     obs_features=obs_features)
         self.illegal_reward = check_real("illegal_reward", illegal_reward)
         self.copy = check_bool("copy", copy)
         self.render_mode = render_mode
@@ -219,6 +226,9 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         self._pbuf: _Buffers | None = None  # the policies' observation batch
         self._no_actions = np.zeros(0, np.int64)
         self._no_started = np.zeros(0, np.bool_)
+        self._no_skip = np.zeros(N, np.uint8)
+        self._init_aggregates()
+        self._teacher: Teacher | None = None
 
     # ------------------------------------------------------------------ api
     @property
@@ -253,7 +263,47 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         self._run(STEP, self._all, actions, src.masks)
         if self._has_policies:
             self._play_policies(started=False)
+        self._aggregate(self._all, self._seats, self._all, self._illegal, dst)
         return self._finish_step(actions, src, dst)
+
+    def teacher(self, spec: str = "heuristic", temperature: float = 1.0) -> Teacher:
+        """What jitted bot `spec` ("random", "greedy", "heuristic[:weights]") would play
+        for the learner in every game now: targets for imitation learning (behaviour
+        cloning, DAgger), computed in one parallel call. Each game's teacher has its own
+        tie-break generator, seeded once from the games' seeds.
+
+        Returns a `Teacher` whose arrays are reused by the next call (copy to keep):
+        ``action`` int64[num_envs] (the bot's move; -1 where it lies outside the window),
+        ``probs`` float32[num_envs, n_actions] (the heuristic's softmax over its
+        evaluation of every legal action, divided by `temperature`; one-hot on its move
+        for the other bots or temperature 0), ``margin`` float64[num_envs] (the
+        heuristic's estimate of the final margin still to come for the learner: its best
+        evaluation minus the banked margin; 0 for the other bots)."""
+        from agents.fast_bots import bot_spec
+        from agents.vs_bots_kernel import teacher_batch
+
+        kind, w = bot_spec(spec)
+        temperature = check_real("temperature", temperature)
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {temperature}")
+        if self._teacher is None:
+            from agents.jitted_bots import MT_WORDS, mt_seed
+
+            N = self.num_envs
+            mt = np.zeros((N, MT_WORDS), np.int64)
+            for i in range(N):
+                mt_seed(mt[i], np.int64(self._rngs[i].integers(2**63)))
+            self._teacher = Teacher(np.zeros(N, np.int64),
+                                    np.zeros((N, self.encoder.n_actions), np.float32),
+                                    np.zeros(N, np.float64))
+            self._teacher_mt = mt
+        t, enc = self._teacher, self.encoder
+        set_num_threads(self.num_threads)
+        teacher_batch(self._states, enc.tileset.tables, kind, w, self._teacher_mt,
+                      enc.board_size, enc.slots, float(temperature), self._rows,
+                      self._afters, self._scratches, self._values, self._evals,
+                      self._unseen, self._keys, t.action, t.probs, t.margin)
+        return t
 
     # ------------------------------------------------------------------ internals
     def _run(self, phase: int, which: np.ndarray, actions: np.ndarray, masks_in: np.ndarray,
@@ -302,10 +352,12 @@ class VsBotsVectorEnv(BatchedGamesEnv):
     def _start(self, which: np.ndarray) -> None:
         """Start the dealt games `which`: bots move up to the learner's first decision,
         which is encoded into the current buffer set."""
-        self._run(START, np.asarray(which, np.int64), self._no_actions,
-                  self._sets[self._cur].masks)
+        which = np.asarray(which, np.int64)
+        self._run(START, which, self._no_actions, self._sets[self._cur].masks)
         if self._has_policies:
             self._play_policies(started=True)
+        self._aggregate(which, self._seats[which], which, self._no_skip,
+                        self._sets[self._cur])
 
     def _play_policies(self, started: bool) -> None:
         """While some games wait for a policy seat: per policy, encode the waiting games'
@@ -331,6 +383,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                               observers, self._rows, buf.planes, buf.feats, buf.masks,
                               buf.dirty, self._pend)
                 n = len(which)
+                self._aggregate(which, observers, self._all[:n], self._no_skip, buf)
                 obs = {"board": buf.planes[:n], "features": buf.feats[:n]}
                 masks = buf.masks[:n].view(np.bool_)
                 if _takes_games(policy):

@@ -1,0 +1,146 @@
+"""The batched self-play games of ``carcassonne train multi --env batched``: one jitted
+`VsBotsVectorEnv` per built-in opponent and one whose opponent is a league of frozen
+policy snapshots, joined into one Stable-Baselines3 `VecEnv`."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch as th
+from stable_baselines3.common.vec_env import VecEnv
+
+from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
+
+
+class League:
+    """Frozen snapshots of the learner as one batched policy opponent
+    (`carcassonne_env.envs.vector_multi.Policy`): each game plays one snapshot for a
+    whole episode (`draw` picks it: the newest, or half of the time an older one); one
+    forward pass per snapshot for all the games it moves in. Snapshots sample their
+    moves, for variety."""
+
+    name = "self"
+
+    def __init__(self, num_games: int, size: int, seed: int = 0) -> None:
+        self.size = size
+        self.snapshots: list[tuple[str, Any]] = []
+        self.assigned = np.zeros(num_games, np.int64)
+        self.rng = np.random.default_rng(seed)
+
+    def add(self, label: str, policy: Any, weights: dict | None = None) -> None:
+        """A frozen copy of `policy` (with `weights`, a state dict, if given) joins;
+        the oldest leaves beyond `size`. Games keep their snapshot where it stays."""
+        frozen = copy.deepcopy(policy)
+        if weights is not None:
+            frozen.load_state_dict(weights)
+        frozen.optimizer = None
+        frozen.set_training_mode(False)
+        dropped = max(0, len(self.snapshots) + 1 - self.size)
+        self.snapshots.append((label, frozen))
+        del self.snapshots[:dropped]
+        self.assigned = np.maximum(self.assigned - dropped, 0)
+
+    def draw(self, games: np.ndarray) -> None:
+        """New episodes in `games`: the newest snapshot, or half of the time an older
+        one."""
+        k = len(self.snapshots) - 1
+        for i in games:
+            self.assigned[i] = k if k == 0 or self.rng.random() < 0.5 else \
+                self.rng.integers(k)
+
+    def __call__(self, obs: dict[str, np.ndarray], masks: np.ndarray, seats: np.ndarray,
+                 games: np.ndarray) -> np.ndarray:
+        if not self.snapshots:
+            raise ValueError("the league has no snapshot yet: add one before playing")
+        actions = np.zeros(len(games), np.int64)
+        which = self.assigned[games]
+        with th.no_grad():
+            for k in np.unique(which):
+                rows = np.flatnonzero(which == k)
+                policy = self.snapshots[int(k)][1]
+                sub = {key: value[rows] for key, value in obs.items()}
+                actions[rows], _ = policy.predict(sub, action_masks=masks[rows],
+                                                  deterministic=False)
+        return actions
+
+
+class JoinedVecEnv(VecEnv):
+    """Several `VsBotsVectorEnv` (as SB3 VecEnvs) stepped as one SB3 `VecEnv`: games
+    numbered group after group; rewards times `reward_scale`; a finished game's info
+    names its opponent ("opponent": the group's label). ``action_masks()`` serves
+    MaskablePPO."""
+
+    render_mode = None
+
+    def __init__(self, groups: Sequence[tuple[str, VsBotsVectorEnv]], reward_scale: float = 1.0,
+                 league: League | None = None) -> None:
+        self.labels = [label for label, _ in groups]
+        self.envs = [venv.to_sb3() for _, venv in groups]
+        self.bounds = np.cumsum([0] + [e.num_envs for e in self.envs])
+        first = groups[0][1]
+        super().__init__(int(self.bounds[-1]), first.single_observation_space,
+                         first.single_action_space)
+        self.reward_scale, self.league = reward_scale, league
+        self._actions: np.ndarray | None = None
+
+    def _join(self, parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+    def reset(self):
+        parts = []
+        for k, env in enumerate(self.envs):
+            seed = self._seeds[self.bounds[k]]
+            if seed is not None:
+                env.seed(int(seed))
+            parts.append(env.reset())
+            if self.league is not None and self.labels[k] == League.name:
+                self.league.draw(np.arange(env.num_envs))
+        self._reset_seeds()
+        return self._join(parts)
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions)
+
+    def step_wait(self):
+        parts, rewards, dones, infos = [], [], [], []
+        for k, env in enumerate(self.envs):
+            env.step_async(self._actions[self.bounds[k]:self.bounds[k + 1]])
+            obs, rew, done, info = env.step_wait()
+            for i in np.flatnonzero(done):
+                info[i]["opponent"] = self.labels[k]
+            if self.league is not None and self.labels[k] == League.name and done.any():
+                self.league.draw(np.flatnonzero(done))
+            parts.append(obs)
+            rewards.append(rew * self.reward_scale)
+            dones.append(done)
+            infos.extend(info)
+        return self._join(parts), np.concatenate(rewards), np.concatenate(dones), infos
+
+    def action_masks(self) -> np.ndarray:
+        return np.concatenate([env.action_masks() for env in self.envs])
+
+    def close(self) -> None:
+        for env in self.envs:
+            env.close()
+
+    def _indices(self, indices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        return [indices] if isinstance(indices, int) else list(indices)
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return [getattr(self, attr_name) for _ in self._indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
+        if method_name != "action_masks":
+            raise NotImplementedError(f"{type(self).__name__} has no method {method_name}")
+        return list(self.action_masks()[self._indices(indices)])
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._indices(indices)]

@@ -1,0 +1,245 @@
+"""Behaviour cloning from a jitted bot (DAgger style), a warm start for PPO: the policy
+learns to choose what the teacher (by default the heuristic bot) would choose, in the
+positions it reaches itself, and its value head learns the teacher's estimate of the
+margin still to come.
+
+    carcassonne train bc --quick --out runs/bc            # ~15 minutes on 2 cores
+    carcassonne train bc --out runs/bc                    # the full config
+    carcassonne train multi --out runs/duel --init runs/bc/model.zip   # then PPO
+
+Every step plays `n_envs` 2-player games one move further in a `VsBotsVectorEnv`
+(the learner against `opponents`, jitted). Per game the env gives the teacher's move
+and its soft targets (`VsBotsVectorEnv.teacher`: a softmax over the heuristic's
+evaluation of every legal move, at `temperature` points); the policy takes one gradient
+step on the cross-entropy to them plus `vf_coef` times the squared error of its value
+against ``reward_scale`` times the teacher's margin estimate (the scale of the PPO
+runs' margin rewards). The move played is the teacher's with chance `teacher_share`,
+else the policy's own sample, so the data cover the positions the policy reaches.
+
+Every `eval_every` steps the deterministic policy plays `eval_games` games against
+`eval_opponent` (the same decks each time): curve.csv gets its win rate and the share of
+moves where the policy agreed with the teacher. The run folder is laid out as the PPO
+runs' (config.json, checkpoints/, curve.csv, model.zip: a MaskablePPO with the trained
+`BoardPolicy`), so ``--resume``, ``carcassonne train evaluate`` and ``train plot`` work
+on it, and ``sb3:model=runs/bc/model.zip`` plays it as a bot.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch as th
+from sb3_contrib import MaskablePPO
+from tqdm.auto import tqdm
+
+from agents import split_specs
+from agents.fast_bots import bot_spec
+from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
+
+from .common import (
+    CURVE_FILE,
+    FINAL_MODEL,
+    PPOSettings,
+    cleanup_on_failure,
+    load_or_create,
+    plan_run,
+    prepare_torch,
+    record_run,
+    require,
+    run_cli,
+)
+
+
+@dataclasses.dataclass
+class ImitationSettings(PPOSettings):
+    """Behaviour-cloning settings. Of the PPO settings, n_envs (games stepped together:
+    the batch of every gradient step), learning_rate, vf_coef, the policy's (channels,
+    blocks, global_pool, board_size, obs_features), seed, checkpoint_every and
+    torch_threads apply; the others are stored in the model for a later PPO run."""
+
+    players: int = 2
+    teacher: str = "heuristic"  # a jitted bot spec
+    temperature: float = 1.0  # points: the softness of the heuristic's targets
+    opponents: str = "greedy"  # jitted bot spec(s) of the other seats, comma-separated
+    teacher_share: float = 0.5  # chance that a game plays the teacher's move
+    reward_scale: float = 0.1  # value targets: the margin estimate times this
+    eval_every: int = 20_000  # steps between evaluations
+    eval_games: int = 100
+    eval_opponent: str = "greedy"
+
+    def check(self) -> None:
+        super().check()
+        require(self, "players", int, lambda v: 2 <= v <= 6, "an integer in [2, 6]")
+        for name in ("teacher", "eval_opponent"):
+            try:
+                bot_spec(getattr(self, name))
+            except ValueError as err:
+                raise ValueError(f"--{name.replace('_', '-')}: {err}") from None
+        specs = split_specs(self.opponents)
+        if len(specs) not in (1, self.players - 1):
+            raise ValueError(f"--opponents: give one bot or {self.players - 1}, got {specs}")
+        for spec in specs:
+            try:
+                bot_spec(spec)
+            except ValueError as err:
+                raise ValueError(f"--opponents: {err}") from None
+        require(self, "temperature", float, lambda v: v >= 0, "a number >= 0")
+        require(self, "teacher_share", float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
+        require(self, "reward_scale", float, lambda v: v > 0, "a number > 0")
+        for name in ("eval_every", "eval_games"):
+            require(self, name, int, lambda v: v >= 1, "a positive integer")
+
+
+_BC = {"n_envs": 128, "learning_rate": 1e-3, "channels": 32, "blocks": 3, "global_pool": 1,
+       "board_size": 20, "obs_features": "aggregate", "n_steps": 64, "batch_size": 512,
+       "n_epochs": 2, "checkpoint_every": 100_000}
+PRESETS = {
+    "quick": {**_BC, "total_timesteps": 300_000},
+    "full": {**_BC, "total_timesteps": 1_200_000},
+}
+
+
+def make_env(settings: ImitationSettings, num_envs: int, opponents: list[str],
+             reward: str = "margin") -> VsBotsVectorEnv:
+    """The batched games the policy plays (one numba thread per PyTorch thread)."""
+    return VsBotsVectorEnv(num_envs, opponents=opponents, players=settings.players,
+                           reward=reward, board_size=settings.board_size,
+                           obs_features=settings.obs_features,
+                           num_threads=settings.torch_threads)
+
+
+def policy_outputs(policy: Any, obs: dict[str, np.ndarray], masks: np.ndarray
+                   ) -> tuple[th.Tensor, th.Tensor]:
+    """(masked log-probabilities [N, actions], values [N]) of a `BoardPolicy`."""
+    obs_t, _ = policy.obs_to_tensor(obs)
+    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs_t))
+    logits = policy.action_net(latent_pi)
+    legal = th.as_tensor(masks, dtype=th.bool)
+    return th.log_softmax(logits.masked_fill(~legal, -1e8), 1), \
+        policy.value_net(latent_vf).squeeze(1)
+
+
+def win_rate(policy: Any, env: VsBotsVectorEnv, seed: int) -> float:
+    """Win rate (a draw counts half) of the deterministic `policy` in the first game of
+    every sub-env of `env` (reset with `seed`: the same decks and seats every call)."""
+    obs, _ = env.reset(seed=seed)
+    result = np.full(env.num_envs, np.nan)
+    with th.no_grad():
+        while np.isnan(result).any():
+            logp, _ = policy_outputs(policy, obs, env.action_masks())
+            obs, rewards, terminated, _, infos = env.step(logp.argmax(1).numpy())
+            first = terminated & np.isnan(result)
+            result[first] = (rewards[first] + 1) / 2  # reward "win": 1 / 0 / -1
+    return float(result.mean())
+
+
+def _gumbel_sample(logp: th.Tensor) -> np.ndarray:
+    u = th.rand_like(logp).clamp_(1e-12, 1.0)
+    return (logp - th.log(-th.log(u))).argmax(1).numpy()
+
+
+class ImitationCurve:
+    """curve.csv of an imitation run: timesteps, wall_s, episodes, win rate against the
+    evaluation opponent, agreement with the teacher (since the last row)."""
+
+    def __init__(self, run_dir: Path, opponent: str, timesteps: int) -> None:
+        self.path = run_dir / CURVE_FILE
+        self.header = ["timesteps", "wall_s", "episodes", f"win_vs_{opponent}",
+                       "teacher_agreement"]
+        rows = list(csv.DictReader(self.path.open())) if self.path.exists() else []
+        rows = [r for r in rows if int(r["timesteps"]) <= timesteps]  # undone by resume
+        with self.path.open("w", newline="") as f:
+            writer = csv.DictWriter(f, self.header)
+            writer.writeheader()
+            writer.writerows(rows)
+        self.episodes = int(rows[-1]["episodes"]) if rows else 0
+        self.wall0 = time.perf_counter() - (float(rows[-1]["wall_s"]) if rows else 0.0)
+
+    def add(self, timesteps: int, win: float, agreement: float) -> None:
+        with self.path.open("a", newline="") as f:
+            csv.writer(f).writerow([timesteps, round(time.perf_counter() - self.wall0, 1),
+                                    self.episodes, round(win, 3), round(agreement, 3)])
+
+
+def train(settings: ImitationSettings, out: Path, resume: bool = False,
+          progress: bool = True, changes: dict[str, Any] | None = None,
+          overwrite: bool = False) -> MaskablePPO:
+    """Run behaviour cloning into folder `out` (or continue it: `resume`, see
+    `common.plan_run`); returns the model (a MaskablePPO holding the trained policy)."""
+    settings = plan_run(out, settings, resume, changes, overwrite)
+    prepare_torch(settings)
+    th.manual_seed(settings.seed)
+    env = make_env(settings, settings.n_envs, split_specs(settings.opponents))
+    model = load_or_create(settings, env.to_sb3(), out, resume)
+    policy = model.policy
+    policy.set_training_mode(True)
+    optimizer = policy.optimizer
+    for group in optimizer.param_groups:
+        group["lr"] = settings.learning_rate
+    judge = make_env(settings, settings.eval_games, [settings.eval_opponent], reward="win")
+    rng = np.random.default_rng(settings.seed + model.num_timesteps)
+    with cleanup_on_failure(out, new_run=not resume):
+        record_run(out, settings, resume, overwrite)
+        curve = ImitationCurve(out, settings.eval_opponent, model.num_timesteps)
+        obs, _ = env.reset(seed=settings.seed + model.num_timesteps)
+        agree = seen = 0
+
+        def evaluate() -> None:
+            nonlocal agree, seen
+            policy.set_training_mode(False)
+            win = win_rate(policy, judge, seed=10**6)
+            policy.set_training_mode(True)
+            curve.add(model.num_timesteps, win, agree / max(seen, 1))
+            bar.set_postfix_str(f"win_vs_{settings.eval_opponent}={win:.2f} "
+                                f"agreement={agree / max(seen, 1):.2f}")
+            agree = seen = 0
+
+        bar = tqdm(total=settings.total_timesteps, initial=model.num_timesteps, unit="step",
+                   dynamic_ncols=True, disable=not progress)
+        if model.num_timesteps == 0:
+            evaluate()  # the untrained policy: the curve's first point
+        while model.num_timesteps < settings.total_timesteps:
+            masks = env.action_masks()
+            teacher = env.teacher(settings.teacher, settings.temperature)
+            logp, values = policy_outputs(policy, obs, masks)
+            known = teacher.action >= 0
+            cross_entropy = -(th.as_tensor(teacher.probs) * logp.clamp(min=-1e4)).sum(1)
+            target = th.as_tensor(settings.reward_scale * teacher.margin, dtype=th.float32)
+            loss = cross_entropy[th.as_tensor(known)].mean() + settings.vf_coef * (
+                (values - target) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            th.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optimizer.step()
+            with th.no_grad():
+                agree += int((logp.argmax(1).numpy() == teacher.action)[known].sum())
+                seen += int(known.sum())
+                actions = _gumbel_sample(logp.detach())
+            follow = (rng.random(env.num_envs) < settings.teacher_share) & known
+            actions[follow] = teacher.action[follow]
+            obs, _, terminated, _, _ = env.step(actions)
+            curve.episodes += int(terminated.sum())
+            before, model.num_timesteps = model.num_timesteps, model.num_timesteps + env.num_envs
+            bar.update(env.num_envs)
+            if model.num_timesteps // settings.checkpoint_every > before // settings.checkpoint_every:
+                (out / "checkpoints").mkdir(exist_ok=True)
+                model.save(out / "checkpoints" / f"model_{model.num_timesteps}_steps.zip")
+            if model.num_timesteps // settings.eval_every > before // settings.eval_every \
+                    or model.num_timesteps >= settings.total_timesteps:
+                evaluate()
+        bar.close()
+        model.save(out / FINAL_MODEL)
+        return model
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli("carcassonne train bc", __doc__, ImitationSettings, PRESETS, train, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
