@@ -1,9 +1,12 @@
 """PPO training throughput: environment steps per wall-clock second of `model.learn`
 (rollouts and updates together) with the default `BoardPolicy`, for the solo preset
-(vector env) and the 2-player self-play preset (Python envs, bots as opponents).
-Prints a markdown table of medians over repeats (the figure in the README).
+(vector env), the 2-player self-play preset (Python envs, bots as opponents) and the
+same with the batched env (``multi-batched``: `train multi --env batched`, jitted bots
+and a league of snapshots). Prints a markdown table of medians over repeats (the figure
+in the README).
 
     python benchmarks/bench_ppo.py --repeats 3
+    python benchmarks/bench_ppo.py --tasks multi-batched --set obs_features="'aggregate'"
     python benchmarks/bench_ppo.py --set n_epochs=4 --set channels=16   # other settings
 """
 
@@ -26,16 +29,23 @@ def steps_per_second(task: str, changes: dict, steps: int, repeats: int) -> list
     """`repeats` timings of learn(steps) after one warm-up rollout, in steps/s."""
     module = train_solo if task == "solo" else train_multi
     cls = train_solo.SoloSettings if task == "solo" else train_multi.MultiSettings
+    if task == "multi-batched":
+        changes = {"env": "batched", **changes}
     settings = cls(**{**module.PRESETS["full"], **changes})
     prepare_torch(settings)
+    league = None
     if task == "solo":
         venv = train_solo.make_env(settings)
+    elif settings.env == "batched":
+        venv, league = train_multi.make_batched_env(settings)
     else:
         pool = train_multi.OpponentPool(settings.bots.split(","), settings.bot_share,
                                         settings.pool_size)
         venv = train_multi.make_env(settings, pool)
     with tempfile.TemporaryDirectory() as tmp:
         model = new_model(settings, venv, Path(tmp))
+        if league is not None:
+            league.add("snapshot_0", model.policy)
         model.learn(settings.n_envs * settings.n_steps)  # compile, allocate
         rates = []
         for _ in range(repeats):
@@ -50,7 +60,7 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=16384, help="timesteps per repeat")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--tasks", default="solo,multi")
+    parser.add_argument("--tasks", default="solo,multi,multi-batched")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="change a preset setting (repeatable)")
     args = parser.parse_args()

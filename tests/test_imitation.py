@@ -3,18 +3,17 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
+import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-from carcassonne_env.encoding import WindowOverflowWarning  # noqa: E402
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv  # noqa: E402
 from training import evaluate, imitation, train_multi  # noqa: E402
 from training.batched import JoinedVecEnv, League  # noqa: E402
+from training.common import new_model  # noqa: E402
 
 pytestmark = [pytest.mark.usefixtures("one_torch_thread"),
               pytest.mark.filterwarnings("ignore::carcassonne_env.encoding.WindowOverflowWarning")]
@@ -46,6 +45,17 @@ def test_bc_run_folder_curve_resume_and_evaluate(tmp_path):
     assert "random" in table
 
 
+def test_bc_on_the_solo_variant(tmp_path):
+    out = tmp_path / "bc-solo"
+    settings = imitation.ImitationSettings(**TINY, players=1, total_timesteps=64,
+                                           eval_every=64, eval_games=3)
+    model = imitation.train(settings, out, progress=False)
+    rows = (out / "curve.csv").read_text().splitlines()
+    assert rows[0] == "timesteps,wall_s,episodes,result,teacher_agreement"
+    assert 0 <= float(rows[-1].split(",")[3]) < 60
+    assert evaluate.model_rules(model) == evaluate.Rules(variant="solo")
+
+
 @pytest.mark.parametrize(("change", "message"), [
     ({"teacher": "mcts"}, "--teacher: no jitted version"),
     ({"opponents": "greedy,greedy"}, "--opponents: give one bot or 1"),
@@ -64,18 +74,21 @@ def test_bad_bc_settings_are_refused_before_any_work(tmp_path, change, message):
 def test_batched_self_play_from_an_init_model(tmp_path):
     bc = imitation.train(imitation.ImitationSettings(**TINY, total_timesteps=64, eval_games=2),
                          tmp_path / "bc", progress=False)
+    init = str(tmp_path / "bc" / "model.zip")
     settings = train_multi.MultiSettings(**TINY, total_timesteps=256, env="batched",
                                          bots="random,greedy", bot_share=0.5,
-                                         snapshot_every=128, init=str(tmp_path / "bc" / "model.zip"))
+                                         snapshot_every=128, init=init)
     model = train_multi.train(settings, tmp_path / "duel", progress=False)
-    # the run started from the BC weights: its first snapshot is them
-    first = MaskablePPO.load(tmp_path / "bc" / "model.zip", device="cpu")
     assert model.num_timesteps == 256
     header = (tmp_path / "duel" / "curve.csv").read_text().splitlines()[0]
     assert header == "timesteps,wall_s,episodes,win_vs_random,win_vs_greedy,win_vs_self"
     assert sorted(p.name for p in (tmp_path / "duel" / "pool").iterdir()) == [
         "snapshot_128.pt", "snapshot_256.pt"]
-    assert bc.policy.state_dict().keys() == first.policy.state_dict().keys()
+    fresh = new_model(settings, train_multi.make_batched_env(settings)[0],
+                                  tmp_path / "fresh")
+    train_multi.start_from(fresh, init)  # what --init does before training
+    start, trained = fresh.policy.state_dict(), bc.policy.state_dict()
+    assert all(torch.equal(start[k], trained[k]) for k in trained)
     bad = train_multi.MultiSettings(**{**TINY, "channels": 16}, total_timesteps=64,
                                     env="batched", init=str(tmp_path / "bc" / "model.zip"))
     with pytest.raises(ValueError, match="another shape"):
@@ -88,7 +101,57 @@ def test_batched_self_play_from_an_init_model(tmp_path):
                           tmp_path / "bad3", progress=False)
 
 
-def test_joined_env_names_opponents_and_scales_rewards():
+def test_joined_env_scales_rewards():
+    def joined(scale):
+        env = JoinedVecEnv([("random", VsBotsVectorEnv(3, "random", board_size=16,
+                                                       reward="margin"))], scale)
+        env.seed(6)
+        env.reset()
+        return env
+
+    full, half = joined(1.0), joined(0.5)
+    rng = np.random.default_rng(1)
+    total = 0.0
+    for _ in range(20):
+        masks = full.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        for env in (full, half):
+            env.step_async(actions)
+        r_full, r_half = full.step_wait()[1], half.step_wait()[1]
+        assert np.allclose(r_half, 0.5 * r_full)
+        total += np.abs(r_full).sum()
+    assert total > 0
+
+
+def test_policies_hear_of_new_episodes_before_their_moves():
+    events = []
+
+    class Recorder:
+        def __call__(self, obs, masks, seats):
+            events.append(("move", len(seats)))
+            return masks.argmax(1)
+
+        def new_episodes(self, games):
+            events.append(("new", sorted(games.tolist())))
+
+    env = VsBotsVectorEnv(2, Recorder(), board_size=16, seat=1)  # the policy moves first
+    env.reset(seed=0)
+    assert events[0] == ("new", [0, 1]) and events[1][0] == "move"
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        events.clear()
+        masks = env.action_masks()
+        _, _, terminated, _, _ = env.step(np.array([rng.choice(np.flatnonzero(m))
+                                                    for m in masks]))
+        if terminated.any():
+            new = events.index(("new", sorted(np.flatnonzero(terminated).tolist())))
+            assert ("move", int(terminated.sum())) in events[new:]
+            break
+    else:
+        pytest.fail("no game ended")
+
+
+def test_joined_env_names_opponents():
     league = League(num_games=2, size=2)
     calls = []
 
@@ -103,7 +166,7 @@ def test_joined_env_names_opponents_and_scales_rewards():
     league.snapshots = [("snapshot_0", Uniform())]
     env = JoinedVecEnv([("random", VsBotsVectorEnv(2, "random", board_size=16)),
                         ("self", VsBotsVectorEnv(2, league, board_size=16))],
-                       reward_scale=0.5, league=league)
+                       reward_scale=0.5)
     env.seed(3)
     obs = env.reset()
     assert obs["board"].shape[0] == env.num_envs == 4 and calls
@@ -118,10 +181,10 @@ def test_joined_env_names_opponents_and_scales_rewards():
             seen.add((i // 2, infos[i]["opponent"]))
     assert seen == {(0, "random"), (1, "self")}
     assert len(env.env_method("action_masks", indices=[1, 3])) == 2
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", WindowOverflowWarning)
-        league.draw(np.arange(2))
-    assert (league.assigned == 0).all()
+    assert (league.assigned == 0).all()  # one snapshot: every game plays it
+    league.snapshots.append(("snapshot_1", Uniform()))
+    league.new_episodes(np.arange(2))
+    assert set(league.assigned) <= {0, 1}
 
 
 @pytest.mark.slow

@@ -18,9 +18,9 @@ from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
 class League:
     """Frozen snapshots of the learner as one batched policy opponent
     (`carcassonne_env.envs.vector_multi.Policy`): each game plays one snapshot for a
-    whole episode (`draw` picks it: the newest, or half of the time an older one); one
-    forward pass per snapshot for all the games it moves in. Snapshots sample their
-    moves, for variety."""
+    whole episode (`new_episodes` picks it, called by the env before a game starts:
+    the newest, or half of the time an older one); one forward pass per snapshot for all
+    the games it moves in. Snapshots sample their moves, for variety."""
 
     name = "self"
 
@@ -43,9 +43,9 @@ class League:
         del self.snapshots[:dropped]
         self.assigned = np.maximum(self.assigned - dropped, 0)
 
-    def draw(self, games: np.ndarray) -> None:
-        """New episodes in `games`: the newest snapshot, or half of the time an older
-        one."""
+    def new_episodes(self, games: np.ndarray) -> None:
+        """Games `games` start: each gets the newest snapshot, or half of the time an
+        older one."""
         k = len(self.snapshots) - 1
         for i in games:
             self.assigned[i] = k if k == 0 or self.rng.random() < 0.5 else \
@@ -75,15 +75,15 @@ class JoinedVecEnv(VecEnv):
 
     render_mode = None
 
-    def __init__(self, groups: Sequence[tuple[str, VsBotsVectorEnv]], reward_scale: float = 1.0,
-                 league: League | None = None) -> None:
+    def __init__(self, groups: Sequence[tuple[str, VsBotsVectorEnv]],
+                 reward_scale: float = 1.0) -> None:
         self.labels = [label for label, _ in groups]
         self.envs = [venv.to_sb3() for _, venv in groups]
         self.bounds = np.cumsum([0] + [e.num_envs for e in self.envs])
         first = groups[0][1]
         super().__init__(int(self.bounds[-1]), first.single_observation_space,
                          first.single_action_space)
-        self.reward_scale, self.league = reward_scale, league
+        self.reward_scale = reward_scale
         self._actions: np.ndarray | None = None
 
     def _join(self, parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
@@ -96,8 +96,6 @@ class JoinedVecEnv(VecEnv):
             if seed is not None:
                 env.seed(int(seed))
             parts.append(env.reset())
-            if self.league is not None and self.labels[k] == League.name:
-                self.league.draw(np.arange(env.num_envs))
         self._reset_seeds()
         return self._join(parts)
 
@@ -111,8 +109,6 @@ class JoinedVecEnv(VecEnv):
             obs, rew, done, info = env.step_wait()
             for i in np.flatnonzero(done):
                 info[i]["opponent"] = self.labels[k]
-            if self.league is not None and self.labels[k] == League.name and done.any():
-                self.league.draw(np.flatnonzero(done))
             parts.append(obs)
             rewards.append(rew * self.reward_scale)
             dones.append(done)

@@ -6,18 +6,21 @@ margin still to come.
     carcassonne train bc --quick --out runs/bc            # ~15 minutes on 2 cores
     carcassonne train bc --out runs/bc                    # the full config
     carcassonne train multi --out runs/duel --init runs/bc/model.zip   # then PPO
+    carcassonne train bc --players 1 --out runs/bc-solo   # the solo variant
 
-Every step plays `n_envs` 2-player games one move further in a `VsBotsVectorEnv`
-(the learner against `opponents`, jitted). Per game the env gives the teacher's move
-and its soft targets (`VsBotsVectorEnv.teacher`: a softmax over the heuristic's
-evaluation of every legal move, at `temperature` points); the policy takes one gradient
+Every step plays `n_envs` games one move further in a `VsBotsVectorEnv` (the learner
+against `opponents`, jitted; ``--players 1``: solo games in a `SoloVectorEnv`). Per
+game the env gives the teacher's move and its soft targets (`teacher` of the vector
+envs: a softmax over the heuristic's evaluation of every legal move, at `temperature`
+points); the policy takes one gradient
 step on the cross-entropy to them plus `vf_coef` times the squared error of its value
 against ``reward_scale`` times the teacher's margin estimate (the scale of the PPO
 runs' margin rewards). The move played is the teacher's with chance `teacher_share`,
 else the policy's own sample, so the data cover the positions the policy reaches.
 
 Every `eval_every` steps the deterministic policy plays `eval_games` games against
-`eval_opponent` (the same decks each time): curve.csv gets its win rate and the share of
+`eval_opponent` (the same decks each time; solo: `eval_games` games, their mean
+result): curve.csv gets its win rate (or result) and the share of
 moves where the policy agreed with the teacher. The run folder is laid out as the PPO
 runs' (config.json, checkpoints/, curve.csv, model.zip: a MaskablePPO with the trained
 `BoardPolicy`), so ``--resume``, ``carcassonne train evaluate`` and ``train plot`` work
@@ -39,6 +42,7 @@ from tqdm.auto import tqdm
 
 from agents import split_specs
 from agents.fast_bots import bot_spec
+from carcassonne_env.envs.vector import BatchedGamesEnv, SoloVectorEnv
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
 
 from .common import (
@@ -62,7 +66,7 @@ class ImitationSettings(PPOSettings):
     blocks, global_pool, board_size, obs_features), seed, checkpoint_every and
     torch_threads apply; the others are stored in the model for a later PPO run."""
 
-    players: int = 2
+    players: int = 2  # 1: the solo variant (3 colours, SoloVectorEnv)
     teacher: str = "heuristic"  # a jitted bot spec
     temperature: float = 1.0  # points: the softness of the heuristic's targets
     opponents: str = "greedy"  # jitted bot spec(s) of the other seats, comma-separated
@@ -74,14 +78,17 @@ class ImitationSettings(PPOSettings):
 
     def check(self) -> None:
         super().check()
-        require(self, "players", int, lambda v: 2 <= v <= 6, "an integer in [2, 6]")
+        require(self, "players", int, lambda v: 1 <= v <= 6,
+                "an integer in [1, 6] (1: the solo variant)")
         for name in ("teacher", "eval_opponent"):
             try:
                 bot_spec(getattr(self, name))
             except ValueError as err:
                 raise ValueError(f"--{name.replace('_', '-')}: {err}") from None
         specs = split_specs(self.opponents)
-        if len(specs) not in (1, self.players - 1):
+        if self.players == 1:
+            specs = []  # solo: no opponents
+        elif len(specs) not in (1, self.players - 1):
             raise ValueError(f"--opponents: give one bot or {self.players - 1}, got {specs}")
         for spec in specs:
             try:
@@ -105,8 +112,13 @@ PRESETS = {
 
 
 def make_env(settings: ImitationSettings, num_envs: int, opponents: list[str],
-             reward: str = "margin") -> VsBotsVectorEnv:
-    """The batched games the policy plays (one numba thread per PyTorch thread)."""
+             reward: str = "margin") -> BatchedGamesEnv:
+    """The batched games the policy plays (one numba thread per PyTorch thread): a
+    `SoloVectorEnv` for players=1, else a `VsBotsVectorEnv`."""
+    if settings.players == 1:
+        return SoloVectorEnv(num_envs, board_size=settings.board_size,
+                             obs_features=settings.obs_features,
+                             num_threads=settings.torch_threads)
     return VsBotsVectorEnv(num_envs, opponents=opponents, players=settings.players,
                            reward=reward, board_size=settings.board_size,
                            obs_features=settings.obs_features,
@@ -124,18 +136,28 @@ def policy_outputs(policy: Any, obs: dict[str, np.ndarray], masks: np.ndarray
         policy.value_net(latent_vf).squeeze(1)
 
 
-def win_rate(policy: Any, env: VsBotsVectorEnv, seed: int) -> float:
-    """Win rate (a draw counts half) of the deterministic `policy` in the first game of
-    every sub-env of `env` (reset with `seed`: the same decks and seats every call)."""
+def judge(policy: Any, env: BatchedGamesEnv, seed: int) -> float:
+    """The deterministic `policy`'s mean result over the first game of every sub-env of
+    `env` (reset with `seed`: the same decks and seats every call): the win rate (a draw
+    counts half; `env` has reward "win") or, solo, the lowest colour's score."""
     obs, _ = env.reset(seed=seed)
     result = np.full(env.num_envs, np.nan)
     with th.no_grad():
         while np.isnan(result).any():
             logp, _ = policy_outputs(policy, obs, env.action_masks())
             obs, rewards, terminated, _, infos = env.step(logp.argmax(1).numpy())
-            first = terminated & np.isnan(result)
-            result[first] = (rewards[first] + 1) / 2  # reward "win": 1 / 0 / -1
+            first = np.flatnonzero(terminated & np.isnan(result))
+            for i in first:
+                if isinstance(env, SoloVectorEnv):
+                    result[i] = min(infos["final_info"]["scores"][i])
+                else:
+                    result[i] = (rewards[i] + 1) / 2  # reward "win": 1 / 0 / -1
     return float(result.mean())
+
+
+def _crossed(before: int, after: int, every: int) -> bool:
+    """Whether a multiple of `every` lies in (before, after]."""
+    return after // every > before // every
 
 
 def _gumbel_sample(logp: th.Tensor) -> np.ndarray:
@@ -144,13 +166,13 @@ def _gumbel_sample(logp: th.Tensor) -> np.ndarray:
 
 
 class ImitationCurve:
-    """curve.csv of an imitation run: timesteps, wall_s, episodes, win rate against the
-    evaluation opponent, agreement with the teacher (since the last row)."""
+    """curve.csv of an imitation run: timesteps, wall_s, episodes, the evaluation
+    (`metric`: the win rate against the evaluation opponent, or the solo result),
+    agreement with the teacher (since the last row)."""
 
-    def __init__(self, run_dir: Path, opponent: str, timesteps: int) -> None:
+    def __init__(self, run_dir: Path, metric: str, timesteps: int) -> None:
         self.path = run_dir / CURVE_FILE
-        self.header = ["timesteps", "wall_s", "episodes", f"win_vs_{opponent}",
-                       "teacher_agreement"]
+        self.header = ["timesteps", "wall_s", "episodes", metric, "teacher_agreement"]
         rows = list(csv.DictReader(self.path.open())) if self.path.exists() else []
         rows = [r for r in rows if int(r["timesteps"]) <= timesteps]  # undone by resume
         with self.path.open("w", newline="") as f:
@@ -176,27 +198,29 @@ def train(settings: ImitationSettings, out: Path, resume: bool = False,
     th.manual_seed(settings.seed)
     env = make_env(settings, settings.n_envs, split_specs(settings.opponents))
     model = load_or_create(settings, env.to_sb3(), out, resume)
+    model.carcassonne_solo = settings.players == 1  # saved: tells 3 colours from 3 players
     policy = model.policy
     policy.set_training_mode(True)
     optimizer = policy.optimizer
     for group in optimizer.param_groups:
         group["lr"] = settings.learning_rate
-    judge = make_env(settings, settings.eval_games, [settings.eval_opponent], reward="win")
+    judge_env = make_env(settings, settings.eval_games, [settings.eval_opponent],
+                         reward="win")
+    metric = "result" if settings.players == 1 else f"win_vs_{settings.eval_opponent}"
     rng = np.random.default_rng(settings.seed + model.num_timesteps)
     with cleanup_on_failure(out, new_run=not resume):
         record_run(out, settings, resume, overwrite)
-        curve = ImitationCurve(out, settings.eval_opponent, model.num_timesteps)
+        curve = ImitationCurve(out, metric, model.num_timesteps)
         obs, _ = env.reset(seed=settings.seed + model.num_timesteps)
         agree = seen = 0
 
         def evaluate() -> None:
             nonlocal agree, seen
             policy.set_training_mode(False)
-            win = win_rate(policy, judge, seed=10**6)
+            value = judge(policy, judge_env, seed=10**6)
             policy.set_training_mode(True)
-            curve.add(model.num_timesteps, win, agree / max(seen, 1))
-            bar.set_postfix_str(f"win_vs_{settings.eval_opponent}={win:.2f} "
-                                f"agreement={agree / max(seen, 1):.2f}")
+            curve.add(model.num_timesteps, value, agree / max(seen, 1))
+            bar.set_postfix_str(f"{metric}={value:.2f} agreement={agree / max(seen, 1):.2f}")
             agree = seen = 0
 
         bar = tqdm(total=settings.total_timesteps, initial=model.num_timesteps, unit="step",
@@ -224,12 +248,13 @@ def train(settings: ImitationSettings, out: Path, resume: bool = False,
             actions[follow] = teacher.action[follow]
             obs, _, terminated, _, _ = env.step(actions)
             curve.episodes += int(terminated.sum())
-            before, model.num_timesteps = model.num_timesteps, model.num_timesteps + env.num_envs
+            before = model.num_timesteps
+            model.num_timesteps += env.num_envs
             bar.update(env.num_envs)
-            if model.num_timesteps // settings.checkpoint_every > before // settings.checkpoint_every:
+            if _crossed(before, model.num_timesteps, settings.checkpoint_every):
                 (out / "checkpoints").mkdir(exist_ok=True)
                 model.save(out / "checkpoints" / f"model_{model.num_timesteps}_steps.zip")
-            if model.num_timesteps // settings.eval_every > before // settings.eval_every \
+            if _crossed(before, model.num_timesteps, settings.eval_every) \
                     or model.num_timesteps >= settings.total_timesteps:
                 evaluate()
         bar.close()

@@ -65,13 +65,15 @@ def draw_curves(run_dirs: list[Path], titles: list[str] | None = None,
         curve = read_curve(run)
         steps = curve["timesteps"]
         metrics = [m for m in curve if m not in ("timesteps", "wall_s", "episodes")]
+        solo = "result" in metrics
+        if solo:  # the solo result only (a BC run's teacher agreement is on another scale)
+            metrics = ["result"]
         # A curve of one row (a short run) is a point: give it a marker so it shows.
         marker = "o" if len(steps) == 1 else None
         for m in metrics:
             ax.plot(steps, curve[m], marker=marker, label=m.replace("_", " "))
         ax.set_xlabel("timesteps (decisions)")
-        solo = metrics == ["result"]
-        ax.set_ylabel("solo result (lowest colour)" if solo else "win rate (last 200 games)")
+        ax.set_ylabel("solo result (lowest colour)" if solo else "win rate")
         wall = curve["wall_s"][-1]
         wall_text = f"{wall:.0f} s" if wall < 60 else f"{wall / 60:.0f} min"
         ax.set_title(f"{titles[k] if titles else run.name}\n{steps[-1]:,.0f} steps, "

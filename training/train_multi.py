@@ -248,7 +248,7 @@ def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None
     groups = [(spec, group(per_bot, spec)) for spec in bots if per_bot]
     if league is not None:
         groups.append((SELF, group(n_league, league)))
-    return VecMonitor(JoinedVecEnv(groups, settings.reward_scale, league)), league
+    return VecMonitor(JoinedVecEnv(groups, settings.reward_scale)), league
 
 
 def start_from(model: MaskablePPO, path: str) -> None:

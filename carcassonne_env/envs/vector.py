@@ -12,7 +12,7 @@ seed ``seed + i`` (and reset again without a seed after every game).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium.utils import seeding
@@ -29,6 +29,14 @@ from ..encoding import Encoder
 from ..game import Game, shuffled_deck
 from ..rules import Rules
 from .rendering import render_game
+
+
+class Teacher(NamedTuple):
+    """A teacher bot's targets for every game (see `VsBotsVectorEnv.teacher`)."""
+
+    action: np.ndarray
+    probs: np.ndarray
+    margin: np.ndarray
 
 
 class BatchedGamesEnv(VectorEnv):
@@ -56,6 +64,48 @@ class BatchedGamesEnv(VectorEnv):
     def close_extras(self, **kwargs: Any) -> None:
         pass
 
+    def teacher(self, spec: str = "heuristic", temperature: float = 1.0) -> Teacher:
+        """What jitted bot `spec` ("random", "greedy", "heuristic[:weights]") would play
+        for the learner (the seat to move) in every game now: targets for imitation
+        learning (behaviour cloning, DAgger; `training.imitation`), computed in one
+        parallel call. Each game's teacher has its own tie-break generator, seeded on
+        the first call from the game's deck seed (the env's own draws are untouched).
+
+        Returns a `Teacher` whose arrays are reused by the next call (copy to keep):
+        ``action`` int64[num_envs] (the bot's move; -1 where it lies outside the window),
+        ``probs`` float32[num_envs, n_actions] (the heuristic's softmax over its
+        evaluation of every legal action, divided by `temperature`; one-hot on its move
+        for the other bots or temperature 0), ``margin`` float64[num_envs] (the
+        heuristic's estimate of the points still to come: its best evaluation minus the
+        banked margin over the best other seat, or in solo minus the lowest colour's
+        score; 0 for the other bots)."""
+        from agents.fast_bots import bot_spec
+        from agents.vs_bots_kernel import teacher_batch
+
+        kind, w = bot_spec(spec)
+        temperature = check_real("temperature", temperature)
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {temperature}")
+        if getattr(self, "_teacher", None) is None:
+            self._init_bot_buffers()
+            from agents.jitted_bots import MT_WORDS, mt_seed
+
+            N = self.num_envs
+            mt = np.zeros((N, MT_WORDS), np.int64)
+            for i in range(N):
+                mt_seed(mt[i], np.int64(self._seeds[i] or 0))
+            self._teacher = Teacher(np.zeros(N, np.int64),
+                                    np.zeros((N, self.encoder.n_actions), np.float32),
+                                    np.zeros(N, np.float64))
+            self._teacher_mt = mt
+        t, enc = self._teacher, self.encoder
+        set_num_threads(self.num_threads)
+        teacher_batch(self._states, enc.tileset.tables, kind, w, self._teacher_mt,
+                      enc.board_size, enc.slots, float(temperature), self._rows,
+                      self._afters, self._scratches, self._values, self._evals,
+                      self._unseen, self._keys, t.action, t.probs, t.margin)
+        return t
+
     def to_sb3(self):
         """This env as a Stable-Baselines3 `VecEnv` with ``action_masks()``."""
         from .sb3 import SB3VecEnv
@@ -63,6 +113,19 @@ class BatchedGamesEnv(VectorEnv):
         return SB3VecEnv(self)
 
     # ------------------------------------------------------------------ internals
+    def _init_bot_buffers(self) -> None:
+        """The jitted bots' per-thread scratch buffers (once)."""
+        if getattr(self, "_afters", None) is not None:
+            return
+        T, R = self._rows.shape[:2]
+        proto = self._state_list[0]
+        self._afters = typed.List([copy_state(proto) for _ in range(T)])
+        self._scratches = typed.List([copy_state(proto) for _ in range(T)])
+        self._values = np.zeros((T, self.rules.seats))
+        self._evals = np.zeros((T, R))
+        self._unseen = np.zeros((T, self.encoder.n_types), np.int64)
+        self._keys = np.zeros((T, R, 3), np.int64)
+
     def _init_aggregates(self) -> None:
         """With obs_features="aggregate": per game a scratch state and the aggregate
         pass's buffers."""

@@ -22,7 +22,7 @@ game): same seat, deck, bot moves, observations, masks, rewards and episode ends
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from gymnasium.utils import seeding
@@ -47,8 +47,9 @@ STEP, START, RESUME = 0, 1, 2  # = agents.vs_bots_kernel phases (imported lazily
 #: one of its seats is to move (observation arrays batched over those games, as the
 #: env's own observations; masks bool[n, n_actions]; seats int64[n]) and returns n legal
 #: actions. A policy with a ``games`` parameter also gets the games' indices (int64[n]),
-#: e.g. a league that gives each game its own snapshot. An SB3 model works through
-#: `sb3_policy`.
+#: e.g. a league that gives each game its own snapshot; a policy with a ``new_episodes``
+#: method is told the indices (int64[n]) of the games about to start, before any of
+#: their moves. An SB3 model works through `sb3_policy`.
 Policy = Callable[[dict[str, np.ndarray], np.ndarray, np.ndarray], np.ndarray]
 
 
@@ -68,14 +69,6 @@ def sb3_policy(model: Any, deterministic: bool = False) -> Policy:
         return np.asarray(actions)
 
     return policy
-
-
-class Teacher(NamedTuple):
-    """A teacher bot's targets for every game (see `VsBotsVectorEnv.teacher`)."""
-
-    action: np.ndarray
-    probs: np.ndarray
-    margin: np.ndarray
 
 
 class VsBotsVectorEnv(BatchedGamesEnv):
@@ -194,18 +187,13 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         proto = Game(rules, seed=0)._st
         self._state_list = [copy_state(proto) for _ in range(N)]
         self._states = typed.List(self._state_list)
-        self._afters = typed.List([copy_state(proto) for _ in range(T)])
-        self._scratches = typed.List([copy_state(proto) for _ in range(T)])
         self._seeds: list[int | None] = [None] * N
         self._deck_len = len(enc.tileset.full_deck())
         self._sets = [_Buffers(N, enc) for _ in range(2)]
         self._cur = 0
         R = rules.hand_size * 4 * proto.frontier.shape[0] * enc.slots
         self._rows = np.empty((T, R, 5), np.int64)
-        self._values = np.zeros((T, P))
-        self._evals = np.zeros((T, R))
-        self._unseen = np.zeros((T, enc.n_types), np.int64)
-        self._keys = np.zeros((T, R, 3), np.int64)
+        self._init_bot_buffers()
         self._pend = np.full(5, -1, np.int64)
         self._seats = np.zeros(N, np.int64)
         self._kinds = np.full((N, P), -1, np.int64)
@@ -228,7 +216,6 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         self._no_started = np.zeros(0, np.bool_)
         self._no_skip = np.zeros(N, np.uint8)
         self._init_aggregates()
-        self._teacher: Teacher | None = None
 
     # ------------------------------------------------------------------ api
     @property
@@ -265,45 +252,6 @@ class VsBotsVectorEnv(BatchedGamesEnv):
             self._play_policies(started=False)
         self._aggregate(self._all, self._seats, self._all, self._illegal, dst)
         return self._finish_step(actions, src, dst)
-
-    def teacher(self, spec: str = "heuristic", temperature: float = 1.0) -> Teacher:
-        """What jitted bot `spec` ("random", "greedy", "heuristic[:weights]") would play
-        for the learner in every game now: targets for imitation learning (behaviour
-        cloning, DAgger), computed in one parallel call. Each game's teacher has its own
-        tie-break generator, seeded once from the games' seeds.
-
-        Returns a `Teacher` whose arrays are reused by the next call (copy to keep):
-        ``action`` int64[num_envs] (the bot's move; -1 where it lies outside the window),
-        ``probs`` float32[num_envs, n_actions] (the heuristic's softmax over its
-        evaluation of every legal action, divided by `temperature`; one-hot on its move
-        for the other bots or temperature 0), ``margin`` float64[num_envs] (the
-        heuristic's estimate of the final margin still to come for the learner: its best
-        evaluation minus the banked margin; 0 for the other bots)."""
-        from agents.fast_bots import bot_spec
-        from agents.vs_bots_kernel import teacher_batch
-
-        kind, w = bot_spec(spec)
-        temperature = check_real("temperature", temperature)
-        if temperature < 0:
-            raise ValueError(f"temperature must be >= 0, got {temperature}")
-        if self._teacher is None:
-            from agents.jitted_bots import MT_WORDS, mt_seed
-
-            N = self.num_envs
-            mt = np.zeros((N, MT_WORDS), np.int64)
-            for i in range(N):
-                mt_seed(mt[i], np.int64(self._rngs[i].integers(2**63)))
-            self._teacher = Teacher(np.zeros(N, np.int64),
-                                    np.zeros((N, self.encoder.n_actions), np.float32),
-                                    np.zeros(N, np.float64))
-            self._teacher_mt = mt
-        t, enc = self._teacher, self.encoder
-        set_num_threads(self.num_threads)
-        teacher_batch(self._states, enc.tileset.tables, kind, w, self._teacher_mt,
-                      enc.board_size, enc.slots, float(temperature), self._rows,
-                      self._afters, self._scratches, self._values, self._evals,
-                      self._unseen, self._keys, t.action, t.probs, t.margin)
-        return t
 
     # ------------------------------------------------------------------ internals
     def _run(self, phase: int, which: np.ndarray, actions: np.ndarray, masks_in: np.ndarray,
@@ -353,6 +301,9 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         """Start the dealt games `which`: bots move up to the learner's first decision,
         which is encoded into the current buffer set."""
         which = np.asarray(which, np.int64)
+        for policy in {id(p): p for p in [*self._policies, self.self_policy]}.values():
+            if hasattr(policy, "new_episodes"):
+                policy.new_episodes(which)
         self._run(START, which, self._no_actions, self._sets[self._cur].masks)
         if self._has_policies:
             self._play_policies(started=True)
