@@ -230,6 +230,10 @@ def bench_vs_bots(steps: int, repeats: int, num_envs: int = 256) -> dict[str, fl
                                 1 if slow else repeats)
             results[f"VsBots vector steps/s (N={n}, {bot}{label})"] = rate
             results[f"VsBots/solo ratio ({bot}{label})"] = rate / solo
+    # The aggregate observation's price in the batched env (issue 13 section 2).
+    agg = VsBotsVectorEnv(n, opponents="random", obs_features="aggregate")
+    results[f"VsBots vector steps/s (N={n}, random, aggregate obs)"] = _vector_rate(
+        agg, batches, repeats)
     return results
 
 

@@ -285,6 +285,7 @@ def test_bench_reports_vs_bots_beside_solo():
     assert results["VsBots/solo ratio (random)"] == pytest.approx(
         results["VsBots vector steps/s (N=2, random)"] / results["SoloVectorEnv steps/s (N=2)"])
     assert "VsBots/solo ratio (random, 1 thread)" in results
+    assert results["VsBots vector steps/s (N=2, random, aggregate obs)"] > 0
     assert TARGETS["VsBots/solo ratio (random)"] == 0.45
 
 

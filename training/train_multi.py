@@ -282,6 +282,7 @@ def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bo
         pool = OpponentPool(bots, settings.bot_share, settings.pool_size)
         env = make_env(settings, pool)
     model = load_or_create(settings, env, out, resume)
+    model.carcassonne_solo = False  # saved, as by the solo scripts (for_model.py)
     if settings.init and model.num_timesteps == 0:
         start_from(model, settings.init)
     with cleanup_on_failure(out, new_run=not resume):

@@ -31,9 +31,10 @@ def _load(model: Any) -> Any:
 
 
 def _trained_on_solo(model: Any) -> bool | None:
-    """Whether the model was trained on the solo variant: the `carcassonne_solo` flag a
-    slim export writes, else whether its last training observation had the "solo"
-    feature (the last entry of the feature vector) set; None if the file kept neither."""
+    """Whether the model was trained on the solo variant: the `carcassonne_solo` flag the
+    training scripts and slim exports write, else (older files, standard layout) whether
+    its last training observation had the "solo" feature (the last entry of the feature
+    vector) set; None if the file kept neither."""
     flag = getattr(model, "carcassonne_solo", None)
     if isinstance(flag, bool):
         return flag
