@@ -20,7 +20,8 @@ from carcassonne_env.envs.single import SoloEnv, VsBotsEnv
 from carcassonne_env.envs.vector import SoloVectorEnv
 
 ROOT = Path(__file__).resolve().parents[1]
-SOLO_MODEL, DUEL_MODEL = ROOT / "models/ppo_solo.zip", ROOT / "models/ppo_duel.zip"
+# the standard-layout (RL-only) models: the envs below are built with default options
+SOLO_MODEL, DUEL_MODEL = ROOT / "models/ppo_solo_rl.zip", ROOT / "models/ppo_duel_rl.zip"
 
 
 @pytest.fixture(scope="module")

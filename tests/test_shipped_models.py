@@ -100,12 +100,12 @@ def test_a_corrupt_model_file_is_named_in_a_clear_error(tmp_path):
 def test_a_model_under_other_rules_names_the_setting_that_differs():
     with pytest.raises(ValueError, match=r"rules differ: players=2 \(model\) vs 3 \(this game\)"
                        r": 10 board planes and 67 features \(model\) vs 11 and 70"):
-        make_agent("sb3:model=ppo_duel").act(Game(Rules(players=3), seed=0))
+        make_agent("sb3:model=ppo_duel_rl").act(Game(Rules(players=3), seed=0))
     with pytest.raises(ValueError, match=r"rules differ: solo_colours=3 \(model\) vs 4"):
         make_agent("sb3:model=ppo_solo").act(Game(Rules(variant="solo", solo_colours=4)))
     with pytest.raises(ValueError, match=r"action mode differs: the model was trained with "
                        r"'turn' \(14400 actions\), the bot was given 'two_step' \(1600"):
-        make_agent("sb3:model=ppo_duel:action_mode=two_step").act(Game(seed=0))
+        make_agent("sb3:model=ppo_duel_rl:action_mode=two_step").act(Game(seed=0))
     with pytest.raises(ValueError, match="board_size: the model was trained on a 20-cell "
                        "window, got board_size=16"):
         make_agent("sb3:model=ppo_duel:board_size=16")

@@ -274,6 +274,21 @@ class ProgressBar(BaseCallback):
         self.bar.close()
 
 
+def continue_curve(path: Path, header: list[str], timesteps: int) -> tuple[int, float]:
+    """Start a curve.csv at `path` with `header`, or keep its rows up to `timesteps`
+    (rows written after a resumed model's checkpoint were undone). Returns (episodes,
+    wall seconds) of the last kept row, zeros if none."""
+    rows = list(csv.DictReader(path.open())) if path.exists() else []
+    rows = [r for r in rows if int(r["timesteps"]) <= timesteps]
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, header)
+        writer.writeheader()
+        writer.writerows(rows)
+    if not rows:
+        return 0, 0.0
+    return int(rows[-1]["episodes"]), float(rows[-1]["wall_s"])
+
+
 class EpisodeCurve(BaseCallback):
     """Collects one number per finished episode from the infos (`metric(info)`, None to
     skip), logs their recent mean to TensorBoard and appends a row per rollout to
@@ -292,19 +307,11 @@ class EpisodeCurve(BaseCallback):
         self.wall0 = time.perf_counter() - self._continue_file()
 
     def _continue_file(self) -> float:
-        """Start curve.csv, or keep the rows up to the (resumed) model's timesteps: rows
-        written after its checkpoint were undone. Returns the wall time so far."""
-        header = ["timesteps", "wall_s", "episodes", *self.metrics]
-        rows = list(csv.DictReader(self.path.open())) if self.path.exists() else []
-        rows = [r for r in rows if int(r["timesteps"]) <= self.num_timesteps]
-        with self.path.open("w", newline="") as f:
-            writer = csv.DictWriter(f, header)
-            writer.writeheader()
-            writer.writerows(rows)
-        if not rows:
-            return 0.0
-        self.episodes = int(rows[-1]["episodes"])
-        return float(rows[-1]["wall_s"])
+        """Start curve.csv or keep its rows up to the (resumed) model's timesteps;
+        returns the wall time so far."""
+        self.episodes, wall = continue_curve(self.path, ["timesteps", "wall_s", "episodes",
+                                                         *self.metrics], self.num_timesteps)
+        return wall
 
     def _on_step(self) -> bool:
         for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):

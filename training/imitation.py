@@ -50,6 +50,7 @@ from .common import (
     FINAL_MODEL,
     PPOSettings,
     cleanup_on_failure,
+    continue_curve,
     load_or_create,
     plan_run,
     prepare_torch,
@@ -172,15 +173,9 @@ class ImitationCurve:
 
     def __init__(self, run_dir: Path, metric: str, timesteps: int) -> None:
         self.path = run_dir / CURVE_FILE
-        self.header = ["timesteps", "wall_s", "episodes", metric, "teacher_agreement"]
-        rows = list(csv.DictReader(self.path.open())) if self.path.exists() else []
-        rows = [r for r in rows if int(r["timesteps"]) <= timesteps]  # undone by resume
-        with self.path.open("w", newline="") as f:
-            writer = csv.DictWriter(f, self.header)
-            writer.writeheader()
-            writer.writerows(rows)
-        self.episodes = int(rows[-1]["episodes"]) if rows else 0
-        self.wall0 = time.perf_counter() - (float(rows[-1]["wall_s"]) if rows else 0.0)
+        header = ["timesteps", "wall_s", "episodes", metric, "teacher_agreement"]
+        self.episodes, wall = continue_curve(self.path, header, timesteps)
+        self.wall0 = time.perf_counter() - wall
 
     def add(self, timesteps: int, win: float, agreement: float) -> None:
         with self.path.open("a", newline="") as f:
