@@ -15,6 +15,17 @@ from stable_baselines3.common.vec_env import VecEnv
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
 
 
+def frozen_copy(policy: Any, weights: dict | None = None) -> Any:
+    """A copy of `policy` for playing only (with `weights`, a state dict, if given): no
+    optimizer, evaluation mode."""
+    frozen = copy.deepcopy(policy)
+    if weights is not None:
+        frozen.load_state_dict(weights)
+    frozen.optimizer = None
+    frozen.set_training_mode(False)
+    return frozen
+
+
 class League:
     """Frozen snapshots of the learner as one batched policy opponent
     (`carcassonne_env.envs.vector_multi.Policy`): each game plays one snapshot for a
@@ -33,13 +44,8 @@ class League:
     def add(self, label: str, policy: Any, weights: dict | None = None) -> None:
         """A frozen copy of `policy` (with `weights`, a state dict, if given) joins;
         the oldest leaves beyond `size`. Games keep their snapshot where it stays."""
-        frozen = copy.deepcopy(policy)
-        if weights is not None:
-            frozen.load_state_dict(weights)
-        frozen.optimizer = None
-        frozen.set_training_mode(False)
         dropped = max(0, len(self.snapshots) + 1 - self.size)
-        self.snapshots.append((label, frozen))
+        self.snapshots.append((label, frozen_copy(policy, weights)))
         del self.snapshots[:dropped]
         self.assigned = np.maximum(self.assigned - dropped, 0)
 

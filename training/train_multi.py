@@ -20,7 +20,6 @@ model plays as a bot: ``carcassonne arena --bots sb3:model=runs/duel/model.zip,g
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
@@ -40,7 +39,7 @@ from carcassonne_env.envs.driver import REWARDS
 from carcassonne_env.envs.single import VsBotsEnv
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
 
-from .batched import JoinedVecEnv, League
+from .batched import JoinedVecEnv, League, frozen_copy
 from .common import (
     EpisodeCurve,
     PPOSettings,
@@ -123,12 +122,8 @@ class OpponentPool:
     def add(self, label: str, policy: Any, weights: dict | None = None) -> None:
         """A frozen copy of `policy` (with `weights`, a state dict, if given) joins the
         pool; it samples its moves, for variety."""
-        frozen = copy.deepcopy(policy)
-        if weights is not None:
-            frozen.load_state_dict(weights)
-        frozen.optimizer = None
-        frozen.set_training_mode(False)
-        self.snapshots.append((label, SB3Agent(frozen, deterministic=False)))
+        self.snapshots.append((label, SB3Agent(frozen_copy(policy, weights),
+                                               deterministic=False)))
         del self.snapshots[:-self.size]
 
     def draw(self, rng: np.random.Generator) -> tuple[str, Any]:
