@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_env import Game, Move
+from carcassonne_env import Game, Move, Rules
 from carcassonne_env.checks import check_bool, check_choice, check_optional_int, check_seed
 from carcassonne_env.encoding import (
     ACTION_MODES,
@@ -77,6 +77,13 @@ def load_model(model: str | Path, cached: bool = True) -> Any:
     return loaded
 
 
+def _space_options(rules: Rules) -> dict[str, Any]:
+    """The rule options that shape the observation and action spaces."""
+    solo = rules.variant == "solo"
+    return {"variant": rules.variant, "players": rules.players,
+            "solo_colours": rules.solo_colours if solo else None, "hand_size": rules.hand_size}
+
+
 class SB3Agent:
     """Plays a policy trained on this package's environments (Solo-v0, VsBots-v0 or the
     PettingZoo env with a matching encoder): it encodes the game as the env does for
@@ -138,32 +145,48 @@ class SB3Agent:
 
     def _mismatch(self, game: Game) -> str:
         """Which setting keeps the model from playing `game`, with both values."""
-        space = self.model.observation_space
-        board, n_features = tuple(space["board"].shape), int(space["features"].shape[0])
-        n_actions = int(self.model.action_space.n)
-        encs = {m: Encoder(game.rules, self.board_size, m, tileset=game._ts)
-                for m in ACTION_MODES}
-        enc = encs[self.action_mode or ACTION_MODES[0]]
-        if (enc.board_shape, enc.n_features) != (board, n_features):
-            planes = (f"{board[2]} board planes and {n_features} features (model) vs "
-                      f"{enc.board_shape[2]} and {enc.n_features} (this game)")
-            try:  # name the setting when the model's rules are a set the training uses
-                from training.evaluate import model_rules
+        from carcassonne_env.envs.for_model import model_env_options, model_rules
 
-                trained = model_rules(self.model).to_dict()
-            except (ImportError, ValueError):
-                return f"rules differ: {planes}; this game: {game.rules}"
-            diff = "; ".join(f"{k}={v!r} (model) vs {game.rules.to_dict()[k]!r} (this game)"
-                             for k, v in trained.items() if v != game.rules.to_dict()[k])
-            return f"rules differ: {diff}: {planes}"
-        fits = [m for m, e in encs.items() if e.n_actions == n_actions]
-        if self.action_mode and fits:
-            return (f"action mode differs: the model was trained with {fits[0]!r} "
-                    f"({n_actions} actions), the bot was given {self.action_mode!r} "
-                    f"({enc.n_actions} actions)")
-        sizes = ", ".join(f"{m} {e.n_actions}" for m, e in encs.items())
-        return (f"rules or action mode differ: the model has {n_actions} actions, this "
-                f"game's rules ({game.rules}) give {sizes}")
+        n_actions = int(self.model.action_space.n)
+        trained = []  # the rule sets the model's spaces fit (two where solo is ambiguous)
+        for solo in (None, True, False):
+            try:
+                trained.append(model_rules(self.model, solo))
+            except ValueError:  # no fit, or both solo and players fit: try each in turn
+                continue
+            if solo is None:
+                break
+        if not trained:
+            space = self.model.observation_space
+            return (f"the model's spaces (board {tuple(space['board'].shape)}, "
+                    f"{space['features'].shape[0]} features, {n_actions} actions) fit no "
+                    f"rule set of this package; this game: {game.rules}")
+        ours = _space_options(game.rules)
+        diffs = [{k: v for k, v in _space_options(rules).items() if v != ours[k]}
+                 for rules in trained]
+        if not all(diffs):  # the rules fit: the action mode does not
+            sizes = {m: Encoder(game.rules, self.board_size, m, tileset=game._ts).n_actions
+                     for m in ACTION_MODES}
+            fits = [m for m, n in sizes.items() if n == n_actions]
+            if self.action_mode and fits:
+                return (f"action mode differs: the model was trained with {fits[0]!r} "
+                        f"({n_actions} actions), the bot was given {self.action_mode!r} "
+                        f"({sizes[self.action_mode]} actions)")
+            return f"the model has {n_actions} actions, this game's action modes give {sizes}"
+        space = self.model.observation_space
+        enc = Encoder(game.rules, self.board_size, tileset=game._ts,
+                      obs_features=model_env_options(self.model, trained[0].variant == "solo"
+                                                     ).get("obs_features", "standard"))
+        planes = (f"{space['board'].shape[2]} board planes and {space['features'].shape[0]} "
+                  f"features (model) vs {enc.board_shape[2]} and {enc.n_features}")
+        if len(diffs) == 1:
+            return "rules differ: " + "; ".join(
+                f"{k}={v!r} (model) vs {ours[k]!r} (this game)" for k, v in diffs[0].items()
+            ) + f": {planes}"
+        theirs = " or ".join(", ".join(f"{k}={v!r}" for k, v in d.items()) for d in diffs)
+        mine = ", ".join(f"{k}={ours[k]!r}" for k in dict.fromkeys(k for d in diffs for k in d))
+        return (f"rules differ: {theirs} (model: its spaces fit both) vs {mine} (this game): "
+                f"{planes}")
 
     def _pick(self, obs: dict[str, np.ndarray], mask: np.ndarray) -> int:
         """The policy's action restricted to `mask`: masked logits, argmax or a sample."""

@@ -242,7 +242,14 @@ def test_sb3_agent_rejects_a_model_for_other_rules(one_torch_thread):
 
     model = sb3_contrib.MaskablePPO("MultiInputPolicy", SoloEnv(board_size=8), n_steps=16,
                                     batch_size=16, device="cpu")
-    with pytest.raises(ValueError, match=r"rules differ: players=1 \(model\) vs 2 \(this game\)"):
+    # 3 seats: the spaces alone fit 3 colours solo and 3 players; the message names both
+    with pytest.raises(ValueError, match=r"rules differ: variant='solo', players=1, "
+                       r"solo_colours=3 or players=3 \(model: its spaces fit both\) vs "
+                       r"variant='standard', players=2, solo_colours=None \(this game\)"):
+        SB3Agent(model).act(Game(Rules()))
+    model.carcassonne_solo = True  # what the training scripts write
+    with pytest.raises(ValueError, match=r"rules differ: variant='solo' \(model\) vs "
+                       r"'standard' \(this game\); players=1 \(model\) vs 2 \(this game\)"):
         SB3Agent(model).act(Game(Rules()))
     with pytest.raises(FileNotFoundError):
         make_agent("sb3:model=/nonexistent/policy.zip")

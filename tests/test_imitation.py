@@ -10,6 +10,7 @@ pytest.importorskip("sb3_contrib")
 import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
+from carcassonne_env import Rules  # noqa: E402
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv  # noqa: E402
 from training import evaluate, imitation, train_multi  # noqa: E402
 from training.batched import JoinedVecEnv, League  # noqa: E402
@@ -53,7 +54,7 @@ def test_bc_on_the_solo_variant(tmp_path):
     rows = (out / "curve.csv").read_text().splitlines()
     assert rows[0] == "timesteps,wall_s,episodes,result,teacher_agreement"
     assert 0 <= float(rows[-1].split(",")[3]) < 60
-    assert evaluate.model_rules(model) == evaluate.Rules(variant="solo")
+    assert evaluate.model_rules(model) == Rules(variant="solo")
 
 
 @pytest.mark.parametrize(("change", "message"), [

@@ -101,6 +101,9 @@ def test_a_model_under_other_rules_names_the_setting_that_differs():
     with pytest.raises(ValueError, match=r"rules differ: players=2 \(model\) vs 3 \(this game\)"
                        r": 10 board planes and 67 features \(model\) vs 11 and 70"):
         make_agent("sb3:model=ppo_duel_rl").act(Game(Rules(players=3), seed=0))
+    with pytest.raises(ValueError, match=r"rules differ: players=2 \(model\) vs 3 \(this game\)"
+                       r": 17 board planes and 69 features \(model\) vs 19 and 73"):
+        make_agent("sb3:model=ppo_duel").act(Game(Rules(players=3), seed=0))  # aggregate
     with pytest.raises(ValueError, match=r"rules differ: solo_colours=3 \(model\) vs 4"):
         make_agent("sb3:model=ppo_solo").act(Game(Rules(variant="solo", solo_colours=4)))
     with pytest.raises(ValueError, match=r"action mode differs: the model was trained with "

@@ -16,22 +16,10 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from agents import split_specs
 from agents.sb3_policy import load_model
-from carcassonne_env import Rules
-from carcassonne_env.envs.for_model import model_env_options
-
-
-def model_rules(model: Any) -> Rules:
-    """The rules a model was trained for: the solo variant (3 or 4 colours) or 2-6
-    players, read off its spaces (either observation layout) as
-    `carcassonne_env.envs.for_model.model_env_options` does."""
-    options = model_env_options(model)
-    if "colours" in options:
-        return Rules(variant="solo", solo_colours=options["colours"])
-    return Rules(players=options["players"], hand_size=options["hand_size"])
+from carcassonne_env.envs.for_model import model_rules
 
 
 def evaluate(model_path: str | Path, opponents: list[str], games: int = 100,

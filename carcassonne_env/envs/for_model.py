@@ -103,6 +103,16 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
     return {"players": rules.players, "hand_size": rules.hand_size, **options}
 
 
+def model_rules(model: Any, solo: bool | None = None) -> Rules:
+    """The rules a model was trained for as far as its spaces tell: the solo variant with
+    its colours, or the players and hand size (other options at their defaults). Same
+    arguments and errors as `model_env_options`."""
+    options = model_env_options(model, solo)
+    if "colours" in options:
+        return Rules(variant="solo", solo_colours=options["colours"])
+    return Rules(players=options["players"], hand_size=options["hand_size"])
+
+
 def _rules_with(seats: int, solo: bool | None) -> list[Rules]:
     """Every rule set (as far as the spaces go) with `seats` scoring seats."""
     out = []
