@@ -21,6 +21,16 @@ class Agent(Protocol):
     def act(self, game: Game) -> Move: ...
 
 
+def auto_scoring_choice(game: Game) -> Move | None:
+    """At a scoring decision (solo, ``scoring_order="player"``: `Game.decision` is
+    "score_feature" or "score_follower"), the option the automatic order takes; None at
+    a tile placement. The built-in bots but random play it: they do not search the order,
+    so they score exactly as under ``scoring_order="auto"``."""
+    if game.done or game.decision == "place":
+        return None
+    return game.auto_scoring_move()
+
+
 # Imported on demand: building a random bot should not compile the search bots.
 BOTS = {
     "random": "agents.simple:RandomAgent",

@@ -36,7 +36,7 @@ from carcassonne_env.core.scoring import (
     segment_kind,
 )
 from carcassonne_env.core.state import copy_into
-from carcassonne_env.core.turn import apply_move
+from carcassonne_env.core.turn import apply_move_auto
 
 # Indices into the weight vector (names and defaults in agents/heuristic.py).
 W_CELL, W_FIT, W_FARM, W_FOLLOWER, W_HORIZON, W_SOLO_SUM, W_SOLO_FOLLOWER, W_SOLO_EMPTY = range(8)
@@ -209,7 +209,7 @@ def evaluate_moves(st, tb, rows, n, w, unseen, after, scratch, values, out):
     solo = st.cfg[C.CFG_SOLO] != 0
     for i in range(n):
         copy_into(after, st)
-        apply_move(after, tb, rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3], rows[i, 4])
+        apply_move_auto(after, tb, rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3], rows[i, 4])
         if after.sc[C.SC_DONE]:
             for p in range(values.shape[0]):
                 values[p] = after.scores[p]

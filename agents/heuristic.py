@@ -11,6 +11,7 @@ from carcassonne_env.checks import check_optional_int, check_real
 from carcassonne_env.core.state import copy_state
 
 from . import evaluation as E
+from .base import auto_scoring_choice
 
 #: Default weights (meaning in `agents.evaluation`'s docstring and docs/bots.md).
 DEFAULT_WEIGHTS = {
@@ -71,6 +72,8 @@ class HeuristicAgent:
         return game.legal_moves(), out
 
     def act(self, game: Game) -> Move:
+        if (choice := auto_scoring_choice(game)) is not None:
+            return choice
         moves, values = self.move_values(game)
         best = values.max()
         return moves[self._rng.choice(np.flatnonzero(values >= best - 1e-9).tolist())]

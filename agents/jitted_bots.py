@@ -21,8 +21,15 @@ from numba import njit
 
 from carcassonne_env.core import config as C
 from carcassonne_env.core.board import n_segments, root_of
+from carcassonne_env.core.choices import auto_choice
 from carcassonne_env.core.state import copy_into
-from carcassonne_env.core.turn import apply_move, legal_moves, tile_to_place
+from carcassonne_env.core.turn import (
+    apply_move,
+    apply_move_auto,
+    legal_moves,
+    solo_ends_after_turn,
+    tile_to_place,
+)
 
 from . import evaluation as E
 
@@ -127,7 +134,7 @@ def _greedy_keys(st, tb, row, after, seat, solo):
     """GreedyAgent._value of one legal row as (gain, second key, keep), and whether the
     move scored anything or could have (it completed a feature or ended the game)."""
     copy_into(after, st)
-    apply_move(after, tb, row[0], row[1], row[2], row[3], row[4])
+    apply_move_auto(after, tb, row[0], row[1], row[2], row[3], row[4])
     a, b = _score_keys(after, st, seat, solo)
     return a, b, _keep(st, tb, row), after.sc[C.SC_DONE] != 0 or _completed(st, after, tb)
 
@@ -190,6 +197,8 @@ def choose(st, tb, kind, w, mt, rows, after, scratch, values, evals, unseen, key
         return -1
     if kind == RANDOM:
         return mt_below(mt, n)
+    if st.sc[C.SC_PHASE] != C.PHASE_PLACE:  # a scoring choice: what "auto" would take
+        return auto_choice(st, tb, solo_ends_after_turn(st))
     seat = st.sc[C.SC_SEAT]
     if kind == GREEDY:
         solo = st.cfg[C.CFG_SOLO] != 0

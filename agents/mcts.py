@@ -12,6 +12,7 @@ from carcassonne_env.checks import check_int, check_optional_int, check_real, is
 from carcassonne_env.core.state import copy_state
 
 from . import search as S
+from .base import auto_scoring_choice
 from .heuristic import HeuristicAgent
 
 
@@ -97,6 +98,8 @@ class MCTSAgent:
         return out
 
     def act(self, game: Game) -> Move:
+        if (choice := auto_scoring_choice(game)) is not None:
+            return choice
         moves = game.legal_moves()
         if len(moves) == 1:
             return moves[0]

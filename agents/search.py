@@ -23,7 +23,7 @@ from numba import njit
 from carcassonne_env.core import config as C
 from carcassonne_env.core.playout import random_playout, rng_below, shuffle_undrawn
 from carcassonne_env.core.state import copy_into
-from carcassonne_env.core.turn import apply_move, legal_moves, tile_to_place
+from carcassonne_env.core.turn import apply_move_auto, legal_moves, tile_to_place
 
 from .evaluation import evaluate_moves, objective, position_values, unseen_tiles
 
@@ -89,7 +89,7 @@ def heuristic_move(sim, tb, w, after, scratch, rows, move_values, values, unseen
     for i in range(1, n):
         if move_values[i] > move_values[best]:
             best = i
-    apply_move(sim, tb, rows[best, 0], rows[best, 1], rows[best, 2], rows[best, 3],
+    apply_move_auto(sim, tb, rows[best, 0], rows[best, 1], rows[best, 2], rows[best, 3],
                rows[best, 4])
 
 
@@ -170,13 +170,13 @@ def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, d
                 tree.row[ch, :] = rows[i, :]
                 tree.sibling[ch] = tree.child[node]
                 tree.child[node] = ch
-                apply_move(sim, tb, rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3],
+                apply_move_auto(sim, tb, rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3],
                            rows[i, 4])
                 level += 1
                 path[level] = ch
                 break
             # No untried move means no row was moved: rows[best_i] is the chosen move.
-            apply_move(sim, tb, rows[best_i, 0], rows[best_i, 1], rows[best_i, 2],
+            apply_move_auto(sim, tb, rows[best_i, 0], rows[best_i, 1], rows[best_i, 2],
                        rows[best_i, 3], rows[best_i, 4])
             node = best
             level += 1
@@ -214,7 +214,7 @@ def candidate_values(root, tb, cand, n_cand, seed, depth, w, det, sim, after, sc
     shuffle_undrawn(det, rng)
     for i in range(n_cand):
         copy_into(sim, det)
-        apply_move(sim, tb, cand[i, 0], cand[i, 1], cand[i, 2], cand[i, 3], cand[i, 4])
+        apply_move_auto(sim, tb, cand[i, 0], cand[i, 1], cand[i, 2], cand[i, 3], cand[i, 4])
         leaf_values(sim, tb, depth, w, after, scratch, rows, move_values, unseen, rng,
                     values)
         out[i] = objective(values, 0, True, w)
@@ -228,7 +228,7 @@ def rollout_results(root, tb, cand, n_cand, w, sim, after, scratch, rows, move_v
     out_sum[i] = the lowest colour's final score and the sum of the final scores."""
     for i in range(n_cand):
         copy_into(sim, root)
-        apply_move(sim, tb, cand[i, 0], cand[i, 1], cand[i, 2], cand[i, 3], cand[i, 4])
+        apply_move_auto(sim, tb, cand[i, 0], cand[i, 1], cand[i, 2], cand[i, 3], cand[i, 4])
         while not sim.sc[C.SC_DONE]:
             heuristic_move(sim, tb, w, after, scratch, rows, move_values, values, unseen)
         lo = sim.scores[0]

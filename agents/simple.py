@@ -7,6 +7,8 @@ import random
 from carcassonne_env import Game, Move
 from carcassonne_env.checks import check_optional_int
 
+from .base import auto_scoring_choice
+
 
 class RandomAgent:
     """Picks a uniformly random legal move."""
@@ -33,6 +35,8 @@ class GreedyAgent:
     def _value(self, game: Game, move: Move, seat: int) -> tuple:
         after = game.clone()
         after.play(move)
+        while (choice := auto_scoring_choice(after)) is not None:  # as the auto order
+            after.play(choice)
         scores = after.scores
         if game.rules.variant == "solo":
             gain = (min(scores), sum(scores))
@@ -47,6 +51,8 @@ class GreedyAgent:
         return (*gain, keep)
 
     def act(self, game: Game) -> Move:
+        if (choice := auto_scoring_choice(game)) is not None:
+            return choice
         seat = game.current_player
         moves = game.legal_moves()
         values = [self._value(game, m, seat) for m in moves]

@@ -34,6 +34,7 @@ from carcassonne_env import Game, Move
 from carcassonne_env.checks import check_int, check_optional_int, check_real
 from carcassonne_env.core.state import copy_state
 
+from .base import auto_scoring_choice
 from .heuristic import HeuristicAgent
 from .search import candidate_values
 
@@ -142,6 +143,9 @@ class SoloSearchAgent:
         return total[i] / (self.prior + count[i]) if self.prior + count[i] > 0 else total[i]
 
     def act(self, game: Game) -> Move:
+        if (choice := auto_scoring_choice(game)) is not None:
+            self.last_stats = [(choice, 0, 0.0)]
+            return choice
         moves = game.legal_moves()
         if len(moves) == 1:
             self.last_stats = [(moves[0], 0, 0.0)]

@@ -263,7 +263,7 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
     from agents import make_agent, split_specs
     from agents.solo_bench import file_for_bot, markdown_table, run_solo_bench
 
-    rules = Rules(variant="solo", solo_colours=args.solo_colours)
+    rules = Rules(variant="solo", solo_colours=args.solo_colours, followers=args.followers)
     bots = split_specs(args.bot)
     if not bots:
         raise ValueError("--bot needs at least one bot spec")
@@ -516,6 +516,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="processes (same results for any count; time per move is only "
                    "comparable at the same count)")
     p.add_argument("--solo-colours", type=int, choices=(3, 4), default=3)
+    p.add_argument("--followers", type=int_at_least(1), default=None,
+                   help="followers per colour (default 4; the seed's options: 3 harder, "
+                   "5 easier)")
     p.add_argument("--hist", metavar="FILE.png", help="write a histogram of the result")
     p.add_argument("--json", metavar="FILE", help="write the summary and per-deal rows")
     p.add_argument("--csv", metavar="FILE", help="write the per-deal rows")

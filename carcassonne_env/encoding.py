@@ -271,7 +271,7 @@ class Encoder:
             pend[:] = -1
         else:
             pend[:4] = pending
-            pend[4] = _hand_tile(game, pending[0])
+            pend[4] = _hand_tile(game, pending[0], pending[1], pending[2])
         mode = (MODE_TURN if self.action_mode == "turn"
                 else MODE_PLACE if pending is None else MODE_FOLLOWER)
         need = self.hand_size * 4 * st.frontier.shape[0] * self.slots
@@ -344,12 +344,14 @@ class Encoder:
         else:
             h, x, y, r = self.placement(game, action)
             slot = self.split(action)[4]
-        tile = _hand_tile(game, h)
+        tile = _hand_tile(game, h, x, y)
         follower = None
         if slot >= 0 and tile >= 0:
             names = self.tileset.slot_names[tile][r]
             follower = names[slot] if slot < len(names) else f"segment:{slot}"
-        name = self.tileset.names[tile] if self.hand_size > 1 and tile >= 0 else None
+        placing = game.decision == "place"
+        name = self.tileset.names[tile] if placing and self.hand_size > 1 and tile >= 0 \
+            else None
         return Move(x, y, r, follower, name)
 
     def move_to_action(self, game: Game, move: Move) -> int | tuple[int, int]:
@@ -372,8 +374,13 @@ class Encoder:
         return cell, slot + 1
 
 
-def _hand_tile(game: Game, h: int) -> int:
+def _hand_tile(game: Game, h: int, x: int, y: int) -> int:
+    """The tile a move at (x, y) of hand index `h` concerns: the hand's tile, or at a
+    scoring decision (scoring_order="player") the tile on the board at (x, y)."""
     st = game._st
+    if game.decision not in ("place", None):
+        i = game._cell_index(x, y)
+        return int(st.ptype[i]) if i >= 0 else -1
     if game.rules.hand_size > 1:
         return int(st.hands[st.sc[C.SC_SEAT], h])
     return int(st.sc[C.SC_TILE])

@@ -15,11 +15,13 @@ import numpy as np
 from .checks import check_int, check_optional_int, check_seed, is_int
 from .compilation import notice_first_compile
 from .core import config as C
-from .core.board import n_segments
+from .core.board import find, n_segments
+from .core.choices import auto_choice
 from .core.playout import playouts_from
 from .core.queries import feature_tiles
+from .core.scoring import feature_points, majority
 from .core.state import State, copy_state, make_state
-from .core.turn import apply_move, check_move, legal_moves, reset
+from .core.turn import apply_move, check_move, legal_moves, reset, solo_ends_after_turn
 from .rules import Rules
 from .text import render_board
 from .tiles import TileSet, base_tileset
@@ -82,6 +84,19 @@ class ScoringEvent(NamedTuple):
 
 _EVENT_KINDS = (*C.KINDS, "follower")
 
+
+class ScoringChoice(NamedTuple):
+    """One option of a scoring decision (solo, ``scoring_order="player"``): `move` (play
+    it to choose this option) names a follower on the feature to score, or the end-bonus
+    follower. `kind` is "road", "city", "monastery" or "follower"; `points` what each
+    colour of `majority` gets if one of them is lowest when it is scored (else 0)."""
+
+    move: Move
+    kind: str
+    tiles: tuple[tuple[int, int], ...]
+    points: int
+    majority: tuple[int, ...]
+
 _MESSAGES = {
     C.E_OVER: "the game is over",
     C.E_NOT_IN_HAND: "that tile is not in the hand of the seat to move",
@@ -96,6 +111,8 @@ _MESSAGES = {
     C.E_SOLO_COMPULSORY: "solo variant: a follower must be placed when a spot is free",
     C.E_BAD_ROTATION: "rotation must be 0, 1, 2 or 3, got {rotation}",
     C.E_OFF_BOARD: "cell ({x}, {y}) is beyond the reach of any tile",
+    C.E_NOT_A_CHOICE: "{decision} decision: no follower awaiting scoring stands at ({x}, "
+    "{y}) on {follower!r} of a tile turned {rotation}; the choices: {choices}",
 }
 
 
@@ -110,7 +127,10 @@ class Game:
             of letters or a list of names); the game ends when they are used up.
 
     The state rests between turns: `current_player` holds `current_tile` (or `hand`),
-    which can be placed; unplaceable draws have already been discarded.
+    which can be placed; unplaceable draws have already been discarded. With
+    ``Rules(variant="solo", scoring_order="player")`` it also rests at scoring decisions
+    (`decision`): then `legal_moves()` lists one move per option, each naming a follower
+    already on the board (`scoring_choices()` describes them).
     """
 
     def __init__(
@@ -169,20 +189,31 @@ class Game:
         return bool(self._st.sc[C.SC_DONE])
 
     @property
+    def decision(self) -> str | None:
+        """What the next move decides: "place" (a tile, the ordinary turn),
+        "score_feature" (which of the features this turn completed scores next) or
+        "score_follower" (which follower the end bonus scores next); the last two only
+        with ``scoring_order="player"``. None once the game is over."""
+        return None if self.done else C.PHASES[self._st.sc[C.SC_PHASE]]
+
+    @property
     def current_player(self) -> int | None:
         """Seat to move (solo: the colour), None when the game is over."""
         return None if self.done else int(self._st.sc[C.SC_SEAT])
 
     @property
     def current_tile(self) -> str | None:
-        """Tile to place now; None when the game is over or with hand_size > 1 (see `hand`)."""
+        """Tile to place now; None when the game is over, at a scoring decision or with
+        hand_size > 1 (see `hand`)."""
         t = self._st.sc[C.SC_TILE]
-        return None if self.done or t < 0 else self._ts.names[t]
+        placing = self._st.sc[C.SC_PHASE] == C.PHASE_PLACE
+        return None if self.done or t < 0 or not placing else self._ts.names[t]
 
     @property
     def hand(self) -> list[str]:
-        """Tiles the seat to move may place (its hand; [current_tile] with hand_size 1)."""
-        if self.done:
+        """Tiles the seat to move may place (its hand; [current_tile] with hand_size 1);
+        empty at a scoring decision."""
+        if self.done or self._st.sc[C.SC_PHASE] != C.PHASE_PLACE:
             return []
         if self.rules.hand_size == 1:
             return [self.current_tile]
@@ -204,7 +235,8 @@ class Game:
 
     @property
     def end_reason(self) -> str | None:
-        """Why the game ended: "tiles" (tiles used up), solo "A" / "B"; None while running."""
+        """Why the game ended: "tiles" (tiles used up), solo "A" / "B"; None while running
+        (with scoring_order="player" already set while the end bonus awaits choices)."""
         return C.END_NAMES[self._st.sc[C.SC_END]]
 
     @property
@@ -275,6 +307,10 @@ class Game:
             self._legal = {}
             st, ts = self._st, self._ts
             rows = self._legal_rows()
+            if st.sc[C.SC_PHASE] != C.PHASE_PLACE:
+                for row in rows.tolist():
+                    self._legal[Move(*row[1:4], self._slot_name_at(*row[1:3], row[4]))] = row
+                return list(self._legal)
             if self.rules.hand_size > 1:
                 tiles = [int(t) for t in st.hands[st.sc[C.SC_SEAT]]]
                 names = [ts.names[t] if t >= 0 else None for t in tiles]
@@ -288,6 +324,51 @@ class Game:
                 follower = None if slot < 0 else slot_names[h][r][slot]
                 self._legal[new(Move, (x, y, r, follower, names[h]))] = row
         return list(self._legal)
+
+    def scoring_choices(self) -> list[ScoringChoice]:
+        """The options of a scoring decision (`decision` "score_feature" or
+        "score_follower"), in `legal_moves()` order; [] at any other point."""
+        st = self._st
+        if self.done or st.sc[C.SC_PHASE] == C.PHASE_PLACE:
+            return []
+        S, o = n_segments(st), st.ptype.shape[0]
+        out = []
+        for move, row in zip(self.legal_moves(), self._legal.values(), strict=True):
+            g = self._cell_index(move.x, move.y) * S + row[4]
+            if st.sc[C.SC_PHASE] == C.PHASE_BONUS:
+                out.append(ScoringChoice(move, "follower", ((move.x, move.y),), 2,
+                                         (int(st.owner[g]),)))
+                continue
+            root = find(st.parent, g)
+            kind = int(self._ts.tables.seg_kind[st.ptype[g // S], g % S])
+            tiles = feature_tiles(st, self._ts.tables, root, kind)
+            out.append(ScoringChoice(
+                move, C.KINDS[kind], tuple((int(st.px[i]) - o, int(st.py[i]) - o) for i in tiles),
+                int(feature_points(st, root, kind, True)), _seats(majority(st.fmeep[root]))))
+        return out
+
+    def auto_scoring_move(self) -> Move:
+        """At a scoring decision, the option ``scoring_order="auto"`` would take (the
+        first of the best order, docs/rules.md); a player who always takes it scores
+        what the auto mode scores. ValueError at any other point."""
+        if self.done or self._st.sc[C.SC_PHASE] == C.PHASE_PLACE:
+            raise ValueError(f"no scoring decision now (decision: {self.decision})")
+        k = auto_choice(self._st, self._ts.tables, solo_ends_after_turn(self._st))
+        return self.legal_moves()[k]
+
+    def _cell_index(self, x: int, y: int) -> int:
+        """Placement index of the tile at (x, y), -1 if none (also off the board)."""
+        o = self._st.ptype.shape[0]
+        bx, by = x + o, y + o
+        board = self._st.board
+        return int(board[by, bx]) if 0 <= by < board.shape[0] and 0 <= bx < board.shape[1] \
+            else -1
+
+    def _slot_name_at(self, x: int, y: int, slot: int) -> str:
+        """Canonical name of segment `slot` of the tile at (x, y) (board frame)."""
+        i = self._cell_index(x, y)
+        st = self._st
+        return self._ts.slot_names[int(st.ptype[i])][int(st.prot[i])][slot]
 
     def _legal_rows(self) -> np.ndarray:
         """Every legal move as core rows (hand index, x, y, rotation, slot; -1 = none)."""
@@ -323,13 +404,20 @@ class Game:
         log it; `follower` defaults to the slot's canonical name."""
         st, ts = self._st, self._ts
         seat = int(st.sc[C.SC_SEAT])
-        t = int(st.hands[seat, h] if self.rules.hand_size > 1 else st.sc[C.SC_TILE])
+        decision = C.PHASES[st.sc[C.SC_PHASE]]
+        if decision != "place":  # a scoring choice names a follower on the board
+            t = int(st.ptype[self._cell_index(x, y)])
+        else:
+            t = int(st.hands[seat, h] if self.rules.hand_size > 1 else st.sc[C.SC_TILE])
         if follower is None and slot != C.NO_FOLLOWER:
             follower = ts.slot_names[t][r][slot]
         apply_move(st, ts.tables, h, x, y, r, slot)
         self._legal = None
-        self._moves.append({"player": seat, "tile": ts.names[t], "x": x, "y": y,
-                            "rotation": r, "follower": follower})
+        entry = {"player": seat, "tile": ts.names[t], "x": x, "y": y, "rotation": r,
+                 "follower": follower}
+        if decision != "place":
+            entry["decision"] = decision
+        self._moves.append(entry)
         self._score_log.append(self.scores)
 
     def _resolve(self, move: Move) -> list[int]:
@@ -341,6 +429,8 @@ class Game:
                "seat": self.current_player}
         if self.done:
             raise IllegalMoveError(_MESSAGES[C.E_OVER])
+        if st.sc[C.SC_PHASE] != C.PHASE_PLACE:
+            return self._resolve_choice(move, fmt)
         h = 0
         if self.rules.hand_size > 1:
             hand = self.hand
@@ -368,6 +458,19 @@ class Game:
         if code != C.OK:
             raise IllegalMoveError(_MESSAGES[code].format(**fmt))
         return [h, x, y, r, slot]
+
+    def _resolve_choice(self, move: Move, fmt: dict[str, Any]) -> list[int]:
+        """Core arguments of a scoring choice (`decision` is not "place")."""
+        st, ts = self._st, self._ts
+        x, y, r = fmt["x"], fmt["y"], fmt["rotation"]
+        i = self._cell_index(x, y)
+        slot = -2
+        if i >= 0 and move.follower is not None and int(st.prot[i]) == r:
+            slot = ts.slot_aliases[int(st.ptype[i])][r].get(move.follower, -2)
+        if slot < 0 or check_move(st, ts.tables, 0, x, y, r, slot) != C.OK:
+            raise IllegalMoveError(_MESSAGES[C.E_NOT_A_CHOICE].format(
+                decision=self.decision, choices=self.legal_moves(), **fmt))
+        return [0, x, y, r, slot]
 
     def random_playouts(self, n: int, seed: int | None = None,
                         reshuffle: bool = True) -> np.ndarray:

@@ -12,6 +12,7 @@ from .core import config as C
 
 FARM_SCORING = ("field", "city")
 VARIANTS = ("standard", "solo")
+SCORING_ORDERS = ("auto", "player")
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,10 @@ class Rules:
             draw a replacement; the game ends when every tile is placed).
         variant: ``"standard"`` or ``"solo"`` (Hans im Glück 2020 solo variant).
         solo_colours: colours played in the solo variant (3 or 4).
+        scoring_order: solo variant: who orders the scoring of several features completed
+            by one move and of the end bonus. ``"auto"`` (default): the engine takes the
+            best order (docs/rules.md); ``"player"``: each choice is a decision of the
+            game (`Game.decision`, legal moves naming a follower; docs/rules.md).
     """
 
     players: int | None = None
@@ -42,6 +47,7 @@ class Rules:
     hand_size: int = 1
     variant: str = "standard"
     solo_colours: int = 3
+    scoring_order: str = "auto"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "variant", check_choice("variant", self.variant, VARIANTS))
@@ -57,6 +63,8 @@ class Rules:
             ("small_city", check_bool("small_city", self.small_city)),
             ("farm_scoring", check_choice("farm_scoring", self.farm_scoring, FARM_SCORING)),
             ("hand_size", check_int("hand_size", self.hand_size)),
+            ("scoring_order", check_choice("scoring_order", self.scoring_order,
+                                           SCORING_ORDERS)),
         ):
             object.__setattr__(self, name, value)
         if self.hand_size not in (1, 3):
@@ -66,6 +74,10 @@ class Rules:
                 raise ValueError(f"the solo variant is played by players=1, got {players}")
             if self.hand_size != 1:
                 raise ValueError("the solo variant draws from stacks: hand_size must be 1")
+        elif self.scoring_order != "auto":
+            raise ValueError("scoring_order='player' is a solo-variant option "
+                             "(variant='solo'): in the standard game the order of scoring "
+                             "never changes the scores")
 
     @property
     def seats(self) -> int:
@@ -95,5 +107,6 @@ class Rules:
         cfg[C.CFG_FARM_POINTS] = self.farm_city_points
         cfg[C.CFG_HAND_SIZE] = self.hand_size
         cfg[C.CFG_SOLO] = int(self.variant == "solo")
+        cfg[C.CFG_PLAYER_ORDER] = int(self.scoring_order == "player")
         return cfg
 

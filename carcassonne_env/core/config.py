@@ -34,6 +34,7 @@ CFG_HAND_SIZE = 5
 CFG_SOLO = 6
 CFG_START = 7  # start tile type
 CFG_NSEG = 8  # segment slots per placement (S), set by make_state
+CFG_PLAYER_ORDER = 9  # solo: the player chooses the scoring order (scoring_order="player")
 CFG_SIZE = 10
 
 # Scalars of a running game.
@@ -55,7 +56,16 @@ SC_XMIN = 14  # bounding box of placed tiles (board indices)
 SC_XMAX = 15
 SC_YMIN = 16
 SC_YMAX = 17
-SC_SIZE = 20
+SC_PHASE = 18  # PHASE_*: what the next decision is (scoring decisions: scoring_order="player")
+SC_NPEND = 19  # completed features awaiting the player's scoring choice
+SC_PEND = 20  # their roots: sc[SC_PEND : SC_PEND + SC_NPEND]
+MAX_PEND = 16  # a tile completes at most 4 roads / cities and 9 monasteries
+SC_SIZE = SC_PEND + MAX_PEND
+
+# Decisions: place a tile (every rule set), or (solo, scoring_order="player") pick the
+# next completed feature to score, or the next follower of the end bonus.
+PHASE_PLACE, PHASE_FEATURE, PHASE_BONUS = 0, 1, 2
+PHASES = ("place", "score_feature", "score_follower")
 
 # Rows of the per-state scratch array `work` (hot-path buffers, never game state).
 (W_ROOTS, W_MAJ, W_PTS, W_KINDS, W_ORDER, W_OPTS, W_COUNTS, W_PERM, W_HEAP, W_SCORES_A,
@@ -84,3 +94,4 @@ E_SOLO_FARMER = 9
 E_SOLO_COMPULSORY = 10
 E_BAD_ROTATION = 11
 E_OFF_BOARD = 12
+E_NOT_A_CHOICE = 13  # a scoring decision: the move names no follower awaiting scoring

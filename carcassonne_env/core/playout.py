@@ -7,6 +7,7 @@ from numba import njit
 
 from . import config as C
 from .board import list_placements
+from .choices import choice_row, n_choices
 from .jit import hot
 from .state import copy_into
 from .turn import apply_move, follower_options, reset, tile_to_place
@@ -42,7 +43,12 @@ def shuffle(a, n, rng):
 
 @hot
 def random_move(st, tb, rng):
-    """Play one random legal move (policy in the module docstring)."""
+    """Play one random legal move (policy in the module docstring); at a scoring
+    decision (scoring_order="player"), a uniform choice."""
+    if st.sc[C.SC_PHASE] != C.PHASE_PLACE:
+        x, y, r, slot = choice_row(st, rng_below(rng, n_choices(st)))
+        apply_move(st, tb, 0, x, y, r, slot)
+        return
     n_hand = st.cfg[C.CFG_HAND_SIZE]
     places = st.places
     opts = st.work[C.W_OPTS]

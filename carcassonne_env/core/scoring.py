@@ -292,43 +292,53 @@ def _solo_order_dfs(st, maj, pts, n, bonus, final, best):
 def score_completed(st, tb, roots, n, final):
     """Score the features `roots[:n]` that the current move completed, return followers.
 
-    Solo: several completions are scored in the order `solo_best_order` picks; `final`
+    Solo: several completions are scored in the order `auto_order` picks; `final`
     (the game ends after this move) makes it count the end bonus of the followers left."""
     if n == 0:
         return
-    solo = st.cfg[C.CFG_SOLO] != 0
-    work = st.work
-    maj = work[C.W_MAJ]
-    pts = work[C.W_PTS]
-    kinds = work[C.W_KINDS]
-    fmeep = st.fmeep
+    auto_order(st, tb, roots, n, final)
+    order = st.work[C.W_ORDER]
     for k in range(n):
-        r = roots[k]
-        maj[k] = majority(fmeep[r])
-        kinds[k] = segment_kind(st, tb, r)
-        pts[k] = feature_points(st, r, kinds[k], True)
+        score_feature(st, tb, roots[order[k]])
+
+
+@hot
+def auto_order(st, tb, roots, n, final):
+    """Write to `st.work[W_ORDER][:n]` the order (indices into `roots`) in which the
+    features `roots[:n]` completed together are scored: as listed, but in solo the one
+    `solo_best_order` picks (`final`: the game ends after this move)."""
+    work = st.work
     order = work[C.W_ORDER]
     for k in range(n):
         order[k] = k
-    scores = st.scores
-    if solo and n > 1:
-        bonus = work[C.W_BONUS]
-        P = scores.shape[0]
-        for p in range(P):
-            bonus[p] = 0
-        if final:
-            _bonus_left(st, roots, n, bonus)
-        solo_best_order(st, maj, pts, n, bonus, final, order)
+    if st.cfg[C.CFG_SOLO] == 0 or n < 2:
+        return
+    maj, pts, bonus = work[C.W_MAJ], work[C.W_PTS], work[C.W_BONUS]
     for k in range(n):
-        f = order[k]
-        if maj[f] == 0:
-            continue
-        scorers = maj[f]
-        if solo and (maj[f] & lowest_mask(scores)) == 0:
-            scorers = 0
-        award(st, scorers, pts[f])
-        log_event(st, kinds[f], roots[f], pts[f] if scorers else 0, maj[f], scorers, 0)
-        release_followers(st, roots[f])
+        maj[k] = majority(st.fmeep[roots[k]])
+        pts[k] = feature_points(st, roots[k], segment_kind(st, tb, roots[k]), True)
+    for p in range(st.scores.shape[0]):
+        bonus[p] = 0
+    if final:
+        _bonus_left(st, roots, n, bonus)
+    solo_best_order(st, maj, pts, n, bonus, final, order)
+
+
+@hot
+def score_feature(st, tb, root):
+    """Score the completed feature `root` now and return its followers. Solo: its
+    majority colours score only if one of them is lowest at this moment."""
+    maj = majority(st.fmeep[root])
+    if maj == 0:
+        return
+    kind = segment_kind(st, tb, root)
+    pts = feature_points(st, root, kind, True)
+    scorers = maj
+    if st.cfg[C.CFG_SOLO] != 0 and (maj & lowest_mask(st.scores)) == 0:
+        scorers = 0
+    award(st, scorers, pts)
+    log_event(st, kind, root, pts if scorers else 0, maj, scorers, 0)
+    release_followers(st, root)
 
 
 @hot
@@ -461,25 +471,35 @@ def solo_final_scoring(st):
     Scoring a lowest colour's follower never stops another tied-lowest colour from scoring
     next, so any order that keeps scoring a lowest colour reaches the same, best result;
     followers that can no longer score are logged with 0 points."""
-    scores, sc, active, owner = st.scores, st.sc, st.active, st.owner
     while True:
-        low = lowest_mask(scores)
-        pick = -1
-        for k in range(sc[C.SC_NACTIVE]):
-            if low & (1 << owner[active[k]]):
-                pick = k
-                break
+        pick = first_lowest_follower(st)
         if pick < 0:
             break
-        g = active[pick]
-        p = owner[g]
-        scores[p] += 2
-        log_event(st, C.EV_KIND_FOLLOWER, g, 2, 1 << p, 1 << p, 1)
-        _drop_active(st, pick)
-    while sc[C.SC_NACTIVE] > 0:
-        g = active[0]
-        log_event(st, C.EV_KIND_FOLLOWER, g, 0, 1 << owner[g], 0, 1)
-        _drop_active(st, 0)
+        score_bonus_follower(st, pick)
+    while st.sc[C.SC_NACTIVE] > 0:
+        score_bonus_follower(st, 0)
+
+
+@hot
+def first_lowest_follower(st):
+    """Index into `st.active` of the first follower whose colour is lowest, -1 if none."""
+    low = lowest_mask(st.scores)
+    for k in range(st.sc[C.SC_NACTIVE]):
+        if low & (1 << st.owner[st.active[k]]):
+            return k
+    return -1
+
+
+@hot
+def score_bonus_follower(st, k):
+    """Solo end bonus for follower `st.active[k]`: 2 points to its colour if that colour
+    is lowest now, else 0 (logged either way); the follower leaves the board."""
+    g = st.active[k]
+    p = st.owner[g]
+    pts = 2 if lowest_mask(st.scores) & (1 << p) else 0
+    st.scores[p] += pts
+    log_event(st, C.EV_KIND_FOLLOWER, g, pts, 1 << p, (1 << p) if pts else 0, 1)
+    _drop_active(st, k)
 
 
 @hot

@@ -21,6 +21,15 @@ from .board import (
     place_tile,
     root_of,
 )
+from .choices import (
+    apply_choice,
+    auto_choice,
+    bonus_needs_choice,
+    choice_index,
+    choice_row,
+    choice_rows,
+    start_feature_choice,
+)
 from .jit import hot
 from .scoring import final_scoring, score_completed, solo_final_scoring
 
@@ -185,6 +194,10 @@ def _end_game(st, tb, reason):
     st.sc[C.SC_END] = reason
     st.sc[C.SC_TILE] = -1
     if st.cfg[C.CFG_SOLO]:
+        if st.cfg[C.CFG_PLAYER_ORDER] and bonus_needs_choice(st):
+            st.sc[C.SC_DONE] = 0  # the player scores the end bonus (core.choices)
+            st.sc[C.SC_PHASE] = C.PHASE_BONUS
+            return
         solo_final_scoring(st)
     else:
         final_scoring(st, tb)
@@ -267,6 +280,8 @@ def check_move(st, tb, hand_idx, x, y, r, slot):
     """Error code (config.E_*) of a move, OK if legal. Reads the state, never changes it."""
     if st.sc[C.SC_DONE]:
         return C.E_OVER
+    if st.sc[C.SC_PHASE] != C.PHASE_PLACE:
+        return C.OK if _choice_of(st, x, y, r, slot) >= 0 else C.E_NOT_A_CHOICE
     if st.cfg[C.CFG_HAND_SIZE] > 1 and not (0 <= hand_idx < C.HAND_MAX):
         return C.E_NOT_IN_HAND
     t = tile_to_place(st, hand_idx)
@@ -304,8 +319,13 @@ def check_move(st, tb, hand_idx, x, y, r, slot):
 
 @hot
 def apply_move(st, tb, hand_idx, x, y, r, slot):
-    """Play one whole turn. The move must be legal (`check_move(...) == OK`)."""
+    """Play one whole turn, or one scoring choice at a scoring decision (`core.choices`).
+    The move must be legal (`check_move(...) == OK`)."""
     seat = st.sc[C.SC_SEAT]
+    if st.sc[C.SC_PHASE] != C.PHASE_PLACE:
+        if apply_choice(st, tb, _choice_of(st, x, y, r, slot)) and not st.sc[C.SC_DONE]:
+            _end_turn(st, tb, seat, hand_idx)
+        return
     t = tile_to_place(st, hand_idx)
     o = origin(st)
     bx, by = x + o, y + o
@@ -345,12 +365,37 @@ def apply_move(st, tb, hand_idx, x, y, r, slot):
                     fdone[j * S + m] = 1
                     roots[n] = j * S + m
                     n += 1
+    if st.cfg[C.CFG_PLAYER_ORDER] and start_feature_choice(st, roots, n):
+        return  # the player picks the order; the turn ends with the last choice
     # Solo: the game ends after this move (end A, or this colour's stack is used up), so
     # the order of its completions also decides the end bonus (see score_completed).
-    final = st.cfg[C.CFG_SOLO] != 0 and (
+    score_completed(st, tb, roots, n, solo_ends_after_turn(st))
+    _end_turn(st, tb, seat, hand_idx)
+
+
+@hot
+def apply_move_auto(st, tb, hand_idx, x, y, r, slot):
+    """`apply_move`, then the scoring choices it opens (scoring_order="player") made as
+    "auto" makes them: the bots' lookahead, which assumes the automatic order."""
+    apply_move(st, tb, hand_idx, x, y, r, slot)
+    while st.sc[C.SC_PHASE] != C.PHASE_PLACE and not st.sc[C.SC_DONE]:
+        x, y, r, slot = choice_row(st, auto_choice(st, tb, solo_ends_after_turn(st)))
+        apply_move(st, tb, 0, x, y, r, slot)
+
+
+@hot
+def solo_ends_after_turn(st):
+    """Solo: whether the game ends after the current turn (end A, or the colour to move
+    has placed the last tile of its stack); False outside the solo variant."""
+    seat = st.sc[C.SC_SEAT]
+    return st.cfg[C.CFG_SOLO] != 0 and (
         st.sc[C.SC_SOLO_END_A] != 0 or st.spos[seat] >= solo_stack_size(st, seat)
     )
-    score_completed(st, tb, roots, n, final)
+
+
+@hot
+def _end_turn(st, tb, seat, hand_idx):
+    """After the scoring of a turn: refill the hand, pass the turn or end the game."""
     st.sc[C.SC_TURN] += 1
     if st.cfg[C.CFG_HAND_SIZE] > 1:
         hand = st.hands[seat]
@@ -375,6 +420,21 @@ def _advance(st, tb, seat):
 
 
 @hot
+def _choice_of(st, x, y, r, slot):
+    """The scoring choice named by a follower at (x, y) on `slot` of a tile turned `r`
+    (core.choices), -1 if there is none."""
+    o = origin(st)
+    bx, by = x + o, y + o
+    if not (0 <= bx < st.board.shape[1] and 0 <= by < st.board.shape[0]):
+        return -1
+    i = st.board[by, bx]
+    S = n_segments(st)
+    if i < 0 or st.prot[i] != r or not 0 <= slot < S:
+        return -1
+    return choice_index(st, i * S + slot)
+
+
+@hot
 def _earlier_in_hand(st, h, t):
     for k in range(h):
         if tile_to_place(st, k) == t:
@@ -388,6 +448,8 @@ def legal_moves(st, tb, out):
     returns the count. Order: hand tile, frontier cell, rotation, slot."""
     if st.sc[C.SC_DONE]:
         return 0
+    if st.sc[C.SC_PHASE] != C.PHASE_PLACE:
+        return choice_rows(st, out)
     o = origin(st)
     places = st.places
     opts = st.work[C.W_OPTS]

@@ -103,13 +103,19 @@ class SoloEnv(_SingleAgentEnv):
         illegal_reward: reward for an illegal action, which ends the episode
             (``info["illegal_move"]`` says why).
         render_mode: "ansi", "rgb_array" or "human".
+        scoring_order: "auto" (default) or "player": the agent also chooses the order in
+            which simultaneous completions and the end bonus are scored; such a step's
+            action names a follower on the board (docs/observations.md, "Scoring
+            decisions").
     """
 
     def __init__(self, colours: int = 3, board_size: int = 32, action_mode: str = "turn",
                  on_overflow: str = "warn", illegal_reward: float = -1.0,
-                 render_mode: str | None = None, obs_features: str = "standard") -> None:
+                 render_mode: str | None = None, obs_features: str = "standard",
+                 scoring_order: str = "auto") -> None:
         check_int("colours", colours, 3, 4)
-        super().__init__(Rules(variant="solo", solo_colours=colours), board_size,
+        rules = Rules(variant="solo", solo_colours=colours, scoring_order=scoring_order)
+        super().__init__(rules, board_size,
                          action_mode, on_overflow, illegal_reward, render_mode, obs_features)
 
     def _observer(self) -> int:
