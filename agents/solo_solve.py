@@ -50,8 +50,11 @@ class SoloSolution:
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
+        placed = [m for m in self.record["moves"] if "decision" not in m]
         return {"deal": self.deal, "rules": self.rules.to_dict(), "result": self.result,
-                "heuristic_rollout": self.baseline, "passes": self.passes,
+                "end_reason": Game.from_record(self.record).end_reason,
+                "moves": len(placed), "heuristic_rollout": self.baseline,
+                "passes": self.passes,
                 "seconds": round(self.seconds, 3), "optimal": "unknown (heuristic search, "
                 "a lower bound on the deal's best score)"}
 

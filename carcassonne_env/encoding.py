@@ -47,7 +47,7 @@ from .core.encode import (
 from .core.state import copy_state
 from .game import Game, Move
 from .rules import Rules
-from .tiles import TileSet, base_tileset
+from .tiles import TileSet, tileset_for
 
 ACTION_MODES = ("turn", "two_step")
 OVERFLOW_POLICIES = ("warn", "raise")
@@ -154,7 +154,7 @@ class Encoder:
                              f"got {obs_features!r}")
         self.obs_features = obs_features
         self.rules = rules if rules is not None else Rules()
-        self.tileset = tileset or base_tileset()
+        self.tileset = tileset or tileset_for(self.rules.expansions)
         self.board_size = B = int(board_size)
         self.action_mode = action_mode
         self.on_overflow = on_overflow

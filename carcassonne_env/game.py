@@ -24,7 +24,7 @@ from .core.state import State, copy_state, make_state
 from .core.turn import apply_move, check_move, legal_moves, reset, solo_ends_after_turn
 from .rules import Rules
 from .text import render_board
-from .tiles import TileSet, base_tileset
+from .tiles import TileSet, tileset_for
 
 RECORD_FORMAT = "carcassonne-env/record"
 RECORD_VERSION = 1
@@ -147,7 +147,7 @@ class Game:
             raise TypeError(f"rules must be a Rules instance, got {type(self.rules).__name__}")
         if tileset is not None and not isinstance(tileset, TileSet):
             raise TypeError(f"tileset must be a TileSet, got {type(tileset).__name__}")
-        self._ts = tileset or base_tileset()
+        self._ts = tileset or tileset_for(self.rules.expansions)
         seed = check_seed("seed", seed)
         if tile_order is not None and seed is not None:
             raise ValueError("give either seed or tile_order, not both")

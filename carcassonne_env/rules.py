@@ -13,6 +13,11 @@ from .core import config as C
 FARM_SCORING = ("field", "city")
 VARIANTS = ("standard", "solo")
 SCORING_ORDERS = ("auto", "player")
+EXPANSIONS = ("inns_cathedrals", "traders_builders")
+EXPANSION_MODES = ("full", "tiles_only")
+# Options added after the first record format: left out of `to_dict` at their defaults,
+# so that records of games without them stay as they were.
+_LATER_DEFAULTS = {"scoring_order": "auto", "expansions": (), "expansion_mode": "full"}
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,13 @@ class Rules:
             by one move and of the end bonus. ``"auto"`` (default): the engine takes the
             best order (docs/rules.md); ``"player"``: each choice is a decision of the
             game (`Game.decision`, legal moves naming a follower; docs/rules.md).
+        expansions: the expansions whose tiles join the deck: any of
+            ``"inns_cathedrals"`` (18 tiles, ids EA..EQ) and ``"traders_builders"``
+            (24 tiles, ids TA..TX); default none (docs/rules.md, "Expansions").
+        expansion_mode: ``"tiles_only"``: the expansion tiles play as ordinary tiles
+            (inns are roads, cathedrals cities, goods ignored; no new figures), as BGA
+            offers. ``"full"`` (the default, with the new figures and scoring) is not
+            implemented yet: asking for it with expansions raises ValueError.
     """
 
     players: int | None = None
@@ -48,6 +60,8 @@ class Rules:
     variant: str = "standard"
     solo_colours: int = 3
     scoring_order: str = "auto"
+    expansions: tuple[str, ...] = ()
+    expansion_mode: str = "full"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "variant", check_choice("variant", self.variant, VARIANTS))
@@ -65,8 +79,16 @@ class Rules:
             ("hand_size", check_int("hand_size", self.hand_size)),
             ("scoring_order", check_choice("scoring_order", self.scoring_order,
                                            SCORING_ORDERS)),
+            ("expansions", _check_expansions(self.expansions)),
+            ("expansion_mode", check_choice("expansion_mode", self.expansion_mode,
+                                            EXPANSION_MODES)),
         ):
             object.__setattr__(self, name, value)
+        if self.expansions and self.expansion_mode == "full":
+            raise ValueError("expansion_mode='full' (inns, cathedrals, the large follower, "
+                             "goods, builder and pig) is not implemented yet; "
+                             "expansion_mode='tiles_only' plays the expansion tiles as "
+                             "ordinary tiles")
         if self.hand_size not in (1, 3):
             raise ValueError(f"hand_size must be 1 or 3, got {self.hand_size!r}")
         if solo:
@@ -85,8 +107,16 @@ class Rules:
         return self.solo_colours if self.variant == "solo" else int(self.players)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable options (used in game records)."""
-        return asdict(self)
+        """JSON-serialisable options (used in game records). The options added after the
+        first record format (scoring_order, expansions, expansion_mode) appear only when
+        they differ from their defaults."""
+        d = asdict(self)
+        for key, default in _LATER_DEFAULTS.items():
+            if d[key] == default:
+                del d[key]
+        if "expansions" in d:
+            d["expansions"] = list(d["expansions"])
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Rules:
@@ -110,3 +140,14 @@ class Rules:
         cfg[C.CFG_PLAYER_ORDER] = int(self.scoring_order == "player")
         return cfg
 
+
+def _check_expansions(value: Any) -> tuple[str, ...]:
+    """`value` (a sequence of expansion names) as a tuple in `EXPANSIONS` order."""
+    if isinstance(value, str) or not isinstance(value, (tuple, list)):
+        raise ValueError(f"expansions must be a list or tuple of names from {EXPANSIONS}, "
+                         f"got {value!r}")
+    for name in value:
+        check_choice("expansions", name, EXPANSIONS)
+    if len(set(value)) != len(value):
+        raise ValueError(f"expansions lists a name twice: {list(value)}")
+    return tuple(e for e in EXPANSIONS if e in value)

@@ -57,7 +57,13 @@ class TileSet:
         try:
             return self.names.index(name)
         except ValueError:
-            raise ValueError(f"unknown tile {name!r}; known tiles: {''.join(self.names)}") from None
+            hint = ""
+            if any(name.startswith(p) and len(name) == 2 for _, p in EXPANSION_TILES.values()):
+                hint = (" (expansion tiles need Rules(expansions=[...], "
+                        "expansion_mode='tiles_only'))")
+            sep = "" if all(len(n) == 1 for n in self.names) else " "
+            raise ValueError(f"unknown tile {name!r}{hint}; known tiles: "
+                             f"{sep.join(self.names)}") from None
 
     def full_deck(self) -> list[int]:
         """Every tile of the game except the start tile, in type order."""
@@ -176,13 +182,33 @@ def load_json(filename: str = "base_tiles.json") -> dict:
     return json.loads(text)
 
 
+# The expansions' tile tables and the prefix of their tile ids (docs/rules.md,
+# "Expansions"): I&C tile "A" is "EA" (Antimonit's EA..EQ), T&B tile "A" is "TA".
+EXPANSION_TILES = {"inns_cathedrals": ("i_and_c_tiles.json", "E"),
+                   "traders_builders": ("t_and_b_tiles.json", "T")}
+
+
 @cache
 def base_tileset() -> TileSet:
     """The 72-tile base game (24 types A-X; start tile D)."""
-    data = load_json("base_tiles.json")
-    tiles = data["tiles"]
+    return tileset_for(())
+
+
+@cache
+def tileset_for(expansions: tuple[str, ...] = ()) -> TileSet:
+    """The tiles of the base game plus those of `expansions` (names of
+    `EXPANSION_TILES`, in that order): base letters A-X, then each expansion's tiles
+    under its prefix (``"EA"``... for Inns & Cathedrals, ``"TA"``... for Traders &
+    Builders). Start tile D."""
+    tiles = list(load_json("base_tiles.json")["tiles"])
+    names = [t["letter"] for t in tiles]
+    for name in expansions:
+        filename, prefix = EXPANSION_TILES[name]
+        extra = load_json(filename)["tiles"]
+        tiles += extra
+        names += [prefix + t["letter"] for t in extra]
     tables, slot_names, slot_aliases, canonical, S = _compile(tiles)
-    names = tuple(t["letter"] for t in tiles)
+    names = tuple(names)
     return TileSet(
         names=names,
         counts=tuple(t["count"] for t in tiles),

@@ -191,3 +191,19 @@ def test_solo_env_masks_exactly_the_choices(decisions):
     low = min(game.scores)
     obs, reward, _, _, info = env.step(actions[0])
     assert "illegal_move" not in info and reward == min(game.scores) - low
+
+
+def test_the_replay_viewer_shows_scoring_choices():
+    from carcassonne_env.viewer import view_data, view_html
+
+    game = Game(PLAYER, seed=38)
+    bot = make_agent("heuristic", seed=38)
+    while not game.done:
+        game.play(bot.act(game))
+    record = game.to_record()
+    data = view_data(record)
+    marked = [t["decision"] for t in data["turns"] if "decision" in t]
+    assert len(data["turns"]) == len(record["moves"])
+    assert marked == [m["decision"] for m in record["moves"] if "decision" in m]
+    assert "score_feature" in marked and data["result"] == game.result
+    assert "the scoring order" in view_html(record)

@@ -409,7 +409,9 @@ def _adjacency_keys(st, by_city):
         c = find(parent, pairs[k, 1])
         if not fdone[c]:
             continue
-        keys[m] = c * G + f if by_city else f * G + c
+        # int64 before multiplying: find() returns the int16 of `parent`, which overflows
+        # under NUMBA_DISABLE_JIT (numpy keeps int16 * int in int16; numba widens)
+        keys[m] = np.int64(c) * G + f if by_city else np.int64(f) * G + c
         m += 1
     sort_prefix(keys, m)
     u = 0

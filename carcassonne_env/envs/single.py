@@ -107,14 +107,18 @@ class SoloEnv(_SingleAgentEnv):
             which simultaneous completions and the end bonus are scored; such a step's
             action names a follower on the board (docs/observations.md, "Scoring
             decisions").
+        rule_options: further `Rules` options of the solo variant: ``followers`` (the
+            seed's harder 3 or easier 5), ``expansions`` with
+            ``expansion_mode="tiles_only"``.
     """
 
     def __init__(self, colours: int = 3, board_size: int = 32, action_mode: str = "turn",
                  on_overflow: str = "warn", illegal_reward: float = -1.0,
                  render_mode: str | None = None, obs_features: str = "standard",
-                 scoring_order: str = "auto") -> None:
+                 scoring_order: str = "auto", **rule_options: Any) -> None:
         check_int("colours", colours, 3, 4)
-        rules = Rules(variant="solo", solo_colours=colours, scoring_order=scoring_order)
+        rules = Rules(variant="solo", solo_colours=colours, scoring_order=scoring_order,
+                      **rule_options)
         super().__init__(rules, board_size,
                          action_mode, on_overflow, illegal_reward, render_mode, obs_features)
 

@@ -201,7 +201,7 @@ class SoloVectorEnv(BatchedGamesEnv):
             a learner busy on the same cores (e.g. PyTorch), 1 is often faster: a
             parallel step waits for its slowest thread.
         render_mode: "ansi" or "rgb_array" (a tuple, one per game) or None.
-        scoring_order: "auto" (default) or "player", as in `SoloEnv`.
+        scoring_order, rule_options: as in `SoloEnv` (e.g. ``followers=5``).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "rgb_array"]}
@@ -209,7 +209,8 @@ class SoloVectorEnv(BatchedGamesEnv):
     def __init__(self, num_envs: int = 8, colours: int = 3, board_size: int = 32,
                  on_overflow: str = "warn", illegal_reward: float = -1.0, copy: bool = False,
                  num_threads: int | None = None, render_mode: str | None = None,
-                 obs_features: str = "standard", scoring_order: str = "auto") -> None:
+                 obs_features: str = "standard", scoring_order: str = "auto",
+                 **rule_options: Any) -> None:
         self.num_envs = check_int("num_envs", num_envs, 1)
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
@@ -218,7 +219,7 @@ class SoloVectorEnv(BatchedGamesEnv):
         num_threads = check_int("num_threads", num_threads, 1)
         self.num_threads = min(num_threads, numba_config.NUMBA_NUM_THREADS)
         self.rules = Rules(variant="solo", solo_colours=check_int("colours", colours, 3, 4),
-                           scoring_order=scoring_order)
+                           scoring_order=scoring_order, **rule_options)
         self.encoder = enc = Encoder(self.rules, board_size, "turn", on_overflow,
                                      obs_features=obs_features)
         self.illegal_reward = check_real("illegal_reward", illegal_reward)

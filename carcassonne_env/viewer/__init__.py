@@ -145,6 +145,8 @@ def view_data(record: dict[str, Any]) -> dict[str, Any]:
         turn = {"seat": seat, "hand": hand, "tile": mv["tile"], "x": mv["x"], "y": mv["y"],
                 "rotation": mv["rotation"], "follower": game.board[(mv["x"], mv["y"])].follower,
                 "events": _events(game, n_events), **_snapshot(game, order)}
+        if "decision" in mv:  # a scoring choice (solo, scoring_order="player"): no tile
+            turn["decision"] = mv["decision"]
         turn["follower"] = turn["follower"][1] if turn["follower"] else None
         if annotations is not None and k < len(annotations) and annotations[k] is not None:
             turn["annotation"] = annotations[k]
