@@ -34,3 +34,32 @@ def test_fields_merged_through_a_neighbour_count_as_one_feature():
         assert Move(0, -4, 3, farmer) not in legal
         with pytest.raises(IllegalMoveError, match="already holds a follower"):
             game.play(Move(0, -4, 3, farmer))
+
+
+def test_farm_scoring_without_jit_equals_the_jitted_core():
+    """Under NUMBA_DISABLE_JIT=1 the farm adjacency keys (`core.scoring._adjacency_keys`)
+    once overflowed int16 (numpy keeps `int16 * int` in int16, numba widens), so farm
+    points, the pending points and the aggregate observation differed from the jitted
+    core. Both must score random games with farmers alike."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = """
+import json, random
+from carcassonne_env import Game, Rules
+out = []
+for seed in (0, 1, 2):
+    game, rng = Game(Rules(), seed=seed), random.Random(seed)
+    while not game.done:
+        game.play(rng.choice(game.legal_moves()))
+    out.append([game.scores, sum(e.points for e in game.events if e.kind == "field")])
+print(json.dumps(out))
+"""
+    runs = [json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                      text=True, check=True, env={**os.environ, **env}
+                                      ).stdout)
+            for env in ({}, {"NUMBA_DISABLE_JIT": "1"})]
+    assert runs[0] == runs[1]
+    assert sum(farms for _, farms in runs[0]) > 0  # farms were scored
