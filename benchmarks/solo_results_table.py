@@ -104,6 +104,37 @@ def tables(runs: dict, clair: dict) -> str:
     return "\n\n".join(out)
 
 
+def curve_table(folder: Path, runs: dict) -> str:
+    """solo-search at each time budget (the main run and `curve/*.json`, 3 colours, 4
+    followers) against the heuristic on the same deals."""
+    base = runs.get((3, 4), {})
+    heur = {r["deal"]: r["result"] for r in base.get("heuristic", [])}
+    found = {b: rows for b, rows in base.items() if b.startswith("solo-search")}
+    for f in sorted(folder.glob("*.json")):
+        d = json.loads(f.read_text())
+        found[d["bot"]] = [{"deal": r["deal_seed"], "result": r["result"],
+                            "end_reason": r["end_reason"], "moves": r["moves"],
+                            "act_seconds": r["act_seconds"]} for r in d["rows"]]
+    if not found or not heur:
+        return ""
+    lines = ["| search bot | deals | mean [95% CI] | minus heuristic, paired [95% CI] | "
+             "end A | ms/move |", "|---|---:|---:|---:|---:|---:|"]
+
+    def budget(bot: str) -> float:
+        m = re.search(r"seconds=([0-9.]+)", bot)
+        return float(m[1]) if m else float("inf")
+
+    for b in sorted(found, key=budget):
+        rows = found[b]
+        d = [r["result"] - heur[r["deal"]] for r in rows if r["deal"] in heur]
+        ends = np.mean([r["end_reason"] == "A" for r in rows])
+        ms = 1000 * sum(r["act_seconds"] for r in rows) / sum(r["moves"] for r in rows)
+        lines.append(f"| `{b}` | {len(rows)} ({rows[0]['deal']}-{rows[-1]['deal']}) | "
+                     f"{_ci([r['result'] for r in rows])} | {_ci(d)} | {ends:.0%} | "
+                     f"{ms:.0f} |")
+    return "\n".join(lines)
+
+
 def clairvoyant_gap(runs: dict, clair: dict) -> str:
     """The gap line - fair bot per deal for every bot at 3 colours, 4 followers."""
     if not clair:
@@ -162,6 +193,10 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     runs, clair = load(args.folder)
     print(tables(runs, clair))
+    curve = curve_table(args.folder / "curve", runs)
+    if curve:
+        print()
+        print(curve)
     gap = clairvoyant_gap(runs, clair)
     if gap:
         print()
