@@ -9,11 +9,12 @@ Importing the package registers the environments: Gymnasium ``Carcassonne/Solo-v
 ``carcassonne_env.carcassonne_v0``).
 """
 
-from .game import Game, IllegalMoveError, Move, PlacedTile, ScoringEvent
+from .game import Game, IllegalMoveError, Move, PlacedTile, ScoringChoice, ScoringEvent
 from .registration import register_envs
 from .rules import Rules
 
-__all__ = ["Game", "IllegalMoveError", "Move", "PlacedTile", "Rules", "ScoringEvent"]
+__all__ = ["Game", "IllegalMoveError", "Move", "PlacedTile", "Rules", "ScoringChoice",
+           "ScoringEvent"]
 __version__ = "0.1.0"
 
 register_envs()

@@ -97,6 +97,7 @@ class ScoringChoice(NamedTuple):
     points: int
     majority: tuple[int, ...]
 
+
 _MESSAGES = {
     C.E_OVER: "the game is over",
     C.E_NOT_IN_HAND: "that tile is not in the hand of the seat to move",
