@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from .rules import FARM_SCORING, Rules
+from .rules import EXPANSION_MODES, EXPANSIONS, FARM_SCORING, Rules
 
 # Exceptions that report a user's mistake (bad value, missing file, missing extra): one
 # line and exit status 2. Anything else is a bug and keeps its traceback.
@@ -63,6 +63,22 @@ def _add_rule_options(p: argparse.ArgumentParser, solo: bool = True) -> None:
         g.add_argument("--solo", action="store_true", help="2020 solo variant (3 colours)")
         g.add_argument("--solo-colours", type=int, choices=(3, 4), default=None,
                        help="colours in the solo variant (default 3; needs --solo)")
+    _add_expansion_options(g)
+
+
+def _add_expansion_options(g: argparse._ActionsContainer) -> None:
+    g.add_argument("--expansions", default="", metavar="LIST",
+                   help="comma-separated expansions whose tiles join the deck: "
+                   f"{', '.join(EXPANSIONS)} (needs --expansion-mode tiles_only)")
+    g.add_argument("--expansion-mode", choices=EXPANSION_MODES, default="full",
+                   help="tiles_only: the expansion tiles as ordinary tiles (full: not "
+                   "implemented yet)")
+
+
+def _expansion_options(args: argparse.Namespace) -> dict:
+    """The `Rules` keywords of --expansions and --expansion-mode."""
+    names = [e.strip() for e in args.expansions.split(",") if e.strip()]
+    return {"expansions": tuple(names), "expansion_mode": args.expansion_mode}
 
 
 def _rules(args: argparse.Namespace) -> Rules:
@@ -82,6 +98,7 @@ def _rules(args: argparse.Namespace) -> Rules:
         hand_size=args.hand_size,
         variant="solo" if solo else "standard",
         solo_colours=(args.solo_colours or 3) if solo else 3,
+        **_expansion_options(args),
     )
 
 
@@ -263,7 +280,8 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
     from agents import make_agent, split_specs
     from agents.solo_bench import file_for_bot, markdown_table, run_solo_bench
 
-    rules = Rules(variant="solo", solo_colours=args.solo_colours, followers=args.followers)
+    rules = Rules(variant="solo", solo_colours=args.solo_colours, followers=args.followers,
+                  **_expansion_options(args))
     bots = split_specs(args.bot)
     if not bots:
         raise ValueError("--bot needs at least one bot spec")
@@ -519,6 +537,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--followers", type=int_at_least(1), default=None,
                    help="followers per colour (default 4; the seed's options: 3 harder, "
                    "5 easier)")
+    _add_expansion_options(p)
     p.add_argument("--hist", metavar="FILE.png", help="write a histogram of the result")
     p.add_argument("--json", metavar="FILE", help="write the summary and per-deal rows")
     p.add_argument("--csv", metavar="FILE", help="write the per-deal rows")

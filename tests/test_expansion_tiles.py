@@ -128,3 +128,15 @@ def test_pictures_draw_every_expansion_tile():
     image = render_rgb(game)
     assert image.ndim == 3 and image.shape[2] == 3
     assert len(game.board) > 30
+
+
+def test_the_arena_and_solo_bench_take_the_expansions(capsys):
+    from carcassonne_env.cli import main
+
+    flags = ["--expansions", f"{IC},{TB}", "--expansion-mode", "tiles_only"]
+    assert main(["solo-bench", "--bot", "greedy", "--deals", "2", "--no-progress", *flags]) == 0
+    assert main(["arena", "--bots", "random,greedy", "--games", "2", *flags]) == 0
+    out = capsys.readouterr().out
+    assert "greedy" in out and "W-D-L" in out
+    assert main(["solo-bench", "--bot", "greedy", "--deals", "2", "--expansions", IC]) == 2
+    assert "expansion_mode='full'" in capsys.readouterr().err
