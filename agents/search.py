@@ -90,7 +90,7 @@ def heuristic_move(sim, tb, w, after, scratch, rows, move_values, values, unseen
         if move_values[i] > move_values[best]:
             best = i
     apply_move_auto(sim, tb, rows[best, 0], rows[best, 1], rows[best, 2], rows[best, 3],
-               rows[best, 4])
+                    rows[best, 4])
 
 
 @njit(cache=True, nogil=True)
@@ -171,13 +171,13 @@ def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, d
                 tree.sibling[ch] = tree.child[node]
                 tree.child[node] = ch
                 apply_move_auto(sim, tb, rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3],
-                           rows[i, 4])
+                                rows[i, 4])
                 level += 1
                 path[level] = ch
                 break
             # No untried move means no row was moved: rows[best_i] is the chosen move.
             apply_move_auto(sim, tb, rows[best_i, 0], rows[best_i, 1], rows[best_i, 2],
-                       rows[best_i, 3], rows[best_i, 4])
+                            rows[best_i, 3], rows[best_i, 4])
             node = best
             level += 1
             path[level] = node

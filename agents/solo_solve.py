@@ -48,11 +48,12 @@ class SoloSolution:
     record: dict[str, Any]
     passes: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
+    end_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         placed = [m for m in self.record["moves"] if "decision" not in m]
         return {"deal": self.deal, "rules": self.rules.to_dict(), "result": self.result,
-                "end_reason": Game.from_record(self.record).end_reason,
+                "end_reason": self.end_reason,
                 "moves": len(placed), "heuristic_rollout": self.baseline,
                 "passes": self.passes,
                 "seconds": round(self.seconds, 3), "optimal": "unknown (heuristic search, "
@@ -119,4 +120,4 @@ def solve_deal(deal: int, seconds: float = 60.0, rules: Rules | None = None,
     assert best is not None
     return SoloSolution(deal=deal, rules=rules, result=int(best.result),
                         baseline=int(baseline), record=best.to_record(), passes=passes,
-                        seconds=time.perf_counter() - start)
+                        seconds=time.perf_counter() - start, end_reason=best.end_reason)

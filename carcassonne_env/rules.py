@@ -9,11 +9,12 @@ import numpy as np
 
 from .checks import check_bool, check_choice, check_int
 from .core import config as C
+from .tiles import EXPANSION_TILES
 
 FARM_SCORING = ("field", "city")
 VARIANTS = ("standard", "solo")
 SCORING_ORDERS = ("auto", "player")
-EXPANSIONS = ("inns_cathedrals", "traders_builders")
+EXPANSIONS = tuple(EXPANSION_TILES)  # "inns_cathedrals", "traders_builders"
 EXPANSION_MODES = ("full", "tiles_only")
 # Options added after the first record format: left out of `to_dict` at their defaults,
 # so that records of games without them stay as they were.

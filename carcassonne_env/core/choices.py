@@ -24,6 +24,7 @@ from .scoring import (
     auto_order,
     first_lowest_follower,
     lowest_mask,
+    majority,
     score_bonus_follower,
     score_feature,
     solo_final_scoring,
@@ -95,11 +96,7 @@ def start_feature_choice(st, roots, n):
     (two or more), else False and the caller scores them as usual."""
     m = 0
     for k in range(n):
-        fm = st.fmeep[roots[k]]
-        held = False
-        for p in range(fm.shape[0]):
-            held = held or fm[p] > 0
-        if held:
+        if majority(st.fmeep[roots[k]]) != 0:
             st.sc[C.SC_PEND + m] = roots[k]
             m += 1
     if m < 2:

@@ -190,14 +190,13 @@ def _refill_hand(st, tb, p):
 
 @hot
 def _end_game(st, tb, reason):
-    st.sc[C.SC_DONE] = 1
     st.sc[C.SC_END] = reason
     st.sc[C.SC_TILE] = -1
+    if st.cfg[C.CFG_SOLO] and st.cfg[C.CFG_PLAYER_ORDER] and bonus_needs_choice(st):
+        st.sc[C.SC_PHASE] = C.PHASE_BONUS  # the player scores the end bonus (core.choices)
+        return
+    st.sc[C.SC_DONE] = 1
     if st.cfg[C.CFG_SOLO]:
-        if st.cfg[C.CFG_PLAYER_ORDER] and bonus_needs_choice(st):
-            st.sc[C.SC_DONE] = 0  # the player scores the end bonus (core.choices)
-            st.sc[C.SC_PHASE] = C.PHASE_BONUS
-            return
         solo_final_scoring(st)
     else:
         final_scoring(st, tb)
