@@ -5,7 +5,7 @@ of Inns & Cathedrals and Traders & Builders join the deck and play as ordinary t
 import numpy as np
 import pytest
 
-from carcassonne_env import Game, Rules
+from carcassonne_env import Game, Move, Rules
 from carcassonne_env.tiles import tileset_for
 
 IC, TB = "inns_cathedrals", "traders_builders"
@@ -140,3 +140,15 @@ def test_the_arena_and_solo_bench_take_the_expansions(capsys):
     assert "greedy" in out and "W-D-L" in out
     assert main(["solo-bench", "--bot", "greedy", "--deals", "2", "--expansions", IC]) == 2
     assert "expansion_mode='full'" in capsys.readouterr().err
+
+
+def test_an_incomplete_inn_road_scores_its_tiles_with_tiles_only():
+    """Start tile D (road W-E), then EB (straight road with an inn) east of it with a
+    follower on the road; the tiles run out. The road of 2 tiles is incomplete: with
+    tiles only it scores 1 per tile, 2 points (the full rules would give 0)."""
+    game = Game(_rules((IC,)), tile_order=["EB"])
+    game.play(Move(1, 0, 0, "road:E"))
+    assert game.done and game.scores == [2, 0]
+    (event,) = game.events
+    assert (event.kind, event.tiles, event.points, event.final) == ("road", ((0, 0), (1, 0)),
+                                                                    2, True)

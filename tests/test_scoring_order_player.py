@@ -207,3 +207,26 @@ def test_the_replay_viewer_shows_scoring_choices():
     assert marked == [m["decision"] for m in record["moves"] if "decision" in m]
     assert "score_feature" in marked and data["result"] == game.result
     assert "the scoring order" in view_html(record)
+
+
+def test_the_order_decides_who_scores_on_deal_18():
+    """Deal 18, heuristic play: move 24 completes a city of colour 1 (8 points) and a road
+    of colour 0 (4 points) with scores 5, 6, 7. City first: colour 1 is not lowest and
+    scores nothing, then the road lifts colour 0 to 9 -> 9, 6, 7. Road first: colour 0
+    (lowest) scores 4 -> 9, 6, 7, which makes colour 1 lowest, so the city scores 8 ->
+    9, 14, 7. With two features one choice ends the turn. "auto" takes the road first
+    (lowest 7 rather than 6)."""
+    game = Game(PLAYER, seed=18)
+    bot = make_agent("heuristic", seed=18)
+    while game.decision == "place":
+        game.play(bot.act(game))
+    assert (game.turn, game.scores) == (24, [5, 6, 7])
+    city, road = game.scoring_choices()
+    assert (city.kind, city.points, city.majority) == ("city", 8, (1,))
+    assert (road.kind, road.points, road.majority) == ("road", 4, (0,))
+    first_city, first_road = game.clone(), game.clone()
+    first_city.play(city.move)  # the road, left alone, then scores by itself
+    assert first_city.scores == [9, 6, 7] and first_city.turn == 25
+    first_road.play(road.move)
+    assert first_road.scores == [9, 14, 7] and first_road.turn == 25
+    assert game.auto_scoring_move() == road.move
