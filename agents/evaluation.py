@@ -8,6 +8,7 @@ The value of a position for seat p estimates its final score:
         + FARM * points p's farmers would score now
         + FOLLOWER * horizon * (followers in p's supply
                                 + sum of P(done) over p's followers that can come back)
+          (a large follower counts as two, in the supply and on the board)
 
 P(done) of a feature multiplies, over the open cells next to it, the chance that a
 fitting tile comes: CELL * min(1, fitting unseen tiles / FIT), and is 0 when some open
@@ -139,7 +140,8 @@ def position_values(st, tb, scratch, unseen, w, out):
     horizon = min(1.0, draws_left / w[W_HORIZON])
     follower = w[W_SOLO_FOLLOWER] if solo else w[W_FOLLOWER]
     for p in range(P):
-        out[p] = st.scores[p] + follower * horizon * st.supply[p]
+        # a large follower (Inns & Cathedrals) counts as two, as on the board (fmeep)
+        out[p] = st.scores[p] + follower * horizon * (st.supply[p] + 2 * st.lsupply[p])
         if solo and st.supply[p] == 0:  # its next turn may end the game (end A)
             out[p] -= w[W_SOLO_EMPTY]
     # Followers on the board: each feature once (its followers all sit in `active`).

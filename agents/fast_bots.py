@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from carcassonne_env.core.state import copy_state
+from carcassonne_env.core.state import copy_state, max_legal_rows
 
 from .jitted_bots import KINDS, MT_WORDS, choose, mt_seed
 
@@ -35,8 +35,7 @@ class JittedBot:
     def choose_row(self, game) -> np.ndarray:
         """The core row (hand, x, y, rotation, slot) this bot plays in `game`."""
         st, ts = game._st, game._ts
-        rows = np.empty((game.rules.hand_size * 4 * st.frontier.shape[0]
-                         * (ts.max_segments + 1), 5), np.int64)
+        rows = np.empty((max_legal_rows(st), 5), np.int64)
         i = choose(st, ts.tables, self.kind, self.weights, self.mt, rows, copy_state(st),
                    copy_state(st), np.zeros(st.scores.shape[0]), np.zeros(rows.shape[0]),
                    np.zeros(len(ts.names), np.int64), np.zeros((rows.shape[0], 3), np.int64))

@@ -9,7 +9,7 @@ import numpy as np
 
 from carcassonne_env import Game, Move
 from carcassonne_env.checks import check_int, check_optional_int, check_real, is_int
-from carcassonne_env.core.state import copy_state
+from carcassonne_env.core.state import copy_state, max_legal_rows
 
 from . import search as S
 from .base import auto_scoring_choice
@@ -65,7 +65,7 @@ class MCTSAgent:
         st, ts = game._st, game._ts
         key = (st.ptype.shape[0], ts, game.rules.hand_size)
         if key not in self._buffers:
-            n_rows = game.rules.hand_size * 4 * st.frontier.shape[0] * (ts.max_segments + 1)
+            n_rows = max_legal_rows(st)
             P = st.scores.shape[0]
             self._buffers = {key: [
                 (S.make_tree(self.iterations + 1), copy_state(st), copy_state(st),

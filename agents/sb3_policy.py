@@ -19,6 +19,9 @@ from carcassonne_env.encoding import (
     WindowOverflowWarning,
 )
 
+from .heuristic import HeuristicAgent
+from .move_prior import PRIOR_KEY, game_prior
+
 # Trained models shipped inside the package (package data); `sb3:model=NAME` finds them.
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 
@@ -123,6 +126,7 @@ class SB3Agent:
         self.deterministic = check_bool("deterministic", deterministic)
         self._rng = np.random.default_rng(check_seed("seed", seed))
         self._encoders: dict = {}
+        self._heuristic = HeuristicAgent()  # evaluates the moves for a move-prior model
         self.fallbacks = 0
 
     def _encoder(self, game: Game) -> Encoder:
@@ -193,7 +197,8 @@ class SB3Agent:
         import torch
 
         policy = self.policy
-        tensors, _ = policy.obs_to_tensor({"board": obs["board"], "features": obs["features"]})
+        tensors, _ = policy.obs_to_tensor({k: obs[k] for k in self.model.observation_space
+                                           .spaces})
         with torch.no_grad():
             dist = policy.get_distribution(tensors)
             logits = dist.distribution.logits[0].cpu().numpy().astype(np.float64)
@@ -218,6 +223,8 @@ class SB3Agent:
                               "SB3Agent.fallbacks)", WindowOverflowWarning, stacklevel=2)
             moves = game.legal_moves()
             return moves[int(self._rng.integers(len(moves)))]
+        if PRIOR_KEY in self.model.observation_space.spaces:  # the model takes the prior
+            obs[PRIOR_KEY] = game_prior(game, enc, self._heuristic)
         action = self._pick(obs, obs["action_mask"])
         if enc.action_mode == "turn":
             return enc.action_to_move(game, action)

@@ -32,7 +32,7 @@ import numpy as np
 
 from carcassonne_env import Game, Move
 from carcassonne_env.checks import check_int, check_optional_int, check_real
-from carcassonne_env.core.state import copy_state
+from carcassonne_env.core.state import copy_state, max_legal_rows
 
 from .base import auto_scoring_choice
 from .heuristic import HeuristicAgent
@@ -79,7 +79,7 @@ class SoloSearchAgent:
         st, ts = game._st, game._ts
         key = (st.ptype.shape[0], ts)
         if key not in self._buffers:
-            n_rows = 4 * st.frontier.shape[0] * (ts.max_segments + 1)
+            n_rows = max_legal_rows(st)
             P = st.scores.shape[0]
             self._buffers = {key: (
                 copy_state(st), copy_state(st), copy_state(st), copy_state(st),

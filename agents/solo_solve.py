@@ -26,7 +26,7 @@ import numpy as np
 
 from carcassonne_env import Game, Rules
 from carcassonne_env.checks import check_int, check_real
-from carcassonne_env.core.state import copy_state
+from carcassonne_env.core.state import copy_state, max_legal_rows
 
 from .heuristic import HeuristicAgent
 from .search import rollout_results
@@ -65,7 +65,7 @@ def _pass(deal: int, rules: Rules, top_k: int, heuristic: HeuristicAgent, deadli
     """One pilot pass; None if the deadline came first. Returns (game, best rollout)."""
     game = Game(rules, seed=deal)
     st, ts = game._st, game._ts
-    n_rows = 4 * st.frontier.shape[0] * (ts.max_segments + 1)
+    n_rows = max_legal_rows(st)
     buf = (copy_state(st), copy_state(st), copy_state(st), np.zeros((n_rows, 5), np.int64),
            np.zeros(n_rows), np.zeros(st.scores.shape[0]), np.zeros(len(ts.names), np.int64))
     first = None

@@ -19,6 +19,7 @@ from carcassonne_env import Game, Rules
 from carcassonne_env.core import config as C
 from carcassonne_env.core.encode import window_origin
 from carcassonne_env.core.playout import random_move, shuffle
+from carcassonne_env.core.state import max_legal_rows
 from carcassonne_env.core.turn import legal_moves, reset
 
 SIZES = np.array([12, 16, 20, 24, 28, 32], np.int64)
@@ -59,8 +60,7 @@ def measure(rules: Rules, label: str, games: int, seed: int, chunk: int = 250):
     st, ts = game._st, game._ts
     full = np.array(ts.full_deck(), np.int8)
     rng = np.array([seed], np.uint64)
-    rows = np.empty((rules.hand_size * 4 * st.frontier.shape[0] * (ts.max_segments + 1), 5),
-                    np.int64)
+    rows = np.empty((max_legal_rows(st), 5), np.int64)
     bad_states = np.zeros(len(SIZES), np.int64)
     bad_games = np.zeros(len(SIZES), np.int64)
     extent = np.zeros(st.board.shape[0], np.int64)

@@ -18,7 +18,6 @@ from .core.playout import random_games
 from .core.state import SCRATCH_FIELDS, copy_into
 from .game import Game
 from .rules import Rules
-from .tiles import base_tileset
 
 TARGETS = {
     "playout games/s": 10_000,
@@ -31,6 +30,10 @@ TARGETS = {
     # issue 13: VsBots vector env (2 players) beside SoloVectorEnv, one run
     "VsBots vector steps/s (N=256, random)": 50_000,
     "VsBots/solo ratio (random)": 0.45,
+    # issue 14: the expansions within 1.5x of the base game (per decision / env step)
+    **{f"{measure} ratio to base ({label})": round(1 / 1.5, 2)
+       for measure in ("playout decisions", "AEC env steps")
+       for label in ("Inns & Cathedrals", "both, tiles only")},
 }
 
 _FIRST_GAME = (
@@ -51,15 +54,17 @@ def _median_rate(fn, repeats: int) -> float:
     return statistics.median(rates)
 
 
-def bench_playouts(games: int, repeats: int) -> dict[str, float]:
-    """Jitted random playouts, 2 players, base game with farms, one thread."""
-    ts = base_tileset()
-    game = Game(Rules(players=2), seed=0)
-    st = game._st
+def bench_playouts(games: int, repeats: int, rules: Rules | None = None
+                   ) -> dict[str, float]:
+    """Jitted random playouts, 2 players, base game with farms (or `rules`), one
+    thread."""
+    game = Game(rules or Rules(players=2), seed=0)
+    ts, st = game._ts, game._st
     deck = np.array(ts.full_deck(), np.int8)
-    scores = np.zeros((games, 2), np.int32)
     rng = np.ones(1, np.uint64)
-    random_games(st, ts.tables, deck, 2, rng, scores)  # compile / load outside the clock
+    P = st.scores.shape[0]
+    scores = np.zeros((games, P), np.int32)
+    random_games(st, ts.tables, deck, P, rng, scores)  # compile / load outside the clock
     game_rates, move_rates = [], []
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -237,6 +242,47 @@ def bench_vs_bots(steps: int, repeats: int, num_envs: int = 256) -> dict[str, fl
     return results
 
 
+#: The expansion rule sets of the speed rows (issue 14: within 1.5x of the base game).
+EXPANSION_RULES = {
+    "Inns & Cathedrals": {"expansions": ["inns_cathedrals"]},
+    "both, tiles only": {"expansions": ["inns_cathedrals", "traders_builders"],
+                         "expansion_mode": "tiles_only"},
+}
+
+
+def bench_expansions(games: int, steps: int, repeats: int) -> dict[str, float]:
+    """Jitted playouts and AEC env steps with the expansions beside the base game, in one
+    run, and their ratios (more tiles per game: a game takes longer, a step should not)."""
+    from . import carcassonne_v0
+
+    def aec_rate(options: dict) -> float:
+        aec = carcassonne_v0.env(players=2, **options)
+
+        def step(action):
+            aec.step(action)
+            _, _, term, trunc, _ = aec.last()
+            return term or trunc
+
+        return statistics.median(
+            _env_rate(lambda: (aec.reset(seed=0), aec.last()), step,
+                      lambda: np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"]),
+                      steps) for _ in range(repeats))
+
+    base = bench_playouts(games, repeats)
+    base_env = aec_rate({})
+    results = {}
+    for label, options in EXPANSION_RULES.items():
+        play = bench_playouts(games, repeats, Rules(players=2, **options))
+        env = aec_rate(options)
+        results[f"playout games/s ({label})"] = play["playout games/s"]
+        results[f"playout decisions/s ({label})"] = play["playout decisions/s"]
+        results[f"playout decisions ratio to base ({label})"] = (
+            play["playout decisions/s"] / base["playout decisions/s"])
+        results[f"AEC env steps/s ({label})"] = env
+        results[f"AEC env steps ratio to base ({label})"] = env / base_env
+    return results
+
+
 def bench_start(cold: bool) -> dict[str, float]:
     """Import + first full game through the API in a fresh interpreter: with an empty
     numba cache (cold: everything compiles) and again with the cache filled (warm)."""
@@ -274,6 +320,7 @@ def run_benchmarks(games: int = 20000, api_games: int = 30, repeats: int = 5,
         ("clone", lambda: bench_clone(repeats)),
         ("environments", lambda: bench_envs(env_steps, repeats)),
         ("VsBots vector env", lambda: bench_vs_bots(env_steps, repeats)),
+        ("expansions", lambda: bench_expansions(games, env_steps, repeats)),
     ]
     results: dict[str, float] = {}
     for _name, step in tqdm(steps, desc="benchmarks", unit="step", file=sys.stderr):

@@ -68,11 +68,13 @@ def _add_rule_options(p: argparse.ArgumentParser, solo: bool = True) -> None:
 
 def _add_expansion_options(g: argparse._ActionsContainer) -> None:
     g.add_argument("--expansions", default="", metavar="LIST",
-                   help="comma-separated expansions whose tiles join the deck: "
-                   f"{', '.join(EXPANSIONS)} (needs --expansion-mode tiles_only)")
+                   help="comma-separated expansions: "
+                   f"{', '.join(EXPANSIONS)} (traders_builders needs --expansion-mode "
+                   "tiles_only for now)")
     g.add_argument("--expansion-mode", choices=EXPANSION_MODES, default="full",
-                   help="tiles_only: the expansion tiles as ordinary tiles (full: not "
-                   "implemented yet)")
+                   help="full (default): the expansions' rules and figures (inns, "
+                   "cathedrals, the large follower); tiles_only: their tiles as ordinary "
+                   "tiles")
 
 
 def _expansion_options(args: argparse.Namespace) -> dict:

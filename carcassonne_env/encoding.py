@@ -42,6 +42,7 @@ from .core.encode import (
     MODE_PLACE,
     MODE_TURN,
     N_FIXED_PLANES,
+    N_IC_PLANES,
     encode,
 )
 from .core.state import copy_state
@@ -159,13 +160,15 @@ class Encoder:
         self.action_mode = action_mode
         self.on_overflow = on_overflow
         self.hand_size = self.rules.hand_size
-        self.slots = self.tileset.max_segments + 1
+        # Follower slots per rotation: none, then each figure kind on each segment.
+        self.slots = 1 + self.tileset.max_segments * len(self.rules.figures)
         self.n_types = len(self.tileset.names)
         self.n_placements = self.hand_size * B * B * 4
         self.n_actions = self.n_placements * (self.slots if action_mode == "turn" else 1)
         seats = self.rules.seats
         self.aggregate = obs_features == "aggregate"
-        self._agg_base = N_FIXED_PLANES + seats  # first aggregate plane
+        self.inns_cathedrals = "inns_cathedrals" in self.rules.full_expansions
+        self._agg_base = N_FIXED_PLANES + seats + N_IC_PLANES * self.inns_cathedrals
         self.board_shape = (3 * B, 3 * B, self._agg_base + self.aggregate * (N_AGG_FIXED + seats))
         self.n_features = len(self.feature_names)
         self._agg_fbase = self.n_features - self.aggregate * seats
@@ -188,6 +191,8 @@ class Encoder:
                   else ["follower_me"] + [f"follower_opponent_{k}" for k in range(1, seats)])
         names = ["city", "road", "field", "monastery", "pennant", "open_cell",
                  "completed_feature", "last_tile", *owners]
+        if self.inns_cathedrals:
+            names += ["inn_road", "cathedral_city", "large_follower"]
         if self.aggregate:
             names += ["feature_points_complete", "feature_points_end", "feature_open_edges",
                       "feature_tiles", "feature_claimable",
@@ -206,6 +211,7 @@ class Encoder:
                 *(f"to_move_{q}" for q in seats), "follower_phase",
                 *(f"players_{p}" for p in range(1, C.MAX_SEATS + 1)),
                 "small_city", "farms_per_city", "farm_city_points", "strategic_hand", "solo",
+                *(f"large_supply_{q}" for q in seats if "large" in self.rules.figures),
                 *(f"projected_score_{q}" for q in seats if self.aggregate)]
 
     def plane_highs(self) -> np.ndarray:
@@ -345,14 +351,16 @@ class Encoder:
             h, x, y, r = self.placement(game, action)
             slot = self.split(action)[4]
         tile = _hand_tile(game, h, x, y)
-        follower = None
+        follower, figure = None, "follower"
         if slot >= 0 and tile >= 0:
+            S = self.tileset.max_segments
             names = self.tileset.slot_names[tile][r]
-            follower = names[slot] if slot < len(names) else f"segment:{slot}"
+            follower = names[slot % S] if slot % S < len(names) else f"segment:{slot % S}"
+            figure = C.FIGURES[slot // S]
         placing = game.decision == "place"
         name = self.tileset.names[tile] if placing and self.hand_size > 1 and tile >= 0 \
             else None
-        return Move(x, y, r, follower, name)
+        return Move(x, y, r, follower, name, figure)
 
     def move_to_action(self, game: Game, move: Move) -> int | tuple[int, int]:
         """Action index of a legal move (two_step: the pair (placement, follower));

@@ -20,7 +20,7 @@ from .core.choices import auto_choice
 from .core.playout import playouts_from
 from .core.queries import feature_tiles
 from .core.scoring import feature_points, majority
-from .core.state import State, copy_state, make_state
+from .core.state import State, copy_state, make_state, max_legal_rows
 from .core.turn import apply_move, check_move, legal_moves, reset, solo_ends_after_turn
 from .rules import Rules
 from .text import render_board
@@ -52,21 +52,26 @@ class Move(NamedTuple):
     """One turn: put the tile at (x, y) turned `rotation` quarter turns clockwise, and
     optionally a follower on `follower` (e.g. ``"city:N"``, ``"field:S_w"``,
     ``"monastery"``; board frame, after rotation). `tile` picks the tile from the hand
-    in the strategic variant (``hand_size > 1``)."""
+    in the strategic variant (``hand_size > 1``). `figure` is the kind of follower put
+    on `follower`: ``"follower"`` (default) or, with Inns & Cathedrals in full mode,
+    ``"large"`` (`Rules.figures`)."""
 
     x: int
     y: int
     rotation: int
     follower: str | None = None
     tile: str | None = None
+    figure: str = "follower"
 
 
 class PlacedTile(NamedTuple):
-    """A tile on the board; `follower` is ``(seat, location)`` while one stands on it."""
+    """A tile on the board; `follower` is ``(seat, location)`` while one stands on it,
+    `figure` its kind (``"follower"`` or ``"large"``; None without one)."""
 
     tile: str
     rotation: int
     follower: tuple[int, str] | None
+    figure: str | None = None
 
 
 class ScoringEvent(NamedTuple):
@@ -106,7 +111,7 @@ _MESSAGES = {
     C.E_EDGE_MISMATCH: "tile {tile} turned {rotation} does not match every neighbouring edge "
     "at ({x}, {y})",
     C.E_NO_SUCH_SEGMENT: "tile {tile} turned {rotation} has no {follower!r}",
-    C.E_NO_SUPPLY: "seat {seat} has no follower in supply",
+    C.E_NO_SUPPLY: "seat {seat} has no {figure} in supply",
     C.E_FEATURE_OCCUPIED: "the feature at {follower!r} already holds a follower",
     C.E_SOLO_FARMER: "no farmers in the solo variant ({follower!r})",
     C.E_SOLO_COMPULSORY: "solo variant: a follower must be placed when a spot is free",
@@ -242,7 +247,17 @@ class Game:
 
     @property
     def followers_in_supply(self) -> list[int]:
+        """Ordinary followers in each seat's supply."""
         return self._st.supply.tolist()
+
+    @property
+    def figures_in_supply(self) -> list[dict[str, int]]:
+        """Each seat's supply per figure kind of the rules (`Rules.figures`), e.g.
+        ``{"follower": 6, "large": 1}``."""
+        st = self._st
+        supplies = {"follower": st.supply, "large": st.lsupply}
+        return [{f: int(supplies[f][p]) for f in self.rules.figures}
+                for p in range(self.rules.seats)]
 
     @property
     def turn(self) -> int:
@@ -271,12 +286,14 @@ class Game:
         out = {}
         for i in range(st.sc[C.SC_PLACED]):
             t, r = int(st.ptype[i]), int(st.prot[i])
-            follower = None
+            follower = figure = None
             for s in range(ts.tables.n_seg[t]):
                 seat = st.owner[i * S + s]
                 if seat >= 0:
                     follower = (int(seat), ts.slot_names[t][r][s])
-            out[(int(st.px[i]) - o, int(st.py[i]) - o)] = PlacedTile(ts.names[t], r, follower)
+                    figure = C.FIGURES[st.ofig[i * S + s]]
+            out[(int(st.px[i]) - o, int(st.py[i]) - o)] = PlacedTile(ts.names[t], r, follower,
+                                                                     figure)
         return out
 
     @property
@@ -320,10 +337,15 @@ class Game:
             # Hot for Python users: plain tuples, locals, no per-row numpy indexing.
             slot_names = [ts.slot_names[t] if t >= 0 else None for t in tiles]
             new = tuple.__new__
+            S = n_segments(st)
             for row in rows.tolist():
                 h, x, y, r, slot = row
-                follower = None if slot < 0 else slot_names[h][r][slot]
-                self._legal[new(Move, (x, y, r, follower, names[h]))] = row
+                if slot < 0:
+                    move = (x, y, r, None, names[h], "follower")
+                else:
+                    move = (x, y, r, slot_names[h][r][slot % S], names[h],
+                            C.FIGURES[slot // S])
+                self._legal[new(Move, move)] = row
         return list(self._legal)
 
     def scoring_choices(self) -> list[ScoringChoice]:
@@ -374,11 +396,7 @@ class Game:
     def _legal_rows(self) -> np.ndarray:
         """Every legal move as core rows (hand index, x, y, rotation, slot; -1 = none)."""
         st = self._st
-        rows = np.empty(
-            (self.rules.hand_size * 4 * max(int(st.sc[C.SC_NFRONT]), 1)
-             * (self._ts.max_segments + 1), 5),
-            np.int64,
-        )
+        rows = np.empty((max_legal_rows(st, int(st.sc[C.SC_NFRONT])), 5), np.int64)
         return rows[: legal_moves(st, self._ts.tables, rows)]
 
     def _bounding_box(self) -> tuple[int, int, int, int]:
@@ -402,7 +420,8 @@ class Game:
     def _apply(self, h: int, x: int, y: int, r: int, slot: int,
                follower: str | None = None) -> None:
         """Play a move given as a legal core row (the envs' path: no validation here) and
-        log it; `follower` defaults to the slot's canonical name."""
+        log it; `follower` defaults to the slot's canonical name (slot: figure * S +
+        segment)."""
         st, ts = self._st, self._ts
         seat = int(st.sc[C.SC_SEAT])
         decision = C.PHASES[st.sc[C.SC_PHASE]]
@@ -410,12 +429,15 @@ class Game:
             t = int(st.ptype[self._cell_index(x, y)])
         else:
             t = int(st.hands[seat, h] if self.rules.hand_size > 1 else st.sc[C.SC_TILE])
+        S = n_segments(st)
         if follower is None and slot != C.NO_FOLLOWER:
-            follower = ts.slot_names[t][r][slot]
+            follower = ts.slot_names[t][r][slot % S]
         apply_move(st, ts.tables, h, x, y, r, slot)
         self._legal = None
         entry = {"player": seat, "tile": ts.names[t], "x": x, "y": y, "rotation": r,
                  "follower": follower}
+        if slot >= S and decision == "place":
+            entry["figure"] = C.FIGURES[slot // S]
         if decision != "place":
             entry["decision"] = decision
         self._moves.append(entry)
@@ -427,7 +449,8 @@ class Game:
         x, y, r = int(move.x), int(move.y), int(move.rotation)
         st, ts = self._st, self._ts
         fmt = {"x": x, "y": y, "rotation": r, "follower": move.follower, "tile": move.tile,
-               "seat": self.current_player}
+               "seat": self.current_player,
+               "figure": "large follower" if move.figure == "large" else "follower"}
         if self.done:
             raise IllegalMoveError(_MESSAGES[C.E_OVER])
         if st.sc[C.SC_PHASE] != C.PHASE_PLACE:
@@ -445,6 +468,12 @@ class Game:
         t = st.hands[st.sc[C.SC_SEAT], h] if self.rules.hand_size > 1 else st.sc[C.SC_TILE]
         fmt["tile"] = ts.names[t]
         slot = C.NO_FOLLOWER
+        if move.figure not in self.rules.figures:
+            raise IllegalMoveError(
+                f"figure must be one of {list(self.rules.figures)} in this game, got "
+                f"{move.figure!r}" + (" (the large follower comes with Inns & Cathedrals "
+                                      "in full mode, not in solo)" if move.figure == "large"
+                                      else ""))
         if move.follower is not None:
             if not 0 <= r < 4:
                 raise IllegalMoveError(_MESSAGES[C.E_BAD_ROTATION].format(**fmt))
@@ -455,6 +484,10 @@ class Game:
                     f"tile {ts.names[t]} turned {r} has no follower location "
                     f"{move.follower!r} (its segments: {where})"
                 )
+            slot += C.FIGURES.index(move.figure) * n_segments(st)
+        elif move.figure != "follower":
+            raise IllegalMoveError(f"figure {move.figure!r} without a location: name one "
+                                   "in `follower`")
         code = check_move(st, ts.tables, h, x, y, r, slot)
         if code != C.OK:
             raise IllegalMoveError(_MESSAGES[code].format(**fmt))
@@ -551,7 +584,7 @@ class Game:
                                  f"the record says {m['player']}")
             try:
                 game.play(Move(m["x"], m["y"], m["rotation"], m.get("follower"),
-                               m.get("tile")))
+                               m.get("tile"), m.get("figure", "follower")))
             except IllegalMoveError as err:
                 raise ValueError(f"move {k} of the record is illegal: {err}") from err
             if k < len(recorded) and list(recorded[k]) != game.scores:
@@ -570,9 +603,11 @@ class Game:
 
 
 def _check_move_types(move: Move) -> None:
-    """IllegalMoveError unless x, y, rotation are integers and follower, tile are None
-    or strings (a fast path for the plain ints of `legal_moves`)."""
-    x, y, r, follower, tile = move
+    """IllegalMoveError unless x, y, rotation are integers, follower, tile are None
+    or strings and figure a string (a fast path for the plain ints of `legal_moves`)."""
+    x, y, r, follower, tile, figure = move
+    if not isinstance(figure, str):
+        raise IllegalMoveError(f"figure must be a string, got {figure!r}")
     if not (type(x) is int and type(y) is int and type(r) is int):
         for name, v in (("x", x), ("y", y), ("rotation", r)):
             if not is_int(v):

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .core.config import K_CITY, K_FIELD, K_ROAD
+from .core.config import FLAG_CATHEDRAL, FLAG_INN, K_CITY, K_FIELD, K_ROAD
 from .tiles import TileSet, base_tileset
 
 if TYPE_CHECKING:
@@ -58,6 +58,9 @@ ROAD_EDGE = (118, 106, 84)
 JUNCTION = (104, 76, 56)
 PENNANT = (126, 34, 206)  # purple: no seat plays it (blue would pass for a follower)
 PENNANT_EDGE = (245, 245, 245)
+INN_LAKE = (56, 152, 208)  # the inn's pond beside its road (Inns & Cathedrals)
+CATHEDRAL = (92, 92, 104)  # the cathedral's cross in its city
+EMBLEM_EDGE = (250, 250, 250)
 CHURCH = (242, 232, 206)
 ROOF = (178, 58, 46)
 CHURCH_EDGE = (70, 50, 40)
@@ -217,6 +220,47 @@ class _Layout:
             if tb.seg_pennants[t, s] > 0:
                 own = sorted((e - r) % 4 for e in _edges(tb.seg_edges[t, r, s]))
                 self.pennants[s] = self._shield(own, r)
+        # Inns & Cathedrals: a pond beside each road with an inn, a cross in a city with
+        # a cathedral (drawn in every mode: they are printed on the tiles).
+        self.inns = [self._pond(self.seg[s]) for s in self.roads
+                     if tb.seg_flag[t, s] & FLAG_INN]
+        self.cathedrals = [self._cross(self.seg[s]) for s in self.cities
+                           if tb.seg_flag[t, s] & FLAG_CATHEDRAL]
+
+    def _pond(self, road: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(fill, outline) of a small pond in the field right beside `road`, as near the
+        road's middle as the field allows."""
+        n = self.n
+        r = 0.11 * n
+        taken = road.copy()
+        for s in self.cities:
+            taken |= self.seg[s]
+        ys, xs = np.nonzero(road)
+        my, mx = ys.mean(), xs.mean()
+        free = ~_dilate(taken, round(0.02 * n)) & _dilate(road, round(0.04 * n + 2 * r))
+        fy, fx = np.nonzero(_erode(free, round(r), outside=False))
+        if len(fy) == 0:
+            fy, fx = np.nonzero(free)
+        k = int(np.argmin((fy - my) ** 2 + (fx - mx) ** 2))
+        cy, cx = float(fy[k]), float(fx[k])
+        fill = _draw_mask(n, lambda d: d.ellipse((cx - r, cy - 0.75 * r, cx + r, cy + 0.75 * r),
+                                                 fill=255))
+        return fill, _dilate(fill, max(1, round(n * 0.012))) & ~fill
+
+    def _cross(self, city: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(fill, outline) of the cathedral's cross at the middle of `city`."""
+        n = self.n
+        ys, xs = np.nonzero(city)
+        cy, cx = float(ys.mean()), float(xs.mean())
+        a, b = 0.16 * n, 0.045 * n
+
+        def cross(d: ImageDraw.ImageDraw) -> None:
+            d.rectangle((cx - b, cy - a, cx + b, cy + a), fill=255)
+            d.rectangle((cx - 0.7 * a, cy - 0.45 * a - b, cx + 0.7 * a, cy - 0.45 * a + b),
+                        fill=255)
+
+        fill = _draw_mask(n, cross)
+        return fill, _dilate(fill, max(1, round(n * 0.015))) & ~fill
 
     def _church(self, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(walls, roof, outline) of a small church at the centre, turned r times."""
@@ -311,6 +355,12 @@ def _raster_cached(ts_id: int, t: int, r: int, cell: int) -> np.ndarray:
     for fill, edge in lay.pennants.values():
         img[edge] = PENNANT_EDGE
         img[fill] = PENNANT
+    for fill, edge in lay.inns:
+        img[edge] = EMBLEM_EDGE
+        img[fill] = INN_LAKE
+    for fill, edge in lay.cathedrals:
+        img[edge] = EMBLEM_EDGE
+        img[fill] = CATHEDRAL
     if lay.church is not None:
         walls, roof, edge = lay.church
         img[walls] = CHURCH
@@ -483,13 +533,14 @@ def _score_strip(game: Game, width: int) -> Image.Image:
     """One entry per seat (colour, score, followers in supply; the seat to move boxed),
     tiles left and the result when the game is over."""
     pad, line_h, icon = 6, 16, 12
-    scores, supply = game.scores, game.followers_in_supply
+    scores, supply = game.scores, game.figures_in_supply
     to_move = game.current_player
     entries = []
     for p, score in enumerate(scores):
         name = SEAT_NAMES[p % len(SEAT_NAMES)]
         marker = ">" if p == to_move else ""
-        text = f"{marker}{name} {score} pts ({supply[p]} left)"
+        large = f", large {supply[p]['large']}" if "large" in supply[p] else ""
+        text = f"{marker}{name} {score} pts ({supply[p]['follower']} left{large})"
         entries.append((p, text, icon + 4 + _text_width(text) + 8))
     rows: list[list[tuple[int, str, int]]] = [[]]
     used = pad
@@ -530,7 +581,8 @@ def render_rgb(game: Game, *, cell: int = 48, highlight_last: bool = True,
 
     The board is cropped to the placed tiles plus a margin of one cell (open cells next to
     the tiles are outlined); followers stand as meeples in their seat's colour (red, blue,
-    green, yellow, black, pink; solo colours likewise), farmers lie down; the last placed
+    green, yellow, black, pink; solo colours likewise), farmers lie down, a large follower
+    (Inns & Cathedrals) is drawn 1.4 times as big; the last placed
     tile gets a bright border (`highlight_last`). With `show_scores` a strip below the board
     lists each seat's score and followers in supply (the seat to move boxed), the tiles
     left, and the result once the game is over.
@@ -595,7 +647,7 @@ def render_rgb(game: Game, *, cell: int = 48, highlight_last: bool = True,
         ax, ay = segment_anchors(ts, t, p.rotation)[s]
         farmer = int(ts.tables.seg_kind[t, s]) == K_FIELD
         colour = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
-        length = size * (0.9 if farmer else 1.0)
+        length = size * (0.9 if farmer else 1.0) * (1.4 if p.figure == "large" else 1.0)
         half_w = length * (0.5 if farmer else _MEEPLE_WIDTH / 2) + 1
         half_h = length * (_MEEPLE_WIDTH / 2 if farmer else 0.5) + 1
         cx = min(max(ax * cell, half_w), cell - half_w)  # keep it on its tile

@@ -46,10 +46,12 @@ class Rules:
         expansions: the expansions whose tiles join the deck: any of
             ``"inns_cathedrals"`` (18 tiles, ids EA..EQ) and ``"traders_builders"``
             (24 tiles, ids TA..TX); default none (docs/rules.md, "Expansions").
-        expansion_mode: ``"tiles_only"``: the expansion tiles play as ordinary tiles
-            (inns are roads, cathedrals cities, goods ignored; no new figures), as BGA
-            offers. ``"full"`` (the default, with the new figures and scoring) is not
-            implemented yet: asking for it with expansions raises ValueError.
+        expansion_mode: ``"full"`` (default): the expansions with their rules and
+            figures: inns and cathedrals score, each player has a large follower
+            (Inns & Cathedrals; not in the solo variant, docs/rules.md). Not implemented
+            yet for ``"traders_builders"`` (ValueError). ``"tiles_only"``: the expansion
+            tiles play as ordinary tiles (inns are roads, cathedrals cities, goods
+            ignored; no new figures), as BGA offers.
     """
 
     players: int | None = None
@@ -85,11 +87,10 @@ class Rules:
                                             EXPANSION_MODES)),
         ):
             object.__setattr__(self, name, value)
-        if self.expansions and self.expansion_mode == "full":
-            raise ValueError("expansion_mode='full' (inns, cathedrals, the large follower, "
-                             "goods, builder and pig) is not implemented yet; "
-                             "expansion_mode='tiles_only' plays the expansion tiles as "
-                             "ordinary tiles")
+        if "traders_builders" in self.expansions and self.expansion_mode == "full":
+            raise ValueError("expansion_mode='full' of traders_builders (goods, builder and "
+                             "pig) is not implemented yet; expansion_mode='tiles_only' plays "
+                             "its tiles as ordinary tiles")
         if self.hand_size not in (1, 3):
             raise ValueError(f"hand_size must be 1 or 3, got {self.hand_size!r}")
         if solo:
@@ -106,6 +107,19 @@ class Rules:
     def seats(self) -> int:
         """Scoring seats: players, or colours in the solo variant."""
         return self.solo_colours if self.variant == "solo" else int(self.players)
+
+    @property
+    def full_expansions(self) -> tuple[str, ...]:
+        """The expansions played with their own rules and figures (not tiles only)."""
+        return self.expansions if self.expansion_mode == "full" else ()
+
+    @property
+    def figures(self) -> tuple[str, ...]:
+        """The figure kinds a move may place (`Move.figure`): "follower", and "large"
+        with Inns & Cathedrals in full mode (outside the solo variant)."""
+        if "inns_cathedrals" in self.full_expansions and self.variant != "solo":
+            return C.FIGURES[:2]
+        return C.FIGURES[:1]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable options (used in game records). The options added after the
@@ -139,6 +153,8 @@ class Rules:
         cfg[C.CFG_HAND_SIZE] = self.hand_size
         cfg[C.CFG_SOLO] = int(self.variant == "solo")
         cfg[C.CFG_PLAYER_ORDER] = int(self.scoring_order == "player")
+        cfg[C.CFG_EXPANSIONS] = C.EXP_INNS_CATHEDRALS * ("inns_cathedrals"
+                                                         in self.full_expansions)
         return cfg
 
 

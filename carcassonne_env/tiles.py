@@ -18,7 +18,17 @@ from importlib import resources
 
 import numpy as np
 
-from .core.config import EDGES, HALF_EDGES, K_CITY, K_FIELD, K_MONASTERY, K_ROAD, TERRAINS
+from .core.config import (
+    EDGES,
+    FLAG_CATHEDRAL,
+    FLAG_INN,
+    HALF_EDGES,
+    K_CITY,
+    K_FIELD,
+    K_MONASTERY,
+    K_ROAD,
+    TERRAINS,
+)
 
 Tables = namedtuple(
     "Tables",
@@ -35,6 +45,7 @@ Tables = namedtuple(
         "seg_adj",  # int32[T, S]: bit mask of city segments a field segment touches
         "mon_seg",  # int8[T]: monastery segment or -1
         "n_adj",  # int8[T]: field-city adjacencies on the tile
+        "seg_flag",  # int8[T, S]: FLAG_INN on a road with an inn, FLAG_CATHEDRAL on a city
     ],
 )
 
@@ -105,6 +116,7 @@ def _compile(tiles: list[dict]) -> tuple[Tables, tuple, tuple, np.ndarray, int]:
     seg_adj = np.zeros((T, S), np.int32)
     mon_seg = np.full(T, -1, np.int8)
     n_adj = np.zeros(T, np.int8)
+    seg_flag = np.zeros((T, S), np.int8)
     slot_names, slot_aliases = [], []
     canonical = np.zeros((T, 4), np.int8)
 
@@ -123,6 +135,8 @@ def _compile(tiles: list[dict]) -> tuple[Tables, tuple, tuple, np.ndarray, int]:
                         raise ValueError(f"tile {tile['letter']}: segment on edge {e} mismatch")
                 seg_open[t, s] = len(edges)
                 seg_pennants[t, s] = seg.get("pennants", 0)
+                seg_flag[t, s] = (FLAG_INN * bool(seg.get("inn"))
+                                  | FLAG_CATHEDRAL * bool(seg.get("cathedral")))
             elif kind == K_FIELD:
                 for c in seg.get("adjacent_cities", []):
                     seg_adj[t, s] |= 1 << ids[c]
@@ -171,7 +185,7 @@ def _compile(tiles: list[dict]) -> tuple[Tables, tuple, tuple, np.ndarray, int]:
 
     tables = Tables(
         edge_code, edge_seg, half_seg, n_seg, seg_kind, seg_pennants, seg_open,
-        seg_edges, seg_halves, seg_adj, mon_seg, n_adj,
+        seg_edges, seg_halves, seg_adj, mon_seg, n_adj, seg_flag,
     )
     return tables, tuple(slot_names), tuple(slot_aliases), canonical, S
 

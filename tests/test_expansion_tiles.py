@@ -24,8 +24,12 @@ def test_rules_validate_the_expansions():
         _rules(IC)
     with pytest.raises(ValueError, match="lists a name twice"):
         _rules((IC, IC))
-    with pytest.raises(ValueError, match="expansion_mode='full' .* is not implemented yet"):
-        Rules(expansions=(IC,))
+    with pytest.raises(ValueError, match="expansion_mode='full' of traders_builders .* is "
+                       "not implemented yet"):
+        Rules(expansions=(IC, TB))
+    assert Rules(expansions=(IC,)).figures == ("follower", "large")
+    assert Rules(expansions=(IC,), variant="solo").figures == ("follower",)
+    assert _rules((IC,)).figures == ("follower",)
     with pytest.raises(ValueError, match="expansion_mode must be one of"):
         Rules(expansion_mode="some")
     rules = _rules((IC, TB), players=3)
@@ -138,17 +142,18 @@ def test_the_arena_and_solo_bench_take_the_expansions(capsys):
     assert main(["arena", "--bots", "random,greedy", "--games", "2", *flags]) == 0
     out = capsys.readouterr().out
     assert "greedy" in out and "W-D-L" in out
-    assert main(["solo-bench", "--bot", "greedy", "--deals", "2", "--expansions", IC]) == 2
-    assert "expansion_mode='full'" in capsys.readouterr().err
+    assert main(["solo-bench", "--bot", "greedy", "--deals", "2", "--expansions", TB]) == 2
+    assert "expansion_mode='full' of traders_builders" in capsys.readouterr().err
 
 
 def test_an_incomplete_inn_road_scores_its_tiles_with_tiles_only():
     """Start tile D (road W-E), then EB (straight road with an inn) east of it with a
     follower on the road; the tiles run out. The road of 2 tiles is incomplete: with
-    tiles only it scores 1 per tile, 2 points (the full rules would give 0)."""
-    game = Game(_rules((IC,)), tile_order=["EB"])
-    game.play(Move(1, 0, 0, "road:E"))
-    assert game.done and game.scores == [2, 0]
-    (event,) = game.events
-    assert (event.kind, event.tiles, event.points, event.final) == ("road", ((0, 0), (1, 0)),
-                                                                    2, True)
+    tiles only it scores 1 per tile, 2 points; with the full rules 0."""
+    for rules, points in ((_rules((IC,)), 2), (Rules(expansions=(IC,)), 0)):
+        game = Game(rules, tile_order=["EB"])
+        game.play(Move(1, 0, 0, "road:E"))
+        assert game.done and game.scores == [points, 0]
+        (event,) = game.events
+        assert (event.kind, event.tiles, event.points, event.final) == (
+            "road", ((0, 0), (1, 0)), points, True)

@@ -36,6 +36,8 @@ def test_mersenne_twister_matches_python_random(seed):
     ("heuristic", Rules(players=3)),
     ("heuristic:follower=4.0:farm=0.5", Rules(players=2)),
     ("heuristic", Rules(variant="solo", solo_colours=4)),
+    ("heuristic", Rules(players=2, expansions=["inns_cathedrals"])),  # the large follower
+    ("greedy", Rules(players=3, expansions=["inns_cathedrals"])),
 ])
 def test_jitted_bots_play_the_python_bots_moves(spec, rules):
     """Every seat asks both bots, seeded alike, for its move: always the same."""
@@ -126,6 +128,8 @@ def run_side_by_side(venv, singles, seed, steps, illegal_every=0):
          "hand_size": 3}, 3, 40),
     (2, {"opponents": "greedy", "obs_features": "aggregate", "reward": "margin"}, 5, 50),
     (2, {"opponents": ["random", "heuristic"], "obs_features": "aggregate"}, 11, 30),
+    (2, {"opponents": "heuristic", "expansions": ["inns_cathedrals"],
+         "obs_features": "aggregate"}, 13, 40),
 ])
 def test_sub_envs_match_single_vs_bots_envs(num_envs, kwargs, seed, steps):
     """Game i is VsBots-v0 reset with seed + i (then without a seed after each game):

@@ -10,8 +10,10 @@ from typing import Any
 
 import numpy as np
 import torch as th
+from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
+from agents.move_prior import PRIOR_KEY, prior_from_probs, prior_space
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
 
 
@@ -77,23 +79,36 @@ class JoinedVecEnv(VecEnv):
     """Several `VsBotsVectorEnv` (as SB3 VecEnvs) stepped as one SB3 `VecEnv`: games
     numbered group after group; rewards times `reward_scale`; a finished game's info
     names its opponent ("opponent": the group's label). ``action_masks()`` serves
-    MaskablePPO."""
+    MaskablePPO. With `prior`, the observations also hold the heuristic's move prior
+    of the seat to move (key "prior", `agents.move_prior`)."""
 
     render_mode = None
 
     def __init__(self, groups: Sequence[tuple[str, VsBotsVectorEnv]],
-                 reward_scale: float = 1.0) -> None:
+                 reward_scale: float = 1.0, prior: bool = False) -> None:
         self.labels = [label for label, _ in groups]
-        self.envs = [venv.to_sb3() for _, venv in groups]
+        self.groups = [venv for _, venv in groups]
+        self.envs = [venv.to_sb3() for venv in self.groups]
         self.bounds = np.cumsum([0] + [e.num_envs for e in self.envs])
         first = groups[0][1]
-        super().__init__(int(self.bounds[-1]), first.single_observation_space,
-                         first.single_action_space)
+        space = first.single_observation_space
+        if prior:
+            space = spaces.Dict({**space.spaces,
+                                 PRIOR_KEY: prior_space(first.single_action_space.n)})
+        super().__init__(int(self.bounds[-1]), space, first.single_action_space)
         self.reward_scale = reward_scale
+        self.prior = prior
         self._actions: np.ndarray | None = None
 
     def _join(self, parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+        obs = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+        if self.prior:
+            out = np.empty((self.num_envs, self.action_space.n), np.float32)
+            for k, venv in enumerate(self.groups):
+                prior_from_probs(venv.teacher("heuristic").probs,
+                                 out[self.bounds[k]:self.bounds[k + 1]])
+            obs[PRIOR_KEY] = out
+        return obs
 
     def reset(self):
         parts = []

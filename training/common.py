@@ -117,7 +117,8 @@ def new_model(settings: PPOSettings, venv: VecEnv, run_dir: Path) -> MaskablePPO
         learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda,
         clip_range=s.clip_range, ent_coef=s.ent_coef, vf_coef=s.vf_coef,
         policy_kwargs={"channels": s.channels, "blocks": s.blocks,
-                       "global_pool": bool(s.global_pool)},
+                       "global_pool": bool(s.global_pool),
+                       **({"prior_weight": s.move_prior} if getattr(s, "move_prior", 0) else {})},
         tensorboard_log=str(run_dir / "tb"), seed=s.seed, device="cpu", verbose=0)
 
 

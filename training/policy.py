@@ -28,6 +28,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from agents.move_prior import PRIOR_KEY
 from carcassonne_env.tiles import base_tileset
 
 
@@ -36,9 +37,9 @@ def board_layout(observation_space: spaces.Dict, action_space: spaces.Discrete
     """(B, hand size, actions per cell) of an env's spaces; raises ValueError for spaces
     that are not this package's turn-mode layout."""
     if not isinstance(observation_space, spaces.Dict) or \
-            set(observation_space.spaces) != {"board", "features"}:
+            set(observation_space.spaces) - {PRIOR_KEY} != {"board", "features"}:
         raise ValueError("BoardPolicy needs the Dict(board, features) observations of the "
-                         "carcassonne_env envs")
+                         "carcassonne_env envs (and optionally the move prior)")
     height, width, channels = observation_space["board"].shape
     if height != width or height % 3:
         raise ValueError(f"board planes must be [3B, 3B, C], got {(height, width, channels)}")
@@ -69,7 +70,9 @@ class BoardExtractor(BaseFeaturesExtractor):
     def __init__(self, observation_space: spaces.Dict, channels: int = 32,
                  blocks: int = 2, global_pool: bool = False) -> None:
         B = observation_space["board"].shape[0] // 3
-        super().__init__(observation_space, features_dim=channels * B * B)
+        self.prior = PRIOR_KEY in observation_space.spaces  # passed on after the cells
+        n_prior = observation_space[PRIOR_KEY].shape[0] if self.prior else 0
+        super().__init__(observation_space, features_dim=channels * B * B + n_prior)
         in_planes = observation_space["board"].shape[2]
         n_features = observation_space["features"].shape[0]
         self.board_size, self.channels = B, channels
@@ -99,16 +102,17 @@ class BoardExtractor(BaseFeaturesExtractor):
                 h = th.relu(h + conv(h) + self.pools[k](pooled)[:, :, None, None])
             else:
                 h = th.relu(h + conv(h))
-        return h.permute(0, 2, 3, 1).flatten(1)
+        cells = h.permute(0, 2, 3, 1).flatten(1)
+        return th.cat([cells, obs[PRIOR_KEY]], 1) if self.prior else cells
 
 
 class _Heads(nn.Module):
     """SB3's `mlp_extractor` slot: the actor keeps the cell map, the critic pools it."""
 
-    def __init__(self, channels: int, board_size: int, hidden: int) -> None:
+    def __init__(self, channels: int, board_size: int, hidden: int, n_prior: int = 0) -> None:
         super().__init__()
         self.channels, self.board_size = channels, board_size
-        self.latent_dim_pi = channels * board_size * board_size
+        self.latent_dim_pi = channels * board_size * board_size + n_prior
         self.latent_dim_vf = hidden
         self.critic = nn.Sequential(nn.Linear(2 * channels, hidden), nn.ReLU())
 
@@ -119,26 +123,37 @@ class _Heads(nn.Module):
         return features
 
     def forward_critic(self, features: th.Tensor) -> th.Tensor:
-        cells = features.view(-1, self.board_size * self.board_size, self.channels)
+        n_cells = self.board_size * self.board_size
+        cells = features[:, :n_cells * self.channels].reshape(-1, n_cells, self.channels)
         return self.critic(th.cat([cells.mean(1), cells.amax(1)], 1))
 
 
 class ConvActionHead(nn.Module):
     """A 1x1 convolution from the cell map to per-cell logits, flattened in action-index
-    order (written as a Linear layer over channels-last cells: faster on CPU)."""
+    order (written as a Linear layer over channels-last cells: faster on CPU). With
+    `prior`, the latent ends with the move prior and the logits are the convolution's
+    plus ``prior_weight`` (learned, starts at `prior_weight`) times the prior."""
 
-    def __init__(self, channels: int, board_size: int, per_cell: int, hand_size: int) -> None:
+    def __init__(self, channels: int, board_size: int, per_cell: int, hand_size: int,
+                 prior: bool = False, prior_weight: float = 1.0) -> None:
         super().__init__()
         self.channels, self.board_size, self.hand_size = channels, board_size, hand_size
         self.linear = nn.Linear(channels, per_cell)
+        self.prior_weight = nn.Parameter(th.full((1,), float(prior_weight))) if prior \
+            else None
 
     def forward(self, latent: th.Tensor) -> th.Tensor:
         B, hand = self.board_size, self.hand_size
-        logits = self.linear(latent.view(-1, B, B, self.channels))  # [N, row, col, per cell]
+        n_cells = B * B * self.channels
+        cells = latent[:, :n_cells].reshape(-1, B, B, self.channels)
+        logits = self.linear(cells)  # [N, row, col, per cell]
         n = logits.shape[0]
         if hand > 1:  # action = ((hand * B + row) * B + col) * 4 * SLOTS + ...
             logits = logits.view(n, B, B, hand, -1).permute(0, 3, 1, 2, 4)
-        return logits.reshape(n, -1)
+        logits = logits.reshape(n, -1)
+        if self.prior_weight is not None:
+            logits = logits + self.prior_weight * latent[:, n_cells:]
+        return logits
 
 
 class LeanMaskedCategorical(MaskableCategoricalDistribution):
@@ -188,17 +203,21 @@ class BoardPolicy(MaskableActorCriticPolicy):
 
     def __init__(self, observation_space: spaces.Dict, action_space: spaces.Discrete,
                  lr_schedule: Any, channels: int = 32, blocks: int = 2,
-                 critic_hidden: int = 64, global_pool: bool = False, **kwargs: Any) -> None:
+                 critic_hidden: int = 64, global_pool: bool = False,
+                 prior_weight: float = 1.0, **kwargs: Any) -> None:
         B, hand_size, per_cell = board_layout(observation_space, action_space)
         self.board_size, self.per_cell = B, per_cell
         self.channels, self.critic_hidden, self.hand_size = channels, critic_hidden, hand_size
+        self.prior_weight = prior_weight
         kwargs.setdefault("features_extractor_class", BoardExtractor)
         kwargs.setdefault("features_extractor_kwargs", {
             "channels": channels, "blocks": blocks, "global_pool": global_pool})
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = _Heads(self.channels, self.board_size, self.critic_hidden)
+        prior = self.observation_space.spaces.get(PRIOR_KEY)
+        self.mlp_extractor = _Heads(self.channels, self.board_size, self.critic_hidden,
+                                    0 if prior is None else prior.shape[0])
 
     def _build(self, lr_schedule: Any) -> None:
         # As MaskableActorCriticPolicy._build, with the conv head instead of a Linear one
@@ -206,7 +225,9 @@ class BoardPolicy(MaskableActorCriticPolicy):
         self._build_mlp_extractor()
         self.lean_dist = LeanMaskedCategorical(int(self.action_space.n))
         self.action_net = ConvActionHead(self.channels, self.board_size, self.per_cell,
-                                         self.hand_size)
+                                         self.hand_size,
+                                         PRIOR_KEY in self.observation_space.spaces,
+                                         self.prior_weight)
         self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
         if self.ortho_init:
             gains = {self.features_extractor: 2 ** 0.5, self.mlp_extractor: 2 ** 0.5,
@@ -222,7 +243,8 @@ class BoardPolicy(MaskableActorCriticPolicy):
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
-        data.update(channels=self.channels, critic_hidden=self.critic_hidden)
+        data.update(channels=self.channels, critic_hidden=self.critic_hidden,
+                    prior_weight=self.prior_weight)
         data["blocks"] = len(self.features_extractor.blocks)
         data["global_pool"] = bool(len(self.features_extractor.pools))
         return data

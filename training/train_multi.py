@@ -69,6 +69,9 @@ class MultiSettings(PPOSettings):
     reward_scale: float = 0.1  # keeps value targets near 1
     env: str = "python"  # or "batched": jitted vector envs (training.batched)
     init: str = ""  # a model whose policy weights start a new run (e.g. runs/bc/model.zip)
+    # w > 0: the policy also sees the heuristic's move prior (agents.move_prior) and its
+    # logits start as w x prior (w: inverse temperature, per point); 0: no prior.
+    move_prior: float = 0.0
 
     def check(self) -> None:
         super().check()
@@ -90,6 +93,10 @@ class MultiSettings(PPOSettings):
             except ValueError as err:
                 raise ValueError(f"--bots: {err}") from None
         require(self, "bot_share", float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
+        require(self, "move_prior", float, lambda v: v >= 0, "a number >= 0")
+        if self.move_prior and (self.env != "batched" or self.bot_share != 1):
+            raise ValueError("--move-prior needs --env batched and --bot-share 1 (policy "
+                             "snapshots as opponents would need the prior too)")
         for name in ("snapshot_every", "pool_size"):
             require(self, name, int, lambda v: v >= 1, "a positive integer")
         require(self, "reward", str, lambda v: v in REWARDS, f"one of {', '.join(REWARDS)}")
@@ -243,7 +250,8 @@ def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None
     groups = [(spec, group(per_bot, spec)) for spec in bots if per_bot]
     if league is not None:
         groups.append((SELF, group(n_league, league)))
-    return VecMonitor(JoinedVecEnv(groups, settings.reward_scale)), league
+    return VecMonitor(JoinedVecEnv(groups, settings.reward_scale,
+                                   prior=bool(settings.move_prior))), league
 
 
 def start_from(model: MaskablePPO, path: str) -> None:

@@ -6,8 +6,8 @@ xor-and against the tile's packed edges, reading the list front to back. The boa
 a placement index (>= 0), EMPTY, or the open cell's frontier slot k as -2 - k.
 
 Placing a tile merges its segments with the neighbours' features in a union-find whose
-roots carry the aggregates (tiles, pennants, open ends, followers); a road or city is
-complete exactly when its count of open ends reaches zero.
+roots carry the aggregates (tiles, pennants, open ends, followers, inn / cathedral
+flags); a road or city is complete exactly when its count of open ends reaches zero.
 """
 
 import numpy as np
@@ -65,6 +65,7 @@ def union(st, a, b, count_tiles):
     parent[rb] = ra
     st.fpenn[ra] += st.fpenn[rb]
     st.fopen[ra] += st.fopen[rb]
+    st.fflag[ra] |= st.fflag[rb]
     fmeep = st.fmeep
     for p in range(fmeep.shape[1]):
         fmeep[ra, p] += fmeep[rb, p]
@@ -185,8 +186,11 @@ def _init_segments(st, tb, t, i):
     bit = np.uint64(1) << np.uint64(i & 63)
     parent, fbits, fntiles, fpenn = st.parent, st.fbits, st.fntiles, st.fpenn
     fopen, fmeep, fdone, owner = st.fopen, st.fmeep, st.fdone, st.owner
+    fflag = st.fflag
     pairs, sc = st.pairs, st.sc
-    seg_kind, seg_pennants = tb.seg_kind, tb.seg_pennants
+    # Inns and cathedrals count only with Inns & Cathedrals in full mode.
+    flags = st.cfg[C.CFG_EXPANSIONS] & C.EXP_INNS_CATHEDRALS
+    seg_kind, seg_pennants, seg_flag = tb.seg_kind, tb.seg_pennants, tb.seg_flag
     seg_open, seg_adj = tb.seg_open, tb.seg_adj
     for s in range(tb.n_seg[t]):
         g = base + s
@@ -200,6 +204,7 @@ def _init_segments(st, tb, t, i):
         for p in range(fmeep.shape[1]):
             fmeep[g, p] = 0
         fdone[g] = 0
+        fflag[g] = seg_flag[t, s] if flags else 0
         owner[g] = -1
         if seg_kind[t, s] == C.K_FIELD:
             adj = seg_adj[t, s]

@@ -35,7 +35,19 @@ CFG_SOLO = 6
 CFG_START = 7  # start tile type
 CFG_NSEG = 8  # segment slots per placement (S), set by make_state
 CFG_PLAYER_ORDER = 9  # solo: the player chooses the scoring order (scoring_order="player")
-CFG_SIZE = 10
+CFG_EXPANSIONS = 10  # EXP_* bits: expansions played with their figures and scoring ("full")
+CFG_SIZE = 11
+
+# Expansions in full mode (bits of cfg[CFG_EXPANSIONS]).
+EXP_INNS_CATHEDRALS = 1
+
+# Segment flags (tile table `seg_flag`, feature aggregate `fflag`: the OR over a feature).
+FLAG_INN = 1  # a road with an inn
+FLAG_CATHEDRAL = 2  # a city with a cathedral
+
+# Figures: a move's slot is figure * S + segment (S = segment slots per tile).
+FIG_FOLLOWER, FIG_LARGE = 0, 1
+FIGURES = ("follower", "large")
 
 # Scalars of a running game.
 SC_TURN = 0  # moves played

@@ -18,6 +18,10 @@ P_COMPLETED = 6
 P_LAST = 7
 P_FOLLOWER = 8  # + seat relative to the observer (solo: + colour)
 N_FIXED_PLANES = 8
+# With Inns & Cathedrals in full mode, after the follower planes (P_FOLLOWER + seats + k):
+# roads with an inn, cities with a cathedral (whole features), large followers.
+E_INN, E_CATHEDRAL, E_LARGE = 0, 1, 2
+N_IC_PLANES = 3
 
 # Action modes.
 MODE_TURN, MODE_PLACE, MODE_FOLLOWER = 0, 1, 2
@@ -64,8 +68,11 @@ def encode_board(st, tb, sub, observer, x0, y0, planes, pend_t, pend_x, pend_y, 
     dirty[3] = 3 * min(max(sc[C.SC_XMAX] + 2 - x0, 0), B)
     S = n_segments(st)
     P = st.cfg[C.CFG_SEATS]
-    parent, owner, fdone = st.parent, st.owner, st.fdone
+    parent, owner, fdone, fflag, ofig = st.parent, st.owner, st.fdone, st.fflag, st.ofig
     seg_kind, seg_pennants = tb.seg_kind, tb.seg_pennants
+    ic = -1  # first Inns & Cathedrals plane, if any
+    if st.cfg[C.CFG_EXPANSIONS] & C.EXP_INNS_CATHEDRALS:
+        ic = P_FOLLOWER + P
     n = sc[C.SC_PLACED]
     last = n - 1 if pend_t < 0 else -1
     for i in range(n):
@@ -88,6 +95,14 @@ def encode_board(st, tb, sub, observer, x0, y0, planes, pend_t, pend_x, pend_y, 
                     px[P_COMPLETED] = 1
                 if owner[g] >= 0:
                     px[P_FOLLOWER + (owner[g] - observer) % P] = 1
+                if ic >= 0:
+                    flag = fflag[find(parent, g)]
+                    if kind == C.K_ROAD and flag & C.FLAG_INN:
+                        px[ic + E_INN] = 1
+                    if kind == C.K_CITY and flag & C.FLAG_CATHEDRAL:
+                        px[ic + E_CATHEDRAL] = 1
+                    if owner[g] >= 0 and ofig[g] == C.FIG_LARGE:
+                        px[ic + E_LARGE] = 1
     for k in range(sc[C.SC_NFRONT]):
         col, row = st.frontier[k, 0] - x0, st.frontier[k, 1] - y0
         if 0 <= col < B and 0 <= row < B and not (
@@ -169,6 +184,10 @@ def encode_features(st, n_types, observer, phase, feats):
     feats[k + 2] = cfg[C.CFG_FARM_POINTS] * 0.25
     feats[k + 3] = HS > 1
     feats[k + 4] = cfg[C.CFG_SOLO]
+    k += 5
+    if cfg[C.CFG_EXPANSIONS] & C.EXP_INNS_CATHEDRALS and not cfg[C.CFG_SOLO]:
+        for q in range(P):  # large followers in supply
+            feats[k + q] = st.lsupply[(observer + q) % P]
 
 
 @hot

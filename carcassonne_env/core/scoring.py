@@ -19,10 +19,15 @@ def segment_kind(st, tb, g):
 def feature_points(st, root, kind, complete):
     """Points of a road/city/monastery feature (complete: during play; else end of game)."""
     n = np.int64(st.fntiles[root])
+    flag = st.fflag[root]
     if kind == C.K_ROAD:
+        if flag & C.FLAG_INN:  # an inn: 2 per tile if complete, nothing at the end
+            return 2 * n if complete else 0
         return n
     if kind == C.K_CITY:
         pennants = np.int64(st.fpenn[root])
+        if flag & C.FLAG_CATHEDRAL:  # a cathedral: 3 per tile and pennant, or nothing
+            return 3 * (n + pennants) if complete else 0
         if not complete:
             return n + pennants
         if st.cfg[C.CFG_SMALL_CITY] and n == 2:
@@ -106,7 +111,10 @@ def release_followers(st, root):
     while k < sc[C.SC_NACTIVE]:
         g = active[k]
         if find(parent, g) == root:
-            supply[owner[g]] += 1
+            if st.ofig[g] == C.FIG_LARGE:
+                st.lsupply[owner[g]] += 1
+            else:
+                supply[owner[g]] += 1
             owner[g] = -1
             last = sc[C.SC_NACTIVE] - 1
             active[k] = active[last]
@@ -508,7 +516,7 @@ def score_bonus_follower(st, k):
 def _drop_active(st, k):
     """Take follower k off the board (solo end bonus: it stays with its score)."""
     g = st.active[k]
-    st.fmeep[find(st.parent, g), st.owner[g]] -= 1
+    st.fmeep[find(st.parent, g), st.owner[g]] -= 1  # solo has no large follower
     st.owner[g] = -1
     last = st.sc[C.SC_NACTIVE] - 1
     st.active[k] = st.active[last]

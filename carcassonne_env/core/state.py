@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from . import config as C
+from .jit import hot
 
 State = namedtuple(
     "State",
@@ -30,11 +31,14 @@ State = namedtuple(
         "fntiles",  # int16[G]: distinct tiles of a feature (roots)
         "fpenn",  # int16[G]: pennants of a feature (roots)
         "fopen",  # int16[G]: open ends (city/road) or missing neighbours (monastery)
-        "fmeep",  # uint8[G, P]: followers per seat on a feature (roots)
+        "fmeep",  # uint8[G, P]: followers per seat on a feature (roots; a large one: 2)
         "fdone",  # uint8[G]: feature completed (roots)
+        "fflag",  # uint8[G]: FLAG_* bits of a feature (roots; inn, cathedral)
         "owner",  # int8[G]: seat whose follower stands on this segment, -1 if none
+        "ofig",  # int8[G]: FIG_* kind of that follower (follower or large)
         "active",  # int16[A]: segments holding a follower (first sc[NACTIVE])
         "supply",  # int16[P]: followers in supply
+        "lsupply",  # int16[P]: large followers in supply (Inns & Cathedrals)
         "scores",  # int32[P]
         "deck",  # int8[L]: tile types in draw order
         "spos",  # int16[P]: solo: tiles drawn from each colour's stack
@@ -60,7 +64,7 @@ def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> State
     D = 2 * N + 1
     G = N * S
     W = (N + 63) // 64
-    A = P * int(cfg[C.CFG_FOLLOWERS]) + 1
+    A = P * (int(cfg[C.CFG_FOLLOWERS]) + 1) + 1  # + 1: a large follower each
     L = max(N - 1, 1)
     cfg = cfg.astype(np.int32).copy()
     cfg[C.CFG_NSEG] = S
@@ -80,9 +84,12 @@ def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> State
         fopen=np.zeros(G, np.int16),
         fmeep=np.zeros((G, P), np.uint8),
         fdone=np.zeros(G, np.uint8),
+        fflag=np.zeros(G, np.uint8),
         owner=np.full(G, -1, np.int8),
+        ofig=np.zeros(G, np.int8),
         active=np.zeros(A, np.int16),
         supply=np.zeros(P, np.int16),
+        lsupply=np.zeros(P, np.int16),
         scores=np.zeros(P, np.int32),
         deck=np.zeros(L, np.int8),
         spos=np.zeros(P, np.int16),
@@ -94,6 +101,25 @@ def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> State
         places=np.zeros((3, 4 * (2 * N + 2)), np.int64),
         keys=np.zeros(N * max(max_adj, 1), np.int64),
     )
+
+
+@hot
+def n_figures(st):
+    """Figure kinds a move may place: 2 (follower, large) with Inns & Cathedrals in full
+    mode outside solo, else 1 (config.FIG_*)."""
+    cfg = st.cfg
+    large = (cfg[C.CFG_EXPANSIONS] & C.EXP_INNS_CATHEDRALS) != 0 and cfg[C.CFG_SOLO] == 0
+    return 2 if large else 1
+
+
+def max_legal_rows(st: State, n_open: int | None = None) -> int:
+    """Rows enough for every legal move of a game of `st`'s kind with `n_open` open
+    cells (default: the most it can have): hand x 4 rotations x cells x (no follower +
+    each figure kind on each segment)."""
+    cfg = st.cfg
+    cells = st.frontier.shape[0] if n_open is None else max(int(n_open), 1)
+    return (int(cfg[C.CFG_HAND_SIZE]) * 4 * cells
+            * (int(cfg[C.CFG_NSEG]) * int(n_figures(st)) + 1))
 
 
 def copy_state(st: State) -> State:
@@ -129,9 +155,12 @@ def copy_into(dst, src):
     dst.fopen[:g] = src.fopen[:g]
     dst.fmeep[:g] = src.fmeep[:g]
     dst.fdone[:g] = src.fdone[:g]
+    dst.fflag[:g] = src.fflag[:g]
     dst.owner[:g] = src.owner[:g]
+    dst.ofig[:g] = src.ofig[:g]
     dst.active[:] = src.active
     dst.supply[:] = src.supply
+    dst.lsupply[:] = src.lsupply
     dst.scores[:] = src.scores
     dst.deck[:] = src.deck
     dst.spos[:] = src.spos

@@ -32,6 +32,7 @@ from .choices import (
 )
 from .jit import hot
 from .scoring import final_scoring, score_completed, solo_final_scoring
+from .state import n_figures
 
 # ---------------------------------------------------------------------------- followers
 
@@ -93,15 +94,18 @@ def occupied_segments(st, tb, t, r, bx, by, occ):
 @hot
 def follower_options(st, tb, t, r, bx, by, out):
     """Write the follower slots allowed after placing t/r at (bx, by) into `out`
-    (NO_FOLLOWER = none). Returns (count, blocked): `blocked` marks a solo turn where a
-    follower is compulsory but the supply is empty (the move then ends the game, end A)."""
+    (NO_FOLLOWER = none; a large follower on segment s is slot S + s). Returns (count,
+    blocked): `blocked` marks a solo turn where a follower is compulsory but the supply
+    is empty (the move then ends the game, end A)."""
     solo = st.cfg[C.CFG_SOLO] != 0
-    has_supply = st.supply[st.sc[C.SC_SEAT]] > 0
+    seat = st.sc[C.SC_SEAT]
+    has_supply = st.supply[seat] > 0
+    has_large = st.lsupply[seat] > 0  # never in solo
     n = 0
     if not solo:
         out[0] = C.NO_FOLLOWER
         n = 1
-        if not has_supply:
+        if not has_supply and not has_large:
             return n, False
     seg_kind = tb.seg_kind
     occ = st.work[C.W_OCC]
@@ -109,9 +113,15 @@ def follower_options(st, tb, t, r, bx, by, out):
     for s in range(tb.n_seg[t]):
         if solo and seg_kind[t, s] == C.K_FIELD:
             continue  # no farmers in the solo variant
-        if not occ[s]:
+        if not occ[s] and (solo or has_supply):
             out[n] = s
             n += 1
+    if has_large:
+        S = n_segments(st)
+        for s in range(tb.n_seg[t]):
+            if not occ[s]:
+                out[n] = C.FIG_LARGE * S + s
+                n += 1
     if solo and (n == 0 or not has_supply):
         blocked = n > 0
         out[0] = C.NO_FOLLOWER
@@ -238,6 +248,7 @@ def reset(st, tb, deck_len):
     sc[:] = 0
     st.scores[:] = 0
     st.supply[:] = st.cfg[C.CFG_FOLLOWERS]
+    st.lsupply[:] = n_figures(st) - 1  # a large follower each (Inns & Cathedrals)
     st.spos[:] = 0
     st.hands[:] = -1
     st.sc[C.SC_DECK_LEN] = deck_len
@@ -299,7 +310,9 @@ def check_move(st, tb, hand_idx, x, y, r, slot):
         return C.E_NOT_ADJACENT
     if not fits(tb.edge_code, t, r, con):
         return C.E_EDGE_MISMATCH
-    if slot != C.NO_FOLLOWER and not (0 <= slot < tb.n_seg[t]):
+    S = n_segments(st)
+    if slot != C.NO_FOLLOWER and not (0 <= slot and slot % S < tb.n_seg[t]
+                                      and slot // S < n_figures(st)):
         return C.E_NO_SUCH_SEGMENT
     opts = st.work[C.W_OPTS]
     n, _ = follower_options(st, tb, t, r, bx, by, opts)
@@ -311,7 +324,8 @@ def check_move(st, tb, hand_idx, x, y, r, slot):
         return C.E_SOLO_COMPULSORY
     if st.cfg[C.CFG_SOLO] and tb.seg_kind[t, slot] == C.K_FIELD:
         return C.E_SOLO_FARMER
-    if st.supply[st.sc[C.SC_SEAT]] <= 0:
+    supply = st.lsupply if slot // S == C.FIG_LARGE else st.supply
+    if supply[st.sc[C.SC_SEAT]] <= 0:
         return C.E_NO_SUPPLY
     return C.E_FEATURE_OCCUPIED
 
@@ -336,12 +350,17 @@ def apply_move(st, tb, hand_idx, x, y, r, slot):
     i = place_tile(st, tb, t, r, bx, by)
     S = n_segments(st)
     if slot != C.NO_FOLLOWER:
-        g = i * S + slot
-        st.fmeep[find(st.parent, g), seat] += 1
+        fig = slot // S
+        g = i * S + slot % S
+        st.fmeep[find(st.parent, g), seat] += 1 + fig  # a large follower counts as two
         st.owner[g] = seat
+        st.ofig[g] = fig
         st.active[st.sc[C.SC_NACTIVE]] = g
         st.sc[C.SC_NACTIVE] += 1
-        st.supply[seat] -= 1
+        if fig == C.FIG_LARGE:
+            st.lsupply[seat] -= 1
+        else:
+            st.supply[seat] -= 1
     # Features this tile completed: its roads and cities, monasteries around it.
     roots = st.work[C.W_ROOTS]
     parent, fopen, fdone, board, ptype = st.parent, st.fopen, st.fdone, st.board, st.ptype

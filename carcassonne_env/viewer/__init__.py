@@ -108,7 +108,7 @@ def _snapshot(game: Game, order: Counter) -> dict[str, Any]:
     return {
         "scores": game.scores,
         "supply": game.followers_in_supply,
-        "followers": [[x, y, p.follower[0], p.follower[1]] for (x, y), p in
+        "followers": [[x, y, p.follower[0], p.follower[1], p.figure] for (x, y), p in
                       game.board.items() if p.follower is not None],
         "next": None if game.done else {"seat": game.current_player, "hand": game.hand},
         "deck": _deck_left(game, order),
@@ -141,12 +141,15 @@ def view_data(record: dict[str, Any]) -> dict[str, Any]:
         seat, hand = game.current_player, game.hand
         n_events = len(game.events)
         mv = replay._moves[k]
-        game.play(Move(mv["x"], mv["y"], mv["rotation"], m.get("follower"), m.get("tile")))
+        game.play(Move(mv["x"], mv["y"], mv["rotation"], m.get("follower"), m.get("tile"),
+                       m.get("figure", "follower")))
         turn = {"seat": seat, "hand": hand, "tile": mv["tile"], "x": mv["x"], "y": mv["y"],
                 "rotation": mv["rotation"], "follower": game.board[(mv["x"], mv["y"])].follower,
                 "events": _events(game, n_events), **_snapshot(game, order)}
         if "decision" in mv:  # a scoring choice (solo, scoring_order="player"): no tile
             turn["decision"] = mv["decision"]
+        if "figure" in mv:  # a large follower (Inns & Cathedrals)
+            turn["figure"] = mv["figure"]
         turn["follower"] = turn["follower"][1] if turn["follower"] else None
         if annotations is not None and k < len(annotations) and annotations[k] is not None:
             turn["annotation"] = annotations[k]

@@ -49,7 +49,7 @@ class BoardView {
     return g;
   }
   spot(tile, r, loc) { return this.geo.tiles[tile].spots[r][loc]; }
-  // state: {tiles: [[x, y, tile, r]], followers: [[x, y, seat, loc]], last: [x, y] | null}
+  // state: {tiles: [[x, y, tile, r]], followers: [[x, y, seat, loc, figure]], last: [x, y] | null}
   draw(state) {
     const L = this.layers;
     for (const k in L) clear(L[k]);
@@ -69,17 +69,18 @@ class BoardView {
       el("rect", {x: x + 0.04, y: y + 0.04, width: 0.92, height: 0.92, "class": "open-cell"},
          L.open);
     }
-    for (const [x, y, seat, loc] of state.followers) {
+    for (const [x, y, seat, loc, figure] of state.followers) {
       const t = occupied.get(x + "," + y);
       if (!t) continue;
       const s = this.spot(t[2], t[3], loc);
       if (!s) continue;
       const farmer = s[2] === "field";
-      const size = 0.42 * (farmer ? 0.9 : 1.0);
+      const size = 0.42 * (farmer ? 0.9 : 1.0) * (figure === "large" ? 1.4 : 1.0);
       const half = size * 0.5 + 0.01;
       const cx = Math.min(Math.max(s[0], half), 1 - half), cy = Math.min(Math.max(s[1], half), 1 - half);
       const m = this.meeple(L.followers, x + cx, y + cy, size, this.colours[seat % this.colours.length], farmer);
       m.dataset.seat = seat;
+      if (figure === "large") m.dataset.figure = figure;  // Inns & Cathedrals
     }
     if (state.last) {
       el("rect", {x: state.last[0] + 0.02, y: state.last[1] + 0.02, width: 0.96, height: 0.96,

@@ -32,7 +32,8 @@ def gif_frames(record: dict[str, Any], cell: int = 32, moves: int | None = None
     for k in range(len(played) + 1):
         if k:
             m = played[k - 1]
-            game.play(Move(m["x"], m["y"], m["rotation"], m["follower"], m["tile"]))
+            game.play(Move(m["x"], m["y"], m["rotation"], m["follower"], m["tile"],
+                           m.get("figure", "follower")))
         image = Image.fromarray(render_rgb(game, cell=cell, show_scores=False))
         bx = min(x for x, _ in game.board) - 1
         by = min(y for _, y in game.board) - 1

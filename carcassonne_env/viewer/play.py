@@ -78,19 +78,19 @@ class HumanSession:
             game.play(move)
             self.bot_moves.append({"seat": seat, "name": self.names[seat], "tile": tile,
                                    "x": move.x, "y": move.y, "rotation": move.rotation,
-                                   "follower": move.follower})
+                                   "follower": move.follower, "figure": move.figure})
         if game.done:
             self.save()
 
     def move(self, x: Any, y: Any, rotation: Any, follower: Any = None,
-             tile: Any = None) -> None:
+             tile: Any = None, figure: Any = "follower") -> None:
         """Play the person's move, then the bots' until the person is to move again.
         Raises IllegalMoveError (state unchanged) for a move the rules refuse."""
         with self.lock:
             if not self.human_to_move():
                 raise IllegalMoveError("the game is over" if self.game.done
                                        else "it is not your turn")
-            self.game.play(Move(x, y, rotation, follower, tile))
+            self.game.play(Move(x, y, rotation, follower, tile, figure))
             self.bot_moves = []
             self._play_bots()
 
@@ -112,14 +112,16 @@ class HumanSession:
     # ---------------------------------------------------------------- the page's view
     def legal(self) -> dict[str, Any]:
         """Legal moves of the person, grouped: tile -> "x,y" -> rotation -> followers
-        (null = none)."""
+        (null = none). The page places ordinary followers only: a large follower
+        (Inns & Cathedrals) goes through the JSON API's "figure"."""
         out: dict[str, Any] = {}
         if not self.human_to_move():
             return out
         for m in self.game.legal_moves():
             tile = m.tile or self.game.current_tile
             rots = out.setdefault(tile, {}).setdefault(f"{m.x},{m.y}", {})
-            rots.setdefault(str(m.rotation), []).append(m.follower)
+            if m.figure == "follower":
+                rots.setdefault(str(m.rotation), []).append(m.follower)
         return out
 
     def state(self) -> dict[str, Any]:
@@ -128,7 +130,7 @@ class HumanSession:
         return {
             "turn": game.turn,
             "tiles": [[x, y, p.tile, p.rotation] for (x, y), p in board.items()],
-            "followers": [[x, y, p.follower[0], p.follower[1]] for (x, y), p in
+            "followers": [[x, y, p.follower[0], p.follower[1], p.figure] for (x, y), p in
                           board.items() if p.follower is not None],
             "scores": game.scores,
             "supply": game.followers_in_supply,
@@ -198,7 +200,8 @@ class _Handler(BaseHTTPRequestHandler):
             if not isinstance(body, dict):
                 raise ValueError("a move is a JSON object")
             self.session.move(body.get("x"), body.get("y"), body.get("rotation"),
-                              body.get("follower"), body.get("tile"))
+                              body.get("follower"), body.get("tile"),
+                              body.get("figure", "follower"))
         except (IllegalMoveError, ValueError, TypeError) as err:
             with self.session.lock:
                 self._json(400, {"error": str(err), "state": self.session.state()})
