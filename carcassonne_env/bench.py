@@ -251,8 +251,10 @@ EXPANSION_RULES = {
 
 
 def bench_expansions(games: int, steps: int, repeats: int) -> dict[str, float]:
-    """Jitted playouts and AEC env steps with the expansions beside the base game, in one
-    run, and their ratios (more tiles per game: a game takes longer, a step should not)."""
+    """Jitted playouts and AEC env steps with the expansions beside the base game, and
+    their ratios (more tiles per game: a game takes longer, a decision should not). The
+    rule sets take turns within each repeat, so a busy machine slows them alike; the
+    medians are over the repeats."""
     from . import carcassonne_v0
 
     def aec_rate(options: dict) -> float:
@@ -263,23 +265,29 @@ def bench_expansions(games: int, steps: int, repeats: int) -> dict[str, float]:
             _, _, term, trunc, _ = aec.last()
             return term or trunc
 
-        return statistics.median(
-            _env_rate(lambda: (aec.reset(seed=0), aec.last()), step,
-                      lambda: np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"]),
-                      steps) for _ in range(repeats))
+        return _env_rate(lambda: (aec.reset(seed=0), aec.last()), step,
+                         lambda: np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"]),
+                         steps)
 
-    base = bench_playouts(games, repeats)
-    base_env = aec_rate({})
+    sets = {"base": {}, **EXPANSION_RULES}
+    rates: dict[str, dict[str, list[float]]] = {k: {"games": [], "play": [], "env": []}
+                                                 for k in sets}
+    for _ in range(repeats):
+        for label, options in sets.items():
+            play = bench_playouts(games, 1, Rules(players=2, **options))
+            rates[label]["games"].append(play["playout games/s"])
+            rates[label]["play"].append(play["playout decisions/s"])
+            rates[label]["env"].append(aec_rate(options))
     results = {}
-    for label, options in EXPANSION_RULES.items():
-        play = bench_playouts(games, repeats, Rules(players=2, **options))
-        env = aec_rate(options)
-        results[f"playout games/s ({label})"] = play["playout games/s"]
-        results[f"playout decisions/s ({label})"] = play["playout decisions/s"]
-        results[f"playout decisions ratio to base ({label})"] = (
-            play["playout decisions/s"] / base["playout decisions/s"])
-        results[f"AEC env steps/s ({label})"] = env
-        results[f"AEC env steps ratio to base ({label})"] = env / base_env
+    for label in EXPANSION_RULES:
+        mine, base = rates[label], rates["base"]
+        results[f"playout games/s ({label})"] = statistics.median(mine["games"])
+        results[f"playout decisions/s ({label})"] = statistics.median(mine["play"])
+        results[f"playout decisions ratio to base ({label})"] = statistics.median(
+            a / b for a, b in zip(mine["play"], base["play"], strict=True))
+        results[f"AEC env steps/s ({label})"] = statistics.median(mine["env"])
+        results[f"AEC env steps ratio to base ({label})"] = statistics.median(
+            a / b for a, b in zip(mine["env"], base["env"], strict=True))
     return results
 
 
