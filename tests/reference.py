@@ -1,7 +1,7 @@
 """Deliberately naive pure-Python reference scorer for Carcassonne game records.
 
 It exists only to cross-check the fast rules core. It shares no code with
-``carcassonne_env`` except the tile data file, and it favours obviousness over speed:
+``carcassonne_env`` except the tile data files, and it favours obviousness over speed:
 
 * the board is a plain ``dict`` from ``(x, y)`` to a placed tile;
 * after every move *every* feature on the board is rebuilt from scratch by flood fill
@@ -10,9 +10,18 @@ It exists only to cross-check the fast rules core. It shares no code with
 * solo-variant scoring orders are found by exhaustive search over every order (keeping
   the best finishes of each intermediate state, see `solo_best`).
 
+Expansions (rules ``"expansions"``, ``"expansion_mode"``): their tiles join the deck under
+prefixed names (Inns & Cathedrals ``EA``..``EQ``, Traders & Builders ``TA``..``TX``). With
+``"tiles_only"`` they play as ordinary tiles. With Inns & Cathedrals in ``"full"`` mode (the
+default) a road with an inn scores 2 per tile when completed and 0 when still open at the
+end, a city with a cathedral 3 per tile and per pennant when completed and 0 when open
+(neither stacks), and outside the solo variant each player also has one large follower
+(record key ``"figure": "large"``) that counts twice for majority but never for points.
+
 Entry points: `replay_scores` (scores after each move), `replay_result`, `end_reason`,
 `replay_game` (the final `RefGame`, with a few extra observations), `RefGame` (a live
-game: `legal_moves`, `play`) and `check_draws` (tile draw and discard order).
+game: `legal_moves`, `play`), `check_draws` (tile draw and discard order) and
+`draw_pile` (the tiles of a deck).
 Each move's legality is checked on the way; a breach raises `ValueError`.
 """
 
@@ -38,7 +47,14 @@ HALF_MATE = {
 # The eight cells around a monastery.
 RING = tuple((dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dx, dy) != (0, 0))
 START = ("D", 0, 0, 0)  # tile, x, y, rotation of the start tile
-SHARED_TILES = Path("/work/shared/tiles/base_tiles.json")
+SHARED_DIR = Path("/work/shared/tiles")
+SHARED_TILES = SHARED_DIR / "base_tiles.json"
+# Expansion name -> (tile file, prefix of its tile names).
+EXPANSION_FILES = {
+    "inns_cathedrals": ("i_and_c_tiles.json", "E"),
+    "traders_builders": ("t_and_b_tiles.json", "T"),
+}
+FIGURES = ("follower", "large")  # ordinary follower, Inns & Cathedrals' large follower
 
 
 # --------------------------------------------------------------------------- tile data
@@ -59,26 +75,56 @@ class Segment:
     pennants: int = 0
     cities: tuple[int, ...] = ()
     inner: bool = False
+    inn: bool = False  # a road segment with an inn (Inns & Cathedrals)
+    cathedral: bool = False  # a city segment with a cathedral (Inns & Cathedrals)
 
 
-def tile_file() -> Path:
-    """The package's copy of the tile data, or the shared copy before the package exists."""
+def tile_file(name: str = "base_tiles.json") -> Path:
+    """The package's copy of a tile data file, or the shared copy before the package
+    exists."""
     try:
         import carcassonne_env
 
-        path = Path(carcassonne_env.__file__).parent / "data" / "base_tiles.json"
+        path = Path(carcassonne_env.__file__).parent / "data" / name
         if path.exists():
             return path
     except Exception:  # noqa: BLE001 - any import failure means "not built yet"
         pass
-    return SHARED_TILES
+    return SHARED_DIR / name
 
 
 @cache
 def tile_types() -> dict[str, dict[str, Any]]:
-    """Tile letter -> raw JSON entry."""
+    """Base tile letter -> raw JSON entry."""
     data = json.loads(tile_file().read_text())
     return {t["letter"]: t for t in data["tiles"]}
+
+
+@cache
+def expansion_types(expansion: str) -> dict[str, dict[str, Any]]:
+    """Tile name (prefix + letter, e.g. ``"EK"``) -> raw JSON entry of one expansion."""
+    name, prefix = EXPANSION_FILES[expansion]
+    data = json.loads(tile_file(name).read_text())
+    return {prefix + t["letter"]: t for t in data["tiles"]}
+
+
+@cache
+def all_tile_types() -> dict[str, dict[str, Any]]:
+    """Every known tile name (base letters and prefixed expansion names) -> JSON entry."""
+    out = dict(tile_types())
+    for expansion in EXPANSION_FILES:
+        out.update(expansion_types(expansion))
+    return out
+
+
+def draw_pile(expansions: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """Every tile of the game except the start tile D, in data order."""
+    types = dict(tile_types())
+    for expansion in expansions:
+        types.update(expansion_types(expansion))
+    pile = [name for name, t in types.items() for _ in range(t["count"])]
+    pile.remove(START[0])
+    return pile
 
 
 def rotate_edge(edge: str, rotation: int) -> str:
@@ -94,19 +140,26 @@ def rotate_half(half: str, rotation: int) -> str:
 @cache
 def segments(letter: str, rotation: int) -> tuple[Segment, ...]:
     """All segments of a tile in the board frame: cities, roads, fields, monastery."""
-    raw = tile_types()[letter]
+    raw = all_tile_types()[letter]
     city_ids = [c["id"] for c in raw["cities"]]
     out = [
-        Segment("city", tuple(rotate_edge(e, rotation) for e in c["edges"]), c["pennants"])
+        Segment(
+            "city",
+            tuple(rotate_edge(e, rotation) for e in c["edges"]),
+            c["pennants"],
+            cathedral=bool(c.get("cathedral")),
+        )
         for c in raw["cities"]
     ]
     out += [
-        Segment("road", tuple(rotate_edge(e, rotation) for e in r["edges"])) for r in raw["roads"]
+        Segment("road", tuple(rotate_edge(e, rotation) for e in r["edges"]), inn=bool(r.get("inn")))
+        for r in raw["roads"]
     ]
     for f in raw["fields"]:
         halves = tuple(rotate_half(h, rotation) for h in f["half_edges"])
         near = tuple(city_ids.index(c) for c in f["adjacent_cities"])
-        out.append(Segment("field", halves, cities=near, inner=bool(f.get("inner"))))
+        inner = bool(f.get("inner")) or not halves  # no tile edge: an enclosed field
+        out.append(Segment("field", halves, cities=near, inner=inner))
     if raw["monastery"]:
         out.append(Segment("monastery", ()))
     return tuple(out)
@@ -115,7 +168,7 @@ def segments(letter: str, rotation: int) -> tuple[Segment, ...]:
 def edge_terrain(letter: str, rotation: int, edge: str) -> str:
     """Terrain ("city"/"road"/"field") on ``edge`` of a rotated tile."""
     unrotated = EDGES[(EDGES.index(edge) - rotation) % 4]
-    return tile_types()[letter]["edges"][unrotated]
+    return all_tile_types()[letter]["edges"][unrotated]
 
 
 def locate(letter: str, rotation: int, location: str) -> int:
@@ -141,8 +194,9 @@ class Board:
     """Placed tiles and standing followers; nothing else is remembered between moves."""
 
     tiles: dict[tuple[int, int], tuple[str, int]] = field(default_factory=dict)
-    # (x, y) -> (seat, segment index); at most one follower per tile.
-    followers: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
+    # (x, y) -> (seat, segment index, figure); at most one follower per tile; figure is
+    # "follower" or "large" (Inns & Cathedrals' large follower).
+    followers: dict[tuple[int, int], tuple[int, int, str]] = field(default_factory=dict)
 
     def segs(self, pos: tuple[int, int]) -> tuple[Segment, ...]:
         """Segments of the tile at ``pos``."""
@@ -158,13 +212,17 @@ class Feature:
     tiles: set[tuple[int, int]]
     complete: bool
     pennants: int = 0
+    inn: bool = False  # a road with at least one inn
+    cathedral: bool = False  # a city with at least one cathedral
 
     def followers(self, board: Board) -> list[int]:
-        """Seats of the followers standing on this feature (one entry per follower)."""
+        """Seats of the followers standing on this feature, one entry per follower and two
+        per large follower (it counts as two followers for the majority)."""
         return [
             seat
-            for pos, (seat, seg) in board.followers.items()
+            for pos, (seat, seg, figure) in board.followers.items()
             if (pos[0], pos[1], seg) in self.nodes
+            for _ in range(2 if figure == "large" else 1)
         ]
 
 
@@ -209,8 +267,17 @@ def flood(board: Board, start: tuple[int, int, int]) -> Feature:
                 seen.add(nxt)
                 todo.append(nxt)
     complete = all(open_sides(board, n) == 0 for n in seen)
-    pennants = sum(board.segs(n[:2])[n[2]].pennants for n in seen)
-    return Feature(kind, seen, {n[:2] for n in seen}, complete, pennants)
+    segs = [board.segs(n[:2])[n[2]] for n in seen]
+    pennants = sum(s.pennants for s in segs)
+    return Feature(
+        kind,
+        seen,
+        {n[:2] for n in seen},
+        complete,
+        pennants,
+        inn=any(s.inn for s in segs),
+        cathedral=any(s.cathedral for s in segs),
+    )
 
 
 def monastery_feature(board: Board, pos: tuple[int, int], index: int) -> Feature:
@@ -258,19 +325,32 @@ def majority(seats: list[int]) -> list[int]:
 # --------------------------------------------------------------------------- scoring values
 
 
-def completed_value(feature: Feature, small_city: bool) -> int:
-    """Points for a feature completed during the game."""
+def inns_cathedrals(rules: dict[str, Any]) -> bool:
+    """Inns & Cathedrals is played with its rules (inns, cathedrals, large follower)."""
+    return (
+        "inns_cathedrals" in rules.get("expansions", ())
+        and rules.get("expansion_mode", "full") == "full"
+    )
+
+
+def completed_value(feature: Feature, small_city: bool, ic: bool = False) -> int:
+    """Points for a feature completed during the game (``ic``: Inns & Cathedrals rules)."""
     if feature.kind == "road":
-        return len(feature.tiles)
+        return (2 if ic and feature.inn else 1) * len(feature.tiles)
     if feature.kind == "monastery":
         return 9
+    if ic and feature.cathedral:  # before the small-city rule
+        return 3 * len(feature.tiles) + 3 * feature.pennants
     if small_city and len(feature.tiles) == 2:
         return 2 + feature.pennants  # old rule: a 2-tile city scores 1/tile, 1/pennant
     return 2 * len(feature.tiles) + 2 * feature.pennants
 
 
-def incomplete_value(feature: Feature) -> int:
-    """Points for a feature still open at the end of a standard game."""
+def incomplete_value(feature: Feature, ic: bool = False) -> int:
+    """Points for a feature still open at the end of a standard game (``ic``: Inns &
+    Cathedrals rules: an open road with an inn or city with a cathedral scores 0)."""
+    if ic and (feature.inn or feature.cathedral):
+        return 0
     if feature.kind == "city":
         return len(feature.tiles) + feature.pennants
     return len(feature.tiles)  # road: 1/tile; monastery: itself + neighbours
@@ -401,6 +481,11 @@ def supply_size(rules: dict[str, Any]) -> int:
     return 4 if rules.get("variant") == "solo" else 7
 
 
+def large_size(rules: dict[str, Any]) -> int:
+    """Large followers per seat: one with Inns & Cathedrals in full mode, none in solo."""
+    return int(inns_cathedrals(rules) and rules.get("variant", "standard") != "solo")
+
+
 def placement_error(board: Board, letter: str, x: int, y: int, rotation: int) -> str | None:
     """Why the tile cannot go there (occupied, no neighbour, edge mismatch), or None."""
     if (x, y) in board.tiles:
@@ -478,7 +563,7 @@ def completed_now(board: Board, pos: tuple[int, int]) -> list[Feature]:
 
 def remove_followers(board: Board, feature: Feature) -> None:
     """Send every follower on a feature back to its owner's supply."""
-    for pos, (_, seg) in list(board.followers.items()):
+    for pos, (_, seg, _) in list(board.followers.items()):
         if (pos[0], pos[1], seg) in feature.nodes:
             del board.followers[pos]
 
@@ -493,6 +578,14 @@ def move_follower(move: dict[str, Any]) -> str | None:
     return follower[1]
 
 
+def move_figure(move: dict[str, Any]) -> str:
+    """The figure of a recorded move: ``"figure"`` (absent: an ordinary follower)."""
+    follower = move.get("follower")
+    if isinstance(follower, dict) and "figure" in follower:
+        return follower["figure"]
+    return move.get("figure") or "follower"
+
+
 class RefGame:
     """Naive game state, advanced one recorded move at a time.
 
@@ -503,6 +596,7 @@ class RefGame:
     def __init__(self, rules: dict[str, Any]):
         self.rules = dict(rules)
         self.solo = self.rules.get("variant", "standard") == "solo"
+        self.ic = inns_cathedrals(self.rules)
         self.seats = num_seats(self.rules)
         self.board = Board()
         self.board.tiles[START[1:3]] = (START[0], START[3])
@@ -525,25 +619,30 @@ class RefGame:
             return "tiles"
         return "A" if self.turn - 1 in self.solo_end_a else "B"
 
-    def supply(self, seat: int) -> int:
-        """Followers the seat still has in hand."""
-        on_board = sum(1 for s, _ in self.board.followers.values() if s == seat)
-        return supply_size(self.rules) - on_board
+    def supply(self, seat: int, figure: str = "follower") -> int:
+        """Followers (or large followers: ``figure="large"``) the seat still has in hand."""
+        on_board = sum(1 for s, _, f in self.board.followers.values() if s == seat and f == figure)
+        size = large_size(self.rules) if figure == "large" else supply_size(self.rules)
+        return size - on_board
 
-    def follower_options(self, pos: tuple[int, int], seat: int) -> list[str | None]:
-        """Legal follower choices on the tile just placed at ``pos`` (None = no follower)."""
-        spots = free_spots(self.board, pos, self.solo) if self.supply(seat) > 0 else []
-        names = [canonical(self.board.segs(pos)[i]) for i in spots]
+    def follower_options(self, pos: tuple[int, int], seat: int) -> list[tuple[str | None, str]]:
+        """Legal (location, figure) choices on the tile just placed at ``pos``: (None,
+        "follower") places nothing; each free segment once per figure in supply."""
+        figures = [f for f in FIGURES if self.supply(seat, f) > 0]
+        spots = free_spots(self.board, pos, self.solo) if figures else []
+        names = [(canonical(self.board.segs(pos)[i]), f) for i in spots for f in figures]
         if self.solo and names:
             return names  # compulsory
-        return [None] + names
+        return [(None, "follower")] + names
 
-    def legal_moves(self, letter: str, seat: int) -> set[tuple[int, int, int, str | None]]:
-        """Every legal (x, y, rotation, follower) for ``letter``, found by trying them all."""
+    def legal_moves(self, letter: str, seat: int) -> set[tuple[int, int, int, str | None, str]]:
+        """Every legal (x, y, rotation, follower location, figure) for ``letter``, found
+        by trying them all (figure "follower" also when no follower is placed, like the
+        engine's `Move`)."""
         out = set()
         for x, y, r in placements(self.board, letter):
             self.board.tiles[(x, y)] = (letter, r)
-            out |= {(x, y, r, f) for f in self.follower_options((x, y), seat)}
+            out |= {(x, y, r, loc, fig) for loc, fig in self.follower_options((x, y), seat)}
             del self.board.tiles[(x, y)]
         return out
 
@@ -558,9 +657,11 @@ class RefGame:
         if error:
             raise ValueError(f"move {self.turn}: {error}")
         self.board.tiles[pos] = (letter, move["rotation"])
-        loc = move_follower(move)
+        loc, figure = move_follower(move), move_figure(move)
         if loc is not None:
-            self._place_follower(seat, pos, loc)
+            self._place_follower(seat, pos, loc, figure)
+        elif figure != "follower":
+            raise ValueError(f"move {self.turn}: figure {figure!r} without a location")
         elif self.solo and free_spots(self.board, pos, True):
             if self.supply(seat) > 0:
                 raise ValueError(f"move {self.turn}: a follower was compulsory (solo)")
@@ -579,16 +680,22 @@ class RefGame:
         self.turn += 1
         return list(self.scores)
 
-    def _place_follower(self, seat: int, pos: tuple[int, int], loc: str) -> None:
-        """Put a follower on the new tile, checking supply and that its feature is empty."""
-        if self.supply(seat) <= 0:
-            raise ValueError(f"move {self.turn}: seat {seat} has no follower left")
+    def _place_follower(
+        self, seat: int, pos: tuple[int, int], loc: str, figure: str = "follower"
+    ) -> None:
+        """Put a follower (``figure``) on the new tile, checking supply and that its feature
+        is empty."""
+        if figure not in FIGURES:
+            raise ValueError(f"move {self.turn}: unknown figure {figure!r}")
+        if self.supply(seat, figure) <= 0:
+            what = "large follower" if figure == "large" else "follower"
+            raise ValueError(f"move {self.turn}: seat {seat} has no {what} left")
         index = locate(*self.board.tiles[pos], loc)
         if self.solo and self.board.segs(pos)[index].kind == "field":
             raise ValueError(f"move {self.turn}: no farmers in the solo variant")
         if index not in free_spots(self.board, pos, self.solo):
             raise ValueError(f"move {self.turn}: feature at {pos} {loc} is already occupied")
-        self.board.followers[pos] = (seat, index)
+        self.board.followers[pos] = (seat, index, figure)
 
     def _complete(self, done: list[Feature]) -> tuple[tuple[tuple[int, ...], int], ...]:
         """(majority seats, points) of each completed feature; its followers go home."""
@@ -597,7 +704,7 @@ class RefGame:
         for feature in done:
             owners = majority(feature.followers(self.board))
             if owners:
-                items.append((tuple(owners), completed_value(feature, small)))
+                items.append((tuple(owners), completed_value(feature, small, self.ic)))
             remove_followers(self.board, feature)
         return tuple(items)
 
@@ -615,7 +722,7 @@ class RefGame:
             if feature.complete:
                 continue  # scored when it was completed; no follower is left there
             for seat in majority(feature.followers(self.board)):
-                self.scores[seat] += incomplete_value(feature)
+                self.scores[seat] += incomplete_value(feature, self.ic)
             remove_followers(self.board, feature)
         for seat, pts in enumerate(farm_points(self.board, self.rules)):
             self.scores[seat] += pts
@@ -627,7 +734,7 @@ class RefGame:
         moment. The player knows the game ends with this move, so the features' order is
         chosen for the score after the bonus (every order of the features is tried).
         """
-        bonus = tuple(((seat,), 2) for seat, _ in self.board.followers.values())
+        bonus = tuple(((seat,), 2) for seat, _, _ in self.board.followers.values())
         finals = best_outcomes({
             o for first in solo_outcomes(tuple(self.scores), items)
             for o in solo_best(first, bonus)
@@ -658,7 +765,8 @@ def replay_game(record: dict[str, Any], final: bool | None = None) -> RefGame:
 def replay_scores(record: dict[str, Any], final: bool | None = None) -> list[list[int]]:
     """Scores of every seat after every move of ``record``, computed naively.
 
-    Uses only the record's rules and its moves (player, tile, x, y, rotation, follower).
+    Uses only the record's rules and its moves (player, tile, x, y, rotation, follower,
+    figure).
     The last move is taken to end the game (end-of-game scoring included in its entry)
     unless the record says ``"result": None``. In the solo variant, where the rules let the
     player order simultaneous scorings, equally good orders that give different scores are
