@@ -9,6 +9,8 @@ The value of a position for seat p estimates its final score:
         + FOLLOWER * horizon * (followers in p's supply
                                 + sum of P(done) over p's followers that can come back)
           (a large follower counts as two, in the supply and on the board)
+        + FOLLOWER * horizon per builder on an unfinished road or city (its extra turns)
+        + 10 per trade good whose majority p holds now (farm points include pigs)
 
 P(done) of a feature multiplies, over the open cells next to it, the chance that a
 fitting tile comes: CELL * min(1, fitting unseen tiles / FIT), and is 0 when some open
@@ -141,7 +143,7 @@ def position_values(st, tb, scratch, unseen, w, out):
     follower = w[W_SOLO_FOLLOWER] if solo else w[W_FOLLOWER]
     for p in range(P):
         # a large follower (Inns & Cathedrals) counts as two, as on the board (fmeep)
-        out[p] = st.scores[p] + follower * horizon * (st.supply[p] + 2 * st.lsupply[p])
+        out[p] = st.scores[p] + follower * horizon * (st.supply[p] + 2 * st.xsupply[p, 0])
         if solo and st.supply[p] == 0:  # its next turn may end the game (end A)
             out[p] -= w[W_SOLO_EMPTY]
     # Followers on the board: each feature once (its followers all sit in `active`).
@@ -159,6 +161,9 @@ def position_values(st, tb, scratch, unseen, w, out):
         kind = segment_kind(st, tb, root)
         if kind == C.K_FIELD:
             continue
+        for p in range(P):  # a builder (Traders & Builders): extra turns to come
+            if st.fbuild[root] & (1 << p):
+                out[p] += follower * horizon
         chance = _done_chance(st, tb, root, kind, unseen, w, draws_left)
         done_pts = feature_points(st, root, kind, True)
         maj = majority(st.fmeep[root])
@@ -181,6 +186,12 @@ def position_values(st, tb, scratch, unseen, w, out):
             _farms_per_city(scratch)
         for p in range(P):
             out[p] += w[W_FARM] * (scratch.scores[p] - st.scores[p])
+    if st.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS and not solo:
+        for k in range(C.N_GOODS):  # trade goods majorities as they stand
+            maj = majority(st.goods[:, k])
+            for p in range(P):
+                if maj & (1 << p):
+                    out[p] += 10.0
 
 
 @njit(cache=True, nogil=True)

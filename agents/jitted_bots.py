@@ -153,11 +153,12 @@ def _score_keys(after, st, seat, solo):
 
 @njit(cache=True, nogil=True)
 def _keep(st, tb, row):
-    """GreedyAgent's follower key: 0 none, -1 a farmer, 1 another follower."""
+    """GreedyAgent's follower key: 0 none, -1 a figure on a field, 1 on another
+    segment (slot: figure * S + segment)."""
     slot = row[4]
     if slot < 0:
         return 0
-    if tb.seg_kind[tile_to_place(st, row[0]), slot] == C.K_FIELD:
+    if tb.seg_kind[tile_to_place(st, row[0]), slot % n_segments(st)] == C.K_FIELD:
         return -1
     return 1
 

@@ -33,7 +33,7 @@ TARGETS = {
     # issue 14: the expansions within 1.5x of the base game (per decision / env step)
     **{f"{measure} ratio to base ({label})": round(1 / 1.5, 2)
        for measure in ("playout decisions", "AEC env steps")
-       for label in ("Inns & Cathedrals", "both, tiles only")},
+       for label in ("Inns & Cathedrals", "both expansions", "both, tiles only")},
 }
 
 _FIRST_GAME = (
@@ -245,6 +245,7 @@ def bench_vs_bots(steps: int, repeats: int, num_envs: int = 256) -> dict[str, fl
 #: The expansion rule sets of the speed rows (issue 14: within 1.5x of the base game).
 EXPANSION_RULES = {
     "Inns & Cathedrals": {"expansions": ["inns_cathedrals"]},
+    "both expansions": {"expansions": ["inns_cathedrals", "traders_builders"]},
     "both, tiles only": {"expansions": ["inns_cathedrals", "traders_builders"],
                          "expansion_mode": "tiles_only"},
 }

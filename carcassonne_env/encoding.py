@@ -15,7 +15,9 @@ Actions ("turn" mode): one flat index per whole turn,
 
 hand = 0 unless the strategic variant's hand_size is 3; slot 0 = no follower, slot s + 1
 = segment s of the tile in the tile data's order (`TileSet.slot_names`), SLOTS = largest
-segment count + 1 (9 for the base game). "two_step" mode: a placement index
+segment count + 1 (9 for the base game). With the expansions' figures (`Rules.figures`)
+slot f * S + s + 1 puts figure f (config.FIG_*: 1 large follower, 2 builder, 3 pig) on
+segment s, S = largest segment count, SLOTS = 1 + S x (largest figure id + 1). "two_step" mode: a placement index
 ((hand * B + row) * B + col) * 4 + rotation, then a follower step whose action is the
 slot (0 .. SLOTS-1) in the same Discrete space.
 """
@@ -43,6 +45,7 @@ from .core.encode import (
     MODE_TURN,
     N_FIXED_PLANES,
     N_IC_PLANES,
+    N_TB_PLANES,
     encode,
 )
 from .core.state import copy_state
@@ -160,15 +163,20 @@ class Encoder:
         self.action_mode = action_mode
         self.on_overflow = on_overflow
         self.hand_size = self.rules.hand_size
-        # Follower slots per rotation: none, then each figure kind on each segment.
-        self.slots = 1 + self.tileset.max_segments * len(self.rules.figures)
+        # Follower slots per rotation: none, then each figure id (config.FIG_*, up to the
+        # largest the rules have) on each segment.
+        figure_ids = 1 + max(C.FIGURES.index(f) for f in self.rules.figures)
+        self.slots = 1 + self.tileset.max_segments * figure_ids
         self.n_types = len(self.tileset.names)
         self.n_placements = self.hand_size * B * B * 4
         self.n_actions = self.n_placements * (self.slots if action_mode == "turn" else 1)
         seats = self.rules.seats
         self.aggregate = obs_features == "aggregate"
+        figures = self.rules.figures
         self.inns_cathedrals = "inns_cathedrals" in self.rules.full_expansions
-        self._agg_base = N_FIXED_PLANES + seats + N_IC_PLANES * self.inns_cathedrals
+        self.traders_builders = "builder" in figures  # its full mode, outside solo
+        self._agg_base = (N_FIXED_PLANES + seats + N_IC_PLANES * self.inns_cathedrals
+                          + N_TB_PLANES * self.traders_builders)
         self.board_shape = (3 * B, 3 * B, self._agg_base + self.aggregate * (N_AGG_FIXED + seats))
         self.n_features = len(self.feature_names)
         self._agg_fbase = self.n_features - self.aggregate * seats
@@ -193,6 +201,8 @@ class Encoder:
                  "completed_feature", "last_tile", *owners]
         if self.inns_cathedrals:
             names += ["inn_road", "cathedral_city", "large_follower"]
+        if self.traders_builders:
+            names += [*(f"goods_{g}" for g in C.GOODS), "builder", "pig"]
         if self.aggregate:
             names += ["feature_points_complete", "feature_points_end", "feature_open_edges",
                       "feature_tiles", "feature_claimable",
@@ -212,7 +222,13 @@ class Encoder:
                 *(f"players_{p}" for p in range(1, C.MAX_SEATS + 1)),
                 "small_city", "farms_per_city", "farm_city_points", "strategic_hand", "solo",
                 *(f"large_supply_{q}" for q in seats if "large" in self.rules.figures),
+                *(self._builder_features() if self.traders_builders else ()),
                 *(f"projected_score_{q}" for q in seats if self.aggregate)]
+
+    def _builder_features(self) -> list[str]:
+        seats = range(self.rules.seats)
+        return [*(f"builder_supply_{q}" for q in seats), *(f"pig_supply_{q}" for q in seats),
+                *(f"goods_{g}_{q}" for q in seats for g in C.GOODS), "extra_turn"]
 
     def plane_highs(self) -> np.ndarray:
         """int8[C]: the largest value of each board plane (1 but for aggregate planes)."""

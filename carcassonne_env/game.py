@@ -76,18 +76,23 @@ class PlacedTile(NamedTuple):
 
 class ScoringEvent(NamedTuple):
     """One scoring. `points` is what each seat in `scorers` got; `majority` are the seats
-    with most followers on the feature (in solo a majority colour may not score)."""
+    with most followers on the feature (in solo a majority colour may not score), or
+    with most tokens of a trade good. `detail` names what set the points, with the
+    expansions in full mode: "inn", "cathedral" (road / city events), "pig" (the farm
+    points of the pig's owner), the good of a "goods" event ("wine", "grain",
+    "cloth"); None otherwise."""
 
     turn: int
-    kind: str  # "road", "city", "monastery", "field", or "follower" (solo end bonus)
+    kind: str  # "road", "city", "monastery", "field", "follower" (solo end bonus), "goods"
     tiles: tuple[tuple[int, int], ...]
     points: int
     majority: tuple[int, ...]
     scorers: tuple[int, ...]
     final: bool
+    detail: str | None = None
 
 
-_EVENT_KINDS = (*C.KINDS, "follower")
+_EVENT_KINDS = (*C.KINDS, "follower", "goods")
 
 
 class ScoringChoice(NamedTuple):
@@ -112,6 +117,8 @@ _MESSAGES = {
     "at ({x}, {y})",
     C.E_NO_SUCH_SEGMENT: "tile {tile} turned {rotation} has no {follower!r}",
     C.E_NO_SUPPLY: "seat {seat} has no {figure} in supply",
+    C.E_NOT_OWN: "a {figure} goes where seat {seat} already has a follower ({follower!r} "
+    "holds none of theirs{where})",
     C.E_FEATURE_OCCUPIED: "the feature at {follower!r} already holds a follower",
     C.E_SOLO_FARMER: "no farmers in the solo variant ({follower!r})",
     C.E_SOLO_COMPULSORY: "solo variant: a follower must be placed when a spot is free",
@@ -255,9 +262,15 @@ class Game:
         """Each seat's supply per figure kind of the rules (`Rules.figures`), e.g.
         ``{"follower": 6, "large": 1}``."""
         st = self._st
-        supplies = {"follower": st.supply, "large": st.lsupply}
-        return [{f: int(supplies[f][p]) for f in self.rules.figures}
+        return [{f: int(st.supply[p] if f == "follower" else
+                        st.xsupply[p, C.FIGURES.index(f) - 1]) for f in self.rules.figures}
                 for p in range(self.rules.seats)]
+
+    @property
+    def goods(self) -> list[dict[str, int]]:
+        """Traders & Builders: each seat's trade goods tokens, e.g. ``{"wine": 2,
+        "grain": 0, "cloth": 1}`` (all zero in other games)."""
+        return [dict(zip(C.GOODS, map(int, row), strict=True)) for row in self._st.goods]
 
     @property
     def turn(self) -> int:
@@ -304,7 +317,9 @@ class Game:
         for k in range(len(self._events), st.sc[C.SC_NEVENTS]):
             ev = st.events[k]
             kind = int(ev[C.EV_KIND])
-            placements = feature_tiles(st, self._ts.tables, ev[C.EV_ROOT], kind)
+            goods = kind == C.EV_KIND_GOODS
+            placements = () if goods else feature_tiles(st, self._ts.tables, ev[C.EV_ROOT],
+                                                        kind)
             self._events.append(
                 ScoringEvent(
                     turn=max(int(ev[C.EV_TURN]) - int(ev[C.EV_FINAL]), 0),
@@ -314,6 +329,7 @@ class Game:
                     majority=_seats(ev[C.EV_MAJORITY]),
                     scorers=_seats(ev[C.EV_SCORERS]),
                     final=bool(ev[C.EV_FINAL]),
+                    detail=C.GOODS[ev[C.EV_ROOT]] if goods else C.DETAILS[ev[C.EV_DETAIL]],
                 )
             )
         return list(self._events)
@@ -450,7 +466,9 @@ class Game:
         st, ts = self._st, self._ts
         fmt = {"x": x, "y": y, "rotation": r, "follower": move.follower, "tile": move.tile,
                "seat": self.current_player,
-               "figure": "large follower" if move.figure == "large" else "follower"}
+               "figure": "large follower" if move.figure == "large" else move.figure,
+               "where": ": a builder on a road or city, a pig on a field" if
+               move.figure in ("builder", "pig") else ""}
         if self.done:
             raise IllegalMoveError(_MESSAGES[C.E_OVER])
         if st.sc[C.SC_PHASE] != C.PHASE_PLACE:
@@ -471,9 +489,11 @@ class Game:
         if move.figure not in self.rules.figures:
             raise IllegalMoveError(
                 f"figure must be one of {list(self.rules.figures)} in this game, got "
-                f"{move.figure!r}" + (" (the large follower comes with Inns & Cathedrals "
-                                      "in full mode, not in solo)" if move.figure == "large"
-                                      else ""))
+                f"{move.figure!r}" + (
+                    " (the large follower comes with Inns & Cathedrals in full mode, not "
+                    "in solo)" if move.figure == "large" else
+                    " (builder and pig come with Traders & Builders in full mode, not in "
+                    "solo)" if move.figure in ("builder", "pig") else ""))
         if move.follower is not None:
             if not 0 <= r < 4:
                 raise IllegalMoveError(_MESSAGES[C.E_BAD_ROTATION].format(**fmt))

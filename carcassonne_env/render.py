@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .core.config import FLAG_CATHEDRAL, FLAG_INN, K_CITY, K_FIELD, K_ROAD
+from .core.config import FLAG_CATHEDRAL, FLAG_INN, GOODS, K_CITY, K_FIELD, K_ROAD
 from .tiles import TileSet, base_tileset
 
 if TYPE_CHECKING:
@@ -61,6 +61,9 @@ PENNANT_EDGE = (245, 245, 245)
 INN_LAKE = (56, 152, 208)  # the inn's pond beside its road (Inns & Cathedrals)
 CATHEDRAL = (92, 92, 104)  # the cathedral's cross in its city
 EMBLEM_EDGE = (250, 250, 250)
+# Traders & Builders trade goods: wine a disc, grain a triangle, cloth a square.
+GOODS_COLOURS = {"wine": (150, 30, 80), "grain": (236, 190, 40), "cloth": (60, 110, 200)}
+SNOUT = (250, 180, 190)  # the pig's snout and ears
 CHURCH = (242, 232, 206)
 ROOF = (178, 58, 46)
 CHURCH_EDGE = (70, 50, 40)
@@ -226,6 +229,31 @@ class _Layout:
                      if tb.seg_flag[t, s] & FLAG_INN]
         self.cathedrals = [self._cross(self.seg[s]) for s in self.cities
                            if tb.seg_flag[t, s] & FLAG_CATHEDRAL]
+        # Traders & Builders: the trade good's symbol in its city.
+        self.goods = [(GOODS[tb.seg_good[t, s]], self._good(self.seg[s], GOODS[
+            tb.seg_good[t, s]])) for s in self.cities if tb.seg_good[t, s] >= 0]
+
+    def _good(self, city: np.ndarray, good: str) -> tuple[np.ndarray, np.ndarray]:
+        """(fill, outline) of a trade good's symbol at the middle of `city`: wine a disc,
+        grain a triangle, cloth a square."""
+        n = self.n
+        ys, xs = np.nonzero(city)
+        fx, fy = _deepest(city, (float(xs.mean()), float(ys.mean())))
+        cx, cy = fx * n, fy * n
+        a = 0.1 * n
+
+        def shape(d: ImageDraw.ImageDraw) -> None:
+            if good == "wine":
+                d.ellipse((cx - a, cy - a, cx + a, cy + a), fill=255)
+            elif good == "grain":
+                d.polygon([(cx, cy - a * 1.1), (cx + a, cy + a * 0.8), (cx - a, cy + a * 0.8)],
+                          fill=255)
+            else:
+                d.rectangle((cx - 0.85 * a, cy - 0.85 * a, cx + 0.85 * a, cy + 0.85 * a),
+                            fill=255)
+
+        fill = _draw_mask(n, shape)
+        return fill, _dilate(fill, max(1, round(n * 0.015))) & ~fill
 
     def _pond(self, road: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(fill, outline) of a small pond in the field right beside `road`, as near the
@@ -361,6 +389,9 @@ def _raster_cached(ts_id: int, t: int, r: int, cell: int) -> np.ndarray:
     for fill, edge in lay.cathedrals:
         img[edge] = EMBLEM_EDGE
         img[fill] = CATHEDRAL
+    for good, (fill, edge) in lay.goods:
+        img[edge] = EMBLEM_EDGE
+        img[fill] = GOODS_COLOURS[good]
     if lay.church is not None:
         walls, roof, edge = lay.church
         img[walls] = CHURCH
@@ -485,6 +516,39 @@ def _draw_meeple(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float,
     draw.ellipse(head, fill=colour)
 
 
+def _draw_builder(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float,
+                  colour: tuple[int, int, int]) -> None:
+    """Traders & Builders' builder: a slim pawn with a round head and a white hat band,
+    `size` tall, centred at (cx, cy)."""
+    edge = (235, 235, 235) if sum(colour) < 150 else (20, 20, 20)
+    w = max(1, round(size / 14))
+    half, top = 0.22 * size, cy - 0.5 * size
+    body = [(cx - half, cy + 0.5 * size), (cx - 0.12 * size, top + 0.34 * size),
+            (cx + 0.12 * size, top + 0.34 * size), (cx + half, cy + 0.5 * size)]
+    head = (cx - 0.16 * size, top, cx + 0.16 * size, top + 0.32 * size)
+    draw.polygon(body, fill=colour, outline=edge, width=w)
+    draw.ellipse(head, fill=colour, outline=edge, width=w)
+    band = top + 0.1 * size
+    draw.line((cx - 0.17 * size, band, cx + 0.17 * size, band), fill=(250, 250, 250),
+              width=max(1, round(size / 9)))
+
+
+def _draw_pig(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float,
+              colour: tuple[int, int, int]) -> None:
+    """Traders & Builders' pig: a round body in the seat's colour with a pink snout and
+    ears, `size` long, centred at (cx, cy)."""
+    edge = (20, 20, 20)
+    w = max(1, round(size / 14))
+    rx, ry = 0.5 * size, 0.33 * size
+    for ex in (cx + 0.12 * size, cx + 0.3 * size):  # ears
+        draw.polygon([(ex - 0.08 * size, cy - 0.22 * size), (ex, cy - 0.45 * size),
+                      (ex + 0.08 * size, cy - 0.22 * size)], fill=SNOUT, outline=edge)
+    draw.ellipse((cx - rx, cy - ry, cx + rx, cy + ry), fill=colour, outline=edge, width=w)
+    sx = cx + 0.42 * size
+    draw.ellipse((sx - 0.13 * size, cy - 0.11 * size, sx + 0.13 * size, cy + 0.11 * size),
+                 fill=SNOUT, outline=edge, width=max(1, w // 2))
+
+
 # --------------------------------------------------------------------------- text
 def _font() -> Any:
     global _FONT
@@ -539,8 +603,8 @@ def _score_strip(game: Game, width: int) -> Image.Image:
     for p, score in enumerate(scores):
         name = SEAT_NAMES[p % len(SEAT_NAMES)]
         marker = ">" if p == to_move else ""
-        large = f", large {supply[p]['large']}" if "large" in supply[p] else ""
-        text = f"{marker}{name} {score} pts ({supply[p]['follower']} left{large})"
+        extra = "".join(f", {f} {n}" for f, n in supply[p].items() if f != "follower")
+        text = f"{marker}{name} {score} pts ({supply[p]['follower']} left{extra})"
         entries.append((p, text, icon + 4 + _text_width(text) + 8))
     rows: list[list[tuple[int, str, int]]] = [[]]
     used = pad
@@ -582,7 +646,9 @@ def render_rgb(game: Game, *, cell: int = 48, highlight_last: bool = True,
     The board is cropped to the placed tiles plus a margin of one cell (open cells next to
     the tiles are outlined); followers stand as meeples in their seat's colour (red, blue,
     green, yellow, black, pink; solo colours likewise), farmers lie down, a large follower
-    (Inns & Cathedrals) is drawn 1.4 times as big; the last placed
+    (Inns & Cathedrals) is drawn 1.4 times as big, a builder as a slim pawn with a white
+    hat band and a pig as a round body with a pink snout (Traders & Builders); inns,
+    cathedrals and trade goods show on their tiles; the last placed
     tile gets a bright border (`highlight_last`). With `show_scores` a strip below the board
     lists each seat's score and followers in supply (the seat to move boxed), the tiles
     left, and the result once the game is over.
@@ -652,7 +718,12 @@ def render_rgb(game: Game, *, cell: int = 48, highlight_last: bool = True,
         half_h = length * (_MEEPLE_WIDTH / 2 if farmer else 0.5) + 1
         cx = min(max(ax * cell, half_w), cell - half_w)  # keep it on its tile
         cy = min(max(ay * cell, half_h), cell - half_h)
-        _draw_meeple(draw, px + cx, py + cy, length, colour, lying=farmer)
+        if p.figure == "builder":
+            _draw_builder(draw, px + cx, py + cy, length * 1.15, colour)
+        elif p.figure == "pig":
+            _draw_pig(draw, px + cx, py + cy, length, colour)
+        else:
+            _draw_meeple(draw, px + cx, py + cy, length, colour, lying=farmer)
     if show_scores:
         strip = _score_strip(game, image.width)
         full = Image.new("RGB", (image.width, image.height + strip.height), BACKGROUND)

@@ -47,11 +47,12 @@ class Rules:
             ``"inns_cathedrals"`` (18 tiles, ids EA..EQ) and ``"traders_builders"``
             (24 tiles, ids TA..TX); default none (docs/rules.md, "Expansions").
         expansion_mode: ``"full"`` (default): the expansions with their rules and
-            figures: inns and cathedrals score, each player has a large follower
-            (Inns & Cathedrals; not in the solo variant, docs/rules.md). Not implemented
-            yet for ``"traders_builders"`` (ValueError). ``"tiles_only"``: the expansion
-            tiles play as ordinary tiles (inns are roads, cathedrals cities, goods
-            ignored; no new figures), as BGA offers.
+            figures: inns and cathedrals score and each player has a large follower
+            (Inns & Cathedrals); trade goods score and each player has a builder and a
+            pig (Traders & Builders). In the solo variant there are no new figures and
+            no goods (docs/rules.md). ``"tiles_only"``: the expansion tiles play as
+            ordinary tiles (inns are roads, cathedrals cities, goods ignored; no new
+            figures), as BGA offers.
     """
 
     players: int | None = None
@@ -87,10 +88,6 @@ class Rules:
                                             EXPANSION_MODES)),
         ):
             object.__setattr__(self, name, value)
-        if "traders_builders" in self.expansions and self.expansion_mode == "full":
-            raise ValueError("expansion_mode='full' of traders_builders (goods, builder and "
-                             "pig) is not implemented yet; expansion_mode='tiles_only' plays "
-                             "its tiles as ordinary tiles")
         if self.hand_size not in (1, 3):
             raise ValueError(f"hand_size must be 1 or 3, got {self.hand_size!r}")
         if solo:
@@ -115,11 +112,15 @@ class Rules:
 
     @property
     def figures(self) -> tuple[str, ...]:
-        """The figure kinds a move may place (`Move.figure`): "follower", and "large"
-        with Inns & Cathedrals in full mode (outside the solo variant)."""
-        if "inns_cathedrals" in self.full_expansions and self.variant != "solo":
-            return C.FIGURES[:2]
-        return C.FIGURES[:1]
+        """The figure kinds a move may place (`Move.figure`), in `config.FIGURES` order:
+        "follower"; outside the solo variant "large" with Inns & Cathedrals, "builder"
+        and "pig" with Traders & Builders (in full mode)."""
+        if self.variant == "solo":
+            return C.FIGURES[:1]
+        full = self.full_expansions
+        return tuple(f for f in C.FIGURES if f == "follower"
+                     or (f == "large" and "inns_cathedrals" in full)
+                     or (f in ("builder", "pig") and "traders_builders" in full))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable options (used in game records). The options added after the
@@ -153,8 +154,9 @@ class Rules:
         cfg[C.CFG_HAND_SIZE] = self.hand_size
         cfg[C.CFG_SOLO] = int(self.variant == "solo")
         cfg[C.CFG_PLAYER_ORDER] = int(self.scoring_order == "player")
-        cfg[C.CFG_EXPANSIONS] = C.EXP_INNS_CATHEDRALS * ("inns_cathedrals"
-                                                         in self.full_expansions)
+        cfg[C.CFG_EXPANSIONS] = (
+            C.EXP_INNS_CATHEDRALS * ("inns_cathedrals" in self.full_expansions)
+            | C.EXP_TRADERS_BUILDERS * ("traders_builders" in self.full_expansions))
         return cfg
 
 

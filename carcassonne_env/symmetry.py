@@ -271,8 +271,10 @@ class Symmetry:
             return t, ((-r if k >= 4 else r) + k % 4) % 4, slot
         if k >= 4:
             n = int(self.encoder.tileset.tables.n_seg[t])
-            if 1 <= slot <= n:
-                slot = int(self.mirror.segment[t, slot - 1]) + 1
+            fig, seg = divmod(slot - 1, self.encoder.tileset.max_segments)  # figure slots
+            if slot >= 1 and seg < n:
+                slot = fig * self.encoder.tileset.max_segments + int(
+                    self.mirror.segment[t, seg]) + 1
             t, r = int(self.mirror.tile[t]), int(self.mirror.rotation[t, r])
         return t, (r + k % 4) % 4, slot
 

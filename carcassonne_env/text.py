@@ -1,7 +1,8 @@
 """Compact text picture of a board: 3x3 characters per tile, drawn from the tile data.
 
     C city   - | road   . field   M monastery   * road junction   digit: a seat's follower
-    letter a-f: the large follower of seat 0-5 (Inns & Cathedrals)
+    seats 0-5: a-f large follower (Inns & Cathedrals), A-F builder, p-u pig (Traders &
+    Builders)
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from .core.config import CITY, HALF_EDGES, K_CITY, K_MONASTERY, K_ROAD, ROAD
 if TYPE_CHECKING:
     from .game import Game
 
-LEGEND = ("C city, -| road, . field, M monastery, * junction, digit = follower of that seat, "
-          "letter a-f = large follower of seat 0-5")
+LEGEND = ("C city, -| road, . field, M monastery, * junction, digit = follower of that seat; "
+          "seats 0-5: a-f large follower, A-F builder, p-u pig")
+_FIGURE_GLYPHS = {"large": "abcdef", "builder": "ABCDEF", "pig": "pqrstu"}
 _EDGE_CELL = {"N": (0, 1), "E": (1, 2), "S": (2, 1), "W": (1, 0)}
 # The corner nearest each half-edge.
 _HALF_CELL = {"N_w": (0, 0), "N_e": (0, 2), "E_n": (0, 2), "E_s": (2, 2),
@@ -80,15 +82,15 @@ def render_board(game: Game) -> str:
             if placed.follower is not None:
                 row, col = _follower_cell(placed.follower[1])
                 seat = placed.follower[0]
-                glyph[row][col] = "abcdef"[seat] if placed.figure == "large" else str(seat)
+                glyph[row][col] = _FIGURE_GLYPHS.get(placed.figure, "0123456789")[seat]
             for row in range(3):
                 rows[row][3 * (x - x0): 3 * (x - x0) + 3] = glyph[row]
         for row in range(3):
             label = f"{y:>4d} " if row == 1 else "     "
             lines.append(label + "".join(rows[row]).rstrip())
     status = f"scores {game.scores}, followers in supply {game.followers_in_supply}"
-    if "large" in game.rules.figures:
-        status += f", large {[s['large'] for s in game.figures_in_supply]}"
+    for figure in game.rules.figures[1:]:
+        status += f", {figure} {[s[figure] for s in game.figures_in_supply]}"
     if game.done:
         status += f"; game over ({game.end_reason}), result {game.result}"
     else:

@@ -22,6 +22,7 @@ from .core.config import (
     EDGES,
     FLAG_CATHEDRAL,
     FLAG_INN,
+    GOODS,
     HALF_EDGES,
     K_CITY,
     K_FIELD,
@@ -46,6 +47,7 @@ Tables = namedtuple(
         "mon_seg",  # int8[T]: monastery segment or -1
         "n_adj",  # int8[T]: field-city adjacencies on the tile
         "seg_flag",  # int8[T, S]: FLAG_INN on a road with an inn, FLAG_CATHEDRAL on a city
+        "seg_good",  # int8[T, S]: the trade good (index into GOODS) of a city, -1 if none
     ],
 )
 
@@ -117,6 +119,7 @@ def _compile(tiles: list[dict]) -> tuple[Tables, tuple, tuple, np.ndarray, int]:
     mon_seg = np.full(T, -1, np.int8)
     n_adj = np.zeros(T, np.int8)
     seg_flag = np.zeros((T, S), np.int8)
+    seg_good = np.full((T, S), -1, np.int8)
     slot_names, slot_aliases = [], []
     canonical = np.zeros((T, 4), np.int8)
 
@@ -137,6 +140,8 @@ def _compile(tiles: list[dict]) -> tuple[Tables, tuple, tuple, np.ndarray, int]:
                 seg_pennants[t, s] = seg.get("pennants", 0)
                 seg_flag[t, s] = (FLAG_INN * bool(seg.get("inn"))
                                   | FLAG_CATHEDRAL * bool(seg.get("cathedral")))
+                if seg.get("trade_good"):
+                    seg_good[t, s] = GOODS.index(seg["trade_good"])
             elif kind == K_FIELD:
                 for c in seg.get("adjacent_cities", []):
                     seg_adj[t, s] |= 1 << ids[c]
@@ -185,7 +190,7 @@ def _compile(tiles: list[dict]) -> tuple[Tables, tuple, tuple, np.ndarray, int]:
 
     tables = Tables(
         edge_code, edge_seg, half_seg, n_seg, seg_kind, seg_pennants, seg_open,
-        seg_edges, seg_halves, seg_adj, mon_seg, n_adj, seg_flag,
+        seg_edges, seg_halves, seg_adj, mon_seg, n_adj, seg_flag, seg_good,
     )
     return tables, tuple(slot_names), tuple(slot_aliases), canonical, S
 

@@ -24,10 +24,9 @@ def test_rules_validate_the_expansions():
         _rules(IC)
     with pytest.raises(ValueError, match="lists a name twice"):
         _rules((IC, IC))
-    with pytest.raises(ValueError, match="expansion_mode='full' of traders_builders .* is "
-                       "not implemented yet"):
-        Rules(expansions=(IC, TB))
     assert Rules(expansions=(IC,)).figures == ("follower", "large")
+    assert Rules(expansions=(TB,)).figures == ("follower", "builder", "pig")
+    assert Rules(expansions=(IC, TB)).figures == ("follower", "large", "builder", "pig")
     assert Rules(expansions=(IC,), variant="solo").figures == ("follower",)
     assert _rules((IC,)).figures == ("follower",)
     with pytest.raises(ValueError, match="expansion_mode must be one of"):
@@ -142,8 +141,13 @@ def test_the_arena_and_solo_bench_take_the_expansions(capsys):
     assert main(["arena", "--bots", "random,greedy", "--games", "2", *flags]) == 0
     out = capsys.readouterr().out
     assert "greedy" in out and "W-D-L" in out
-    assert main(["solo-bench", "--bot", "greedy", "--deals", "2", "--expansions", TB]) == 2
-    assert "expansion_mode='full' of traders_builders" in capsys.readouterr().err
+    assert main(["solo-bench", "--bot", "greedy", "--deals", "2", "--expansions",
+                 f"{IC},{TB}", "--no-progress"]) == 0
+    assert main(["arena", "--bots", "heuristic,greedy", "--games", "2", "--expansions",
+                 f"{IC},{TB}", "--no-progress"]) == 0
+    assert main(["solo-bench", "--bot", "greedy", "--deals", "2", "--expansions",
+                 "goods"]) == 2
+    assert "expansions must be one of" in capsys.readouterr().err
 
 
 def test_an_incomplete_inn_road_scores_its_tiles_with_tiles_only():

@@ -38,6 +38,7 @@ def test_mersenne_twister_matches_python_random(seed):
     ("heuristic", Rules(variant="solo", solo_colours=4)),
     ("heuristic", Rules(players=2, expansions=["inns_cathedrals"])),  # the large follower
     ("greedy", Rules(players=3, expansions=["inns_cathedrals"])),
+    ("heuristic", Rules(players=2, expansions=["inns_cathedrals", "traders_builders"])),
 ])
 def test_jitted_bots_play_the_python_bots_moves(spec, rules):
     """Every seat asks both bots, seeded alike, for its move: always the same."""
@@ -128,8 +129,10 @@ def run_side_by_side(venv, singles, seed, steps, illegal_every=0):
          "hand_size": 3}, 3, 40),
     (2, {"opponents": "greedy", "obs_features": "aggregate", "reward": "margin"}, 5, 50),
     (2, {"opponents": ["random", "heuristic"], "obs_features": "aggregate"}, 11, 30),
+    # the expansions' decks hold 90 and 96 tiles: about 45 learner steps a game
     (2, {"opponents": "heuristic", "expansions": ["inns_cathedrals"],
-         "obs_features": "aggregate"}, 13, 40),
+         "obs_features": "aggregate"}, 13, 60),
+    (2, {"opponents": ["random", "heuristic"], "expansions": ["traders_builders"]}, 17, 60),
 ])
 def test_sub_envs_match_single_vs_bots_envs(num_envs, kwargs, seed, steps):
     """Game i is VsBots-v0 reset with seed + i (then without a seed after each game):

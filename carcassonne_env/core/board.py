@@ -7,7 +7,8 @@ a placement index (>= 0), EMPTY, or the open cell's frontier slot k as -2 - k.
 
 Placing a tile merges its segments with the neighbours' features in a union-find whose
 roots carry the aggregates (tiles, pennants, open ends, followers, inn / cathedral
-flags); a road or city is complete exactly when its count of open ends reaches zero.
+flags, trade goods, builders, pigs); a road or city is complete exactly when its count
+of open ends reaches zero.
 """
 
 import numpy as np
@@ -66,6 +67,10 @@ def union(st, a, b, count_tiles):
     st.fpenn[ra] += st.fpenn[rb]
     st.fopen[ra] += st.fopen[rb]
     st.fflag[ra] |= st.fflag[rb]
+    st.fbuild[ra] |= st.fbuild[rb]
+    st.fpig[ra] |= st.fpig[rb]
+    for k in range(C.N_GOODS):
+        st.fgoods[ra, k] += st.fgoods[rb, k]
     fmeep = st.fmeep
     for p in range(fmeep.shape[1]):
         fmeep[ra, p] += fmeep[rb, p]
@@ -186,10 +191,12 @@ def _init_segments(st, tb, t, i):
     bit = np.uint64(1) << np.uint64(i & 63)
     parent, fbits, fntiles, fpenn = st.parent, st.fbits, st.fntiles, st.fpenn
     fopen, fmeep, fdone, owner = st.fopen, st.fmeep, st.fdone, st.owner
-    fflag = st.fflag
+    fflag, fgoods = st.fflag, st.fgoods
     pairs, sc = st.pairs, st.sc
-    # Inns and cathedrals count only with Inns & Cathedrals in full mode.
+    # Inns and cathedrals count only with Inns & Cathedrals in full mode, trade goods
+    # only with Traders & Builders in full mode outside solo.
     flags = st.cfg[C.CFG_EXPANSIONS] & C.EXP_INNS_CATHEDRALS
+    goods = st.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS and not st.cfg[C.CFG_SOLO]
     seg_kind, seg_pennants, seg_flag = tb.seg_kind, tb.seg_pennants, tb.seg_flag
     seg_open, seg_adj = tb.seg_open, tb.seg_adj
     for s in range(tb.n_seg[t]):
@@ -205,6 +212,12 @@ def _init_segments(st, tb, t, i):
             fmeep[g, p] = 0
         fdone[g] = 0
         fflag[g] = seg_flag[t, s] if flags else 0
+        for k in range(C.N_GOODS):
+            fgoods[g, k] = 0
+        if goods and tb.seg_good[t, s] >= 0:
+            fgoods[g, tb.seg_good[t, s]] = 1
+        st.fbuild[g] = 0
+        st.fpig[g] = 0
         owner[g] = -1
         if seg_kind[t, s] == C.K_FIELD:
             adj = seg_adj[t, s]

@@ -40,14 +40,18 @@ CFG_SIZE = 11
 
 # Expansions in full mode (bits of cfg[CFG_EXPANSIONS]).
 EXP_INNS_CATHEDRALS = 1
+EXP_TRADERS_BUILDERS = 2
 
 # Segment flags (tile table `seg_flag`, feature aggregate `fflag`: the OR over a feature).
 FLAG_INN = 1  # a road with an inn
 FLAG_CATHEDRAL = 2  # a city with a cathedral
 
-# Figures: a move's slot is figure * S + segment (S = segment slots per tile).
-FIG_FOLLOWER, FIG_LARGE = 0, 1
-FIGURES = ("follower", "large")
+# Figures: a move's slot is figure * S + segment (S = segment slots per tile). The large
+# follower comes with Inns & Cathedrals, builder and pig with Traders & Builders.
+FIG_FOLLOWER, FIG_LARGE, FIG_BUILDER, FIG_PIG = 0, 1, 2, 3
+FIGURES = ("follower", "large", "builder", "pig")
+N_GOODS = 3
+GOODS = ("wine", "grain", "cloth")  # Traders & Builders trade goods
 
 # Scalars of a running game.
 SC_TURN = 0  # moves played
@@ -70,7 +74,10 @@ SC_YMIN = 16
 SC_YMAX = 17
 SC_PHASE = 18  # PHASE_*: what the next decision is (scoring decisions: scoring_order="player")
 SC_NPEND = 19  # completed features awaiting the player's scoring choice
-SC_PEND = 20  # their roots: sc[SC_PEND : SC_PEND + SC_NPEND]
+SC_EXTRA = 20  # 1 while the seat to move plays a builder's extra turn (Traders & Builders)
+SC_EARNED = 21  # 1 when the move being played earned an extra turn (its tile extended a
+# feature holding the mover's builder, outside an extra turn)
+SC_PEND = 22  # the pending roots: sc[SC_PEND : SC_PEND + SC_NPEND]
 MAX_PEND = 16  # a tile completes at most 4 roads / cities and 9 monasteries
 SC_SIZE = SC_PEND + MAX_PEND
 
@@ -80,17 +87,21 @@ PHASE_PLACE, PHASE_FEATURE, PHASE_BONUS = 0, 1, 2
 PHASES = ("place", "score_feature", "score_follower")
 
 # Rows of the per-state scratch array `work` (hot-path buffers, never game state).
-WORK_ROWS = 15
+WORK_ROWS = 16
 (W_ROOTS, W_MAJ, W_PTS, W_ORDER, W_OPTS, W_COUNTS, W_PERM, W_HEAP, W_SCORES_A,
- W_SCORES_B, W_OCC, W_NROOTS, W_NCOUNT, W_STACK, W_BONUS) = range(WORK_ROWS)
+ W_SCORES_B, W_OCC, W_NROOTS, W_NCOUNT, W_STACK, W_BONUS, W_OWN) = range(WORK_ROWS)
 
 END_NONE, END_TILES, END_SOLO_A, END_SOLO_B = 0, 1, 2, 3
 END_NAMES = (None, "tiles", "A", "B")
 
 # Columns of the scoring event log.
-EV_TURN, EV_KIND, EV_ROOT, EV_POINTS, EV_MAJORITY, EV_SCORERS, EV_FINAL = range(7)
-EV_COLS = 7
+EV_TURN, EV_KIND, EV_ROOT, EV_POINTS, EV_MAJORITY, EV_SCORERS, EV_FINAL, EV_DETAIL = range(8)
+EV_COLS = 8
+# EV_DETAIL: what changed the points (expansions in full mode)
+DETAIL_NONE, DETAIL_INN, DETAIL_CATHEDRAL, DETAIL_PIG = 0, 1, 2, 3
+DETAILS = (None, "inn", "cathedral", "pig")
 EV_KIND_FOLLOWER = 4  # solo end bonus (kinds 0-3 are segment kinds)
+EV_KIND_GOODS = 5  # Traders & Builders: the majority of a trade good (root: the good)
 
 # Error codes of `check_move` (messages in game.py).
 OK = 0
@@ -107,3 +118,4 @@ E_SOLO_COMPULSORY = 10
 E_BAD_ROTATION = 11
 E_OFF_BOARD = 12
 E_NOT_A_CHOICE = 13  # a scoring decision: the move names no follower awaiting scoring
+E_NOT_OWN = 14  # a builder / pig: the player has no follower on that feature

@@ -22,6 +22,10 @@ N_FIXED_PLANES = 8
 # roads with an inn, cities with a cathedral (whole features), large followers.
 E_INN, E_CATHEDRAL, E_LARGE = 0, 1, 2
 N_IC_PLANES = 3
+# With Traders & Builders in full mode (not solo), after those: the city pixels of each
+# trade good's symbol (wine, grain, cloth), builders, pigs.
+E_GOODS, E_BUILDER, E_PIG = 0, 3, 4
+N_TB_PLANES = 5
 
 # Action modes.
 MODE_TURN, MODE_PLACE, MODE_FOLLOWER = 0, 1, 2
@@ -70,9 +74,15 @@ def encode_board(st, tb, sub, observer, x0, y0, planes, pend_t, pend_x, pend_y, 
     P = st.cfg[C.CFG_SEATS]
     parent, owner, fdone, fflag, ofig = st.parent, st.owner, st.fdone, st.fflag, st.ofig
     seg_kind, seg_pennants = tb.seg_kind, tb.seg_pennants
-    ic = -1  # first Inns & Cathedrals plane, if any
-    if st.cfg[C.CFG_EXPANSIONS] & C.EXP_INNS_CATHEDRALS:
-        ic = P_FOLLOWER + P
+    ic = tb_ = -1  # first Inns & Cathedrals / Traders & Builders plane, if any
+    exp = st.cfg[C.CFG_EXPANSIONS]
+    base = P_FOLLOWER + P
+    if exp & C.EXP_INNS_CATHEDRALS:
+        ic = base
+        base += N_IC_PLANES
+    if exp & C.EXP_TRADERS_BUILDERS and not st.cfg[C.CFG_SOLO]:
+        tb_ = base
+    seg_good = tb.seg_good
     n = sc[C.SC_PLACED]
     last = n - 1 if pend_t < 0 else -1
     for i in range(n):
@@ -103,6 +113,13 @@ def encode_board(st, tb, sub, observer, x0, y0, planes, pend_t, pend_x, pend_y, 
                         px[ic + E_CATHEDRAL] = 1
                     if owner[g] >= 0 and ofig[g] == C.FIG_LARGE:
                         px[ic + E_LARGE] = 1
+                if tb_ >= 0:
+                    if seg_good[t, s] >= 0:
+                        px[tb_ + E_GOODS + seg_good[t, s]] = 1
+                    if owner[g] >= 0 and ofig[g] == C.FIG_BUILDER:
+                        px[tb_ + E_BUILDER] = 1
+                    if owner[g] >= 0 and ofig[g] == C.FIG_PIG:
+                        px[tb_ + E_PIG] = 1
     for k in range(sc[C.SC_NFRONT]):
         col, row = st.frontier[k, 0] - x0, st.frontier[k, 1] - y0
         if 0 <= col < B and 0 <= row < B and not (
@@ -185,9 +202,20 @@ def encode_features(st, n_types, observer, phase, feats):
     feats[k + 3] = HS > 1
     feats[k + 4] = cfg[C.CFG_SOLO]
     k += 5
-    if cfg[C.CFG_EXPANSIONS] & C.EXP_INNS_CATHEDRALS and not cfg[C.CFG_SOLO]:
+    if cfg[C.CFG_SOLO]:
+        return
+    if cfg[C.CFG_EXPANSIONS] & C.EXP_INNS_CATHEDRALS:
         for q in range(P):  # large followers in supply
-            feats[k + q] = st.lsupply[(observer + q) % P]
+            feats[k + q] = st.xsupply[(observer + q) % P, 0]
+        k += P
+    if cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS:
+        for q in range(P):  # builders, pigs in supply; trade goods tokens / 5
+            p = (observer + q) % P
+            feats[k + q] = st.xsupply[p, 1]
+            feats[k + P + q] = st.xsupply[p, 2]
+            for j in range(C.N_GOODS):
+                feats[k + 2 * P + C.N_GOODS * q + j] = st.goods[p, j] * 0.2
+        feats[k + (2 + C.N_GOODS) * P] = sc[C.SC_EXTRA]  # playing a builder's extra turn
 
 
 @hot

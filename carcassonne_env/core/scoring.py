@@ -92,7 +92,18 @@ def log_event(st, kind, root, points, maj, scorers, final):
     ev[C.EV_MAJORITY] = maj
     ev[C.EV_SCORERS] = scorers
     ev[C.EV_FINAL] = final
+    ev[C.EV_DETAIL] = C.DETAIL_NONE
     st.sc[C.SC_NEVENTS] = k + 1
+
+
+@hot
+def _detail_last(st, root, kind):
+    """Mark the last event with the inn or cathedral that set its points."""
+    flag = st.fflag[root]
+    if kind == C.K_ROAD and flag & C.FLAG_INN:
+        st.events[st.sc[C.SC_NEVENTS] - 1, C.EV_DETAIL] = C.DETAIL_INN
+    elif kind == C.K_CITY and flag & C.FLAG_CATHEDRAL:
+        st.events[st.sc[C.SC_NEVENTS] - 1, C.EV_DETAIL] = C.DETAIL_CATHEDRAL
 
 
 @hot
@@ -105,16 +116,18 @@ def award(st, mask, points):
 
 @hot
 def release_followers(st, root):
-    """Return every follower standing on the feature `root` to its owner's supply."""
+    """Return every figure standing on the feature `root` (followers, large followers,
+    builders) to its owner's supply."""
     sc, active, parent, owner, supply = st.sc, st.active, st.parent, st.owner, st.supply
     k = 0
     while k < sc[C.SC_NACTIVE]:
         g = active[k]
         if find(parent, g) == root:
-            if st.ofig[g] == C.FIG_LARGE:
-                st.lsupply[owner[g]] += 1
-            else:
+            fig = st.ofig[g]
+            if fig == C.FIG_FOLLOWER:
                 supply[owner[g]] += 1
+            else:
+                st.xsupply[owner[g], fig - 1] += 1
             owner[g] = -1
             last = sc[C.SC_NACTIVE] - 1
             active[k] = active[last]
@@ -124,6 +137,7 @@ def release_followers(st, root):
     fmeep = st.fmeep
     for p in range(fmeep.shape[1]):
         fmeep[root, p] = 0
+    st.fbuild[root] = 0
 
 
 @hot
@@ -346,6 +360,7 @@ def score_feature(st, tb, root):
         scorers = 0
     award(st, scorers, pts)
     log_event(st, kind, root, pts if scorers else 0, maj, scorers, 0)
+    _detail_last(st, root, kind)
     release_followers(st, root)
 
 
@@ -383,11 +398,39 @@ def final_scoring(st, tb):
         pts = feature_points(st, g, kind, False)
         award(st, maj, pts)
         log_event(st, kind, g, pts, maj, maj, 1)
+        _detail_last(st, g, kind)
         release_followers(st, g)
     if st.cfg[C.CFG_FARM_MODE] == 0:
         _farms_per_field(st)
     else:
         _farms_per_city(st)
+    if st.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS:
+        score_goods(st)
+
+
+@hot
+def score_goods(st):
+    """Traders & Builders, end of game: for each trade good, the seats holding the most
+    tokens (at least one) score 10 points each."""
+    for k in range(C.N_GOODS):
+        maj = majority(st.goods[:, k])
+        if maj:
+            award(st, maj, 10)
+            log_event(st, C.EV_KIND_GOODS, k, 10, maj, maj, 1)
+
+
+@hot
+def _award_farm(st, kind, root, maj, pigs, pts, bonus):
+    """Farm points `pts` to the seats of `maj`; those in `pigs` (their pig stands in the
+    field) get `bonus` more. One event per distinct amount."""
+    plain = maj & ~pigs
+    if plain:
+        award(st, plain, pts)
+        log_event(st, kind, root, pts, maj, plain, 1)
+    if maj & pigs:
+        award(st, maj & pigs, pts + bonus)
+        log_event(st, kind, root, pts + bonus, maj, maj & pigs, 1)
+        st.events[st.sc[C.SC_NEVENTS] - 1, C.EV_DETAIL] = C.DETAIL_PIG
 
 
 @hot
@@ -445,9 +488,9 @@ def _farms_per_field(st):
         maj = majority(fmeep[f])
         if maj == 0:
             continue
-        pts = cities * np.int64(st.cfg[C.CFG_FARM_POINTS])
-        award(st, maj, pts)
-        log_event(st, C.K_FIELD, f, pts, maj, maj, 1)
+        # a pig (Traders & Builders) adds 1 point per city for its owner
+        _award_farm(st, C.K_FIELD, f, maj, st.fpig[f], cities * np.int64(
+            st.cfg[C.CFG_FARM_POINTS]), cities)
 
 
 @hot
@@ -462,17 +505,18 @@ def _farms_per_city(st):
     while k < m:
         c = keys[k] // G
         counts[:P] = 0
+        pigs = 0
         while k < m and keys[k] // G == c:
             f = keys[k] % G
             for p in range(P):
                 counts[p] += fmeep[f, p]
+            pigs |= st.fpig[f]
             k += 1
         maj = majority(counts[:P])
         if maj == 0:
             continue
-        pts = np.int64(st.cfg[C.CFG_FARM_POINTS])
-        award(st, maj, pts)
-        log_event(st, C.K_FIELD, c, pts, maj, maj, 1)
+        # a pig in a field touching the city adds 1 point for its owner
+        _award_farm(st, C.K_FIELD, c, maj, pigs, np.int64(st.cfg[C.CFG_FARM_POINTS]), 1)
 
 
 @hot

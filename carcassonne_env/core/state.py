@@ -34,11 +34,15 @@ State = namedtuple(
         "fmeep",  # uint8[G, P]: followers per seat on a feature (roots; a large one: 2)
         "fdone",  # uint8[G]: feature completed (roots)
         "fflag",  # uint8[G]: FLAG_* bits of a feature (roots; inn, cathedral)
+        "fgoods",  # int8[G, N_GOODS]: trade goods of a city (roots; Traders & Builders)
+        "fbuild",  # uint8[G]: bit p: seat p's builder stands on the feature (roots)
+        "fpig",  # uint8[G]: bit p: seat p's pig stands in the field (roots)
         "owner",  # int8[G]: seat whose follower stands on this segment, -1 if none
-        "ofig",  # int8[G]: FIG_* kind of that follower (follower or large)
+        "ofig",  # int8[G]: FIG_* kind of that figure (follower, large, builder, pig)
         "active",  # int16[A]: segments holding a follower (first sc[NACTIVE])
         "supply",  # int16[P]: followers in supply
-        "lsupply",  # int16[P]: large followers in supply (Inns & Cathedrals)
+        "xsupply",  # int16[P, 3]: large followers, builders, pigs in supply (FIG_* - 1)
+        "goods",  # int16[P, N_GOODS]: trade goods tokens per seat (Traders & Builders)
         "scores",  # int32[P]
         "deck",  # int8[L]: tile types in draw order
         "spos",  # int16[P]: solo: tiles drawn from each colour's stack
@@ -64,7 +68,7 @@ def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> State
     D = 2 * N + 1
     G = N * S
     W = (N + 63) // 64
-    A = P * (int(cfg[C.CFG_FOLLOWERS]) + 1) + 1  # + 1: a large follower each
+    A = P * (int(cfg[C.CFG_FOLLOWERS]) + 3) + 1  # + a large follower, builder, pig each
     L = max(N - 1, 1)
     cfg = cfg.astype(np.int32).copy()
     cfg[C.CFG_NSEG] = S
@@ -85,18 +89,22 @@ def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> State
         fmeep=np.zeros((G, P), np.uint8),
         fdone=np.zeros(G, np.uint8),
         fflag=np.zeros(G, np.uint8),
+        fgoods=np.zeros((G, C.N_GOODS), np.int8),
+        fbuild=np.zeros(G, np.uint8),
+        fpig=np.zeros(G, np.uint8),
         owner=np.full(G, -1, np.int8),
         ofig=np.zeros(G, np.int8),
         active=np.zeros(A, np.int16),
         supply=np.zeros(P, np.int16),
-        lsupply=np.zeros(P, np.int16),
+        xsupply=np.zeros((P, 3), np.int16),
+        goods=np.zeros((P, C.N_GOODS), np.int16),
         scores=np.zeros(P, np.int32),
         deck=np.zeros(L, np.int8),
         spos=np.zeros(P, np.int16),
         hands=np.full((P, C.HAND_MAX), -1, np.int8),
         pairs=np.zeros((N * max(max_adj, 1), 2), np.int16),
         discards=np.zeros(L, np.int8),
-        events=np.zeros((3 * N + A + 8, C.EV_COLS), np.int32),
+        events=np.zeros((4 * N + A + 16, C.EV_COLS), np.int32),
         work=np.zeros((C.WORK_ROWS, max(8 * S, S + 16)), np.int64),
         places=np.zeros((3, 4 * (2 * N + 2)), np.int64),
         keys=np.zeros(N * max(max_adj, 1), np.int64),
@@ -104,12 +112,29 @@ def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> State
 
 
 @hot
-def n_figures(st):
-    """Figure kinds a move may place: 2 (follower, large) with Inns & Cathedrals in full
-    mode outside solo, else 1 (config.FIG_*)."""
+def has_figure(st, fig):
+    """Whether the rules give each seat figures of kind `fig` (config.FIG_*): followers
+    always; outside solo the large follower with Inns & Cathedrals, builder and pig
+    with Traders & Builders (in full mode)."""
     cfg = st.cfg
-    large = (cfg[C.CFG_EXPANSIONS] & C.EXP_INNS_CATHEDRALS) != 0 and cfg[C.CFG_SOLO] == 0
-    return 2 if large else 1
+    if fig == C.FIG_FOLLOWER:
+        return True
+    if cfg[C.CFG_SOLO] != 0:
+        return False
+    if fig == C.FIG_LARGE:
+        return (cfg[C.CFG_EXPANSIONS] & C.EXP_INNS_CATHEDRALS) != 0
+    return (cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS) != 0
+
+
+@hot
+def n_figures(st):
+    """Figure ids a move's slot may name: 1 + the largest FIG_* the rules have (a move's
+    slot is figure * S + segment; ids of kinds the rules lack are never legal)."""
+    n = 1
+    for fig in range(1, 4):
+        if has_figure(st, fig):
+            n = fig + 1
+    return n
 
 
 def max_legal_rows(st: State, n_open: int | None = None) -> int:
@@ -156,11 +181,15 @@ def copy_into(dst, src):
     dst.fmeep[:g] = src.fmeep[:g]
     dst.fdone[:g] = src.fdone[:g]
     dst.fflag[:g] = src.fflag[:g]
+    dst.fgoods[:g] = src.fgoods[:g]
+    dst.fbuild[:g] = src.fbuild[:g]
+    dst.fpig[:g] = src.fpig[:g]
     dst.owner[:g] = src.owner[:g]
     dst.ofig[:g] = src.ofig[:g]
     dst.active[:] = src.active
     dst.supply[:] = src.supply
-    dst.lsupply[:] = src.lsupply
+    dst.xsupply[:] = src.xsupply
+    dst.goods[:] = src.goods
     dst.scores[:] = src.scores
     dst.deck[:] = src.deck
     dst.spos[:] = src.spos

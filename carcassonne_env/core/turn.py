@@ -32,16 +32,17 @@ from .choices import (
 )
 from .jit import hot
 from .scoring import final_scoring, score_completed, solo_final_scoring
-from .state import n_figures
+from .state import has_figure
 
 # ---------------------------------------------------------------------------- followers
 
 
 @hot
-def occupied_segments(st, tb, t, r, bx, by, occ):
+def occupied_segments(st, tb, t, r, bx, by, occ, own, seat):
     """occ[s] = 1 if segment s of tile t (rotation r) put on empty cell (bx, by) would
-    belong to a feature that holds a follower, else 0. Checked before placing, through
-    the neighbours' features, including merges through the tile's other segments: two
+    belong to a feature that holds a follower, else 0; own[s] likewise for a follower of
+    `seat` (where a builder or pig may go). Checked before placing, through the
+    neighbours' features, including merges through the tile's other segments: two
     segments touching one neighbouring feature become one feature (e.g. both fields of a
     road tile meeting a monastery-road tile whose field wraps around its road end)."""
     n = tb.n_seg[t]
@@ -52,6 +53,7 @@ def occupied_segments(st, tb, t, r, bx, by, occ):
     seg_kind, seg_halves, seg_edges = tb.seg_kind, tb.seg_halves, tb.seg_edges
     for s in range(n):
         occ[s] = 0
+        own[s] = 0
         n_roots[s] = 0
         kind = seg_kind[t, s]
         if kind == C.K_MONASTERY:
@@ -73,55 +75,77 @@ def occupied_segments(st, tb, t, r, bx, by, occ):
                 for p in range(fmeep.shape[1]):
                     if fmeep[root, p] > 0:
                         occ[s] = 1
-    # A free segment sharing a neighbouring feature with an occupied one is occupied too.
-    n_occ = 0
+                if fmeep[root, seat] > 0:
+                    own[s] = 1
+    _spread(tb, t, n, roots, n_roots, occ)
+    _spread(tb, t, n, roots, n_roots, own)
+
+
+@hot
+def _spread(tb, t, n, roots, n_roots, mark):
+    """A segment sharing a neighbouring feature with a marked one of the same kind is
+    marked too (they become one feature when the tile is placed)."""
+    n_marked = 0
     for s in range(n):
-        n_occ += occ[s]
-    changed = 0 < n_occ < n
+        n_marked += mark[s]
+    changed = 0 < n_marked < n
+    seg_kind = tb.seg_kind
     while changed:
         changed = False
         for a in range(n):
             for b in range(n):
-                if occ[a] or not occ[b] or seg_kind[t, a] != seg_kind[t, b]:
+                if mark[a] or not mark[b] or seg_kind[t, a] != seg_kind[t, b]:
                     continue
                 for i in range(n_roots[a]):
                     for j in range(n_roots[b]):
                         if roots[8 * a + i] == roots[8 * b + j]:
-                            occ[a] = 1
+                            mark[a] = 1
                             changed = True
 
 
 @hot
 def follower_options(st, tb, t, r, bx, by, out):
     """Write the follower slots allowed after placing t/r at (bx, by) into `out`
-    (NO_FOLLOWER = none; a large follower on segment s is slot S + s). Returns (count,
-    blocked): `blocked` marks a solo turn where a follower is compulsory but the supply
-    is empty (the move then ends the game, end A)."""
+    (NO_FOLLOWER = none; figure f on segment s is slot f * S + s, config.FIG_*: a
+    follower or large follower on a free feature, a builder on a road or city, a pig on
+    a field, holding the seat's own follower). Returns (count, blocked): `blocked` marks
+    a solo turn where a follower is compulsory but the supply is empty (the move then
+    ends the game, end A)."""
     solo = st.cfg[C.CFG_SOLO] != 0
     seat = st.sc[C.SC_SEAT]
     has_supply = st.supply[seat] > 0
-    has_large = st.lsupply[seat] > 0  # never in solo
+    xsupply = st.xsupply  # large follower, builder, pig: never in solo
     n = 0
     if not solo:
         out[0] = C.NO_FOLLOWER
         n = 1
-        if not has_supply and not has_large:
+        if not has_supply and xsupply[seat, 0] + xsupply[seat, 1] + xsupply[seat, 2] == 0:
             return n, False
     seg_kind = tb.seg_kind
-    occ = st.work[C.W_OCC]
-    occupied_segments(st, tb, t, r, bx, by, occ)
+    occ, own = st.work[C.W_OCC], st.work[C.W_OWN]
+    occupied_segments(st, tb, t, r, bx, by, occ, own, seat)
     for s in range(tb.n_seg[t]):
         if solo and seg_kind[t, s] == C.K_FIELD:
             continue  # no farmers in the solo variant
         if not occ[s] and (solo or has_supply):
             out[n] = s
             n += 1
-    if has_large:
+    if not solo:
         S = n_segments(st)
-        for s in range(tb.n_seg[t]):
-            if not occ[s]:
-                out[n] = C.FIG_LARGE * S + s
-                n += 1
+        for fig in range(1, 4):
+            if xsupply[seat, fig - 1] == 0:
+                continue
+            for s in range(tb.n_seg[t]):
+                kind = seg_kind[t, s]
+                if fig == C.FIG_LARGE:
+                    ok = not occ[s]
+                elif fig == C.FIG_BUILDER:
+                    ok = own[s] and (kind == C.K_ROAD or kind == C.K_CITY)
+                else:
+                    ok = own[s] and kind == C.K_FIELD
+                if ok:
+                    out[n] = fig * S + s
+                    n += 1
     if solo and (n == 0 or not has_supply):
         blocked = n > 0
         out[0] = C.NO_FOLLOWER
@@ -248,7 +272,9 @@ def reset(st, tb, deck_len):
     sc[:] = 0
     st.scores[:] = 0
     st.supply[:] = st.cfg[C.CFG_FOLLOWERS]
-    st.lsupply[:] = n_figures(st) - 1  # a large follower each (Inns & Cathedrals)
+    for fig in range(1, 4):  # a large follower, builder, pig each, as the rules give
+        st.xsupply[:, fig - 1] = 1 if has_figure(st, fig) else 0
+    st.goods[:] = 0
     st.spos[:] = 0
     st.hands[:] = -1
     st.sc[C.SC_DECK_LEN] = deck_len
@@ -312,7 +338,7 @@ def check_move(st, tb, hand_idx, x, y, r, slot):
         return C.E_EDGE_MISMATCH
     S = n_segments(st)
     if slot != C.NO_FOLLOWER and not (0 <= slot and slot % S < tb.n_seg[t]
-                                      and slot // S < n_figures(st)):
+                                      and slot // S < 4 and has_figure(st, slot // S)):
         return C.E_NO_SUCH_SEGMENT
     opts = st.work[C.W_OPTS]
     n, _ = follower_options(st, tb, t, r, bx, by, opts)
@@ -324,9 +350,12 @@ def check_move(st, tb, hand_idx, x, y, r, slot):
         return C.E_SOLO_COMPULSORY
     if st.cfg[C.CFG_SOLO] and tb.seg_kind[t, slot] == C.K_FIELD:
         return C.E_SOLO_FARMER
-    supply = st.lsupply if slot // S == C.FIG_LARGE else st.supply
-    if supply[st.sc[C.SC_SEAT]] <= 0:
+    fig = slot // S
+    seat = st.sc[C.SC_SEAT]
+    if (st.supply[seat] if fig == C.FIG_FOLLOWER else st.xsupply[seat, fig - 1]) <= 0:
         return C.E_NO_SUPPLY
+    if fig == C.FIG_BUILDER or fig == C.FIG_PIG:
+        return C.E_NOT_OWN
     return C.E_FEATURE_OCCUPIED
 
 
@@ -349,18 +378,10 @@ def apply_move(st, tb, hand_idx, x, y, r, slot):
             st.sc[C.SC_SOLO_END_A] = 1
     i = place_tile(st, tb, t, r, bx, by)
     S = n_segments(st)
+    if st.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS and not st.sc[C.SC_EXTRA]:
+        _check_builder(st, tb, t, i, seat)  # before this move's own figure goes down
     if slot != C.NO_FOLLOWER:
-        fig = slot // S
-        g = i * S + slot % S
-        st.fmeep[find(st.parent, g), seat] += 1 + fig  # a large follower counts as two
-        st.owner[g] = seat
-        st.ofig[g] = fig
-        st.active[st.sc[C.SC_NACTIVE]] = g
-        st.sc[C.SC_NACTIVE] += 1
-        if fig == C.FIG_LARGE:
-            st.lsupply[seat] -= 1
-        else:
-            st.supply[seat] -= 1
+        _place_figure(st, i * S + slot % S, slot // S, seat)
     # Features this tile completed: its roads and cities, monasteries around it.
     roots = st.work[C.W_ROOTS]
     parent, fopen, fdone, board, ptype = st.parent, st.fopen, st.fdone, st.board, st.ptype
@@ -374,6 +395,9 @@ def apply_move(st, tb, hand_idx, x, y, r, slot):
                 fdone[root] = 1
                 roots[n] = root
                 n += 1
+                if kind == C.K_CITY:  # trade goods go to the player completing the city
+                    for k in range(C.N_GOODS):
+                        st.goods[seat, k] += st.fgoods[root, k]
     for dy in range(-1, 2):
         for dx in range(-1, 2):
             j = board[by + dy, bx + dx]
@@ -389,6 +413,40 @@ def apply_move(st, tb, hand_idx, x, y, r, slot):
     # the order of its completions also decides the end bonus (see score_completed).
     score_completed(st, tb, roots, n, solo_ends_after_turn(st))
     _end_turn(st, tb, seat, hand_idx)
+
+
+@hot
+def _place_figure(st, g, fig, seat):
+    """Put `seat`'s figure `fig` (config.FIG_*) on segment g of the tile just placed. A
+    large follower counts as two followers for majorities, a builder or pig as none."""
+    root = find(st.parent, g)
+    if fig == C.FIG_FOLLOWER or fig == C.FIG_LARGE:
+        st.fmeep[root, seat] += 1 + fig
+    elif fig == C.FIG_BUILDER:
+        st.fbuild[root] |= 1 << seat
+    else:
+        st.fpig[root] |= 1 << seat
+    st.owner[g] = seat
+    st.ofig[g] = fig
+    st.active[st.sc[C.SC_NACTIVE]] = g
+    st.sc[C.SC_NACTIVE] += 1
+    if fig == C.FIG_FOLLOWER:
+        st.supply[seat] -= 1
+    else:
+        st.xsupply[seat, fig - 1] -= 1
+
+
+@hot
+def _check_builder(st, tb, t, i, seat):
+    """Traders & Builders: the tile just placed (placement i) earns `seat` an extra turn
+    if it extends a road or city holding that seat's builder (not during an extra turn:
+    never a chain)."""
+    S = n_segments(st)
+    for s in range(tb.n_seg[t]):
+        kind = tb.seg_kind[t, s]
+        if (kind == C.K_ROAD or kind == C.K_CITY) and \
+                st.fbuild[find(st.parent, i * S + s)] & (1 << seat):
+            st.sc[C.SC_EARNED] = 1
 
 
 @hot
@@ -434,6 +492,12 @@ def _advance(st, tb, seat):
         if st.spos[seat] >= solo_stack_size(st, seat):
             _end_game(st, tb, C.END_SOLO_B)
             return
+    if st.sc[C.SC_EARNED]:  # a builder's extra turn: the same seat draws again
+        st.sc[C.SC_EARNED] = 0
+        _begin_turn(st, tb, seat)
+        st.sc[C.SC_EXTRA] = 1 if st.sc[C.SC_SEAT] == seat and not st.sc[C.SC_DONE] else 0
+        return
+    st.sc[C.SC_EXTRA] = 0
     _begin_turn(st, tb, (seat + 1) % P)
 
 

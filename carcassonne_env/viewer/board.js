@@ -48,6 +48,25 @@ class BoardView {
                    "stroke-linejoin": "round"}, g);
     return g;
   }
+  figure(parent, cx, cy, size, colour, kind) {  // a builder (slim pawn) or a pig (round, pink snout)
+    const g = el("g", {transform: `translate(${cx} ${cy})`, "class": "meeple " + kind}, parent);
+    const stroke = colour === "#1c1c1c" ? "#eee" : "#141414", sw = size * 0.07;
+    if (kind === "builder") {
+      const h = size * 1.15;
+      el("polygon", {points: [[-0.22 * h, 0.5 * h], [-0.12 * h, -0.16 * h], [0.12 * h, -0.16 * h],
+                              [0.22 * h, 0.5 * h]].map(p => p.join(",")).join(" "),
+                     fill: colour, stroke, "stroke-width": sw}, g);
+      el("circle", {cx: 0, cy: -0.34 * h, r: 0.16 * h, fill: colour, stroke, "stroke-width": sw}, g);
+      el("line", {x1: -0.17 * h, y1: -0.4 * h, x2: 0.17 * h, y2: -0.4 * h, stroke: "#fafafa",
+                  "stroke-width": h * 0.11}, g);
+    } else {
+      el("ellipse", {cx: 0, cy: 0, rx: 0.5 * size, ry: 0.33 * size, fill: colour, stroke,
+                     "stroke-width": sw}, g);
+      el("ellipse", {cx: 0.42 * size, cy: 0, rx: 0.13 * size, ry: 0.11 * size, fill: "#fab4be",
+                     stroke: "#141414", "stroke-width": sw / 2}, g);
+    }
+    return g;
+  }
   spot(tile, r, loc) { return this.geo.tiles[tile].spots[r][loc]; }
   // state: {tiles: [[x, y, tile, r]], followers: [[x, y, seat, loc, figure]], last: [x, y] | null}
   draw(state) {
@@ -78,9 +97,12 @@ class BoardView {
       const size = 0.42 * (farmer ? 0.9 : 1.0) * (figure === "large" ? 1.4 : 1.0);
       const half = size * 0.5 + 0.01;
       const cx = Math.min(Math.max(s[0], half), 1 - half), cy = Math.min(Math.max(s[1], half), 1 - half);
-      const m = this.meeple(L.followers, x + cx, y + cy, size, this.colours[seat % this.colours.length], farmer);
+      const colour = this.colours[seat % this.colours.length];
+      const m = figure === "builder" || figure === "pig"  // Traders & Builders
+        ? this.figure(L.followers, x + cx, y + cy, size, colour, figure)
+        : this.meeple(L.followers, x + cx, y + cy, size, colour, farmer);
       m.dataset.seat = seat;
-      if (figure === "large") m.dataset.figure = figure;  // Inns & Cathedrals
+      if (figure && figure !== "follower") m.dataset.figure = figure;
     }
     if (state.last) {
       el("rect", {x: state.last[0] + 0.02, y: state.last[1] + 0.02, width: 0.96, height: 0.96,
