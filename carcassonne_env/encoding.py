@@ -17,9 +17,9 @@ hand = 0 unless the strategic variant's hand_size is 3; slot 0 = no follower, sl
 = segment s of the tile in the tile data's order (`TileSet.slot_names`), SLOTS = largest
 segment count + 1 (9 for the base game). With the expansions' figures (`Rules.figures`)
 slot f * S + s + 1 puts figure f (config.FIG_*: 1 large follower, 2 builder, 3 pig) on
-segment s, S = largest segment count, SLOTS = 1 + S x (largest figure id + 1). "two_step" mode: a placement index
-((hand * B + row) * B + col) * 4 + rotation, then a follower step whose action is the
-slot (0 .. SLOTS-1) in the same Discrete space.
+segment s, S = largest segment count, SLOTS = 1 + S x (largest figure id + 1).
+"two_step" mode: a placement index ((hand * B + row) * B + col) * 4 + rotation, then a
+follower step whose action is the slot (0 .. SLOTS-1) in the same Discrete space.
 """
 
 from __future__ import annotations
