@@ -253,3 +253,54 @@ def test_pictures_show_inns_cathedrals_and_the_large_follower():
     game.play(Move(1, 0, 0, "road:E", figure="large"))
     text = str(game)
     assert "a" in text.splitlines()[2] and "large [0, 1]" in text
+
+
+def test_two_inns_on_one_road_do_not_stack():
+    """EB and EA (both with an inn) on one road of 5 tiles, closed by monastery stubs:
+    2 per tile once, 10 points (not 20)."""
+    game = Game(FULL, tile_order=["EB", "EA", "A", "A"])
+    for move in (Move(1, 0, 0, "road:E"), Move(2, 0, 0), Move(-1, 0, 3), Move(2, 1, 2)):
+        game.play(move)
+    assert game.scores == [10, 0]
+    (road,) = [e for e in game.events if e.kind == "road"]
+    assert (len(road.tiles), road.points, road.detail) == (5, 10, "inn")
+
+
+def test_the_inn_of_the_junction_belongs_to_its_east_road_only():
+    """EC's three roads end at its junction; the inn sits by the east road. Seat 0 claims
+    the east road, seat 1 the west one (with the start tile): the west road (A, D, EC)
+    scores 1 per tile, 3; the east road (EC, A) 2 per tile, 4."""
+    game = Game(FULL, tile_order=["EC", "A", "A"])
+    game.play(Move(1, 0, 0, "road:E"))
+    game.play(Move(-1, 0, 3, "road:E"))  # completes the west road at once
+    assert game.scores == [0, 3]
+    game.play(Move(2, 0, 1))
+    assert game.done and game.scores == [4, 3]
+    details = {e.points: e.detail for e in game.events if e.kind == "road"}
+    assert details == {3: None, 4: "inn"}
+
+
+def test_the_monastery_of_ed_splits_its_road():
+    """ED's two road stubs both end at its monastery: the start tile's road ends there.
+    Seat 0's follower on the west stub joins the start tile's road, which seat 1 closes
+    with a monastery stub: 3 tiles, 3 points; the east stub stays a road of its own."""
+    game = Game(FULL, tile_order=["ED", "A"])
+    locations = {m.follower for m in game.legal_moves() if (m.x, m.y, m.rotation) == (1, 0, 0)}
+    assert {"road:W", "road:E", "monastery"} <= locations
+    game.play(Move(1, 0, 0, "road:W"))
+    game.play(Move(-1, 0, 3))
+    assert game.scores == [3, 0]
+    (road,) = [e for e in game.events if e.kind == "road"]
+    assert sorted(road.tiles) == [(-1, 0), (0, 0), (1, 0)]
+
+
+def test_the_walled_city_tip_of_eg_closes_like_a_cap_and_splits_its_field():
+    """EG's city touches its N edge only (its wall runs to the opposite corner): turned
+    to face the start tile's city it completes a 2-tile city (4 points); its field is
+    two fields (east part, south-west part)."""
+    game = Game(FULL, tile_order=["EG"])
+    moves = [m for m in game.legal_moves() if (m.x, m.y, m.rotation) == (0, -1, 2)]
+    fields = {m.follower for m in moves if m.follower and m.follower.startswith("field")}
+    assert len(fields) == 2
+    game.play(Move(0, -1, 2, "city:S"))
+    assert game.scores == [4, 0]

@@ -228,3 +228,18 @@ def test_bench_reports_the_expansions_beside_the_base_game():
         for measure in ("playout decisions", "AEC env steps"):
             key = f"{measure} ratio to base ({label})"
             assert results[key] > 0 and TARGETS[key] == 0.67
+
+
+def test_the_bridge_keeps_its_two_roads_apart():
+    """TB east of the start tile: seat 0's follower on its N-S road; seat 1 can still
+    claim the W-E road (through the bridge) with U; closed by monastery stubs it scores
+    5 tiles for seat 1 alone; seat 0's N-S road (1 tile, open) scores 1 at the end."""
+    game = _game(["TB", "U", "A", "A"])
+    game.play(Move(1, 0, 0, "road:N"))
+    game.play(Move(2, 0, 0, "road:E"))  # legal: the W-E road holds no follower
+    game.play(Move(-1, 0, 3))
+    game.play(Move(3, 0, 1))
+    assert game.done and game.scores == [1, 5]
+    roads = sorted((e.points, e.scorers, len(e.tiles)) for e in game.events
+                   if e.kind == "road")
+    assert roads == [(1, (0,), 1), (5, (1,), 5)]
