@@ -16,7 +16,6 @@ from carcassonne_env.core.board import root_of
 from carcassonne_env.core.playout import random_move, shuffle
 from carcassonne_env.core.state import SCRATCH_FIELDS
 from carcassonne_env.core.turn import reset
-from carcassonne_env.tiles import base_tileset
 
 DX = np.array(C.DX)
 DY = np.array(C.DY)
@@ -38,24 +37,36 @@ NAMES = ["ok", "followers not conserved", "a score decreased", "frontier inconsi
 
 
 @njit(cache=True)
-def _check(st, tb, prev_scores, followers_total):
-    """Invariants of a resting state; returns an error code."""
+def _check(st, tb, prev_scores, figures_total):
+    """Invariants of a resting state; returns an error code. Figures: followers and the
+    expansions' large followers (2 for the majority), builders and pigs (none)."""
     sc = st.sc
     S = st.cfg[C.CFG_NSEG]
     P = st.scores.shape[0]
     for p in range(P):
         if st.scores[p] < prev_scores[p]:
             return SCORE_DECREASED
-    if not sc[C.SC_DONE] and st.supply.sum() + sc[C.SC_NACTIVE] != followers_total:
+    in_supply = st.supply.sum() + st.xsupply.sum()
+    if not sc[C.SC_DONE] and in_supply + sc[C.SC_NACTIVE] != figures_total:
         return BAD_FOLLOWER_COUNT
-    # Followers per feature: recount from the active list.
+    # Followers per feature, builders and pigs: recount from the active list.
     G = sc[C.SC_PLACED] * S
     tally = np.zeros((G, P), np.int64)
+    builders = np.zeros(G, np.int64)
+    pigs = np.zeros(G, np.int64)
     for k in range(sc[C.SC_NACTIVE]):
         g = st.active[k]
         if st.owner[g] < 0:
             return BAD_OWNER
-        tally[root_of(st.parent, g), st.owner[g]] += 1
+        root, fig = root_of(st.parent, g), st.ofig[g]
+        if fig <= C.FIG_LARGE:
+            tally[root, st.owner[g]] += 1 + fig
+        elif fig == C.FIG_BUILDER:
+            builders[root] |= 1 << st.owner[g]
+        else:
+            pigs[root] |= 1 << st.owner[g]
+        if fig >= C.FIG_BUILDER and st.fmeep[root, st.owner[g]] == 0:
+            return SHARED_NEW_FOLLOWER  # a builder or pig without its owner's follower
     owned = 0
     for i in range(sc[C.SC_PLACED]):
         t = st.ptype[i]
@@ -68,10 +79,12 @@ def _check(st, tb, prev_scores, followers_total):
             for p in range(P):
                 if tally[g, p] != st.fmeep[g, p]:
                     return BAD_FEATURE_COUNTS
+            if builders[g] != st.fbuild[g] or pigs[g] != st.fpig[g]:
+                return BAD_FEATURE_COUNTS
             kind = tb.seg_kind[t, s]
             if kind != C.K_FIELD and st.fopen[g] < 0:
                 return NEGATIVE_OPEN
-            if st.fdone[g] and st.fmeep[g].sum() > 0:
+            if st.fdone[g] and (st.fmeep[g].sum() > 0 or st.fbuild[g]):
                 return FOLLOWER_ON_COMPLETED
     if owned != sc[C.SC_NACTIVE]:
         return BAD_OWNER
@@ -79,7 +92,8 @@ def _check(st, tb, prev_scores, followers_total):
     last = sc[C.SC_PLACED] - 1
     for s in range(tb.n_seg[st.ptype[last]]):
         g = last * S + s
-        if st.owner[g] >= 0 and st.fmeep[root_of(st.parent, g)].sum() != 1:
+        if st.owner[g] >= 0 and st.ofig[g] <= C.FIG_LARGE and \
+                st.fmeep[root_of(st.parent, g)].sum() != 1 + st.ofig[g]:
             return SHARED_NEW_FOLLOWER
     # Frontier: exactly the empty cells next to a tile, each pointing at its slot, with the
     # terrain of every placed neighbour's facing edge as its constraint.
@@ -115,20 +129,20 @@ def fuzz_games(st, tb, full_deck, n_games, rng):
     """Play random games checking invariants after every move. Returns (games, moves,
     failing game or -1, error code)."""
     n = full_deck.shape[0]
-    followers_total = st.cfg[C.CFG_FOLLOWERS] * st.scores.shape[0]
     prev = np.zeros(st.scores.shape[0], np.int32)
     moves = 0
     for game in range(n_games):
         st.deck[:n] = full_deck
         shuffle(st.deck, n, rng)
         reset(st, tb, n)
+        figures_total = st.supply.sum() + st.xsupply.sum()
         prev[:] = st.scores
-        code = _check(st, tb, prev, followers_total)
+        code = _check(st, tb, prev, figures_total)
         while code == OK and not st.sc[C.SC_DONE]:
             prev[:] = st.scores
             random_move(st, tb, rng)
             moves += 1
-            code = _check(st, tb, prev, followers_total)
+            code = _check(st, tb, prev, figures_total)
         if code == OK and not st.cfg[C.CFG_SOLO]:
             if st.sc[C.SC_DECK_POS] != st.sc[C.SC_DECK_LEN]:
                 code = TILES_NOT_USED_UP
@@ -147,12 +161,17 @@ FUZZ_RULES = [
     Rules(players=5, hand_size=3, followers=1),
     Rules(variant="solo"),
     Rules(variant="solo", solo_colours=4, followers=3),
+    Rules(players=2, expansions=["inns_cathedrals", "traders_builders"]),
+    Rules(players=4, hand_size=3, expansions=["inns_cathedrals", "traders_builders"]),
+    Rules(players=3, farm_scoring="city", expansions=["traders_builders"]),
+    Rules(players=2, expansions=["inns_cathedrals"], expansion_mode="tiles_only"),
+    Rules(variant="solo", expansions=["inns_cathedrals", "traders_builders"]),
 ]
 
 
 def _run_fuzz(rules: Rules, n_games: int, seed: int) -> None:
-    ts = base_tileset()
     game = Game(rules, seed=0)
+    ts = game._ts
     deck = np.array(ts.full_deck(), np.int8)
     rng = np.array([seed], np.uint64)
     played, moves, bad, code = fuzz_games(game._st, ts.tables, deck, n_games, rng)
@@ -162,7 +181,7 @@ def _run_fuzz(rules: Rules, n_games: int, seed: int) -> None:
 
 @pytest.mark.parametrize("rules", FUZZ_RULES, ids=str)
 def test_jitted_fuzz_invariants(rules):
-    # 9 rule sets x 1,200 games = 10,800 games in CI.
+    # 14 rule sets (5 with expansions) x 1,200 games = 16,800 games in CI.
     _run_fuzz(rules, 1200, seed=12345)
 
 
@@ -209,8 +228,10 @@ def _random_candidate(game: Game, rng: random.Random) -> Move:
     t = game._ts.index(tile)
     r = rng.randrange(4)
     spots = [None, *game._ts.slot_aliases[t][r], "city:N", "road:E", "field:S_w", "monastery"]
+    spot = rng.choice(spots)
+    figure = rng.choice(game.rules.figures) if spot is not None else "follower"
     return Move(rng.randint(min(xs) - 2, max(xs) + 2), rng.randint(min(ys) - 2, max(ys) + 2),
-                r, rng.choice(spots), tile if game.rules.hand_size > 1 else None)
+                r, spot, tile if game.rules.hand_size > 1 else None, figure)
 
 
 API_RULES = [
@@ -219,6 +240,7 @@ API_RULES = [
     Rules(players=2, hand_size=3),
     Rules(variant="solo"),
     Rules(players=2, followers=1),
+    Rules(players=2, followers=2, expansions=["inns_cathedrals", "traders_builders"]),
 ]
 
 
