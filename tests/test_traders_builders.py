@@ -243,3 +243,27 @@ def test_the_bridge_keeps_its_two_roads_apart():
     roads = sorted((e.points, e.scorers, len(e.tiles)) for e in game.events
                    if e.kind == "road")
     assert roads == [(1, (0,), 1), (5, (1,), 5)]
+
+
+def test_the_aec_env_gives_the_extra_turn_to_the_same_agent():
+    """Two heuristic bots through the PettingZoo env: after a builder's extra turn the
+    same agent acts again, always the game's seat to move."""
+    from agents import make_agent
+    from carcassonne_env import carcassonne_v0
+
+    env = carcassonne_v0.env(players=2, expansions=[TB], board_size=32)
+    env.reset(seed=5)
+    raw = env.unwrapped
+    bots = [make_agent("heuristic", seed=1), make_agent("heuristic", seed=2)]
+    previous, repeats = None, 0
+    for agent in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = raw.game.current_player
+        assert agent == raw.agents[seat]
+        repeats += agent == previous
+        previous = agent
+        env.step(raw.driver.encoder.move_to_action(raw.game, bots[seat].act(raw.game)))
+    assert repeats > 0
