@@ -17,11 +17,24 @@ default) a road with an inn scores 2 per tile when completed and 0 when still op
 end, a city with a cathedral 3 per tile and per pennant when completed and 0 when open
 (neither stacks), and outside the solo variant each player also has one large follower
 (record key ``"figure": "large"``) that counts twice for majority but never for points.
+With Traders & Builders in ``"full"`` mode (the default; outside the solo variant, where its
+tiles play as ordinary tiles): the player who places the tile completing a city takes one
+token per trade good symbol in it, and at the end (after the farms) the most tokens of each
+good (at least one) score 10, ties all; each player has one builder (``"builder"``, on a
+road or city of the new tile where the player already has a follower; it never counts for
+majority, and a tile of that player that extends the builder's feature in a normal turn
+earns one extra turn, never a chain; it returns with the followers when its feature is
+scored) and one pig (``"pig"``, on a field of the new tile where the player already has a
+farmer; a player winning a field with their own pig scores ``farm_city_points + 1`` per
+completed city, with 1st-edition farms for a city touched by any field holding it). Who
+moves next is derived (rotation, extra turns, and with a hand skipped empty hands), never
+read from the record.
 
 Entry points: `replay_scores` (scores after each move), `replay_result`, `end_reason`,
 `replay_game` (the final `RefGame`, with a few extra observations), `RefGame` (a live
-game: `legal_moves`, `play`), `check_draws` (tile draw and discard order) and
-`draw_pile` (the tiles of a deck).
+game: `legal_moves`, `play`, `to_move`; given a tile order also `tiles_to_play`, the tile
+drawn or the hand), `check_draws` (tile draw and discard order) and `draw_pile` (the tiles
+of a deck).
 Each move's legality is checked on the way; a breach raises `ValueError`.
 """
 
@@ -54,7 +67,9 @@ EXPANSION_FILES = {
     "inns_cathedrals": ("i_and_c_tiles.json", "E"),
     "traders_builders": ("t_and_b_tiles.json", "T"),
 }
-FIGURES = ("follower", "large")  # ordinary follower, Inns & Cathedrals' large follower
+# Ordinary follower, Inns & Cathedrals' large follower, Traders & Builders' builder and pig.
+FIGURES = ("follower", "large", "builder", "pig")
+GOODS = ("wine", "grain", "cloth")  # Traders & Builders' trade goods
 
 
 # --------------------------------------------------------------------------- tile data
@@ -77,6 +92,7 @@ class Segment:
     inner: bool = False
     inn: bool = False  # a road segment with an inn (Inns & Cathedrals)
     cathedral: bool = False  # a city segment with a cathedral (Inns & Cathedrals)
+    good: str | None = None  # a city segment's trade good symbol (Traders & Builders)
 
 
 def tile_file(name: str = "base_tiles.json") -> Path:
@@ -148,6 +164,7 @@ def segments(letter: str, rotation: int) -> tuple[Segment, ...]:
             tuple(rotate_edge(e, rotation) for e in c["edges"]),
             c["pennants"],
             cathedral=bool(c.get("cathedral")),
+            good=c.get("trade_good"),
         )
         for c in raw["cities"]
     ]
@@ -194,8 +211,9 @@ class Board:
     """Placed tiles and standing followers; nothing else is remembered between moves."""
 
     tiles: dict[tuple[int, int], tuple[str, int]] = field(default_factory=dict)
-    # (x, y) -> (seat, segment index, figure); at most one follower per tile; figure is
-    # "follower" or "large" (Inns & Cathedrals' large follower).
+    # (x, y) -> (seat, segment index, figure); at most one figure per tile (one per move);
+    # figure is "follower", "large" (Inns & Cathedrals' large follower), "builder" or "pig"
+    # (Traders & Builders).
     followers: dict[tuple[int, int], tuple[int, int, str]] = field(default_factory=dict)
 
     def segs(self, pos: tuple[int, int]) -> tuple[Segment, ...]:
@@ -214,16 +232,25 @@ class Feature:
     pennants: int = 0
     inn: bool = False  # a road with at least one inn
     cathedral: bool = False  # a city with at least one cathedral
+    goods: tuple[str, ...] = ()  # the trade good symbols of its segments, one per symbol
 
     def followers(self, board: Board) -> list[int]:
         """Seats of the followers standing on this feature, one entry per follower and two
-        per large follower (it counts as two followers for the majority)."""
+        per large follower (it counts as two followers for the majority). Builders and
+        pigs are no followers: they never count."""
         return [
             seat
             for pos, (seat, seg, figure) in board.followers.items()
-            if (pos[0], pos[1], seg) in self.nodes
+            if (pos[0], pos[1], seg) in self.nodes and figure in ("follower", "large")
             for _ in range(2 if figure == "large" else 1)
         ]
+
+    def holds(self, board: Board, seat: int, figure: str) -> bool:
+        """Whether a figure of that kind of ``seat`` stands on this feature."""
+        return any(
+            s == seat and f == figure and (pos[0], pos[1], seg) in self.nodes
+            for pos, (s, seg, f) in board.followers.items()
+        )
 
 
 def linked(board: Board, node: tuple[int, int, int]) -> list[tuple[int, int, int]]:
@@ -277,6 +304,7 @@ def flood(board: Board, start: tuple[int, int, int]) -> Feature:
         pennants,
         inn=any(s.inn for s in segs),
         cathedral=any(s.cathedral for s in segs),
+        goods=tuple(s.good for s in segs if s.good),
     )
 
 
@@ -333,6 +361,16 @@ def inns_cathedrals(rules: dict[str, Any]) -> bool:
     )
 
 
+def traders_builders(rules: dict[str, Any]) -> bool:
+    """Traders & Builders is played with its rules (goods, builder, pig): full mode, and
+    not in the solo variant (there its tiles play as ordinary tiles)."""
+    return (
+        "traders_builders" in rules.get("expansions", ())
+        and rules.get("expansion_mode", "full") == "full"
+        and rules.get("variant", "standard") != "solo"
+    )
+
+
 def completed_value(feature: Feature, small_city: bool, ic: bool = False) -> int:
     """Points for a feature completed during the game (``ic``: Inns & Cathedrals rules)."""
     if feature.kind == "road":
@@ -357,9 +395,16 @@ def incomplete_value(feature: Feature, ic: bool = False) -> int:
 
 
 def farm_points(board: Board, rules: dict[str, Any]) -> list[int]:
-    """End-of-game farmer points per seat, both editions."""
+    """End-of-game farmer points per seat, both editions (pigs included)."""
+    return farm_scores(board, rules)[0]
+
+
+def farm_scores(board: Board, rules: dict[str, Any]) -> tuple[list[int], list[int]]:
+    """End-of-game farmer points per seat, both editions, and the part of them that the
+    seats' pigs added (one point per city a pig's owner scores with a pig there)."""
     seats = num_seats(rules)
     points = [0] * seats
+    pig_points = [0] * seats
     cities = all_features(board, ("city",))
     city_at = {n: k for k, c in enumerate(cities) for n in c.nodes}
     fields = all_features(board, ("field",))
@@ -378,18 +423,25 @@ def farm_points(board: Board, rules: dict[str, Any]) -> list[int]:
     if rules.get("farm_scoring", "field") == "field":
         for farm in fields:
             for seat in majority(farm.followers(board)):
-                points[seat] += per * len(touched(farm))
-        return points
+                pig = farm.holds(board, seat, "pig")
+                points[seat] += (per + pig) * len(touched(farm))
+                pig_points[seat] += pig * len(touched(farm))
+        return points, pig_points
     # 1st edition: every completed city goes once to whoever has most farmers in all the
-    # distinct fields touching it.
+    # distinct fields touching it; a pig of such a seat in any of those fields adds 1.
     farmers_near: dict[int, list[int]] = {}
+    pigs_near: dict[int, set[int]] = {}
     for farm in fields:
+        pigs = {s for s in range(seats) if farm.holds(board, s, "pig")}
         for k in touched(farm):
             farmers_near.setdefault(k, []).extend(farm.followers(board))
-    for seats_near in farmers_near.values():
+            pigs_near.setdefault(k, set()).update(pigs)
+    for k, seats_near in farmers_near.items():
         for seat in majority(seats_near):
-            points[seat] += per
-    return points
+            pig = seat in pigs_near[k]
+            points[seat] += per + pig
+            pig_points[seat] += pig
+    return points, pig_points
 
 
 # --------------------------------------------------------------------------- solo ordering
@@ -486,6 +538,23 @@ def large_size(rules: dict[str, Any]) -> int:
     return int(inns_cathedrals(rules) and rules.get("variant", "standard") != "solo")
 
 
+def figure_size(rules: dict[str, Any], figure: str) -> int:
+    """How many figures of a kind each seat starts with: followers, one large follower
+    (Inns & Cathedrals), one builder and one pig (Traders & Builders); none in solo."""
+    if figure == "follower":
+        return supply_size(rules)
+    if figure == "large":
+        return large_size(rules)
+    if figure in ("builder", "pig"):
+        return int(traders_builders(rules))
+    raise ValueError(f"unknown figure {figure!r}")
+
+
+def figures(rules: dict[str, Any]) -> tuple[str, ...]:
+    """The figure kinds a move may name under these rules (the follower always)."""
+    return tuple(f for f in FIGURES if f == "follower" or figure_size(rules, f))
+
+
 def placement_error(board: Board, letter: str, x: int, y: int, rotation: int) -> str | None:
     """Why the tile cannot go there (occupied, no neighbour, edge mismatch), or None."""
     if (x, y) in board.tiles:
@@ -533,6 +602,22 @@ def free_spots(board: Board, pos: tuple[int, int], solo: bool) -> list[int]:
         if not feature_of(board, (pos[0], pos[1], i)).followers(board):
             out.append(i)
     return out
+
+
+# Where a builder and a pig may go: segments of these kinds whose feature already holds
+# one of the mover's own followers (farmers for the pig).
+OWN_KINDS = {"builder": ("road", "city"), "pig": ("field",)}
+
+
+def own_spots(board: Board, pos: tuple[int, int], seat: int, figure: str) -> list[int]:
+    """Segments of the tile at ``pos`` where ``seat`` may put its builder or pig: of the
+    figure's kinds, on a feature (after the tile joined it) with a follower of ``seat``."""
+    return [
+        i
+        for i, seg in enumerate(board.segs(pos))
+        if seg.kind in OWN_KINDS[figure]
+        and seat in feature_of(board, (pos[0], pos[1], i)).followers(board)
+    ]
 
 
 def canonical(seg: Segment) -> str:
@@ -589,25 +674,56 @@ def move_figure(move: dict[str, Any]) -> str:
 class RefGame:
     """Naive game state, advanced one recorded move at a time.
 
-    It checks each move's legality on the way (placement, follower supply, occupied
-    features, solo compulsory followers) and raises `ValueError` on a breach.
+    It checks each move's legality on the way (the seat to move, placement, figure
+    supplies, occupied features, where a builder or pig may go, solo compulsory followers)
+    and raises `ValueError` on a breach. Given the game's ``tile_order`` it also deals the
+    tiles (one deck; solo: a stack per colour; ``hand_size`` > 1: hands) and checks that
+    each move places the tile drawn (or one of the hand), discarding unplaceable draws
+    into ``discarded``.
+
+    Who moves is derived, never read from the record (`to_move`): seats take turns, a
+    builder's extra turn keeps the seat, and with a hand a seat whose hand is empty is
+    skipped (only known with the tile order; without it the record's seat is taken as is).
     """
 
-    def __init__(self, rules: dict[str, Any]):
+    def __init__(self, rules: dict[str, Any], tile_order: list[str] | None = None):
         self.rules = dict(rules)
         self.solo = self.rules.get("variant", "standard") == "solo"
         self.ic = inns_cathedrals(self.rules)
+        self.tb = traders_builders(self.rules)
         self.seats = num_seats(self.rules)
+        self.hand_size = 1 if self.solo else self.rules.get("hand_size", 1)
         self.board = Board()
         self.board.tiles[START[1:3]] = (START[0], START[3])
         self.scores = list(range(1, self.seats + 1)) if self.solo else [0] * self.seats
         self.turn = 0
+        # Trade goods tokens per seat (Traders & Builders).
+        self.goods = [dict.fromkeys(GOODS, 0) for _ in range(self.seats)]
+        self.to_move = 0  # the seat that moves next
+        self.extra = False  # the next move is a builder's extra turn
+        self.extra_turns: list[int] = []  # moves that were extra turns
+        self.pig_points = [0] * self.seats  # farm points the pigs added at the end
         # Turns where equally good solo scoring orders gave different score vectors (the
         # rules leave that choice to the player).
         self.ambiguous: list[int] = []
         # Solo: turns after which a compulsory follower could not be placed (end A).
         self.solo_end_a: list[int] = []
         self.history: list[list[int]] = []  # scores after each move (filled by replay_game)
+        # The tiles, when the tile order is known: draw stacks (one shared deck, or one per
+        # solo colour), hands (hand_size > 1, else None), tiles discarded as unplaceable.
+        self.stacks: list[list[str]] | None = None
+        self.hands: list[list[str]] | None = None
+        self.discarded: list[str] = []
+        if tile_order is not None:
+            order = list(tile_order)
+            if self.solo:
+                self.stacks = [order[c :: self.seats] for c in range(self.seats)]
+            elif self.hand_size == 1:
+                self.stacks = [order]
+            else:
+                h = self.hand_size
+                self.hands = [order[h * p : h * p + h] for p in range(self.seats)]
+                self.stacks = [order[h * self.seats :]]
 
     def result(self) -> list[int] | int:
         """Final result of a finished game: the scores, or the lowest colour's score (solo)."""
@@ -620,19 +736,74 @@ class RefGame:
         return "A" if self.turn - 1 in self.solo_end_a else "B"
 
     def supply(self, seat: int, figure: str = "follower") -> int:
-        """Followers (or large followers: ``figure="large"``) the seat still has in hand."""
+        """Figures of a kind (default: ordinary followers) the seat still has in hand."""
         on_board = sum(1 for s, _, f in self.board.followers.values() if s == seat and f == figure)
-        size = large_size(self.rules) if figure == "large" else supply_size(self.rules)
-        return size - on_board
+        return figure_size(self.rules, figure) - on_board
+
+    # ----------------------------------------------------------------------- tiles
+
+    def tiles_to_play(self) -> list[str]:
+        """The tiles the seat to move may place (the tile drawn, or its hand), after
+        discarding unplaceable draws; [] once the tiles are used up (the game is over).
+
+        With a hand: at the start of a seat's turn its unplaceable tiles are discarded and
+        replaced from the deck until all fit (or the deck is empty); a seat left with an
+        empty hand is skipped (`to_move` moves on, an extra turn is lost). Needs the tile
+        order (``RefGame(rules, tile_order)``).
+        """
+        if self.stacks is None:
+            raise ValueError("the tiles are unknown: RefGame was made without a tile order")
+        if self.hands is None:
+            stack = self.stacks[self.to_move if self.solo else 0]
+            while stack and not placements(self.board, stack[0]):
+                self.discarded.append(stack.pop(0))
+            return stack[:1]
+        deck = self.stacks[0]
+        for _ in range(self.seats):
+            hand = self.hands[self.to_move]
+            while bad := [t for t in hand if not placements(self.board, t)]:
+                for letter in bad:
+                    hand.remove(letter)
+                    self.discarded.append(letter)
+                while len(hand) < self.hand_size and deck:
+                    hand.append(deck.pop(0))
+            if hand:
+                return list(hand)
+            self.to_move = (self.to_move + 1) % self.seats  # nothing to play: skipped
+            self.extra = False
+        return []
+
+    def _take_tile(self, letter: str) -> None:
+        """Check that the move places a tile it may (tile order known) and take it."""
+        if self.stacks is None:
+            return
+        tiles = self.tiles_to_play()
+        if letter not in tiles:
+            raise ValueError(f"move {self.turn}: drew {tiles} but placed {letter}")
+        if self.hands is None:
+            self.stacks[self.to_move if self.solo else 0].pop(0)
+            return
+        hand = self.hands[self.to_move]
+        hand.remove(letter)
+        if self.stacks[0]:  # the replacement, drawn right after placing
+            hand.append(self.stacks[0].pop(0))
+
+    # ----------------------------------------------------------------------- moves
 
     def follower_options(self, pos: tuple[int, int], seat: int) -> list[tuple[str | None, str]]:
         """Legal (location, figure) choices on the tile just placed at ``pos``: (None,
-        "follower") places nothing; each free segment once per figure in supply."""
-        figures = [f for f in FIGURES if self.supply(seat, f) > 0]
-        spots = free_spots(self.board, pos, self.solo) if figures else []
-        names = [(canonical(self.board.segs(pos)[i]), f) for i in spots for f in figures]
+        "follower") places nothing; each free segment once per follower kind in supply
+        (ordinary, large); the builder on each road or city segment, the pig on each field
+        segment, whose feature holds a follower of ``seat`` (while in supply)."""
+        segs = self.board.segs(pos)
+        kinds = [f for f in ("follower", "large") if self.supply(seat, f) > 0]
+        spots = free_spots(self.board, pos, self.solo) if kinds else []
+        names = [(canonical(segs[i]), f) for i in spots for f in kinds]
         if self.solo and names:
             return names  # compulsory
+        for figure in OWN_KINDS:
+            if self.supply(seat, figure) > 0:
+                names += [(canonical(segs[i]), figure) for i in own_spots(self.board, pos, seat, figure)]
         return [(None, "follower")] + names
 
     def legal_moves(self, letter: str, seat: int) -> set[tuple[int, int, int, str | None, str]]:
@@ -653,10 +824,20 @@ class RefGame:
         good solo scoring orders.
         """
         seat, pos, letter = move["player"], (move["x"], move["y"]), move["tile"]
+        if self.stacks is None and self.hand_size > 1:
+            self.to_move = seat  # hands unknown: skipped seats cannot be derived
+        self._take_tile(letter)  # (may skip seats with an empty hand)
+        if seat != self.to_move:
+            raise ValueError(f"move {self.turn}: seat {seat} moved, seat {self.to_move} was to")
         error = placement_error(self.board, letter, *pos, move["rotation"])
         if error:
             raise ValueError(f"move {self.turn}: {error}")
         self.board.tiles[pos] = (letter, move["rotation"])
+        if self.extra:
+            self.extra_turns.append(self.turn)
+        # A builder's extra turn: the tile (before this move's own figure) extends a road or
+        # city holding the mover's builder, and this move is not an extra turn itself.
+        earned = self.tb and not self.extra and self._extends_builder(seat, pos)
         loc, figure = move_follower(move), move_figure(move)
         if loc is not None:
             self._place_follower(seat, pos, loc, figure)
@@ -666,7 +847,13 @@ class RefGame:
             if self.supply(seat) > 0:
                 raise ValueError(f"move {self.turn}: a follower was compulsory (solo)")
             self.solo_end_a.append(self.turn)
-        items = self._complete(completed_now(self.board, pos))
+        done = completed_now(self.board, pos)
+        if self.tb:  # the completer takes the goods of every city it completes
+            for feature in done:
+                if feature.kind == "city":
+                    for good in feature.goods:
+                        self.goods[seat][good] += 1
+        items = self._complete(done)
         if not self.solo:
             for owners, pts in items:
                 for s in owners:
@@ -677,28 +864,47 @@ class RefGame:
             self.scores = self._pick(solo_best(tuple(self.scores), items), hint)
         else:
             self._solo_last(items, hint)
+        self.extra = bool(earned)
+        self.to_move = seat if earned else (seat + 1) % self.seats
         self.turn += 1
         return list(self.scores)
+
+    def _extends_builder(self, seat: int, pos: tuple[int, int]) -> bool:
+        """Whether a road or city segment of the tile at ``pos`` joins a feature holding
+        the builder of ``seat``."""
+        return any(
+            seg.kind in OWN_KINDS["builder"]
+            and feature_of(self.board, (pos[0], pos[1], i)).holds(self.board, seat, "builder")
+            for i, seg in enumerate(self.board.segs(pos))
+        )
 
     def _place_follower(
         self, seat: int, pos: tuple[int, int], loc: str, figure: str = "follower"
     ) -> None:
-        """Put a follower (``figure``) on the new tile, checking supply and that its feature
-        is empty."""
+        """Put a figure on the new tile, checking supply and where it may go: a follower
+        (ordinary or large) on an empty feature, a builder or pig where the seat already
+        has a follower."""
         if figure not in FIGURES:
             raise ValueError(f"move {self.turn}: unknown figure {figure!r}")
         if self.supply(seat, figure) <= 0:
-            what = "large follower" if figure == "large" else "follower"
+            what = "large follower" if figure == "large" else figure
             raise ValueError(f"move {self.turn}: seat {seat} has no {what} left")
         index = locate(*self.board.tiles[pos], loc)
         if self.solo and self.board.segs(pos)[index].kind == "field":
             raise ValueError(f"move {self.turn}: no farmers in the solo variant")
-        if index not in free_spots(self.board, pos, self.solo):
+        if figure in OWN_KINDS:
+            if index not in own_spots(self.board, pos, seat, figure):
+                raise ValueError(
+                    f"move {self.turn}: a {figure} goes on a {'/'.join(OWN_KINDS[figure])} "
+                    f"where seat {seat} already has a follower, not {pos} {loc}"
+                )
+        elif index not in free_spots(self.board, pos, self.solo):
             raise ValueError(f"move {self.turn}: feature at {pos} {loc} is already occupied")
         self.board.followers[pos] = (seat, index, figure)
 
     def _complete(self, done: list[Feature]) -> tuple[tuple[tuple[int, ...], int], ...]:
-        """(majority seats, points) of each completed feature; its followers go home."""
+        """(majority seats, points) of each completed feature; its followers (and builder)
+        go home."""
         small = bool(self.rules.get("small_city", False))
         items = []
         for feature in done:
@@ -717,15 +923,23 @@ class RefGame:
         return list(options[0])
 
     def _final_standard(self) -> None:
-        """End of a standard game: open roads, cities, monasteries, then farms."""
+        """End of a standard game: open roads, cities, monasteries, then farms (pigs
+        included), then the trade goods majorities."""
         for feature in all_features(self.board, ("road", "city", "monastery")):
             if feature.complete:
                 continue  # scored when it was completed; no follower is left there
             for seat in majority(feature.followers(self.board)):
                 self.scores[seat] += incomplete_value(feature, self.ic)
             remove_followers(self.board, feature)
-        for seat, pts in enumerate(farm_points(self.board, self.rules)):
+        points, self.pig_points = farm_scores(self.board, self.rules)
+        for seat, pts in enumerate(points):
             self.scores[seat] += pts
+        if self.tb:
+            for good in GOODS:
+                top = max(g[good] for g in self.goods)
+                for seat in range(self.seats):
+                    if top >= 1 and self.goods[seat][good] == top:
+                        self.scores[seat] += 10
 
     def _solo_last(self, items, hint: list[int] | None) -> None:
         """Last solo turn: completed features, then the follower bonus, in the best order.
@@ -749,11 +963,12 @@ def replay_game(record: dict[str, Any], final: bool | None = None) -> RefGame:
     """Replay a record naively and return the reference state at its end.
 
     ``final``: run end-of-game scoring after the last move. Default: yes, unless the record
-    says ``"result": None`` (an unfinished game).
+    says ``"result": None`` (an unfinished game). With the record's ``tile_order`` the
+    tiles placed must also be the ones drawn (see `RefGame`).
     """
     if final is None:
         final = record.get("result", True) is not None
-    game = RefGame(record.get("rules", {}))
+    game = RefGame(record.get("rules", {}), record.get("tile_order"))
     recorded = record.get("scores") or []
     moves = record["moves"]
     for turn, move in enumerate(moves):
@@ -765,8 +980,8 @@ def replay_game(record: dict[str, Any], final: bool | None = None) -> RefGame:
 def replay_scores(record: dict[str, Any], final: bool | None = None) -> list[list[int]]:
     """Scores of every seat after every move of ``record``, computed naively.
 
-    Uses only the record's rules and its moves (player, tile, x, y, rotation, follower,
-    figure).
+    Uses only the record's rules, its moves (player, tile, x, y, rotation, follower,
+    figure) and, to check the draws, its tile order if it has one.
     The last move is taken to end the game (end-of-game scoring included in its entry)
     unless the record says ``"result": None``. In the solo variant, where the rules let the
     player order simultaneous scorings, equally good orders that give different scores are
@@ -786,47 +1001,36 @@ def end_reason(record: dict[str, Any]) -> str:
 
 
 def check_draws(record: dict[str, Any]) -> list[str]:
-    """Problems with the order tiles were drawn and discarded (hand size 1 only).
+    """Problems with the order tiles were drawn and discarded, and with who moved.
 
-    Standard: the moves take ``tile_order`` in turn, skipping exactly the tiles that fit
-    nowhere (the record's ``discarded``). Solo: colour ``c`` draws from
-    ``tile_order[c::colours]``, colours move in turn, and the game ends exactly at end A
-    (compulsory follower, empty supply) or B (the mover's stack is used up).
+    Standard: the moves take ``tile_order`` in turn (with a hand: from the seat's hand,
+    refilled from the order), skipping exactly the tiles that fit nowhere (the record's
+    ``discarded``), and the game ends when no placeable tile is left. Solo: colour ``c``
+    draws from ``tile_order[c::colours]``, colours move in turn, and the game ends exactly
+    at end A (compulsory follower, empty supply) or B (a stack is used up). The seat of
+    every move must be the derived one (`RefGame.to_move`: builders' extra turns, skipped
+    empty hands).
     """
-    rules = record.get("rules", {})
-    game = RefGame(rules)
-    stacks = (
-        [list(record["tile_order"][c :: game.seats]) for c in range(game.seats)]
-        if game.solo
-        else [list(record["tile_order"])]
-    )
-    discarded, problems = [], []
-    for turn, move in enumerate(record["moves"]):
-        stack = stacks[turn % game.seats] if game.solo else stacks[0]
-        if move["player"] != turn % game.seats:
-            problems.append(f"move {turn}: seat {move['player']} moved out of turn")
-        while stack and not placements(game.board, stack[0]):
-            discarded.append(stack.pop(0))
-        if not stack or stack[0] != move["tile"]:
-            problems.append(f"move {turn}: drew {stack[:1]} but placed {move['tile']}")
+    game = RefGame(record.get("rules", {}), record["tile_order"])
+    problems = []
+    for move in record["moves"]:
+        try:
+            game.play(move)
+        except ValueError as error:
+            problems.append(str(error))
             return problems
-        stack.pop(0)
-        game.play(move)
-    # After the last move every tile that would be drawn next must have been discarded
-    # (standard); in solo the game stops at end A or B and the rest stays unused.
-    if not game.solo:
-        for letter in stacks[0]:
-            if placements(game.board, letter):
-                problems.append(f"game ended with a placeable tile {letter} left")
-                break
-            discarded.append(letter)
-    if game.solo and record["moves"]:
+    if record["moves"] and game.solo:
         last = len(record["moves"]) - 1
         if any(turn != last for turn in game.solo_end_a):
             problems.append(f"the game went on after end A (moves {game.solo_end_a})")
-        left = stacks[last % game.seats]
-        if last not in game.solo_end_a and left:
-            problems.append(f"solo game ended without end A and with {left} in the stack")
-    if discarded != list(record.get("discarded", [])):
-        problems.append(f"discarded {record.get('discarded')} but reference says {discarded}")
+        mover = record["moves"][last]["player"]
+        if last not in game.solo_end_a and game.stacks[mover] and game.tiles_to_play():
+            # (end B also when the next colour's stack holds only unplaceable tiles)
+            problems.append(
+                f"solo game ended without end A and with {game.stacks[mover]} in the stack"
+            )
+    elif not game.solo and game.tiles_to_play():
+        problems.append(f"game ended with a placeable tile {game.tiles_to_play()} left")
+    if game.discarded != list(record.get("discarded", [])):
+        problems.append(f"discarded {record.get('discarded')} but reference says {game.discarded}")
     return problems
