@@ -84,6 +84,18 @@ def test_lean_distribution_matches_sb3_contrib():
                           atol=1e-5)
     assert torch.allclose(lean.entropy(), ref.entropy(), atol=1e-5)
     assert torch.equal(lean.mode(), ref.probs.argmax(1))
+    dense = lean.distribution.logits  # normalised log-probabilities, -inf where masked
+    assert torch.allclose(dense[masks], ref.logits[masks], atol=1e-5)
+    assert torch.isinf(dense[~masks]).all()
+    tied = LeanMaskedCategorical(40).proba_distribution(torch.zeros(64, 40))
+    tied.apply_masking(masks.numpy())
+    assert torch.equal(tied.mode(), masks.float().argmax(1))  # the first legal action
+    # the PPO loss's gradient flows to the legal logits only, as with the dense form
+    raw = logits.clone().requires_grad_(True)
+    grad = LeanMaskedCategorical(40).proba_distribution(raw)
+    grad.apply_masking(masks.numpy())
+    (grad.log_prob(actions)[legal].sum() + grad.entropy().sum()).backward()
+    assert (raw.grad[~masks] == 0).all() and raw.grad[masks].abs().sum() > 0
     torch.manual_seed(1)
     draws = torch.stack([lean.sample() for _ in range(2000)])  # [2000, 64]
     assert masks.gather(1, draws.T).all()

@@ -157,15 +157,21 @@ class ConvActionHead(nn.Module):
 
 
 class LeanMaskedCategorical(MaskableCategoricalDistribution):
-    """sb3-contrib's masked categorical, computed once: one masked log-softmax gives the
-    log-probabilities, entropy and samples (inverse CDF). With ~10^4 actions per
-    decision, torch's Categorical (normalising twice, validating, `multinomial`) cost
-    several times more than the policy network. ``distribution.logits`` are the
-    normalised log-probabilities, as with torch's Categorical."""
+    """sb3-contrib's masked categorical, computed over the legal actions only. With ~10^4
+    actions per decision of which a few hundred are legal, torch's Categorical
+    (normalising twice, validating, `multinomial`) cost several times more than the
+    policy network, and even one dense masked log-softmax (with its exp for the entropy
+    and its backward) cost a quarter of a PPO update. With a mask, the logits of the
+    legal actions are gathered into one flat vector (row-major, `rows` says whose) and
+    normalised per row with segment reductions; log-probabilities, entropy, samples
+    (Gumbel-max) and modes read that vector. ``distribution.logits`` are the normalised
+    log-probabilities, as with torch's Categorical (dense, masked entries -inf; built on
+    first use)."""
 
     def proba_distribution(self, action_logits: th.Tensor) -> LeanMaskedCategorical:
         self.raw = action_logits.view(-1, self.action_dim)
-        self.logits = th.log_softmax(self.raw, 1)
+        self._dense: th.Tensor | None = None
+        self._rows = None  # set by apply_masking: the legal (row, column) pairs
         return self
 
     @property
@@ -176,21 +182,66 @@ class LeanMaskedCategorical(MaskableCategoricalDistribution):
         if masks is None:
             return
         masks = th.as_tensor(masks, dtype=th.bool, device=self.raw.device)
-        self.logits = th.log_softmax(self.raw.masked_fill(~masks.view_as(self.raw), -1e8), 1)
+        rows, cols = masks.view_as(self.raw).nonzero(as_tuple=True)
+        n = self.raw.shape[0]
+        values = self.raw[rows, cols]
+        top = th.full((n,), -th.inf, device=values.device).scatter_reduce(
+            0, rows, values.detach(), "amax")
+        total = th.zeros(n, device=values.device).index_add(0, rows,
+                                                            th.exp(values - top[rows]))
+        self._lse = top + th.log(total)
+        self._rows, self._cols = rows, cols
+        self._logp = values - self._lse[rows]
+        self._dense = None
+
+    @property
+    def logits(self) -> th.Tensor:
+        if self._dense is None:
+            if self._rows is None:
+                self._dense = th.log_softmax(self.raw, 1)
+            else:
+                dense = th.full_like(self.raw, -th.inf)
+                dense[self._rows, self._cols] = self._logp
+                self._dense = dense
+        return self._dense
 
     def log_prob(self, actions: th.Tensor) -> th.Tensor:
-        return self.logits.gather(1, actions.long().view(-1, 1)).squeeze(1)
+        actions = actions.long().view(-1, 1)
+        if self._rows is None:
+            return self.logits.gather(1, actions).squeeze(1)
+        return self.raw.gather(1, actions).squeeze(1) - self._lse
 
     def entropy(self) -> th.Tensor:
-        return -(self.logits.exp() * self.logits).sum(1)  # masked: 0 * -1e8 = 0
+        if self._rows is None:
+            return -(self.logits.exp() * self.logits).sum(1)
+        p_logp = self._logp.exp() * self._logp
+        return -th.zeros(self.raw.shape[0], device=p_logp.device).index_add(
+            0, self._rows, p_logp)
+
+    def _best(self, scores: th.Tensor) -> th.Tensor:
+        """Per row, the legal action of the highest `scores` (one per legal pair)."""
+        n = self.raw.shape[0]
+        top = th.full((n,), -th.inf, device=scores.device).scatter_reduce(
+            0, self._rows, scores, "amax")
+        # the lowest action index among a row's best (as argmax takes the first)
+        cand = th.where(scores == top[self._rows], self._cols, self.action_dim)
+        return th.full((n,), self.action_dim, device=scores.device).scatter_reduce(
+            0, self._rows, cand, "amin")
 
     def sample(self) -> th.Tensor:
-        cdf = self.logits.exp().cumsum(1)
-        u = (1.0 - th.rand(cdf.shape[0], 1, device=cdf.device)) * cdf[:, -1:]  # in (0, total]
-        return th.searchsorted(cdf, u).clamp_(max=self.action_dim - 1).squeeze(1)
+        with th.no_grad():
+            if self._rows is None:
+                cdf = self.logits.exp().cumsum(1)
+                u = (1.0 - th.rand(cdf.shape[0], 1, device=cdf.device)) * cdf[:, -1:]
+                return th.searchsorted(cdf, u).clamp_(max=self.action_dim - 1).squeeze(1)
+            u = th.rand(self._logp.shape, device=self._logp.device).clamp_(min=1e-20)
+            return self._best(self._logp - th.log(-th.log(u)))  # Gumbel-max
 
     def mode(self) -> th.Tensor:
-        return self.logits.argmax(1)
+        if self._rows is None:
+            return self.logits.argmax(1)
+        with th.no_grad():
+            return self._best(self._logp)
 
 
 class BoardPolicy(MaskableActorCriticPolicy):
