@@ -33,7 +33,8 @@ read from the record.
 Entry points: `replay_scores` (scores after each move), `replay_result`, `end_reason`,
 `replay_game` (the final `RefGame`, with a few extra observations), `RefGame` (a live
 game: `legal_moves`, `play`, `to_move`; given a tile order also `tiles_to_play`, the tile
-drawn or the hand), `check_draws` (tile draw and discard order) and `draw_pile` (the tiles
+drawn or the hand), `check_draws` (tile draw and discard order, seats; `end_problems` for
+the end of an already replayed game) and `draw_pile` (the tiles
 of a deck).
 Each move's legality is checked on the way; a breach raises `ValueError`.
 """
@@ -803,7 +804,8 @@ class RefGame:
             return names  # compulsory
         for figure in OWN_KINDS:
             if self.supply(seat, figure) > 0:
-                names += [(canonical(segs[i]), figure) for i in own_spots(self.board, pos, seat, figure)]
+                spots = own_spots(self.board, pos, seat, figure)
+                names += [(canonical(segs[i]), figure) for i in spots]
         return [(None, "follower")] + names
 
     def legal_moves(self, letter: str, seat: int) -> set[tuple[int, int, int, str | None, str]]:
@@ -1012,13 +1014,19 @@ def check_draws(record: dict[str, Any]) -> list[str]:
     empty hands).
     """
     game = RefGame(record.get("rules", {}), record["tile_order"])
-    problems = []
     for move in record["moves"]:
         try:
             game.play(move)
         except ValueError as error:
-            problems.append(str(error))
-            return problems
+            return [str(error)]
+    return end_problems(game, record)
+
+
+def end_problems(game: RefGame, record: dict[str, Any]) -> list[str]:
+    """`check_draws`'s checks of the game's end, on a game that replayed ``record``'s
+    moves with its tile order (as `replay_game` does): no placeable tile left (solo: end
+    A or B reached exactly), and the record's discards are the reference's."""
+    problems = []
     if record["moves"] and game.solo:
         last = len(record["moves"]) - 1
         if any(turn != last for turn in game.solo_end_a):

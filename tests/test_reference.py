@@ -5,7 +5,8 @@ Part (b) plays seeded random games through the public API across rule options an
 asserts that the reference, replaying only each record's moves, reproduces every
 per-move score vector and the final result exactly. Both parts cover the Inns & Cathedrals
 expansion (inns, cathedrals, large follower; and its tiles only, with Traders & Builders'
-tiles too).
+tiles too) and Traders & Builders in full mode (trade goods, the builder's extra turn, the
+pig), alone and with Inns & Cathedrals.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ def mv(
     follower: str | None = None,
     figure: str | None = None,
 ):
-    """One recorded move (``figure="large"``: Inns & Cathedrals' large follower)."""
+    """One recorded move (``figure``: ``"large"``, Inns & Cathedrals' large follower;
+    ``"builder"`` or ``"pig"``, Traders & Builders')."""
     move = {"player": player, "tile": tile, "x": x, "y": y, "rotation": rotation,
             "follower": follower}  # fmt: skip
     if figure is not None:
@@ -357,6 +359,134 @@ IC_SCENARIOS: dict[str, dict[str, Any]] = {
 SCENARIOS.update(IC_SCENARIOS)
 
 
+# Traders & Builders with its rules ("full", the default mode) and with its tiles only.
+TB = {"expansions": ["traders_builders"]}
+TB_TILES = {"expansions": ["traders_builders"], "expansion_mode": "tiles_only"}
+BOTH = {"expansions": ["inns_cathedrals", "traders_builders"]}
+
+
+# A road W-E through the start tile (tests/test_traders_builders.py): seat 0's thief on U
+# east of D (``first``: its figure), its builder on the next U; seat 0 extends the road
+# again (an extra turn) and again in that extra turn (no chain); monastery stubs A close
+# both ends, the east one by seat 0 (7 tiles: it completes and extends the builder's road,
+# so one more extra turn).
+def builder_moves(first: str | None = None) -> list[dict]:
+    return [
+        mv(0, "U", 1, 0, 0, "road:E", first),
+        mv(1, "B", 0, 1, 0),
+        mv(0, "U", 2, 0, 0, "road:E", "builder"),
+        mv(1, "B", 1, 1, 0),
+        mv(0, "U", 3, 0, 0),  # extends the builder's road: an extra turn
+        mv(0, "U", 4, 0, 0),  # the extra turn extends it again: no second one
+        mv(1, "A", -1, 0, 3),
+        mv(0, "A", 5, 0, 1),  # completes the road: 7 tiles, 7 points; an extra turn
+        mv(0, "B", 2, 1, 0),
+    ]
+
+
+# Seat 0's farmer on U east of D (the field north of the road, touching D's city), its
+# pig (or nothing) on the next U in that field; seat 1 completes D's city with a cap.
+def pig_moves(pig: bool) -> list[dict]:
+    return [
+        mv(0, "U", 1, 0, 0, "field:N_w"),
+        mv(1, "B", 0, 1, 0),
+        mv(0, "U", 2, 0, 0, "field:N_w", "pig") if pig else mv(0, "U", 2, 0, 0),
+        mv(1, "E", 0, -1, 2),
+    ]
+
+
+# Hand-made Traders & Builders games (the worked examples of
+# tests/test_traders_builders.py and a few more), hand-computed and added to SCENARIOS.
+TB_SCENARIOS: dict[str, dict[str, Any]] = {
+    # Seat 0 claims the city of D + TT (wine) + a cap; seat 1 places the cap: seat 0 scores
+    # the city (3 tiles: 6), seat 1 takes the wine and its 10 points at the end. With the
+    # tiles only, no goods.
+    **{
+        f"tb_goods_go_to_the_completer{suffix}": {
+            "rules": {"players": 2, **rules},
+            "moves": [mv(0, "TT", 0, -1, 2, "city:E"), mv(1, "E", 1, -1, 3)],
+            "scores": [[0, 0], [6, goods]],
+        }
+        for suffix, rules, goods in (
+            ("", TB, 10),
+            ("_tiles_only", TB_TILES, 0),
+            ("_both", BOTH, 10),
+        )
+    },
+    # City A (D, TT, cap) completed by seat 1, city B (cap, TW, cap) south of D by seat 0:
+    # one wine each, no follower anywhere: 10 points each.
+    "tb_tied_goods_all_score": {
+        "rules": {"players": 2, **TB},
+        "moves": [
+            mv(0, "TT", 0, -1, 2),
+            mv(1, "E", 1, -1, 3),
+            mv(0, "E", 0, 1, 2),
+            mv(1, "TW", 0, 2, 0),
+            mv(0, "E", -1, 2, 1),
+        ],
+        "scores": [[0, 0]] * 4 + [[10, 10]],
+    },
+    # Solo with Traders & Builders: no goods. Colour 0 (lowest) scores the 3-tile city
+    # colour 1 closes (no wine for colour 1); colour 1's stack is used up (end B).
+    "tb_solo_has_no_goods": {
+        "rules": {"variant": "solo", **TB},
+        "tiles": ["TT", "E", "B", "B"],  # stacks TT B / E / B
+        "moves": [mv(0, "TT", 0, -1, 2, "city:E"), mv(1, "E", 1, -1, 3)],
+        "scores": [[1, 2, 3], [7, 2, 3]],
+    },
+    # The builder's extra turns (seat 0 moves twice in a row, twice), never chained; the
+    # builder scores nothing. With a large follower as the thief (both expansions), the
+    # same.
+    "tb_builder_extra_turn_no_chain": {
+        "rules": {"players": 2, **TB},
+        "moves": builder_moves(),
+        "scores": [[0, 0]] * 7 + [[7, 0]] * 2,
+    },
+    "tb_builder_beside_a_large_follower": {
+        "rules": {"players": 2, **BOTH},
+        "moves": builder_moves("large"),
+        "scores": [[0, 0]] * 7 + [[7, 0]] * 2,
+    },
+    # The builder never counts for majority: seat 1's knight and builder against seat 0's
+    # knight tie in the 6-tile city (12 each). Seat 0 closes it: no extra turn for anyone.
+    "tb_builder_not_in_majority": {
+        "rules": {"players": 2, **TB},
+        "moves": [
+            mv(0, "R", 0, -1, 2, "city:S"),
+            mv(1, "K", 1, 0, 0, "city:N"),
+            mv(0, "J", -1, 0, 0),
+            mv(1, "N", 1, -1, 3, "city:S", "builder"),  # joins seat 1's cap to the city
+            mv(0, "N", -1, -1, 2),
+        ],
+        "scores": [[0, 0]] * 4 + [[12, 12]],
+    },
+    # The pig: seat 0's field touches D's completed city: 4 points with its pig, 3
+    # without, in both farm editions.
+    **{
+        f"tb_pig_{'adds_a_point' if pig else 'absent'}_{scoring}": {
+            "rules": {"players": 2, "farm_scoring": scoring, **TB},
+            "moves": pig_moves(pig),
+            "scores": [[0, 0]] * 3 + [[4 if pig else 3, 0]],
+        }
+        for pig in (True, False)
+        for scoring in ("field", "city")
+    },
+    # The pig never counts for majority: FARM_MERGE's fields with one farmer each and
+    # seat 0's pig, placed on the tile that merges them: both win the field, seat 0 with
+    # 4 (its pig), seat 1 with 3 (both editions: one field, one city).
+    **{
+        f"tb_pig_not_in_majority_{scoring}": {
+            "rules": {"players": 2, "farm_scoring": scoring, **TB},
+            "moves": FARM_MERGE[:2]
+            + [mv(0, "E", 0, -1, 2), FARM_MERGE[3], mv(0, "A", 2, 0, 1, "field:N_w", "pig")],
+            "scores": [[0, 0]] * 4 + [[4, 3]],
+        }
+        for scoring in ("field", "city")
+    },
+}
+SCENARIOS.update(TB_SCENARIOS)
+
+
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_reference_scenario(name):
     """The reference reproduces the hand-computed scores of each scenario."""
@@ -480,7 +610,7 @@ def test_legal_moves_offer_the_large_follower():
     ordinary followers may still place its large one; none in tiles_only or solo."""
     north = ref.RefGame({"players": 2, **IC}).legal_moves("E", 0)
     assert {m for m in north if m[1] == -1} == {(0, -1, 2, None, "follower")} | {
-        (0, -1, 2, loc, fig) for loc in ("city:S", "field:N_w") for fig in ref.FIGURES
+        (0, -1, 2, loc, fig) for loc in ("city:S", "field:N_w") for fig in ("follower", "large")
     }
     assert len(north) == 20  # 4 placements x (1 + 2 spots x 2 figures)
     empty = ref.RefGame({"players": 2, "followers": 0, **IC})
@@ -498,8 +628,10 @@ def test_large_follower_supply_and_return():
     game.play(mv(0, "EB", 1, 0, 0, "road:E", "large"))
     assert (game.supply(0), game.supply(0, "large")) == (7, 0)
     assert {m[4] for m in game.legal_moves("E", 0)} == {"follower"}
+    second = [mv(0, "EB", 1, 0, 0, "road:E", "large"), mv(1, "W", 2, 0, 0),
+              mv(0, "E", 0, -1, 2, "city:S", "large")]  # fmt: skip
     with pytest.raises(ValueError, match="no large follower"):
-        game.play(mv(0, "E", 0, -1, 2, "city:S", "large"))
+        ref.replay_scores(record(second, players=2, **IC))
     game.play(mv(1, "W", 2, 0, 0))
     game.play(mv(0, "W", -1, 0, 0))  # closes the 4-tile inn road: 8 points
     assert game.scores == [8, 0]
@@ -545,29 +677,119 @@ def test_check_draws_finds_skipped_and_discarded_tiles():
 
 
 def test_reference_self_play_is_consistent():
-    """Random games driven by the reference's own legal moves replay to the same scores."""
+    """Random games driven by the reference's own legal moves (and its own turn order:
+    builders' extra turns) replay to the same scores."""
     rng = random.Random(5)
+    base = list("UVVEKJDNRBLWACFSTPOHIMQGX")
     ic_tiles = [f"E{c}" for c in "ABCDEFGHIJKLMNOPQ"]
+    tb_tiles = [f"T{c}" for c in "ABCDEFGHIJKLMNOPQRSTUVWX"]
+    extra = 0
     for rules, tiles in (
-        ({"players": 2}, list("UVVEKJDNRBLWACFSTPOHIMQGX") * 2),
-        ({"variant": "solo", "players": 1}, list("UVVEKJDNRBLWACFSTPOHIMQGX") * 2),
-        ({"players": 2, **IC}, (list("UVVEKJDNRBLWACFSTPOHIMQGX") + ic_tiles) * 2),
+        ({"players": 2}, base * 2),
+        ({"variant": "solo", "players": 1}, base * 2),
+        ({"players": 2, **IC}, (base + ic_tiles) * 2),
+        ({"players": 2, **TB}, (base + tb_tiles) * 2),
+        ({"players": 3, **BOTH}, base + ic_tiles + tb_tiles),
     ):
         game = ref.RefGame(rules)
         moves, scores = [], []
-        for turn, letter in enumerate(tiles):
-            options = sorted(game.legal_moves(letter, turn % game.seats), key=str)
+        for letter in tiles:
+            seat = game.to_move
+            options = sorted(game.legal_moves(letter, seat), key=str)
             if not options:
                 continue
-            x, y, r, f, figure = rng.choice(options)
-            moves.append(
-                mv(turn % game.seats, letter, x, y, r, f, None if figure == "follower" else figure)
-            )
+            special = [o for o in options if o[4] in ("builder", "pig")]
+            x, y, r, f, figure = rng.choice(special if special and rng.random() < 0.5 else options)
+            moves.append(mv(seat, letter, x, y, r, f, None if figure == "follower" else figure))
             before = list(game.scores)
             scores.append(game.play(moves[-1]))
             assert all(a >= b for a, b in zip(scores[-1], before, strict=True))
         rec = {"rules": rules, "moves": moves, "result": None}
         assert ref.replay_scores(rec) == scores
+        extra += len(game.extra_turns)
+        assert ref.replay_game(rec).extra_turns == game.extra_turns
+    assert extra > 0
+
+
+def test_legal_moves_offer_builder_and_pig_beside_own_followers():
+    """Traders & Builders (full): the builder only on a road or city, the pig only on a
+    field, where the mover already has a follower (a large one too); one each; none in
+    tiles_only or solo."""
+    game = ref.RefGame({"players": 2, **TB})
+    assert {m[4] for m in game.legal_moves("U", 0)} == {"follower"}  # nothing of seat 0's
+    with pytest.raises(ValueError, match="a builder goes on a road/city where seat 0"):
+        game.play(mv(0, "U", 1, 0, 0, "road:E", "builder"))
+    start = [mv(0, "U", 1, 0, 0, "field:N_w"), mv(1, "U", -1, 0, 0)]
+    game = ref.replay_game(record(start, players=2, **TB), final=False)
+    east = {m[3:] for m in game.legal_moves("U", 0) if m[:3] == (2, 0, 0)}
+    assert east == {(None, "follower"), ("road:E", "follower"), ("field:E_s", "follower"),
+                    ("field:N_w", "pig")}  # fmt: skip
+    assert {m[3:] for m in game.legal_moves("U", 1) if m[:3] == (2, 0, 0)} == {
+        (None, "follower"), ("road:E", "follower"), ("field:E_s", "follower")
+    }  # fmt: skip
+    with pytest.raises(ValueError, match="a pig goes on a field where seat 0"):
+        game.play(mv(0, "U", 2, 0, 0, "field:E_s", "pig"))  # the south field
+    pig = start + [mv(0, "U", 2, 0, 0, "field:N_w", "pig"), mv(1, "U", 3, 0, 0)]
+    game = ref.replay_game(record(pig, players=2, **TB), final=False)
+    assert (game.supply(0, "pig"), game.supply(0, "builder")) == (0, 1)
+    assert {m[4] for m in game.legal_moves("U", 0)} == {"follower"}
+    with pytest.raises(ValueError, match="no pig left"):  # one pig per player
+        game.play(mv(0, "U", 4, 0, 0, "field:N_w", "pig"))
+    both = ref.RefGame({"players": 2, **BOTH})
+    both.play(mv(0, "U", 1, 0, 0, "road:E", "large"))
+    both.play(mv(1, "B", 0, 1, 0))
+    east = {m[3:] for m in both.legal_moves("U", 0) if m[:3] == (2, 0, 0)}
+    assert ("road:E", "builder") in east and ("road:E", "follower") not in east
+    for rules in ({"players": 2, **TB_TILES}, {"variant": "solo", **BOTH}):
+        game = ref.RefGame(rules)
+        game.play(mv(0, "U", 1, 0, 0, "road:E"))
+        assert {m[4] for m in game.legal_moves("U", 1) | game.legal_moves("U", 0)} <= {
+            "follower", "large"
+        }  # fmt: skip
+    assert ref.figures({"players": 2, **BOTH}) == ref.FIGURES
+    assert ref.figures({"variant": "solo", **BOTH}) == ("follower",)
+    assert ref.figures({"players": 2, **TB, "followers": 0}) == ("follower", "builder", "pig")
+
+
+def test_turn_order_derives_extra_turns():
+    """The seat to move comes from the rules, not the record: the builder's extra turns
+    (moves 5 and 8 of builder_moves) must be taken, and never chained; with the tile
+    order the draws are checked too (check_draws)."""
+    moves = builder_moves()
+    game = ref.replay_game(record(moves, players=2, **TB))
+    assert game.extra_turns == [5, 8]
+    rotation = [dict(m, player=k % 2) for k, m in enumerate(moves)]
+    with pytest.raises(ValueError, match="move 5: seat 1 moved, seat 0 was to"):
+        ref.replay_scores(record(rotation, players=2, **TB))
+    chained = moves[:6] + [dict(moves[6], player=0)]
+    with pytest.raises(ValueError, match="move 6: seat 0 moved, seat 1 was to"):
+        ref.replay_scores(record(chained, players=2, **TB))
+    plain = moves[:2] + [dict(moves[2], follower=None, figure=None)] + moves[3:]
+    with pytest.raises(ValueError, match="move 5: seat 0 moved, seat 1 was to"):
+        ref.replay_scores(record(plain, players=2, **TB))  # no builder, no extra turn
+    tiles = [m["tile"] for m in moves]
+    rec = {"rules": {"players": 2, **TB}, "tile_order": tiles, "moves": moves, "discarded": []}
+    assert ref.check_draws(rec) == []
+    assert ref.check_draws(dict(rec, moves=rotation)) == [
+        "move 5: seat 1 moved, seat 0 was to"
+    ]  # fmt: skip
+
+
+def test_builder_returns_when_its_feature_is_scored():
+    """The builder comes back with the followers: when its road is completed during the
+    game, and in the end-of-game scoring of an open road; goods go to the completer."""
+    moves = builder_moves()
+    game = ref.RefGame({"players": 2, **TB})
+    for move in moves[:7]:
+        game.play(move)
+    assert (game.supply(0), game.supply(0, "builder")) == (6, 0)
+    game.play(moves[7])  # completes the road
+    assert (game.supply(0), game.supply(0, "builder")) == (7, 1)
+    opened = record(moves[:3], players=2, **TB)
+    assert ref.replay_game(opened, final=False).supply(0, "builder") == 0
+    assert ref.replay_game(opened).supply(0, "builder") == 1  # the open road was scored
+    goods = ref.replay_game(record(TB_SCENARIOS["tb_tied_goods_all_score"]["moves"], **TB))
+    assert goods.goods == [{"wine": 1, "grain": 0, "cloth": 0}] * 2
 
 
 # --------------------------------------------------------------------------- (b) engine
@@ -642,8 +864,17 @@ def deal(seed: int, count: int, expansions: tuple[str, ...] | list[str] = ()) ->
     return random.Random(seed).sample(ref.draw_pile(expansions), count)
 
 
+def pick(rng: random.Random, legal: list) -> Any:
+    """A random legal move; when builder or pig moves are legal, one of them half the time
+    (so that extra turns and pigs occur; without them the choice is uniform as before)."""
+    special = [m for m in legal if m.figure in ("builder", "pig")]
+    if special and rng.random() < 0.5:
+        return rng.choice(special)
+    return rng.choice(legal)
+
+
 def play_random(rules: dict[str, Any], seed: int, tiles: int | None = None) -> Any:
-    """One game with uniformly random legal moves, reproducible from ``seed``."""
+    """One game with random legal moves (`pick`), reproducible from ``seed``."""
     if tiles is None:
         game = ENGINE.Game(ENGINE.Rules(**rules), seed=seed)
     else:
@@ -651,12 +882,14 @@ def play_random(rules: dict[str, Any], seed: int, tiles: int | None = None) -> A
         game = ENGINE.Game(ENGINE.Rules(**rules), tile_order=dealt)
     rng = random.Random(seed)
     while not game.done:
-        game.play(rng.choice(game.legal_moves()))
+        game.play(pick(rng, game.legal_moves()))
     return game
 
 
-def check_game(rules: dict[str, Any], seed: int, tiles: int | None = None) -> None:
-    """Replay one random game's record with the reference and compare everything."""
+def check_game(rules: dict[str, Any], seed: int, tiles: int | None = None) -> ref.RefGame:
+    """Replay one random game's record with the reference and compare everything (the
+    seat of every move, the draws, the scores after every move, goods, the result);
+    return the reference's final state."""
     game = play_random(rules, seed, tiles)
     rec = game.to_record()
     label = f"rules={rules} seed={seed} tiles={tiles}"
@@ -671,9 +904,10 @@ def check_game(rules: dict[str, Any], seed: int, tiles: int | None = None) -> No
     assert game.result == rec["result"], label
     assert list(game.scores) == mine.scores, label
     assert game.end_reason == mine.end_reason(), label
-    if rules.get("hand_size", 1) == 1:
-        assert ref.check_draws(rec) == [], label
+    assert game.goods == mine.goods, label
+    assert ref.end_problems(mine, rec) == [], label  # (the draws were checked on the way)
     check_events(game, rec, label)
+    return mine
 
 
 def check_events(game: Any, rec: dict[str, Any], label: str) -> None:
@@ -693,23 +927,28 @@ def check_events(game: Any, rec: dict[str, Any], label: str) -> None:
 def check_live(rules: dict[str, Any], seed: int) -> None:
     """Play a random game, checking the engine turn by turn against a live reference game.
 
-    Every turn: the full set of legal moves, each discarded tile (it must fit nowhere),
-    the scores, the followers standing on the board and the supplies.
+    Every turn: the seat to move (builders' extra turns), its tile or hand, the tiles
+    discarded, the full set of legal moves (figures included), the scores, the figures
+    standing on the board, the supplies and the trade goods. Returns the reference's
+    final state.
     """
     game = ENGINE.Game(ENGINE.Rules(**rules), seed=seed)
-    mine = ref.RefGame(game.to_record()["rules"])
+    start = game.to_record()
+    mine = ref.RefGame(start["rules"], start["tile_order"])
     rng = random.Random(seed)
     label = f"rules={rules} seed={seed}"
-    seen = 0
     while not game.done:
         seat = game.current_player
         tiles = list(game.hand) if rules.get("hand_size", 1) > 1 else [game.current_tile]
+        assert sorted(tiles) == sorted(mine.tiles_to_play()), f"{label} turn {game.turn}"
+        assert seat == mine.to_move, f"{label} turn {game.turn}: seat to move"
+        assert list(game.discarded) == mine.discarded, f"{label} turn {game.turn}: discards"
         legal = game.legal_moves()
         engine = {(m.tile or tiles[0], m.x, m.y, m.rotation, m.follower, m.figure) for m in legal}
         want = {(t, *m) for t in set(tiles) for m in mine.legal_moves(t, seat)}
         assert engine == want, f"{label} turn {game.turn}: {sorted(engine ^ want, key=str)[:6]}"
         assert len(engine) == len(legal), f"{label} turn {game.turn}: duplicate moves"
-        move = rng.choice(legal)
+        move = pick(rng, legal)
         game.play(move)
         played = {"player": seat, "tile": move.tile or tiles[0], "x": move.x, "y": move.y,
                   "rotation": move.rotation, "follower": move.follower}  # fmt: skip
@@ -718,9 +957,7 @@ def check_live(rules: dict[str, Any], seed: int) -> None:
         assert game.to_record()["moves"][-1] == played, f"{label} turn {game.turn - 1}"
         mine.play(played, last=game.done, hint=list(game.scores))
         assert list(game.scores) == mine.scores, f"{label} turn {game.turn - 1}"
-        for letter in game.discarded[seen:]:
-            assert not ref.placements(mine.board, letter), f"{label}: {letter} fits"
-        seen = len(game.discarded)
+        assert game.goods == mine.goods, f"{label} turn {game.turn - 1}: goods"
         if not game.done:
             standing = {
                 pos: (*t.follower, t.figure)
@@ -737,9 +974,11 @@ def check_live(rules: dict[str, Any], seed: int) -> None:
                 {f: mine.supply(s, f) for f in game.rules.figures} for s in range(mine.seats)
             ]
             assert game.figures_in_supply == figures, f"{label}: figures in supply"
-            assert set(game.rules.figures) == {
-                f for f in ref.FIGURES if f == "follower" or ref.large_size(mine.rules)
-            }, label
+            assert game.rules.figures == ref.figures(mine.rules), label
+    if not mine.solo:
+        assert mine.tiles_to_play() == [], f"{label}: a placeable tile is left"
+    assert list(game.discarded) == mine.discarded, f"{label}: discards"
+    return mine
 
 
 @needs_engine
@@ -808,9 +1047,9 @@ def test_engine_scenario(name):
         scores.append(list(game.scores))
     assert game.done
     assert scores == case["scores"]
-    assert [m.get("figure") for m in game.to_record()["moves"]] == [
-        m.get("figure") for m in case["moves"]
-    ]
+    moves = game.to_record()["moves"]
+    assert [m.get("figure") for m in moves] == [m.get("figure") for m in case["moves"]]
+    assert [m["player"] for m in moves] == [m["player"] for m in case["moves"]]  # extra turns
 
 
 def _cases(scale: int) -> list[tuple[dict[str, Any], int, int, int | None]]:
@@ -913,3 +1152,77 @@ def test_engine_turn_by_turn_expansions_many(case):
     rules, count = case
     for seed in range(1000, 1000 + 20 * count):
         check_live(rules, seed)
+
+
+# Traders & Builders in full mode (goods, builder, pig), alone and with Inns & Cathedrals:
+# (rules, games in the default run) for the record replay (`check_game`) and for the
+# turn-by-turn check (`check_live`). The random policy picks a builder or pig move half the
+# time one is legal (`pick`), so that extra turns and pigs occur: every case asserts that
+# its games had extra turns, points from pigs and goods tokens (solo: none of them).
+TB_CONFIGS: list[tuple[dict[str, Any], int]] = [
+    ({"players": 2, **TB}, 10),
+    ({"players": 4, **TB}, 6),
+    ({"players": 2, **BOTH}, 8),
+    ({"players": 2, "hand_size": 3, **TB}, 6),
+    ({"players": 2, "farm_scoring": "city", **TB}, 6),
+    ({"variant": "solo", **BOTH}, 20),
+]
+LIVE_TB: list[tuple[dict[str, Any], int]] = [
+    ({"players": 2, **TB}, 3),
+    ({"players": 4, **TB}, 3),
+    ({"players": 2, **BOTH}, 3),
+    ({"players": 2, "hand_size": 3, **TB}, 2),
+    ({"players": 2, "farm_scoring": "city", **TB}, 2),
+    ({"variant": "solo", **BOTH}, 10),
+]
+
+
+def check_traders_builders(rules: dict[str, Any], games: list[ref.RefGame]) -> None:
+    """The games' extra turns, pig points and goods (as the reference found them) show
+    the expansion at work: some of each outside solo, none in solo."""
+    extra = sum(len(g.extra_turns) for g in games)
+    pigs = sum(sum(g.pig_points) for g in games)
+    goods = sum(n for g in games for seat in g.goods for n in seat.values())
+    if rules.get("variant") == "solo":
+        assert (extra, pigs, goods) == (0, 0, 0), rules
+    else:
+        assert extra > 0 and pigs > 0 and goods > 0, (rules, extra, pigs, goods)
+
+
+@needs_engine
+@pytest.mark.parametrize("case", TB_CONFIGS, ids=_live_id)
+def test_engine_matches_reference_traders_builders(case):
+    """Random Traders & Builders games (full mode): the reference replays every record
+    (seats to move with the builders' extra turns, draws, scores after every move, goods,
+    pigs) exactly."""
+    rules, count = case
+    check_traders_builders(rules, [check_game(rules, seed) for seed in range(count)])
+
+
+@needs_engine
+@pytest.mark.slow
+@pytest.mark.parametrize("case", TB_CONFIGS, ids=_live_id)
+def test_engine_matches_reference_traders_builders_many(case):
+    """The same record replay over twenty times as many games (other seeds)."""
+    rules, count = case
+    seeds = range(1000, 1000 + 20 * count)
+    check_traders_builders(rules, [check_game(rules, seed) for seed in seeds])
+
+
+@needs_engine
+@pytest.mark.parametrize("case", LIVE_TB, ids=_live_id)
+def test_engine_turn_by_turn_traders_builders(case):
+    """Turn by turn with Traders & Builders (full mode): the seat to move, its tiles, the
+    legal moves with builder and pig variants, supplies, goods and scores agree."""
+    rules, count = case
+    check_traders_builders(rules, [check_live(rules, seed) for seed in range(count)])
+
+
+@needs_engine
+@pytest.mark.slow
+@pytest.mark.parametrize("case", LIVE_TB, ids=_live_id)
+def test_engine_turn_by_turn_traders_builders_many(case):
+    """The Traders & Builders turn-by-turn check over twenty times as many games."""
+    rules, count = case
+    seeds = range(1000, 1000 + 20 * count)
+    check_traders_builders(rules, [check_live(rules, seed) for seed in seeds])
