@@ -10,13 +10,17 @@ equal up to float32 rounding (tests/test_move_prior.py):
 - for a batch of jitted games, from `BatchedGamesEnv.teacher("heuristic").probs`
   (`prior_from_probs`; `training.batched.JoinedVecEnv(prior=True)` adds it to the
   observations);
-- for one `Game`, `game_prior` (what the `sb3` bot computes when its model takes it).
+- for one `Game`, `game_prior` (what the `sb3` bot computes when its model takes it),
+  and `MovePriorObservation`, a wrapper adding it to a single env's observations
+  (`carcassonne_env.envs.make_env_for_model` applies it for such models).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
@@ -66,3 +70,22 @@ def game_prior(game: Game, encoder: Encoder, heuristic: HeuristicAgent | None = 
     logp = v - math.log(np.exp(v).sum())
     out[actions] = np.maximum(logp, PRIOR_FLOOR)
     return out
+
+
+class MovePriorObservation(gym.ObservationWrapper):
+    """Adds the move prior of the seat to move (key "prior") to the observations of a
+    single-agent env of this package in turn mode (``Carcassonne/VsBots-v0``,
+    ``Carcassonne/Solo-v0``), for models trained with it."""
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        self.encoder = env.unwrapped.driver.encoder
+        if self.encoder.action_mode != "turn":
+            raise ValueError("the move prior needs the 'turn' action mode")
+        self.observation_space = spaces.Dict({**env.observation_space.spaces,
+                                              PRIOR_KEY: prior_space(self.encoder.n_actions)})
+        self._heuristic = HeuristicAgent()
+
+    def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
+        return {**observation,
+                PRIOR_KEY: game_prior(self.env.unwrapped.game, self.encoder, self._heuristic)}

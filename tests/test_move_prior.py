@@ -132,3 +132,23 @@ def test_train_multi_with_the_move_prior(tmp_path):
     bot = SB3Agent(tmp_path / "run" / "model.zip")
     game = Game(Rules(players=2), seed=0)
     assert bot.act(game) in game.legal_moves()
+
+
+def test_make_env_for_model_adds_the_prior(tmp_path):
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    from carcassonne_env.envs import make_env_for_model
+
+    _, env = _joined(board_size=20)
+    model = MaskablePPO(BoardPolicy, env, n_steps=8, batch_size=16, n_epochs=1,
+                        policy_kwargs={"channels": 8, "blocks": 1})
+    model.save(tmp_path / "prior.zip")
+    single = make_env_for_model(tmp_path / "prior.zip")
+    obs, _ = single.reset(seed=3)
+    np.testing.assert_allclose(obs[PRIOR_KEY], game_prior(single.unwrapped.game,
+                                                          single.unwrapped.driver.encoder))
+    for _ in range(5):
+        action, _ = model.predict(obs, action_masks=get_action_masks(single),
+                                  deterministic=True)
+        obs, _, terminated, _, _ = single.step(action)
+        assert not terminated

@@ -134,7 +134,8 @@ def make_env_for_model(model: Any, *, solo: bool | None = None, **env_kwargs: An
         env_kwargs: further keywords of the env (opponents, seat, reward, render_mode,
             rule options...); the settings read off the model may not be overridden.
 
-    The standard loop then runs as is::
+    A model trained with the heuristic's move prior (`agents.move_prior`) gets its env
+    wrapped in `MovePriorObservation`. The standard loop then runs as is::
 
         from sb3_contrib.common.maskable.utils import get_action_masks
         obs, info = env.reset(seed=0)
@@ -151,4 +152,10 @@ def make_env_for_model(model: Any, *, solo: bool | None = None, **env_kwargs: An
         raise ValueError(f"the model fixes {', '.join(f'{k}={options[k]!r}' for k in clash)}; "
                          f"got {', '.join(f'{k}={env_kwargs[k]!r}' for k in clash)}")
     env_id = "Carcassonne/Solo-v0" if "colours" in options else "Carcassonne/VsBots-v0"
-    return gym.make(env_id, **{**env_kwargs, **options})
+    env = gym.make(env_id, **{**env_kwargs, **options})
+    space = getattr(_load(model), "observation_space", None)
+    if hasattr(space, "spaces") and "prior" in space.spaces:  # trained with the move prior
+        from agents.move_prior import MovePriorObservation
+
+        env = MovePriorObservation(env)
+    return env
