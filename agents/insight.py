@@ -77,13 +77,13 @@ def _sb3(agent: Any, game: Game, k: int) -> dict[str, Any] | None:
     from carcassonne_env.encoding import WindowOverflowError
 
     enc = agent._encoder(game)
-    observer = 0 if game.rules.variant == "solo" else game.current_player
     try:
-        obs = enc.encode(game, observer)
+        obs = agent.observe(game)
     except WindowOverflowError:
         return None
     policy = agent.policy
-    tensors, _ = policy.obs_to_tensor({"board": obs["board"], "features": obs["features"]})
+    tensors, _ = policy.obs_to_tensor({key: obs[key] for key in
+                                       agent.model.observation_space.spaces})
     with torch.no_grad():
         logits = policy.get_distribution(tensors).distribution.logits[0].cpu().numpy()
         value = float(policy.predict_values(tensors)[0, 0])

@@ -213,9 +213,8 @@ class SB3Agent:
         warning) if the board has outgrown the model's window so far that no legal move
         is visible in it."""
         enc = self._encoder(game)
-        observer = 0 if game.rules.variant == "solo" else game.current_player
         try:
-            obs = enc.encode(game, observer)
+            obs = self.observe(game)
         except WindowOverflowError as err:
             self.fallbacks += 1
             if self.fallbacks == 1:
@@ -223,11 +222,20 @@ class SB3Agent:
                               "SB3Agent.fallbacks)", WindowOverflowWarning, stacklevel=2)
             moves = game.legal_moves()
             return moves[int(self._rng.integers(len(moves)))]
-        if PRIOR_KEY in self.model.observation_space.spaces:  # the model takes the prior
-            obs[PRIOR_KEY] = game_prior(game, enc, self._heuristic)
         action = self._pick(obs, obs["action_mask"])
         if enc.action_mode == "turn":
             return enc.action_to_move(game, action)
         pending = enc.placement(game, action)
+        observer = 0 if game.rules.variant == "solo" else game.current_player
         obs = enc.encode(game, observer, pending=pending)
         return enc.action_to_move(game, self._pick(obs, obs["action_mask"]), pending)
+
+    def observe(self, game: Game) -> dict[str, np.ndarray]:
+        """The model's observation of `game` for the seat to move, with its action mask
+        (and the heuristic's move prior if the model takes it); raises
+        WindowOverflowError when no legal move fits the model's window."""
+        enc = self._encoder(game)
+        obs = enc.encode(game, 0 if game.rules.variant == "solo" else game.current_player)
+        if PRIOR_KEY in self.model.observation_space.spaces:  # the model takes the prior
+            obs[PRIOR_KEY] = game_prior(game, enc, self._heuristic)
+        return obs
