@@ -351,17 +351,13 @@ class Game:
             else:
                 tiles, names = [int(st.sc[C.SC_TILE])], [None]
             # Hot for Python users: plain tuples, locals, no per-row numpy indexing.
-            slot_names = [ts.slot_names[t] if t >= 0 else None for t in tiles]
+            labels = [_slot_labels(ts, t, ts.max_segments) if t >= 0 else None
+                      for t in tiles]
             new = tuple.__new__
-            S = n_segments(st)
             for row in rows.tolist():
                 h, x, y, r, slot = row
-                if slot < 0:
-                    move = (x, y, r, None, names[h], "follower")
-                else:
-                    move = (x, y, r, slot_names[h][r][slot % S], names[h],
-                            C.FIGURES[slot // S])
-                self._legal[new(Move, move)] = row
+                follower, figure = labels[h][r][slot + 1]
+                self._legal[new(Move, (x, y, r, follower, names[h], figure))] = row
         return list(self._legal)
 
     def scoring_choices(self) -> list[ScoringChoice]:
@@ -445,7 +441,7 @@ class Game:
             t = int(st.ptype[self._cell_index(x, y)])
         else:
             t = int(st.hands[seat, h] if self.rules.hand_size > 1 else st.sc[C.SC_TILE])
-        S = n_segments(st)
+        S = ts.max_segments  # = the core's segment slots (a jitted call costs more)
         if follower is None and slot != C.NO_FOLLOWER:
             follower = ts.slot_names[t][r][slot % S]
         apply_move(st, ts.tables, h, x, y, r, slot)
@@ -504,7 +500,7 @@ class Game:
                     f"tile {ts.names[t]} turned {r} has no follower location "
                     f"{move.follower!r} (its segments: {where})"
                 )
-            slot += C.FIGURES.index(move.figure) * n_segments(st)
+            slot += C.FIGURES.index(move.figure) * ts.max_segments
         elif move.figure != "follower":
             raise IllegalMoveError(f"figure {move.figure!r} without a location: name one "
                                    "in `follower`")
@@ -620,6 +616,17 @@ class Game:
 
     def __str__(self) -> str:
         return render_board(self)
+
+
+@cache
+def _slot_labels(ts: TileSet, t: int, S: int) -> tuple:
+    """[rotation][slot + 1] -> (follower location, figure) of tile type t's moves (slot:
+    figure * S + segment, -1 none), for `Game.legal_moves`."""
+    return tuple(
+        ((None, "follower"),) + tuple(
+            (names[slot % S] if slot % S < len(names) else None, C.FIGURES[slot // S])
+            for slot in range(S * len(C.FIGURES)))
+        for names in ts.slot_names[t])
 
 
 def _check_move_types(move: Move) -> None:

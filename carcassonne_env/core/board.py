@@ -66,11 +66,12 @@ def union(st, a, b, count_tiles):
     parent[rb] = ra
     st.fpenn[ra] += st.fpenn[rb]
     st.fopen[ra] += st.fopen[rb]
-    st.fflag[ra] |= st.fflag[rb]
-    st.fbuild[ra] |= st.fbuild[rb]
-    st.fpig[ra] |= st.fpig[rb]
-    for k in range(C.N_GOODS):
-        st.fgoods[ra, k] += st.fgoods[rb, k]
+    if st.cfg[C.CFG_EXPANSIONS]:  # their aggregates stay zero without them
+        st.fflag[ra] |= st.fflag[rb]
+        st.fbuild[ra] |= st.fbuild[rb]
+        st.fpig[ra] |= st.fpig[rb]
+        for k in range(C.N_GOODS):
+            st.fgoods[ra, k] += st.fgoods[rb, k]
     fmeep = st.fmeep
     for p in range(fmeep.shape[1]):
         fmeep[ra, p] += fmeep[rb, p]
@@ -211,13 +212,14 @@ def _init_segments(st, tb, t, i):
         for p in range(fmeep.shape[1]):
             fmeep[g, p] = 0
         fdone[g] = 0
-        fflag[g] = seg_flag[t, s] if flags else 0
-        for k in range(C.N_GOODS):
-            fgoods[g, k] = 0
-        if goods and tb.seg_good[t, s] >= 0:
-            fgoods[g, tb.seg_good[t, s]] = 1
-        st.fbuild[g] = 0
-        st.fpig[g] = 0
+        if st.cfg[C.CFG_EXPANSIONS]:  # (never set without them: zero from make_state)
+            fflag[g] = seg_flag[t, s] if flags else 0
+            for k in range(C.N_GOODS):
+                fgoods[g, k] = 0
+            if goods and tb.seg_good[t, s] >= 0:
+                fgoods[g, tb.seg_good[t, s]] = 1
+            st.fbuild[g] = 0
+            st.fpig[g] = 0
         owner[g] = -1
         if seg_kind[t, s] == C.K_FIELD:
             adj = seg_adj[t, s]

@@ -112,11 +112,10 @@ def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> State
 
 
 @hot
-def has_figure(st, fig):
-    """Whether the rules give each seat figures of kind `fig` (config.FIG_*): followers
-    always; outside solo the large follower with Inns & Cathedrals, builder and pig
-    with Traders & Builders (in full mode)."""
-    cfg = st.cfg
+def has_figure(cfg, fig):
+    """Whether the rules (`cfg`, a state's rule options) give each seat figures of kind
+    `fig` (config.FIG_*): followers always; outside solo the large follower with Inns &
+    Cathedrals, builder and pig with Traders & Builders (in full mode)."""
     if fig == C.FIG_FOLLOWER:
         return True
     if cfg[C.CFG_SOLO] != 0:
@@ -127,12 +126,13 @@ def has_figure(st, fig):
 
 
 @hot
-def n_figures(st):
-    """Figure ids a move's slot may name: 1 + the largest FIG_* the rules have (a move's
-    slot is figure * S + segment; ids of kinds the rules lack are never legal)."""
+def n_figures(cfg):
+    """Figure ids a move's slot may name under the rules `cfg`: 1 + the largest FIG_*
+    they have (a move's slot is figure * S + segment; ids of kinds the rules lack are
+    never legal)."""
     n = 1
     for fig in range(1, 4):
-        if has_figure(st, fig):
+        if has_figure(cfg, fig):
             n = fig + 1
     return n
 
@@ -144,7 +144,7 @@ def max_legal_rows(st: State, n_open: int | None = None) -> int:
     cfg = st.cfg
     cells = st.frontier.shape[0] if n_open is None else max(int(n_open), 1)
     return (int(cfg[C.CFG_HAND_SIZE]) * 4 * cells
-            * (int(cfg[C.CFG_NSEG]) * int(n_figures(st)) + 1))
+            * (int(cfg[C.CFG_NSEG]) * int(n_figures(cfg)) + 1))
 
 
 def copy_state(st: State) -> State:

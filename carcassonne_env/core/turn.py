@@ -41,7 +41,8 @@ from .state import has_figure
 def occupied_segments(st, tb, t, r, bx, by, occ, own, seat):
     """occ[s] = 1 if segment s of tile t (rotation r) put on empty cell (bx, by) would
     belong to a feature that holds a follower, else 0; own[s] likewise for a follower of
-    `seat` (where a builder or pig may go). Checked before placing, through the
+    `seat` (where a builder or pig may go; not computed for seat -1). Checked before
+    placing, through the
     neighbours' features, including merges through the tile's other segments: two
     segments touching one neighbouring feature become one feature (e.g. both fields of a
     road tile meeting a monastery-road tile whose field wraps around its road end)."""
@@ -75,10 +76,11 @@ def occupied_segments(st, tb, t, r, bx, by, occ, own, seat):
                 for p in range(fmeep.shape[1]):
                     if fmeep[root, p] > 0:
                         occ[s] = 1
-                if fmeep[root, seat] > 0:
+                if seat >= 0 and fmeep[root, seat] > 0:
                     own[s] = 1
     _spread(tb, t, n, roots, n_roots, occ)
-    _spread(tb, t, n, roots, n_roots, own)
+    if seat >= 0:
+        _spread(tb, t, n, roots, n_roots, own)
 
 
 @hot
@@ -123,7 +125,9 @@ def follower_options(st, tb, t, r, bx, by, out):
             return n, False
     seg_kind = tb.seg_kind
     occ, own = st.work[C.W_OCC], st.work[C.W_OWN]
-    occupied_segments(st, tb, t, r, bx, by, occ, own, seat)
+    # builders and pigs (Traders & Builders) need the seat's own followers
+    builder = not solo and xsupply[seat, 1] + xsupply[seat, 2] > 0
+    occupied_segments(st, tb, t, r, bx, by, occ, own, seat if builder else -1)
     for s in range(tb.n_seg[t]):
         if solo and seg_kind[t, s] == C.K_FIELD:
             continue  # no farmers in the solo variant
@@ -273,7 +277,7 @@ def reset(st, tb, deck_len):
     st.scores[:] = 0
     st.supply[:] = st.cfg[C.CFG_FOLLOWERS]
     for fig in range(1, 4):  # a large follower, builder, pig each, as the rules give
-        st.xsupply[:, fig - 1] = 1 if has_figure(st, fig) else 0
+        st.xsupply[:, fig - 1] = 1 if has_figure(st.cfg, fig) else 0
     st.goods[:] = 0
     st.spos[:] = 0
     st.hands[:] = -1
@@ -338,7 +342,7 @@ def check_move(st, tb, hand_idx, x, y, r, slot):
         return C.E_EDGE_MISMATCH
     S = n_segments(st)
     if slot != C.NO_FOLLOWER and not (0 <= slot and slot % S < tb.n_seg[t]
-                                      and slot // S < 4 and has_figure(st, slot // S)):
+                                      and slot // S < 4 and has_figure(st.cfg, slot // S)):
         return C.E_NO_SUCH_SEGMENT
     opts = st.work[C.W_OPTS]
     n, _ = follower_options(st, tb, t, r, bx, by, opts)
