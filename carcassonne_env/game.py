@@ -52,9 +52,10 @@ class Move(NamedTuple):
     """One turn: put the tile at (x, y) turned `rotation` quarter turns clockwise, and
     optionally a follower on `follower` (e.g. ``"city:N"``, ``"field:S_w"``,
     ``"monastery"``; board frame, after rotation). `tile` picks the tile from the hand
-    in the strategic variant (``hand_size > 1``). `figure` is the kind of follower put
-    on `follower`: ``"follower"`` (default) or, with Inns & Cathedrals in full mode,
-    ``"large"`` (`Rules.figures`)."""
+    in the strategic variant (``hand_size > 1``). `figure` is the kind of figure put on
+    `follower`: ``"follower"`` (default) or, with the expansions in full mode,
+    ``"large"`` (Inns & Cathedrals), ``"builder"``, ``"pig"`` (Traders & Builders;
+    `Rules.figures`)."""
 
     x: int
     y: int
@@ -65,8 +66,9 @@ class Move(NamedTuple):
 
 
 class PlacedTile(NamedTuple):
-    """A tile on the board; `follower` is ``(seat, location)`` while one stands on it,
-    `figure` its kind (``"follower"`` or ``"large"``; None without one)."""
+    """A tile on the board; `follower` is ``(seat, location)`` while a figure stands on
+    it, `figure` its kind (``"follower"``, ``"large"``, ``"builder"``, ``"pig"``; None
+    without one)."""
 
     tile: str
     rotation: int

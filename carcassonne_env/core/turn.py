@@ -42,10 +42,10 @@ def occupied_segments(st, tb, t, r, bx, by, occ, own, seat):
     """occ[s] = 1 if segment s of tile t (rotation r) put on empty cell (bx, by) would
     belong to a feature that holds a follower, else 0; own[s] likewise for a follower of
     `seat` (where a builder or pig may go; not computed for seat -1). Checked before
-    placing, through the
-    neighbours' features, including merges through the tile's other segments: two
-    segments touching one neighbouring feature become one feature (e.g. both fields of a
-    road tile meeting a monastery-road tile whose field wraps around its road end)."""
+    placing, through the neighbours' features, including merges through the tile's
+    other segments: two segments touching one neighbouring feature become one feature
+    (e.g. both fields of a road tile meeting a monastery-road tile whose field wraps
+    around its road end)."""
     n = tb.n_seg[t]
     work = st.work
     roots = work[C.W_NROOTS]  # roots[8 * s + k]: k-th neighbouring feature of segment s
