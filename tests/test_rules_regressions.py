@@ -27,7 +27,7 @@ def test_fields_merged_through_a_neighbour_count_as_one_feature():
     game = Game(Rules(players=2), tile_order=TILES)
     for move in MOVES:
         game.play(Move(*move))
-    assert game.current_tile == "V" and game.board[(1, -4)] == ("A", 1, None)
+    assert game.current_tile == "V" and game.board[(1, -4)] == ("A", 1, None, None)
     legal = game.legal_moves()
     assert Move(0, -4, 3) in legal and Move(0, -4, 3, "road:E") in legal
     for farmer in ("field:N_w", "field:E_s"):
