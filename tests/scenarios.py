@@ -86,3 +86,16 @@ def scored(game: Game, kind: str | None = None, final: bool | None = None) -> li
                 )
             )
     return out
+
+
+def assert_figures_conserved(game: Game, start: list[dict[str, int]]) -> None:
+    """Every seat's figures of each kind in supply plus on the board equal `start`
+    (`game.figures_in_supply` at the beginning): the expansions' figure invariant."""
+    rules = game.rules
+    on_board = [dict.fromkeys(rules.figures, 0) for _ in range(rules.seats)]
+    for placed in game.board.values():
+        if placed.follower is not None:
+            on_board[placed.follower[0]][placed.figure] += 1
+    for p in range(rules.seats):
+        for f in rules.figures:
+            assert game.figures_in_supply[p][f] + on_board[p][f] == start[p][f], (p, f)

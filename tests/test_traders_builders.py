@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scenarios import assert_figures_conserved
 
 from carcassonne_env import Game, IllegalMoveError, Move, Rules
 
@@ -154,13 +155,7 @@ def test_random_full_games_keep_their_invariants_and_replay(expansions, options)
             if game.done:
                 break
             extra_turns += game.current_player == seat and rules.players > 1
-            on_board = [dict.fromkeys(rules.figures, 0) for _ in range(rules.seats)]
-            for placed in game.board.values():
-                if placed.follower is not None:
-                    on_board[placed.follower[0]][placed.figure] += 1
-            for p in range(rules.seats):
-                for f in rules.figures:
-                    assert game.figures_in_supply[p][f] + on_board[p][f] == start[p][f]
+            assert_figures_conserved(game, start)
         again = Game.from_record(game.to_record())
         assert again.scores == game.scores and again.events == game.events
     assert extra_turns > 0

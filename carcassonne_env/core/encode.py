@@ -101,12 +101,13 @@ def encode_board(st, tb, sub, observer, x0, y0, planes, pend_t, pend_x, pend_y, 
                 kind = seg_kind[t, s]
                 if kind == C.K_CITY and seg_pennants[t, s] > 0:
                     px[P_PENNANT] = 1
-                if kind != C.K_FIELD and fdone[find(parent, g)]:
+                root = find(parent, g) if kind != C.K_FIELD else -1
+                if root >= 0 and fdone[root]:
                     px[P_COMPLETED] = 1
                 if owner[g] >= 0:
                     px[P_FOLLOWER + (owner[g] - observer) % P] = 1
                 if ic >= 0:
-                    flag = fflag[find(parent, g)]
+                    flag = fflag[root] if root >= 0 else 0
                     if kind == C.K_ROAD and flag & C.FLAG_INN:
                         px[ic + E_INN] = 1
                     if kind == C.K_CITY and flag & C.FLAG_CATHEDRAL:
