@@ -157,7 +157,9 @@ def copy_state(st: State) -> State:
 def copy_into(dst, src):
     """Make `dst` (same shapes) a copy of `src` without allocating. Only the part in use is
     copied: the board rectangle covering both games' tiles (outside it both are empty),
-    the segments and events that exist."""
+    the segments and events that exist; the expansions' aggregates only when either game
+    has them (without, they stay zero)."""
+    expansions = src.cfg[C.CFG_EXPANSIONS] | dst.cfg[C.CFG_EXPANSIONS]
     dst.cfg[:] = src.cfg
     y0, y1 = src.sc[C.SC_YMIN] - 1, src.sc[C.SC_YMAX] + 2
     x0, x1 = src.sc[C.SC_XMIN] - 1, src.sc[C.SC_XMAX] + 2
@@ -180,16 +182,17 @@ def copy_into(dst, src):
     dst.fopen[:g] = src.fopen[:g]
     dst.fmeep[:g] = src.fmeep[:g]
     dst.fdone[:g] = src.fdone[:g]
-    dst.fflag[:g] = src.fflag[:g]
-    dst.fgoods[:g] = src.fgoods[:g]
-    dst.fbuild[:g] = src.fbuild[:g]
-    dst.fpig[:g] = src.fpig[:g]
+    if expansions:
+        dst.fflag[:g] = src.fflag[:g]
+        dst.fgoods[:g] = src.fgoods[:g]
+        dst.fbuild[:g] = src.fbuild[:g]
+        dst.fpig[:g] = src.fpig[:g]
+        dst.xsupply[:] = src.xsupply
+        dst.goods[:] = src.goods
     dst.owner[:g] = src.owner[:g]
     dst.ofig[:g] = src.ofig[:g]
     dst.active[:] = src.active
     dst.supply[:] = src.supply
-    dst.xsupply[:] = src.xsupply
-    dst.goods[:] = src.goods
     dst.scores[:] = src.scores
     dst.deck[:] = src.deck
     dst.spos[:] = src.spos

@@ -38,14 +38,13 @@ from .state import has_figure
 
 
 @hot
-def occupied_segments(st, tb, t, r, bx, by, occ, own, seat):
+def occupied_segments(st, tb, t, r, bx, by, occ):
     """occ[s] = 1 if segment s of tile t (rotation r) put on empty cell (bx, by) would
-    belong to a feature that holds a follower, else 0; own[s] likewise for a follower of
-    `seat` (where a builder or pig may go; not computed for seat -1). Checked before
-    placing, through the neighbours' features, including merges through the tile's
-    other segments: two segments touching one neighbouring feature become one feature
-    (e.g. both fields of a road tile meeting a monastery-road tile whose field wraps
-    around its road end)."""
+    belong to a feature that holds a follower, else 0. Checked before placing, through
+    the neighbours' features, including merges through the tile's other segments: two
+    segments touching one neighbouring feature become one feature (e.g. both fields of a
+    road tile meeting a monastery-road tile whose field wraps around its road end).
+    Leaves each segment's neighbouring roots in st.work for `own_segments`."""
     n = tb.n_seg[t]
     work = st.work
     roots = work[C.W_NROOTS]  # roots[8 * s + k]: k-th neighbouring feature of segment s
@@ -54,7 +53,6 @@ def occupied_segments(st, tb, t, r, bx, by, occ, own, seat):
     seg_kind, seg_halves, seg_edges = tb.seg_kind, tb.seg_halves, tb.seg_edges
     for s in range(n):
         occ[s] = 0
-        own[s] = 0
         n_roots[s] = 0
         kind = seg_kind[t, s]
         if kind == C.K_MONASTERY:
@@ -76,11 +74,24 @@ def occupied_segments(st, tb, t, r, bx, by, occ, own, seat):
                 for p in range(fmeep.shape[1]):
                     if fmeep[root, p] > 0:
                         occ[s] = 1
-                if seat >= 0 and fmeep[root, seat] > 0:
-                    own[s] = 1
     _spread(tb, t, n, roots, n_roots, occ)
-    if seat >= 0:
-        _spread(tb, t, n, roots, n_roots, own)
+
+
+@hot
+def own_segments(st, tb, t, own, seat):
+    """own[s] = 1 if segment s of tile t would belong to a feature holding a follower of
+    `seat` (where a builder or pig may go). Reads the neighbouring roots that
+    `occupied_segments` left for the same placement; a separate pass so that games
+    without builders and pigs never pay for it."""
+    n = tb.n_seg[t]
+    work, fmeep = st.work, st.fmeep
+    roots, n_roots = work[C.W_NROOTS], work[C.W_NCOUNT]
+    for s in range(n):
+        own[s] = 0
+        for k in range(n_roots[s]):
+            if fmeep[roots[8 * s + k], seat] > 0:
+                own[s] = 1
+    _spread(tb, t, n, roots, n_roots, own)
 
 
 @hot
@@ -125,16 +136,16 @@ def follower_options(st, tb, t, r, bx, by, out):
             return n, False
     seg_kind = tb.seg_kind
     occ, own = st.work[C.W_OCC], st.work[C.W_OWN]
-    # builders and pigs (Traders & Builders) need the seat's own followers
-    builder = not solo and xsupply[seat, 1] + xsupply[seat, 2] > 0
-    occupied_segments(st, tb, t, r, bx, by, occ, own, seat if builder else -1)
+    occupied_segments(st, tb, t, r, bx, by, occ)
     for s in range(tb.n_seg[t]):
         if solo and seg_kind[t, s] == C.K_FIELD:
             continue  # no farmers in the solo variant
         if not occ[s] and (solo or has_supply):
             out[n] = s
             n += 1
-    if not solo:
+    if not solo and xsupply[seat, 0] + xsupply[seat, 1] + xsupply[seat, 2] > 0:
+        if xsupply[seat, 1] + xsupply[seat, 2] > 0:  # builders and pigs: Traders & Builders
+            own_segments(st, tb, t, own, seat)
         S = n_segments(st)
         for fig in range(1, 4):
             if xsupply[seat, fig - 1] == 0:
