@@ -191,16 +191,32 @@ def bench_envs(steps: int, repeats: int) -> dict[str, float]:
     return results
 
 
-def _vector_rate(venv, batches: int, repeats: int) -> float:
+def _random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of `masks` (what an untrained policy
+    plays)."""
+    rows, cols = np.nonzero(masks)
+    counts = np.bincount(rows, minlength=masks.shape[0])
+    starts = np.cumsum(counts) - counts
+    return cols[starts + (rng.random(masks.shape[0]) * counts).astype(np.int64)]
+
+
+def _vector_rate(venv, batches: int, repeats: int, learner: str = "first") -> float:
     """Median learner steps/s of a vector env over `repeats` runs of `batches` steps
-    (first legal action of every game; only the step calls are timed)."""
+    (learner "first": the first legal action of every game; "random": a uniformly
+    random legal one, seeded; only the step calls are timed)."""
+    rng = np.random.default_rng(0)
+
+    def act():
+        masks = venv.action_masks()
+        return masks.argmax(axis=1) if learner == "first" else _random_legal(masks, rng)
+
     venv.reset(seed=0)
-    venv.step(venv.action_masks().argmax(axis=1))  # compile / load outside the clock
+    venv.step(act())  # compile / load outside the clock
     rates = []
     for _ in range(repeats):
         spent = 0.0
         for _ in range(batches):
-            actions = venv.action_masks().argmax(axis=1)
+            actions = act()
             t0 = time.perf_counter()
             venv.step(actions)
             spent += time.perf_counter() - t0
@@ -211,7 +227,10 @@ def _vector_rate(venv, batches: int, repeats: int) -> float:
 def bench_vs_bots(steps: int, repeats: int, num_envs: int = 256) -> dict[str, float]:
     """The batched 2-player `VsBotsVectorEnv` against jitted random / greedy / heuristic
     bots beside `SoloVectorEnv`, same N, in one run (a 2-player learner step is two
-    turns: the target is 0.45x the solo env's steps/s). Default threads, and one thread
+    turns: the target is 0.45x the solo env's steps/s). The learner plays uniformly
+    random legal actions, as an untrained policy does; the "first legal" rows replay the
+    older measure (the first legal action, which grows one long diagonal row of tiles:
+    larger frontiers, more legal moves per bot turn). Default threads, and one thread
     (what helps when other processes share the cores)."""
     import warnings
 
@@ -224,7 +243,8 @@ def bench_vs_bots(steps: int, repeats: int, num_envs: int = 256) -> dict[str, fl
     batches = max(steps // n, 20)
     results = {}
     for threads, label in ((None, ""), (1, ", 1 thread")):
-        solo = _vector_rate(SoloVectorEnv(n, num_threads=threads), batches, repeats)
+        solo = _vector_rate(SoloVectorEnv(n, num_threads=threads), batches, repeats,
+                            "random")
         results[f"SoloVectorEnv steps/s (N={n}{label})"] = solo
         for bot in ("random", "greedy", "heuristic"):
             if threads == 1 and bot != "random":
@@ -232,13 +252,17 @@ def bench_vs_bots(steps: int, repeats: int, num_envs: int = 256) -> dict[str, fl
             slow = bot != "random"  # a bot move costs a search over the legal moves
             rate = _vector_rate(VsBotsVectorEnv(n, opponents=bot, num_threads=threads),
                                 max(batches // 10, 3) if slow else batches,
-                                1 if slow else repeats)
+                                1 if slow else repeats, "random")
             results[f"VsBots vector steps/s (N={n}, {bot}{label})"] = rate
             results[f"VsBots/solo ratio ({bot}{label})"] = rate / solo
+    solo = _vector_rate(SoloVectorEnv(n), batches, repeats, "first")
+    rate = _vector_rate(VsBotsVectorEnv(n, opponents="random"), batches, repeats, "first")
+    results[f"VsBots vector steps/s (N={n}, random, first legal)"] = rate
+    results["VsBots/solo ratio (random, first legal)"] = rate / solo
     # The aggregate observation's price in the batched env (issue 13 section 2).
     agg = VsBotsVectorEnv(n, opponents="random", obs_features="aggregate")
     results[f"VsBots vector steps/s (N={n}, random, aggregate obs)"] = _vector_rate(
-        agg, batches, repeats)
+        agg, batches, repeats, "random")
     return results
 
 
