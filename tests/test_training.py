@@ -19,6 +19,7 @@ from carcassonne_env import Game, Rules  # noqa: E402
 from carcassonne_env.encoding import Encoder, WindowOverflowWarning  # noqa: E402
 from carcassonne_env.envs.single import SoloEnv  # noqa: E402
 from training import evaluate, train_multi, train_solo  # noqa: E402
+from training.buffers import CompactMaskableDictRolloutBuffer  # noqa: E402
 from training.common import latest_checkpoint, load_or_create  # noqa: E402
 from training.policy import BoardPolicy, LeanMaskedCategorical  # noqa: E402
 
@@ -101,6 +102,56 @@ def test_lean_distribution_matches_sb3_contrib():
     assert masks.gather(1, draws.T).all()
     freq = torch.zeros(40).index_add_(0, draws[:, 0], torch.ones(2000)) / 2000
     assert torch.allclose(freq, ref.probs[0], atol=0.04)
+
+
+def test_compact_rollout_buffer_gives_sb3_contribs_samples():
+    """Same samples as sb3-contrib's buffer, over two rollouts (the second reuses the
+    arrays the first flattened), with int8 planes and bool masks stored."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.buffers import MaskableDictRolloutBuffer
+
+    obs_space = spaces.Dict({"board": spaces.Box(-1, 1, (6, 6, 3), np.int8),
+                             "features": spaces.Box(0, 1, (4,), np.float32)})
+    args = (8, obs_space, spaces.Discrete(10))
+    ours, ref = CompactMaskableDictRolloutBuffer(*args, n_envs=2), \
+        MaskableDictRolloutBuffer(*args, n_envs=2)
+    rng = np.random.default_rng(0)
+    for _ in range(2):
+        for buf in (ours, ref):
+            buf.reset()
+        for _ in range(8):
+            step = dict(obs={"board": rng.integers(-1, 2, (2, 6, 6, 3)).astype(np.int8),
+                             "features": rng.random((2, 4), dtype=np.float32)},
+                        action=rng.integers(0, 10, (2, 1)), reward=rng.random(2),
+                        episode_start=np.zeros(2), value=torch.rand(2, 1),
+                        log_prob=torch.rand(2), action_masks=rng.random((2, 10)) < 0.5)
+            for buf in (ours, ref):
+                buf.add(**step)
+        assert ours.observations["board"].dtype == np.int8
+        assert ours.action_masks.dtype == bool and ours.action_masks.nbytes * 4 == \
+            ref.action_masks.nbytes
+        last_values = torch.rand(2, 1)
+        for buf in (ours, ref):
+            buf.compute_returns_and_advantage(last_values, np.zeros(2))
+        np.random.seed(1)
+        mine = list(ours.get(5))
+        np.random.seed(1)
+        theirs = list(ref.get(5))
+        assert len(mine) == len(theirs) == 4
+        for a, b in zip(mine, theirs):
+            for key in ("board", "features"):
+                assert torch.equal(a.observations[key].float(), b.observations[key])
+            assert torch.equal(a.action_masks.float(), b.action_masks)
+            assert torch.equal(a.actions, b.actions) and torch.equal(a.returns, b.returns)
+
+
+def test_new_models_use_the_compact_buffer(tmp_path):
+    settings = train_solo.SoloSettings(**TINY, total_timesteps=128)
+    model = train_solo.train(settings, tmp_path / "solo", progress=False)
+    assert isinstance(model.rollout_buffer, CompactMaskableDictRolloutBuffer)
+    resumed = load_or_create(settings, train_solo.make_env(settings), tmp_path / "solo",
+                             resume=True)
+    assert isinstance(resumed.rollout_buffer, CompactMaskableDictRolloutBuffer)
 
 
 def test_train_solo_run_folder_resume_and_refusal(tmp_path):

@@ -27,6 +27,7 @@ from tqdm.auto import tqdm
 
 from carcassonne_env.encoding import OBS_FEATURES
 
+from .buffers import CompactMaskableDictRolloutBuffer
 from .policy import BoardPolicy
 
 CURVE_FILE = "curve.csv"
@@ -116,6 +117,7 @@ def new_model(settings: PPOSettings, venv: VecEnv, run_dir: Path) -> MaskablePPO
         BoardPolicy, venv, n_steps=s.n_steps, batch_size=s.batch_size, n_epochs=s.n_epochs,
         learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda,
         clip_range=s.clip_range, ent_coef=s.ent_coef, vf_coef=s.vf_coef,
+        rollout_buffer_class=CompactMaskableDictRolloutBuffer,
         policy_kwargs={"channels": s.channels, "blocks": s.blocks,
                        "global_pool": bool(s.global_pool),
                        **({"prior_weight": s.move_prior} if getattr(s, "move_prior", 0) else {})},
@@ -131,7 +133,8 @@ def load_or_create(settings: PPOSettings, venv: VecEnv, run_dir: Path,
     if saved is None:
         return new_model(settings, venv, run_dir)
     model = MaskablePPO.load(saved[1], env=venv, device="cpu",
-                             tensorboard_log=str(run_dir / "tb"))
+                             tensorboard_log=str(run_dir / "tb"),
+                             rollout_buffer_class=CompactMaskableDictRolloutBuffer)
     model.set_random_seed(settings.seed + model.num_timesteps)
     return model
 

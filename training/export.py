@@ -15,7 +15,8 @@ from pathlib import Path
 
 # Saved attributes that only a running training needs.
 TRAINING_STATE = ("_last_obs", "_last_original_obs", "_last_episode_starts", "ep_info_buffer",
-                  "ep_success_buffer", "tensorboard_log")
+                  "ep_success_buffer", "tensorboard_log", "rollout_buffer_class",
+                  "rollout_buffer_kwargs")
 
 
 def export_model(src: str | Path, dst: str | Path) -> Path:
