@@ -128,11 +128,12 @@ def follower_options(st, tb, t, r, bx, by, out):
     seat = st.sc[C.SC_SEAT]
     has_supply = st.supply[seat] > 0
     xsupply = st.xsupply  # large follower, builder, pig: never in solo
+    extras = xsupply[seat, 0] + xsupply[seat, 1] + xsupply[seat, 2]
     n = 0
     if not solo:
         out[0] = C.NO_FOLLOWER
         n = 1
-        if not has_supply and xsupply[seat, 0] + xsupply[seat, 1] + xsupply[seat, 2] == 0:
+        if not has_supply and extras == 0:
             return n, False
     seg_kind = tb.seg_kind
     occ, own = st.work[C.W_OCC], st.work[C.W_OWN]
@@ -143,7 +144,7 @@ def follower_options(st, tb, t, r, bx, by, out):
         if not occ[s] and (solo or has_supply):
             out[n] = s
             n += 1
-    if not solo and xsupply[seat, 0] + xsupply[seat, 1] + xsupply[seat, 2] > 0:
+    if not solo and extras > 0:
         if xsupply[seat, 1] + xsupply[seat, 2] > 0:  # builders and pigs: Traders & Builders
             own_segments(st, tb, t, own, seat)
         S = n_segments(st)
