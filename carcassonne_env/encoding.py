@@ -48,6 +48,13 @@ from .core.encode import (
     N_TB_PLANES,
     encode,
 )
+from .core.candidates import (
+    HEAD_FIXED,
+    N_SLOTS,
+    SLOT_FIXED,
+    encode_candidates,
+    n_columns,
+)
 from .core.state import copy_state
 from .game import Game, Move
 from .rules import Rules
@@ -140,11 +147,19 @@ class Encoder:
             completed and at the end, open edges, tiles, whether it can still be claimed,
             followers per seat; per seat, the score plus pending end-game points; see
             `core.aggregates` and docs/observations.md).
+        candidate_moves: K > 0 adds, for up to K legal actions of the seat to move (turn
+            action mode), their action indices ("candidate_actions", int64[K], -1 when
+            absent) and what the rules core computes for the position after each
+            ("candidates", float32[K, F]: points now, projected scores, the features the
+            tile joins or closes, ...; `candidate_names`, `core.candidates` and
+            docs/observations.md). Rule quantities only, no bot's evaluation. 0 (the
+            default) leaves them out.
     """
 
     def __init__(self, rules: Rules | None = None, board_size: int = 32,
                  action_mode: str = "turn", on_overflow: str = "warn",
-                 tileset: TileSet | None = None, obs_features: str = "standard") -> None:
+                 tileset: TileSet | None = None, obs_features: str = "standard",
+                 candidate_moves: int = 0) -> None:
         if not isinstance(board_size, (int, np.integer)) or isinstance(board_size, bool) \
                 or board_size < 3:
             raise ValueError(f"board_size must be an integer >= 3, got {board_size!r}")
@@ -156,7 +171,14 @@ class Encoder:
         if obs_features not in OBS_FEATURES:
             raise ValueError(f"obs_features must be one of {OBS_FEATURES}, "
                              f"got {obs_features!r}")
+        if not isinstance(candidate_moves, (int, np.integer)) or isinstance(candidate_moves, bool) \
+                or candidate_moves < 0:
+            raise ValueError(f"candidate_moves must be an integer >= 0, got {candidate_moves!r}")
+        if candidate_moves and action_mode != "turn":
+            raise ValueError("candidate_moves needs action_mode='turn' (a candidate is a whole "
+                             "turn's action)")
         self.obs_features = obs_features
+        self.candidate_moves = int(candidate_moves)
         self.rules = rules if rules is not None else Rules()
         self.tileset = tileset or tileset_for(self.rules.expansions)
         self.board_size = B = int(board_size)
@@ -189,6 +211,9 @@ class Encoder:
         self._pend = np.full(5, -1, np.int64)
         self._no_mask = np.empty(0, np.int8)
         self._dirty = np.zeros(6, np.int64)
+        self.n_candidate_columns = n_columns(seats)
+        self._cand_buffers = None  # the candidates' scratch states, sized by the game
+        self.last_candidates = 0  # legal actions in the window at the last encode
 
     # ------------------------------------------------------------------ layouts
     @property
@@ -230,6 +255,24 @@ class Encoder:
         return [*(f"builder_supply_{q}" for q in seats), *(f"pig_supply_{q}" for q in seats),
                 *(f"goods_{g}_{q}" for q in seats for g in C.GOODS), "extra_turn"]
 
+    @property
+    def candidate_names(self) -> list[str]:
+        """Names of the columns of a candidate's vector ("candidates"), in order; seat
+        columns are relative to the observer (``_0`` = the observer; solo: colour)."""
+        seats = range(self.rules.seats)
+        head = ["present", *(f"hand_{h}" for h in range(C.HAND_MAX)), "figure_none",
+                *(f"figure_{f}" for f in C.FIGURES),
+                *(f"points_now_{q}" for q in seats), *(f"projected_gain_{q}" for q in seats),
+                "supply_follower", "supply_large", "supply_builder", "supply_pig",
+                "extra_turn", "game_ends", "monasteries_completed",
+                *(f"monastery_followers_{q}" for q in seats)]
+        slot = ["city", "road", "field", "monastery", "holds_figure", "tiles", "pennants",
+                "open_edges", "completed", "points_if_completed", "points_at_end", "inn",
+                "cathedral", "goods", "farm_completed_cities", "farm_open_cities", "closers",
+                "joined", *(f"followers_{q}" for q in seats), *(f"majority_{q}" for q in seats)]
+        assert len(head) == HEAD_FIXED + 3 * len(seats) and len(slot) == SLOT_FIXED + 2 * len(seats)
+        return [*head, *(f"f{k}_{name}" for k in range(N_SLOTS) for name in slot)]
+
     def plane_highs(self) -> np.ndarray:
         """int8[C]: the largest value of each board plane (1 but for aggregate planes)."""
         highs = np.ones(self.board_shape[2], np.int8)
@@ -241,14 +284,21 @@ class Encoder:
 
     def observation_space(self) -> spaces.Dict:
         """Dict(board: Box int8 [3B, 3B, C] in {0, 1} (aggregate planes: 0 to
-        `plane_highs`), features: Box float32)."""
+        `plane_highs`), features: Box float32; with `candidate_moves` K also
+        candidates: Box float32 [K, F], candidate_actions: Box int64 [K] in [-1,
+        n_actions))."""
         high = np.broadcast_to(self.plane_highs(), self.board_shape).copy()
-        return spaces.Dict({
+        parts = {
             "board": spaces.Box(np.zeros(self.board_shape, np.int8), high, self.board_shape,
                                 np.int8),
             "features": spaces.Box(0.0, np.float32(C.MAX_SEATS * 1000), (self.n_features,),
                                    np.float32),
-        })
+        }
+        if self.candidate_moves:
+            K, F = self.candidate_moves, self.n_candidate_columns
+            parts["candidates"] = spaces.Box(-1000.0, 1000.0, (K, F), np.float32)
+            parts["candidate_actions"] = spaces.Box(-1, self.n_actions - 1, (K,), np.int64)
+        return spaces.Dict(parts)
 
     def action_space(self) -> spaces.Discrete:
         return spaces.Discrete(self.n_actions)
@@ -314,7 +364,42 @@ class Encoder:
         self.last_outside = int(outside)
         if outside:
             self._overflow(game, n, outside)
+        if self.candidate_moves:
+            self.encode_candidates(game, observer, out)
         return out
+
+    def candidate_buffers(self, st) -> tuple:
+        """Scratch for `core.candidates.encode_candidates` on games shaped like state
+        `st`: (after, scratch, rows, unseen, pending points before)."""
+        return (copy_state(st), copy_state(st),
+                np.empty((self.hand_size * 4 * st.frontier.shape[0] * self.slots, 5), np.int64),
+                np.zeros(self.n_types, np.int64), np.zeros(self.rules.seats, np.int64))
+
+    def encode_candidates(self, game: Game, observer: int, out: dict) -> None:
+        """Write ``out["candidates"]`` and ``out["candidate_actions"]`` (allocated when
+        missing): the seat to move's candidate moves seen by `observer` (none for a seat
+        not to move, or once the game is over)."""
+        K, F = self.candidate_moves, self.n_candidate_columns
+        feats = out.get("candidates")
+        if feats is None:
+            feats = out["candidates"] = np.zeros((K, F), np.float32)
+        actions = out.get("candidate_actions")
+        if actions is None:
+            actions = out["candidate_actions"] = np.full(K, -1, np.int64)
+        st = game._st
+        solo = self.rules.variant == "solo"
+        if st.sc[C.SC_DONE] or (not solo and observer != st.sc[C.SC_SEAT]):
+            feats[:] = 0.0
+            actions[:] = -1
+            self.last_candidates = 0
+            return
+        buffers = self._cand_buffers
+        if buffers is None or buffers[0].parent.shape != st.parent.shape:
+            buffers = self._cand_buffers = self.candidate_buffers(st)
+        after, scratch, rows, unseen, before = buffers
+        self.last_candidates = int(encode_candidates(
+            st, self.tileset.tables, after, scratch, rows, self.board_size, self.slots,
+            observer, unseen, before, feats, actions))
 
     def action_mask(self, game: Game, pending: tuple | None = None) -> np.ndarray:
         """Just the action mask (see `encode`)."""

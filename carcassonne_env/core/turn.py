@@ -384,6 +384,19 @@ def apply_move(st, tb, hand_idx, x, y, r, slot):
         if apply_choice(st, tb, _choice_of(st, x, y, r, slot)) and not st.sc[C.SC_DONE]:
             _end_turn(st, tb, seat, hand_idx)
         return
+    if place_and_score(st, tb, hand_idx, x, y, r, slot, True):
+        return  # the player picks the order; the turn ends with the last choice
+    _end_turn(st, tb, seat, hand_idx)
+
+
+@hot
+def place_and_score(st, tb, hand_idx, x, y, r, slot, ask):
+    """The first half of a placing turn (`apply_move` without passing the turn): put the
+    tile and figure down, mark and score what it completed. With `ask` and
+    scoring_order="player", two or more completions stop at the player's scoring choice
+    (returns True); otherwise they score in the automatic order (returns False).
+    Candidate-move observations (`core.candidates`) read the state it leaves."""
+    seat = st.sc[C.SC_SEAT]
     t = tile_to_place(st, hand_idx)
     o = origin(st)
     bx, by = x + o, y + o
@@ -423,12 +436,12 @@ def apply_move(st, tb, hand_idx, x, y, r, slot):
                     fdone[j * S + m] = 1
                     roots[n] = j * S + m
                     n += 1
-    if st.cfg[C.CFG_PLAYER_ORDER] and start_feature_choice(st, roots, n):
-        return  # the player picks the order; the turn ends with the last choice
+    if ask and st.cfg[C.CFG_PLAYER_ORDER] and start_feature_choice(st, roots, n):
+        return True
     # Solo: the game ends after this move (end A, or this colour's stack is used up), so
     # the order of its completions also decides the end bonus (see score_completed).
     score_completed(st, tb, roots, n, solo_ends_after_turn(st))
-    _end_turn(st, tb, seat, hand_idx)
+    return False
 
 
 @hot
