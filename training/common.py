@@ -28,7 +28,9 @@ from tqdm.auto import tqdm
 from carcassonne_env.encoding import OBS_FEATURES
 
 from .buffers import CompactMaskableDictRolloutBuffer
-from .policy import BoardPolicy
+from .policy import BoardPolicy, CandidatePolicy
+
+POLICIES = ("board", "candidates")
 
 CURVE_FILE = "curve.csv"
 CONFIG_FILE = "config.json"
@@ -55,6 +57,9 @@ class PPOSettings:
     blocks: int = 2
     global_pool: int = 0  # 1: BoardPolicy's blocks see the whole board (pooled context)
     obs_features: str = "standard"  # or "aggregate" (docs/observations.md)
+    policy: str = "board"  # BoardPolicy (CNN over the planes) or "candidates" (CandidatePolicy)
+    candidate_moves: int = 128  # K of the candidate-move observation (--policy candidates)
+    hidden: int = 128  # CandidatePolicy's layer width
     seed: int = 0
     checkpoint_every: int = 50_000  # timesteps
     torch_threads: int = 2
@@ -74,6 +79,14 @@ class PPOSettings:
         require(self, "global_pool", int, lambda v: v in (0, 1), "0 or 1")
         require(self, "obs_features", str, lambda v: v in OBS_FEATURES,
                 f"one of {', '.join(OBS_FEATURES)}")
+        require(self, "policy", str, lambda v: v in POLICIES, f"one of {', '.join(POLICIES)}")
+        for name in ("candidate_moves", "hidden"):
+            require(self, name, int, lambda v: v >= 1, "a positive integer")
+
+    def env_options(self) -> dict[str, Any]:
+        """The observation options of the run's envs (obs_features, candidate_moves)."""
+        return {"obs_features": self.obs_features,
+                "candidate_moves": self.candidate_moves if self.policy == "candidates" else 0}
         for name in ("ent_coef", "vf_coef"):
             require(self, name, float, lambda v: v >= 0, "a number >= 0")
 
@@ -111,16 +124,21 @@ def add_settings_arguments(parser: Any, cls: type, presets: dict[str, dict]) -> 
 
 
 def new_model(settings: PPOSettings, venv: VecEnv, run_dir: Path) -> MaskablePPO:
-    """A fresh MaskablePPO with `BoardPolicy`, logging to run_dir/tb."""
+    """A fresh MaskablePPO with `BoardPolicy` or `CandidatePolicy` (settings.policy),
+    logging to run_dir/tb."""
     s = settings
+    if s.policy == "candidates":
+        policy, kwargs = CandidatePolicy, {"hidden": s.hidden}
+    else:
+        policy, kwargs = BoardPolicy, {
+            "channels": s.channels, "blocks": s.blocks, "global_pool": bool(s.global_pool),
+            **({"prior_weight": s.move_prior} if getattr(s, "move_prior", 0) else {})}
     return MaskablePPO(
-        BoardPolicy, venv, n_steps=s.n_steps, batch_size=s.batch_size, n_epochs=s.n_epochs,
+        policy, venv, n_steps=s.n_steps, batch_size=s.batch_size, n_epochs=s.n_epochs,
         learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda,
         clip_range=s.clip_range, ent_coef=s.ent_coef, vf_coef=s.vf_coef,
         rollout_buffer_class=CompactMaskableDictRolloutBuffer,
-        policy_kwargs={"channels": s.channels, "blocks": s.blocks,
-                       "global_pool": bool(s.global_pool),
-                       **({"prior_weight": s.move_prior} if getattr(s, "move_prior", 0) else {})},
+        policy_kwargs=kwargs,
         tensorboard_log=str(run_dir / "tb"), seed=s.seed, device="cpu", verbose=0)
 
 

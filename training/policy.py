@@ -299,3 +299,136 @@ class BoardPolicy(MaskableActorCriticPolicy):
         data["blocks"] = len(self.features_extractor.blocks)
         data["global_pool"] = bool(len(self.features_extractor.pools))
         return data
+
+
+# ------------------------------------------------------------------- candidate moves
+CANDIDATE_KEYS = ("candidates", "candidate_actions")
+
+
+def symlog(x: th.Tensor) -> th.Tensor:
+    """sign(x) * log(1 + |x|): points and counts of any size into a range a network
+    takes (0 and 1 stay close to themselves)."""
+    return th.sign(x) * th.log1p(th.abs(x))
+
+
+class CandidateExtractor(BaseFeaturesExtractor):
+    """Scores every candidate move (`Encoder(candidate_moves=K)`) with one shared network:
+
+        context = MLP(features)                           (tile, scores, supply, deck...)
+        e_k     = MLP(relu(Linear(symlog(candidate_k)) + context))
+        logit_k = Linear(e_k)                             (absent candidates: -inf later)
+        value   = MLP([max_k e_k, mean_k e_k, context])   (over present candidates)
+
+    Returns [N, K logits | K action indices | hidden value latent] for `CandidatePolicy`.
+    """
+
+    def __init__(self, observation_space: spaces.Dict, hidden: int = 128) -> None:
+        K, F = observation_space["candidates"].shape
+        super().__init__(observation_space, features_dim=2 * K + hidden)
+        self.hidden = hidden
+        n_features = observation_space["features"].shape[0]
+        self.context = nn.Sequential(nn.Linear(n_features, hidden), nn.ReLU())
+        self.embed = nn.Linear(F, hidden)
+        self.body = nn.Sequential(nn.Linear(hidden, hidden), nn.ReLU(),
+                                  nn.Linear(hidden, hidden), nn.ReLU())
+        self.score = nn.Linear(hidden, 1)
+        self.value = nn.Sequential(nn.Linear(3 * hidden, hidden), nn.ReLU())
+
+    def forward(self, obs: dict[str, th.Tensor]) -> th.Tensor:
+        cands, actions = obs["candidates"], obs["candidate_actions"]
+        present = (actions >= 0).unsqueeze(-1)  # [N, K, 1]
+        context = self.context(obs["features"])
+        e = self.body(th.relu(self.embed(symlog(cands)) + context[:, None, :]))
+        logits = self.score(e).squeeze(-1)
+        n = present.sum(1).clamp(min=1)
+        pooled_max = th.where(present, e, th.zeros_like(e)).amax(1)  # e >= 0 (ReLU)
+        pooled_mean = (e * present).sum(1) / n
+        value = self.value(th.cat([pooled_max, pooled_mean, context], 1))
+        return th.cat([logits, actions.to(logits.dtype), value], 1)
+
+
+class _CandidateHeads(nn.Module):
+    """SB3's `mlp_extractor` slot: the actor gets the logits and action indices, the
+    critic the value latent."""
+
+    def __init__(self, n_candidates: int, hidden: int) -> None:
+        super().__init__()
+        self.K = n_candidates
+        self.latent_dim_pi, self.latent_dim_vf = 2 * n_candidates, hidden
+
+    def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: th.Tensor) -> th.Tensor:
+        return features[:, :2 * self.K]
+
+    def forward_critic(self, features: th.Tensor) -> th.Tensor:
+        return features[:, 2 * self.K:]
+
+
+class CandidateScatter(nn.Module):
+    """Candidate logits into the env's action space: entry `candidate_actions[k]` gets
+    logit k, every other action (and absent candidates) -1e9, so that SB3's masked
+    distribution, `predict` and `get_action_masks` work unchanged."""
+
+    NEG = -1e9
+
+    def __init__(self, n_actions: int, n_candidates: int) -> None:
+        super().__init__()
+        self.n_actions, self.K = n_actions, n_candidates
+
+    def forward(self, latent: th.Tensor) -> th.Tensor:
+        logits, actions = latent[:, :self.K], latent[:, self.K:].long()
+        index = th.where(actions >= 0, actions, th.full_like(actions, self.n_actions))
+        dense = th.full((latent.shape[0], self.n_actions + 1), self.NEG, dtype=logits.dtype,
+                        device=logits.device)
+        dense = dense.scatter(1, index, logits)
+        return dense[:, :self.n_actions]
+
+
+class CandidatePolicy(MaskableActorCriticPolicy):
+    """MaskablePPO policy over the candidate-move observation (envs made with
+    ``candidate_moves=K``, "turn" action mode): `CandidateExtractor` scores each
+    candidate from its rule quantities and the global features; the scores are
+    scattered into the action space (`CandidateScatter`); the critic pools the
+    candidates. Learns from what the rules compute for each move, with no bot's
+    evaluation in its input.
+
+    Args (besides SB3's): hidden (width of every layer).
+    """
+
+    def __init__(self, observation_space: spaces.Dict, action_space: spaces.Discrete,
+                 lr_schedule: Any, hidden: int = 128, **kwargs: Any) -> None:
+        if not isinstance(observation_space, spaces.Dict) or \
+                not set(CANDIDATE_KEYS) <= set(observation_space.spaces):
+            raise ValueError("CandidatePolicy needs the candidate-move observation: make "
+                             "the env with candidate_moves=K (e.g. 128)")
+        self.hidden = hidden
+        kwargs.setdefault("features_extractor_class", CandidateExtractor)
+        kwargs.setdefault("features_extractor_kwargs", {"hidden": hidden})
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = _CandidateHeads(self.observation_space["candidates"].shape[0],
+                                             self.hidden)
+
+    def _build(self, lr_schedule: Any) -> None:
+        self._build_mlp_extractor()
+        self.lean_dist = LeanMaskedCategorical(int(self.action_space.n))
+        self.action_net = CandidateScatter(int(self.action_space.n),
+                                           self.mlp_extractor.K)
+        self.value_net = nn.Linear(self.hidden, 1)
+        if self.ortho_init:
+            self.features_extractor.apply(lambda m: self.init_weights(m, gain=2 ** 0.5))
+            self.init_weights(self.features_extractor.score, gain=0.01)
+            self.init_weights(self.value_net, gain=1.0)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
+                                              **self.optimizer_kwargs)
+
+    def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> LeanMaskedCategorical:
+        return self.lean_dist.proba_distribution(self.action_net(latent_pi))
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data.update(hidden=self.hidden)
+        return data

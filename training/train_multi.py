@@ -94,6 +94,8 @@ class MultiSettings(PPOSettings):
                 raise ValueError(f"--bots: {err}") from None
         require(self, "bot_share", float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
         require(self, "move_prior", float, lambda v: v >= 0, "a number >= 0")
+        if self.move_prior and self.policy != "board":
+            raise ValueError("--move-prior is an input of the board policy (--policy board)")
         if self.move_prior and (self.env != "batched" or self.bot_share != 1):
             raise ValueError("--move-prior needs --env batched and --bot-share 1 (policy "
                              "snapshots as opponents would need the prior too)")
@@ -227,7 +229,7 @@ def make_env(settings: MultiSettings, pool: OpponentPool) -> VecMonitor:
     def one() -> SelfPlayEnv:
         return SelfPlayEnv(pool, settings.reward_scale, reward=settings.reward,
                            board_size=settings.board_size, players=2,
-                           obs_features=settings.obs_features)
+                           **settings.env_options())
 
     return VecMonitor(DummyVecEnv([one] * settings.n_envs))
 
@@ -244,8 +246,7 @@ def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None
     def group(n: int, opponent: Any) -> VsBotsVectorEnv:
         return VsBotsVectorEnv(n, opponents=opponent, players=2, reward=settings.reward,
                                board_size=settings.board_size,
-                               obs_features=settings.obs_features,
-                               num_threads=settings.torch_threads)
+                               num_threads=settings.torch_threads, **settings.env_options())
 
     groups = [(spec, group(per_bot, spec)) for spec in bots if per_bot]
     if league is not None:

@@ -64,7 +64,7 @@ def make_env(settings: SoloSettings) -> VecMonitor:
     """The vector env as SB3 sees it (one numba thread: PyTorch has the cores)."""
     venv = SoloVectorEnv(settings.n_envs, colours=settings.colours,
                          board_size=settings.board_size, num_threads=1,
-                         obs_features=settings.obs_features)
+                         **settings.env_options())
     return VecMonitor(venv.to_sb3())
 
 

@@ -370,7 +370,7 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
             _write_slot(st, after, tb, slot_roots[q], fig_root, observer, unseen, out,
                         base + q * width, n_events)
         _projected_gain(st, after, tb, observer, pend_before, out, h_proj)
-    return m
+    return np.int64(m)
 
 
 @hot

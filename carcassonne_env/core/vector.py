@@ -5,6 +5,7 @@ from numba import njit, prange
 
 from . import config as C
 from .aggregates import encode_aggregates
+from .candidates import encode_candidates
 from .board import origin
 from .encode import MODE_TURN, encode, window_origin
 from .jit import hot
@@ -102,3 +103,22 @@ def aggregate_batch(states, scratch, tb, sub, which, observers, out_rows, skip, 
             j = out_rows[k]
             encode_aggregates(states[i], tb, sub, observers[k], planes[j], base, feats[j],
                               fbase, scratch[i], counts[i], pending[i])
+
+
+@njit(cache=True, parallel=True)
+def candidates_batch(states, after, scratch, tb, rows, unseen, pend, which, observers, out_rows,
+                     skip, B, SL, feats, actions, counts):
+    """Write the candidate-move observation (`core.candidates`) of seat observers[k] in
+    game i = which[k] into row out_rows[k] of feats / actions, but for games with skip[i]
+    set; counts[i] = its legal actions in the window. after, scratch, rows, unseen,
+    pend: one buffer per thread (games are split into one chunk per thread)."""
+    n = which.shape[0]
+    chunks = min(len(after), n)
+    for c in prange(chunks):
+        for k in range(c * n // chunks, (c + 1) * n // chunks):
+            i = which[k]
+            if skip[i] == 0:
+                j = out_rows[k]
+                counts[i] = encode_candidates(states[i], tb, after[c], scratch[c], rows[c], B,
+                                              SL, observers[k], unseen[c], pend[c], feats[j],
+                                              actions[j])

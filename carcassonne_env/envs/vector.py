@@ -24,7 +24,7 @@ from numba import set_num_threads, typed
 from ..checks import check_bool, check_choice, check_int, check_real
 from ..core import config as C
 from ..core.state import copy_state
-from ..core.vector import aggregate_batch, encode_batch, step_batch
+from ..core.vector import aggregate_batch, candidates_batch, encode_batch, step_batch
 from ..encoding import Encoder
 from ..game import Game, shuffled_deck
 from ..rules import Rules
@@ -128,7 +128,16 @@ class BatchedGamesEnv(VectorEnv):
 
     def _init_aggregates(self) -> None:
         """With obs_features="aggregate": per game a scratch state and the aggregate
-        pass's buffers."""
+        pass's buffers; with candidate_moves: per thread the candidate pass's buffers."""
+        enc = self.encoder
+        self.last_candidates = np.zeros(self.num_envs, np.int64)
+        if enc.candidate_moves:
+            T = self.num_threads
+            parts = [enc.candidate_buffers(self._state_list[0]) for _ in range(T)]
+            self._cand_after = typed.List([p[0] for p in parts])
+            self._cand_scratch = typed.List([p[1] for p in parts])
+            self._cand_unseen = np.stack([p[3] for p in parts])
+            self._cand_pend = np.stack([p[4] for p in parts])
         if self.encoder.aggregate:
             self._scratch = typed.List([copy_state(st) for st in self._state_list])
             self._counts = np.zeros((self.num_envs, self._state_list[0].parent.shape[0]),
@@ -139,8 +148,15 @@ class BatchedGamesEnv(VectorEnv):
                    skip: np.ndarray, out: _Buffers) -> None:
         """With obs_features="aggregate": add its planes and features (seat
         observers[k]'s view of game which[k]) to the observation just encoded into row
-        out_rows[k] of `out`, but for the games marked in `skip`."""
+        out_rows[k] of `out`, but for the games marked in `skip`; likewise the candidate
+        moves with candidate_moves."""
         enc = self.encoder
+        if enc.candidate_moves:
+            set_num_threads(self.num_threads)
+            candidates_batch(self._states, self._cand_after, self._cand_scratch,
+                             enc.tileset.tables, self._rows, self._cand_unseen, self._cand_pend,
+                             which, observers, out_rows, skip, enc.board_size, enc.slots,
+                             out.cands, out.cand_actions, self.last_candidates)
         if enc.aggregate:
             set_num_threads(self.num_threads)
             aggregate_batch(self._states, self._scratch, enc.tileset.tables, enc.subtiles,
@@ -176,10 +192,7 @@ class BatchedGamesEnv(VectorEnv):
             self.encoder._overflow(game, n, int(self._outside[i]))
 
     def _obs(self) -> dict[str, np.ndarray]:
-        out = self._sets[self._cur]
-        if self.copy:
-            return {"board": out.planes.copy(), "features": out.feats.copy()}
-        return {"board": out.planes, "features": out.feats}
+        return self._sets[self._cur].obs(copy=self.copy)
 
 
 class SoloVectorEnv(BatchedGamesEnv):
@@ -191,6 +204,9 @@ class SoloVectorEnv(BatchedGamesEnv):
         board_size, on_overflow, obs_features: see `carcassonne_env.encoding.Encoder`
             (an overflow is checked after every batch; obs_features="aggregate" adds
             the per-feature planes and projected scores in a second parallel pass).
+        candidate_moves: K > 0 adds the candidate-move observation (see
+            `carcassonne_env.encoding.Encoder`; one more parallel pass; the legal actions
+            in the window of each game's last observation are in `last_candidates`).
         illegal_reward: reward for an action outside the mask; that game ends (its
             ``final_info["illegal_move"]`` is True) and restarts.
         copy: return copies of the observation arrays. By default two preallocated sets
@@ -210,6 +226,7 @@ class SoloVectorEnv(BatchedGamesEnv):
                  on_overflow: str = "warn", illegal_reward: float = -1.0, copy: bool = False,
                  num_threads: int | None = None, render_mode: str | None = None,
                  obs_features: str = "standard", scoring_order: str = "auto",
+                 candidate_moves: int = 0,
                  **rule_options: Any) -> None:
         self.num_envs = check_int("num_envs", num_envs, 1)
         if render_mode is not None:
@@ -221,7 +238,8 @@ class SoloVectorEnv(BatchedGamesEnv):
         self.rules = Rules(variant="solo", solo_colours=check_int("colours", colours, 3, 4),
                            scoring_order=scoring_order, **rule_options)
         self.encoder = enc = Encoder(self.rules, board_size, "turn", on_overflow,
-                                     obs_features=obs_features)
+                                     obs_features=obs_features,
+                                     candidate_moves=candidate_moves)
         self.illegal_reward = check_real("illegal_reward", illegal_reward)
         self.copy = check_bool("copy", copy)
         self.render_mode = render_mode
@@ -313,7 +331,7 @@ class SoloVectorEnv(BatchedGamesEnv):
         for i in done:
             st = self._state_list[i]
             last = src if illegal[i] else dst  # an illegal action played nothing
-            final_obs[i] = {"board": last.planes[i].copy(), "features": last.feats[i].copy()}
+            final_obs[i] = last.obs(i, copy=True)
             scores[i] = st.scores.tolist()
             reasons[i] = C.END_NAMES[st.sc[C.SC_END]]
             results[i] = st.scores.min()
@@ -336,3 +354,15 @@ class _Buffers:
         self.feats = np.zeros((n, enc.n_features), np.float32)
         self.masks = np.zeros((n, enc.n_actions), np.int8)
         self.dirty = np.zeros((n, 6), np.int64)  # see core.encode.encode
+        K = enc.candidate_moves  # the candidate moves (zero-sized without them)
+        self.cands = np.zeros((n, K, enc.n_candidate_columns), np.float32)
+        self.cand_actions = np.full((n, K), -1, np.int64)
+        self.with_candidates = K > 0
+
+    def obs(self, rows: Any = slice(None), copy: bool = False) -> dict[str, np.ndarray]:
+        """The observation dict of games `rows` (a slice or an index)."""
+        out = {"board": self.planes[rows], "features": self.feats[rows]}
+        if self.with_candidates:
+            out["candidates"] = self.cands[rows]
+            out["candidate_actions"] = self.cand_actions[rows]
+        return {k: v.copy() for k, v in out.items()} if copy else out

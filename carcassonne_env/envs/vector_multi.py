@@ -99,6 +99,9 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         obs_features: "standard" or "aggregate" (see `carcassonne_env.encoding.Encoder`;
             the aggregate planes and features are added in a second parallel pass, for
             the learner's and the policy opponents' observations alike).
+        candidate_moves: K > 0 adds the candidate-move observation (see
+            `carcassonne_env.encoding.Encoder`; a parallel pass like the aggregates';
+            legal actions in the window per game in `last_candidates`).
 
     Self-play: with "self" opponents every transition is still the learning seat's
     (``seats[i]``): the env asks for the learner's action only at that seat's
@@ -114,7 +117,8 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                  board_size: int = 32, on_overflow: str = "warn", illegal_reward: float = -1.0,
                  copy: bool = False, num_threads: int | None = None,
                  render_mode: str | None = None, self_policy: Policy | None = None,
-                 obs_features: str = "standard", **rule_options: Any) -> None:
+                 obs_features: str = "standard", candidate_moves: int = 0,
+                 **rule_options: Any) -> None:
         from agents.fast_bots import bot_spec
         from agents.jitted_bots import KINDS, POLICY
         from agents.vs_bots_kernel import REWARD_MODES
@@ -175,7 +179,8 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         self.reward_mode = check_choice("reward", reward, REWARDS)
         self._mode = REWARD_MODES[reward]
         self.encoder = enc = Encoder(rules, board_size, "turn", on_overflow,
-                                     obs_features=obs_features)
+                                     obs_features=obs_features,
+                                     candidate_moves=candidate_moves)
         self.illegal_reward = check_real("illegal_reward", illegal_reward)
         self.copy = check_bool("copy", copy)
         self.render_mode = render_mode
@@ -335,7 +340,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                               buf.dirty, self._pend)
                 n = len(which)
                 self._aggregate(which, observers, self._all[:n], self._no_skip, buf)
-                obs = {"board": buf.planes[:n], "features": buf.feats[:n]}
+                obs = buf.obs(slice(0, n))
                 masks = buf.masks[:n].view(np.bool_)
                 if _takes_games(policy):
                     actions = policy(obs, masks, observers, games=which)
@@ -373,7 +378,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         for i in done:
             st = self._state_list[i]
             last = src if illegal[i] else dst  # an illegal action played nothing
-            final_obs[i] = {"board": last.planes[i].copy(), "features": last.feats[i].copy()}
+            final_obs[i] = last.obs(i, copy=True)
             scores[i] = st.scores.tolist()
             reasons[i] = C.END_NAMES[st.sc[C.SC_END]]
             seats[i] = self._seats[i]
