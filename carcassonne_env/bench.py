@@ -263,6 +263,10 @@ def bench_vs_bots(steps: int, repeats: int, num_envs: int = 256) -> dict[str, fl
     agg = VsBotsVectorEnv(n, opponents="random", obs_features="aggregate")
     results[f"VsBots vector steps/s (N={n}, random, aggregate obs)"] = _vector_rate(
         agg, batches, repeats, "random")
+    # The candidate-move observation's price (issue 25: >= 25,000 learner steps/s).
+    cand = VsBotsVectorEnv(n, opponents="random", candidate_moves=128)
+    results[f"VsBots vector steps/s (N={n}, random, candidate_moves=128)"] = _vector_rate(
+        cand, max(batches // 10, 3), repeats, "random")
     return results
 
 

@@ -311,39 +311,61 @@ def symlog(x: th.Tensor) -> th.Tensor:
     return th.sign(x) * th.log1p(th.abs(x))
 
 
-class CandidateExtractor(BaseFeaturesExtractor):
-    """Scores every candidate move (`Encoder(candidate_moves=K)`) with one shared network:
+class CandidateNet(nn.Module):
+    """The candidate-move network, framework-free (SB3's `CandidatePolicy` and the RLlib
+    module of `training.rllib_example` both run it): one shared network scores every
+    candidate move of the observation (`Encoder(candidate_moves=K)`):
 
         context = MLP(features)                           (tile, scores, supply, deck...)
         e_k     = MLP(relu(Linear(symlog(candidate_k)) + context))
-        logit_k = Linear(e_k)                             (absent candidates: -inf later)
+        logit_k = Linear(e_k)
         value   = MLP([max_k e_k, mean_k e_k, context])   (over present candidates)
 
-    Returns [N, K logits | K action indices | hidden value latent] for `CandidatePolicy`.
+    Only present candidates go through the network (gathered into one batch: a position
+    has far fewer legal moves than K); absent ones get logit 0 (the caller masks them).
     """
 
-    def __init__(self, observation_space: spaces.Dict, hidden: int = 128) -> None:
-        K, F = observation_space["candidates"].shape
-        super().__init__(observation_space, features_dim=2 * K + hidden)
+    def __init__(self, n_features: int, n_columns: int, hidden: int = 128) -> None:
+        super().__init__()
         self.hidden = hidden
-        n_features = observation_space["features"].shape[0]
         self.context = nn.Sequential(nn.Linear(n_features, hidden), nn.ReLU())
-        self.embed = nn.Linear(F, hidden)
+        self.embed = nn.Linear(n_columns, hidden)
         self.body = nn.Sequential(nn.Linear(hidden, hidden), nn.ReLU(),
                                   nn.Linear(hidden, hidden), nn.ReLU())
         self.score = nn.Linear(hidden, 1)
         self.value = nn.Sequential(nn.Linear(3 * hidden, hidden), nn.ReLU())
 
+    def forward(self, features: th.Tensor, candidates: th.Tensor, actions: th.Tensor
+                ) -> tuple[th.Tensor, th.Tensor]:
+        """(logits [N, K], value latent [N, hidden]) of a batch of observations."""
+        N, K, _ = candidates.shape
+        present = actions >= 0  # [N, K]
+        rows, cols = present.nonzero(as_tuple=True)
+        context = self.context(features)
+        e = self.body(th.relu(self.embed(symlog(candidates[rows, cols])) + context[rows]))
+        logits = th.zeros(N, K, dtype=e.dtype, device=e.device)
+        logits = logits.index_put((rows, cols), self.score(e).squeeze(-1))
+        # pools over each row's candidates (e >= 0 after the ReLU: 0 is a neutral max)
+        pooled_max = th.zeros(N, self.hidden, dtype=e.dtype, device=e.device).index_reduce(
+            0, rows, e, "amax", include_self=True)
+        count = present.sum(1, keepdim=True).clamp(min=1).to(e.dtype)
+        pooled_mean = th.zeros(N, self.hidden, dtype=e.dtype,
+                               device=e.device).index_add(0, rows, e) / count
+        return logits, self.value(th.cat([pooled_max, pooled_mean, context], 1))
+
+
+class CandidateExtractor(BaseFeaturesExtractor):
+    """`CandidateNet` as SB3's features extractor: returns [N, K logits | K action
+    indices | hidden value latent] for `CandidatePolicy`."""
+
+    def __init__(self, observation_space: spaces.Dict, hidden: int = 128) -> None:
+        K, F = observation_space["candidates"].shape
+        super().__init__(observation_space, features_dim=2 * K + hidden)
+        self.net = CandidateNet(observation_space["features"].shape[0], F, hidden)
+
     def forward(self, obs: dict[str, th.Tensor]) -> th.Tensor:
-        cands, actions = obs["candidates"], obs["candidate_actions"]
-        present = (actions >= 0).unsqueeze(-1)  # [N, K, 1]
-        context = self.context(obs["features"])
-        e = self.body(th.relu(self.embed(symlog(cands)) + context[:, None, :]))
-        logits = self.score(e).squeeze(-1)
-        n = present.sum(1).clamp(min=1)
-        pooled_max = th.where(present, e, th.zeros_like(e)).amax(1)  # e >= 0 (ReLU)
-        pooled_mean = (e * present).sum(1) / n
-        value = self.value(th.cat([pooled_max, pooled_mean, context], 1))
+        actions = obs["candidate_actions"]
+        logits, value = self.net(obs["features"], obs["candidates"], actions)
         return th.cat([logits, actions.to(logits.dtype), value], 1)
 
 
@@ -366,32 +388,79 @@ class _CandidateHeads(nn.Module):
         return features[:, 2 * self.K:]
 
 
-class CandidateScatter(nn.Module):
-    """Candidate logits into the env's action space: entry `candidate_actions[k]` gets
-    logit k, every other action (and absent candidates) -1e9, so that SB3's masked
-    distribution, `predict` and `get_action_masks` work unchanged."""
+class CandidateCategorical(MaskableCategoricalDistribution):
+    """A categorical over an observation's candidate moves, computed on the K candidates
+    alone (not on the ~10^4 actions): `proba_distribution` takes [N, K logits | K action
+    indices], absent candidates (index -1) get probability 0. Actions in and out are the
+    env's action indices, so MaskablePPO, `predict` and the bots use it unchanged. The
+    candidates are legal actions, so the action masks SB3 passes are not needed
+    (`apply_masking` ignores them; with more than K legal actions, the ones left out of
+    the candidates are never played). ``distribution.logits`` gives dense normalised
+    log-probabilities over the whole action space (-inf off the candidates), built on
+    first use."""
 
-    NEG = -1e9
+    def proba_distribution(self, action_logits: th.Tensor) -> CandidateCategorical:
+        K = action_logits.shape[1] // 2
+        logits, self.actions = action_logits[:, :K], action_logits[:, K:].long()
+        self.present = self.actions >= 0
+        # a large finite penalty, not -inf: 0 * -inf in the entropy would make NaN
+        # gradients through th.where
+        masked = th.where(self.present, logits, th.full_like(logits, -1e9))
+        self.logp = th.log_softmax(masked, 1)
+        self._dense: th.Tensor | None = None
+        return self
 
-    def __init__(self, n_actions: int, n_candidates: int) -> None:
-        super().__init__()
-        self.n_actions, self.K = n_actions, n_candidates
+    @property
+    def distribution(self) -> CandidateCategorical:  # what SB3 code reads `.logits` off
+        return self
 
-    def forward(self, latent: th.Tensor) -> th.Tensor:
-        logits, actions = latent[:, :self.K], latent[:, self.K:].long()
-        index = th.where(actions >= 0, actions, th.full_like(actions, self.n_actions))
-        dense = th.full((latent.shape[0], self.n_actions + 1), self.NEG, dtype=logits.dtype,
-                        device=logits.device)
-        dense = dense.scatter(1, index, logits)
-        return dense[:, :self.n_actions]
+    def apply_masking(self, masks: Any) -> None:
+        pass  # the candidates are legal actions (see the class docstring)
+
+    @property
+    def logits(self) -> th.Tensor:
+        if self._dense is None:
+            n = self.logp.shape[0]
+            dense = th.full((n, self.action_dim + 1), -th.inf, dtype=self.logp.dtype,
+                            device=self.logp.device)
+            index = th.where(self.present, self.actions,
+                             th.full_like(self.actions, self.action_dim))
+            logp = th.where(self.present, self.logp, th.full_like(self.logp, -th.inf))
+            self._dense = dense.scatter(1, index, logp)[:, :self.action_dim]
+        return self._dense
+
+    def _index(self, actions: th.Tensor) -> th.Tensor:
+        """The candidate position of each row's action (env action indices)."""
+        hit = self.actions == actions.long().view(-1, 1)
+        return hit.to(th.uint8).argmax(1)
+
+    def log_prob(self, actions: th.Tensor) -> th.Tensor:
+        return self.logp.gather(1, self._index(actions).view(-1, 1)).squeeze(1)
+
+    def entropy(self) -> th.Tensor:
+        p_logp = th.where(self.present, self.logp.exp() * self.logp,
+                          th.zeros_like(self.logp))
+        return -p_logp.sum(1)
+
+    def _action_of(self, k: th.Tensor) -> th.Tensor:
+        return self.actions.gather(1, k.view(-1, 1)).squeeze(1)
+
+    def sample(self) -> th.Tensor:
+        with th.no_grad():
+            u = th.rand(self.logp.shape, device=self.logp.device).clamp_(min=1e-20)
+            return self._action_of((self.logp - th.log(-th.log(u))).argmax(1))  # Gumbel-max
+
+    def mode(self) -> th.Tensor:
+        with th.no_grad():
+            return self._action_of(self.logp.argmax(1))
 
 
 class CandidatePolicy(MaskableActorCriticPolicy):
     """MaskablePPO policy over the candidate-move observation (envs made with
     ``candidate_moves=K``, "turn" action mode): `CandidateExtractor` scores each
-    candidate from its rule quantities and the global features; the scores are
-    scattered into the action space (`CandidateScatter`); the critic pools the
-    candidates. Learns from what the rules compute for each move, with no bot's
+    candidate from its rule quantities and the global features; `CandidateCategorical`
+    turns the scores into a distribution over the candidates' action indices; the
+    critic pools the candidates. Learns from what the rules compute for each move, with no bot's
     evaluation in its input.
 
     Args (besides SB3's): hidden (width of every layer).
@@ -414,19 +483,18 @@ class CandidatePolicy(MaskableActorCriticPolicy):
 
     def _build(self, lr_schedule: Any) -> None:
         self._build_mlp_extractor()
-        self.lean_dist = LeanMaskedCategorical(int(self.action_space.n))
-        self.action_net = CandidateScatter(int(self.action_space.n),
-                                           self.mlp_extractor.K)
+        self.candidate_dist = CandidateCategorical(int(self.action_space.n))
+        self.action_net = nn.Identity()  # the extractor already scored the candidates
         self.value_net = nn.Linear(self.hidden, 1)
         if self.ortho_init:
             self.features_extractor.apply(lambda m: self.init_weights(m, gain=2 ** 0.5))
-            self.init_weights(self.features_extractor.score, gain=0.01)
+            self.init_weights(self.features_extractor.net.score, gain=0.01)
             self.init_weights(self.value_net, gain=1.0)
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
                                               **self.optimizer_kwargs)
 
-    def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> LeanMaskedCategorical:
-        return self.lean_dist.proba_distribution(self.action_net(latent_pi))
+    def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> CandidateCategorical:
+        return self.candidate_dist.proba_distribution(latent_pi)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()

@@ -1,0 +1,222 @@
+"""PUCT search guided by a trained policy's move probabilities and value (AlphaZero-style),
+over determinised tile orders, with the chance of the draw made explicit.
+
+Every simulation deals a determinisation (the undrawn tiles reshuffled: the hidden order
+is unknown), then walks the tree from the root. A decision node is a seat to move with
+its tile (or hand); its edges are that position's legal moves, each with the policy's
+prior P, visits N and summed value W. Below an edge, the next decision node depends on
+the tile the determinisation draws: one child per drawn tile (OpenSpiel's explicit
+chance nodes, sampled with the deck's probabilities). An edge is chosen by
+
+    Q + c * P * sqrt(N_parent) / (1 + N),   Q = W / N in points / value_scale
+
+(an unvisited edge's Q is its node's value estimate). A value is an expected final
+margin: 2 players, own score minus the other's (one seat's margin is minus the other's);
+solo, the lowest colour's score. A new node is valued by the network as its position's
+margin plus value x value_scale (the value head predicts the reward still to come); a
+finished game by its final margin. Each edge sums the values of the seat that played it.
+The move played is the most visited root edge. 2 players and solo only.
+
+The network is any model these envs train (`SB3Agent`: `CandidatePolicy` or
+`BoardPolicy`); one observation and one forward pass per simulation.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from carcassonne_env import Game, Move
+from carcassonne_env.checks import check_int, check_optional_int, check_real
+from carcassonne_env.core import config as C
+from carcassonne_env.core.playout import shuffle_undrawn
+from carcassonne_env.core.state import copy_into, copy_state
+from carcassonne_env.core.turn import apply_move_auto
+from carcassonne_env.encoding import WindowOverflowError
+
+from .base import auto_scoring_choice
+from .sb3_policy import SB3Agent
+
+
+class _Node:
+    """A decision node: its legal move rows, priors, visits and values per edge, and the
+    children below each edge per drawn tile."""
+
+    __slots__ = ("rows", "prior", "visits", "value", "children", "estimate", "seat")
+
+    def __init__(self, rows: np.ndarray, prior: np.ndarray, estimate: float, seat: int) -> None:
+        self.rows, self.prior, self.estimate, self.seat = rows, prior, estimate, seat
+        self.visits = np.zeros(len(rows), np.int64)
+        self.value = np.zeros(len(rows), np.float64)
+        self.children: list[dict[Any, _Node]] = [{} for _ in range(len(rows))]
+
+
+class PUCTAgent:
+    """PUCT search with a trained network's priors and value (see the module docstring).
+
+    Args:
+        model: the network: a saved model's path or shipped name, an SB3 model, or an
+            `SB3Agent`.
+        seed: seeds the determinisations.
+        simulations: simulations per move (a fixed budget: the same moves on any machine);
+            ignored when `time_per_move` is given.
+        time_per_move: seconds of search per move (at least one simulation).
+        c: exploration constant (values in units of `value_scale` points).
+        value_scale: points per unit of the value head (the training's reward_scale was
+            0.1 for the 2-player models: 10 points per unit).
+    """
+
+    name = "puct"
+
+    def __init__(self, model: Any = "ppo_duel_rl", seed: int | None = None,
+                 simulations: int = 64, time_per_move: float | None = None, c: float = 1.5,
+                 value_scale: float = 10.0) -> None:
+        self.net = model if isinstance(model, SB3Agent) else SB3Agent(model)
+        self.simulations = check_int("simulations", simulations, 1)
+        self.time_per_move = None if time_per_move is None else check_real(
+            "time_per_move", time_per_move, 0, strict=True)
+        self.c = check_real("c", c, 0)
+        self.value_scale = check_real("value_scale", value_scale, 0, strict=True)
+        self._rng = np.random.default_rng(check_optional_int("seed", seed))
+        self._mt = np.zeros(1, np.uint64)
+        self._buffers: tuple | None = None
+        self.last_stats: dict[tuple, tuple[int, float]] = {}
+        self.last_simulations = 0
+
+    # ------------------------------------------------------------------ network
+    def _evaluate(self, view: Game) -> tuple[np.ndarray, np.ndarray, float]:
+        """(legal rows, their priors, value estimate in points for the seat to move) of
+        the position in `view`."""
+        import torch
+
+        rows = view._legal_rows()
+        enc = self.net._encoder(view)
+        try:
+            obs = self.net.observe(view)
+        except WindowOverflowError:  # nothing visible: uniform priors, no value
+            return rows, np.full(len(rows), 1.0 / len(rows)), 0.0
+        policy = self.net.policy
+        tensors, _ = policy.obs_to_tensor({k: obs[k] for k in
+                                           self.net.model.observation_space.spaces})
+        with torch.no_grad():
+            logits = policy.get_distribution(tensors).distribution.logits[0].cpu().numpy()
+            value = float(policy.predict_values(tensors)[0, 0])
+        actions = _row_actions(view, enc, rows)
+        logits = np.where(actions >= 0, logits[np.maximum(actions, 0)], -np.inf)
+        if not np.isfinite(logits).any():  # the policy sees none of them
+            logits = np.zeros(len(rows))
+        prior = np.exp(logits - logits.max())
+        return rows, prior / prior.sum(), value * self.value_scale
+
+    # ------------------------------------------------------------------ search
+    def act(self, game: Game) -> Move:
+        if game.rules.variant != "solo" and game.rules.players != 2:
+            raise ValueError("puct plays 2-player games and the solo variant (its values are "
+                             f"margins over one opponent), got players={game.rules.players}")
+        if (choice := auto_scoring_choice(game)) is not None:
+            return choice
+        moves = game.legal_moves()
+        if len(moves) == 1:
+            return moves[0]
+        root = self._expand(game)
+        sim, view = self._scratch(game)
+        self._mt[0] = np.uint64(int(self._rng.integers(2**63)))
+        deadline = None if self.time_per_move is None else time.perf_counter() + \
+            self.time_per_move
+        n = 0
+        while True:
+            copy_into(sim, game._st)
+            shuffle_undrawn(sim, self._mt)
+            self._simulate(root, sim, view)
+            n += 1
+            if (n >= self.simulations) if deadline is None else \
+                    time.perf_counter() >= deadline:
+                break
+        self.last_simulations = n
+        self.last_stats = {tuple(r): (int(v), float(w / max(v, 1)))
+                           for r, v, w in zip(root.rows.tolist(), root.visits, root.value)}
+        best = int(np.argmax(root.visits + 1e-6 * root.prior))  # ties: the higher prior
+        return moves[best]  # root.rows are the game's legal rows, in the order of `moves`
+
+    def _scratch(self, game: Game) -> tuple[Any, Game]:
+        st = game._st
+        if self._buffers is None or self._buffers[0].parent.shape != st.parent.shape or \
+                self._buffers[1].rules != game.rules:
+            sim = copy_state(st)
+            self._buffers = (sim, Game._over_state(game.rules, game._ts, sim))
+        return self._buffers[0], self._buffers[1]
+
+    def _expand(self, view: Game) -> _Node:
+        rows, prior, estimate = self._evaluate(view)
+        seat = int(view._st.sc[C.SC_SEAT])
+        node = _Node(rows, prior, _margin(view._st, seat) + estimate, seat)
+        return node
+
+    def _simulate(self, root: _Node, sim: Any, view: Game) -> None:
+        """One simulation from the root on the determinised state `sim` (changed)."""
+        tb = view._ts.tables
+        path: list[tuple[_Node, int]] = []
+        node = root
+        while True:
+            k = self._select(node)
+            path.append((node, k))
+            h, x, y, r, slot = (int(v) for v in node.rows[k])
+            apply_move_auto(sim, tb, h, x, y, r, slot)
+            view._legal = None  # the view's cached legal moves belong to the old state
+            if sim.sc[C.SC_DONE]:
+                leaf = None
+                break
+            key = _decision_key(sim)
+            child = node.children[k].get(key)
+            if child is None:
+                leaf = self._expand(view)
+                node.children[k][key] = leaf
+                break
+            node = child
+        solo = bool(sim.cfg[C.CFG_SOLO])
+        for node, k in path:  # the final margin expected by the seat that played the edge
+            if leaf is None:
+                value = _margin(sim, node.seat)
+            else:  # solo: one player; 2 players: one's margin is minus the other's
+                value = leaf.estimate if solo or node.seat == leaf.seat else -leaf.estimate
+            node.visits[k] += 1
+            node.value[k] += value
+
+    def _select(self, node: _Node) -> int:
+        n = node.visits
+        total = n.sum()
+        q = np.where(n > 0, node.value / np.maximum(n, 1), node.estimate) / self.value_scale
+        u = q + self.c * node.prior * math.sqrt(total + 1) / (1 + n)
+        return int(np.argmax(u))
+
+
+def _row_actions(view: Game, enc: Any, rows: np.ndarray) -> np.ndarray:
+    """Turn-mode action index of each legal row in the encoder's window (-1 outside)."""
+    B, SL = enc.board_size, enc.slots
+    x0, y0 = enc.window_origin(view)
+    col, row = rows[:, 1] - x0, rows[:, 2] - y0
+    inside = (col >= 0) & (col < B) & (row >= 0) & (row < B)
+    index = ((((rows[:, 0] * B + row) * B + col) * 4 + rows[:, 3]) * SL + rows[:, 4] + 1)
+    return np.where(inside, index, -1)
+
+
+def _decision_key(st: Any) -> tuple:
+    """What tells decision nodes below one edge apart: the seat to move and its tile (or
+    hand), the decision kind."""
+    seat = int(st.sc[C.SC_SEAT])
+    tile = tuple(st.hands[seat].tolist()) if st.cfg[C.CFG_HAND_SIZE] > 1 else \
+        int(st.sc[C.SC_TILE])
+    return seat, tile, int(st.sc[C.SC_PHASE])
+
+
+def _margin(st: Any, seat: int) -> float:
+    """The seat's standing in points: solo, the lowest colour's score; otherwise its
+    score minus the best other seat's."""
+    scores = st.scores
+    if st.cfg[C.CFG_SOLO]:
+        return float(scores.min())
+    others = np.delete(scores, seat)
+    return float(scores[seat] - others.max())
