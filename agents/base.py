@@ -39,6 +39,7 @@ BOTS = {
     "mcts": "agents.mcts:MCTSAgent",
     "sb3": "agents.sb3_policy:SB3Agent",  # needs model=PATH.zip
     "solo-search": "agents.solo_search:SoloSearchAgent",  # solo variant only (issue 15)
+    "puct": "agents.puct:PUCTAgent",  # a trained network's priors and value (issue 25)
 }
 
 

@@ -59,7 +59,8 @@ class PUCTAgent:
 
     Args:
         model: the network: a saved model's path or shipped name, an SB3 model, or an
-            `SB3Agent`.
+            `SB3Agent`; default: the shipped RL-only model of the game's kind
+            (``ppo_solo_rl`` in solo, else ``ppo_duel_rl``), loaded on the first move.
         seed: seeds the determinisations.
         simulations: simulations per move (a fixed budget: the same moves on any machine);
             ignored when `time_per_move` is given.
@@ -71,10 +72,10 @@ class PUCTAgent:
 
     name = "puct"
 
-    def __init__(self, model: Any = "ppo_duel_rl", seed: int | None = None,
+    def __init__(self, model: Any = None, seed: int | None = None,
                  simulations: int = 64, time_per_move: float | None = None, c: float = 1.5,
                  value_scale: float = 10.0) -> None:
-        self.net = model if isinstance(model, SB3Agent) else SB3Agent(model)
+        self.net = model if isinstance(model, SB3Agent) or model is None else SB3Agent(model)
         self.simulations = check_int("simulations", simulations, 1)
         self.time_per_move = None if time_per_move is None else check_real(
             "time_per_move", time_per_move, 0, strict=True)
@@ -101,9 +102,11 @@ class PUCTAgent:
         policy = self.net.policy
         tensors, _ = policy.obs_to_tensor({k: obs[k] for k in
                                            self.net.model.observation_space.spaces})
-        with torch.no_grad():
-            logits = policy.get_distribution(tensors).distribution.logits[0].cpu().numpy()
-            value = float(policy.predict_values(tensors)[0, 0])
+        with torch.no_grad():  # one pass of the trunk for both heads
+            latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(tensors))
+            dist = policy._get_action_dist_from_latent(latent_pi)
+            logits = dist.distribution.logits[0].cpu().numpy()
+            value = float(policy.value_net(latent_vf)[0, 0])
         actions = _row_actions(view, enc, rows)
         logits = np.where(actions >= 0, logits[np.maximum(actions, 0)], -np.inf)
         if not np.isfinite(logits).any():  # the policy sees none of them
@@ -121,6 +124,8 @@ class PUCTAgent:
         moves = game.legal_moves()
         if len(moves) == 1:
             return moves[0]
+        if self.net is None:
+            self.net = SB3Agent("ppo_solo_rl" if game.rules.variant == "solo" else "ppo_duel_rl")
         root = self._expand(game)
         sim, view = self._scratch(game)
         self._mt[0] = np.uint64(int(self._rng.integers(2**63)))

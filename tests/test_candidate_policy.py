@@ -1,0 +1,109 @@
+"""The policy over candidate moves (`training.policy.CandidatePolicy`) and the `puct` bot."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+th = pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from sb3_contrib import MaskablePPO  # noqa: E402
+
+from agents import make_agent  # noqa: E402
+from agents.puct import PUCTAgent  # noqa: E402
+from carcassonne_env import Game, Rules  # noqa: E402
+from carcassonne_env.envs.vector_multi import VsBotsVectorEnv  # noqa: E402
+from training.policy import CandidatePolicy  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def env_and_model():
+    env = VsBotsVectorEnv(4, opponents="random", board_size=12, candidate_moves=16,
+                          num_threads=1, on_overflow="warn")
+    model = MaskablePPO(CandidatePolicy, env.to_sb3(), n_steps=16, batch_size=32,
+                        n_epochs=1, policy_kwargs={"hidden": 16}, seed=0, device="cpu")
+    return env, model
+
+
+def _batch(env, model):
+    obs, _ = env.reset(seed=3)
+    tensors, _ = model.policy.obs_to_tensor(obs)
+    return obs, tensors
+
+
+def test_probabilities_live_exactly_on_the_candidates(env_and_model):
+    env, model = env_and_model
+    obs, tensors = _batch(env, model)
+    with th.no_grad():
+        logits = model.policy.get_distribution(tensors).distribution.logits.numpy()
+    for i in range(env.num_envs):
+        cands = obs["candidate_actions"][i]
+        on = np.zeros(logits.shape[1], bool)
+        on[cands[cands >= 0]] = True
+        assert np.isfinite(logits[i][on]).all()
+        assert np.isneginf(logits[i][~on]).all()
+        assert np.exp(logits[i][on]).sum() == pytest.approx(1.0, abs=1e-5)
+        # the candidates are legal actions
+        assert env.action_masks()[i][on].all()
+
+
+def test_actions_are_candidates_and_gradients_are_finite(env_and_model):
+    env, model = env_and_model
+    obs, tensors = _batch(env, model)
+    policy = model.policy
+    actions, _, log_prob = policy(tensors, deterministic=False)
+    for i, a in enumerate(actions.numpy()):
+        assert a in obs["candidate_actions"][i]
+    policy.zero_grad()
+    values, log_prob2, entropy = policy.evaluate_actions(tensors, actions)
+    assert th.allclose(log_prob, log_prob2, atol=1e-5)
+    (values.sum() + log_prob2.sum() + entropy.sum()).backward()
+    grads = [p.grad for p in policy.parameters() if p.grad is not None]
+    assert grads and all(th.isfinite(g).all() for g in grads)
+
+
+def test_candidate_policy_refuses_observations_without_candidates():
+    env = VsBotsVectorEnv(2, opponents="random", board_size=12, num_threads=1)
+    with pytest.raises(ValueError, match="candidate_moves"):
+        MaskablePPO(CandidatePolicy, env.to_sb3(), n_steps=8, batch_size=8, device="cpu")
+
+
+def test_ppo_with_candidates_runs_a_rollout_and_an_update(env_and_model):
+    env, model = env_and_model
+    model.learn(64)
+    assert model.num_timesteps >= 64
+
+
+def test_puct_plays_legal_moves_under_a_fixed_budget():
+    bot = PUCTAgent("ppo_duel_rl", seed=1, simulations=4)
+    game = Game(Rules(players=2), seed=4)
+    for _ in range(6):
+        move = bot.act(game)
+        assert move in game.legal_moves()
+        assert bot.last_simulations == 4 or len(game.legal_moves()) == 1
+        assert sum(v for v, _ in bot.last_stats.values()) == 4 or not bot.last_stats
+        game.play(move)
+
+
+def test_puct_refuses_more_than_two_players():
+    with pytest.raises(ValueError, match="2-player"):
+        PUCTAgent("ppo_duel_rl", simulations=1).act(Game(Rules(players=3), seed=0))
+
+
+def test_puct_is_a_built_in_bot_spec():
+    bot = make_agent("puct:model=ppo_duel_rl:simulations=2", seed=0)
+    assert isinstance(bot, PUCTAgent) and bot.simulations == 2
+
+
+@pytest.mark.slow
+def test_puct_beats_random():
+    wins = 0
+    for seed in range(4):
+        game = Game(Rules(players=2), seed=seed)
+        bots = {seed % 2: PUCTAgent("ppo_duel_rl", seed=seed, simulations=8),
+                1 - seed % 2: make_agent("random", seed=seed)}
+        while not game.done:
+            game.play(bots[game.current_player].act(game))
+        wins += game.scores[seed % 2] > game.scores[1 - seed % 2]
+    assert wins >= 3
