@@ -50,6 +50,22 @@ class BatchedGamesEnv(VectorEnv):
         the current buffer set, valid as long as the observations are)."""
         return self._sets[self._cur].masks.view(np.bool_)
 
+    def _checked_actions(self, actions) -> np.ndarray:
+        """int64[num_envs] of `actions`; ValueError unless they are `num_envs` integers of
+        the action space (an action outside the mask is legal here: it ends its game)."""
+        actions = np.asarray(actions)
+        if actions.dtype.kind not in "iu" or actions.size != self.num_envs:
+            raise ValueError(f"actions must be {self.num_envs} integers (one per game), got "
+                             f"an array of {actions.size} {actions.dtype}")
+        actions = actions.astype(np.int64, copy=False).reshape(self.num_envs)
+        n = self.encoder.n_actions
+        bad = np.flatnonzero((actions < 0) | (actions >= n))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(f"action {actions[i]} of game {i} is outside the action space "
+                             f"[0, {n})")
+        return actions
+
     def game(self, i: int) -> Game:
         """Game i as a `Game` view sharing its state (read it, don't play on it; no move
         log). Take a new view after a step."""
@@ -267,11 +283,7 @@ class SoloVectorEnv(BatchedGamesEnv):
         return self._obs(), {}
 
     def step(self, actions):
-        actions = np.asarray(actions)
-        if actions.dtype.kind not in "iu" or actions.size != self.num_envs:
-            raise ValueError(f"actions must be {self.num_envs} integers (one per game), got "
-                             f"an array of {actions.size} {actions.dtype}")
-        actions = actions.astype(np.int64, copy=False).reshape(self.num_envs)
+        actions = self._checked_actions(actions)
         enc = self.encoder
         src, dst = self._sets[self._cur], self._sets[1 - self._cur]
         self._cur = 1 - self._cur

@@ -239,11 +239,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         return self._obs(), {"seat": self.seats, "_seat": np.ones(self.num_envs, bool)}
 
     def step(self, actions):
-        actions = np.asarray(actions)
-        if actions.dtype.kind not in "iu" or actions.size != self.num_envs:
-            raise ValueError(f"actions must be {self.num_envs} integers (one per game), got "
-                             f"an array of {actions.size} {actions.dtype}")
-        actions = actions.astype(np.int64, copy=False).reshape(self.num_envs)
+        actions = self._checked_actions(actions)
         self._check_self_policy()
         src, dst = self._sets[self._cur], self._sets[1 - self._cur]
         self._cur = 1 - self._cur
