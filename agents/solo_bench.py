@@ -29,6 +29,7 @@ import numpy as np
 
 import carcassonne_env
 from carcassonne_env import Game, Rules
+from carcassonne_env.cli_errors import Interrupted
 
 from .base import make_agent, warm_up
 from .parallel import run_jobs
@@ -318,7 +319,9 @@ def run_solo_bench(bot: str, *, deals: int = 1000, first_deal: int = 0, seed: in
         rules: solo rules (default ``Rules(variant="solo")``: 3 colours).
         progress: show a progress bar (tqdm, on stderr).
 
-    Raises ValueError for non-solo rules, bad counts or an unknown bot.
+    Raises ValueError for non-solo rules, bad counts or an unknown bot. On a Ctrl-C,
+    raises `carcassonne_env.cli_errors.Interrupted` (a KeyboardInterrupt) whose
+    `partial` is the result of the deals played so far (None if none).
     """
     rules = Rules(variant="solo") if rules is None else rules
     if not isinstance(rules, Rules) or rules.variant != "solo":
@@ -337,10 +340,17 @@ def run_solo_bench(bot: str, *, deals: int = 1000, first_deal: int = 0, seed: in
     jobs = [_Job(bot, rules, seed, tuple(seeds[i:i + per_job]))
             for i in range(0, deals, per_job)]
     started = time.time()
-    rows = [row for chunk in run_jobs(_play_job, jobs, workers, progress=progress,
-                                      desc=f"solo-bench {bot}", unit="deal",
-                                      weights=[len(j.deal_seeds) for j in jobs])
-            for row in chunk]
+    rows: list[DealResult] = []
+    try:
+        for chunk in run_jobs(_play_job, jobs, workers, progress=progress,
+                              desc=f"solo-bench {bot}", unit="deal",
+                              weights=[len(j.deal_seeds) for j in jobs]):
+            rows.extend(chunk)
+    except KeyboardInterrupt:  # the deals played so far (in deal order: a prefix)
+        partial = SoloBenchResult(bot=bot, rules=rules, seed=seed, first_deal=first_deal,
+                                  rows=rows, workers=workers, metadata=_machine(started))
+        raise Interrupted(f"{bot}: {len(rows)} of {deals} deals played",
+                          partial if rows else None) from None
     return SoloBenchResult(bot=bot, rules=rules, seed=seed, first_deal=first_deal, rows=rows,
                            workers=workers, metadata=_machine(started))
 

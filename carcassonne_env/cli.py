@@ -7,7 +7,10 @@ as an animation), `arena` (a tournament between bots), `solo-bench`
 
 A mistake on the command line (a missing file, a bad bot spec, a bad option value) ends
 in one line, `carcassonne: error: ...`, and exit status 2; `--debug` shows the traceback.
-Arguments are checked and output folders created before any work starts."""
+Arguments are checked and output folders created before any work starts. Ctrl-C ends in
+one line, `carcassonne: interrupted: ...`, exit status 130, and keeps the work done: the
+arena and solo-bench report the games played, training saves a checkpoint to --resume
+from, solo-solve writes the best line found."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from .cli_errors import Interrupted, OneLineParser, interrupted
 from .rules import EXPANSION_MODES, EXPANSIONS, FARM_SCORING, Rules
 
 # Exceptions that report a user's mistake (bad value, missing file, missing extra): one
@@ -214,17 +218,17 @@ def cmd_render(args: argparse.Namespace) -> int:
     from .render import image_format, save_image
 
     image_format(args.output)  # an unknown suffix is refused before the record is read
-    with open(args.record, encoding="utf-8") as f:
-        try:
-            record = json.load(f)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{args.record}: not JSON: {err}") from None
+    record = _read_record(args.record)
     try:
-        if not isinstance(record, dict):
-            raise ValueError("not a game record (expected a JSON object)")
         if args.moves is not None:
-            record = dict(record, moves=list(record.get("moves", []))[: args.moves],
+            moves = list(record.get("moves", []))
+            if args.moves > len(moves):
+                raise ValueError(f"--moves {args.moves} is past the game's end: it has "
+                                 f"{len(moves)} moves")
+            record = dict(record, moves=moves[: args.moves],
                           scores=list(record.get("scores", []))[: args.moves])
+            for key in ("result", "end_reason"):  # those of the whole game
+                record.pop(key, None)
         game = Game.from_record(record)
     except (ValueError, KeyError, TypeError, AttributeError) as err:
         what = f"missing field {err}" if isinstance(err, KeyError) else str(err)
@@ -242,6 +246,8 @@ def _read_record(path: str) -> dict:
             record = json.load(f)
         except json.JSONDecodeError as err:
             raise ValueError(f"{path}: not JSON: {err}") from None
+        except UnicodeDecodeError:
+            raise ValueError(f"{path}: not JSON: not a UTF-8 text file") from None
     if not isinstance(record, dict):
         raise ValueError(f"{path}: not a game record (expected a JSON object)")
     return record
@@ -297,9 +303,17 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
                 '--hist needs matplotlib: pip install "carcassonne-env[plot]"') from None
     for path in (args.hist, args.json, args.csv):
         output_file(path)
-    results = [run_solo_bench(bot, deals=args.deals, first_deal=args.first_deal,
-                              seed=args.seed, workers=args.workers, rules=rules,
-                              progress=not args.no_progress) for bot in bots]
+    results, stop = [], None
+    try:
+        for bot in bots:
+            results.append(run_solo_bench(bot, deals=args.deals, first_deal=args.first_deal,
+                                          seed=args.seed, workers=args.workers, rules=rules,
+                                          progress=not args.no_progress))
+    except Interrupted as err:  # Ctrl-C: the deals played so far are reported
+        results += [err.partial] if err.partial is not None else []
+        if not results:
+            raise
+        stop = err
     print(markdown_table(results))
     for res in results:
         for path, write in ((args.hist, res.histogram_png), (args.json, res.to_json),
@@ -308,6 +322,10 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
                 path = path if len(bots) == 1 else file_for_bot(path, res.bot)
                 write(path)
                 print(f"{res.bot}: wrote {path}", file=sys.stderr)
+    if stop is not None:
+        return interrupted(f"{stop.kept}; the results of the deals played are above"
+                           + (" and in the files written" if args.hist or args.json
+                              or args.csv else ""))
     return 0
 
 
@@ -321,11 +339,17 @@ def cmd_arena(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-    result = run_arena(bots, games=args.games, seed=args.seed, workers=args.workers,
-                       gauntlet=args.gauntlet, rules=_rules(args),
-                       records_dir=args.records, progress=not args.no_progress,
-                       backend=args.backend, ray_address=args.ray_address,
-                       annotate=args.annotate)
+    stop = None
+    try:
+        result = run_arena(bots, games=args.games, seed=args.seed, workers=args.workers,
+                           gauntlet=args.gauntlet, rules=_rules(args),
+                           records_dir=args.records, progress=not args.no_progress,
+                           backend=args.backend, ray_address=args.ray_address,
+                           annotate=args.annotate)
+    except Interrupted as err:  # Ctrl-C: the games played so far are reported
+        if err.partial is None:
+            raise
+        result, stop = err.partial, err
     markdown = result.to_markdown()
     print(markdown, end="")
     if out is not None:
@@ -335,6 +359,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
         (out / "leaderboard.md").write_text(markdown, encoding="utf-8")
         print(f"wrote summary.json, games.csv, leaderboard.csv, leaderboard.md to {out}",
               file=sys.stderr)
+    if stop is not None:
+        return interrupted(f"{stop.kept}; their results are above"
+                           + (f" and in {out}" if out is not None else ""))
     return 0
 
 
@@ -346,7 +373,11 @@ def cmd_solo_solve(args: argparse.Namespace) -> int:
     output_file(out)
     output_file(args.json)
     rules = Rules(variant="solo", solo_colours=args.solo_colours, followers=args.followers)
-    sol = solve_deal(args.deal, seconds=args.seconds, rules=rules)
+    stop = None
+    try:
+        sol = solve_deal(args.deal, seconds=args.seconds, rules=rules)
+    except Interrupted as err:  # Ctrl-C after the first pass: its best line is kept
+        sol, stop = err.partial, err
     out.write_text(json.dumps(sol.record, indent=1), encoding="utf-8")
     if args.json:
         Path(args.json).write_text(json.dumps(sol.to_dict(), indent=1), encoding="utf-8")
@@ -355,13 +386,15 @@ def cmd_solo_solve(args: argparse.Namespace) -> int:
           f"{sol.baseline}; passes {passes}; {sol.seconds:.1f} s). Not a proof of "
           f"optimality: a lower bound on what the deal allowed.")
     print(f"wrote {out} (replays with Game.from_record)", file=sys.stderr)
+    if stop is not None:
+        return interrupted(f"{stop.kept}; the best line found so far is in {out}")
     return 0
 
 
 def cmd_solo_analyze(args: argparse.Namespace) -> int:
     from agents.solo_analyze import analyze_record
 
-    record = json.loads(Path(args.record).read_text(encoding="utf-8"))
+    record = _read_record(args.record)
     output_file(args.json)
     analysis = analyze_record(record, bot=args.bot, seed=args.seed)
     print(analysis.to_markdown())
@@ -423,8 +456,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every command; a new command is one more `add_parser(...,
     parents=[common])` with `set_defaults(func=...)`."""
-    parser = argparse.ArgumentParser(prog="carcassonne", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(prog="carcassonne", description=__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--debug", action="store_true",
                         help="show the full traceback of an error")
     # The same option after the command name; SUPPRESS keeps the top-level value.
@@ -648,6 +681,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except KeyboardInterrupt as err:  # Ctrl-C: one line; the commands keep their work
+        if args.debug:
+            raise
+        return interrupted(getattr(err, "kept", "") or "stopped by Ctrl-C")
     except USER_ERRORS as err:
         if args.debug:
             raise

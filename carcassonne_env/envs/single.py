@@ -108,8 +108,7 @@ class SoloEnv(_SingleAgentEnv):
             action names a follower on the board (docs/observations.md, "Scoring
             decisions").
         rule_options: further `Rules` options of the solo variant: ``followers`` (the
-            seed's harder 3 or easier 5), ``expansions`` with
-            ``expansion_mode="tiles_only"``.
+            seed's harder 3 or easier 5), ``expansions`` and ``expansion_mode``.
     """
 
     def __init__(self, colours: int = 3, board_size: int = 32, action_mode: str = "turn",
