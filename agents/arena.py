@@ -19,6 +19,7 @@ import random
 import statistics
 import time
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -453,16 +454,18 @@ def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 1
         records_dir = Path(records_dir)
         records_dir.mkdir(parents=True, exist_ok=True)
     rows: list[GameRow] = []
+    batches = run_jobs(_play_batch, jobs, workers, progress=progress, desc="arena",
+                       unit="game", weights=[b.stop - b.start for b in jobs],
+                       backend=backend, address=ray_address)
     try:
-        for batch in run_jobs(_play_batch, jobs, workers, progress=progress, desc="arena",
-                              unit="game", weights=[b.stop - b.start for b in jobs],
-                              backend=backend, address=ray_address):
-            for row, record in batch:
-                rows.append(row)
-                if record is not None:
-                    with open(records_dir / f"t{row.table:02d}_g{row.game:05d}.json", "w",
-                              encoding="utf-8") as f:
-                        json.dump(record, f)
+        with closing(batches):  # a Ctrl-C stops the workers now, not at exit
+            for batch in batches:
+                for row, record in batch:
+                    rows.append(row)
+                    if record is not None:
+                        name = f"t{row.table:02d}_g{row.game:05d}.json"
+                        with open(records_dir / name, "w", encoding="utf-8") as f:
+                            json.dump(record, f)
     except KeyboardInterrupt:
         raise Interrupted(f"{len(rows)} of {games * len(tables)} games played",
                           _partial(bots, players, games, seed, rules, gauntlet, tables,

@@ -79,8 +79,9 @@ def _ignore_ctrl_c() -> None:
 def _stop(pool: ProcessPoolExecutor) -> None:
     """Cancel the pool's queued jobs and end its workers now, without waiting for the
     running jobs (a long batch would hold up a Ctrl-C)."""
+    processes = list((pool._processes or {}).values())  # shutdown() forgets them
     pool.shutdown(wait=False, cancel_futures=True)
-    for process in list((pool._processes or {}).values()):
+    for process in processes:
         process.terminate()
 
 

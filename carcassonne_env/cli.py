@@ -71,20 +71,27 @@ def _add_rule_options(p: argparse.ArgumentParser, solo: bool = True) -> None:
 
 
 def _add_expansion_options(g: argparse._ActionsContainer) -> None:
-    g.add_argument("--expansions", default="", metavar="LIST",
-                   help="comma-separated expansions: "
-                   f"{', '.join(EXPANSIONS)} (traders_builders needs --expansion-mode "
-                   "tiles_only for now)")
-    g.add_argument("--expansion-mode", choices=EXPANSION_MODES, default="full",
-                   help="full (default): the expansions' rules and figures (inns, "
-                   "cathedrals, the large follower); tiles_only: their tiles as ordinary "
-                   "tiles")
+    g.add_argument("--expansions", default=None, metavar="LIST",
+                   help=f"comma-separated expansions: {', '.join(EXPANSIONS)}")
+    g.add_argument("--expansion-mode", choices=EXPANSION_MODES, default=None,
+                   help="with --expansions: full (default): the expansions' rules and "
+                   "figures (Inns & Cathedrals: inns, cathedrals, the large follower; "
+                   "Traders & Builders: trade goods, the builder, the pig); tiles_only: "
+                   "their tiles as ordinary tiles")
 
 
 def _expansion_options(args: argparse.Namespace) -> dict:
-    """The `Rules` keywords of --expansions and --expansion-mode."""
+    """The `Rules` keywords of --expansions and --expansion-mode; an option that would
+    change nothing is refused."""
+    if args.expansions is None:
+        if args.expansion_mode is not None:
+            raise ValueError(f"--expansion-mode {args.expansion_mode} needs --expansions")
+        return {}
     names = [e.strip() for e in args.expansions.split(",") if e.strip()]
-    return {"expansions": tuple(names), "expansion_mode": args.expansion_mode}
+    if not names:
+        raise ValueError(f"--expansions {args.expansions!r} names no expansion (known: "
+                         f"{', '.join(EXPANSIONS)})")
+    return {"expansions": tuple(names), "expansion_mode": args.expansion_mode or "full"}
 
 
 def _rules(args: argparse.Namespace) -> Rules:
@@ -128,12 +135,13 @@ def cmd_play_human(args: argparse.Namespace) -> int:
                          f"seat; or one for all), got {len(names)}: {','.join(names)}")
     if solo and args.against:
         raise ValueError("--against: the solo variant has no opponents")
-    if not 0 <= args.seat < rules.players:
-        raise ValueError(f"--seat must be in [0, {rules.players - 1}], got {args.seat}")
+    seat = args.seat or 0
+    if not 0 <= seat < rules.players:
+        raise ValueError(f"--seat must be in [0, {rules.players - 1}], got {seat}")
     record = args.record or "human_game.json"
     output_file(record)
     bots = [make_agent(n, seed=args.seed + k) for k, n in enumerate(names)]
-    session = HumanSession(rules, bots, human_seat=args.seat, seed=args.seed, record=record,
+    session = HumanSession(rules, bots, human_seat=seat, seed=args.seed, record=record,
                            names=names)
     if args.tui:
         play_tui(session)
@@ -149,8 +157,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     if args.human:
         return cmd_play_human(args)
-    for flag in ("against", "tui", "no_browser"):
-        if getattr(args, flag):
+    for flag in ("against", "tui", "no_browser", "seat"):
+        if getattr(args, flag) not in (None, False):
             raise ValueError(f"--{flag.replace('_', '-')} needs --human")
     rules = _rules(args)
     solo = rules.variant == "solo"
@@ -219,16 +227,16 @@ def cmd_render(args: argparse.Namespace) -> int:
 
     image_format(args.output)  # an unknown suffix is refused before the record is read
     record = _read_record(args.record)
+    moves = record.get("moves")
+    if args.moves is not None and isinstance(moves, list) and args.moves > len(moves):
+        raise ValueError(f"--moves {args.moves} is past the end of {args.record}: the game "
+                         f"has {len(moves)} moves")
     try:
-        if args.moves is not None:
-            moves = list(record.get("moves", []))
-            if args.moves > len(moves):
-                raise ValueError(f"--moves {args.moves} is past the game's end: it has "
-                                 f"{len(moves)} moves")
-            record = dict(record, moves=moves[: args.moves],
-                          scores=list(record.get("scores", []))[: args.moves])
-            for key in ("result", "end_reason"):  # those of the whole game
-                record.pop(key, None)
+        if args.moves is not None and isinstance(moves, list) and args.moves < len(moves):
+            record = {k: v for k, v in record.items() if k not in ("result", "end_reason")}
+            record["moves"] = moves[: args.moves]
+            if isinstance(record.get("scores"), list):
+                record["scores"] = record["scores"][: args.moves]
         game = Game.from_record(record)
     except (ValueError, KeyError, TypeError, AttributeError) as err:
         what = f"missing field {err}" if isinstance(err, KeyError) else str(err)
@@ -285,17 +293,16 @@ def cmd_gif(args: argparse.Namespace) -> int:
 
 
 def cmd_solo_bench(args: argparse.Namespace) -> int:
-    from agents import make_agent, split_specs
-    from agents.solo_bench import file_for_bot, markdown_table, run_solo_bench
+    from agents.base import split_specs, warm_up
+    from agents.solo_bench import file_for_bot, histogram_format, markdown_table, run_solo_bench
 
     rules = Rules(variant="solo", solo_colours=args.solo_colours, followers=args.followers,
                   **_expansion_options(args))
     bots = split_specs(args.bot)
     if not bots:
         raise ValueError("--bot needs at least one bot spec")
-    for bot in bots:  # fail on a bad spec before hours of benchmarking the others
-        make_agent(bot, seed=0)
     if args.hist:
+        histogram_format(args.hist)
         try:
             import matplotlib  # noqa: F401
         except ImportError:
@@ -303,6 +310,8 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
                 '--hist needs matplotlib: pip install "carcassonne-env[plot]"') from None
     for path in (args.hist, args.json, args.csv):
         output_file(path)
+    for bot in bots:  # a bad spec (or a model of other rules) fails before the progress bar
+        warm_up(bot, rules)
     results, stop = [], None
     try:
         for bot in bots:
@@ -494,7 +503,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--against", metavar="BOTS", default=None,
                    help="with --human: bot spec for every other seat, or one per seat "
                    "(default heuristic; sb3:model=ppo_duel works too)")
-    g.add_argument("--seat", type=int_at_least(0), default=0, help="with --human: your seat")
+    g.add_argument("--seat", type=int_at_least(0), default=None,
+                   help="with --human: your seat (default 0)")
     g.add_argument("--port", type=int_at_least(0), default=0,
                    help="with --human: the server's port (default: a free one)")
     g.add_argument("--no-browser", action="store_true",

@@ -424,9 +424,9 @@ class Game:
     def play(self, move: Move | Sequence) -> None:
         """Play one whole turn (tile, optional follower, scoring, next draw; the final
         scoring when the tiles run out). Raises `IllegalMoveError` with the reason, leaving
-        the state untouched."""
+        the state untouched; TypeError if `move` is not a `Move` or a tuple of its fields."""
         if not isinstance(move, Move):
-            move = Move(*move)
+            move = _as_move(move)
         _check_move_types(move)  # before the cache: Move(0.0, ...) == Move(0, ...) there
         args = self._legal.get(move) if self._legal is not None else None
         if args is None:
@@ -668,6 +668,19 @@ def _slot_labels(ts: TileSet, t: int, S: int) -> tuple:
             (names[slot % S] if slot % S < len(names) else None, C.FIGURES[slot // S])
             for slot in range(S * len(C.FIGURES)))
         for names in ts.slot_names[t])
+
+
+def _as_move(move: Any) -> Move:
+    """A `Move` from a sequence of its fields; TypeError saying what a move is otherwise
+    (a string is a sequence, but never a move)."""
+    try:
+        if isinstance(move, (str, bytes)):
+            raise TypeError
+        return Move(*move)
+    except TypeError:
+        raise TypeError("a move is a Move (from legal_moves(), or Move(x, y, rotation, "
+                        "follower=None, tile=None, figure='follower')) or a tuple of its "
+                        f"fields, got {move!r}") from None
 
 
 def _check_move_types(move: Move) -> None:

@@ -73,8 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     opponents = split_specs(args.opponents)
     try:
-        print(evaluate(args.model, opponents, args.games, args.deals, args.seed,
-                       args.workers, args.out, not args.no_progress), end="")
+        table = evaluate(args.model, opponents, args.games, args.deals, args.seed,
+                         args.workers, args.out, not args.no_progress)
+        print(table.rstrip("\n"))  # one final newline, solo table or arena's
     except (OSError, ValueError) as err:
         print(f"carcassonne train evaluate: error: {err}", file=sys.stderr)
         return 2

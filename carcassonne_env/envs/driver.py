@@ -5,6 +5,10 @@ comes from the action mask, which comes from the core's legal moves."""
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+from typing import Any
+
 import numpy as np
 
 from ..checks import is_int
@@ -29,6 +33,20 @@ def seat_rewards(mode: str, gains: np.ndarray, game: Game) -> np.ndarray:
     scores = np.array(game.scores)
     top = scores == scores.max()
     return np.where(top, 1.0 if top.sum() == 1 else 0.0, -1.0)
+
+
+def check_rule_options(env: type, options: dict[str, Any]) -> None:
+    """TypeError for a keyword of `env`'s constructor that is neither one of its parameters
+    nor a `Rules` option (the constructors pass such keywords on to `Rules`, which would
+    be blamed for them); the message lists both."""
+    rule_names = [f.name for f in dataclasses.fields(Rules)]
+    unknown = [key for key in options if key not in rule_names]
+    if unknown:
+        own = [name for name, p in inspect.signature(env.__init__).parameters.items()
+               if name != "self" and p.kind is not p.VAR_KEYWORD]
+        raise TypeError(f"{env.__name__} got an unexpected keyword argument {unknown[0]!r}; "
+                        f"its parameters: {', '.join(own)}; Rules options: "
+                        f"{', '.join(rule_names)}")
 
 
 def action_index(action) -> int | None:

@@ -28,6 +28,7 @@ from ..core.vector import aggregate_batch, encode_batch, step_batch
 from ..encoding import Encoder
 from ..game import Game, shuffled_deck
 from ..rules import Rules
+from .driver import check_rule_options
 from .rendering import render_game
 
 
@@ -227,6 +228,7 @@ class SoloVectorEnv(BatchedGamesEnv):
                  num_threads: int | None = None, render_mode: str | None = None,
                  obs_features: str = "standard", scoring_order: str = "auto",
                  **rule_options: Any) -> None:
+        check_rule_options(type(self), rule_options)
         self.num_envs = check_int("num_envs", num_envs, 1)
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])

@@ -38,7 +38,7 @@ from ..encoding import Encoder
 from ..game import Game, shuffled_deck
 from ..rules import Rules
 from .aec import rules_from
-from .driver import REWARDS
+from .driver import REWARDS, check_rule_options
 from .vector import BatchedGamesEnv, _Buffers
 
 STEP, START, RESUME = 0, 1, 2  # = agents.vs_bots_kernel phases (imported lazily there)
@@ -126,6 +126,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
             num_threads = numba_config.NUMBA_NUM_THREADS
         num_threads = check_int("num_threads", num_threads, 1)
         self.num_threads = min(num_threads, numba_config.NUMBA_NUM_THREADS)
+        check_rule_options(type(self), rule_options)
         entries = _opponent_list(opponents)
         if rules is None:
             rule_options.setdefault("players", len(entries) + 1)
