@@ -567,8 +567,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "colour's score); see docs/solo_bench.md.")
     p.add_argument("--bot", default="random",
                    help="bot spec, or several comma-separated for one stacked table "
-                   "(random, greedy, heuristic, mcts, with options as in "
-                   "mcts:iterations=500); default random")
+                   "(random, greedy, heuristic, mcts, solo-search, sb3:model=ppo_solo or "
+                   "sb3:model=FILE.zip, with options as in mcts:iterations=500); default "
+                   "random")
     p.add_argument("--deals", type=int_at_least(1), default=1000,
                    help="deals to play (default 1000)")
     p.add_argument("--first-deal", type=int_at_least(0), default=0, metavar="FIRST",

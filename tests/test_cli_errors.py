@@ -377,3 +377,14 @@ def test_a_real_ctrl_c_stops_arena_workers_without_tracebacks(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] is False and 0 < summary["games_played"] <= played
     assert "Interrupted: partial results" in stdout
+
+
+@pytest.mark.parametrize("command", ["play", "arena", "solo-bench"])
+def test_help_words_are_current(command, capsys):
+    """Issue 28 §7: no stale restrictions in the help."""
+    code, out, _ = run_cli([command, "--help"], capsys)
+    text = " ".join(out.split())
+    assert code == 0 and "for now" not in text
+    assert "Traders & Builders: trade goods, the builder, the pig" in text
+    if command == "solo-bench":
+        assert "solo-search, sb3:model=ppo_solo" in text

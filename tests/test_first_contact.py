@@ -532,3 +532,66 @@ def test_make_env_for_model_errors(models):
                           action_space=gymnasium.spaces.Discrete(7))
     with pytest.raises(ValueError, match="no env of this package gives"):
         model_env_options(bad)
+
+
+# --------------------------------------------------------------------------- issue 28 §4
+
+
+def test_make_agent_refuses_a_spec_that_is_not_a_string_and_a_negative_seed():
+    from agents import make_agent
+
+    with pytest.raises(TypeError, match=re.escape("a bot spec is a string such as 'greedy' "
+                                                  "or 'mcts:iterations=400', got 123")):
+        make_agent(123)
+    for name in ("heuristic", "random", "greedy", "mcts"):
+        with pytest.raises(ValueError, match=re.escape(
+                "seed must be None or a non-negative integer, got -1")):
+            make_agent(name, seed=-1)
+    assert make_agent("heuristic", seed=0).act(Game(seed=1)) in Game(seed=1).legal_moves()
+
+
+@pytest.mark.parametrize("move", [None, "junk", 3, (1, 2), ()])
+def test_game_play_says_a_move_is_expected(move):
+    game = Game(seed=1)
+    with pytest.raises(TypeError, match=re.escape(
+            "a move is a Move (from legal_moves(), or Move(x, y, rotation, follower=None, "
+            f"tile=None, figure='follower')) or a tuple of its fields, got {move!r}")):
+        game.play(move)
+    assert game.turn == 0
+    game.play(tuple(game.legal_moves()[0]))  # a tuple of the fields still plays
+
+
+def test_tiles_only_needs_expansions():
+    with pytest.raises(ValueError, match=re.escape(
+            "expansion_mode='tiles_only' says how to play the tiles of expansions, but "
+            "expansions names none")):
+        Rules(expansion_mode="tiles_only")
+    assert Rules(expansions=("inns_cathedrals",), expansion_mode="tiles_only").expansions
+
+
+def test_a_tile_order_may_hold_more_copies_than_the_deck():
+    """Documented (Game docstring, docs/api.md): test positions need not be real deals."""
+    game = Game(tile_order="A" * 20)
+    assert game.tile_order() == ["A"] * 20
+    assert "more than the deck holds" in Game.__doc__
+
+
+@pytest.mark.parametrize("make, key, own", [
+    (lambda **kw: gymnasium.make("Carcassonne/Solo-v0", **kw), "reward",
+     "SoloEnv got an unexpected keyword argument 'reward'; its parameters: colours, "
+     "board_size, action_mode"),
+    (lambda **kw: gymnasium.make("Carcassonne/VsBots-v0", **kw), "rewards",
+     "VsBotsEnv got an unexpected keyword argument 'rewards'; its parameters: opponents, "
+     "seat, reward"),
+    (lambda **kw: carcassonne_v0.env(**kw), "rewards",
+     "raw_env got an unexpected keyword argument 'rewards'; its parameters: rules, reward"),
+    (lambda **kw: SoloVectorEnv(num_envs=1, **kw), "reward",
+     "SoloVectorEnv got an unexpected keyword argument 'reward'; its parameters: num_envs"),
+], ids=["Solo-v0", "VsBots-v0", "AEC", "SoloVectorEnv"])
+def test_an_unknown_env_keyword_names_the_envs_own_parameters(make, key, own):
+    """gym.make("Carcassonne/Solo-v0", reward=...) blamed Rules.__init__ (issue 28)."""
+    with pytest.raises(TypeError) as err:
+        make(**{key: "bogus"})
+    message = str(err.value)
+    assert own in message and "Rules.__init__" not in message
+    assert "; Rules options: players, followers, small_city" in message
