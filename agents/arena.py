@@ -19,6 +19,7 @@ import random
 import statistics
 import time
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -28,6 +29,7 @@ import numpy as np
 from openskill.models import PlackettLuce
 
 from carcassonne_env import Game, IllegalMoveError, Rules
+from carcassonne_env.cli_errors import Interrupted
 
 from .base import make_agent, warm_up
 from .parallel import run_jobs
@@ -147,6 +149,7 @@ class ArenaResult:
     gauntlet: str | None
     tables: list[tuple[str, ...]]  # the bots of each table, in rotation-0 seat order
     rows: list[GameRow] = field(repr=False)
+    complete: bool = True  # False: a Ctrl-C stopped the run (`rows` are the games played)
 
     def _games_of(self, bot: str, table: int | None = None) -> list[tuple[GameRow, int]]:
         return [(row, row.bots.index(bot)) for row in self.rows
@@ -208,6 +211,9 @@ class ArenaResult:
             f"{len(self.tables)} table(s), {mode}, {self.players} players, {self.games} "
             f"games per table ({self.games // self.players} decks x {self.players} seat "
             f"rotations), seed {self.seed}",
+            *([] if self.complete else [
+                "", f"Interrupted: partial results of the {len(self.rows)} games played "
+                "(see the games column)."]),
             "",
             "| rank | bot | rating | mu | sigma | games | W-D-L | win rate [95% CI] "
             "| mean score | mean margin [95% CI] | ms/move |",
@@ -246,6 +252,7 @@ class ArenaResult:
         every game row; JSON-serialisable."""
         out: dict[str, Any] = {
             "bots": self.bots, "players": self.players, "games_per_table": self.games,
+            "complete": self.complete, "games_played": len(self.rows),
             "seed": self.seed, "gauntlet": self.gauntlet, "rules": self.rules.to_dict(),
             "tables": [list(t) for t in self.tables],
             "leaderboard": [
@@ -447,14 +454,34 @@ def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 1
         records_dir = Path(records_dir)
         records_dir.mkdir(parents=True, exist_ok=True)
     rows: list[GameRow] = []
-    for batch in run_jobs(_play_batch, jobs, workers, progress=progress, desc="arena",
-                          unit="game", weights=[b.stop - b.start for b in jobs],
-                          backend=backend, address=ray_address):
-        for row, record in batch:
-            rows.append(row)
-            if record is not None:
-                with open(records_dir / f"t{row.table:02d}_g{row.game:05d}.json", "w",
-                          encoding="utf-8") as f:
-                    json.dump(record, f)
+    batches = run_jobs(_play_batch, jobs, workers, progress=progress, desc="arena",
+                       unit="game", weights=[b.stop - b.start for b in jobs],
+                       backend=backend, address=ray_address)
+    try:
+        with closing(batches):  # a Ctrl-C stops the workers now, not at exit
+            for batch in batches:
+                for row, record in batch:
+                    rows.append(row)
+                    if record is not None:
+                        name = f"t{row.table:02d}_g{row.game:05d}.json"
+                        with open(records_dir / name, "w", encoding="utf-8") as f:
+                            json.dump(record, f)
+    except KeyboardInterrupt:
+        raise Interrupted(f"{len(rows)} of {games * len(tables)} games played",
+                          _partial(bots, players, games, seed, rules, gauntlet, tables,
+                                   rows)) from None
     return ArenaResult(bots=bots, players=players, games=games, seed=seed, rules=rules,
                        gauntlet=gauntlet, tables=tables, rows=rows)
+
+
+def _partial(bots: list[str], players: int, games: int, seed: int, rules: Rules,
+             gauntlet: str | None, tables: list[tuple[str, ...]],
+             rows: list[GameRow]) -> ArenaResult | None:
+    """The result of the games played before a Ctrl-C (None if none): the tables that
+    started (jobs run table by table, so a prefix of `tables`) and their bots."""
+    if not rows:
+        return None
+    started = tables[: max(row.table for row in rows) + 1]
+    playing = [b for b in bots if any(b in t for t in started)]
+    return ArenaResult(bots=playing, players=players, games=games, seed=seed, rules=rules,
+                       gauntlet=gauntlet, tables=started, rows=rows, complete=False)

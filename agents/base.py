@@ -9,6 +9,7 @@ import typing
 from typing import Any, Protocol, runtime_checkable
 
 from carcassonne_env import Game, Move, Rules
+from carcassonne_env.checks import is_int
 
 
 @runtime_checkable
@@ -102,7 +103,13 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     options, ``"mcts:iterations=2000:trees=2"``, each read as the type the bot's
     constructor annotates (bool: true/false/1/0 in any case; int; float; else text). The
     bot's `name` is the spec, so tables tell budgets apart. Raises ValueError for an
-    unknown name or option, or a value that does not fit its option's type."""
+    unknown name or option, a value that does not fit its option's type or a negative
+    seed; TypeError if `spec` is not a string."""
+    if not isinstance(spec, str):
+        raise TypeError("a bot spec is a string such as 'greedy' or 'mcts:iterations=400', "
+                        f"got {spec!r}")
+    if is_int(seed) and seed < 0:
+        raise ValueError(f"seed must be None or a non-negative integer, got {seed}")
     name, *options = spec.split(":")
     if name not in BOTS:
         raise ValueError(f"unknown bot {name!r}; available: {', '.join(sorted(BOTS))}")

@@ -9,6 +9,7 @@ number of workers or the order in which jobs finish. Two backends: a local proce
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
@@ -54,14 +55,34 @@ def run_jobs(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int = 1, *,
             return
         # fork would copy numba's threading layer state; spawn is the portable choice.
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                 initializer=_ignore_ctrl_c) as pool:
             futures = [pool.submit(fn, job) for job in jobs]
             for fut, w in zip(futures, weights, strict=True):  # the bar moves as jobs end
                 fut.add_done_callback(lambda _f, w=w: bar.update(w))
-            for fut in futures:
-                yield fut.result()
+            try:
+                for fut in futures:
+                    yield fut.result()
+            except BaseException:  # a Ctrl-C, or the caller stopped early: stop now
+                _stop(pool)
+                raise
     finally:
         bar.close()
+
+
+def _ignore_ctrl_c() -> None:
+    """Worker initializer: a Ctrl-C reaches the whole process group; only the parent
+    handles it (it stops the workers), so the workers print no traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Cancel the pool's queued jobs and end its workers now, without waiting for the
+    running jobs (a long batch would hold up a Ctrl-C)."""
+    processes = list((pool._processes or {}).values())  # shutdown() forgets them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
 
 
 def _run_ray(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int,

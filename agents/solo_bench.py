@@ -19,6 +19,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,6 +30,7 @@ import numpy as np
 
 import carcassonne_env
 from carcassonne_env import Game, Rules
+from carcassonne_env.cli_errors import Interrupted
 
 from .base import make_agent, warm_up
 from .parallel import run_jobs
@@ -229,9 +231,10 @@ class SoloBenchResult:
                             r.moves, repr(r.act_seconds), r.tiles])
 
     def histogram_png(self, path: str | Path) -> None:
-        """Draw the distribution of the result as a PNG: bars stacked by end reason (A /
-        B), mean and median marked. Needs matplotlib (``pip install
-        "carcassonne-env[plot]"``)."""
+        """Draw the distribution of the result as a PNG (or the SVG or PDF the suffix of
+        `path` names, `histogram_format`): bars stacked by end reason (A / B), mean and
+        median marked. Needs matplotlib (``pip install "carcassonne-env[plot]"``)."""
+        fmt = histogram_format(path)
         try:
             from matplotlib.backends.backend_agg import FigureCanvasAgg
             from matplotlib.figure import Figure
@@ -262,7 +265,20 @@ class SoloBenchResult:
                      f"{self.rules.solo_colours} colours")
         ax.legend(fontsize="small")
         fig.tight_layout()
-        fig.savefig(path, format="png")
+        fig.savefig(path, format=fmt)
+
+
+HISTOGRAM_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
+
+
+def histogram_format(path: str | Path) -> str:
+    """The histogram format `path`'s suffix names; ValueError for any other suffix (a
+    .txt file gets no PNG bytes)."""
+    fmt = HISTOGRAM_FORMATS.get(Path(path).suffix.lower())
+    if fmt is None:
+        raise ValueError(f"cannot tell a histogram format from the suffix of {path} "
+                         f"(known: {', '.join(HISTOGRAM_FORMATS)})")
+    return fmt
 
 
 def _fmt(value: float | None, spec: str = "g") -> str:
@@ -318,7 +334,9 @@ def run_solo_bench(bot: str, *, deals: int = 1000, first_deal: int = 0, seed: in
         rules: solo rules (default ``Rules(variant="solo")``: 3 colours).
         progress: show a progress bar (tqdm, on stderr).
 
-    Raises ValueError for non-solo rules, bad counts or an unknown bot.
+    Raises ValueError for non-solo rules, bad counts or an unknown bot. On a Ctrl-C,
+    raises `carcassonne_env.cli_errors.Interrupted` (a KeyboardInterrupt) whose
+    `partial` is the result of the deals played so far (None if none).
     """
     rules = Rules(variant="solo") if rules is None else rules
     if not isinstance(rules, Rules) or rules.variant != "solo":
@@ -330,17 +348,25 @@ def run_solo_bench(bot: str, *, deals: int = 1000, first_deal: int = 0, seed: in
     _check_count("workers", workers, 1)
     if not isinstance(bot, str):
         raise ValueError(f"bot must be a spec string such as 'random', got {bot!r}")
-    make_agent(bot, seed=0)  # a bad spec fails here, not inside a worker
+    warm_up(bot, rules)  # a bad spec, or a bot that cannot play these rules, fails here
     # At least 4 jobs per worker when there are enough deals, to balance the load.
     per_job = max(1, min(_MAX_DEALS_PER_JOB, deals // (4 * workers)))
     seeds = range(first_deal, first_deal + deals)
     jobs = [_Job(bot, rules, seed, tuple(seeds[i:i + per_job]))
             for i in range(0, deals, per_job)]
     started = time.time()
-    rows = [row for chunk in run_jobs(_play_job, jobs, workers, progress=progress,
-                                      desc=f"solo-bench {bot}", unit="deal",
-                                      weights=[len(j.deal_seeds) for j in jobs])
-            for row in chunk]
+    rows: list[DealResult] = []
+    chunks = run_jobs(_play_job, jobs, workers, progress=progress, desc=f"solo-bench {bot}",
+                      unit="deal", weights=[len(j.deal_seeds) for j in jobs])
+    try:
+        with closing(chunks):  # a Ctrl-C stops the workers now, not at exit
+            for chunk in chunks:
+                rows.extend(chunk)
+    except KeyboardInterrupt:  # the deals played so far (in deal order: a prefix)
+        partial = SoloBenchResult(bot=bot, rules=rules, seed=seed, first_deal=first_deal,
+                                  rows=rows, workers=workers, metadata=_machine(started))
+        raise Interrupted(f"{bot}: {len(rows)} of {deals} deals played",
+                          partial if rows else None) from None
     return SoloBenchResult(bot=bot, rules=rules, seed=seed, first_deal=first_deal, rows=rows,
                            workers=workers, metadata=_machine(started))
 

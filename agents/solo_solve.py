@@ -26,6 +26,7 @@ import numpy as np
 
 from carcassonne_env import Game, Rules
 from carcassonne_env.checks import check_int, check_real
+from carcassonne_env.cli_errors import Interrupted
 from carcassonne_env.core.state import copy_state, max_legal_rows
 
 from .heuristic import HeuristicAgent
@@ -92,7 +93,9 @@ def solve_deal(deal: int, seconds: float = 60.0, rules: Rules | None = None,
     """Search solo deal `deal` (``Game(rules, seed=deal)``) with every stack known for
     about `seconds` (the first pass always completes) and return the best line found.
 
-    Raises ValueError for a negative deal or seconds, or non-solo rules."""
+    Raises ValueError for a negative deal or seconds, or non-solo rules. On a Ctrl-C after
+    the first pass, raises `carcassonne_env.cli_errors.Interrupted` (a KeyboardInterrupt)
+    whose `partial` is the solution of the passes completed."""
     deal = check_int("deal", deal, 0)
     seconds = check_real("seconds", seconds, 0)
     rules = Rules(variant="solo") if rules is None else rules
@@ -103,21 +106,31 @@ def solve_deal(deal: int, seconds: float = 60.0, rules: Rules | None = None,
     best: Game | None = None
     baseline = None
     passes = []
-    for k, top_k in enumerate(top_ks):
-        t0 = time.perf_counter()
-        deadline = float("inf") if k == 0 else start + seconds
-        out = _pass(deal, rules, top_k, heuristic, deadline)
-        if out is None:
-            break
-        game, first = out
-        baseline = first if baseline is None else baseline
-        passes.append({"top_k": top_k, "result": game.result,
-                       "seconds": round(time.perf_counter() - t0, 3)})
-        if best is None or (game.result, sum(game.scores)) > (best.result, sum(best.scores)):
-            best = game
-        if time.perf_counter() - start >= seconds:
-            break
+
+    def solution() -> SoloSolution:
+        return SoloSolution(deal=deal, rules=rules, result=int(best.result),
+                            baseline=int(baseline), record=best.to_record(), passes=passes,
+                            seconds=time.perf_counter() - start, end_reason=best.end_reason)
+
+    try:
+        for k, top_k in enumerate(top_ks):
+            t0 = time.perf_counter()
+            deadline = float("inf") if k == 0 else start + seconds
+            out = _pass(deal, rules, top_k, heuristic, deadline)
+            if out is None:
+                break
+            game, first = out
+            baseline = first if baseline is None else baseline
+            passes.append({"top_k": top_k, "result": game.result,
+                           "seconds": round(time.perf_counter() - t0, 3)})
+            if best is None or (game.result, sum(game.scores)) > (best.result,
+                                                                   sum(best.scores)):
+                best = game
+            if time.perf_counter() - start >= seconds:
+                break
+    except KeyboardInterrupt:
+        if best is None:
+            raise
+        raise Interrupted(f"after {len(passes)} pass(es)", solution()) from None
     assert best is not None
-    return SoloSolution(deal=deal, rules=rules, result=int(best.result),
-                        baseline=int(baseline), record=best.to_record(), passes=passes,
-                        seconds=time.perf_counter() - start, end_reason=best.end_reason)
+    return solution()

@@ -7,7 +7,10 @@ as an animation), `arena` (a tournament between bots), `solo-bench`
 
 A mistake on the command line (a missing file, a bad bot spec, a bad option value) ends
 in one line, `carcassonne: error: ...`, and exit status 2; `--debug` shows the traceback.
-Arguments are checked and output folders created before any work starts."""
+Arguments are checked and output folders created before any work starts. Ctrl-C ends in
+one line, `carcassonne: interrupted: ...`, exit status 130, and keeps the work done: the
+arena and solo-bench report the games played, training saves a checkpoint to --resume
+from, solo-solve writes the best line found."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from .cli_errors import Interrupted, OneLineParser, interrupted
 from .rules import EXPANSION_MODES, EXPANSIONS, FARM_SCORING, Rules
 
 # Exceptions that report a user's mistake (bad value, missing file, missing extra): one
@@ -67,20 +71,27 @@ def _add_rule_options(p: argparse.ArgumentParser, solo: bool = True) -> None:
 
 
 def _add_expansion_options(g: argparse._ActionsContainer) -> None:
-    g.add_argument("--expansions", default="", metavar="LIST",
-                   help="comma-separated expansions: "
-                   f"{', '.join(EXPANSIONS)} (traders_builders needs --expansion-mode "
-                   "tiles_only for now)")
-    g.add_argument("--expansion-mode", choices=EXPANSION_MODES, default="full",
-                   help="full (default): the expansions' rules and figures (inns, "
-                   "cathedrals, the large follower); tiles_only: their tiles as ordinary "
-                   "tiles")
+    g.add_argument("--expansions", default=None, metavar="LIST",
+                   help=f"comma-separated expansions: {', '.join(EXPANSIONS)}")
+    g.add_argument("--expansion-mode", choices=EXPANSION_MODES, default=None,
+                   help="with --expansions: full (default): the expansions' rules and "
+                   "figures (Inns & Cathedrals: inns, cathedrals, the large follower; "
+                   "Traders & Builders: trade goods, the builder, the pig); tiles_only: "
+                   "their tiles as ordinary tiles")
 
 
 def _expansion_options(args: argparse.Namespace) -> dict:
-    """The `Rules` keywords of --expansions and --expansion-mode."""
+    """The `Rules` keywords of --expansions and --expansion-mode; an option that would
+    change nothing is refused."""
+    if args.expansions is None:
+        if args.expansion_mode is not None:
+            raise ValueError(f"--expansion-mode {args.expansion_mode} needs --expansions")
+        return {}
     names = [e.strip() for e in args.expansions.split(",") if e.strip()]
-    return {"expansions": tuple(names), "expansion_mode": args.expansion_mode}
+    if not names:
+        raise ValueError(f"--expansions {args.expansions!r} names no expansion (known: "
+                         f"{', '.join(EXPANSIONS)})")
+    return {"expansions": tuple(names), "expansion_mode": args.expansion_mode or "full"}
 
 
 def _rules(args: argparse.Namespace) -> Rules:
@@ -124,12 +135,13 @@ def cmd_play_human(args: argparse.Namespace) -> int:
                          f"seat; or one for all), got {len(names)}: {','.join(names)}")
     if solo and args.against:
         raise ValueError("--against: the solo variant has no opponents")
-    if not 0 <= args.seat < rules.players:
-        raise ValueError(f"--seat must be in [0, {rules.players - 1}], got {args.seat}")
+    seat = args.seat or 0
+    if not 0 <= seat < rules.players:
+        raise ValueError(f"--seat must be in [0, {rules.players - 1}], got {seat}")
     record = args.record or "human_game.json"
     output_file(record)
     bots = [make_agent(n, seed=args.seed + k) for k, n in enumerate(names)]
-    session = HumanSession(rules, bots, human_seat=args.seat, seed=args.seed, record=record,
+    session = HumanSession(rules, bots, human_seat=seat, seed=args.seed, record=record,
                            names=names)
     if args.tui:
         play_tui(session)
@@ -145,8 +157,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     if args.human:
         return cmd_play_human(args)
-    for flag in ("against", "tui", "no_browser"):
-        if getattr(args, flag):
+    for flag in ("against", "tui", "no_browser", "seat"):
+        if getattr(args, flag) not in (None, False):
             raise ValueError(f"--{flag.replace('_', '-')} needs --human")
     rules = _rules(args)
     solo = rules.variant == "solo"
@@ -214,17 +226,17 @@ def cmd_render(args: argparse.Namespace) -> int:
     from .render import image_format, save_image
 
     image_format(args.output)  # an unknown suffix is refused before the record is read
-    with open(args.record, encoding="utf-8") as f:
-        try:
-            record = json.load(f)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{args.record}: not JSON: {err}") from None
+    record = _read_record(args.record)
+    moves = record.get("moves")
+    if args.moves is not None and isinstance(moves, list) and args.moves > len(moves):
+        raise ValueError(f"--moves {args.moves} is past the end of {args.record}: the game "
+                         f"has {len(moves)} moves")
     try:
-        if not isinstance(record, dict):
-            raise ValueError("not a game record (expected a JSON object)")
-        if args.moves is not None:
-            record = dict(record, moves=list(record.get("moves", []))[: args.moves],
-                          scores=list(record.get("scores", []))[: args.moves])
+        if args.moves is not None and isinstance(moves, list) and args.moves < len(moves):
+            record = {k: v for k, v in record.items() if k not in ("result", "end_reason")}
+            record["moves"] = moves[: args.moves]
+            if isinstance(record.get("scores"), list):
+                record["scores"] = record["scores"][: args.moves]
         game = Game.from_record(record)
     except (ValueError, KeyError, TypeError, AttributeError) as err:
         what = f"missing field {err}" if isinstance(err, KeyError) else str(err)
@@ -242,6 +254,8 @@ def _read_record(path: str) -> dict:
             record = json.load(f)
         except json.JSONDecodeError as err:
             raise ValueError(f"{path}: not JSON: {err}") from None
+        except UnicodeDecodeError:
+            raise ValueError(f"{path}: not JSON: not a UTF-8 text file") from None
     if not isinstance(record, dict):
         raise ValueError(f"{path}: not a game record (expected a JSON object)")
     return record
@@ -279,17 +293,16 @@ def cmd_gif(args: argparse.Namespace) -> int:
 
 
 def cmd_solo_bench(args: argparse.Namespace) -> int:
-    from agents import make_agent, split_specs
-    from agents.solo_bench import file_for_bot, markdown_table, run_solo_bench
+    from agents.base import split_specs, warm_up
+    from agents.solo_bench import file_for_bot, histogram_format, markdown_table, run_solo_bench
 
     rules = Rules(variant="solo", solo_colours=args.solo_colours, followers=args.followers,
                   **_expansion_options(args))
     bots = split_specs(args.bot)
     if not bots:
         raise ValueError("--bot needs at least one bot spec")
-    for bot in bots:  # fail on a bad spec before hours of benchmarking the others
-        make_agent(bot, seed=0)
     if args.hist:
+        histogram_format(args.hist)
         try:
             import matplotlib  # noqa: F401
         except ImportError:
@@ -297,9 +310,19 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
                 '--hist needs matplotlib: pip install "carcassonne-env[plot]"') from None
     for path in (args.hist, args.json, args.csv):
         output_file(path)
-    results = [run_solo_bench(bot, deals=args.deals, first_deal=args.first_deal,
-                              seed=args.seed, workers=args.workers, rules=rules,
-                              progress=not args.no_progress) for bot in bots]
+    for bot in bots:  # a bad spec (or a model of other rules) fails before the progress bar
+        warm_up(bot, rules)
+    results, stop = [], None
+    try:
+        for bot in bots:
+            results.append(run_solo_bench(bot, deals=args.deals, first_deal=args.first_deal,
+                                          seed=args.seed, workers=args.workers, rules=rules,
+                                          progress=not args.no_progress))
+    except Interrupted as err:  # Ctrl-C: the deals played so far are reported
+        results += [err.partial] if err.partial is not None else []
+        if not results:
+            raise
+        stop = err
     print(markdown_table(results))
     for res in results:
         for path, write in ((args.hist, res.histogram_png), (args.json, res.to_json),
@@ -308,6 +331,10 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
                 path = path if len(bots) == 1 else file_for_bot(path, res.bot)
                 write(path)
                 print(f"{res.bot}: wrote {path}", file=sys.stderr)
+    if stop is not None:
+        return interrupted(f"{stop.kept}; the results of the deals played are above"
+                           + (" and in the files written" if args.hist or args.json
+                              or args.csv else ""))
     return 0
 
 
@@ -321,11 +348,17 @@ def cmd_arena(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-    result = run_arena(bots, games=args.games, seed=args.seed, workers=args.workers,
-                       gauntlet=args.gauntlet, rules=_rules(args),
-                       records_dir=args.records, progress=not args.no_progress,
-                       backend=args.backend, ray_address=args.ray_address,
-                       annotate=args.annotate)
+    stop = None
+    try:
+        result = run_arena(bots, games=args.games, seed=args.seed, workers=args.workers,
+                           gauntlet=args.gauntlet, rules=_rules(args),
+                           records_dir=args.records, progress=not args.no_progress,
+                           backend=args.backend, ray_address=args.ray_address,
+                           annotate=args.annotate)
+    except Interrupted as err:  # Ctrl-C: the games played so far are reported
+        if err.partial is None:
+            raise
+        result, stop = err.partial, err
     markdown = result.to_markdown()
     print(markdown, end="")
     if out is not None:
@@ -335,6 +368,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
         (out / "leaderboard.md").write_text(markdown, encoding="utf-8")
         print(f"wrote summary.json, games.csv, leaderboard.csv, leaderboard.md to {out}",
               file=sys.stderr)
+    if stop is not None:
+        return interrupted(f"{stop.kept}; their results are above"
+                           + (f" and in {out}" if out is not None else ""))
     return 0
 
 
@@ -346,7 +382,11 @@ def cmd_solo_solve(args: argparse.Namespace) -> int:
     output_file(out)
     output_file(args.json)
     rules = Rules(variant="solo", solo_colours=args.solo_colours, followers=args.followers)
-    sol = solve_deal(args.deal, seconds=args.seconds, rules=rules)
+    stop = None
+    try:
+        sol = solve_deal(args.deal, seconds=args.seconds, rules=rules)
+    except Interrupted as err:  # Ctrl-C after the first pass: its best line is kept
+        sol, stop = err.partial, err
     out.write_text(json.dumps(sol.record, indent=1), encoding="utf-8")
     if args.json:
         Path(args.json).write_text(json.dumps(sol.to_dict(), indent=1), encoding="utf-8")
@@ -355,13 +395,15 @@ def cmd_solo_solve(args: argparse.Namespace) -> int:
           f"{sol.baseline}; passes {passes}; {sol.seconds:.1f} s). Not a proof of "
           f"optimality: a lower bound on what the deal allowed.")
     print(f"wrote {out} (replays with Game.from_record)", file=sys.stderr)
+    if stop is not None:
+        return interrupted(f"{stop.kept}; the best line found so far is in {out}")
     return 0
 
 
 def cmd_solo_analyze(args: argparse.Namespace) -> int:
     from agents.solo_analyze import analyze_record
 
-    record = json.loads(Path(args.record).read_text(encoding="utf-8"))
+    record = _read_record(args.record)
     output_file(args.json)
     analysis = analyze_record(record, bot=args.bot, seed=args.seed)
     print(analysis.to_markdown())
@@ -423,8 +465,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every command; a new command is one more `add_parser(...,
     parents=[common])` with `set_defaults(func=...)`."""
-    parser = argparse.ArgumentParser(prog="carcassonne", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(prog="carcassonne", description=__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--debug", action="store_true",
                         help="show the full traceback of an error")
     # The same option after the command name; SUPPRESS keeps the top-level value.
@@ -461,7 +503,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--against", metavar="BOTS", default=None,
                    help="with --human: bot spec for every other seat, or one per seat "
                    "(default heuristic; sb3:model=ppo_duel works too)")
-    g.add_argument("--seat", type=int_at_least(0), default=0, help="with --human: your seat")
+    g.add_argument("--seat", type=int_at_least(0), default=None,
+                   help="with --human: your seat (default 0)")
     g.add_argument("--port", type=int_at_least(0), default=0,
                    help="with --human: the server's port (default: a free one)")
     g.add_argument("--no-browser", action="store_true",
@@ -524,8 +567,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "colour's score); see docs/solo_bench.md.")
     p.add_argument("--bot", default="random",
                    help="bot spec, or several comma-separated for one stacked table "
-                   "(random, greedy, heuristic, mcts, with options as in "
-                   "mcts:iterations=500); default random")
+                   "(random, greedy, heuristic, mcts, solo-search, sb3:model=ppo_solo or "
+                   "sb3:model=FILE.zip, with options as in mcts:iterations=500); default "
+                   "random")
     p.add_argument("--deals", type=int_at_least(1), default=1000,
                    help="deals to play (default 1000)")
     p.add_argument("--first-deal", type=int_at_least(0), default=0, metavar="FIRST",
@@ -648,6 +692,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except KeyboardInterrupt as err:  # Ctrl-C: one line; the commands keep their work
+        if args.debug:
+            raise
+        return interrupted(getattr(err, "kept", "") or "stopped by Ctrl-C")
     except USER_ERRORS as err:
         if args.debug:
             raise

@@ -139,7 +139,9 @@ class Game:
         seed: shuffle the 71 tiles after the start tile with this seed (numpy PCG64;
             a non-negative integer).
         tile_order: instead of shuffling, draw exactly these tiles in this order (a string
-            of letters or a list of names); the game ends when they are used up.
+            of letters or a list of names); the game ends when they are used up. Any
+            tile of the rule set may come any number of times, more than the deck holds
+            (``"A" * 20``): positions built for tests need not be real deals.
 
     The state rests between turns: `current_player` holds `current_tile` (or `hand`),
     which can be placed; unplaceable draws have already been discarded. With
@@ -422,9 +424,9 @@ class Game:
     def play(self, move: Move | Sequence) -> None:
         """Play one whole turn (tile, optional follower, scoring, next draw; the final
         scoring when the tiles run out). Raises `IllegalMoveError` with the reason, leaving
-        the state untouched."""
+        the state untouched; TypeError if `move` is not a `Move` or a tuple of its fields."""
         if not isinstance(move, Move):
-            move = Move(*move)
+            move = _as_move(move)
         _check_move_types(move)  # before the cache: Move(0.0, ...) == Move(0, ...) there
         args = self._legal.get(move) if self._legal is not None else None
         if args is None:
@@ -577,14 +579,16 @@ class Game:
             "scores": [list(s) for s in self._score_log],
             "discarded": self.discarded,
             "result": self.result,
+            "end_reason": self.end_reason,
         }
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Game:
         """Replay a record from `to_record` (format: docs/records.md, JSON Schema
         `carcassonne_env/data/record.schema.json`); raises ValueError naming the field
-        (and move index) if it does not follow the schema, if a move is illegal, or if a
-        recorded score differs from the replay."""
+        (and move index) if it does not follow the schema, if a move is illegal, or if
+        what it says of the game differs from the replay: the scores after each move (one
+        row per move, one score per seat), the final `result` and the `end_reason`."""
         check_record(record)
         try:
             rules = Rules.from_dict(record["rules"])
@@ -596,6 +600,7 @@ class Game:
             raise ValueError(f"malformed record at tile_order: {err}") from None
         game.seed = record.get("seed")
         recorded = record.get("scores", [])
+        _check_seats(record, rules, len(game.scores))
         for k, m in enumerate(record["moves"]):
             if game.current_player != m["player"]:
                 raise ValueError(f"move {k}: seat {game.current_player} is to move, "
@@ -608,6 +613,7 @@ class Game:
             if k < len(recorded) and list(recorded[k]) != game.scores:
                 raise ValueError(f"move {k}: replay scores {game.scores} differ from the "
                                  f"record's {list(recorded[k])}")
+        _check_outcome(record, game)
         return game
 
     def __repr__(self) -> str:
@@ -620,6 +626,39 @@ class Game:
         return render_board(self)
 
 
+def _check_seats(record: dict[str, Any], rules: Rules, width: int) -> None:
+    """ValueError unless the record's scores, result and moves have the seats of its
+    rules (`width` scores per row: the players, or the solo colours)."""
+    seats = f"{width} solo colours" if rules.variant == "solo" else f"{rules.players} players"
+    rows = [(f"scores after move {k}", row) for k, row in enumerate(record.get("scores", []))]
+    if isinstance(record.get("result"), list):
+        rows.append(("result", record["result"]))
+    for where, row in rows:
+        if len(row) != width:
+            raise ValueError(f"the seat count disagrees: the record's rules have {seats} but "
+                             f"its {where} has {len(row)} scores {list(row)}")
+    for k, m in enumerate(record["moves"]):
+        if m["player"] >= width:
+            raise ValueError(f"the seat count disagrees: the record's rules have {seats} but "
+                             f"move {k} is played by seat {m['player']}")
+
+
+def _check_outcome(record: dict[str, Any], game: Game) -> None:
+    """ValueError unless the record's score rows, `result` and `end_reason` are those of
+    the replayed `game` (keys the record leaves out are not checked)."""
+    moves, last = len(record["moves"]), f"move {len(record['moves']) - 1}"
+    recorded = record.get("scores")
+    if recorded is not None and len(recorded) != moves:
+        raise ValueError(f"the record has {moves} moves but scores after {len(recorded)} "
+                         f"moves: after {last} the replay scores are {game.scores}, the "
+                         f"record's last scores {list(recorded[-1]) if recorded else []}")
+    for key in ("result", "end_reason"):
+        if key in record and record[key] != getattr(game, key):
+            raise ValueError(f"after {last} (the last): replay {key} "
+                             f"{getattr(game, key)!r} differs from the record's "
+                             f"{record[key]!r}")
+
+
 @cache
 def _slot_labels(ts: TileSet, t: int, S: int) -> tuple:
     """[rotation][slot + 1] -> (follower location, figure) of tile type t's moves (slot:
@@ -629,6 +668,19 @@ def _slot_labels(ts: TileSet, t: int, S: int) -> tuple:
             (names[slot % S] if slot % S < len(names) else None, C.FIGURES[slot // S])
             for slot in range(S * len(C.FIGURES)))
         for names in ts.slot_names[t])
+
+
+def _as_move(move: Any) -> Move:
+    """A `Move` from a sequence of its fields; TypeError saying what a move is otherwise
+    (a string is a sequence, but never a move)."""
+    try:
+        if isinstance(move, (str, bytes)):
+            raise TypeError
+        return Move(*move)
+    except TypeError:
+        raise TypeError("a move is a Move (from legal_moves(), or Move(x, y, rotation, "
+                        "follower=None, tile=None, figure='follower')) or a tuple of its "
+                        f"fields, got {move!r}") from None
 
 
 def _check_move_types(move: Move) -> None:

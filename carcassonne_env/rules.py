@@ -90,6 +90,9 @@ class Rules:
             object.__setattr__(self, name, value)
         if self.hand_size not in (1, 3):
             raise ValueError(f"hand_size must be 1 or 3, got {self.hand_size!r}")
+        if self.expansion_mode != "full" and not self.expansions:
+            raise ValueError(f"expansion_mode={self.expansion_mode!r} says how to play the "
+                             "tiles of expansions, but expansions names none")
         if solo:
             if players != 1:
                 raise ValueError(f"the solo variant is played by players=1, got {players}")

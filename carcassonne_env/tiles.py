@@ -72,8 +72,7 @@ class TileSet:
         except ValueError:
             hint = ""
             if any(name.startswith(p) and len(name) == 2 for _, p in EXPANSION_TILES.values()):
-                hint = (" (expansion tiles need Rules(expansions=[...], "
-                        "expansion_mode='tiles_only'))")
+                hint = " (expansion tiles need Rules(expansions=[...]))"
             sep = "" if all(len(n) == 1 for n in self.names) else " "
             raise ValueError(f"unknown tile {name!r}{hint}; known tiles: "
                              f"{sep.join(self.names)}") from None

@@ -47,7 +47,8 @@ def files(tmp_path_factory) -> dict[str, str]:
     (d / "plain").write_text("a file")
     (d / "empty").mkdir()
     (d / "folder.png").mkdir()
-    names = ("game.json", "broken.json", "bad.zip", "plain", "empty", "folder.png")
+    (d / "bin.json").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe\x00")
+    names = ("game.json", "broken.json", "bad.zip", "plain", "empty", "folder.png", "bin.json")
     return {k.partition(".")[0]: str(d / k) for k in names}  # keys: game, broken, bad, ...
 
 
@@ -65,12 +66,26 @@ CASES = [
     (["play", "--solo", "--bots", "random,greedy"],
      "--solo is played by one bot (all colours), got 2 specs: random,greedy"),
     (["play", "--record", "{plain}/game.json"], "plain"),
+    # issue 28: options that would be ignored are refused
+    (["play", "--seat", "1"], "--seat needs --human"),
+    (["play", "--expansion-mode", "tiles_only"], "--expansion-mode tiles_only needs "
+                                                 "--expansions"),
+    (["play", "--expansions", ""], "--expansions '' names no expansion (known: "
+                                   "inns_cathedrals, traders_builders)"),
+    (["arena", "--expansions", " , "], "--expansions ' , ' names no expansion"),
+    (["solo-bench", "--expansion-mode", "full"], "--expansion-mode full needs --expansions"),
+    (["solo-bench", "--hist", "{empty}/h.txt"],
+     "cannot tell a histogram format from the suffix of"),
     # bench
     (["bench", "--games", "-1"], "argument --games: must be >= 1, got -1"),
     (["bench", "--repeats", "0"], "argument --repeats: must be >= 1, got 0"),
     # render
     (["render", "{empty}/missing.json"], "No such file or directory"),
     (["render", "{broken}"], "broken.json: not JSON"),
+    (["render", "{bin}"], "bin.json: not JSON: not a UTF-8 text file"),
+    (["render", "{game}", "--moves", "999"],
+     "--moves 999 is past the end of {game}: the game has 5 moves"),
+    (["solo-analyze", "{bin}"], "bin.json: not JSON: not a UTF-8 text file"),
     (["render", "{game}", "-o", "{empty}/board.xyz"],
      "cannot tell an image format from the suffix of"),
     (["render", "{game}", "--cell", "4"], "argument --cell: must be >= 8, got 4"),
@@ -101,6 +116,8 @@ SB3_CASES = [
     (["train", "solo", "--out", "{empty}/run", "--no-such-option"],
      "unrecognized arguments: --no-such-option"),
     (["train", "multi", "--total-timesteps", "many"], "argument --total-timesteps"),
+    # a model of other rules: refused before the progress bar (one line on stderr)
+    (["solo-bench", "--bot", "sb3:model=ppo_duel", "--deals", "1"], "rules differ"),
 ]
 
 
@@ -114,7 +131,7 @@ def test_a_user_mistake_is_one_error_line_and_status_2(argv, message, files, cap
     last = err.rstrip("\n").splitlines()[-1]
     assert ERROR_LINE.match(last), err
     assert message.format(**files) in last
-    assert "usage:" in err or err.count("\n") == 1  # argparse adds its usage line only
+    assert err.count("\n") == 1 and "usage:" not in err  # one line, argparse's too
     assert out == ""  # refused before any work
     assert not any(Path(files["empty"]).iterdir())  # and nothing left behind
 
@@ -201,3 +218,173 @@ def test_output_file_refuses_a_folder_and_makes_parents(tmp_path):
         output_file(tmp_path / "p")
     output_file(None)
     assert sorted(Path(tmp_path).iterdir()) == [tmp_path / "p"]
+
+
+# --- issue 28: one-line argparse errors, Ctrl-C keeps the work -------------------------
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["play", "--seed", "x"], "carcassonne play: error: argument --seed: expected an "
+                              "integer, got 'x' (see carcassonne play --help)"),
+    ([], "carcassonne: error: the following arguments are required: command (see "
+         "carcassonne --help)"),
+    (["arena", "--solo"], "carcassonne: error: unrecognized arguments: --solo (see "
+                          "carcassonne --help)"),
+])
+def test_argparse_errors_are_one_line_pointing_to_help(argv, line, capsys):
+    code, out, err = run_cli(argv, capsys)
+    assert (code, out, err) == (2, "", line + "\n")
+
+
+def test_training_script_errors_are_one_line_too(capsys):
+    pytest.importorskip("sb3_contrib")
+    code, _, err = run_cli(["train", "solo", "--out", "x", "--nope"], capsys)
+    assert (code, err) == (2, "carcassonne train solo: error: unrecognized arguments: --nope "
+                              "(see carcassonne train solo --help)\n")
+    with pytest.raises(SystemExit):
+        main(["train", "rllib", "--help"])
+    assert capsys.readouterr().out.startswith("usage: carcassonne train rllib ")
+
+
+def test_render_draws_the_first_moves_of_a_finished_game(tmp_path, capsys):
+    record = tmp_path / "game.json"
+    assert run_cli(["play", "--seed", "2", "--record", str(record)], capsys)[0] == 0
+    code, out, _ = run_cli(["render", str(record), "--moves", "3", "-o",
+                            str(tmp_path / "b.png"), "--cell", "8"], capsys)
+    assert code == 0 and out == f"board after 3 moves written to {tmp_path / 'b.png'}\n"
+
+
+def _interrupt_on_call(monkeypatch, module, name: str, call: int) -> None:
+    """Make module.name raise KeyboardInterrupt (a Ctrl-C) on its `call`-th call."""
+    original, calls = getattr(module, name), []
+
+    def patched(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == call:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, patched)
+
+
+def test_ctrl_c_in_the_arena_reports_and_saves_the_games_played(tmp_path, capsys,
+                                                                monkeypatch):
+    import agents.arena
+
+    _interrupt_on_call(monkeypatch, agents.arena, "_play_game", 4)  # in the 2nd batch
+    out = tmp_path / "out"
+    code, stdout, err = run_cli(["arena", "--bots", "random,greedy", "--games", "4",
+                                 "--no-progress", "--out", str(out)], capsys)
+    assert code == 130
+    assert err.splitlines()[-1] == (f"carcassonne: interrupted: 2 of 4 games played; their "
+                                    f"results are above and in {out}")
+    assert "Interrupted: partial results of the 2 games played" in stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["complete"], summary["games_played"]) == (False, 2)
+    assert [s["games"] for s in summary["leaderboard"]] == [2, 2]
+    assert len((out / "games.csv").read_text().splitlines()) == 3
+    assert (out / "leaderboard.md").read_text() == stdout
+
+
+def test_ctrl_c_in_the_arena_before_any_game_is_one_line(capsys, monkeypatch):
+    import agents.arena
+
+    _interrupt_on_call(monkeypatch, agents.arena, "_play_game", 1)
+    code, out, err = run_cli(["arena", "--games", "2", "--no-progress"], capsys)
+    assert (code, out, err) == (130, "", "carcassonne: interrupted: 0 of 2 games played\n")
+
+
+def test_ctrl_c_in_solo_bench_reports_and_saves_the_deals_played(tmp_path, capsys,
+                                                                 monkeypatch):
+    import agents.solo_bench
+
+    _interrupt_on_call(monkeypatch, agents.solo_bench, "play_deal", 3)
+    json_out = tmp_path / "r.json"
+    code, stdout, err = run_cli(["solo-bench", "--bot", "random", "--deals", "4",
+                                 "--no-progress", "--json", str(json_out)], capsys)
+    assert code == 130
+    assert err.splitlines()[-1] == ("carcassonne: interrupted: random: 2 of 4 deals played; "
+                                    "the results of the deals played are above and in the "
+                                    "files written")
+    assert "| random |" in stdout
+    data = json.loads(json_out.read_text())
+    assert data["summary"]["deals"] == 2 and [r["deal_seed"] for r in data["rows"]] == [0, 1]
+
+
+def test_ctrl_c_in_solo_solve_keeps_the_best_line(tmp_path, capsys, monkeypatch):
+    import agents.solo_solve
+    from carcassonne_env.cli_errors import Interrupted
+
+    _interrupt_on_call(monkeypatch, agents.solo_solve, "_pass", 2)  # after the first pass
+    with pytest.raises(Interrupted) as stop:
+        agents.solo_solve.solve_deal(3, seconds=600, top_ks=(1, 2))
+    best = stop.value.partial
+    assert [p["top_k"] for p in best.passes] == [1] and stop.value.kept == "after 1 pass(es)"
+
+    def solve_deal(*args, **kwargs):
+        raise stop.value
+
+    monkeypatch.setattr(agents.solo_solve, "solve_deal", solve_deal)
+    out = tmp_path / "line.json"
+    code, stdout, err = run_cli(["solo-solve", "--deal", "3", "-o", str(out)], capsys)
+    assert code == 130
+    assert err.splitlines()[-1] == (f"carcassonne: interrupted: after 1 pass(es); the best "
+                                    f"line found so far is in {out}")
+    game = Game.from_record(json.loads(out.read_text()))
+    assert game.done and game.result == best.result
+    assert f"best line found {best.result}" in stdout
+
+
+def test_ctrl_c_in_other_commands_is_one_line(capsys, monkeypatch):
+    import carcassonne_env.bench
+
+    def interrupted(**_):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(carcassonne_env.bench, "run_benchmarks", interrupted)
+    code, out, err = run_cli(["bench", "--no-cold"], capsys)
+    assert (code, out, err) == (130, "", "carcassonne: interrupted: stopped by Ctrl-C\n")
+
+
+def test_a_real_ctrl_c_stops_arena_workers_without_tracebacks(tmp_path):
+    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it: the workers
+    ignore it, the parent stops them and reports the games played."""
+    import os
+    import signal
+    import time
+
+    out, records = tmp_path / "out", tmp_path / "records"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "carcassonne_env.cli", "arena", "--bots", "random,greedy",
+         "--games", "20000", "--workers", "2", "--no-progress", "--out", str(out),
+         "--records", str(records)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not (records.is_dir() and any(records.iterdir())):
+            assert run.poll() is None and time.monotonic() < deadline
+            time.sleep(0.5)
+        os.killpg(run.pid, signal.SIGINT)
+        stdout, stderr = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130, stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
+    played = len(list(records.glob("*.json")))
+    assert stderr.splitlines()[-1].startswith("carcassonne: interrupted: ")
+    assert " of 20000 games played; their results are above and in " in stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is False and 0 < summary["games_played"] <= played
+    assert "Interrupted: partial results" in stdout
+
+
+@pytest.mark.parametrize("command", ["play", "arena", "solo-bench"])
+def test_help_words_are_current(command, capsys):
+    """Issue 28 §7: no stale restrictions in the help."""
+    code, out, _ = run_cli([command, "--help"], capsys)
+    text = " ".join(out.split())
+    assert code == 0 and "for now" not in text
+    assert "Traders & Builders: trade goods, the builder, the pig" in text
+    if command == "solo-bench":
+        assert "solo-search, sb3:model=ppo_solo" in text

@@ -241,12 +241,28 @@ def test_final_infos_carry_scores():
 # --------------------------------------------------------------------------- illegal actions
 
 
+@pytest.mark.parametrize(("action", "message"), [
+    (10**9, "action 1000000000 is outside the action space [0, 36864)"),
+    (-1, "action -1 is outside the action space [0, 36864)"),
+    (1.5, "action must be an integer in the action space"),
+    ("3", "action must be an integer in the action space"),
+    (None, "action must be an integer in the action space"),  # None: only for a dead agent
+])
+def test_an_action_outside_the_space_is_an_error(action, message):
+    """Only an action of the space gets the illegal-move ending (issue 28): anything else
+    raises and changes nothing."""
+    env = carcassonne_v0.env(players=3, illegal_reward=-7.5)
+    env.reset(seed=0)
+    agent, before = env.agent_selection, env.unwrapped.game.to_record()
+    with pytest.raises(ValueError, match=re.escape(message)):
+        env.step(action)
+    assert env.unwrapped.game.to_record() == before
+    assert env.agent_selection == agent and not any(env.terminations.values())
+    assert env.rewards == {"player_0": 0.0, "player_1": 0.0, "player_2": 0.0}
+
+
 @pytest.mark.parametrize(("action", "reason"), [
     (0, "not legal|not in the action mask|shares no edge"),  # far corner of the window
-    (10**9, "outside"),
-    (-1, "outside"),
-    (1.5, "integer"),
-    ("3", "integer"),
 ])
 def test_illegal_action_ends_the_game_for_everyone(action, reason):
     env = carcassonne_v0.env(players=3, illegal_reward=-7.5)

@@ -171,8 +171,8 @@ def test_illegal_actions_end_only_their_game():
     assert [venv.game(i).turn for i in range(3)] == [1, 1, 1]
     before = venv.game(1).scores
     actions = pick(venv.action_masks(), rng)
-    actions[1] = venv.single_action_space.n  # out of range
-    actions[2] = np.flatnonzero(~venv.action_masks()[2])[0]  # masked out
+    actions[1] = np.flatnonzero(~venv.action_masks()[1])[-1]  # masked out
+    actions[2] = np.flatnonzero(~venv.action_masks()[2])[0]
     obs, rewards, terminated, _, infos = venv.step(actions)
     assert terminated.tolist() == [venv.game(0).done, True, True]
     assert rewards[1] == rewards[2] == -4.0
@@ -184,7 +184,7 @@ def test_illegal_actions_end_only_their_game():
     assert [venv.game(i).turn for i in (1, 2)] == [0, 0]  # restarted
     assert venv.action_masks()[1:].any(axis=1).all()
     actions = pick(venv.action_masks(), rng)
-    actions[0] = -1
+    actions[0] = np.flatnonzero(~venv.action_masks()[0])[0]
     _, rewards, terminated, _, infos = venv.step(actions)
     assert terminated[0] and rewards[0] == -4.0
 
@@ -205,7 +205,8 @@ def test_normal_end_and_illegal_action_in_the_same_step():
     for a in actions[:-1]:
         venv.step(a)
     last = actions[-1].copy()
-    last[1] = -1  # game 1: illegal, in the step where game 0 ends normally
+    last[1] = np.flatnonzero(~venv.action_masks()[1])[0]  # game 1: illegal, in the step
+    # where game 0 ends normally
     _, rewards, terminated, _, infos = venv.step(last)
     assert terminated.tolist() == [True, True] and rewards[1] == -1.0
     final = infos["final_info"]

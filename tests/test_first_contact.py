@@ -153,17 +153,40 @@ def test_single_agent_envs_accept_every_integer_scalar(form):
         assert env.game.to_record() == reference.game.to_record()
 
 
+NOT_AN_ACTION = ("action must be an integer in the action space (an int, a numpy integer "
+                 "or a 0-d integer array), got ")
+
+
 @pytest.mark.parametrize("form", range(len(REFUSED)))
 def test_single_agent_envs_refuse_other_actions(form):
+    """An action outside the action space is the caller's bug: a ValueError, nothing
+    played, the episode goes on (issue 28; not the illegal-move ending)."""
     for env in _single_envs():
         _, info = env.reset(seed=0)
-        bad = REFUSED[form](_first_legal(info["action_mask"]))
+        action = _first_legal(info["action_mask"])
+        bad = REFUSED[form](action)
         turn = env.game.turn
-        _, reward, terminated, _, info = env.step(bad)
-        assert (reward, terminated) == (-1.0, True)
-        assert info["illegal_move"] == ("action must be an integer (an int, a numpy integer "
-                                        f"or a 0-d integer array), got {bad!r}")
+        with pytest.raises(ValueError) as err:
+            env.step(bad)
+        assert str(err.value) == NOT_AN_ACTION + repr(bad)
         assert env.game.turn == turn
+        _, _, terminated, _, info = env.step(action)  # still playing
+        assert not terminated and "illegal_move" not in info
+
+
+@pytest.mark.parametrize("make", [SoloEnv, lambda: VsBotsEnv(opponents="random", seat=0),
+                                  lambda: gymnasium.make("Carcassonne/Solo-v0")],
+                         ids=["Solo", "VsBots", "gym.make"])
+@pytest.mark.parametrize("bad", [-1, "n"], ids=["-1", "n_actions"])
+def test_single_agent_envs_refuse_integers_outside_the_space(make, bad):
+    env = make()
+    env.reset(seed=0)
+    n = env.action_space.n
+    bad = n if bad == "n" else bad
+    with pytest.raises(ValueError, match=re.escape(f"action {bad} is outside the action "
+                                                   f"space [0, {n})")):
+        env.step(bad)
+    assert env.unwrapped.game.turn in (0, env.unwrapped.game.current_player)
 
 
 @pytest.mark.parametrize(("form", "legal"), [(f, True) for f in range(len(ACCEPTED))]
@@ -173,13 +196,28 @@ def test_aec_env_accepts_integer_scalars_only(form, legal):
     env.reset(seed=0)
     agent = env.agent_selection
     action = _first_legal(env.last()[0]["action_mask"])
-    env.step((ACCEPTED if legal else REFUSED)[form](action))
     if legal:
+        env.step(ACCEPTED[form](action))
         assert env.unwrapped.game.turn == 1 and env.agent_selection != agent
         assert not any(env.terminations.values())
     else:
-        assert env.unwrapped.game.turn == 0 and all(env.terminations.values())
-        assert "must be an integer" in env.infos[agent]["illegal_move"]
+        bad = REFUSED[form](action)
+        with pytest.raises(ValueError) as err:
+            env.step(bad)
+        assert str(err.value) == NOT_AN_ACTION + repr(bad)
+        assert env.unwrapped.game.turn == 0 and not any(env.terminations.values())
+        assert env.agent_selection == agent
+
+
+def test_aec_env_refuses_integers_outside_the_space():
+    env = carcassonne_v0.env(players=2)
+    env.reset(seed=0)
+    n = env.action_space(env.agent_selection).n
+    for bad in (-1, n):
+        with pytest.raises(ValueError, match=re.escape(f"action {bad} is outside the action "
+                                                       f"space [0, {n})")):
+            env.step(bad)
+    assert env.unwrapped.game.turn == 0 and not any(env.terminations.values())
 
 
 def test_vector_env_refuses_non_integer_actions():
@@ -190,8 +228,28 @@ def test_vector_env_refuses_non_integer_actions():
         venv.step(np.array(legal, np.float64))
     with pytest.raises(ValueError, match="actions must be 2 integers"):
         venv.step(legal[:1])
+    n = venv.single_action_space.n
+    for bad in (-1, n):
+        with pytest.raises(ValueError, match=re.escape(f"action {bad} of game 1 is outside "
+                                                       f"the action space [0, {n})")):
+            venv.step(np.array([legal[0], bad]))
+    assert venv.game(0).turn == 0  # nothing was played
     _, _, terminated, _, _ = venv.step(np.array(legal, np.int32))
     assert not terminated.any() and venv.game(0).turn == 1
+
+
+def test_vs_bots_vector_env_refuses_actions_outside_the_space():
+    from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
+
+    venv = VsBotsVectorEnv(num_envs=2, opponents="random", seat=0)
+    venv.reset(seed=0)
+    legal = [_first_legal(m) for m in venv.action_masks()]
+    with pytest.raises(ValueError, match="action -1 of game 0 is outside the action space"):
+        venv.step(np.array([-1, legal[1]]))
+    with pytest.raises(ValueError, match="actions must be 2 integers"):
+        venv.step(np.array(legal, np.float64))
+    _, _, terminated, _, _ = venv.step(np.array(legal))
+    assert not terminated.any()
 
 
 # --------------------------------------------------------------------------- item 2
@@ -474,3 +532,66 @@ def test_make_env_for_model_errors(models):
                           action_space=gymnasium.spaces.Discrete(7))
     with pytest.raises(ValueError, match="no env of this package gives"):
         model_env_options(bad)
+
+
+# --------------------------------------------------------------------------- issue 28 §4
+
+
+def test_make_agent_refuses_a_spec_that_is_not_a_string_and_a_negative_seed():
+    from agents import make_agent
+
+    with pytest.raises(TypeError, match=re.escape("a bot spec is a string such as 'greedy' "
+                                                  "or 'mcts:iterations=400', got 123")):
+        make_agent(123)
+    for name in ("heuristic", "random", "greedy", "mcts"):
+        with pytest.raises(ValueError, match=re.escape(
+                "seed must be None or a non-negative integer, got -1")):
+            make_agent(name, seed=-1)
+    assert make_agent("heuristic", seed=0).act(Game(seed=1)) in Game(seed=1).legal_moves()
+
+
+@pytest.mark.parametrize("move", [None, "junk", 3, (1, 2), ()])
+def test_game_play_says_a_move_is_expected(move):
+    game = Game(seed=1)
+    with pytest.raises(TypeError, match=re.escape(
+            "a move is a Move (from legal_moves(), or Move(x, y, rotation, follower=None, "
+            f"tile=None, figure='follower')) or a tuple of its fields, got {move!r}")):
+        game.play(move)
+    assert game.turn == 0
+    game.play(tuple(game.legal_moves()[0]))  # a tuple of the fields still plays
+
+
+def test_tiles_only_needs_expansions():
+    with pytest.raises(ValueError, match=re.escape(
+            "expansion_mode='tiles_only' says how to play the tiles of expansions, but "
+            "expansions names none")):
+        Rules(expansion_mode="tiles_only")
+    assert Rules(expansions=("inns_cathedrals",), expansion_mode="tiles_only").expansions
+
+
+def test_a_tile_order_may_hold_more_copies_than_the_deck():
+    """Documented (Game docstring, docs/api.md): test positions need not be real deals."""
+    game = Game(tile_order="A" * 20)
+    assert game.tile_order() == ["A"] * 20
+    assert "more than the deck holds" in Game.__doc__
+
+
+@pytest.mark.parametrize("make, key, own", [
+    (lambda **kw: gymnasium.make("Carcassonne/Solo-v0", **kw), "reward",
+     "SoloEnv got an unexpected keyword argument 'reward'; its parameters: colours, "
+     "board_size, action_mode"),
+    (lambda **kw: gymnasium.make("Carcassonne/VsBots-v0", **kw), "rewards",
+     "VsBotsEnv got an unexpected keyword argument 'rewards'; its parameters: opponents, "
+     "seat, reward"),
+    (lambda **kw: carcassonne_v0.env(**kw), "rewards",
+     "raw_env got an unexpected keyword argument 'rewards'; its parameters: rules, reward"),
+    (lambda **kw: SoloVectorEnv(num_envs=1, **kw), "reward",
+     "SoloVectorEnv got an unexpected keyword argument 'reward'; its parameters: num_envs"),
+], ids=["Solo-v0", "VsBots-v0", "AEC", "SoloVectorEnv"])
+def test_an_unknown_env_keyword_names_the_envs_own_parameters(make, key, own):
+    """gym.make("Carcassonne/Solo-v0", reward=...) blamed Rules.__init__ (issue 28)."""
+    with pytest.raises(TypeError) as err:
+        make(**{key: "bogus"})
+    message = str(err.value)
+    assert own in message and "Rules.__init__" not in message
+    assert "; Rules options: players, followers, small_city" in message

@@ -118,3 +118,81 @@ def test_the_schema_ships_with_the_package_and_accepts_every_kind_of_record():
                                                     "rotation": 2}]}
     game = Game.from_record(minimal)
     assert (game.turn, game.board[(0, -1)].tile) == (1, "E")
+
+
+# --------------------------------------------------------------------------- issue 28 §5
+
+
+def _finished(players: int = 4, seed: int = 3) -> dict:
+    game = Game(Rules(players=players), seed=seed)
+    while not game.done:
+        game.play(game.legal_moves()[0])
+    return json.loads(json.dumps(game.to_record()))
+
+
+def test_a_record_states_its_end_reason_and_a_replay_reproduces_it():
+    record = _finished()
+    assert record["end_reason"] == "tiles" and len(record["result"]) == 4
+    assert Game.from_record(record).to_record() == record
+    running = _record()
+    assert running["result"] is None and running["end_reason"] is None
+    Game.from_record(running)
+
+
+def test_a_record_missing_its_last_moves_is_refused_with_the_values():
+    record = _finished()
+    game = Game.from_record(dict(record, moves=record["moves"][:-5],
+                                 scores=record["scores"][:-5], result=None,
+                                 end_reason=None))  # a consistent prefix is fine
+    n = len(record["moves"]) - 5
+    cut = dict(record, moves=record["moves"][:-5])  # scores and result kept
+    with pytest.raises(ValueError, match=re.escape(
+            f"the record has {n} moves but scores after {n + 5} moves: after move {n - 1} "
+            f"the replay scores are {game.scores}, the record's last scores "
+            f"{record['scores'][-1]}")):
+        Game.from_record(cut)
+    cut.pop("scores")  # the result alone still tells
+    with pytest.raises(ValueError, match=re.escape(
+            f"after move {n - 1} (the last): replay result None differs from the record's "
+            f"{record['result']}")):
+        Game.from_record(cut)
+
+
+@pytest.mark.parametrize("key, value", [("result", [999, 0, 0, 0]), ("end_reason", "A")])
+def test_a_record_with_another_outcome_is_refused(key, value):
+    record = _finished()
+    last = len(record["moves"]) - 1
+    with pytest.raises(ValueError, match=re.escape(
+            f"after move {last} (the last): replay {key} {record[key]!r} differs from the "
+            f"record's {value!r}")):
+        Game.from_record(dict(record, **{key: value}))
+
+
+def test_a_solo_record_checks_its_result():
+    game = Game(Rules(variant="solo"), seed=2)
+    while not game.done:
+        game.play(game.legal_moves()[0])
+    record = game.to_record()
+    assert Game.from_record(record).result == record["result"] == game.result
+    with pytest.raises(ValueError, match=f"replay result {game.result} differs from the "
+                                         f"record's {game.result + 1}"):
+        Game.from_record(dict(record, result=game.result + 1))
+
+
+def test_a_relabelled_seat_count_is_named():
+    record = _finished()
+    record["rules"]["players"] = 2
+    with pytest.raises(ValueError, match=re.escape(
+            "the seat count disagrees: the record's rules have 2 players but its scores "
+            "after move 0 has 4 scores [0, 0, 0, 0]")):
+        Game.from_record(record)
+    record.pop("scores")
+    with pytest.raises(ValueError, match=re.escape(
+            "the seat count disagrees: the record's rules have 2 players but its result "
+            "has 4 scores")):
+        Game.from_record(record)
+    record.pop("result")
+    with pytest.raises(ValueError, match=re.escape(
+            "the seat count disagrees: the record's rules have 2 players but move 2 is "
+            "played by seat 2")):
+        Game.from_record(record)

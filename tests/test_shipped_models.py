@@ -172,7 +172,11 @@ def test_train_evaluate_takes_a_shipped_model_by_name(capsys):
 
     assert main(["train", "evaluate", "ppo_duel", "--opponents", "random", "--games", "2",
                  "--no-progress"]) == 0
-    assert "sb3:model=ppo_duel" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "sb3:model=ppo_duel" in out and out.endswith("|\n")  # one final newline
+    assert main(["train", "evaluate", "ppo_solo_rl", "--deals", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out  # the solo table had none (issue 28)
+    assert "sb3:model=ppo_solo_rl" in out and out.endswith("|\n")
 
 
 def test_export_keeps_the_weights_and_drops_the_training_state(tmp_path, capsys):

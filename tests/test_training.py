@@ -429,3 +429,57 @@ def test_shipped_duel_model_beats_random():
         warnings.simplefilter("ignore", WindowOverflowWarning)
         result = run_arena([spec, "random"], games=20, seed=3, progress=False)
     assert result.pairwise()[(spec, "random")].win_rate > 0.7
+
+
+def test_ctrl_c_saves_a_checkpoint_that_resume_carries_on_from(tmp_path, capsys,
+                                                               monkeypatch):
+    """Issue 28: a Ctrl-C ends in one line, keeps the training done so far as a checkpoint
+    (the run folder stays) and --resume continues from it to the target."""
+    from carcassonne_env.cli import main
+    from training import common
+
+    rollouts, original = [], common.EpisodeCurve._on_rollout_end
+
+    def interrupt_at_the_second_rollout(self):
+        original(self)
+        rollouts.append(self.num_timesteps)
+        if len(rollouts) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(common.EpisodeCurve, "_on_rollout_end",
+                        interrupt_at_the_second_rollout)
+    out = tmp_path / "run"
+    argv = ["train", "solo", "--out", str(out), "--no-progress", "--total-timesteps", "512",
+            *(f"--{k.replace('_', '-')}={v}" for k, v in TINY.items()
+              if k != "checkpoint_every"), "--checkpoint-every", "100000"]
+    assert main(argv) == 130
+    checkpoint = out / "checkpoints" / "model_256_steps.zip"
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"carcassonne: interrupted: 256 timesteps saved to {checkpoint}; --resume carries "
+        "on from there")
+    assert rollouts == [128, 256] and checkpoint.is_file()
+    assert not (out / "model.zip").exists()
+    assert common.saved_progress(out) == (256, checkpoint)
+    monkeypatch.undo()
+    assert main(["train", "solo", "--out", str(out), "--no-progress", "--resume"]) == 0
+    model = MaskablePPO.load(out / "model.zip", device="cpu")
+    assert model.num_timesteps == 512
+    curve = (out / "curve.csv").read_text().splitlines()
+    assert [int(row.split(",")[0]) for row in curve[1:]] == [128, 256, 384, 512]
+
+
+def test_ctrl_c_before_any_training_leaves_no_run(tmp_path, capsys, monkeypatch):
+    from carcassonne_env.cli import main
+    from training import common
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(common.MaskablePPO, "learn", interrupt)
+    out = tmp_path / "run"
+    argv = ["train", "solo", "--out", str(out), "--no-progress", "--total-timesteps", "128",
+            *(f"--{k.replace('_', '-')}={v}" for k, v in TINY.items())]
+    assert main(argv) == 130
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "carcassonne: interrupted: stopped by Ctrl-C")
+    assert not out.exists()  # nothing trained: nothing kept

@@ -25,6 +25,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList, Check
 from stable_baselines3.common.vec_env import VecEnv
 from tqdm.auto import tqdm
 
+from carcassonne_env.cli_errors import Interrupted, OneLineParser
 from carcassonne_env.encoding import OBS_FEATURES
 
 from .buffers import CompactMaskableDictRolloutBuffer
@@ -259,19 +260,42 @@ def remove_run_files(run_dir: Path) -> None:
 
 
 @contextmanager
-def cleanup_on_failure(run_dir: Path, new_run: bool) -> Iterator[None]:
+def cleanup_on_failure(run_dir: Path, new_run: bool,
+                       model: MaskablePPO | None = None) -> Iterator[None]:
     """If a new run fails before saving any model, remove what it wrote (and run_dir,
     if it made it), so the folder does not look like a run; a run with a saved model
-    stays for --resume."""
+    stays for --resume. On a Ctrl-C, `model` is first saved as a checkpoint if it has
+    trained past the run's furthest saved model (`save_interrupted`), so the training
+    time is kept and --resume carries on from it."""
     existed = run_dir.exists()
     try:
         yield
-    except BaseException:
+    except BaseException as err:
+        kept = None
+        if isinstance(err, KeyboardInterrupt) and model is not None and run_dir.is_dir():
+            kept = save_interrupted(model, run_dir)
         if new_run and saved_progress(run_dir) is None:
             remove_run_files(run_dir)
             if not existed and run_dir.is_dir() and not any(run_dir.iterdir()):
                 run_dir.rmdir()
+        if kept is not None:
+            raise kept from None
         raise
+
+
+def save_interrupted(model: MaskablePPO, run_dir: Path) -> Interrupted | None:
+    """Save `model` as run_dir/checkpoints/model_<timesteps>_steps.zip, the checkpoint
+    --resume starts from, unless the run has saved that far already. Returns the
+    `Interrupted` to raise in place of the Ctrl-C (it says where the model went), or
+    None when there was nothing new to save."""
+    done = (saved_progress(run_dir) or (0, None))[0]
+    if model.num_timesteps <= done:
+        return None
+    path = run_dir / "checkpoints" / f"model_{model.num_timesteps}_steps.zip"
+    path.parent.mkdir(exist_ok=True)
+    model.save(path)
+    return Interrupted(f"{model.num_timesteps} timesteps saved to {path}; --resume "
+                       "carries on from there")
 
 
 class ProgressBar(BaseCallback):
@@ -390,8 +414,8 @@ def run_cli(prog: str, doc: str, settings_cls: type, presets: dict[str, dict],
     """The training scripts' command line: --out, --quick, --resume, --overwrite, one
     option per setting; checks them all (and the run folder) before any work, trains
     and reports where the model went."""
-    parser = argparse.ArgumentParser(prog=prog, description=doc,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(prog=prog, description=doc,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, required=True, help="run folder")
     parser.add_argument("--quick", action="store_true",
                         help="the ~10-minute preset (default: the full one); new runs only")

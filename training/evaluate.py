@@ -19,6 +19,7 @@ from pathlib import Path
 
 from agents import split_specs
 from agents.sb3_policy import load_model
+from carcassonne_env.cli_errors import OneLineParser
 from carcassonne_env.envs.for_model import model_rules
 
 
@@ -52,8 +53,8 @@ def evaluate(model_path: str | Path, opponents: list[str], games: int = 100,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="carcassonne train evaluate", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(prog="carcassonne train evaluate", description=__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", help="a saved model (.zip) or a shipped model's name "
                         "(ppo_duel, ppo_solo; ppo_duel_rl, ppo_solo_rl)")
     parser.add_argument("--opponents", default="random,greedy,heuristic",
@@ -72,8 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     opponents = split_specs(args.opponents)
     try:
-        print(evaluate(args.model, opponents, args.games, args.deals, args.seed,
-                       args.workers, args.out, not args.no_progress), end="")
+        table = evaluate(args.model, opponents, args.games, args.deals, args.seed,
+                         args.workers, args.out, not args.no_progress)
+        print(table.rstrip("\n"))  # one final newline, solo table or arena's
     except (OSError, ValueError) as err:
         print(f"carcassonne train evaluate: error: {err}", file=sys.stderr)
         return 2

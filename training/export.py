@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from carcassonne_env.cli_errors import OneLineParser
+
 # Saved attributes that only a running training needs.
 TRAINING_STATE = ("_last_obs", "_last_original_obs", "_last_episode_starts", "ep_info_buffer",
                   "ep_success_buffer", "tensorboard_log", "rollout_buffer_class",
@@ -39,8 +41,8 @@ def export_model(src: str | Path, dst: str | Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="carcassonne train export", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(prog="carcassonne train export", description=__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", help="a saved model (.zip) or a shipped model's name")
     parser.add_argument("-o", "--output", type=Path, required=True, help="slim .zip to write")
     args = parser.parse_args(argv)

@@ -203,7 +203,7 @@ def train(settings: ImitationSettings, out: Path, resume: bool = False,
                          reward="win")
     metric = "result" if settings.players == 1 else f"win_vs_{settings.eval_opponent}"
     rng = np.random.default_rng(settings.seed + model.num_timesteps)
-    with cleanup_on_failure(out, new_run=not resume):
+    with cleanup_on_failure(out, new_run=not resume, model=model):
         record_run(out, settings, resume, overwrite)
         curve = ImitationCurve(out, metric, model.num_timesteps)
         obs, _ = env.reset(seed=settings.seed + model.num_timesteps)

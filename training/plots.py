@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from carcassonne_env.cli_errors import OneLineParser
+
 from .common import CURVE_FILE
 
 
@@ -95,8 +97,8 @@ def draw_curves(run_dirs: list[Path], titles: list[str] | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="carcassonne train plot", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(prog="carcassonne train plot", description=__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", type=Path, help="run folders")
     parser.add_argument("-o", "--output", type=Path, default=Path("training_curves.png"))
     parser.add_argument("--titles", help="comma-separated panel titles")

@@ -62,6 +62,7 @@ import numpy as np
 from gymnasium import spaces
 
 from carcassonne_env import carcassonne_v0
+from carcassonne_env.cli_errors import OneLineParser
 from carcassonne_env.encoding import WindowOverflowError
 
 try:
@@ -328,8 +329,8 @@ def summarize(result: dict[str, Any]) -> dict[str, float]:
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """Command-line options of `main`."""
-    parser = argparse.ArgumentParser(
-        prog="python -m training.rllib_example",
+    parser = OneLineParser(
+        prog="carcassonne train rllib",
         description="PPO self-play on the Carcassonne PettingZoo env with RLlib.")
     parser.add_argument("--iterations", type=int, default=10, help="training iterations")
     parser.add_argument("--board-size", type=int, default=24, help="window B (cells)")

@@ -289,7 +289,7 @@ def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bo
     model.carcassonne_solo = False  # saved, as by the solo scripts (for_model.py)
     if settings.init and model.num_timesteps == 0:
         start_from(model, settings.init)
-    with cleanup_on_failure(out, new_run=not resume):
+    with cleanup_on_failure(out, new_run=not resume, model=model):
         record_run(out, settings, resume, overwrite)
         if model.num_timesteps and pool is not None:
             restore_pool(pool, model.policy, out / "pool")

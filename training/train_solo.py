@@ -77,7 +77,7 @@ def train(settings: SoloSettings, out: Path, resume: bool = False, progress: boo
     prepare_torch(settings)
     model = load_or_create(settings, make_env(settings), out, resume)
     model.carcassonne_solo = True  # saved: tells 3 colours from 3 players (for_model.py)
-    with cleanup_on_failure(out, new_run=not resume):
+    with cleanup_on_failure(out, new_run=not resume, model=model):
         record_run(out, settings, resume, overwrite)
         curve = EpisodeCurve(out, {"result": solo_result})
         return learn(model, settings, out, curve, progress=progress)

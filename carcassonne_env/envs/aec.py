@@ -13,7 +13,7 @@ from pettingzoo.utils import wrappers
 
 from ..checks import check_choice, check_real
 from ..rules import Rules
-from .driver import REWARDS, TurnDriver, seat_rewards
+from .driver import REWARDS, TurnDriver, check_rule_options, seat_rewards
 from .rendering import RENDER_MODES, render_game
 
 OBS_LAYOUTS = ("dict", "classic", "flat")
@@ -88,6 +88,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
                  obs_layout: str = "dict", obs_features: str = "standard",
                  **rule_options: Any) -> None:
         super().__init__()
+        check_rule_options(type(self), rule_options)
         rules = rules_from(rules, rule_options)
         if rules.variant == "solo" or not 2 <= rules.players <= 6:
             raise ValueError("the AEC env is for 2-6 players; the solo variant is the "

@@ -5,6 +5,10 @@ comes from the action mask, which comes from the core's legal moves."""
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+from typing import Any
+
 import numpy as np
 
 from ..checks import is_int
@@ -29,6 +33,20 @@ def seat_rewards(mode: str, gains: np.ndarray, game: Game) -> np.ndarray:
     scores = np.array(game.scores)
     top = scores == scores.max()
     return np.where(top, 1.0 if top.sum() == 1 else 0.0, -1.0)
+
+
+def check_rule_options(env: type, options: dict[str, Any]) -> None:
+    """TypeError for a keyword of `env`'s constructor that is neither one of its parameters
+    nor a `Rules` option (the constructors pass such keywords on to `Rules`, which would
+    be blamed for them); the message lists both."""
+    rule_names = [f.name for f in dataclasses.fields(Rules)]
+    unknown = [key for key in options if key not in rule_names]
+    if unknown:
+        own = [name for name, p in inspect.signature(env.__init__).parameters.items()
+               if name != "self" and p.kind is not p.VAR_KEYWORD]
+        raise TypeError(f"{env.__name__} got an unexpected keyword argument {unknown[0]!r}; "
+                        f"its parameters: {', '.join(own)}; Rules options: "
+                        f"{', '.join(rule_names)}")
 
 
 def action_index(action) -> int | None:
@@ -89,7 +107,10 @@ class TurnDriver:
 
     def step(self, action) -> tuple[np.ndarray, str | None]:
         """Apply `action` for the seat to act. Returns (score gain per seat, None), or
-        (zeros, reason) for an illegal action, which changes nothing."""
+        (zeros, reason) for an illegal action of the action space, which changes nothing.
+        ValueError for an action outside the action space (not an integer scalar, or out
+        of range): a caller's bug, not a move the agent chose."""
+        self.check_in_space(action)
         before = self.game._st.scores.copy()
         reason = self._illegal_reason(action)
         if reason is not None:
@@ -110,16 +131,20 @@ class TurnDriver:
         """Forget the cached observations (after moves played around the driver)."""
         self._cache = {}
 
+    def check_in_space(self, action) -> None:
+        """ValueError unless `action` is in the action space: an integer scalar in
+        [0, n_actions)."""
+        index, n = action_index(action), self.encoder.n_actions
+        if index is None:
+            raise ValueError("action must be an integer in the action space (an int, a "
+                             f"numpy integer or a 0-d integer array), got {action!r}")
+        if not 0 <= index < n:
+            raise ValueError(f"action {index} is outside the action space [0, {n})")
+
     def _illegal_reason(self, action) -> str | None:
         if self.game.done:
             return "the game is over"
-        index = action_index(action)
-        if index is None:
-            return ("action must be an integer (an int, a numpy integer or a 0-d integer "
-                    f"array), got {action!r}")
-        action, n = index, self.encoder.n_actions
-        if not 0 <= action < n:
-            return f"action {action} is outside [0, {n})"
+        action = action_index(action)
         if self.action_mask()[action]:
             return None
         enc = self.encoder

@@ -17,7 +17,7 @@ from gymnasium.error import ResetNeeded
 from ..checks import check_choice, check_int, check_real
 from ..rules import Rules
 from .aec import rules_from
-from .driver import REWARDS, TurnDriver, seat_rewards
+from .driver import REWARDS, TurnDriver, check_rule_options, seat_rewards
 from .rendering import RENDER_MODES, render_game
 
 
@@ -108,14 +108,14 @@ class SoloEnv(_SingleAgentEnv):
             action names a follower on the board (docs/observations.md, "Scoring
             decisions").
         rule_options: further `Rules` options of the solo variant: ``followers`` (the
-            seed's harder 3 or easier 5), ``expansions`` with
-            ``expansion_mode="tiles_only"``.
+            seed's harder 3 or easier 5), ``expansions`` and ``expansion_mode``.
     """
 
     def __init__(self, colours: int = 3, board_size: int = 32, action_mode: str = "turn",
                  on_overflow: str = "warn", illegal_reward: float = -1.0,
                  render_mode: str | None = None, obs_features: str = "standard",
                  scoring_order: str = "auto", **rule_options: Any) -> None:
+        check_rule_options(type(self), rule_options)
         check_int("colours", colours, 3, 4)
         rules = Rules(variant="solo", solo_colours=colours, scoring_order=scoring_order,
                       **rule_options)
@@ -165,6 +165,7 @@ class VsBotsEnv(_SingleAgentEnv):
                  obs_features: str = "standard", **rule_options: Any) -> None:
         from agents import make_agent  # bots live outside the rules package
 
+        check_rule_options(type(self), rule_options)
         if isinstance(opponents, str):
             names = [opponents]
         elif isinstance(opponents, Sequence) and all(isinstance(n, str) for n in opponents):

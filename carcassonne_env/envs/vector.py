@@ -28,6 +28,7 @@ from ..core.vector import aggregate_batch, candidates_batch, encode_batch, step_
 from ..encoding import Encoder
 from ..game import Game, shuffled_deck
 from ..rules import Rules
+from .driver import check_rule_options
 from .rendering import render_game
 
 
@@ -49,6 +50,22 @@ class BatchedGamesEnv(VectorEnv):
         """bool[num_envs, n_actions]: the learner's legal actions in every game (a view of
         the current buffer set, valid as long as the observations are)."""
         return self._sets[self._cur].masks.view(np.bool_)
+
+    def _checked_actions(self, actions) -> np.ndarray:
+        """int64[num_envs] of `actions`; ValueError unless they are `num_envs` integers of
+        the action space (an action outside the mask is legal here: it ends its game)."""
+        actions = np.asarray(actions)
+        if actions.dtype.kind not in "iu" or actions.size != self.num_envs:
+            raise ValueError(f"actions must be {self.num_envs} integers (one per game), got "
+                             f"an array of {actions.size} {actions.dtype}")
+        actions = actions.astype(np.int64, copy=False).reshape(self.num_envs)
+        n = self.encoder.n_actions
+        bad = np.flatnonzero((actions < 0) | (actions >= n))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(f"action {actions[i]} of game {i} is outside the action space "
+                             f"[0, {n})")
+        return actions
 
     def game(self, i: int) -> Game:
         """Game i as a `Game` view sharing its state (read it, don't play on it; no move
@@ -228,6 +245,7 @@ class SoloVectorEnv(BatchedGamesEnv):
                  obs_features: str = "standard", scoring_order: str = "auto",
                  candidate_moves: int = 0,
                  **rule_options: Any) -> None:
+        check_rule_options(type(self), rule_options)
         self.num_envs = check_int("num_envs", num_envs, 1)
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
@@ -285,11 +303,7 @@ class SoloVectorEnv(BatchedGamesEnv):
         return self._obs(), {}
 
     def step(self, actions):
-        actions = np.asarray(actions)
-        if actions.dtype.kind not in "iu" or actions.size != self.num_envs:
-            raise ValueError(f"actions must be {self.num_envs} integers (one per game), got "
-                             f"an array of {actions.size} {actions.dtype}")
-        actions = actions.astype(np.int64, copy=False).reshape(self.num_envs)
+        actions = self._checked_actions(actions)
         enc = self.encoder
         src, dst = self._sets[self._cur], self._sets[1 - self._cur]
         self._cur = 1 - self._cur

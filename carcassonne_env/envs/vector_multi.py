@@ -38,7 +38,7 @@ from ..encoding import Encoder
 from ..game import Game, shuffled_deck
 from ..rules import Rules
 from .aec import rules_from
-from .driver import REWARDS
+from .driver import REWARDS, check_rule_options
 from .vector import BatchedGamesEnv, _Buffers
 
 STEP, START, RESUME = 0, 1, 2  # = agents.vs_bots_kernel phases (imported lazily there)
@@ -130,6 +130,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
             num_threads = numba_config.NUMBA_NUM_THREADS
         num_threads = check_int("num_threads", num_threads, 1)
         self.num_threads = min(num_threads, numba_config.NUMBA_NUM_THREADS)
+        check_rule_options(type(self), rule_options)
         entries = _opponent_list(opponents)
         if rules is None:
             rule_options.setdefault("players", len(entries) + 1)
@@ -244,11 +245,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         return self._obs(), {"seat": self.seats, "_seat": np.ones(self.num_envs, bool)}
 
     def step(self, actions):
-        actions = np.asarray(actions)
-        if actions.dtype.kind not in "iu" or actions.size != self.num_envs:
-            raise ValueError(f"actions must be {self.num_envs} integers (one per game), got "
-                             f"an array of {actions.size} {actions.dtype}")
-        actions = actions.astype(np.int64, copy=False).reshape(self.num_envs)
+        actions = self._checked_actions(actions)
         self._check_self_policy()
         src, dst = self._sets[self._cur], self._sets[1 - self._cur]
         self._cur = 1 - self._cur
