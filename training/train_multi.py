@@ -65,7 +65,10 @@ class MultiSettings(PPOSettings):
     bot_share: float = 0.5  # chance that an episode's opponent is a bot, not a snapshot
     snapshot_every: int = 25_000  # timesteps between snapshots joining the pool
     pool_size: int = 8  # snapshots kept (oldest leave first)
-    reward: str = "margin"  # VsBots-v0 reward: own points minus the opponent's
+    # VsBots-v0 reward: "margin" (own points minus the opponent's), "score", "win"; or
+    # "projected": the rise of the projected margin (--env batched, aggregate observation;
+    # training.batched.JoinedVecEnv)
+    reward: str = "margin"
     reward_scale: float = 0.1  # keeps value targets near 1
     env: str = "python"  # or "batched": jitted vector envs (training.batched)
     init: str = ""  # a model whose policy weights start a new run (e.g. runs/bc/model.zip)
@@ -101,7 +104,12 @@ class MultiSettings(PPOSettings):
                              "snapshots as opponents would need the prior too)")
         for name in ("snapshot_every", "pool_size"):
             require(self, name, int, lambda v: v >= 1, "a positive integer")
-        require(self, "reward", str, lambda v: v in REWARDS, f"one of {', '.join(REWARDS)}")
+        require(self, "reward", str, lambda v: v in (*REWARDS, "projected"),
+                f"one of {', '.join(REWARDS)}, projected")
+        if self.reward == "projected" and (self.env != "batched"
+                                           or self.obs_features != "aggregate"):
+            raise ValueError("--reward projected needs --env batched and --obs-features "
+                             "aggregate (the projected scores are in that observation)")
         require(self, "reward_scale", float, lambda v: v > 0, "a number > 0")
 
 
@@ -244,7 +252,8 @@ def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None
     league = League(n_league, settings.pool_size, settings.seed) if n_league > 0 else None
 
     def group(n: int, opponent: Any) -> VsBotsVectorEnv:
-        return VsBotsVectorEnv(n, opponents=opponent, players=2, reward=settings.reward,
+        reward = "margin" if settings.reward == "projected" else settings.reward
+        return VsBotsVectorEnv(n, opponents=opponent, players=2, reward=reward,
                                board_size=settings.board_size,
                                num_threads=settings.torch_threads, **settings.env_options())
 
@@ -252,7 +261,8 @@ def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None
     if league is not None:
         groups.append((SELF, group(n_league, league)))
     return VecMonitor(JoinedVecEnv(groups, settings.reward_scale,
-                                   prior=bool(settings.move_prior))), league
+                                   prior=bool(settings.move_prior),
+                                   projected=settings.reward == "projected")), league
 
 
 def start_from(model: MaskablePPO, path: str) -> None:
