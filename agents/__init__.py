@@ -2,8 +2,9 @@
 spec with `make_agent("mcts:iterations=400", seed=0)`. The search bots are imported on
 first use (their numba functions load then)."""
 
+from carcassonne_env.bots.simple import GreedyAgent, RandomAgent
+
 from .base import BOTS, Agent, make_agent, registry, split_specs
-from .simple import GreedyAgent, RandomAgent
 
 _LAZY = {"HeuristicAgent": "heuristic", "MCTSAgent": "mcts", "SB3Agent": "sb3"}
 

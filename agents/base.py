@@ -2,41 +2,20 @@
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import types
-import typing
-from typing import Any, Protocol, runtime_checkable
-
-from carcassonne_env import Game, Move, Rules
-from carcassonne_env.checks import is_int
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """A bot: `act` returns a legal move for the seat to move; `name` identifies it in
-    tables. Bots are seeded at construction (`seed=`) so games are reproducible."""
-
-    name: str
-
-    def act(self, game: Game) -> Move: ...
-
-
-def auto_scoring_choice(game: Game) -> Move | None:
-    """At a scoring decision (solo, ``scoring_order="player"``: `Game.decision` is
-    "score_feature" or "score_follower"), the option the automatic order takes; None at
-    a tile placement. The built-in bots but random play it: they do not search the order,
-    so they score exactly as under ``scoring_order="auto"``."""
-    if game.done or game.decision == "place":
-        return None
-    return game.auto_scoring_move()
-
+from carcassonne_env import Game, Rules
+from carcassonne_env.bots.base import (  # noqa: F401 - re-exported (they lived here)
+    BUILTIN_BOTS,
+    Agent,
+    _option_type,
+    auto_scoring_choice,
+    bot_class,
+    make_bot,
+    split_specs,
+)
 
 # Imported on demand: building a random bot should not compile the search bots.
 BOTS = {
-    "random": "agents.simple:RandomAgent",
-    "greedy": "agents.simple:GreedyAgent",
-    "heuristic": "agents.heuristic:HeuristicAgent",
+    **BUILTIN_BOTS,
     "mcts": "agents.mcts:MCTSAgent",
     "sb3": "agents.sb3_policy:SB3Agent",  # needs model=PATH.zip
     "solo-search": "agents.solo_search:SoloSearchAgent",  # solo variant only (issue 15)
@@ -45,98 +24,21 @@ BOTS = {
 
 
 def _bot_class(name: str) -> type:
-    module, _, cls = BOTS[name].partition(":")
-    return getattr(importlib.import_module(module), cls)
+    return bot_class(name, BOTS)
 
 
 def registry() -> dict[str, type]:
-    """Built-in bots by name."""
+    """Every bot by name: the built-in bots of `carcassonne_env.bots` and the ones here."""
     return {name: _bot_class(name) for name in BOTS}
 
 
-_TRUE, _FALSE = ("true", "1"), ("false", "0")
-
-
-def _option_type(cls: type, key: str) -> Any:
-    """The annotated type of constructor option `key` of bot class `cls` (the type of
-    its ``**kwargs`` for a name the signature does not list; Optional stripped), or
-    None if the class takes no such option."""
-    hints = typing.get_type_hints(cls.__init__)
-    params = inspect.signature(cls.__init__).parameters
-    if key in params and params[key].kind not in (inspect.Parameter.VAR_POSITIONAL,
-                                                   inspect.Parameter.VAR_KEYWORD):
-        kind = hints.get(key, Any)
-    else:
-        extra = [p.name for p in params.values() if p.kind is inspect.Parameter.VAR_KEYWORD]
-        if not extra:
-            return None
-        kind = hints.get(extra[0], Any)
-    if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union:
-        kinds = [k for k in typing.get_args(kind) if k is not type(None)]
-        kind = kinds[0] if len(kinds) == 1 else Any
-    return kind
-
-
-def _option_value(key: str, text: str, kind: Any) -> Any:
-    """`text` as the option's type: bool (true/false/1/0, any case), int, float; the
-    text itself for a str or untyped option. ValueError naming `key` if it does not fit."""
-    if kind is bool:
-        if text.lower() in _TRUE + _FALSE:
-            return text.lower() in _TRUE
-        raise ValueError(f"option {key!r} is a boolean (true/false/1/0), got {text!r}")
-    if kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            raise ValueError(f"option {key!r} takes {'an integer' if kind is int else 'a number'}"
-                             f", got {text!r}") from None
-    return text
-
-
-def split_specs(text: str) -> list[str]:
-    """Comma-separated bot specs (``"random, mcts:iterations=400"``), blanks dropped."""
-    return [b.strip() for b in text.split(",") if b.strip()]
-
-
 def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """Build a built-in bot from a spec: its name, optionally followed by constructor
+    """Build a bot from a spec: its name, optionally followed by constructor
     options, ``"mcts:iterations=2000:trees=2"``, each read as the type the bot's
     constructor annotates (bool: true/false/1/0 in any case; int; float; else text). The
     bot's `name` is the spec, so tables tell budgets apart. Raises ValueError for an
-    unknown name or option, a value that does not fit its option's type or a negative
-    seed; TypeError if `spec` is not a string."""
-    if not isinstance(spec, str):
-        raise TypeError("a bot spec is a string such as 'greedy' or 'mcts:iterations=400', "
-                        f"got {spec!r}")
-    if is_int(seed) and seed < 0:
-        raise ValueError(f"seed must be None or a non-negative integer, got {seed}")
-    name, *options = spec.split(":")
-    if name not in BOTS:
-        raise ValueError(f"unknown bot {name!r}; available: {', '.join(sorted(BOTS))}")
-    cls = _bot_class(name)
-    kwargs = {}
-    for option in options:
-        key, eq, value = option.partition("=")
-        if not eq or not key:
-            raise ValueError(f"bot option {option!r} in {spec!r} is not key=value")
-        if key == "seed":
-            raise ValueError(f"bot option 'seed' in {spec!r}: bots are seeded by the caller "
-                             "(make_agent's seed, --seed)")
-        kind = _option_type(cls, key)
-        if kind is None:
-            raise ValueError(f"bad options for bot {name!r} in {spec!r}: unknown option "
-                             f"{key!r}")
-        try:
-            kwargs[key] = _option_value(key, value, kind)
-        except ValueError as err:
-            raise ValueError(f"bad options for bot {name!r} in {spec!r}: {err}") from None
-    try:
-        agent = cls(seed=seed, **kwargs)
-    except TypeError as err:
-        raise ValueError(f"bad options for bot {name!r} in {spec!r}: {err}") from None
-    if options:
-        agent.name = spec
-    return agent
+    unknown name or option, or a value that does not fit its option's type."""
+    return make_bot(spec, seed, BOTS)
 
 
 # (spec, rules) pairs whose first act() this process has already paid for.

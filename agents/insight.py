@@ -113,7 +113,7 @@ def explain(agent: Agent, game: Game, top_k: int = 5) -> dict[str, Any] | None:
     own = getattr(agent, "explain", None)
     if callable(own):
         return own(game, top_k)
-    from .heuristic import HeuristicAgent
+    from carcassonne_env.bots.heuristic import HeuristicAgent
 
     if isinstance(agent, HeuristicAgent):
         return _heuristic(agent, game, top_k)
@@ -150,8 +150,9 @@ class Coach:
     """
 
     def __init__(self, spec: str, seed: int | None = 0) -> None:
+        from carcassonne_env.bots.heuristic import HeuristicAgent
+
         from .base import make_agent
-        from .heuristic import HeuristicAgent
 
         self.spec = spec
         self.bot = make_agent(spec, seed=seed)

@@ -8,12 +8,12 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from carcassonne_env import Game, Move
+from carcassonne_env.bots.heuristic import HeuristicAgent
 from carcassonne_env.checks import check_int, check_optional_int, check_real, is_int
 from carcassonne_env.core.state import copy_state, max_legal_rows
 
 from . import search as S
 from .base import auto_scoring_choice
-from .heuristic import HeuristicAgent
 
 
 class MCTSAgent:

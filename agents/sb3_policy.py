@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 
 from carcassonne_env import Game, Move, Rules
+from carcassonne_env.bots.heuristic import HeuristicAgent
+from carcassonne_env.bots.move_prior import PRIOR_KEY, game_prior
 from carcassonne_env.checks import check_bool, check_choice, check_optional_int, check_seed
 from carcassonne_env.encoding import (
     ACTION_MODES,
@@ -18,9 +20,6 @@ from carcassonne_env.encoding import (
     WindowOverflowError,
     WindowOverflowWarning,
 )
-
-from .heuristic import HeuristicAgent
-from .move_prior import PRIOR_KEY, game_prior
 
 # Trained models shipped inside the package (package data); `sb3:model=NAME` finds them.
 MODELS_DIR = Path(__file__).resolve().parent / "models"

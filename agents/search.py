@@ -20,12 +20,11 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from carcassonne_env.bots.evaluation import evaluate_moves, objective, position_values, unseen_tiles
 from carcassonne_env.core import config as C
 from carcassonne_env.core.playout import random_playout, rng_below, shuffle_undrawn
 from carcassonne_env.core.state import copy_into
 from carcassonne_env.core.turn import apply_move_auto, legal_moves, tile_to_place
-
-from .evaluation import evaluate_moves, objective, position_values, unseen_tiles
 
 Tree = namedtuple("Tree", ["key", "seat", "child", "sibling", "visits", "avail", "value",
                            "row"])

@@ -31,11 +31,11 @@ import time
 import numpy as np
 
 from carcassonne_env import Game, Move
+from carcassonne_env.bots.heuristic import HeuristicAgent
 from carcassonne_env.checks import check_int, check_optional_int, check_real
 from carcassonne_env.core.state import copy_state, max_legal_rows
 
 from .base import auto_scoring_choice
-from .heuristic import HeuristicAgent
 from .search import candidate_values
 
 

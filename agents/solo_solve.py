@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 
 from carcassonne_env import Game, Rules
+from carcassonne_env.bots.heuristic import HeuristicAgent
 from carcassonne_env.checks import check_int, check_real
 from carcassonne_env.cli_errors import Interrupted
 from carcassonne_env.core.state import copy_state, max_legal_rows
 
-from .heuristic import HeuristicAgent
 from .search import rollout_results
 
 _TOP_KS = (4, 8, 16, 32, 0)  # 0: every legal move

@@ -13,7 +13,7 @@ import torch as th
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from agents.move_prior import PRIOR_KEY, prior_from_probs, prior_space
+from carcassonne_env.bots.move_prior import PRIOR_KEY, prior_from_probs, prior_space
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
 
 

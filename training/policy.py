@@ -28,7 +28,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from agents.move_prior import PRIOR_KEY
+from carcassonne_env.bots.move_prior import PRIOR_KEY
 from carcassonne_env.tiles import base_tileset
 
 

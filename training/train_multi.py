@@ -32,8 +32,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 from agents import make_agent, split_specs
-from agents.fast_bots import bot_spec
 from agents.sb3_policy import SB3Agent
+from carcassonne_env.bots.fast_bots import bot_spec
 from carcassonne_env.encoding import WindowOverflowError
 from carcassonne_env.envs.driver import REWARDS
 from carcassonne_env.envs.single import VsBotsEnv

@@ -155,7 +155,7 @@ def make_env_for_model(model: Any, *, solo: bool | None = None, **env_kwargs: An
     env = gym.make(env_id, **{**env_kwargs, **options})
     space = getattr(_load(model), "observation_space", None)
     if hasattr(space, "spaces") and "prior" in space.spaces:  # trained with the move prior
-        from agents.move_prior import MovePriorObservation
+        from ..bots.move_prior import MovePriorObservation
 
         env = MovePriorObservation(env)
     return env

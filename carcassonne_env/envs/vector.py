@@ -96,8 +96,8 @@ class BatchedGamesEnv(VectorEnv):
         heuristic's estimate of the points still to come: its best evaluation minus the
         banked margin over the best other seat, or in solo minus the lowest colour's
         score; 0 for the other bots)."""
-        from agents.fast_bots import bot_spec
-        from agents.vs_bots_kernel import teacher_batch
+        from ..bots.fast_bots import bot_spec
+        from ..bots.vs_bots_kernel import teacher_batch
 
         kind, w = bot_spec(spec)
         temperature = check_real("temperature", temperature)
@@ -105,7 +105,7 @@ class BatchedGamesEnv(VectorEnv):
             raise ValueError(f"temperature must be >= 0, got {temperature}")
         if getattr(self, "_teacher", None) is None:
             self._init_bot_buffers()
-            from agents.jitted_bots import MT_WORDS, mt_seed
+            from ..bots.jitted_bots import MT_WORDS, mt_seed
 
             N = self.num_envs
             mt = np.zeros((N, MT_WORDS), np.int64)

@@ -119,9 +119,9 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                  render_mode: str | None = None, self_policy: Policy | None = None,
                  obs_features: str = "standard", candidate_moves: int = 0,
                  **rule_options: Any) -> None:
-        from agents.fast_bots import bot_spec
-        from agents.jitted_bots import KINDS, POLICY
-        from agents.vs_bots_kernel import REWARD_MODES
+        from ..bots.fast_bots import bot_spec
+        from ..bots.jitted_bots import KINDS, POLICY
+        from ..bots.vs_bots_kernel import REWARD_MODES
 
         self.num_envs = check_int("num_envs", num_envs, 1)
         if render_mode is not None:
@@ -260,7 +260,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
              started: np.ndarray | None = None) -> None:
         """One `run_batch` call (phase STEP, START or RESUME) writing into the current
         buffer set."""
-        from agents.vs_bots_kernel import run_batch
+        from ..bots.vs_bots_kernel import run_batch
 
         enc, out = self.encoder, self._sets[self._cur]
         set_num_threads(self.num_threads)
@@ -316,7 +316,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         """While some games wait for a policy seat: per policy, encode the waiting games'
         observations for their seats in one batch, call the policy once, play the
         actions (and the bots after them) in one jitted call."""
-        from agents.vs_bots_kernel import observe_batch
+        from ..bots.vs_bots_kernel import observe_batch
 
         enc, out = self.encoder, self._sets[self._cur]
         tb = enc.tileset.tables

@@ -53,13 +53,13 @@ class JittedBot:
 def bot_spec(spec: str) -> tuple[int, np.ndarray]:
     """(kind, heuristic weight vector) of a bot spec the jitted bots can play: "random",
     "greedy", "heuristic" or "heuristic:WEIGHT=VALUE:..."; ValueError otherwise."""
-    from .base import make_agent
+    from .base import make_bot
     from .heuristic import weight_vector
 
     name = spec.split(":")[0]
     if name not in KINDS:
         raise ValueError(f"no jitted version of bot {spec!r}; jitted bots: "
                          f"{', '.join(KINDS)}")
-    agent = make_agent(spec, seed=0)  # validates the options
+    agent = make_bot(spec, seed=0)  # validates the options
     w = agent._w.copy() if name == "heuristic" else weight_vector({})
     return KINDS[name], w

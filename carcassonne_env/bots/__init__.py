@@ -1,0 +1,4 @@
+"""The built-in bots the environments play: random, greedy and heuristic (`make_bot`), their
+jitted versions (`jitted_bots`, `fast_bots`), the batched VsBots kernel and teacher
+(`vs_bots_kernel`) and the heuristic's move prior (`move_prior`). The search and policy
+bots build on these in the `agents` package."""
