@@ -108,7 +108,7 @@ def cmd_play_human(args: argparse.Namespace) -> int:
     """`play --human`: a person against bots, in the browser or the terminal (issue 16)."""
     from agents import make_agent, split_specs
 
-    from .viewer.play import HumanSession, play_tui, serve
+    from .viewer.play import HumanSession, check_port, play_tui, serve
 
     rules = _rules(args)
     if args.bots:
@@ -128,6 +128,8 @@ def cmd_play_human(args: argparse.Namespace) -> int:
         raise ValueError(f"--seat must be in [0, {rules.players - 1}], got {args.seat}")
     record = args.record or "human_game.json"
     output_file(record)
+    if not args.tui:
+        check_port(args.port)  # before the bots play their first moves
     bots = [make_agent(n, seed=args.seed + k) for k, n in enumerate(names)]
     session = HumanSession(rules, bots, human_seat=args.seat, seed=args.seed, record=record,
                            names=names)
