@@ -8,11 +8,11 @@ import threading
 
 import pytest
 from browser_support import Page, browser  # noqa: F401 (fixture)
+from test_play_human import builder_first, to_first_choice
 
 from agents import make_agent
 from carcassonne_env import Rules
 from carcassonne_env.viewer.play import HumanSession, make_server
-from test_play_human import builder_first, to_first_choice
 
 
 @pytest.fixture
