@@ -100,9 +100,10 @@ class HumanSession:
     def quit(self) -> str:
         """Stop playing: save the record; returns the line that says where it went."""
         path = self.save()
+        moves = len(self.game.to_record()["moves"])  # scoring choices included
         if path is None:
-            return f"stopped after {self.game.turn} moves; no record kept"
-        return f"record of {self.game.turn} moves written to {path}"
+            return f"stopped after {moves} moves; no record kept"
+        return f"record of {moves} moves written to {path}"
 
     def record(self) -> dict[str, Any]:
         rec = self.game.to_record()
@@ -203,7 +204,7 @@ class HumanSession:
             [SEAT_NAMES[p % 6] for p in range(seats)],
             "seat_colours": [_hex(SEAT_COLOURS[p % len(SEAT_COLOURS)]) for p in range(seats)],
             "geometry": tile_geometry(self.game._ts),
-            "figures": list(self.rules.figures),
+            "figure_kinds": list(self.rules.figures),
         }
 
 
@@ -385,6 +386,10 @@ def play_tui(session: HumanSession, read: Callable[[str], str] = input,
             if text == "quit":
                 say(session.quit())
                 return
+            if text == "list" and choices:
+                for k, c in enumerate(choices, 1):
+                    say(_choice_words(k, c))
+                continue
             if text == "list":
                 for m in game.legal_moves():
                     say(f"  {m.x} {m.y} {m.rotation} {m.follower or '-'}"
