@@ -3,6 +3,7 @@ terminal fallback and the command line. Browser tests: tests/test_play_browser.p
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -125,7 +126,11 @@ def test_cli_human_errors(capsys):
                         (["play", "--human", "--solo", "--against", "random"], "solo"),
                         (["play", "--tui"], "needs --human"),
                         (["play", "--human", "--against", "nope"], "unknown bot"),
-                        (["play", "--human", "--seat", "2"], "--seat")):
+                        (["play", "--human", "--seat", "2"], "--seat"),
+                        (["play", "--human", "--scoring-order", "player"],
+                         "solo-variant option"),
+                        (["play", "--solo", "--scoring-order", "player"],
+                         "--scoring-order needs --human --solo")):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert err.startswith("carcassonne: error:") and words in err, (argv, err)
@@ -302,3 +307,14 @@ def test_port_out_of_range_or_in_use(capsys):
     err = capsys.readouterr().err
     assert err == (f"carcassonne: error: port {port} on 127.0.0.1 is in use; choose another "
                    "with --port, or leave it out for a free one\n")
+
+
+def test_cli_tui_solo_scoring_order_player(tmp_path, monkeypatch, capsys):
+    """`play --human --solo --scoring-order player --tui`: `quit` says where the record
+    went, and the record keeps the option."""
+    record = tmp_path / "solo.json"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["play", "--human", "--solo", "--scoring-order", "player", "--tui",
+                 "--record", str(record), "--seed", "4"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(f"record of 0 moves written to {record}")
+    assert json.loads(record.read_text())["rules"]["scoring_order"] == "player"
