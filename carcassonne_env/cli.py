@@ -15,6 +15,7 @@ from, solo-solve writes the best line found."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Callable
@@ -119,9 +120,11 @@ def cmd_play_human(args: argparse.Namespace) -> int:
     """`play --human`: a person against bots, in the browser or the terminal (issue 16)."""
     from agents import make_agent, split_specs
 
-    from .viewer.play import HumanSession, play_tui, serve
+    from .viewer.play import HumanSession, check_port, play_tui, serve
 
     rules = _rules(args)
+    if args.scoring_order:  # Rules refuses "player" outside the solo variant
+        rules = dataclasses.replace(rules, scoring_order=args.scoring_order)
     if args.bots:
         raise ValueError("--human takes its opponents from --against, not --bots")
     if args.annotate or args.coach:
@@ -140,6 +143,8 @@ def cmd_play_human(args: argparse.Namespace) -> int:
         raise ValueError(f"--seat must be in [0, {rules.players - 1}], got {seat}")
     record = args.record or "human_game.json"
     output_file(record)
+    if not args.tui:
+        check_port(args.port)  # before the bots play their first moves
     bots = [make_agent(n, seed=args.seed + k) for k, n in enumerate(names)]
     session = HumanSession(rules, bots, human_seat=seat, seed=args.seed, record=record,
                            names=names)
@@ -166,6 +171,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     if solo and len(names) != 1:
         raise ValueError(f"--solo is played by one bot (all colours), got {len(names)} "
                          f"specs: {','.join(names)}")
+    if args.scoring_order:
+        raise ValueError("--scoring-order needs --human --solo (bots score in the "
+                         "engine's order)")
     if not solo and len(names) == 1:
         names = names * rules.players
     if not solo and len(names) != rules.players:
@@ -511,6 +519,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --human: print the address, open no browser")
     g.add_argument("--tui", action="store_true",
                    help="with --human: play in the terminal instead of the browser")
+    g.add_argument("--scoring-order", choices=("auto", "player"), default=None,
+                   help="with --human --solo: 'player' lets you choose the order in which "
+                   "features completed together and the end bonus score (default auto)")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("bench", parents=[common],

@@ -8,6 +8,7 @@ import threading
 
 import pytest
 from browser_support import Page, browser  # noqa: F401 (fixture)
+from test_play_human import builder_first, to_first_choice
 
 from agents import make_agent
 from carcassonne_env import Rules
@@ -133,4 +134,128 @@ def test_strategic_hand_by_clicks(browser, served):  # noqa: F811
         tile = hand[-1]
         assert page.page.locator("#hand button").count() == len(hand)
         play_by_clicks(page, session, turn, tile)
+    assert page.errors == []
+
+
+def test_bot_replies_one_by_one(browser, served):  # noqa: F811
+    """Each bot's reply is shown on its own, its tile framed as the last one, at the
+    speed of the menu; then the person's turn."""
+    session, url = served(Rules(players=3), ["greedy", "greedy"])
+    page = open_play(browser, url)
+    page.page.select_option("#bot-speed", "1500")
+    x, y, rot, _, rots, options = choose(session, 0)
+    page.page.locator(f'rect.legal[data-x="{x}"][data-y="{y}"]').click()
+    for _ in range(rots.index(str(rot))):
+        page.page.keyboard.press("r")
+    page.page.keyboard.press("Enter")
+    if options != [None]:
+        page.page.click("#no-follower")
+    replies = []
+    for k in (1, 2):
+        page.page.wait_for_function(f"window.repliesShown === {k}")
+        if k == 1:
+            replies = session.state()["bot_moves"]
+        reply = replies[k - 1]
+        last = page.page.locator("rect.last-tile")
+        assert (float(last.get_attribute("x")), float(last.get_attribute("y"))) == (
+            pytest.approx(reply["x"] + 0.02), pytest.approx(reply["y"] + 0.02))
+        assert page.page.locator("use.tile").count() == 2 + k  # start, person's, replies
+        assert page.page.locator("rect.legal").count() == 0  # no clicks meanwhile
+        assert f"(reply {k} of 2)" in page.page.locator("#message").inner_text()
+        assert len(page.page.locator("#bot-moves li").all_inner_texts()) == k
+        shown = [int(t) for t in page.page.locator("#seats td.score").all_inner_texts()]
+        assert shown == reply["scores"]
+        if k == 1:
+            page.screenshot("play_reply_one_by_one.png")
+    page.page.wait_for_function("(window.moves || 0) >= 1")
+    assert page.page.locator("#message").inner_text().startswith("Your turn")
+    assert page.page.locator("rect.legal").count() > 0
+    last = page.page.locator("rect.last-tile")
+    assert float(last.get_attribute("x")) == pytest.approx(replies[1]["x"] + 0.02)
+    assert page.errors == []
+
+
+def figure_first(session: HumanSession, placed: list[str]) -> tuple:
+    """(figure, x, y, "rotation", location): a figure not placed yet where one fits,
+    else the first builder move, else a fixed pick."""
+    figures = session.legal_figures().get(session.game.current_tile, {})
+    wanted = [(f, *map(int, c.split(",")), r, loc) for c, rots in figures.items()
+              for r, figs in rots.items() for f, locs in figs.items() for loc in locs
+              if f not in placed]
+    if wanted:
+        return wanted[0]
+    move = builder_first(session)
+    return move.figure, move.x, move.y, str(move.rotation), move.follower
+
+
+def test_expansion_figures_by_clicks(browser, served):  # noqa: F811
+    """A large follower, a builder and a pig are placed by clicks: the figure buttons
+    show the supply; the builder's extra turn is announced."""
+    session, url = served(Rules(expansions=("traders_builders", "inns_cathedrals")),
+                          ["random"], seed=9)
+    page = open_play(browser, url)
+    page.page.select_option("#bot-speed", "0")
+    placed: list[str] = []
+    while "extra" not in placed:
+        figure, x, y, rot, loc = figure_first(session, placed)
+        tile, figures = session.game.current_tile, session.legal_figures()
+        rots = sorted(session.legal()[tile][f"{x},{y}"])
+        spots = [f for f in session.legal()[tile][f"{x},{y}"][rot] if f is not None]
+        spots += [f for fs in figures.get(tile, {}).get(f"{x},{y}", {}).get(rot, {}).values()
+                  for f in fs]
+        before = session.game.turn
+        done = page.page.evaluate("window.moves || 0")
+        page.page.locator(f'rect.legal[data-x="{x}"][data-y="{y}"]').click()
+        for _ in range(rots.index(rot)):
+            page.page.keyboard.press("r")
+        page.page.keyboard.press("Enter")
+        if loc is None:
+            if spots:  # else the tile is placed at once
+                page.page.click("#no-follower")
+        else:
+            button = page.page.locator(f'#figures button[data-figure="{figure}"]')
+            left = session.game.figures_in_supply[0][figure]
+            assert button.inner_text().endswith(f"({left} left)")
+            button.click()
+            page.page.locator(f'circle.spot[data-loc="{loc}"]').click()
+        page.page.wait_for_function(f"(window.moves || 0) > {done}")
+        played = session.game.to_record()["moves"][before]
+        assert (played["x"], played["y"], played["rotation"], played["follower"],
+                played.get("figure", "follower")) == (x, y, int(rot), loc, figure)
+        if loc is not None and figure != "follower":
+            placed.append(figure)
+        if session.state()["extra_turn"]:
+            placed.append("extra")
+            assert page.page.locator("#extra").inner_text() == "your builder's extra turn"
+            assert page.page.locator("#message").inner_text().startswith(
+                "Your builder's extra turn")
+    assert {"large", "builder", "pig", "extra"} <= set(placed)
+    figures = page.page.locator("#seats td.figures").all_inner_texts()
+    assert figures == [", ".join(f"{f} {n[f]}" for f in ("large", "builder", "pig"))
+                       for n in session.game.figures_in_supply]
+    page.screenshot("play_expansions.png")
+    assert page.errors == []
+
+
+def test_solo_scoring_choices_on_the_page(browser, served):  # noqa: F811
+    session, url = served(Rules(variant="solo", scoring_order="player"), [], seed=1)
+    to_first_choice(session)
+    page = open_play(browser, url)
+    choices = session.choices()
+    buttons = page.page.locator("#choices button")
+    assert buttons.count() == len(choices) > 1
+    assert "which" in page.page.locator("#message").inner_text()
+    assert page.page.locator("rect.legal").count() == 0
+    assert not page.page.locator("#actions").is_visible()
+    buttons.nth(1).hover()
+    assert page.page.locator("rect.choice-tiles").count() == len(choices[1]["tiles"])
+    page.screenshot("play_solo_choices.png")
+    moves = len(session.record()["moves"])
+    buttons.nth(1).click()
+    page.page.wait_for_function("(window.moves || 0) >= 1")
+    record = session.record()
+    assert len(record["moves"]) == moves + 1
+    assert (record["moves"][-1]["x"], record["moves"][-1]["y"],
+            record["moves"][-1]["follower"]) == (choices[1]["x"], choices[1]["y"],
+                                                 choices[1]["follower"])
     assert page.errors == []

@@ -3,10 +3,12 @@ terminal fallback and the command line. Browser tests: tests/test_play_browser.p
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -17,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from agents import make_agent
-from carcassonne_env import Game, IllegalMoveError, Rules
+from carcassonne_env import Game, IllegalMoveError, Move, Rules
 from carcassonne_env.cli import main
 from carcassonne_env.viewer.play import HumanSession, make_server, play_tui
 
@@ -114,6 +116,7 @@ def test_tui_scripted(tmp_path):
     assert "refused: type: x y rotation" in text
     assert session.game.turn == 2
     assert json.loads((tmp_path / "t.json").read_text())["moves"][0]["x"] == x
+    assert out[-1] == f"record of 2 moves written to {tmp_path / 't.json'}"
 
 
 def test_cli_human_errors(capsys):
@@ -123,7 +126,11 @@ def test_cli_human_errors(capsys):
                         (["play", "--human", "--solo", "--against", "random"], "solo"),
                         (["play", "--tui"], "needs --human"),
                         (["play", "--human", "--against", "nope"], "unknown bot"),
-                        (["play", "--human", "--seat", "2"], "--seat")):
+                        (["play", "--human", "--seat", "2"], "--seat"),
+                        (["play", "--human", "--scoring-order", "player"],
+                         "solo-variant option"),
+                        (["play", "--solo", "--scoring-order", "player"],
+                         "--scoring-order needs --human --solo")):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert err.startswith("carcassonne: error:") and words in err, (argv, err)
@@ -159,3 +166,155 @@ def test_against_a_trained_policy():
     assert session.game.turn == 1 and session.bot_moves[0]["name"] == "sb3:model=ppo_duel"
     session.move(*first_legal(session))
     assert session.game.turn == 3 and session.human_to_move()
+
+
+def builder_first(session: HumanSession) -> Move:
+    """The person's first builder move, else a fixed pick: reaches an extra turn."""
+    moves = session.game.legal_moves()
+    builders = [m for m in moves if m.figure == "builder"]
+    return builders[0] if builders else moves[(session.game.turn * 5) % len(moves)]
+
+
+def offered(session: HumanSession) -> set[tuple]:
+    """The moves `legal` and `legal_figures` offer: (tile, "x,y", "r", follower, figure)."""
+    out = {(t, c, r, f, "follower") for t, cells in session.legal().items()
+           for c, rots in cells.items() for r, fs in rots.items() for f in fs}
+    return out | {(t, c, r, f, figure) for t, cells in session.legal_figures().items()
+                  for c, rots in cells.items() for r, figs in rots.items()
+                  for figure, fs in figs.items() for f in fs}
+
+
+def test_every_figure_and_the_builders_extra_turn():
+    """Traders & Builders and Inns & Cathedrals: the large follower, builder and pig are
+    offered (`legal_figures`), their supply is in the state, and the builder's extra
+    turn is flagged; the bots' replies carry the board after each one."""
+    rules = Rules(expansions=("traders_builders", "inns_cathedrals"))
+    session = HumanSession(rules, [make_agent("random", seed=0)], seed=0)
+    assert session.state()["figures"] == [{"follower": 7, "large": 1, "builder": 1,
+                                           "pig": 1}] * 2
+    figures, extra_seen = set(), False
+    while not session.game.done and not extra_seen:
+        tile = session.game.current_tile
+        assert offered(session) == {(tile, f"{m.x},{m.y}", str(m.rotation), m.follower,
+                                     m.figure) for m in session.game.legal_moves()}
+        figures |= {figure for *_, figure in offered(session)}
+        before, move = session.game.turn, builder_first(session)
+        session.move(*move)
+        state = session.state()
+        assert session.record()["moves"][before].get("figure", "follower") == move.figure
+        extra_seen = state["extra_turn"]
+        # an extra turn: the person moves again at once, no bot reply in between
+        assert (session.game.turn == before + 1) == extra_seen
+        if not extra_seen:  # the bot's reply, with its own extra turn when it earns one
+            assert [m["seat"] for m in state["bot_moves"]] in ([1], [1, 1])
+            assert [m["extra"] for m in state["bot_moves"]] in ([False], [False, True])
+    assert extra_seen and state["human_to_move"] and state["bot_moves"] == []
+    assert figures == {"follower", "large", "builder", "pig"}
+    session.move(*builder_first(session))
+    last = session.state()["bot_moves"][-1]
+    assert last["tiles"] == session.state()["tiles"]
+    assert last["scores"] == session.game.scores and "figures" in last
+    assert "figures" not in HumanSession(Rules(), [make_agent("random", seed=0)],
+                                         seed=1).state()
+
+
+def to_first_choice(session: HumanSession) -> None:
+    while not session.choices():
+        session.move(*first_legal(session))
+
+
+def test_solo_scoring_choices():
+    session = HumanSession(Rules(variant="solo", scoring_order="player"), [], seed=1)
+    to_first_choice(session)
+    game = session.game
+    state = session.state()
+    assert state["decision"] == game.decision != "place"
+    assert state["legal"] == {} and state["hand"] == []
+    assert state["choices"] == [
+        {"x": c.move.x, "y": c.move.y, "rotation": c.move.rotation,
+         "follower": c.move.follower, "kind": c.kind, "tiles": [list(t) for t in c.tiles],
+         "points": c.points, "majority": list(c.majority)}
+        for c in game.scoring_choices()]
+    pick = state["choices"][1]
+    moves = len(game.to_record()["moves"])
+    session.move(pick["x"], pick["y"], pick["rotation"], pick["follower"])
+    assert len(game.to_record()["moves"]) == moves + 1
+    assert game.to_record()["moves"][-1] == {
+        "player": 0, "tile": game.board[(pick["x"], pick["y"])].tile, "x": pick["x"],
+        "y": pick["y"], "rotation": pick["rotation"], "follower": pick["follower"],
+        "decision": state["decision"]}
+
+
+def test_tui_figures_extra_turn_and_choices(tmp_path):
+    rules = Rules(expansions=("traders_builders",))
+    session = HumanSession(rules, [make_agent("random", seed=0)], seed=2,
+                           record=tmp_path / "tb.json")
+    typed: list[str] = []
+
+    def read(_: str) -> str:
+        if session.state()["extra_turn"]:
+            return "quit"
+        m = builder_first(session)
+        typed.append(f"{m.x} {m.y} {m.rotation} {m.follower or '-'}"
+                     + (f" {m.figure}" if m.figure != "follower" else ""))
+        return typed[-1]
+
+    out: list[str] = []
+    play_tui(session, read=read, say=out.append)
+    assert any(t.endswith(" builder") for t in typed)
+    assert [m.get("figure") for m in session.record()["moves"] if m["player"] == 0].count(
+        "builder") == 1
+    assert any("followers in supply [" in line and "builder [0, 1]" in line for line in out)
+    assert "your builder's extra turn" in out[-2]
+    assert out[-1] == f"record of {session.game.turn} moves written to {tmp_path / 'tb.json'}"
+    # a bot's move names its figure; a scoring choice is typed as its number
+    solo = HumanSession(Rules(variant="solo", scoring_order="player"), [], seed=1)
+    to_first_choice(solo)
+    choices = solo.choices()
+    lines = iter(["0", "list", "2", "quit"])
+    out = []
+    play_tui(solo, read=lambda _: next(lines), say=out.append)
+    text = "\n".join(out)
+    assert "which scores next?" in text and text.count("\n  2: ") >= 2  # list repeats
+    assert "refused: type the number of a choice, 1-" in text
+    assert solo.game.to_record()["moves"][-1]["follower"] == choices[1]["follower"]
+    assert out[-1] == f"stopped after {len(solo.record()['moves'])} moves; no record kept"
+
+
+def test_bot_move_words():
+    from carcassonne_env.viewer.play import move_words
+
+    move = {"seat": 1, "name": "heuristic", "tile": "TA", "x": 2, "y": -1, "rotation": 3,
+            "follower": "road:N", "figure": "builder", "extra": True}
+    assert move_words(move) == ("blue (heuristic) placed TA at (2, -1) rotation 3, builder "
+                                "on road:N (builder's extra turn)")
+
+
+def test_port_out_of_range_or_in_use(capsys):
+    """`play --human --port 99999` and a port in use: one line each, before any bot
+    plays (no OverflowError traceback)."""
+    with pytest.raises(ValueError, match="0-65535"):
+        make_server(HumanSession(Rules(), [make_agent("random", seed=0)], seed=1), 99999)
+    assert main(["play", "--human", "--port", "99999", "--no-browser"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("carcassonne: error: port must be an integer in 0-65535 (0: a free one), "
+                   "got 99999\n")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["play", "--human", "--port", str(port), "--no-browser"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"carcassonne: error: port {port} on 127.0.0.1 is in use; choose another "
+                   "with --port, or leave it out for a free one\n")
+
+
+def test_cli_tui_solo_scoring_order_player(tmp_path, monkeypatch, capsys):
+    """`play --human --solo --scoring-order player --tui`: `quit` says where the record
+    went, and the record keeps the option."""
+    record = tmp_path / "solo.json"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["play", "--human", "--solo", "--scoring-order", "player", "--tui",
+                 "--record", str(record), "--seed", "4"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(f"record of 0 moves written to {record}")
+    assert json.loads(record.read_text())["rules"]["scoring_order"] == "player"

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from carcassonne_env import Game, Rules
+from carcassonne_env import Game, Move, Rules
 from carcassonne_env.cli import main
 from carcassonne_env.tiles import base_tileset
 from carcassonne_env.viewer import tile_geometry, view_data, view_html
@@ -79,3 +79,52 @@ def test_cli_view_and_refusals(tmp_path, capsys):
     src.write_text("[1, 2]")
     assert main(["view", str(src), "-o", str(out)]) == 2
     assert "not a game record" in capsys.readouterr().err
+
+
+def issue_28_opening() -> Game:
+    """`play --bots heuristic,greedy --seed 5`'s first moves: on move 2 red's follower on
+    city:S completes a 2-tile city and scores in the same turn."""
+    game = Game(seed=5)
+    for move in (Move(-1, 0, 2, "road:E"), Move(-2, 0, 3, "city:S"), Move(0, -1, 3, "city:S")):
+        game.play(move)
+    return game
+
+
+def test_a_follower_that_scores_at_once_is_the_move_played():
+    game = issue_28_opening()
+    assert game.board[(0, -1)].follower is None  # back in the supply after scoring
+    turn = view_data(game.to_record())["turns"][2]
+    assert (turn["tile"], turn["x"], turn["y"], turn["rotation"], turn["follower"]) == (
+        "I", 0, -1, 3, "city:S")
+    assert [(e["kind"], e["points"], e["scorers"]) for e in turn["events"]] == [
+        ("city", 4, [0])]
+    assert turn["supply"] == [6, 6]
+
+
+def expansion_game(moves: int | None = None) -> Game:
+    """Both expansions in full: a large follower, builder and pig on every fifth turn."""
+    game = Game(Rules(expansions=("traders_builders", "inns_cathedrals")), seed=3)
+    while not game.done and (moves is None or game.turn < moves):
+        legal = game.legal_moves()
+        figures = [m for m in legal if m.figure != "follower"]
+        game.play(figures[0] if figures and game.turn % 5 == 0 else
+                  legal[(game.turn * 7) % len(legal)])
+    return game
+
+
+def test_expansion_figures_extra_turns_and_goods():
+    game = expansion_game()
+    data = view_data(game.to_record())
+    record = game.to_record()
+    figures = [(t["figure"], t["follower"]) for t in data["turns"] if "figure" in t]
+    assert figures == [(m["figure"], m["follower"]) for m in record["moves"] if "figure" in m]
+    assert {f for f, _ in figures} == {"large", "builder", "pig"}
+    # an extra turn: the builder's owner moves again, and the viewer marks that move
+    extra = [k for k, t in enumerate(data["turns"]) if t.get("extra")]
+    assert extra and all(data["turns"][k]["seat"] == data["turns"][k - 1]["seat"]
+                         for k in extra)
+    assert data["turns"][-1]["figures"] == game.figures_in_supply
+    goods = [e for t in data["turns"] for e in t["events"] if e["kind"] == "goods"]
+    assert goods and all(e["detail"] in ("wine", "grain", "cloth") and e["tiles"] == []
+                         for e in goods)
+    assert "figures" not in view_data(played(moves=3).to_record())["initial"]

@@ -125,7 +125,7 @@ def test_heat_map_with_annotations(browser, pages):  # noqa: F811
                                              "n => n.map(e => e.dataset.weight)")
     total = sum(float(w) for w in weights)
     assert total == pytest.approx(sum(m["weight"] for m in note["top"]), abs=1e-3)
-    assert page.page.locator("#value-fig").is_visible()
+    assert page.page.locator(".value-fig").first.is_visible()
     assert page.page.locator("#lost-fig").is_visible()
     page.page.keyboard.press("ArrowRight")
     page.page.keyboard.press("ArrowRight")
@@ -142,4 +142,99 @@ def test_heat_map_with_annotations(browser, pages):  # noqa: F811
     # an unannotated page hides the insight panels
     plain = open_page(browser, pages["four"][0])
     assert plain.page.locator("rect.heat-cell").count() == 0
-    assert not plain.page.locator("#value-fig").is_visible()
+    assert plain.page.locator(".value-fig").count() == 0
+
+
+def test_a_follower_that_scores_at_once_is_shown_as_played(browser, tmp_path):  # noqa: F811
+    """Issue 28: move 2 of `play --bots heuristic,greedy --seed 5 --annotate --coach
+    heuristic` puts a follower on city:S that scores at once: the turn line and the
+    coach's "played" name it, the same move as the coach's best."""
+    from test_viewer import issue_28_opening
+
+    record = issue_28_opening().to_record()
+    best = {"x": 0, "y": -1, "rotation": 3, "follower": "city:S"}
+    note = {"agent": "heuristic", "kind": "scores", "value": 2.874,
+            "top": [dict(best, weight=1.0, label="estimate 2.87", score=2.874)],
+            "coach": {"bot": "heuristic", "best": best, "points_lost": 0.0}}
+    record["annotations"] = annotations_block([None, None, note])
+    page = open_page(browser, write_html(record, tmp_path / "scored.html"))
+    page.page.keyboard.press("ArrowRight")
+    page.page.keyboard.press("ArrowRight")
+    insight = page.page.locator("#insight").inner_text()
+    assert "best (0, -1) rot 3 city:S;" in insight
+    assert page.page.locator("#played").inner_text() == "played: (0, -1) rot 3 city:S"
+    page.page.keyboard.press("ArrowRight")
+    assert page.page.locator("#move-line").inner_text() == "red placed I at (0, -1) rot 3 city:S"
+    assert page.errors == []
+
+
+def chart_fill(page, selector: str) -> float:
+    """The drawn width of a chart (its viewBox) over the width it is shown at."""
+    return page.page.eval_on_selector(
+        selector, "s => s.viewBox.baseVal.width / s.getBoundingClientRect().width")
+
+
+def test_score_chart_fills_its_panel_without_annotations(browser, pages):  # noqa: F811
+    page = open_page(browser, pages["four"][0])
+    assert page.page.locator(".value-fig").count() == 0
+    assert not page.page.locator("#lost-fig").is_visible()
+    assert chart_fill(page, "#score-chart") == pytest.approx(1.0, abs=0.01)
+    charts = page.page.locator(".charts").bounding_box()
+    assert page.page.locator("#score-chart").bounding_box()["width"] > 0.9 * charts["width"]
+
+
+def test_value_charts_one_axis_per_agent(browser, pages, tmp_path):  # noqa: F811
+    """A value head (about +-1) and the heuristic's points each get their own chart,
+    axis and unit."""
+    record = json.loads(json.dumps(pages["duel"][1]))
+    for k, move in enumerate(record["moves"]):
+        if move["player"] == 1:
+            record["annotations"]["moves"][k] = {
+                "agent": "sb3:model=ppo_duel", "kind": "policy",
+                "value": round(0.5 - k / 80, 3), "top": []}
+    page = open_page(browser, write_html(record, tmp_path / "mixed.html"))
+    figs = page.page.locator(".value-fig")
+    assert figs.count() == 2
+    assert [figs.nth(i).get_attribute("data-agent") for i in range(2)] == [
+        "heuristic", "sb3:model=ppo_duel"]
+    assert "points: estimated final score margin" in figs.nth(0).inner_text()
+    assert "value head" in figs.nth(1).inner_text()
+    ticks = [[float(t) for t in figs.nth(i).locator("text.tick").all_text_contents()[:2]]
+             for i in range(2)]
+    heuristic = [n["value"] for n in record["annotations"]["moves"]
+                 if n and n["agent"] == "heuristic"]
+    policy = [n["value"] for n in record["annotations"]["moves"]
+              if n and n["agent"] != "heuristic"]
+    assert ticks[0] == pytest.approx([min(heuristic), max(heuristic)], abs=0.01)
+    assert ticks[1] == pytest.approx([min(policy), max(policy)], abs=0.01)
+    for i in range(2):
+        assert chart_fill(page, f".value-fig:nth-of-type({i + 2}) svg") == pytest.approx(
+            1.0, abs=0.01)
+    page.screenshot("viewer_value_per_agent.png")
+    assert page.errors == []
+
+
+def test_expansion_figures_and_goods(browser, tmp_path):  # noqa: F811
+    from test_viewer import expansion_game
+
+    game = expansion_game()
+    record = game.to_record()
+    page = open_page(browser, write_html(record, tmp_path / "tb.html"))
+    data = page.page.evaluate("D")
+    k = next(i for i, t in enumerate(data["turns"]) if t.get("figure") == "builder")
+    page.page.locator("#slider").fill(str(k + 1))
+    t = data["turns"][k]
+    assert page.page.locator("#move-line").inner_text().endswith(
+        f"rot {t['rotation']} builder {t['follower']}")
+    extra = next(i for i, t in enumerate(data["turns"]) if t.get("extra"))
+    page.page.locator("#slider").fill(str(extra + 1))
+    assert page.page.locator("#move-line").inner_text().endswith("(builder's extra turn)")
+    page.page.keyboard.press("End")
+    figures = page.page.locator("#seats td.figures").all_inner_texts()
+    assert figures == [", ".join(f"{name} {n}" for name, n in (
+        ("large", f["large"]), ("builder", f["builder"]), ("pig", f["pig"])))
+        for f in game.figures_in_supply]
+    events = page.page.locator("#events").inner_text()
+    assert "final goods: most wine" in events and "goods (" not in events
+    page.screenshot("viewer_expansions.png")
+    assert page.errors == []

@@ -24,6 +24,7 @@ from typing import Any
 
 from PIL import Image
 
+from ..core import config as C
 from ..core.config import KINDS
 from ..game import Game, Move
 from ..render import (
@@ -104,8 +105,13 @@ def _deck_left(game: Game, order: Counter) -> dict[str, int]:
     return {name: left[name] for name in sorted(left) if left[name] > 0}
 
 
+def extra_turn(game: Game) -> bool:
+    """True while the seat to move plays a builder's extra turn (Traders & Builders)."""
+    return bool(game._st.sc[C.SC_EXTRA]) and not game.done
+
+
 def _snapshot(game: Game, order: Counter) -> dict[str, Any]:
-    return {
+    out = {
         "scores": game.scores,
         "supply": game.followers_in_supply,
         "followers": [[x, y, p.follower[0], p.follower[1], p.figure] for (x, y), p in
@@ -114,11 +120,15 @@ def _snapshot(game: Game, order: Counter) -> dict[str, Any]:
         "deck": _deck_left(game, order),
         "tiles_left": game.tiles_left,
     }
+    if len(game.rules.figures) > 1:  # large follower, builder, pig: each seat's supply
+        out["figures"] = game.figures_in_supply
+    return out
 
 
 def _events(game: Game, since: int) -> list[dict[str, Any]]:
     return [{"kind": e.kind, "tiles": [list(c) for c in e.tiles], "points": e.points,
-             "scorers": list(e.scorers), "majority": list(e.majority), "final": e.final}
+             "scorers": list(e.scorers), "majority": list(e.majority), "final": e.final,
+             "detail": e.detail}
             for e in game.events[since:]]
 
 
@@ -138,19 +148,22 @@ def view_data(record: dict[str, Any]) -> dict[str, Any]:
     start = next(iter(game.board.items()))
     turns = []
     for k, m in enumerate(record["moves"]):
-        seat, hand = game.current_player, game.hand
+        seat, hand, extra = game.current_player, game.hand, extra_turn(game)
         n_events = len(game.events)
         mv = replay._moves[k]
         game.play(Move(mv["x"], mv["y"], mv["rotation"], m.get("follower"), m.get("tile"),
                        m.get("figure", "follower")))
+        # The move as recorded, not the board after it: a follower that scores in the
+        # same turn is back in its supply by then.
         turn = {"seat": seat, "hand": hand, "tile": mv["tile"], "x": mv["x"], "y": mv["y"],
-                "rotation": mv["rotation"], "follower": game.board[(mv["x"], mv["y"])].follower,
+                "rotation": mv["rotation"], "follower": mv["follower"],
                 "events": _events(game, n_events), **_snapshot(game, order)}
         if "decision" in mv:  # a scoring choice (solo, scoring_order="player"): no tile
             turn["decision"] = mv["decision"]
-        if "figure" in mv:  # a large follower (Inns & Cathedrals)
+        if "figure" in mv:  # a large follower, builder or pig (expansions)
             turn["figure"] = mv["figure"]
-        turn["follower"] = turn["follower"][1] if turn["follower"] else None
+        if extra:  # a builder's extra turn
+            turn["extra"] = True
         if annotations is not None and k < len(annotations) and annotations[k] is not None:
             turn["annotation"] = annotations[k]
         turns.append(turn)

@@ -143,6 +143,10 @@ function lineChart(svg, series, opts) {
   }
   const tx = el("text", {x: W - padR, y: H - 4, "class": "tick", "text-anchor": "end"}, svg);
   tx.textContent = opts.xlabel || "turn";
+  if (opts.ylabel) {  // the unit, beside the top tick
+    const ty = el("text", {x: padL + 4, y: padT + 8, "class": "tick unit"}, svg);
+    ty.textContent = opts.ylabel;
+  }
   for (const s of series) {
     let d = "", pen = false;
     s.values.forEach((v, i) => {

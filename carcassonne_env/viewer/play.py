@@ -8,6 +8,7 @@ replies, the record), `serve` the HTTP front, `play_tui` the terminal one.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import threading
@@ -20,7 +21,7 @@ from typing import Any
 from ..game import Game, IllegalMoveError, Move
 from ..render import SEAT_COLOURS, SEAT_NAMES
 from ..rules import Rules
-from . import _hex, page, tile_geometry
+from . import _hex, extra_turn, page, tile_geometry
 
 HUMAN = "human"
 
@@ -72,13 +73,15 @@ class HumanSession:
     def _play_bots(self) -> None:
         game = self.game
         while not game.done and not self.human_to_move():
-            seat = game.current_player
+            seat, extra = game.current_player, extra_turn(game)
             move = self.seats[seat].act(game)
             tile = move.tile or game.current_tile
             game.play(move)
+            # with the board after it, for the page to show the replies one by one
             self.bot_moves.append({"seat": seat, "name": self.names[seat], "tile": tile,
                                    "x": move.x, "y": move.y, "rotation": move.rotation,
-                                   "follower": move.follower, "figure": move.figure})
+                                   "follower": move.follower, "figure": move.figure,
+                                   "extra": extra, **self._board()})
         if game.done:
             self.save()
 
@@ -93,6 +96,14 @@ class HumanSession:
             self.game.play(Move(x, y, rotation, follower, tile, figure))
             self.bot_moves = []
             self._play_bots()
+
+    def quit(self) -> str:
+        """Stop playing: save the record; returns the line that says where it went."""
+        path = self.save()
+        moves = len(self.game.to_record()["moves"])  # scoring choices included
+        if path is None:
+            return f"stopped after {moves} moves; no record kept"
+        return f"record of {moves} moves written to {path}"
 
     def record(self) -> dict[str, Any]:
         rec = self.game.to_record()
@@ -111,33 +122,69 @@ class HumanSession:
 
     # ---------------------------------------------------------------- the page's view
     def legal(self) -> dict[str, Any]:
-        """Legal moves of the person, grouped: tile -> "x,y" -> rotation -> followers
-        (null = none). The page places ordinary followers only: a large follower
-        (Inns & Cathedrals) goes through the JSON API's "figure"."""
-        out: dict[str, Any] = {}
-        if not self.human_to_move():
-            return out
-        for m in self.game.legal_moves():
-            tile = m.tile or self.game.current_tile
-            rots = out.setdefault(tile, {}).setdefault(f"{m.x},{m.y}", {})
-            if m.figure == "follower":
-                rots.setdefault(str(m.rotation), []).append(m.follower)
-        return out
+        """Legal tile placements of the person, grouped: tile -> "x,y" -> rotation ->
+        followers (null = none); an ordinary follower's spots only (see `legal_figures`).
+        Empty at a scoring decision (see `choices`)."""
+        return self._legal()[0]
 
-    def state(self) -> dict[str, Any]:
+    def legal_figures(self) -> dict[str, Any]:
+        """The other figures' spots (large follower, builder, pig; `Rules.figures`):
+        tile -> "x,y" -> rotation -> figure -> locations; {} without expansion figures."""
+        return self._legal()[1]
+
+    def _legal(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        plain: dict[str, Any] = {}
+        figures: dict[str, Any] = {}
+        if not self.human_to_move() or self.game.decision != "place":
+            return plain, figures
+        for m in self.game.legal_moves():
+            tile, cell, rot = m.tile or self.game.current_tile, f"{m.x},{m.y}", str(m.rotation)
+            if m.figure == "follower":
+                plain.setdefault(tile, {}).setdefault(cell, {}).setdefault(rot, []).append(
+                    m.follower)
+            else:
+                figures.setdefault(tile, {}).setdefault(cell, {}).setdefault(
+                    rot, {}).setdefault(m.figure, []).append(m.follower)
+        return plain, figures
+
+    def choices(self) -> list[dict[str, Any]]:
+        """At a scoring decision (solo, ``scoring_order="player"``): the options, each
+        the move that takes it (x, y, rotation, follower) with what it scores: `kind`,
+        `tiles`, `points` for each colour of `majority`; [] otherwise."""
+        return [{"x": c.move.x, "y": c.move.y, "rotation": c.move.rotation,
+                 "follower": c.move.follower, "kind": c.kind,
+                 "tiles": [list(t) for t in c.tiles], "points": c.points,
+                 "majority": list(c.majority)}
+                for c in (self.game.scoring_choices() if self.human_to_move() else [])]
+
+    def _board(self) -> dict[str, Any]:
         game = self.game
         board = game.board
-        return {
-            "turn": game.turn,
+        out = {
             "tiles": [[x, y, p.tile, p.rotation] for (x, y), p in board.items()],
             "followers": [[x, y, p.follower[0], p.follower[1], p.figure] for (x, y), p in
                           board.items() if p.follower is not None],
             "scores": game.scores,
             "supply": game.followers_in_supply,
+        }
+        if len(self.rules.figures) > 1:  # large follower, builder, pig
+            out["figures"] = game.figures_in_supply
+        return out
+
+    def state(self) -> dict[str, Any]:
+        game = self.game
+        legal, figures = self._legal()
+        return {
+            "turn": game.turn,
+            **self._board(),
             "to_move": game.current_player,
             "hand": game.hand,
             "human_to_move": self.human_to_move(),
-            "legal": self.legal(),
+            "decision": game.decision,
+            "extra_turn": extra_turn(game),
+            "legal": legal,
+            "legal_figures": figures,
+            "choices": self.choices(),
             "bot_moves": self.bot_moves,
             "done": game.done,
             "result": game.result,
@@ -157,6 +204,7 @@ class HumanSession:
             [SEAT_NAMES[p % 6] for p in range(seats)],
             "seat_colours": [_hex(SEAT_COLOURS[p % len(SEAT_COLOURS)]) for p in range(seats)],
             "geometry": tile_geometry(self.game._ts),
+            "figure_kinds": list(self.rules.figures),
         }
 
 
@@ -210,14 +258,33 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, {"ok": True, "state": self.session.state()})
 
 
+def _bind(port: Any, handler: type[BaseHTTPRequestHandler]) -> HTTPServer:
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValueError(f"port must be an integer in 0-65535 (0: a free one), got {port!r}")
+    try:
+        return HTTPServer(("127.0.0.1", port), handler)
+    except OSError as err:
+        if err.errno != errno.EADDRINUSE:
+            raise
+        raise OSError(f"port {port} on 127.0.0.1 is in use; choose another with --port, "
+                      "or leave it out for a free one") from None
+
+
+def check_port(port: int) -> None:
+    """Raise (one line) now, before the bots play, if the server could not listen on
+    `port`: ValueError out of 0-65535, OSError when it is in use."""
+    _bind(port, BaseHTTPRequestHandler).server_close()
+
+
 def make_server(session: HumanSession, port: int = 0) -> HTTPServer:
     """An HTTP server on 127.0.0.1:`port` (0: a free port) serving `session`'s page
-    (``/``), its state (``GET /state``) and the person's moves (``POST /move``)."""
+    (``/``), its state (``GET /state``) and the person's moves (``POST /move``).
+    ValueError for a port outside 0-65535, OSError for one in use."""
     handler = type("Handler", (_Handler,), {
         "session": session,
         "html": page("play.html", session.page_data(), "Carcassonne: play").encode(),
     })
-    return HTTPServer(("127.0.0.1", port), handler)
+    return _bind(port, handler)
 
 
 def _say(text: str) -> None:
@@ -239,55 +306,104 @@ def serve(session: HumanSession, port: int = 0, open_browser: bool = True,
     finally:
         server.server_close()
         if not session.saved:
-            path = session.save()
-            if path is not None:
-                say(f"record of {session.game.turn} moves written to {path}")
+            if session.record_path is not None:
+                say(session.quit())
         elif session.record_path is not None:
             say(f"record written to {session.record_path}")
 
 
 # -------------------------------------------------------------------- terminal front
+_FIGURE_WORDS = {"large": "large follower", "builder": "builder", "pig": "pig"}
+
+
+def move_words(m: dict[str, Any]) -> str:
+    """A bot's move as the terminal and the page say it."""
+    figure = _FIGURE_WORDS.get(m.get("figure"), "follower")
+    return (f"{SEAT_NAMES[m['seat'] % 6]} ({m['name']}) placed {m['tile']} at "
+            f"({m['x']}, {m['y']}) rotation {m['rotation']}"
+            + (f", {figure} on {m['follower']}" if m["follower"] else "")
+            + (" (builder's extra turn)" if m.get("extra") else ""))
+
+
+def _choice_words(k: int, c: dict[str, Any]) -> str:
+    what = "the end bonus of the follower" if c["kind"] == "follower" else f"the {c['kind']}"
+    return (f"  {k}: {what} at ({c['x']}, {c['y']}) {c['follower']}: {c['points']} points "
+            f"to colour {', '.join(map(str, c['majority']))}")
+
+
+def _parse_move(session: HumanSession, text: str) -> Move:
+    """``x y rotation [follower|-] [figure] [tile]`` or, at a scoring decision, the
+    number of a choice."""
+    parts = text.split()
+    choices = session.choices()
+    if choices:
+        if len(parts) != 1 or not parts[0].isdigit() or not 1 <= int(parts[0]) <= len(choices):
+            raise IllegalMoveError(f"type the number of a choice, 1-{len(choices)}")
+        c = choices[int(parts[0]) - 1]
+        return Move(c["x"], c["y"], c["rotation"], c["follower"])
+    if len(parts) < 3:
+        raise IllegalMoveError("type: x y rotation [follower|-] [figure] [tile]")
+    x, y, r = (int(v) for v in parts[:3])
+    follower = parts[3] if len(parts) > 3 and parts[3] != "-" else None
+    figure, tile = "follower", None
+    for word in parts[4:]:
+        if word in session.rules.figures:
+            figure = word
+        elif tile is None:
+            tile = word
+        else:
+            raise IllegalMoveError(f"{word!r} is neither a figure "
+                                   f"({', '.join(session.rules.figures)}) nor the tile")
+    return Move(x, y, r, follower, tile, figure)
+
+
 def play_tui(session: HumanSession, read: Callable[[str], str] = input,
              say: Callable[[str], None] = print) -> None:
-    """Play `session` in the terminal: the board as text, moves typed as
-    ``x y rotation [follower] [tile]`` (``list`` shows the legal moves, ``quit`` stops)."""
+    """Play `session` in the terminal: the board as text (with every seat's figures in
+    supply), moves typed as ``x y rotation [follower|-] [figure] [tile]`` (figure:
+    ``large``, ``builder`` or ``pig`` with the expansions), a scoring choice by its
+    number; ``list`` shows the legal moves, ``quit`` stops and says where the record went."""
     game = session.game
     while not game.done:
         for m in session.bot_moves:
-            say(f"{SEAT_NAMES[m['seat'] % 6]} ({m['name']}) placed {m['tile']} at "
-                f"({m['x']}, {m['y']}) rotation {m['rotation']}"
-                + (f", follower on {m['follower']}" if m["follower"] else ""))
+            say(move_words(m))
         session.bot_moves = []
         say(str(game))
-        say(f"scores {game.scores}; your tile: {' '.join(game.hand)} "
-            f"(seat {game.current_player})")
+        choices = session.choices()
+        if choices:
+            say(f"scoring choice ({game.decision}): which scores next?")
+            for k, c in enumerate(choices, 1):
+                say(_choice_words(k, c))
+        else:
+            say(f"scores {game.scores}; your tile: {' '.join(game.hand)} "
+                f"(seat {game.current_player})"
+                + ("; your builder's extra turn" if extra_turn(game) else ""))
         while True:
             try:
                 text = read("move> ").strip()
             except EOFError:
                 text = "quit"
             if text == "quit":
-                session.save()
+                say(session.quit())
                 return
+            if text == "list" and choices:
+                for k, c in enumerate(choices, 1):
+                    say(_choice_words(k, c))
+                continue
             if text == "list":
                 for m in game.legal_moves():
                     say(f"  {m.x} {m.y} {m.rotation} {m.follower or '-'}"
+                        + (f" {m.figure}" if m.figure != "follower" else "")
                         + (f" {m.tile}" if m.tile else ""))
                 continue
-            parts = text.split()
             try:
-                if len(parts) < 3:
-                    raise IllegalMoveError("type: x y rotation [follower|-] [tile]")
-                x, y, r = (int(v) for v in parts[:3])
-                follower = parts[3] if len(parts) > 3 and parts[3] != "-" else None
-                tile = parts[4] if len(parts) > 4 else None
-                session.move(x, y, r, follower, tile)
+                move = _parse_move(session, text)
+                session.move(*move)
                 break
             except ValueError as err:  # IllegalMoveError is one
                 say(f"refused: {err}")
     for m in session.bot_moves:
-        say(f"{SEAT_NAMES[m['seat'] % 6]} ({m['name']}) placed {m['tile']} at "
-            f"({m['x']}, {m['y']})")
+        say(move_words(m))
     say(str(game))
     say(f"game over: result {game.result}")
     if session.record_path is not None:
@@ -295,4 +411,4 @@ def play_tui(session: HumanSession, read: Callable[[str], str] = input,
         say(f"record written to {session.record_path}")
 
 
-__all__ = ["HumanSession", "make_server", "play_tui", "serve"]
+__all__ = ["HumanSession", "check_port", "make_server", "play_tui", "serve"]
