@@ -20,6 +20,7 @@ from carcassonne_env.encoding import (
     WindowOverflowError,
     WindowOverflowWarning,
 )
+from carcassonne_env.layout import explain_import_error
 
 # Trained models shipped inside the package (package data); `sb3:model=NAME` finds them.
 MODELS_DIR = Path(__file__).resolve().parent / "models"
@@ -69,6 +70,8 @@ def load_model(model: str | Path, cached: bool = True) -> Any:
     try:
         loaded = MaskablePPO.load(path, device="cpu")
     except Exception as err:  # a plain PPO model, or a corrupt or foreign zip
+        if isinstance(err, ImportError) and (shadowed := explain_import_error(err)) is not err:
+            raise shadowed from None  # its policy class (training.policy) is someone else's
         try:
             loaded = PPO.load(path, device="cpu")
         except Exception:  # say what the file is not, not which SB3 internal failed

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from .layout import ShadowedPackageError, explain_import_error
 from .rules import EXPANSION_MODES, EXPANSIONS, FARM_SCORING, Rules
 
 # Exceptions that report a user's mistake (bad value, missing file, missing extra): one
@@ -373,7 +374,7 @@ def cmd_solo_analyze(args: argparse.Namespace) -> int:
 
 
 def cmd_warmup(args: argparse.Namespace) -> int:
-    from .compilation import warmup
+    from agents.compilation import warmup
 
     report = (lambda _: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
     seconds = warmup(report)
@@ -382,7 +383,7 @@ def cmd_warmup(args: argparse.Namespace) -> int:
 
 
 def cmd_clear_cache(args: argparse.Namespace) -> int:
-    from .compilation import cache_files, clear_cache
+    from agents.compilation import cache_files, clear_cache
 
     files = cache_files() if args.dry_run else clear_cache()
     for path in files if args.verbose or args.dry_run else ():
@@ -413,6 +414,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     try:
         module = importlib.import_module(TRAIN_COMMANDS[args.what])
     except ImportError as err:
+        if isinstance(explain_import_error(err), ShadowedPackageError):
+            raise
         extra = "rllib" if args.what == "rllib" else "train"
         raise ImportError(f"{err}; install it with: pip install "
                           f"\"carcassonne-env[{extra}]\"") from err
@@ -649,8 +652,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except USER_ERRORS as err:
+        if isinstance(err, ImportError):  # another package named agents or training?
+            err = explain_import_error(err)
         if args.debug:
-            raise
+            raise err
         message = " ".join(str(err).split()) or type(err).__name__
         print(f"carcassonne: error: {message}", file=sys.stderr)
         return 2

@@ -80,7 +80,7 @@ class JoinedVecEnv(VecEnv):
     numbered group after group; rewards times `reward_scale`; a finished game's info
     names its opponent ("opponent": the group's label). ``action_masks()`` serves
     MaskablePPO. With `prior`, the observations also hold the heuristic's move prior
-    of the seat to move (key "prior", `agents.move_prior`)."""
+    of the seat to move (key "prior", `carcassonne_env.bots.move_prior`)."""
 
     render_mode = None
 
