@@ -1,6 +1,8 @@
-"""Built-in bots. Every bot follows the `Agent` protocol: `act(game) -> Move`; build one by
-spec with `make_agent("mcts:iterations=400", seed=0)`. The search bots are imported on
-first use (their numba functions load then)."""
+"""Every bot: the built-in random, greedy and heuristic (`carcassonne_env.bots`, which the
+environments play) and the search and policy bots built on them here. Every bot follows
+the `Agent` protocol: `act(game) -> Move`; build one by spec with
+`make_agent("mcts:iterations=400", seed=0)`. The search bots are imported on first use
+(their numba functions load then)."""
 
 from carcassonne_env.bots.base import BUILTIN_BOTS
 from carcassonne_env.bots.plugins import register_bots

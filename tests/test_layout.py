@@ -23,6 +23,7 @@ import carcassonne_env  # noqa: F401 - registers the ids
 from carcassonne_env import layout
 from carcassonne_env.bots import plugins
 from carcassonne_env.bots.base import BUILTIN_BOTS, make_bot
+from carcassonne_env.bots.simple import GreedyAgent
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -88,7 +89,8 @@ from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
 def play(env, steps=4):
     obs, info = env.reset(seed=0)
     for _ in range(steps):
-        obs, reward, done, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        mask = env.unwrapped.action_masks()
+        obs, reward, done, _, info = env.step(int(np.flatnonzero(mask)[0]))
         if done:
             break
     return env.unwrapped.game.turn
@@ -102,9 +104,6 @@ aec.reset(seed=0)
 for _ in range(4):
     aec.step(int(np.flatnonzero(aec.last()[0]["action_mask"])[0]))
 print("aec", aec.unwrapped.game.turn)
-par = carcassonne_v0.parallel_env(players=2, board_size=16)
-par.reset(seed=0)
-print("parallel", len(par.agents))
 venv = SoloVectorEnv(num_envs=2, board_size=16, num_threads=1)
 venv.reset(seed=0)
 venv.step(venv.action_masks().argmax(axis=1))
@@ -120,7 +119,8 @@ made.reset(seed=0)
 print("make_vec", made.num_envs)
 """
 
-EXPECTED = ("solo 4\nvsbots 7\nvsbots 7\nvsbots 13\naec 4\nparallel 2\nteacher (2,)\n"
+# Four learner steps: turn 4 in solo, 8 with one bot, 16 with three (seat 0 starts).
+EXPECTED = ("solo 4\nvsbots 8\nvsbots 8\nvsbots 16\naec 4\nteacher (2,)\n"
             "vsbots-vector 2\nmake_vec 2\n")
 
 
@@ -192,8 +192,9 @@ def test_the_shadowing_message_names_both_paths_and_what_to_do(tmp_path):
 def test_check_package(tmp_path, monkeypatch):
     layout.check_package("agents")  # ours: imported from this checkout
     layout.check_package("training")
-    (tmp_path / "agents").mkdir()  # no __init__.py: a namespace package shadows too
-    monkeypatch.delitem(sys.modules, "agents")
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "__init__.py").write_text("")
+    monkeypatch.delitem(sys.modules, "agents", raising=False)  # looked up, not imported
     monkeypatch.syspath_prepend(str(tmp_path))
     assert layout.found_path("agents") == (tmp_path / "agents").resolve()
     with pytest.raises(layout.ShadowedPackageError) as caught:
@@ -257,7 +258,8 @@ def _episode(env, seed: int = 3) -> tuple[list, float, int]:
     obs, info = env.reset(seed=seed)
     total = 0.0
     while True:
-        obs, reward, done, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        mask = env.unwrapped.action_masks()
+        obs, reward, done, _, info = env.step(int(np.flatnonzero(mask)[0]))
         total += reward
         if done:
             break
@@ -275,6 +277,11 @@ def test_vsbots_takes_a_factory_and_plays_as_with_the_spec():
                                 board_size=24)
     assert by_factory.unwrapped.opponent_names == ["partial", "partial"]
     assert _episode(by_factory) == _episode(by_spec)
+    by_class = gymnasium.make("Carcassonne/VsBots-v0", opponents=GreedyAgent, players=3,
+                              board_size=24)  # a bot class is a factory too
+    assert by_class.unwrapped.opponent_names == ["greedy", "greedy"]
+    assert _episode(by_class) == _episode(gymnasium.make(
+        "Carcassonne/VsBots-v0", opponents="greedy", players=3, board_size=24))
 
 
 def test_vsbots_takes_an_agent_object():

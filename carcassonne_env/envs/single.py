@@ -27,7 +27,8 @@ Opponent = str | Agent | Callable[..., Agent]
 
 
 def _is_agent(entry: Any) -> bool:
-    return callable(getattr(entry, "act", None))
+    """An agent object (a bot class is a factory: ``RandomAgent(seed=...)``)."""
+    return not isinstance(entry, type) and callable(getattr(entry, "act", None))
 
 
 def _opponent_name(entry: Opponent) -> str:
