@@ -17,12 +17,15 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from .layout import ShadowedPackageError, explain_import_error
+from .layout import check_package
 from .rules import EXPANSION_MODES, EXPANSIONS, FARM_SCORING, Rules
 
 # Exceptions that report a user's mistake (bad value, missing file, missing extra): one
 # line and exit status 2. Anything else is a bug and keeps its traceback.
 USER_ERRORS = (ValueError, OSError, ImportError)
+# Commands that use neither `agents` nor `training`; the others check first that another
+# package of that name does not shadow ours (carcassonne_env.layout).
+STANDALONE_COMMANDS = {"bench", "render", "view", "gif"}
 
 
 def int_at_least(low: int) -> Callable[[str], int]:
@@ -414,8 +417,6 @@ def cmd_train(args: argparse.Namespace) -> int:
     try:
         module = importlib.import_module(TRAIN_COMMANDS[args.what])
     except ImportError as err:
-        if isinstance(explain_import_error(err), ShadowedPackageError):
-            raise
         extra = "rllib" if args.what == "rllib" else "train"
         raise ImportError(f"{err}; install it with: pip install "
                           f"\"carcassonne-env[{extra}]\"") from err
@@ -650,12 +651,14 @@ def main(argv: list[str] | None = None) -> int:
     line unless --debug)."""
     args = build_parser().parse_args(argv)
     try:
+        if args.command not in STANDALONE_COMMANDS:  # first: a clear error if shadowed
+            check_package("agents")
+            if args.command == "train":
+                check_package("training")
         return args.func(args)
     except USER_ERRORS as err:
-        if isinstance(err, ImportError):  # another package named agents or training?
-            err = explain_import_error(err)
         if args.debug:
-            raise err
+            raise
         message = " ".join(str(err).split()) or type(err).__name__
         print(f"carcassonne: error: {message}", file=sys.stderr)
         return 2

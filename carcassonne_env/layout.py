@@ -71,18 +71,3 @@ def check_package(name: str) -> None:
     found = found_path(name)
     if found != expected_path(name):
         raise ShadowedPackageError(shadowing_message(name, found), name=name)
-
-
-def explain_import_error(err: ImportError) -> ImportError:
-    """`err` itself, or the `ShadowedPackageError` behind it if it was raised while
-    importing from a shadowed ``agents`` or ``training``."""
-    if isinstance(err, ShadowedPackageError):
-        return err
-    top = (err.name or "").split(".")[0]
-    if top in SIBLINGS:
-        found = found_path(top)
-        if found != expected_path(top):
-            shadowed = ShadowedPackageError(shadowing_message(top, found), name=top)
-            shadowed.__cause__ = err
-            return shadowed
-    return err

@@ -210,17 +210,22 @@ def _one_line_error(result: subprocess.CompletedProcess) -> str:
     return result.stderr
 
 
-@pytest.mark.parametrize(("argv", "name"), [
-    ("['warmup', '-q']", "agents"),  # the warm-up covers the search bots of agents
-    ("['play', '--bots', 'greedy,greedy', '--players', '2', '--seed', '0']", "agents"),
-    ("['train', 'export', 'ppo_duel', '-o', 'out.zip']", "training"),
+@pytest.mark.parametrize(("argv", "own", "name"), [
+    ("['warmup', '-q']", ("agents", "training"), "agents"),
+    ("['play', '--bots', 'greedy,greedy', '--players', '2', '--seed', '0']", ("agents",),
+     "agents"),
+    ("['train', 'export', 'ppo_duel', '-o', 'out.zip']", ("training",), "training"),
 ])
-def test_the_command_line_names_the_shadowing_package(own_packages, argv, name):
+def test_the_command_line_names_the_shadowing_package(tmp_path, argv, own, name):
     """`python -m carcassonne_env.cli` (the working directory first on sys.path) from a
-    folder with its own agents and training: one line, exit status 2."""
+    folder with its own agents or training: one line, exit status 2, nothing done."""
+    for package in own:
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
     result = _run(f"from carcassonne_env.cli import main; raise SystemExit(main({argv}))",
-                  own_packages, check=False)
-    assert _one_line_error(result) == f"carcassonne: error: {_shadowing(name, own_packages)}\n"
+                  tmp_path, check=False)
+    assert _one_line_error(result) == f"carcassonne: error: {_shadowing(name, tmp_path)}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(own)
 
 
 def test_training_names_a_shadowing_agents_package(tmp_path):

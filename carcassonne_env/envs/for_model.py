@@ -46,16 +46,27 @@ def _model_file(model: str | Path) -> Path:
                             f"shipped models: {names}")
 
 
+def _saved_data(path: Path) -> dict[str, Any]:
+    """The "data" entry (JSON) of a saved SB3 model's zip."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return json.loads(archive.read("data"))
+    except (zipfile.BadZipFile, KeyError, ValueError) as err:
+        raise ValueError(f"{path} is not a saved Stable-Baselines3 model ({err})") from None
+
+
+def saved_policy_module(model: str | Path) -> str:
+    """The module of a saved model's policy class ("training.policy" for the shipped
+    models; "" if the file does not say), read without loading the model."""
+    policy = _saved_data(_model_file(model)).get("policy_class")
+    return str(policy.get("__module__", "")) if isinstance(policy, dict) else ""
+
+
 def read_saved_model(model: str | Path) -> SimpleNamespace:
     """The spaces (and solo flag, saved last observation) recorded in a saved SB3 model
     (a .zip path or a shipped model's name), read without loading the model: no torch,
     and no import of the policy's class (`training.policy.BoardPolicy`)."""
-    path = _model_file(model)
-    try:
-        with zipfile.ZipFile(path) as archive:
-            data = json.loads(archive.read("data"))
-    except (zipfile.BadZipFile, KeyError, ValueError) as err:
-        raise ValueError(f"{path} is not a saved Stable-Baselines3 model ({err})") from None
+    data = _saved_data(_model_file(model))
     found = {}
     for key in _SAVED_KEYS:
         item = data.get(key)
