@@ -1,10 +1,17 @@
-"""Built-in bots. Every bot follows the `Agent` protocol: `act(game) -> Move`; build one by
-spec with `make_agent("mcts:iterations=400", seed=0)`. The search bots are imported on
-first use (their numba functions load then)."""
+"""Every bot: the built-in random, greedy and heuristic (`carcassonne_env.bots`, which the
+environments play) and the search and policy bots built on them here. Every bot follows
+the `Agent` protocol: `act(game) -> Move`; build one by spec with
+`make_agent("mcts:iterations=400", seed=0)`. The search bots are imported on first use
+(their numba functions load then)."""
 
+from carcassonne_env.bots.base import BUILTIN_BOTS
+from carcassonne_env.bots.plugins import register_bots
 from carcassonne_env.bots.simple import GreedyAgent, RandomAgent
 
 from .base import BOTS, Agent, make_agent, registry, split_specs
+
+# The environments play these by name too (``VsBots-v0``'s opponents=["mcts"]).
+register_bots([name for name in BOTS if name not in BUILTIN_BOTS], make_agent)
 
 _LAZY = {"HeuristicAgent": "heuristic", "MCTSAgent": "mcts", "SB3Agent": "sb3"}
 

@@ -1,4 +1,5 @@
-"""The bot protocol and a registry of built-in bots by name."""
+"""Every bot by name (`make_agent`): the built-in ones of `carcassonne_env.bots.base`, whose
+protocol and spec parsing this builds on, and the search and policy bots here."""
 
 from __future__ import annotations
 

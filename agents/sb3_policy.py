@@ -20,6 +20,8 @@ from carcassonne_env.encoding import (
     WindowOverflowError,
     WindowOverflowWarning,
 )
+from carcassonne_env.envs.for_model import saved_policy_module
+from carcassonne_env.layout import SIBLINGS, check_package
 
 # Trained models shipped inside the package (package data); `sb3:model=NAME` finds them.
 MODELS_DIR = Path(__file__).resolve().parent / "models"
@@ -66,6 +68,9 @@ def load_model(model: str | Path, cached: bool = True) -> Any:
         return _LOADED[key]
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{path} is not a saved model (not a zip file)")
+    package = saved_policy_module(path).split(".")[0]
+    if package in SIBLINGS:  # the policy class (training.policy): not someone else's
+        check_package(package)
     try:
         loaded = MaskablePPO.load(path, device="cpu")
     except Exception as err:  # a plain PPO model, or a corrupt or foreign zip

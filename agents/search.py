@@ -6,7 +6,7 @@ determinisation by UCB1 with availability counts, expands one untried legal move
 the leaf and backs the reward up. A node's statistics are from the view of the seat that
 played its move. A leaf is valued by a uniformly random playout to the end (the core's
 jitted playout), or (`depth` >= 0) by `depth` moves of the heuristic policy and then the
-heuristic estimate of the final scores (agents.evaluation).
+heuristic estimate of the final scores (carcassonne_env.bots.evaluation).
 
 The tree lives in flat arrays (`Tree`), the moves are keyed by one int64 (tile type,
 position, rotation, slot), so a search is one nogil numba call: search trees can run in
@@ -95,7 +95,7 @@ def heuristic_move(sim, tb, w, after, scratch, rows, move_values, values, unseen
 @njit(cache=True, nogil=True)
 def leaf_values(sim, tb, depth, w, after, scratch, rows, move_values, unseen, rng, values):
     """values[p] = final scores after a random playout (depth < 0), or the heuristic
-    estimate of `agents.evaluation` (weights w) after `depth` moves of the heuristic
+    estimate of `carcassonne_env.bots.evaluation` (weights w) after `depth` moves of the heuristic
     policy; the other arguments are scratch buffers."""
     if depth < 0:
         random_playout(sim, tb, rng)

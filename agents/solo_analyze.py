@@ -6,9 +6,9 @@ docs/records.md) and, at every move that had a choice, asks the search bot
 its value of the move played and of its best move. Values are the bot's estimate of the
 solo objective in the heuristic's units (the lowest colour's estimated final score plus
 0.25 times the mean, where the estimate also counts what followers in supply are worth;
-see agents/evaluation.py), so "points given away" is a difference in those units: points,
-but not calibrated final points. It is an estimate from a search with the hidden tile
-order sampled, not a proof: small differences are noise.
+see carcassonne_env/bots/evaluation.py), so "points given away" is a difference in those
+units: points, but not calibrated final points. It is an estimate from a search with the
+hidden tile order sampled, not a proof: small differences are noise.
 
     from agents.solo_analyze import analyze_record
     analysis = analyze_record(json.load(open("game.json")))

@@ -3,8 +3,8 @@
 For the solo variant (one person, several colours, result = the lowest colour's score).
 Per move:
 
-1. The heuristic bot (`agents.heuristic`) ranks the legal moves; its `top_k` best are the
-   candidates (the prior: the rest are never searched).
+1. The heuristic bot (`carcassonne_env.bots.heuristic`) ranks the legal moves; its `top_k`
+   best are the candidates (the prior: the rest are never searched).
 2. Determinisations: the tiles nobody has drawn are reshuffled over the positions still
    face down in the colours' stacks (`core.playout.shuffle_undrawn`), so every stack keeps
    its exact remaining size (which decides when end B comes) while the player's ignorance

@@ -22,11 +22,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .cli_errors import Interrupted, OneLineParser, interrupted
+from .layout import check_package
 from .rules import EXPANSION_MODES, EXPANSIONS, FARM_SCORING, Rules
 
 # Exceptions that report a user's mistake (bad value, missing file, missing extra): one
 # line and exit status 2. Anything else is a bug and keeps its traceback.
 USER_ERRORS = (ValueError, OSError, ImportError)
+# Commands that use neither `agents` nor `training`; the others check first that another
+# package of that name does not shadow ours (carcassonne_env.layout).
+STANDALONE_COMMANDS = {"bench", "render", "view", "gif"}
 
 
 def int_at_least(low: int) -> Callable[[str], int]:
@@ -423,7 +427,7 @@ def cmd_solo_analyze(args: argparse.Namespace) -> int:
 
 
 def cmd_warmup(args: argparse.Namespace) -> int:
-    from .compilation import warmup
+    from agents.compilation import warmup
 
     report = (lambda _: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
     seconds = warmup(report)
@@ -432,7 +436,7 @@ def cmd_warmup(args: argparse.Namespace) -> int:
 
 
 def cmd_clear_cache(args: argparse.Namespace) -> int:
-    from .compilation import cache_files, clear_cache
+    from agents.compilation import cache_files, clear_cache
 
     files = cache_files() if args.dry_run else clear_cache()
     for path in files if args.verbose or args.dry_run else ():
@@ -702,6 +706,10 @@ def main(argv: list[str] | None = None) -> int:
     line unless --debug)."""
     args = build_parser().parse_args(argv)
     try:
+        if args.command not in STANDALONE_COMMANDS:  # first: a clear error if shadowed
+            check_package("agents")
+            if args.command == "train":
+                check_package("training")
         return args.func(args)
     except KeyboardInterrupt as err:  # Ctrl-C: one line; the commands keep their work
         if args.debug:

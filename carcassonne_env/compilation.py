@@ -12,7 +12,7 @@ import importlib
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 NOTICE_ENV = "CARCASSONNE_NO_COMPILE_NOTICE"
@@ -20,8 +20,8 @@ NOTICE = ("carcassonne-env: compiling the rules core with numba (first run only,
           "30-60 s; cached on disk afterwards). Run `carcassonne warmup` to do it ahead of "
           f"time; set {NOTICE_ENV}=1 to hide this notice.")
 
-# Every module with jitted functions (tests/conftest.py keys the test cache on these
-# files; tests/test_compilation.py checks that the list is complete).
+# Every module of this package with jitted functions (tests/conftest.py keys the test
+# cache on these files; tests/test_compilation.py checks that the list is complete).
 JITTED_MODULES = (
     "carcassonne_env.core.aggregates",
     "carcassonne_env.core.board",
@@ -33,11 +33,10 @@ JITTED_MODULES = (
     "carcassonne_env.core.state",
     "carcassonne_env.core.turn",
     "carcassonne_env.core.vector",
-    "agents.evaluation",
-    "agents.jitted_bots",
-    "agents.search",
-    "agents.vs_bots_kernel",
-)
+    "carcassonne_env.bots.evaluation",
+    "carcassonne_env.bots.jitted_bots",
+    "carcassonne_env.bots.vs_bots_kernel",
+)  # `agents.compilation.JITTED_MODULES` adds the search bots' modules
 
 _checked = False
 
@@ -75,9 +74,10 @@ def notice_first_compile() -> None:
 
 
 def warmup(report: Callable[[str], None] = print) -> float:
-    """Compile (or load from the cache) every jitted function: a full game through the
-    API with playouts, the env encoder in both action modes, the vector env, and the
-    heuristic, MCTS and solo-lab bots. Returns the seconds it took."""
+    """Compile (or load from the cache) every jitted function of this package: a full
+    game through the API with playouts, the env encoder in both action modes, the vector
+    envs and the built-in bots (`agents.compilation.warmup` adds the search bots).
+    Returns the seconds it took."""
     from .encoding import Encoder
     from .envs.vector import SoloVectorEnv
     from .game import Game
@@ -103,26 +103,13 @@ def warmup(report: Callable[[str], None] = print) -> float:
         venv = SoloVectorEnv(num_envs=2, board_size=8, num_threads=1, obs_features=features)
         venv.reset(seed=0)
         venv.step(venv.action_masks().argmax(axis=1))
-    try:
-        from agents import make_agent
-    except ImportError:  # pragma: no cover - installed without the bots
-        return time.perf_counter() - start
-    report("compiling the solo lab's search (issue 15)...")
-    from agents.solo_solve import solve_deal
-
-    game = Game(Rules(variant="solo"), seed=0)
-    game.play(make_agent("solo-search:samples=1:top_k=2:depth=1", seed=0).act(game))
-    solve_deal(0, seconds=0, top_ks=(1,))
-    report("compiling the heuristic and MCTS bots...")
-    game = Game(Rules(players=2), seed=2)
-    for spec in ("heuristic", "mcts:iterations=4"):
-        game.play(make_agent(spec, seed=0).act(game))
-    # issue 13: the jitted bots and the VsBots vector env (a policy seat too)
-    report("compiling the jitted bots and the VsBots vector env...")
-    from agents.fast_bots import JittedBot
-
+    report("compiling the heuristic, the jitted bots and the VsBots vector env...")
+    from .bots.base import make_bot
+    from .bots.fast_bots import JittedBot
     from .envs.vector_multi import VsBotsVectorEnv
 
+    game = Game(Rules(players=2), seed=2)
+    game.play(make_bot("heuristic", seed=0).act(game))
     game.play(JittedBot("greedy", 0).act(game))
     venv = VsBotsVectorEnv(num_envs=2, players=5, board_size=16, num_threads=1,
                            opponents=["random", "greedy", "heuristic",
@@ -132,16 +119,13 @@ def warmup(report: Callable[[str], None] = print) -> float:
     return time.perf_counter() - start
 
 
-def cache_files() -> list[Path]:
-    """numba's cache files (index .nbi and data .nbc) of every function in
-    `JITTED_MODULES`, wherever numba keeps them (next to the sources in __pycache__, or
-    under NUMBA_CACHE_DIR)."""
+def cache_files(modules: Sequence[str] = JITTED_MODULES) -> list[Path]:
+    """numba's cache files (index .nbi and data .nbc) of every function in `modules`,
+    wherever numba keeps them (next to the sources in __pycache__, or under
+    NUMBA_CACHE_DIR)."""
     found: set[Path] = set()
-    for name in JITTED_MODULES:
-        try:
-            dispatchers = _dispatchers(name)
-        except ImportError:  # pragma: no cover - agents not installed
-            continue
+    for name in modules:
+        dispatchers = _dispatchers(name)
         stem = name.rsplit(".", 1)[1]
         for f in dispatchers:
             folder = Path(f._cache.cache_path)
@@ -150,12 +134,12 @@ def cache_files() -> list[Path]:
     return sorted(found)
 
 
-def clear_cache() -> list[Path]:
+def clear_cache(modules: Sequence[str] = JITTED_MODULES) -> list[Path]:
     """Delete the compiled code of this package (`cache_files`): the next run compiles
     afresh. numba notices an edit to a jitted function's own file, but not to a function
     it calls in another file, so after editing the core this is the way out of stale
     machine code. Returns the deleted files."""
-    files = cache_files()
+    files = cache_files(modules)
     for path in files:
         path.unlink(missing_ok=True)
     return files

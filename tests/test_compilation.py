@@ -16,9 +16,10 @@ import pytest
 from conftest import ROOT, jitted_files, jitted_hash
 from numba.core.dispatcher import Dispatcher
 
+from agents.compilation import JITTED_MODULES
 from carcassonne_env import Game, compilation
 from carcassonne_env.cli import main
-from carcassonne_env.compilation import JITTED_MODULES, NOTICE, NOTICE_ENV
+from carcassonne_env.compilation import NOTICE, NOTICE_ENV
 
 
 def _all_dispatchers() -> dict[str, list]:
@@ -49,13 +50,15 @@ def _run(code: str, **env: str) -> subprocess.CompletedProcess:
 def test_the_cache_key_covers_every_module_with_jitted_code():
     modules = _all_dispatchers()
     assert sorted(modules) == sorted(JITTED_MODULES)
+    assert sorted(compilation.JITTED_MODULES) == sorted(  # carcassonne_env's own
+        m for m in modules if m.startswith("carcassonne_env."))
     covered = set(jitted_files())
     for name in modules:
         assert Path(importlib.import_module(name).__file__) in covered, name
     expected = {f"carcassonne_env/core/{m}.py" for m in (
         "aggregates", "board", "choices", "config", "encode", "jit", "playout", "queries",
-        "scoring", "state", "turn", "vector")} | {"agents/evaluation.py", "agents/search.py",
-                                        "agents/jitted_bots.py", "agents/vs_bots_kernel.py"}
+        "scoring", "state", "turn", "vector")} | {f"carcassonne_env/bots/{m}.py" for m in (
+        "evaluation", "jitted_bots", "vs_bots_kernel")} | {"agents/search.py"}
     assert {str(p.relative_to(ROOT)) for p in covered} == expected
     if os.environ["NUMBA_CACHE_DIR"].startswith(str(ROOT / ".numba_cache")):
         assert os.environ["NUMBA_CACHE_DIR"] == str(ROOT / ".numba_cache" / jitted_hash())
@@ -159,7 +162,8 @@ def test_warmup_compiles_every_jitted_function(tmp_path):
     """From an empty cache (minutes): after `carcassonne warmup` every jitted function
     has up-to-date machine code in the cache, so nothing compiles later."""
     code = ("from carcassonne_env.cli import main; main(['warmup', '-q'])\n"
-            "from carcassonne_env.compilation import JITTED_MODULES, _dispatchers\n"
+            "from agents.compilation import JITTED_MODULES\n"
+            "from carcassonne_env.compilation import _dispatchers\n"
             "print([f'{m}.{f.__name__}' for m in JITTED_MODULES for f in _dispatchers(m)\n"
             "       if not f._cache._cache_file._load_index()])")
     result = _run(code, NUMBA_CACHE_DIR=str(tmp_path), **{NOTICE_ENV: "1"})

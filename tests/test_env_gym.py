@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+import agents  # noqa: F401 - registers the search bots, so VsBots-v0 takes "mcts" specs
 import carcassonne_env  # noqa: F401 - registers the ids
 from carcassonne_env import Rules
 from carcassonne_env.envs.single import SoloEnv, VsBotsEnv

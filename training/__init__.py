@@ -1,2 +1,8 @@
-"""PPO baselines (training scripts, features extractor, shipped models) live here; they
-arrive with the training issue. The environments they train on build on `carcassonne_env`."""
+"""PPO baselines: training scripts, the features extractor and policy
+(`training.policy.BoardPolicy`), slim exports. They build on `carcassonne_env` and
+`agents`, so another package named `agents` ahead on sys.path is reported here, in one
+error, rather than as a puzzling ``cannot import name`` later."""
+
+from carcassonne_env.layout import check_package
+
+check_package("agents")

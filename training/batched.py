@@ -80,7 +80,7 @@ class JoinedVecEnv(VecEnv):
     numbered group after group; rewards times `reward_scale`; a finished game's info
     names its opponent ("opponent": the group's label). ``action_masks()`` serves
     MaskablePPO. With `prior`, the observations also hold the heuristic's move prior
-    of the seat to move (key "prior", `agents.move_prior`). With `projected` (the
+    of the seat to move (key "prior", `carcassonne_env.bots.move_prior`). With `projected` (the
     observations must be the aggregate ones), the reward of a step is the rise of the
     learner's projected margin (score plus the end-game points pending if the game ended
     now, minus the best other seat's: the observation's ``projected_score_*``) instead

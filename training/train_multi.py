@@ -72,8 +72,8 @@ class MultiSettings(PPOSettings):
     reward_scale: float = 0.1  # keeps value targets near 1
     env: str = "python"  # or "batched": jitted vector envs (training.batched)
     init: str = ""  # a model whose policy weights start a new run (e.g. runs/bc/model.zip)
-    # w > 0: the policy also sees the heuristic's move prior (agents.move_prior) and its
-    # logits start as w x prior (w: inverse temperature, per point); 0: no prior.
+    # w > 0: the policy also sees the heuristic's move prior (carcassonne_env.bots.move_prior)
+    # and its logits start as w x prior (w: inverse temperature, per point); 0: no prior.
     move_prior: float = 0.0
 
     def check(self) -> None:

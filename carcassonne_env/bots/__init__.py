@@ -2,3 +2,8 @@
 jitted versions (`jitted_bots`, `fast_bots`), the batched VsBots kernel and teacher
 (`vs_bots_kernel`) and the heuristic's move prior (`move_prior`). The search and policy
 bots build on these in the `agents` package."""
+
+from .base import BUILTIN_BOTS, Agent, make_bot
+from .plugins import make_opponent, register_bots
+
+__all__ = ["BUILTIN_BOTS", "Agent", "make_bot", "make_opponent", "register_bots"]

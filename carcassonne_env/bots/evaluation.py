@@ -41,7 +41,7 @@ from carcassonne_env.core.scoring import (
 from carcassonne_env.core.state import copy_into
 from carcassonne_env.core.turn import apply_move_auto
 
-# Indices into the weight vector (names and defaults in agents/heuristic.py).
+# Indices into the weight vector (names and defaults in carcassonne_env/bots/heuristic.py).
 W_CELL, W_FIT, W_FARM, W_FOLLOWER, W_HORIZON, W_SOLO_SUM, W_SOLO_FOLLOWER, W_SOLO_EMPTY = range(8)
 
 _DX = np.array(C.DX, np.int64)

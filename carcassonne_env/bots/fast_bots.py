@@ -1,4 +1,4 @@
-"""Python side of the jitted bots (`agents.jitted_bots`): `bot_spec` turns a bot spec
+"""Python side of the jitted bots (`carcassonne_env.bots.jitted_bots`): `bot_spec` turns a bot spec
 into the kernel's (kind, weights), `JittedBot` plays a jitted bot behind the `Agent`
 protocol. Kept apart from the jitted module so that it imports no other bot module (the
 tests' numba cache key covers what jitted modules import)."""

@@ -13,7 +13,7 @@ from carcassonne_env.core.state import copy_state
 from . import evaluation as E
 from .base import auto_scoring_choice
 
-#: Default weights (meaning in `agents.evaluation`'s docstring and docs/bots.md).
+#: Default weights (meaning in `carcassonne_env.bots.evaluation`'s docstring and docs/bots.md).
 DEFAULT_WEIGHTS = {
     "cell": 0.85,  # chance an open cell with plenty of fitting tiles gets filled
     "fit": 4.0,  # fitting unseen tiles that make an open cell a safe bet
@@ -39,7 +39,7 @@ def weight_vector(overrides: dict[str, float]) -> np.ndarray:
 
 class HeuristicAgent:
     """Plays the move whose resulting position has the best estimated value
-    (`agents.evaluation`): its own estimated final score minus the best opponent's; in
+    (`carcassonne_env.bots.evaluation`): its own estimated final score minus the best opponent's; in
     the solo variant the lowest colour's. Ties are broken at random (seeded).
 
     Args:

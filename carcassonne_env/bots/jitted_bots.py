@@ -1,7 +1,7 @@
 """The random, greedy and heuristic bots inside numba, choosing exactly the moves of
-`agents.simple.RandomAgent`, `agents.simple.GreedyAgent` and
-`agents.heuristic.HeuristicAgent` (the batched `VsBots` vector env plays them;
-`agents.fast_bots` has the Python side: specs, and a jitted bot as an `Agent`).
+`carcassonne_env.bots.simple.RandomAgent`, `carcassonne_env.bots.simple.GreedyAgent` and
+`carcassonne_env.bots.heuristic.HeuristicAgent` (the batched `VsBots` vector env plays them;
+`carcassonne_env.bots.fast_bots` has the Python side: specs, and a jitted bot as an `Agent`).
 
 Exactness. The Python bots draw their tie-breaks from ``random.Random(seed)``: a
 Mersenne Twister (MT19937) seeded by ``init_by_array`` with the seed's 32-bit words, and
@@ -11,7 +11,7 @@ generator (`mt_seed`, `mt_below`) on an int64[625] state (624 32-bit words, then
 a jitted bot seeded like a Python bot draws the same numbers. The moves are chosen from
 the core's legal rows, in the order of ``Game.legal_moves()``; the greedy values are the
 same integers, the heuristic values come from the same jitted evaluation
-(`agents.evaluation.evaluate_moves`). tests/test_vector_multi.py checks move for move.
+(`carcassonne_env.bots.evaluation.evaluate_moves`). tests/test_vector_multi.py checks move for move.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ and writes the learner's reward, episode end, observation and mask
 (`carcassonne_env.envs.vector_multi.VsBotsVectorEnv` drives it).
 
 Per game i and seat p the tables say who plays: ``kinds[i, p]`` is LEARNER, a jitted bot
-(RANDOM, GREEDY, HEURISTIC: `agents.jitted_bots`, with weights ``weights[i, p]`` and
+(RANDOM, GREEDY, HEURISTIC: `carcassonne_env.bots.jitted_bots`, with weights ``weights[i, p]`` and
 generator ``mt[i, p]``) or POLICY (moved from Python: the game stops there, with
 ``waiting[i] = p``, until a RESUME call of `run_batch` brings the policy's action).
 ``base[i]`` holds the scores at the learner's last decision: the reward is computed

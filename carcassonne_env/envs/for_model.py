@@ -9,9 +9,14 @@ observation shape"). `make_env_for_model` reads them off the model::
 
 from __future__ import annotations
 
+import base64
+import json
+import zipfile
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import cloudpickle
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
@@ -19,15 +24,61 @@ from gymnasium import spaces
 from ..core.aggregates import N_AGG_FIXED
 from ..core.encode import N_FIXED_PLANES
 from ..encoding import ACTION_MODES, OBS_FEATURES, Encoder
+from ..layout import expected_path
 from ..rules import Rules
+
+# The shipped models: package data of `agents`, installed beside this package.
+SHIPPED_MODELS = expected_path("agents") / "models"
+# What a saved model's "data" entry must give for its env to be built.
+_SAVED_KEYS = ("observation_space", "action_space", "carcassonne_solo", "_last_obs")
+
+
+def _model_file(model: str | Path) -> Path:
+    """An existing file, else the shipped model of that name ("ppo_duel")."""
+    path = Path(model)
+    if path.is_file():
+        return path
+    shipped = SHIPPED_MODELS / (path.name if path.suffix == ".zip" else f"{path.name}.zip")
+    if path.name == str(model) and shipped.is_file():
+        return shipped
+    names = ", ".join(sorted(p.stem for p in SHIPPED_MODELS.glob("*.zip"))) or "none"
+    raise FileNotFoundError(f"no model file at {model} and no shipped model of that name; "
+                            f"shipped models: {names}")
+
+
+def _saved_data(path: Path) -> dict[str, Any]:
+    """The "data" entry (JSON) of a saved SB3 model's zip."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return json.loads(archive.read("data"))
+    except (zipfile.BadZipFile, KeyError, ValueError) as err:
+        raise ValueError(f"{path} is not a saved Stable-Baselines3 model ({err})") from None
+
+
+def saved_policy_module(model: str | Path) -> str:
+    """The module of a saved model's policy class ("training.policy" for the shipped
+    models; "" if the file does not say), read without loading the model."""
+    policy = _saved_data(_model_file(model)).get("policy_class")
+    return str(policy.get("__module__", "")) if isinstance(policy, dict) else ""
+
+
+def read_saved_model(model: str | Path) -> SimpleNamespace:
+    """The spaces (and solo flag, saved last observation) recorded in a saved SB3 model
+    (a .zip path or a shipped model's name), read without loading the model: no torch,
+    and no import of the policy's class (`training.policy.BoardPolicy`)."""
+    data = _saved_data(_model_file(model))
+    found = {}
+    for key in _SAVED_KEYS:
+        item = data.get(key)
+        if isinstance(item, dict) and ":serialized:" in item:
+            item = cloudpickle.loads(base64.b64decode(item[":serialized:"]))
+        if item is not None:
+            found[key] = item
+    return SimpleNamespace(**found)
 
 
 def _load(model: Any) -> Any:
-    if isinstance(model, (str, Path)):
-        from agents.sb3_policy import load_model  # bots and models live outside the package
-
-        return load_model(model)
-    return model
+    return read_saved_model(model) if isinstance(model, (str, Path)) else model
 
 
 def _trained_on_solo(model: Any) -> bool | None:
@@ -129,13 +180,14 @@ def make_env_for_model(model: Any, *, solo: bool | None = None, **env_kwargs: An
     ``opponents``, default greedy bots), at the settings of `model_env_options`.
 
     Args:
-        model: a loaded SB3 model (or policy) or the path of its .zip.
+        model: a loaded SB3 model (or policy), the path of its .zip or a shipped model's
+            name ("ppo_duel"; a file is read without loading the model, `read_saved_model`).
         solo: see `model_env_options`.
         env_kwargs: further keywords of the env (opponents, seat, reward, render_mode,
             rule options...); the settings read off the model may not be overridden.
 
-    A model trained with the heuristic's move prior (`agents.move_prior`) gets its env
-    wrapped in `MovePriorObservation`. The standard loop then runs as is::
+    A model trained with the heuristic's move prior (`carcassonne_env.bots.move_prior`)
+    gets its env wrapped in `MovePriorObservation`. The standard loop then runs as is::
 
         from sb3_contrib.common.maskable.utils import get_action_masks
         obs, info = env.reset(seed=0)
@@ -146,6 +198,7 @@ def make_env_for_model(model: Any, *, solo: bool | None = None, **env_kwargs: An
             if terminated or truncated:
                 break
     """
+    model = _load(model)
     options = model_env_options(model, solo)
     clash = sorted(k for k in env_kwargs if k in options and env_kwargs[k] != options[k])
     if clash:
@@ -153,7 +206,7 @@ def make_env_for_model(model: Any, *, solo: bool | None = None, **env_kwargs: An
                          f"got {', '.join(f'{k}={env_kwargs[k]!r}' for k in clash)}")
     env_id = "Carcassonne/Solo-v0" if "colours" in options else "Carcassonne/VsBots-v0"
     env = gym.make(env_id, **{**env_kwargs, **options})
-    space = getattr(_load(model), "observation_space", None)
+    space = getattr(model, "observation_space", None)
     if hasattr(space, "spaces") and "prior" in space.spaces:  # trained with the move prior
         from ..bots.move_prior import MovePriorObservation
 

@@ -7,18 +7,34 @@ illegal action) until ``reset()``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium.error import ResetNeeded
 
+from ..bots.base import Agent
+from ..bots.plugins import make_opponent
 from ..checks import check_choice, check_int, check_real
 from ..rules import Rules
 from .aec import rules_from
 from .driver import REWARDS, TurnDriver, check_rule_options, seat_rewards
 from .rendering import RENDER_MODES, render_game
+
+#: A `VsBotsEnv` opponent: a bot spec, an agent, or a factory ``factory(seed=...) -> agent``.
+Opponent = str | Agent | Callable[..., Agent]
+
+
+def _is_agent(entry: Any) -> bool:
+    """An agent object (a bot class is a factory: ``RandomAgent(seed=...)``)."""
+    return not isinstance(entry, type) and callable(getattr(entry, "act", None))
+
+
+def _opponent_name(entry: Opponent) -> str:
+    if isinstance(entry, str):
+        return entry
+    return str(getattr(entry, "name", getattr(entry, "__name__", type(entry).__name__)))
 
 
 class _SingleAgentEnv(gym.Env):
@@ -144,11 +160,17 @@ class SoloEnv(_SingleAgentEnv):
 
 
 class VsBotsEnv(_SingleAgentEnv):
-    """One learning seat against built-in bots (`agents.make_agent` names).
+    """One learning seat against bots.
 
     Args:
-        opponents: bot names, one per other seat (or a single name for all of them);
-            ``players`` defaults to ``len(opponents) + 1``.
+        opponents: one entry per other seat (or a single entry for all of them), each a
+            bot spec (a built-in bot: "random", "greedy", "heuristic" with options such
+            as "heuristic:follower=3.0"; or one that a package registers,
+            `carcassonne_env.bots.plugins`: "mcts", "sb3:model=ppo_duel"... of `agents`),
+            an agent object (``act(game) -> Move``, played as is every episode) or a
+            factory (``factory(seed=...) -> agent``, called every episode with a seed
+            drawn from the env's generator). ``players`` defaults to
+            ``len(opponents) + 1``.
         seat: the learning seat, or None to draw it per episode.
         reward: "score" (points the learning seat gained since its last action,
             opponents' turns and final scoring included), "margin" (that minus the
@@ -158,41 +180,41 @@ class VsBotsEnv(_SingleAgentEnv):
             as `SoloEnv`.
     """
 
-    def __init__(self, opponents: Sequence[str] | str = ("greedy",), seat: int | None = None,
-                 reward: str = "score", rules: Rules | None = None, board_size: int = 32,
-                 action_mode: str = "turn", on_overflow: str = "warn",
+    def __init__(self, opponents: Sequence[Opponent] | Opponent = ("greedy",),
+                 seat: int | None = None, reward: str = "score", rules: Rules | None = None,
+                 board_size: int = 32, action_mode: str = "turn", on_overflow: str = "warn",
                  illegal_reward: float = -1.0, render_mode: str | None = None,
                  obs_features: str = "standard", **rule_options: Any) -> None:
-        from agents import make_agent  # bots live outside the rules package
-
         check_rule_options(type(self), rule_options)
-        if isinstance(opponents, str):
-            names = [opponents]
-        elif isinstance(opponents, Sequence) and all(isinstance(n, str) for n in opponents):
-            names = list(opponents)
+        if isinstance(opponents, str) or not isinstance(opponents, Sequence):
+            entries = [opponents]
         else:
+            entries = list(opponents)
+        if not all(isinstance(e, str) or callable(e) or _is_agent(e) for e in entries):
             raise ValueError("opponents must be a bot spec or a list of bot specs (strings), "
-                             f"got {opponents!r}")
-        if not names:
+                             f"agents (act(game) -> Move) or agent factories, got {opponents!r}")
+        if not entries:
             raise ValueError("opponents must name at least one bot")
         if rules is None:
-            rule_options.setdefault("players", len(names) + 1)
+            rule_options.setdefault("players", len(entries) + 1)
         rules = rules_from(rules, rule_options)
         if rules.variant == "solo" or rules.players < 2:
             raise ValueError("VsBots is for 2-6 players; use 'Carcassonne/Solo-v0' for the "
                              "solo variant")
-        if len(names) == 1:
-            names *= rules.players - 1
-        if len(names) != rules.players - 1:
+        if len(entries) == 1:
+            entries *= rules.players - 1
+        names = [_opponent_name(e) for e in entries]
+        if len(entries) != rules.players - 1:
             raise ValueError(f"{rules.players} players need {rules.players - 1} opponents, "
-                             f"got {len(names)}: {names}")
-        for name in set(names):
-            make_agent(name)  # an unknown bot or bad option fails here, not at reset
+                             f"got {len(entries)}: {names}")
+        for spec in {e for e in entries if isinstance(e, str)}:
+            make_opponent(spec)  # an unknown bot or bad option fails here, not at reset
         if seat is not None:
             seat = check_int("seat", seat, 0, rules.players - 1)
         check_choice("reward", reward, REWARDS)
         super().__init__(rules, board_size, action_mode, on_overflow, illegal_reward,
                          render_mode, obs_features)
+        self.opponents = entries
         self.opponent_names = names
         self.fixed_seat = seat
         self.reward_mode = reward
@@ -217,12 +239,19 @@ class VsBotsEnv(_SingleAgentEnv):
 
     def _make_bots(self, seats: list[int]) -> dict[int, Any]:
         """The opponents of a new episode by seat (a hook: self-play training draws them
-        from a pool of past policies instead)."""
-        from agents import make_agent
-
+        from a pool of past policies instead). Every seat draws a bot seed, whatever its
+        entry, so the episode's other draws do not depend on the kind of opponent."""
         rng = self.np_random
-        return {p: make_agent(name, seed=int(rng.integers(2**63)))
-                for p, name in zip(seats, self.opponent_names, strict=True)}
+        bots = {}
+        for p, entry in zip(seats, self.opponents, strict=True):
+            seed = int(rng.integers(2**63))
+            if isinstance(entry, str):
+                bots[p] = make_opponent(entry, seed=seed)
+            elif _is_agent(entry):
+                bots[p] = entry
+            else:
+                bots[p] = entry(seed=seed)
+        return bots
 
     def _play_bots(self) -> np.ndarray:
         """Let the bots move until the learning seat is to act; their score gains."""

@@ -3,10 +3,10 @@
 "Carcassonne/VsBots-v0", num_envs=N, vectorization_mode="vector_entry_point",
 players=P, opponents=[...])``.
 
-Built-in bots (random, greedy, heuristic) are jitted (`agents.jitted_bots`, the same
+Built-in bots (random, greedy, heuristic) are jitted (`carcassonne_env.bots.jitted_bots`, the same
 moves as the Python bots): one numba call per step applies the learner's move in every
 game and plays every bot move up to the learner's next decision
-(`agents.vs_bots_kernel`). Opponents that are policies are batched: at each opponent
+(`carcassonne_env.bots.vs_bots_kernel`). Opponents that are policies are batched: at each opponent
 turn, one call for all the games where a policy seat is to move (see `VsBotsVectorEnv`).
 
 Autoreset: same-step (`AutoresetMode.SAME_STEP`, as SB3 does it): when a game ends, the
@@ -41,7 +41,7 @@ from .aec import rules_from
 from .driver import REWARDS, check_rule_options
 from .vector import BatchedGamesEnv, _Buffers
 
-STEP, START, RESUME = 0, 1, 2  # = agents.vs_bots_kernel phases (imported lazily there)
+STEP, START, RESUME = 0, 1, 2  # = vs_bots_kernel's phases (imported lazily there)
 
 #: A policy opponent: called with (observations, action masks, seats) of the games where
 #: one of its seats is to move (observation arrays batched over those games, as the
