@@ -25,6 +25,7 @@ NOTICE = ("carcassonne-env: compiling the rules core with numba (first run only,
 JITTED_MODULES = (
     "carcassonne_env.core.aggregates",
     "carcassonne_env.core.board",
+    "carcassonne_env.core.candidates",
     "carcassonne_env.core.choices",
     "carcassonne_env.core.encode",
     "carcassonne_env.core.playout",
@@ -99,8 +100,10 @@ def warmup(report: Callable[[str], None] = print) -> float:
         if mode == "two_step":
             enc.encode(game, 0, pending=enc.placement(game, int(enc.action_mask(game).argmax())))
     Encoder(game.rules, 8, obs_features="aggregate").encode(game, 0)
-    for features in ("standard", "aggregate"):
-        venv = SoloVectorEnv(num_envs=2, board_size=8, num_threads=1, obs_features=features)
+    Encoder(game.rules, 8, candidate_moves=8).encode(game, 0)
+    for features, candidates in (("standard", 0), ("aggregate", 0), ("standard", 8)):
+        venv = SoloVectorEnv(num_envs=2, board_size=8, num_threads=1, obs_features=features,
+                             candidate_moves=candidates)
         venv.reset(seed=0)
         venv.step(venv.action_masks().argmax(axis=1))
     report("compiling the heuristic, the jitted bots and the VsBots vector env...")
