@@ -8,6 +8,8 @@ in the README).
     python benchmarks/bench_ppo.py --repeats 3
     python benchmarks/bench_ppo.py --tasks multi-batched --set obs_features="'aggregate'"
     python benchmarks/bench_ppo.py --set n_epochs=4 --set channels=16   # other settings
+    python benchmarks/bench_ppo.py --tasks multi-batched --set policy="'candidates'" \
+        --set hidden=64                          # CandidatePolicy on candidate moves
 """
 
 from __future__ import annotations
