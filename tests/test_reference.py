@@ -1193,7 +1193,7 @@ LIVE_TB: list[tuple[dict[str, Any], int]] = [
     ({"players": 2, **BOTH}, 3),
     ({"players": 2, "hand_size": 3, **TB}, 2),
     ({"players": 2, "farm_scoring": "city", **TB}, 2),
-    ({"players": 2, **TB_BGA}, 2),
+    ({"players": 4, **TB_BGA}, 3),
     ({"variant": "solo", **BOTH}, 10),
 ]
 
