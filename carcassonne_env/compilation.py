@@ -22,25 +22,28 @@ from numba.core import event
 
 NOTICE_ENV = "CARCASSONNE_NO_COMPILE_NOTICE"
 # The parts that announce their first compile: what the notice names and how long the
-# compile took from an empty cache on the 2-core machine (README, "Start-up"). A jitted
-# module belongs to the part named by its last dotted component, else to the core.
+# compile takes from an empty cache on an idle core (CPU seconds measured during
+# `carcassonne warmup`; README, "Start-up"). A jitted module belongs to the part named by
+# the last component of its name, else to the core.
 PARTS = {
-    "core": ("the rules core", "about 30-60 s"),
-    "encode": ("the observation encoder", "about 1-2 min"),
-    "vector": ("the vector env", "about 30 s"),
-    "vs_bots_kernel": ("the VsBots vector env", "about 1-2 min"),
+    "core": ("the rules core", "about 30 s"),
+    "playout": ("the jitted random playouts", "about 75 s"),
+    "encode": ("the observation encoder", "about 5 s"),
+    "aggregates": ("the aggregate observation", "about 15 s"),
+    "vector": ("the vector env", "about 1 min"),
+    "vs_bots_kernel": ("the VsBots vector env", "about 1-1.5 min"),
     "evaluation": ("the heuristic bot", "about 30 s"),
-    "search": ("the MCTS and solo-search bots", "about 30 s"),
-    "jitted_bots": ("the jitted bots", "about 30 s"),
+    "search": ("the MCTS and solo-search bots", "about 1 min"),
+    "jitted_bots": ("the jitted bots", "about 25 s"),
 }
 
 
 def notice(part: str) -> str:
     """The one-line notice printed before `part` (a key of `PARTS`) first compiles."""
     what, took = PARTS[part]
-    return (f"carcassonne-env: compiling {what} with numba (first run only, {took}; cached "
-            f"on disk afterwards). Run `carcassonne warmup` to compile everything ahead of "
-            f"time; set {NOTICE_ENV}=1 to hide this notice.")
+    return (f"carcassonne-env: compiling {what} with numba (first run only: {took} on an "
+            f"idle machine; cached on disk afterwards). Run `carcassonne warmup` to compile "
+            f"everything ahead of time; set {NOTICE_ENV}=1 to hide this notice.")
 
 
 NOTICE = notice("core")
