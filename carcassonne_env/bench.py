@@ -46,6 +46,10 @@ _FIRST_GAME = (
 )
 
 
+#: The parts of `run_benchmarks` (`carcassonne bench --only`), in the order they run.
+PARTS = ("start-up", "playouts", "api", "clone", "envs", "vector", "vs-bots", "expansions")
+
+
 def check_parts(names: Sequence[str]) -> tuple[str, ...]:
     """`names` (benchmark parts, any order) in `PARTS` order; ValueError naming the
     unknown ones, and for an empty list."""
@@ -350,10 +354,6 @@ def bench_start(cold: bool) -> dict[str, float]:
                            capture_output=True)
             out[f"{label} start s"] = time.perf_counter() - t0
     return out
-
-
-#: The parts of `run_benchmarks` (`carcassonne bench --only`), in the order they run.
-PARTS = ("start-up", "playouts", "api", "clone", "envs", "vector", "vs-bots", "expansions")
 
 
 def run_benchmarks(games: int = 20000, api_games: int = 30, repeats: int = 5,
