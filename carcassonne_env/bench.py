@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -43,6 +44,20 @@ _FIRST_GAME = (
     "while not g.done: g.play(r.choice(g.legal_moves()))\n"
     "print(time.perf_counter()-t)"
 )
+
+
+#: The parts of `run_benchmarks` (`carcassonne bench --only`), in the order they run.
+PARTS = ("start-up", "playouts", "api", "clone", "envs", "vector", "vs-bots", "expansions")
+
+
+def check_parts(names: Sequence[str]) -> tuple[str, ...]:
+    """`names` (benchmark parts, any order) in `PARTS` order; ValueError naming the
+    unknown ones, and for an empty list."""
+    unknown = [n for n in names if n not in PARTS]
+    if unknown or not names:
+        raise ValueError(f"only must name parts from {', '.join(PARTS)}, got "
+                         f"{', '.join(map(repr, unknown)) if unknown else 'none'}")
+    return tuple(p for p in PARTS if p in names)
 
 
 def _median_rate(fn, repeats: int) -> float:
@@ -145,12 +160,11 @@ def _env_rate(reset, step, legal, steps: int) -> float:
 
 
 def bench_envs(steps: int, repeats: int) -> dict[str, float]:
-    """Steps/s with observation and mask: the PettingZoo AEC env (step + last()), the
-    Gymnasium solo env (step), the vector env (one batched step of N games)."""
+    """Steps/s with observation and mask: the PettingZoo AEC env (step + last()) and the
+    Gymnasium solo env (step), with the standard and the aggregate observation."""
     import gymnasium
 
     from . import carcassonne_v0
-    from .envs.vector import SoloVectorEnv
 
     aec = carcassonne_v0.env(players=2)
 
@@ -175,6 +189,14 @@ def bench_envs(steps: int, repeats: int) -> dict[str, float]:
     results["Solo-v0 env steps/s (aggregate obs)"] = statistics.median(
         _env_rate(lambda: agg.reset(seed=0), lambda a: agg.step(a)[2],
                   lambda: np.flatnonzero(agg.action_masks()), steps) for _ in range(repeats))
+    return results
+
+
+def bench_vector(steps: int, repeats: int) -> dict[str, float]:
+    """Steps/s of `SoloVectorEnv` (one batched step of N games), N = 64 and 256."""
+    from .envs.vector import SoloVectorEnv
+
+    results = {}
     for n in (64, 256):
         venv = SoloVectorEnv(n)
         venv.reset(seed=0)
@@ -339,29 +361,35 @@ def bench_start(cold: bool) -> dict[str, float]:
 
 
 def run_benchmarks(games: int = 20000, api_games: int = 30, repeats: int = 5,
-                   cold: bool = True, markdown: bool = False, env_steps: int = 20000
-                   ) -> dict[str, float]:
-    """Run every benchmark and print the results; returns them. Counts are checked before
-    anything runs (ValueError naming the argument)."""
+                   cold: bool = True, markdown: bool = False, env_steps: int = 20000,
+                   only: Sequence[str] | None = None) -> dict[str, float]:
+    """Run the benchmarks (every one of `PARTS`, or those named in `only`) and print the
+    results; returns them. Arguments are checked before anything runs (ValueError naming
+    the argument)."""
     from tqdm import tqdm
 
     for name, value in (("games", games), ("api_games", api_games), ("repeats", repeats),
                         ("env_steps", env_steps)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    chosen = check_parts(PARTS if only is None else only)
 
-    steps = [
-        ("start-up", lambda: bench_start(cold)),
-        ("jitted playouts", lambda: bench_playouts(games, repeats)),
-        ("Python API", lambda: bench_api(api_games, repeats)),
-        ("clone", lambda: bench_clone(repeats)),
-        ("environments", lambda: bench_envs(env_steps, repeats)),
-        ("VsBots vector env", lambda: bench_vs_bots(env_steps, repeats)),
-        ("expansions", lambda: bench_expansions(games, env_steps, repeats)),
-    ]
+    steps = {
+        "start-up": lambda: bench_start(cold),
+        "playouts": lambda: bench_playouts(games, repeats),
+        "api": lambda: bench_api(api_games, repeats),
+        "clone": lambda: bench_clone(repeats),
+        "envs": lambda: bench_envs(env_steps, repeats),
+        "vector": lambda: bench_vector(env_steps, repeats),
+        "vs-bots": lambda: bench_vs_bots(env_steps, repeats),
+        "expansions": lambda: bench_expansions(games, env_steps, repeats),
+    }
     results: dict[str, float] = {}
-    for _name, step in tqdm(steps, desc="benchmarks", unit="step", file=sys.stderr):
-        results.update(step())
+    took = []
+    for part in tqdm(chosen, desc="benchmarks", unit="part", file=sys.stderr):
+        t0 = time.perf_counter()
+        results.update(steps[part]())
+        took.append(f"{part} {time.perf_counter() - t0:.0f} s")
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, " \
               f"Python {platform.python_version()}"
     if markdown:
@@ -371,7 +399,7 @@ def run_benchmarks(games: int = 20000, api_games: int = 30, repeats: int = 5,
             t = TARGETS.get(k)
             digits = 2 if "ratio" in k else 1
             print(f"| {k} | {v:,.{digits}f} | {'' if t is None else format(t, ',')} |")
-        print(f"\nMachine: {machine}.")
+        print(f"\nMachine: {machine}. Time per part: {', '.join(took)}.")
     else:
         width = max(map(len, results))
         for k, v in results.items():
@@ -379,4 +407,5 @@ def run_benchmarks(games: int = 20000, api_games: int = 30, repeats: int = 5,
             ratio = "" if t is None else f"  (target {t:,}; ratio {v / t:.2f})"
             print(f"{k:<{width}}  {v:>12,.{2 if 'ratio' in k else 1}f}{ratio}")
         print(f"machine: {machine}; 2 players, base game, 3rd-edition farms")
+        print(f"time per part: {', '.join(took)}")
     return results

@@ -48,6 +48,16 @@ def int_at_least(low: int) -> Callable[[str], int]:
     return parse
 
 
+def _bench_parts(text: str) -> tuple[str, ...]:
+    """An argparse type: `bench --only`'s comma-separated benchmark parts."""
+    from .bench import check_parts
+
+    try:
+        return check_parts([p.strip() for p in text.split(",") if p.strip()])
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("only ")) from None
+
+
 def output_file(path: str | Path | None) -> None:
     """Make an output file writable before the work starts: create its missing parent
     folders; refuse a path that is a folder."""
@@ -229,7 +239,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import run_benchmarks
 
     run_benchmarks(games=args.games, api_games=args.api_games, repeats=args.repeats,
-                   cold=not args.no_cold, markdown=args.markdown)
+                   cold=not args.no_cold, markdown=args.markdown, only=args.only)
     return 0
 
 
@@ -538,6 +548,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="repeats (medians reported)")
     p.add_argument("--no-cold", action="store_true", help="skip the cold-start measurement")
     p.add_argument("--markdown", action="store_true", help="print a markdown table")
+    p.add_argument("--only", type=_bench_parts, metavar="PARTS",
+                   help="run only these parts, comma-separated: start-up, playouts, api, "
+                        "clone, envs, vector, vs-bots, expansions (default: all; README "
+                        "gives the time each takes)")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("render", parents=[common],

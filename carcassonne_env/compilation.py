@@ -1,9 +1,10 @@
-"""numba compilation as the user sees it: a one-line notice on stderr when the rules core
-is about to compile (the first run after installing, or after an edit: about 30-60 s of
-silence otherwise), `warmup` to compile everything ahead of time (``carcassonne
+"""numba compilation as the user sees it: a one-line notice on stderr when a part of the
+package is about to compile (the first use after installing, or after an edit: the rules
+core, the observation encoder, the vector envs and the bots each take from seconds to
+minutes of silence otherwise), `warmup` to compile everything ahead of time (``carcassonne
 warmup``), and `clear_cache` to delete the compiled code (``carcassonne clear-cache``).
 
-Set ``CARCASSONNE_NO_COMPILE_NOTICE=1`` to silence the notice.
+Set ``CARCASSONNE_NO_COMPILE_NOTICE=1`` to silence the notices.
 """
 
 from __future__ import annotations
@@ -11,14 +12,42 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
+from numba.core import event
+
 NOTICE_ENV = "CARCASSONNE_NO_COMPILE_NOTICE"
-NOTICE = ("carcassonne-env: compiling the rules core with numba (first run only, about "
-          "30-60 s; cached on disk afterwards). Run `carcassonne warmup` to do it ahead of "
-          f"time; set {NOTICE_ENV}=1 to hide this notice.")
+# The parts that announce their first compile: what the notice names and how long the
+# compile takes from an empty cache on an idle core (CPU seconds measured during
+# `carcassonne warmup`; README, "Start-up"). A jitted module belongs to the part named by
+# the last component of its name, else to the core.
+PARTS = {
+    "core": ("the rules core", "about 30 s"),
+    "playout": ("the jitted random playouts", "about 75 s"),
+    "encode": ("the observation encoder", "about 5 s"),
+    "aggregates": ("the aggregate observation", "about 15 s"),
+    "candidates": ("the candidate-move observation", "about 1 min (not yet timed idle)"),
+    "vector": ("the vector env", "about 1 min"),
+    "vs_bots_kernel": ("the VsBots vector env", "about 1-1.5 min"),
+    "evaluation": ("the heuristic bot", "about 30 s"),
+    "search": ("the MCTS and solo-search bots", "about 1 min"),
+    "jitted_bots": ("the jitted bots", "about 25 s"),
+}
+
+
+def notice(part: str) -> str:
+    """The one-line notice printed before `part` (a key of `PARTS`) first compiles."""
+    what, took = PARTS[part]
+    return (f"carcassonne-env: compiling {what} with numba (first run only: {took} on an "
+            f"idle machine; cached on disk afterwards). Run `carcassonne warmup` to compile "
+            f"everything ahead of time; set {NOTICE_ENV}=1 to hide this notice.")
+
+
+NOTICE = notice("core")
 
 # Every module of this package with jitted functions (tests/conftest.py keys the test
 # cache on these files; tests/test_compilation.py checks that the list is complete).
@@ -40,6 +69,8 @@ JITTED_MODULES = (
 )  # `agents.compilation.JITTED_MODULES` adds the search bots' modules
 
 _checked = False
+_announced: set[str] = set()  # parts whose notice this process printed
+_quiet = False  # inside `warmup`, which reports its own progress
 
 
 def _dispatchers(module_name: str) -> list:
@@ -63,22 +94,82 @@ def core_is_compiled() -> bool:
         return True
 
 
+_NOTICED = set(JITTED_MODULES)  # modules whose compiles are announced
+
+
+def notice_modules(names: Sequence[str]) -> None:
+    """Announce the compiles of these modules too (packages built on this one, such as
+    `agents.search`, whose part is the last component of the name)."""
+    _NOTICED.update(names)
+
+
 def notice_first_compile() -> None:
     """Print `NOTICE` to stderr, once per process, if the core is about to compile
-    (called before the first jitted call; cheap after the first time)."""
+    (called before the first jitted call; cheap after the first time). The other parts
+    announce themselves when numba starts compiling them (`_CompileNotices`)."""
     global _checked
     if _checked:
         return
     _checked = True
-    if os.environ.get(NOTICE_ENV, "") in ("", "0") and not core_is_compiled():
-        print(NOTICE, file=sys.stderr, flush=True)
+    if not core_is_compiled():
+        _announce("core")
+
+
+def _announce(part: str) -> None:
+    """Print `part`'s notice to stderr, once per process, unless silenced."""
+    if part in _announced or _quiet or os.environ.get(NOTICE_ENV, "") not in ("", "0"):
+        return
+    _announced.add(part)
+    print(notice(part), file=sys.stderr, flush=True)
+
+
+class _CompileNotices(event.Listener):
+    """Announces a part when numba starts compiling one of its functions. numba sends
+    "numba:compile" events only for real compiles (not for loads from the cache), one
+    per function, nested when a function compiles the functions it calls: only the
+    outermost compile names the part (the encoder compiling the core's helpers is the
+    encoder's compile)."""
+
+    def __init__(self) -> None:
+        self._depth = threading.local()
+
+    def on_start(self, ev: event.Event) -> None:
+        depth = getattr(self._depth, "n", 0)
+        self._depth.n = depth + 1
+        if depth == 0:
+            module = getattr(ev.data["dispatcher"].py_func, "__module__", "")
+            if module in _NOTICED:
+                stem = module.rsplit(".", 1)[1]
+                _announce(stem if stem in PARTS else "core")
+
+    def on_end(self, ev: event.Event) -> None:
+        self._depth.n -= 1
+
+
+event.register("numba:compile", _CompileNotices())
+
+
+@contextmanager
+def _no_notices() -> Iterator[None]:
+    global _quiet
+    was, _quiet = _quiet, True
+    try:
+        yield
+    finally:
+        _quiet = was
 
 
 def warmup(report: Callable[[str], None] = print) -> float:
     """Compile (or load from the cache) every jitted function of this package: a full
     game through the API with playouts, the env encoder in both action modes, the vector
     envs and the built-in bots (`agents.compilation.warmup` adds the search bots).
-    Returns the seconds it took."""
+    Returns the seconds it took. `report` tells the progress (the compile notices stay
+    silent meanwhile)."""
+    with _no_notices():
+        return _warmup(report)
+
+
+def _warmup(report: Callable[[str], None]) -> float:
     from .encoding import Encoder
     from .envs.vector import SoloVectorEnv
     from .game import Game

@@ -18,7 +18,8 @@ EXPANSIONS = tuple(EXPANSION_TILES)  # "inns_cathedrals", "traders_builders"
 EXPANSION_MODES = ("full", "tiles_only")
 # Options added after the first record format: left out of `to_dict` at their defaults,
 # so that records of games without them stay as they were.
-_LATER_DEFAULTS = {"scoring_order": "auto", "expansions": (), "expansion_mode": "full"}
+_LATER_DEFAULTS = {"scoring_order": "auto", "expansions": (), "expansion_mode": "full",
+                   "goods_from_unowned_city": True}
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,11 @@ class Rules:
             no goods (docs/rules.md). ``"tiles_only"``: the expansion tiles play as
             ordinary tiles (inns are roads, cathedrals cities, goods ignored; no new
             figures), as BGA offers.
+        goods_from_unowned_city: Traders & Builders (full mode): whether the player who
+            completes a city with trade goods takes them when no follower stands on it.
+            ``True`` (default): the rulebook (the completer takes them unconditionally);
+            ``False``: Board Game Arena's behaviour (a city completed without an owner
+            gives no goods; docs/rules.md).
     """
 
     players: int | None = None
@@ -66,6 +72,7 @@ class Rules:
     scoring_order: str = "auto"
     expansions: tuple[str, ...] = ()
     expansion_mode: str = "full"
+    goods_from_unowned_city: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "variant", check_choice("variant", self.variant, VARIANTS))
@@ -86,6 +93,8 @@ class Rules:
             ("expansions", _check_expansions(self.expansions)),
             ("expansion_mode", check_choice("expansion_mode", self.expansion_mode,
                                             EXPANSION_MODES)),
+            ("goods_from_unowned_city", check_bool("goods_from_unowned_city",
+                                                   self.goods_from_unowned_city)),
         ):
             object.__setattr__(self, name, value)
         if self.hand_size not in (1, 3):
@@ -102,6 +111,11 @@ class Rules:
             raise ValueError("scoring_order='player' is a solo-variant option "
                              "(variant='solo'): in the standard game the order of scoring "
                              "never changes the scores")
+        if not self.goods_from_unowned_city and (
+                solo or "traders_builders" not in self.full_expansions):
+            raise ValueError("goods_from_unowned_city=False changes only the trade goods of "
+                             "Traders & Builders: it needs expansions=('traders_builders',) "
+                             "with expansion_mode='full', outside the solo variant")
 
     @property
     def seats(self) -> int:
@@ -127,8 +141,8 @@ class Rules:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable options (used in game records). The options added after the
-        first record format (scoring_order, expansions, expansion_mode) appear only when
-        they differ from their defaults."""
+        first record format (scoring_order, expansions, expansion_mode,
+        goods_from_unowned_city) appear only when they differ from their defaults."""
         d = asdict(self)
         for key, default in _LATER_DEFAULTS.items():
             if d[key] == default:
@@ -160,6 +174,7 @@ class Rules:
         cfg[C.CFG_EXPANSIONS] = (
             C.EXP_INNS_CATHEDRALS * ("inns_cathedrals" in self.full_expansions)
             | C.EXP_TRADERS_BUILDERS * ("traders_builders" in self.full_expansions))
+        cfg[C.CFG_GOODS_UNOWNED] = int(self.goods_from_unowned_city)
         return cfg
 
 

@@ -19,7 +19,8 @@ end, a city with a cathedral 3 per tile and per pennant when completed and 0 whe
 (record key ``"figure": "large"``) that counts twice for majority but never for points.
 With Traders & Builders in ``"full"`` mode (the default; outside the solo variant, where its
 tiles play as ordinary tiles): the player who places the tile completing a city takes one
-token per trade good symbol in it, and at the end (after the farms) the most tokens of each
+token per trade good symbol in it (rules ``"goods_from_unowned_city": false``: only if a
+follower stands on the city), and at the end (after the farms) the most tokens of each
 good (at least one) score 10, ties all; each player has one builder (``"builder"``, on a
 road or city of the new tile where the player already has a follower; it never counts for
 majority, and a tile of that player that extends the builder's feature in a normal turn
@@ -850,9 +851,11 @@ class RefGame:
                 raise ValueError(f"move {self.turn}: a follower was compulsory (solo)")
             self.solo_end_a.append(self.turn)
         done = completed_now(self.board, pos)
-        if self.tb:  # the completer takes the goods of every city it completes
+        if self.tb:  # the completer takes the goods of every city it completes (with
+            # goods_from_unowned_city=False, BGA's way, only of a city with a follower on it)
+            unowned_too = self.rules.get("goods_from_unowned_city", True)
             for feature in done:
-                if feature.kind == "city":
+                if feature.kind == "city" and (unowned_too or feature.followers(self.board)):
                     for good in feature.goods:
                         self.goods[seat][good] += 1
         items = self._complete(done)

@@ -39,7 +39,9 @@ def _all_dispatchers() -> dict[str, list]:
 
 
 def _run(code: str, **env: str) -> subprocess.CompletedProcess:
-    full = {**os.environ, **env}
+    """Run `code` in a fresh interpreter, with the compile notices on (conftest turns
+    them off) unless `env` says otherwise."""
+    full = {**{k: v for k, v in os.environ.items() if k != NOTICE_ENV}, **env}
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT, env=full, check=True)
 
@@ -141,6 +143,7 @@ def test_no_notice_when_the_core_is_compiled():
 
 def test_the_first_game_gives_the_notice_once(monkeypatch, capsys):
     monkeypatch.setattr(compilation, "_checked", False)
+    monkeypatch.setattr(compilation, "_announced", set())
     monkeypatch.setattr(compilation, "core_is_compiled", lambda: False)
     monkeypatch.delenv(NOTICE_ENV, raising=False)
     Game(seed=0)
@@ -148,6 +151,64 @@ def test_the_first_game_gives_the_notice_once(monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert (out, err) == ("", NOTICE + "\n")
     assert "carcassonne warmup" in NOTICE and NOTICE_ENV in NOTICE
+
+
+def _jitted_in(stem: str, source: str, name: str, **names):
+    """A numba function (no disk cache) defined as if in the jitted module whose name
+    ends in `stem` (any module name with a dot); `names` are its globals (other jitted
+    functions it calls)."""
+    from numba import njit
+
+    module = next((m for m in JITTED_MODULES if m.endswith(f".{stem}")), stem)
+    scope = {"__name__": module, **names}
+    exec(source, scope)  # noqa: S102 - test helper: a function that claims another module
+    return njit(scope[name])
+
+
+@pytest.fixture
+def fresh_notices(monkeypatch):
+    monkeypatch.setattr(compilation, "_announced", set())
+    monkeypatch.delenv(NOTICE_ENV, raising=False)
+
+
+def test_each_part_announces_its_first_compile(fresh_notices, capsys):
+    """A real compile of a function of the encoder's module prints the encoder's notice,
+    once; a function of the VsBots kernel calling the jitted bots' (compiled inside it)
+    names only the VsBots env; a module outside the package names nothing."""
+    encode = _jitted_in("encode", "def f(x):\n    return x + 1\n", "f")
+    assert encode(1) == 2 and encode(2.5) == 3.5  # the second type compiles again: silent
+    bot = _jitted_in("jitted_bots", "def g(x):\n    return 2 * x\n", "g")
+    env = _jitted_in("vs_bots_kernel", "def h(x):\n    return g(x) + 1\n", "h", g=bot)
+    assert env(1) == 3
+    assert _jitted_in("somebody.else", "def k(x):\n    return x\n", "k")(1) == 1
+    core = _jitted_in("turn", "def c(x):\n    return x\n", "c")
+    assert core(1) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "".join(compilation.notice(p) + "\n" for p in ("encode", "vs_bots_kernel",
+                                                                  "core"))
+    assert bot(1) == 2  # compiled inside h: the jitted bots' notice never came, nor comes
+    assert capsys.readouterr().err == ""
+
+
+def test_the_notices_name_their_part_and_warmup():
+    names = {m.rsplit(".", 1)[1] for m in JITTED_MODULES}
+    assert set(compilation.PARTS) - {"core"} <= names  # no part without a module
+    for part, (what, _took) in compilation.PARTS.items():
+        line = compilation.notice(part)
+        assert f"compiling {what} with numba" in line and "`carcassonne warmup`" in line
+        assert NOTICE_ENV in line and "\n" not in line
+    assert compilation.notice("core") == NOTICE
+
+
+def test_notices_are_silent_when_asked_and_during_warmup(fresh_notices, monkeypatch, capsys):
+    monkeypatch.setenv(NOTICE_ENV, "1")
+    _jitted_in("encode", "def f(x):\n    return x\n", "f")(1)
+    monkeypatch.delenv(NOTICE_ENV)
+    with compilation._no_notices():
+        _jitted_in("vector", "def f(x):\n    return x\n", "f")(1)
+    assert capsys.readouterr().err == ""
+    assert compilation._announced == set()
 
 
 def test_warmup_command(capsys):

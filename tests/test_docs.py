@@ -80,9 +80,9 @@ def test_every_shrunk_text_and_special_case_is_still_in_the_docs():
 @pytest.mark.parametrize("name", sorted({name for name, _, _ in PYTHON}))
 def test_python_snippets_run(name, tmp_path, monkeypatch):
     """A file's snippets run in order in one namespace (later ones may use earlier
-    names), in an empty folder that has the repository's models/ beside it."""
+    names), in an empty folder: what they load (the shipped models) they find from
+    anywhere."""
     pytest.importorskip("sb3_contrib")
-    (tmp_path / "models").symlink_to(ROOT / "models")
     monkeypatch.chdir(tmp_path)
     namespace: dict = {"__name__": "__docs__"}
     for file, i, code in PYTHON:
@@ -119,3 +119,20 @@ def test_shell_commands_parse(name, command, capsys):
     except SystemExit as exit_:  # argparse refuses: an option the docs name is gone
         pytest.fail(f"{name}: `{command}` does not parse: {capsys.readouterr().err}")
         raise exit_
+
+
+def test_the_readme_test_command_is_what_ci_runs():
+    """The README's install-and-test line is `.ci/run`'s last line, and the README names
+    what `.ci/run` does before it (PyTorch, Chromium)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
+    assert ci[-1].startswith("python -m pip install -e ") and ci[-1].endswith(
+        "&& python -m pytest -n 2")
+    assert f"```bash\n{ci[-1]}\n```" in readme
+    for step in ('python -m pip install "torch==2.13.0"', "apt-get install -y chromium",
+                 "export CARCASSONNE_REQUIRE_BROWSER=1"):
+        assert step in "\n".join(ci), step
+    words = " ".join(readme.split())  # across line breaks
+    for mention in ("pip install torch==2.13.0", "apt-get install -y chromium",
+                    "CARCASSONNE_REQUIRE_BROWSER=1"):
+        assert mention in words, mention

@@ -71,13 +71,16 @@ def test_sb3_predict_step_loop_on_solo_v0(models):
     assert game.to_record()["moves"] == bot_moves(model, game.rules, game.seed, 1)
 
 
-def test_the_readme_first_example_is_the_sb3_loop_and_runs(models, monkeypatch, capsys):
+def test_the_readme_first_example_is_the_sb3_loop_and_runs(models, monkeypatch, capsys,
+                                                           tmp_path):
+    """The Quick start runs as written from any folder (it loads the shipped model by
+    name; issue 28)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     language, code = re.search(r"```(\w*)\n(.*?)```", readme, re.DOTALL).groups()
     assert language == "python"
     assert "model.predict(obs, action_masks=get_action_masks(env)" in code
-    assert "env.step(action)" in code and "models/ppo_solo.zip" in code
-    monkeypatch.chdir(ROOT)
+    assert "env.step(action)" in code and 'load_model("ppo_solo")' in code
+    monkeypatch.chdir(tmp_path)
     namespace: dict = {}
     exec(compile(code, "README.md", "exec"), namespace)
     game, info = namespace["env"].unwrapped.game, namespace["info"]

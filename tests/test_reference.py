@@ -362,6 +362,7 @@ SCENARIOS.update(IC_SCENARIOS)
 # Traders & Builders with its rules ("full", the default mode) and with its tiles only.
 TB = {"expansions": ["traders_builders"]}
 TB_TILES = {"expansions": ["traders_builders"], "expansion_mode": "tiles_only"}
+TB_BGA = {**TB, "goods_from_unowned_city": False}  # no goods from a city nobody owns
 BOTH = {"expansions": ["inns_cathedrals", "traders_builders"]}
 
 
@@ -425,6 +426,24 @@ TB_SCENARIOS: dict[str, dict[str, Any]] = {
             mv(0, "E", -1, 2, 1),
         ],
         "scores": [[0, 0]] * 4 + [[10, 10]],
+    },
+    # The same two games with goods_from_unowned_city=False (BGA's way): the owned city
+    # still gives its wine; the two cities without followers give none.
+    "tb_goods_from_an_owned_city_bga": {
+        "rules": {"players": 2, **TB_BGA},
+        "moves": [mv(0, "TT", 0, -1, 2, "city:E"), mv(1, "E", 1, -1, 3)],
+        "scores": [[0, 0], [6, 10]],
+    },
+    "tb_no_goods_from_unowned_cities_bga": {
+        "rules": {"players": 2, **TB_BGA},
+        "moves": [
+            mv(0, "TT", 0, -1, 2),
+            mv(1, "E", 1, -1, 3),
+            mv(0, "E", 0, 1, 2),
+            mv(1, "TW", 0, 2, 0),
+            mv(0, "E", -1, 2, 1),
+        ],
+        "scores": [[0, 0]] * 5,
     },
     # Solo with Traders & Builders: no goods. Colour 0 (lowest) scores the 3-tile city
     # colour 1 closes (no wine for colour 1); colour 1's stack is used up (end B).
@@ -1165,6 +1184,7 @@ TB_CONFIGS: list[tuple[dict[str, Any], int]] = [
     ({"players": 2, **BOTH}, 8),
     ({"players": 2, "hand_size": 3, **TB}, 6),
     ({"players": 2, "farm_scoring": "city", **TB}, 6),
+    ({"players": 3, **TB_BGA}, 6),
     ({"variant": "solo", **BOTH}, 20),
 ]
 LIVE_TB: list[tuple[dict[str, Any], int]] = [
@@ -1173,6 +1193,7 @@ LIVE_TB: list[tuple[dict[str, Any], int]] = [
     ({"players": 2, **BOTH}, 3),
     ({"players": 2, "hand_size": 3, **TB}, 2),
     ({"players": 2, "farm_scoring": "city", **TB}, 2),
+    ({"players": 4, **TB_BGA}, 3),
     ({"variant": "solo", **BOTH}, 10),
 ]
 

@@ -124,10 +124,28 @@ def _can_build_wheels() -> bool:
                for m in ("setuptools.command.bdist_wheel", "wheel"))
 
 
+def _see_our_packages(python: Path) -> None:
+    """Let the venv of `python` import what this interpreter imports (numba, torch, ...),
+    after its own packages. `venv --system-site-packages` would not do: run from inside a
+    virtualenv it gives the base interpreter's packages, not the virtualenv's."""
+    import site
+
+    ours = [*site.getsitepackages()]
+    if site.ENABLE_USER_SITE:
+        ours.append(site.getusersitepackages())
+    theirs = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig."
+                                  "get_paths()['purelib'])"], check=True, capture_output=True,
+                                 text=True).stdout.strip())
+    # A .pth line starting with "import" runs: addsitedir also reads those folders' .pth
+    # files (as site-packages of this interpreter, they hold its path hooks).
+    (theirs / "zz_test_parent_packages.pth").write_text(
+        f"import site; list(map(site.addsitedir, {ours!r}))\n")
+
+
 @pytest.mark.skipif(not _can_build_wheels(), reason="needs setuptools>=70.1 or wheel")
 def test_installed_wheel_plays_a_shipped_model_by_name_from_an_empty_folder(tmp_path):
-    """Build the wheel from a copy of the sources, install it into a fresh venv (system
-    site-packages for torch & co.), and play from an empty folder."""
+    """Build the wheel from a copy of the sources, install it into a fresh venv that also
+    sees this interpreter's packages (torch & co.), and play from an empty folder."""
     src = tmp_path / "src"
     skip = shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc")
     for folder in ("carcassonne_env", "agents", "training"):
@@ -141,9 +159,10 @@ def test_installed_wheel_plays_a_shipped_model_by_name_from_an_empty_folder(tmp_
     venv = tmp_path / "venv"
     # pip >= 22.3 installs into another environment (--python): no pip in the venv needed.
     new_pip = tuple(map(int, version("pip").split(".")[:2])) >= (22, 3)
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages",
-                    *(["--without-pip"] if new_pip else []), str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", *(["--without-pip"] if new_pip else []),
+                    str(venv)], check=True)
     python = venv / "bin" / "python"
+    _see_our_packages(python)
     installer = [*pip, "--python", str(python)] if new_pip else [
         str(python), "-m", "pip", "-q", "--disable-pip-version-check"]
     subprocess.run([*installer, "install", "--no-deps", str(wheel)], check=True)
@@ -157,6 +176,10 @@ def test_installed_wheel_plays_a_shipped_model_by_name_from_an_empty_folder(tmp_
                             "training.__file__)"], cwd=empty, env=env, check=True,
                            capture_output=True, text=True).stdout.split()
     assert all(Path(f).is_relative_to(venv) for f in where), where
+    numba_here = subprocess.run([str(python), "-c", "import numba; print(numba.__file__)"],
+                                cwd=empty, env=env, check=True, capture_output=True,
+                                text=True).stdout.strip()
+    assert numba_here == importlib.import_module("numba").__file__  # this interpreter's
     run = subprocess.run([str(python), "-m", "carcassonne_env.cli", "play", "--bots",
                           "sb3:model=ppo_duel_rl,greedy", "--seed", "0"], cwd=empty, env=env,
                          capture_output=True, text=True)

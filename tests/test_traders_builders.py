@@ -51,6 +51,56 @@ def test_tied_goods_majorities_all_score():
     assert game.done and game.scores == [10, 10]
 
 
+@pytest.mark.parametrize(("unowned", "goods", "scores"), [
+    (True, [{"wine": 1, "grain": 0, "cloth": 0}] * 2, [10, 10]),  # rulebook
+    (False, [{"wine": 0, "grain": 0, "cloth": 0}] * 2, [0, 0]),  # BGA
+])
+def test_goods_of_cities_nobody_owns_follow_the_rules_option(unowned, goods, scores):
+    """The two cities of the tied game above, each completed without a follower on it:
+    the completers take the wine by the rulebook, nothing with BGA's behaviour."""
+    rules = Rules(expansions=[TB], goods_from_unowned_city=unowned)
+    game = _game(["TT", "E", "E", "TW", "E"], rules)
+    for move in (Move(0, -1, 2), Move(1, -1, 3), Move(0, 1, 2), Move(0, 2, 0),
+                 Move(-1, 2, 1)):
+        game.play(move)
+    assert game.done and game.goods == goods and game.scores == scores
+    assert len([e for e in game.events if e.kind == "goods"]) == (1 if unowned else 0)
+    record = game.to_record()
+    assert record["rules"].get("goods_from_unowned_city", True) is unowned
+    assert Game.from_record(record).goods == goods
+
+
+@pytest.mark.parametrize("unowned", [True, False])
+def test_goods_of_an_owned_city_go_to_the_completer_either_way(unowned):
+    """Seat 0 owns the wine city, seat 1 completes it: seat 1 takes the wine with both
+    settings (BGA withholds goods only when nobody owns the city)."""
+    game = _game(["TT", "E"], Rules(expansions=[TB], goods_from_unowned_city=unowned))
+    game.play(Move(0, -1, 2, "city:E"))
+    game.play(Move(1, -1, 3))
+    assert game.goods[1] == {"wine": 1, "grain": 0, "cloth": 0}
+    assert game.done and game.scores == [6, 10]
+
+
+def test_a_follower_placed_by_the_completing_tile_makes_the_city_owned():
+    """BGA's setting: seat 1 completes the wine city and puts a follower on it with the
+    same tile: the city has an owner, so seat 1 takes the wine (and scores the city)."""
+    game = _game(["TT", "E"], Rules(expansions=[TB], goods_from_unowned_city=False))
+    game.play(Move(0, -1, 2))
+    game.play(Move(1, -1, 3, "city:W"))
+    assert game.goods[1] == {"wine": 1, "grain": 0, "cloth": 0}
+    assert game.done and game.scores == [0, 16]
+
+
+@pytest.mark.parametrize("rules", [{}, {"expansions": [TB], "expansion_mode": "tiles_only"},
+                                   {"variant": "solo", "expansions": [TB]}], ids=str)
+def test_goods_from_unowned_city_is_refused_where_it_would_be_ignored(rules):
+    with pytest.raises(ValueError, match="goods_from_unowned_city=False changes only the "
+                       "trade goods of Traders & Builders"):
+        Rules(goods_from_unowned_city=False, **rules)
+    with pytest.raises(ValueError, match="goods_from_unowned_city must be True or False"):
+        Rules(expansions=[TB], goods_from_unowned_city=0)
+
+
 # A road W-E through D: seat 0's follower on U east of D, its builder on the next U, then
 # seat 0 extends the road again (an extra turn) and again in that extra turn (no chain);
 # monastery stubs A close both ends.

@@ -36,7 +36,8 @@ CFG_START = 7  # start tile type
 CFG_NSEG = 8  # segment slots per placement (S), set by make_state
 CFG_PLAYER_ORDER = 9  # solo: the player chooses the scoring order (scoring_order="player")
 CFG_EXPANSIONS = 10  # EXP_* bits: expansions played with their figures and scoring ("full")
-CFG_SIZE = 11
+CFG_GOODS_UNOWNED = 11  # 1: a completed city without followers still gives its goods (rulebook)
+CFG_SIZE = 12
 
 # Expansions in full mode (bits of cfg[CFG_EXPANSIONS]).
 EXP_INNS_CATHEDRALS = 1

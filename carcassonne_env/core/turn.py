@@ -424,7 +424,10 @@ def place_and_score(st, tb, hand_idx, x, y, r, slot, ask):
                 fdone[root] = 1
                 roots[n] = root
                 n += 1
-                if kind == C.K_CITY:  # trade goods go to the player completing the city
+                # Trade goods go to the player completing the city; with
+                # goods_from_unowned_city=False (BGA) only if a follower stands on it.
+                if kind == C.K_CITY and (st.cfg[C.CFG_GOODS_UNOWNED]
+                                         or st.fmeep[root].sum() > 0):
                     for k in range(C.N_GOODS):
                         st.goods[seat, k] += st.fgoods[root, k]
     for dy in range(-1, 2):
