@@ -57,16 +57,16 @@ def flat_observation_space(space: spaces.Dict) -> spaces.Box:
 def unflatten_observation(flat: np.ndarray, space: spaces.Dict) -> dict[str, np.ndarray]:
     """The Dict observation (`space`: the encoder's) a flat one was made of (views into
     `flat` but for a dtype change: board int8, candidate_actions int64)."""
+    keys = [k for k in FLAT_KEYS if k in space.spaces]
+    sizes = [int(np.prod(space[k].shape)) for k in keys]
+    if flat.shape != (sum(sizes),):
+        raise ValueError(f"a flat observation of shape {flat.shape} does not fit the space "
+                         f"({sum(sizes)} values)")
     out, start = {}, 0
-    for key in FLAT_KEYS:
-        if key in space.spaces:
-            sub = space[key]
-            size = int(np.prod(sub.shape))
-            out[key] = flat[start:start + size].reshape(sub.shape).astype(sub.dtype, copy=False)
-            start += size
-    if start != flat.shape[-1]:
-        raise ValueError(f"a flat observation of {flat.shape[-1]} values does not fit the "
-                         f"space ({start} values)")
+    for key, size in zip(keys, sizes, strict=True):
+        sub = space[key]
+        out[key] = flat[start:start + size].reshape(sub.shape).astype(sub.dtype, copy=False)
+        start += size
     return out
 
 
