@@ -195,6 +195,17 @@ def _expected_slot(rules: dict, before: ref.Board, played: ref.Board, after: ref
     return out
 
 
+def _window_actions(enc: Encoder, game: Game) -> list[int]:
+    """The action of every legal move inside the window, in `legal_moves()` order."""
+    out = []
+    for move in game.legal_moves():
+        try:
+            out.append(enc.move_to_action(game, move))
+        except ValueError:  # outside the window
+            continue
+    return out
+
+
 def _play_turn(game: Game, move) -> Game:
     """A clone after `move`, with a player-order scoring decision it opens resolved in
     the automatic order (the candidates score a placement's completions that way)."""
@@ -217,15 +228,14 @@ def _check_position(game: Game, enc: Encoder, agg: Encoder, observer: int, full:
     legal = np.flatnonzero(obs["action_mask"])
     present = actions >= 0
     n = int(present.sum())
-    # the candidate set: the window's legal actions, the first K kept in core order
+    # the candidate set: the window's legal actions (the mask), the first K kept in the
+    # order of `Game.legal_moves()` (the core's)
     assert enc.last_candidates == len(legal)
     assert present[:n].all() and not present[n:].any()
     assert (feats[n:] == 0).all() and (feats[:n, col["present"]] == 1).all()
+    assert actions[:n].tolist() == _window_actions(enc, game)[:K]
     if len(legal) <= K:
         assert sorted(actions[:n].tolist()) == legal.tolist()
-    else:
-        assert n == K and set(actions.tolist()) <= set(legal.tolist())
-    assert len(set(actions[:n].tolist())) == n
 
     rules = game.rules.to_dict()
     P = game.rules.seats
@@ -357,6 +367,24 @@ def _check_rules(rules: dict, games: int, stops: int, full: bool, K: int = 64) -
 @pytest.mark.parametrize("rules", RULE_SETS, ids=_rules_id)
 def test_candidate_columns_equal_the_rules(rules):
     assert _check_rules(rules, games=2, stops=3, full=False) > 10
+
+
+def test_with_more_legal_moves_than_K_the_first_K_are_kept():
+    """K = 4 on the positions of a base game and of the expansions (dozens of legal
+    moves): the first 4 of the core's order, every column as with a larger K."""
+    for rules in ({"players": 2}, {"players": 2, "expansions": (IC, TB), "hand_size": 3}):
+        small = big = None
+        cut = 0
+        for game, _ in _random_positions(rules, games=1, stops=8):
+            small = small or Encoder(game.rules, 32, candidate_moves=4, tileset=game._ts)
+            big = big or Encoder(game.rules, 32, candidate_moves=512, tileset=game._ts)
+            seat = game.current_player
+            few, many = small.encode(game, seat), big.encode(game, seat)
+            assert few["candidate_actions"].tolist() == _window_actions(big, game)[:4]
+            assert np.array_equal(few["candidates"], many["candidates"][:4])
+            assert small.last_candidates == big.last_candidates
+            cut += big.last_candidates > 4
+        assert cut >= 6
 
 
 @pytest.mark.slow
