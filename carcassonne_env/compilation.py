@@ -25,6 +25,7 @@ NOTICE = ("carcassonne-env: compiling the rules core with numba (first run only,
 JITTED_MODULES = (
     "carcassonne_env.core.aggregates",
     "carcassonne_env.core.board",
+    "carcassonne_env.core.candidates",
     "carcassonne_env.core.choices",
     "carcassonne_env.core.encode",
     "carcassonne_env.core.playout",

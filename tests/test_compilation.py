@@ -53,7 +53,7 @@ def test_the_cache_key_covers_every_module_with_jitted_code():
     for name in modules:
         assert Path(importlib.import_module(name).__file__) in covered, name
     expected = {f"carcassonne_env/core/{m}.py" for m in (
-        "aggregates", "board", "choices", "config", "encode", "jit", "playout", "queries",
+        "aggregates", "board", "candidates", "choices", "config", "encode", "jit", "playout", "queries",
         "scoring", "state", "turn", "vector")} | {"agents/evaluation.py", "agents/search.py",
                                         "agents/jitted_bots.py", "agents/vs_bots_kernel.py"}
     assert {str(p.relative_to(ROOT)) for p in covered} == expected

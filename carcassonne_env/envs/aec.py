@@ -142,10 +142,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self.possible_agents = [f"player_{p}" for p in range(rules.players)]
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
         enc = self.driver.encoder
-        flat_space = flat_observation_space(enc.observation_space())
-        self._obs_keys = tuple(enc.observation_space().spaces)
+        dict_space = enc.observation_space()
+        flat_space = flat_observation_space(dict_space)
+        self._obs_keys = tuple(dict_space.spaces)
         obs_space = flat_space if obs_layout == "flat" else spaces.Dict({
-            "observation": enc.observation_space() if obs_layout == "dict" else flat_space,
+            "observation": dict_space if obs_layout == "dict" else flat_space,
             "action_mask": spaces.Box(0, 1, (enc.n_actions,), np.int8),
         })
         self._no_mask = np.zeros(enc.n_actions, np.int8)

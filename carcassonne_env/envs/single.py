@@ -36,8 +36,8 @@ class _SingleAgentEnv(gym.Env):
         self.illegal_reward = check_real("illegal_reward", illegal_reward)
         self.driver = TurnDriver(rules, board_size, action_mode, on_overflow, obs_features,
                                  candidate_moves)
-        self._obs_keys = tuple(self.driver.encoder.observation_space().spaces)
         self.observation_space = self.driver.encoder.observation_space()
+        self._obs_keys = tuple(self.observation_space.spaces)
         self.action_space = self.driver.encoder.action_space()
         self._over = "before the first reset()"  # why step() is refused; None: playing
 
