@@ -20,7 +20,7 @@ from carcassonne_env.encoding import (
     WindowOverflowError,
     WindowOverflowWarning,
 )
-from carcassonne_env.envs.for_model import saved_policy_module
+from carcassonne_env.envs.for_model import candidate_shape, saved_policy_module
 from carcassonne_env.layout import SIBLINGS, check_package
 
 # Trained models shipped inside the package (package data); `sb3:model=NAME` finds them.
@@ -94,7 +94,8 @@ def _space_options(rules: Rules) -> dict[str, Any]:
 class SB3Agent:
     """Plays a policy trained on this package's environments (Solo-v0, VsBots-v0 or the
     PettingZoo env with a matching encoder): it encodes the game as the env does for
-    the seat to move and takes the policy's action among the legal ones.
+    the seat to move and takes the policy's action among the legal ones. Observation
+    options (aggregate planes, candidate moves) are read off the model's spaces.
 
     Args:
         model: a loaded SB3 model (MaskablePPO or any model with `policy`), an SB3
@@ -139,12 +140,15 @@ class SB3Agent:
             n_actions = int(self.model.action_space.n)
             board_shape = self.model.observation_space["board"].shape
             n_features = self.model.observation_space["features"].shape[0]
-            fits = [enc for mode in ((self.action_mode,) if self.action_mode else ACTION_MODES)
+            K, n_columns = candidate_shape(self.model.observation_space)
+            modes = (self.action_mode,) if self.action_mode else ACTION_MODES
+            fits = [enc for mode in modes if not K or mode == "turn"  # candidates: whole turns
                     for features in OBS_FEATURES
                     for enc in [Encoder(game.rules, self.board_size, mode, tileset=game._ts,
-                                        obs_features=features)]
+                                        obs_features=features, candidate_moves=K)]
                     if (enc.n_actions, enc.board_shape, enc.n_features)
-                    == (n_actions, board_shape, n_features)]
+                    == (n_actions, board_shape, n_features)
+                    and (not K or enc.n_candidate_columns == n_columns)]
             if not fits:
                 raise ValueError(self._mismatch(game))
             enc = fits[0]

@@ -21,7 +21,6 @@ import numpy as np
 from numba import njit
 
 from carcassonne_env.bots.evaluation import evaluate_moves, objective, position_values, unseen_tiles
-from carcassonne_env.compilation import notice_modules
 from carcassonne_env.core import config as C
 from carcassonne_env.core.playout import random_playout, rng_below, shuffle_undrawn
 from carcassonne_env.core.state import copy_into
@@ -29,8 +28,6 @@ from carcassonne_env.core.turn import apply_move_auto, legal_moves, tile_to_plac
 
 Tree = namedtuple("Tree", ["key", "seat", "child", "sibling", "visits", "avail", "value",
                            "row"])
-
-notice_modules([__name__])  # its first compile is announced ("search" in PARTS)
 
 _OFF = 512  # coordinates are at most 72 cells from the start tile
 

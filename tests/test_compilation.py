@@ -58,8 +58,8 @@ def test_the_cache_key_covers_every_module_with_jitted_code():
     for name in modules:
         assert Path(importlib.import_module(name).__file__) in covered, name
     expected = {f"carcassonne_env/core/{m}.py" for m in (
-        "aggregates", "board", "choices", "config", "encode", "jit", "playout", "queries",
-        "scoring", "state", "turn", "vector")} | {f"carcassonne_env/bots/{m}.py" for m in (
+        "aggregates", "board", "candidates", "choices", "config", "encode", "jit", "playout",
+        "queries", "scoring", "state", "turn", "vector")} | {f"carcassonne_env/bots/{m}.py" for m in (
         "evaluation", "jitted_bots", "vs_bots_kernel")} | {"agents/search.py"}
     assert {str(p.relative_to(ROOT)) for p in covered} == expected
     if os.environ["NUMBA_CACHE_DIR"].startswith(str(ROOT / ".numba_cache")):

@@ -17,8 +17,9 @@ def pick(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def assert_obs_equal(batch: dict, i: int, single: dict) -> None:
-    assert np.array_equal(batch["board"][i], single["board"])
-    assert np.array_equal(batch["features"][i], single["features"])
+    assert batch.keys() == single.keys()
+    for key, value in single.items():  # board, features (and the candidate moves)
+        assert np.array_equal(batch[key][i], value), key
 
 
 
@@ -78,18 +79,22 @@ def test_reset_seeds():
 # --------------------------------------------------------------------------- equivalence
 
 
-@pytest.mark.parametrize(("num_envs", "colours", "seed", "steps", "obs_features"), [
-    (3, 3, 100, 160, "standard"),
-    (2, 4, 7, 110, "standard"),
-    (2, 3, 5, 120, "aggregate"),
+@pytest.mark.parametrize(("num_envs", "colours", "seed", "steps", "options"), [
+    (3, 3, 100, 160, {}),
+    (2, 4, 7, 110, {}),
+    (2, 3, 5, 120, {"obs_features": "aggregate"}),
+    # candidate moves: fewer than the legal moves (the first K kept) and all of them
+    (2, 3, 9, 110, {"candidate_moves": 8}),
+    (2, 4, 3, 110, {"candidate_moves": 256, "obs_features": "aggregate",
+                    "scoring_order": "player"}),
 ])
-def test_matches_independent_solo_envs(num_envs, colours, seed, steps, obs_features):
+def test_matches_independent_solo_envs(num_envs, colours, seed, steps, options):
     """Game i of the batch is Solo-v0 reset with seed + i, then reset without a seed after
     every episode: same observations, masks, rewards, terminations and final obs/info.
     Some illegal actions are mixed in (they end the episode in both)."""
-    venv = SoloVectorEnv(num_envs=num_envs, colours=colours, obs_features=obs_features)
-    singles = [gymnasium.make("Carcassonne/Solo-v0", colours=colours,
-                              obs_features=obs_features) for _ in range(num_envs)]
+    venv = SoloVectorEnv(num_envs=num_envs, colours=colours, **options)
+    singles = [gymnasium.make("Carcassonne/Solo-v0", colours=colours, **options)
+               for _ in range(num_envs)]
     obs, _ = venv.reset(seed=seed)
     single_obs, single_info = zip(*(e.reset(seed=seed + i) for i, e in enumerate(singles)),
                                   strict=True)
@@ -117,8 +122,9 @@ def test_matches_independent_solo_envs(num_envs, colours, seed, steps, obs_featu
             if term:
                 assert infos["_final_obs"][i] and infos["_final_info"][i]
                 final_obs = infos["final_obs"][i]
-                assert np.array_equal(final_obs["board"], o["board"])
-                assert np.array_equal(final_obs["features"], o["features"])
+                assert final_obs.keys() == o.keys()
+                for key in o:
+                    assert np.array_equal(final_obs[key], o[key]), key
                 final = infos["final_info"]
                 game = env.unwrapped.game
                 assert final["scores"][i] == info["scores"]

@@ -91,8 +91,9 @@ def run_side_by_side(venv, singles, seed, steps, illegal_every=0):
         masks = venv.action_masks()
         for i, env in enumerate(singles):
             o, inf = single[i]
-            assert np.array_equal(obs["board"][i], o["board"]), (t, i)
-            assert np.array_equal(obs["features"][i], o["features"]), (t, i)
+            assert obs.keys() == o.keys()
+            for key in o:  # board, features (and the candidate moves)
+                assert np.array_equal(obs[key][i], o[key]), (t, i, key)
             assert np.array_equal(masks[i], env.unwrapped.action_masks()), (t, i)
             assert venv.seats[i] == inf["seat"]
         actions = pick(masks, rng)
@@ -106,8 +107,9 @@ def run_side_by_side(venv, singles, seed, steps, illegal_every=0):
             if term:
                 final = infos["final_info"]
                 assert infos["_final_obs"][i] and infos["_final_info"][i]
-                assert np.array_equal(infos["final_obs"][i]["board"], o["board"])
-                assert np.array_equal(infos["final_obs"][i]["features"], o["features"])
+                assert infos["final_obs"][i].keys() == o.keys()
+                for key in o:
+                    assert np.array_equal(infos["final_obs"][i][key], o[key]), key
                 assert final["scores"][i] == inf["scores"]
                 assert final["seat"][i] == single[i][1]["seat"]  # the episode's seat
                 if "illegal_move" in inf:
@@ -133,6 +135,12 @@ def run_side_by_side(venv, singles, seed, steps, illegal_every=0):
     (2, {"opponents": "heuristic", "expansions": ["inns_cathedrals"],
          "obs_features": "aggregate"}, 13, 60),
     (2, {"opponents": ["random", "heuristic"], "expansions": ["traders_builders"]}, 17, 60),
+    # candidate moves (K below and above the legal moves), with the expansions' figures
+    (2, {"opponents": "random", "candidate_moves": 8, "reward": "margin"}, 19, 50),
+    (2, {"opponents": ["greedy", "random"], "candidate_moves": 256, "hand_size": 3,
+         "obs_features": "aggregate"}, 23, 40),
+    (2, {"opponents": "heuristic", "expansions": ["inns_cathedrals", "traders_builders"],
+         "candidate_moves": 64}, 29, 60),
 ])
 def test_sub_envs_match_single_vs_bots_envs(num_envs, kwargs, seed, steps):
     """Game i is VsBots-v0 reset with seed + i (then without a seed after each game):
@@ -228,18 +236,24 @@ class _VsFirstBots(VsBotsEnv):
         return {p: _FirstActionBot(self.driver.encoder) for p in seats}
 
 
-def test_policy_opponents_are_batched_and_match_the_single_env():
+@pytest.mark.parametrize("options", [{"obs_features": "aggregate"}, {"candidate_moves": 32}],
+                         ids=["aggregate", "candidates"])
+def test_policy_opponents_are_batched_and_match_the_single_env(options):
     calls = []
 
     def first_action(obs, masks, seats):
         calls.append(len(seats))
         assert obs["board"].shape[0] == masks.shape[0] == len(seats)
+        if "candidates" in obs:  # the opponents' own candidates: legal actions
+            acts = obs["candidate_actions"]
+            assert (acts[:, 0] >= 0).all()
+            assert masks[np.arange(len(seats))[:, None], np.maximum(acts, 0)][acts >= 0].all()
         return masks.argmax(axis=1)
 
     venv = VsBotsVectorEnv(num_envs=3, opponents=[first_action, first_action], players=3,
-                           board_size=32, obs_features="aggregate")
+                           board_size=32, **options)
     singles = [_VsFirstBots(opponents=["random", "random"], players=3, board_size=32,
-                            obs_features="aggregate") for _ in range(3)]
+                            **options) for _ in range(3)]
     run_side_by_side(venv, singles, seed=2, steps=30)
     # one call per opponent turn for all the games waiting on it, not one per game
     assert max(calls) == 3 and len(calls) <= 2 * 32  # <= 2 rounds per step and reset

@@ -12,8 +12,8 @@ every column is documented in docs/observations.md, names in
       points scored now per seat (P), projected score gain per seat (P: score plus the
       end-of-game points pending if the game ended now, after minus before), the mover's
       supply after (followers, large followers, builders, pigs), extra turn earned,
-      game ends after this move, monasteries around the tile completed now, followers
-      per seat on the monasteries around the tile (P)
+      game certainly ends after this move (public information), monasteries around
+      the tile completed now, followers per seat on the monasteries around the tile (P)
     N_SLOTS feature slots, SLOT_FIXED + 2P columns each: the distinct features of the
       placed tile's segments, the one holding this move's figure first, then cities,
       roads, monastery, fields (in segment order; fields past the last slot are left
@@ -259,7 +259,9 @@ def _write_slot(st, after, tb, root, fig_root, observer, unseen, out, base, n_ev
             else after.fntiles[root]
         out[base + S_PENNANTS] = after.fpenn[root]
         out[base + S_OPEN] = after.fopen[root]
-        out[base + S_POINTS_DONE] = feature_points(after, root, kind, True)
+        # (feature_points gives a monastery's present count; completed it scores 9)
+        out[base + S_POINTS_DONE] = 9.0 if kind == C.K_MONASTERY \
+            else feature_points(after, root, kind, True)
         if not done:
             out[base + S_POINTS_END] = feature_points(after, root, kind, False)
         out[base + S_CLOSERS] = closers(after, tb, root, kind, unseen)
@@ -316,6 +318,16 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
     h_mon_held = h_mon_done + 1
     width = SLOT_FIXED + 2 * P
     slot_roots = st.work[C.W_STACK]
+    # standard: the move ends the game when no tile is left to draw and none in any hand
+    # but the one placed (public: the deck and hand sizes)
+    last_tile = st.sc[C.SC_DECK_POS] >= st.sc[C.SC_DECK_LEN]
+    if last_tile and st.cfg[C.CFG_HAND_SIZE] > 1:
+        in_hands = 0
+        for p in range(st.hands.shape[0]):
+            for q in range(st.hands.shape[1]):
+                if st.hands[p, q] >= 0:
+                    in_hands += 1
+        last_tile = in_hands == 1
     m = 0
     for k in range(n):
         h, x, y, r, slot = rows[k, 0], rows[k, 1], rows[k, 2], rows[k, 3], rows[k, 4]
@@ -349,8 +361,7 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
         if st.cfg[C.CFG_SOLO]:
             out[h_extra + 1] = 1.0 if solo_ends_after_turn(after) else 0.0
         else:
-            out[h_extra + 1] = 1.0 if (st.sc[C.SC_DECK_POS] >= st.sc[C.SC_DECK_LEN]
-                                       and st.cfg[C.CFG_HAND_SIZE] == 1) else 0.0
+            out[h_extra + 1] = 1.0 if last_tile else 0.0
         i = after.sc[C.SC_PLACED] - 1
         bx, by = after.px[i], after.py[i]
         for dy in range(-1, 2):

@@ -25,19 +25,49 @@ def env(**kwargs: Any) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
-def flat_observation(board: np.ndarray, features: np.ndarray) -> np.ndarray:
-    """The "classic" observation: float32[3B * 3B * C + F], the board planes flattened in
-    C order (cell row, cell column, channel) followed by the features; so
-    ``flat[:board.size].reshape(board.shape)`` gives the planes back."""
-    return np.concatenate([board.reshape(-1), features], dtype=np.float32)
+# The encoder's observation keys in the order the flat layouts concatenate them (the
+# candidate keys only with candidate_moves).
+FLAT_KEYS = ("board", "features", "candidates", "candidate_actions")
+
+
+def flat_observation(board: np.ndarray, features: np.ndarray,
+                     candidates: np.ndarray | None = None,
+                     candidate_actions: np.ndarray | None = None) -> np.ndarray:
+    """The "classic" observation: float32[3B * 3B * C + F (+ K * FC + K)], the board
+    planes flattened in C order (cell row, cell column, channel), the features and, with
+    candidate moves, the candidates' columns (row by row) and their action indices (-1:
+    absent; exact as float32: fewer than 2**24 actions); so
+    ``flat[:board.size].reshape(board.shape)`` gives the planes back, and
+    `unflatten_observation` every part."""
+    parts = [board.reshape(-1), features]
+    if candidates is not None:
+        parts += [candidates.reshape(-1), candidate_actions]
+    return np.concatenate(parts, dtype=np.float32)
 
 
 def flat_observation_space(space: spaces.Dict) -> spaces.Box:
-    """The Box of `flat_observation` for an encoder's Dict(board, features) space."""
-    board, features = space["board"], space["features"]
-    low = np.concatenate([board.low.reshape(-1), features.low], dtype=np.float32)
-    high = np.concatenate([board.high.reshape(-1), features.high], dtype=np.float32)
+    """The Box of `flat_observation` for an encoder's Dict(board, features[,
+    candidates, candidate_actions]) space."""
+    keys = [k for k in FLAT_KEYS if k in space.spaces]
+    low = np.concatenate([space[k].low.reshape(-1) for k in keys], dtype=np.float32)
+    high = np.concatenate([space[k].high.reshape(-1) for k in keys], dtype=np.float32)
     return spaces.Box(low, high, dtype=np.float32)
+
+
+def unflatten_observation(flat: np.ndarray, space: spaces.Dict) -> dict[str, np.ndarray]:
+    """The Dict observation (`space`: the encoder's) a flat one was made of (views into
+    `flat` but for a dtype change: board int8, candidate_actions int64)."""
+    keys = [k for k in FLAT_KEYS if k in space.spaces]
+    sizes = [int(np.prod(space[k].shape)) for k in keys]
+    if flat.shape != (sum(sizes),):
+        raise ValueError(f"a flat observation of shape {flat.shape} does not fit the space "
+                         f"({sum(sizes)} values)")
+    out, start = {}, 0
+    for key, size in zip(keys, sizes, strict=True):
+        sub = space[key]
+        out[key] = flat[start:start + size].reshape(sub.shape).astype(sub.dtype, copy=False)
+        start += size
+    return out
 
 
 def rules_from(rules: Rules | None, options: dict[str, Any]) -> Rules:
@@ -59,9 +89,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         reward: "score" (points gained this step, final scoring included), "margin" (own
             gain minus the opponents' mean gain) or "win" (+1 / 0 / -1 at the end: sole
             top score / shared top score / otherwise).
-        board_size, action_mode, on_overflow, obs_features: see
+        board_size, action_mode, on_overflow, obs_features, candidate_moves: see
             `carcassonne_env.encoding.Encoder` (obs_features="aggregate" adds per-feature
-            planes and projected scores, docs/observations.md).
+            planes and projected scores, candidate_moves=K the rules' facts about up to K
+            legal moves of the agent to move; docs/observations.md).
         illegal_reward: reward of an agent whose action is not legal; the game then ends
             for everyone (like PettingZoo's TerminateIllegalWrapper) and
             ``infos[agent]["illegal_move"]`` says why.
@@ -77,6 +108,12 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
     observation is that float32 array itself (a Box space, as SuperSuit's wrappers and
     PettingZoo's `api_test` want) and the mask is in ``infos[agent]["action_mask"]``.
     The mask is all zero when it is not that agent's turn.
+
+    With ``candidate_moves=K`` the "dict" layout's observation also has "candidates"
+    float32[K, FC] and "candidate_actions" int64[K]; the "classic" and "flat" arrays
+    append them, the candidates row by row and then the action indices as float32
+    (`flat_observation`; `unflatten_observation` splits an array back). An agent not to
+    move sees every candidate absent (zeros, index -1).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "name": "carcassonne_v0",
@@ -86,7 +123,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
                  board_size: int = 32, action_mode: str = "turn", on_overflow: str = "warn",
                  illegal_reward: float = -1.0, render_mode: str | None = None,
                  obs_layout: str = "dict", obs_features: str = "standard",
-                 **rule_options: Any) -> None:
+                 candidate_moves: int = 0, **rule_options: Any) -> None:
         super().__init__()
         check_rule_options(type(self), rule_options)
         rules = rules_from(rules, rule_options)
@@ -101,13 +138,16 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self.illegal_reward = check_real("illegal_reward", illegal_reward)
         self.render_mode = render_mode
         self.obs_layout = check_choice("obs_layout", obs_layout, OBS_LAYOUTS)
-        self.driver = TurnDriver(rules, board_size, action_mode, on_overflow, obs_features)
+        self.driver = TurnDriver(rules, board_size, action_mode, on_overflow, obs_features,
+                                 candidate_moves)
         self.possible_agents = [f"player_{p}" for p in range(rules.players)]
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
         enc = self.driver.encoder
-        flat_space = flat_observation_space(enc.observation_space())
+        dict_space = enc.observation_space()
+        flat_space = flat_observation_space(dict_space)
+        self._obs_keys = tuple(dict_space.spaces)
         obs_space = flat_space if obs_layout == "flat" else spaces.Dict({
-            "observation": enc.observation_space() if obs_layout == "dict" else flat_space,
+            "observation": dict_space if obs_layout == "dict" else flat_space,
             "action_mask": spaces.Box(0, 1, (enc.n_actions,), np.int8),
         })
         self._no_mask = np.zeros(enc.n_actions, np.int8)
@@ -132,11 +172,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         obs = self.driver.observe(self.agent_name_mapping[agent])
         if self.obs_layout != "dict":
             if "flat" not in obs:  # the driver's cache of this decision keeps it too
-                obs["flat"] = flat_observation(obs["board"], obs["features"])
+                obs["flat"] = flat_observation(**{k: obs[k] for k in self._obs_keys})
             if self.obs_layout == "flat":
                 return obs["flat"]
             return {"observation": obs["flat"], "action_mask": obs["action_mask"]}
-        return {"observation": {"board": obs["board"], "features": obs["features"]},
+        return {"observation": {k: obs[k] for k in self._obs_keys},
                 "action_mask": obs["action_mask"]}
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:

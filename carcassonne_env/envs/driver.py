@@ -63,11 +63,12 @@ class TurnDriver:
     """One game seen through an `Encoder` (see `Encoder` for the arguments)."""
 
     def __init__(self, rules: Rules, board_size: int = 32, action_mode: str = "turn",
-                 on_overflow: str = "warn", obs_features: str = "standard") -> None:
+                 on_overflow: str = "warn", obs_features: str = "standard",
+                 candidate_moves: int = 0) -> None:
         self.rules = rules
         self._solo = rules.variant == "solo"
         self.encoder = Encoder(rules, board_size, action_mode, on_overflow,
-                               obs_features=obs_features)
+                               obs_features=obs_features, candidate_moves=candidate_moves)
         self.game: Game | None = None
         self.pending: tuple[int, int, int, int] | None = None
         self._cache: dict[int, dict[str, np.ndarray]] = {}
@@ -84,7 +85,8 @@ class TurnDriver:
         return self.game.current_player
 
     def observe(self, observer: int) -> dict[str, np.ndarray]:
-        """Observation of `observer` at the current decision: board, features and the
+        """Observation of `observer` at the current decision: board, features (with
+        candidate_moves also the candidates, absent unless `observer` is to act) and the
         action mask (all zero unless `observer` is to act; in solo observer 0 always
         acts). Cached until the next step;
         the arrays are fresh for every decision, so callers may keep them."""

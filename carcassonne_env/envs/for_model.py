@@ -112,7 +112,8 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
         (keywords of `VsBotsEnv` and of the PettingZoo env). Rule options that do not
         change the spaces (small_city, farm scoring, followers) cannot be read off: pass
         them to the env as the model was trained. A model trained on the aggregate
-        observation also gets ``"obs_features": "aggregate"``.
+        observation also gets ``"obs_features": "aggregate"``, one trained on the
+        candidate-move observation ``"candidate_moves": K``.
     """
     model = _load(model)
     obs_space = getattr(model, "observation_space", None)
@@ -126,6 +127,7 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
     board_shape = tuple(obs_space["board"].shape)
     n_features, n_actions = obs_space["features"].shape[0], int(act_space.n)
     seats = board_shape[2] - N_FIXED_PLANES
+    K, n_columns = candidate_shape(obs_space)
     candidates = []
     for features in OBS_FEATURES:
         # seats read off the planes as if standard; aggregate planes add 5 + seats more
@@ -133,14 +135,17 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
         if solo is None and n_seats in (3, 4):
             solo = _trained_on_solo(model)
         for rules in _rules_with(n_seats, solo):
-            for mode in ACTION_MODES:
-                enc = Encoder(rules, max(board_shape[0] // 3, 3), mode, obs_features=features)
+            for mode in ("turn",) if K else ACTION_MODES:  # candidates are whole turns
+                enc = Encoder(rules, max(board_shape[0] // 3, 3), mode, obs_features=features,
+                              candidate_moves=K)
                 if (enc.board_shape, enc.n_features, enc.n_actions) == (
-                        board_shape, n_features, n_actions):
+                        board_shape, n_features, n_actions) and (
+                        not K or enc.n_candidate_columns == n_columns):
                     candidates.append((rules, enc))
     if not candidates:
+        what = f", {K} candidate moves of {n_columns} columns" if K else ""
         raise ValueError(f"no env of this package gives board planes {board_shape}, "
-                         f"{n_features} features and {n_actions} actions (solo={solo})")
+                         f"{n_features} features{what} and {n_actions} actions (solo={solo})")
     if len({rules.variant for rules, _ in candidates}) > 1:
         seats = candidates[0][0].seats
         raise ValueError(f"the model's spaces fit both the solo variant with {seats} colours "
@@ -149,9 +154,20 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
     options = {"board_size": enc.board_size, "action_mode": enc.action_mode}
     if enc.obs_features != "standard":
         options["obs_features"] = enc.obs_features
+    if K:
+        options["candidate_moves"] = K
     if rules.variant == "solo":
         return {"colours": rules.solo_colours, **options}
     return {"players": rules.players, "hand_size": rules.hand_size, **options}
+
+
+def candidate_shape(space: Any) -> tuple[int, int]:
+    """(K, columns) of the candidate-move observation in a model's observation space
+    (`Encoder(candidate_moves=K)`), (0, 0) without one."""
+    if not hasattr(space, "spaces") or "candidates" not in space.spaces:
+        return 0, 0
+    K, n_columns = space["candidates"].shape
+    return int(K), int(n_columns)
 
 
 def model_rules(model: Any, solo: bool | None = None) -> Rules:

@@ -43,14 +43,17 @@ class _SingleAgentEnv(gym.Env):
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
     def __init__(self, rules: Rules, board_size: int, action_mode: str, on_overflow: str,
-                 illegal_reward: float, render_mode: str | None, obs_features: str) -> None:
+                 illegal_reward: float, render_mode: str | None, obs_features: str,
+                 candidate_moves: int) -> None:
         if render_mode is not None:
             check_choice("render_mode", render_mode, RENDER_MODES)
         self.rules = rules
         self.render_mode = render_mode
         self.illegal_reward = check_real("illegal_reward", illegal_reward)
-        self.driver = TurnDriver(rules, board_size, action_mode, on_overflow, obs_features)
+        self.driver = TurnDriver(rules, board_size, action_mode, on_overflow, obs_features,
+                                 candidate_moves)
         self.observation_space = self.driver.encoder.observation_space()
+        self._obs_keys = tuple(self.observation_space.spaces)
         self.action_space = self.driver.encoder.action_space()
         self._over = "before the first reset()"  # why step() is refused; None: playing
 
@@ -72,7 +75,7 @@ class _SingleAgentEnv(gym.Env):
         info = {"scores": game.scores, "end_reason": game.end_reason,
                 "action_mask": self.driver.action_mask(),
                 "moves_outside_window": self.driver.encoder.last_outside}
-        return {"board": obs["board"], "features": obs["features"]}, info
+        return {k: obs[k] for k in self._obs_keys}, info
 
     def _new_game(self, seed: int | None) -> None:
         super().reset(seed=seed)
@@ -116,6 +119,11 @@ class SoloEnv(_SingleAgentEnv):
         board_size, action_mode, on_overflow, obs_features: see
             `carcassonne_env.encoding.Encoder` (obs_features="aggregate" adds per-feature
             planes and projected scores, docs/observations.md).
+        candidate_moves: K > 0 adds the candidate-move observation: "candidates"
+            float32[K, F], what the rules give for the position after each of up to K
+            legal actions, and "candidate_actions" int64[K], their action indices (-1:
+            absent); needs action_mode="turn" (`carcassonne_env.encoding.Encoder`,
+            docs/observations.md "Candidate moves").
         illegal_reward: reward for an illegal action, which ends the episode
             (``info["illegal_move"]`` says why).
         render_mode: "ansi", "rgb_array" or "human".
@@ -130,13 +138,14 @@ class SoloEnv(_SingleAgentEnv):
     def __init__(self, colours: int = 3, board_size: int = 32, action_mode: str = "turn",
                  on_overflow: str = "warn", illegal_reward: float = -1.0,
                  render_mode: str | None = None, obs_features: str = "standard",
-                 scoring_order: str = "auto", **rule_options: Any) -> None:
+                 scoring_order: str = "auto", candidate_moves: int = 0,
+                 **rule_options: Any) -> None:
         check_rule_options(type(self), rule_options)
         check_int("colours", colours, 3, 4)
         rules = Rules(variant="solo", solo_colours=colours, scoring_order=scoring_order,
                       **rule_options)
-        super().__init__(rules, board_size,
-                         action_mode, on_overflow, illegal_reward, render_mode, obs_features)
+        super().__init__(rules, board_size, action_mode, on_overflow, illegal_reward,
+                         render_mode, obs_features, candidate_moves)
 
     def _observer(self) -> int:
         return 0  # colours are absolute in solo
@@ -176,15 +185,16 @@ class VsBotsEnv(_SingleAgentEnv):
             opponents' turns and final scoring included), "margin" (that minus the
             opponents' mean gain) or "win" (+1 / 0 / -1 at the end).
         rules: a `Rules`, or its options as keywords.
-        board_size, action_mode, on_overflow, illegal_reward, render_mode, obs_features:
-            as `SoloEnv`.
+        board_size, action_mode, on_overflow, illegal_reward, render_mode, obs_features,
+        candidate_moves: as `SoloEnv`.
     """
 
     def __init__(self, opponents: Sequence[Opponent] | Opponent = ("greedy",),
                  seat: int | None = None, reward: str = "score", rules: Rules | None = None,
                  board_size: int = 32, action_mode: str = "turn", on_overflow: str = "warn",
                  illegal_reward: float = -1.0, render_mode: str | None = None,
-                 obs_features: str = "standard", **rule_options: Any) -> None:
+                 obs_features: str = "standard", candidate_moves: int = 0,
+                 **rule_options: Any) -> None:
         check_rule_options(type(self), rule_options)
         if isinstance(opponents, str) or not isinstance(opponents, Sequence):
             entries = [opponents]
@@ -213,7 +223,7 @@ class VsBotsEnv(_SingleAgentEnv):
             seat = check_int("seat", seat, 0, rules.players - 1)
         check_choice("reward", reward, REWARDS)
         super().__init__(rules, board_size, action_mode, on_overflow, illegal_reward,
-                         render_mode, obs_features)
+                         render_mode, obs_features, candidate_moves)
         self.opponents = entries
         self.opponent_names = names
         self.fixed_seat = seat

@@ -373,10 +373,14 @@ class _Buffers:
         self.cand_actions = np.full((n, K), -1, np.int64)
         self.with_candidates = K > 0
 
-    def obs(self, rows: Any = slice(None), copy: bool = False) -> dict[str, np.ndarray]:
-        """The observation dict of games `rows` (a slice or an index)."""
-        out = {"board": self.planes[rows], "features": self.feats[rows]}
+    def obs(self, rows: Any = None, copy: bool = False) -> dict[str, np.ndarray]:
+        """The observation dict of games `rows` (a slice or an index; None: all games,
+        the buffers themselves, so that a step hands out the same arrays every other
+        step)."""
+        out = {"board": self.planes, "features": self.feats}
         if self.with_candidates:
-            out["candidates"] = self.cands[rows]
-            out["candidate_actions"] = self.cand_actions[rows]
+            out["candidates"] = self.cands
+            out["candidate_actions"] = self.cand_actions
+        if rows is not None:
+            out = {k: v[rows] for k, v in out.items()}
         return {k: v.copy() for k, v in out.items()} if copy else out
