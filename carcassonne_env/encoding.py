@@ -39,6 +39,13 @@ from .core.aggregates import (
     N_AGG_FIXED,
     encode_with_aggregates,
 )
+from .core.candidates import (
+    HEAD_FIXED,
+    N_SLOTS,
+    SLOT_FIXED,
+    encode_candidates,
+    n_columns,
+)
 from .core.encode import (
     MODE_FOLLOWER,
     MODE_PLACE,
@@ -47,13 +54,6 @@ from .core.encode import (
     N_IC_PLANES,
     N_TB_PLANES,
     encode,
-)
-from .core.candidates import (
-    HEAD_FIXED,
-    N_SLOTS,
-    SLOT_FIXED,
-    encode_candidates,
-    n_columns,
 )
 from .core.state import copy_state
 from .game import Game, Move

@@ -59,8 +59,9 @@ def test_the_cache_key_covers_every_module_with_jitted_code():
         assert Path(importlib.import_module(name).__file__) in covered, name
     expected = {f"carcassonne_env/core/{m}.py" for m in (
         "aggregates", "board", "candidates", "choices", "config", "encode", "jit", "playout",
-        "queries", "scoring", "state", "turn", "vector")} | {f"carcassonne_env/bots/{m}.py" for m in (
-        "evaluation", "jitted_bots", "vs_bots_kernel")} | {"agents/search.py"}
+        "queries", "scoring", "state", "turn", "vector")} | {
+        f"carcassonne_env/bots/{m}.py" for m in ("evaluation", "jitted_bots", "vs_bots_kernel")
+    } | {"agents/search.py"}
     assert {str(p.relative_to(ROOT)) for p in covered} == expected
     if os.environ["NUMBA_CACHE_DIR"].startswith(str(ROOT / ".numba_cache")):
         assert os.environ["NUMBA_CACHE_DIR"] == str(ROOT / ".numba_cache" / jitted_hash())

@@ -25,8 +25,9 @@ every column is documented in docs/observations.md, names in
       (field), incomplete cities touched (field), closers (tiles the observer has not
       seen that complete it in one placement on its single open cell; 0 when its open
       ends face several cells), features joined (how many features on the board before
-      the move it now includes: 0 new, 1 extended, 2+ joined), followers per seat (P, a large one counts 2), majority
-      per seat (P; for a feature completed now, the majority it was scored with)
+      the move it now includes: 0 new, 1 extended, 2+ joined), followers per seat (P, a
+      large one counts 2), majority per seat (P; for a feature completed now, the
+      majority it was scored with)
 
 Candidates are the legal actions inside the window in the core's legal-move order (hand
 tile, frontier cell, rotation, slot); with more than K, the first K are kept.

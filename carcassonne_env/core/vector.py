@@ -5,8 +5,8 @@ from numba import njit, prange
 
 from . import config as C
 from .aggregates import encode_aggregates
-from .candidates import encode_candidates
 from .board import origin
+from .candidates import encode_candidates
 from .encode import MODE_TURN, encode, window_origin
 from .jit import hot
 from .turn import apply_move, reset
