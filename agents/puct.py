@@ -141,8 +141,8 @@ class PUCTAgent:
                     time.perf_counter() >= deadline:
                 break
         self.last_simulations = n
-        self.last_stats = {tuple(r): (int(v), float(w / max(v, 1)))
-                           for r, v, w in zip(root.rows.tolist(), root.visits, root.value, strict=True)}
+        self.last_stats = {tuple(r): (int(v), float(w / max(v, 1))) for r, v, w in
+                           zip(root.rows.tolist(), root.visits, root.value, strict=True)}
         best = int(np.argmax(root.visits + 1e-6 * root.prior))  # ties: the higher prior
         return moves[best]  # root.rows are the game's legal rows, in the order of `moves`
 
