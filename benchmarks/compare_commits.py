@@ -14,6 +14,7 @@ Measures (one thread each):
     playout games/s           random 2-player base-game playouts (`carcassonne bench`'s)
     Game.clone() us           Python clone of a mid-game state (turn 35)
     copy_into() us            the jitted copy of the same state, called from Python
+    copy_into() us (jitted)   the same, called in a loop from jitted code (as searches do)
     API decisions/s           Game.legal_moves() + play(random choice)
     MCTS iterations/s         MCTSAgent(iterations=100), default settings, 6 positions
     solo-search evals/s       SoloSearchAgent(samples=16) candidate evaluations, 6 positions
@@ -50,9 +51,31 @@ def _w_playouts(scale: float) -> dict[str, float]:
 def _w_clone(scale: float) -> dict[str, float]:
     from carcassonne_env.bench import bench_clone
 
+    import random
+
+    from numba import njit
+
+    from carcassonne_env import Game, Rules
+    from carcassonne_env.core.state import copy_into
+
     r = bench_clone(max(int(3 * scale), 1))
+
+    @njit(nogil=True)
+    def copies(dst, src, n):  # what a search pays: copy_into called from jitted code
+        for _ in range(n):
+            copy_into(dst, src)
+
+    g, rng = Game(Rules(players=2), seed=1), random.Random(0)
+    for _ in range(35):
+        g.play(rng.choice(g.legal_moves()))
+    other = g.clone()
+    copies(other._st, g._st, 1)
+    n = max(int(20000 * scale), 100)
+    t0 = time.perf_counter()
+    copies(other._st, g._st, n)
     return {"Game.clone() us": r["Game.clone() us"],
-            "copy_into() us": r["copy_into() us (called from Python)"]}
+            "copy_into() us": r["copy_into() us (called from Python)"],
+            "copy_into() us (jitted caller)": (time.perf_counter() - t0) / n * 1e6}
 
 
 def _w_api(scale: float) -> dict[str, float]:
@@ -128,7 +151,8 @@ def _w_expansions(scale: float) -> dict[str, float]:
 WORKERS = {"playouts": _w_playouts, "clone": _w_clone, "api": _w_api, "mcts": _w_mcts,
            "solo": _w_solo, "expansions": _w_expansions}
 # Rows where smaller is better (times).
-TIMES = {"Game.clone() us", "copy_into() us", "expansions time ratio (per decision)"}
+TIMES = {"Game.clone() us", "copy_into() us", "copy_into() us (jitted caller)",
+         "expansions time ratio (per decision)"}
 
 
 # ------------------------------------------------------------------------- driver
