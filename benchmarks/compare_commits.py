@@ -49,13 +49,12 @@ def _w_playouts(scale: float) -> dict[str, float]:
 
 
 def _w_clone(scale: float) -> dict[str, float]:
-    from carcassonne_env.bench import bench_clone
-
     import random
 
     from numba import njit
 
     from carcassonne_env import Game, Rules
+    from carcassonne_env.bench import bench_clone
     from carcassonne_env.core.state import copy_into
 
     r = bench_clone(max(int(3 * scale), 1))
