@@ -181,6 +181,10 @@ def copy_into(dst, src):
         x0, x1 = min(x0, dst_sc[C.SC_XMIN] - 1), max(x1, dst_sc[C.SC_XMAX] + 2)
     src_board, dst_board = src.board, dst.board
     D = src_board.shape[1]
+    # inside the board (a state never reset has an empty box at 0: nothing to clip for
+    # the slices this replaced, but a raw memcpy must stay in bounds)
+    y0, x0 = max(y0, 0), max(x0, 0)
+    y1, x1 = min(y1, src_board.shape[0]), min(x1, D)
     for y in range(y0, y1):
         copy_flat(dst_board, src_board, y * D + x0, x1 - x0)
     _copy_prefix(dst_sc, src_sc, src_sc.shape[0])
