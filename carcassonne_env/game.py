@@ -35,7 +35,9 @@ def _entry_point(dispatcher: Any, *args: Any) -> Any:
     """The compiled code of jitted `dispatcher` for the types of `args`, callable with
     arguments of exactly those types. Calling it skips numba's dispatch, which types
     every argument on every call: for the state record (a named tuple of 35 arrays) that
-    took longer than playing the move."""
+    took longer than playing the move. Under NUMBA_DISABLE_JIT, `dispatcher` itself."""
+    if not hasattr(dispatcher, "overloads"):
+        return dispatcher
     sig = tuple(dispatcher.typeof_pyval(a) for a in args)
     if sig not in dispatcher.overloads:
         dispatcher.compile(sig)

@@ -6,7 +6,7 @@ with aliasing checks; for the state's many small int8 / int16 arrays that made
 that emits LLVM's memcpy over a range of a C-contiguous array.
 """
 
-from numba import types
+from numba import config, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -35,6 +35,11 @@ def _memcpy(typingctx, dst, src, start, n):
         return context.get_dummy_value()
 
     return types.void(dst, src, start, n), codegen
+
+
+if config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1 (debugging): intrinsics need the compiler
+    def _memcpy(dst, src, start, n):  # noqa: F811
+        dst.reshape(-1)[start:start + n] = src.reshape(-1)[start:start + n]
 
 
 @hot
