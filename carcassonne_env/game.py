@@ -31,6 +31,9 @@ RECORD_VERSION = 1
 MAX_TILES = 2000  # keeps segment and board indices inside the core's int16 arrays
 
 
+_CORE_CALLS: dict[tuple, tuple] = {}  # Game._core_calls by array types
+
+
 def _entry_point(dispatcher: Any, *args: Any) -> Any:
     """The compiled code of jitted `dispatcher` for the types of `args`, callable with
     arguments of exactly those types. Calling it skips numba's dispatch, which types
@@ -426,19 +429,28 @@ class Game:
         return {**self.__dict__, "_calls": None}
 
     def _core_calls(self) -> tuple:
-        """(legal_moves, apply_move) compiled for this game's state and tables, resolved
-        once per game (`_entry_point`); the state's array types never change."""
+        """(legal_moves, apply_move, legal rows per open cell): the calls compiled for
+        this game's state and tables (`_entry_point`), looked up once per game by the
+        arrays' dtypes, dimensions and flags (numba's typing of them costs milliseconds,
+        so games of one kind share it); the state's arrays never change."""
         if self._calls is None:
             st, tb = self._st, self._ts.tables
-            self._calls = (_entry_point(legal_moves, st, tb, np.empty((1, 5), np.int64)),
-                           _entry_point(apply_move, st, tb, 0, 0, 0, 0, 0))
+            key = (type(st), type(tb), *((a.dtype.num, a.ndim, a.flags.num)
+                                         for record in (st, tb) for a in record))
+            calls = _CORE_CALLS.get(key)
+            if calls is None:
+                calls = _CORE_CALLS[key] = (
+                    _entry_point(legal_moves, st, tb, np.empty((1, 5), np.int64)),
+                    _entry_point(apply_move, st, tb, 0, 0, 0, 0, 0))
+            self._calls = (*calls, max_legal_rows(st, 1))  # + legal rows per open cell
         return self._calls
 
     def _legal_rows(self) -> np.ndarray:
         """Every legal move as core rows (hand index, x, y, rotation, slot; -1 = none)."""
         st = self._st
-        rows = np.empty((max_legal_rows(st, int(st.sc[C.SC_NFRONT])), 5), np.int64)
-        return rows[: self._core_calls()[0](st, self._ts.tables, rows)]
+        calls = self._core_calls()
+        rows = np.empty((calls[2] * max(int(st.sc[C.SC_NFRONT]), 1), 5), np.int64)
+        return rows[: calls[0](st, self._ts.tables, rows)]
 
     def _bounding_box(self) -> tuple[int, int, int, int]:
         """(x_min, y_min, x_max, y_max) of the placed tiles."""
