@@ -27,7 +27,6 @@ JITTED_MODULES = (
     "carcassonne_env.core.board",
     "carcassonne_env.core.choices",
     "carcassonne_env.core.encode",
-    "carcassonne_env.core.memory",
     "carcassonne_env.core.playout",
     "carcassonne_env.core.queries",
     "carcassonne_env.core.scoring",
