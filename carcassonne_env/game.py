@@ -31,6 +31,22 @@ RECORD_VERSION = 1
 MAX_TILES = 2000  # keeps segment and board indices inside the core's int16 arrays
 
 
+_CORE_CALLS: dict[tuple, tuple] = {}  # Game._core_calls by array types
+
+
+def _entry_point(dispatcher: Any, *args: Any) -> Any:
+    """The compiled code of jitted `dispatcher` for the types of `args`, callable with
+    arguments of exactly those types. Calling it skips numba's dispatch, which types
+    every argument on every call: for the state record (a named tuple of 35 arrays) that
+    took longer than playing the move. Under NUMBA_DISABLE_JIT, `dispatcher` itself."""
+    if not hasattr(dispatcher, "overloads"):
+        return dispatcher
+    sig = tuple(dispatcher.typeof_pyval(a) for a in args)
+    if sig not in dispatcher.overloads:
+        dispatcher.compile(sig)
+    return dispatcher.overloads[sig].entry_point
+
+
 def shuffled_deck(ts: TileSet, seed: int | None) -> np.ndarray:
     """The draw order of a seeded game: every tile but the start tile, shuffled with
     numpy's PCG64 seeded by `seed`."""
@@ -198,6 +214,7 @@ class Game:
         self._score_log: list[list[int]] = []
         self._legal: dict[Move, list[int]] | None = None
         self._events: list[ScoringEvent] = []
+        self._calls: tuple | None = None
 
     # ------------------------------------------------------------------ state
     @property
@@ -409,11 +426,33 @@ class Game:
         st = self._st
         return self._ts.slot_names[int(st.ptype[i])][int(st.prot[i])][slot]
 
+    def __getstate__(self) -> dict[str, Any]:
+        # compiled entry points do not pickle (copy, multiprocessing): resolved again
+        return {**self.__dict__, "_calls": None}
+
+    def _core_calls(self) -> tuple:
+        """(legal_moves, apply_move, legal rows per open cell): the calls compiled for
+        this game's state and tables (`_entry_point`), looked up once per game by the
+        arrays' dtypes, dimensions and flags (numba's typing of them costs milliseconds,
+        so games of one kind share it); the state's arrays never change."""
+        if self._calls is None:
+            st, tb = self._st, self._ts.tables
+            key = (type(st), type(tb), *((a.dtype.num, a.ndim, a.flags.num)
+                                         for record in (st, tb) for a in record))
+            calls = _CORE_CALLS.get(key)
+            if calls is None:
+                calls = _CORE_CALLS[key] = (
+                    _entry_point(legal_moves, st, tb, np.empty((1, 5), np.int64)),
+                    _entry_point(apply_move, st, tb, 0, 0, 0, 0, 0))
+            self._calls = (*calls, max_legal_rows(st, 1))  # + legal rows per open cell
+        return self._calls
+
     def _legal_rows(self) -> np.ndarray:
         """Every legal move as core rows (hand index, x, y, rotation, slot; -1 = none)."""
         st = self._st
-        rows = np.empty((max_legal_rows(st, int(st.sc[C.SC_NFRONT])), 5), np.int64)
-        return rows[: legal_moves(st, self._ts.tables, rows)]
+        calls = self._core_calls()
+        rows = np.empty((calls[2] * max(int(st.sc[C.SC_NFRONT]), 1), 5), np.int64)
+        return rows[: calls[0](st, self._ts.tables, rows)]
 
     def _bounding_box(self) -> tuple[int, int, int, int]:
         """(x_min, y_min, x_max, y_max) of the placed tiles."""
@@ -448,7 +487,7 @@ class Game:
         S = ts.max_segments  # = the core's segment slots (a jitted call costs more)
         if follower is None and slot != C.NO_FOLLOWER:
             follower = ts.slot_names[t][r][slot % S]
-        apply_move(st, ts.tables, h, x, y, r, slot)
+        self._core_calls()[1](st, ts.tables, int(h), int(x), int(y), int(r), int(slot))
         self._legal = None
         entry = {"player": seat, "tile": ts.names[t], "x": x, "y": y, "rotation": r,
                  "follower": follower}
@@ -552,6 +591,7 @@ class Game:
         game = cls.__new__(cls)
         game.rules, game.seed, game._ts, game._st = rules, seed, tileset, st
         game._moves, game._score_log, game._legal, game._events = [], [], None, []
+        game._calls = None
         return game
 
     def clone(self) -> Game:
@@ -560,6 +600,7 @@ class Game:
         other._moves = list(self._moves)
         other._score_log = list(self._score_log)
         other._legal = self._legal
+        other._calls = self._calls  # same array types
         other._events = list(self._events)
         return other
 

@@ -25,7 +25,7 @@ from .scoring import _adjacency_keys, feature_points, final_scoring, solo_final_
 from .state import copy_into
 
 N_AGG_FIXED = 5  # planes before the per-seat follower counts
-# With numba's reference counting (unlike `hot`): `copy_into` needs it for its slices.
+# With numba's reference counting (unlike `hot`): these slice and reduce arrays.
 counted = njit(cache=True, nogil=True, error_model="numpy")
 CAP_POINTS, CAP_OPEN, CAP_TILES, CAP_FOLLOWERS = 60, 20, 40, 10
 

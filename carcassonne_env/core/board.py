@@ -14,7 +14,7 @@ of open ends reaches zero.
 import numpy as np
 
 from . import config as C
-from .jit import hot
+from .jit import hot, hot_inline
 
 _DX = np.array(C.DX, np.int64)
 _DY = np.array(C.DY, np.int64)
@@ -231,7 +231,7 @@ def _init_segments(st, tb, t, i):
                     sc[C.SC_NPAIRS] = k + 1
 
 
-@hot
+@hot_inline
 def place_tile(st, tb, t, r, bx, by):
     """Put tile t (rotation r) on empty frontier cell (bx, by): update the frontier and
     constraints, merge features, count monastery neighbours. Returns the placement index.

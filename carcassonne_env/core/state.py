@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import config, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from . import config as C
 from .jit import hot
@@ -153,50 +155,113 @@ def copy_state(st: State) -> State:
                    for name, a in zip(State._fields, st, strict=True)))
 
 
-@njit(cache=True)
+# Bulk copies: numba compiles `dst[:n] = src[:n]` (and an explicit loop) to an
+# element-by-element copy with aliasing checks; for the state's many small int8 / int16
+# arrays that made `copy_into` the largest cost of a search step. `copy_flat` emits
+# LLVM's memcpy over a range of a C-contiguous array (a numba intrinsic).
+
+
+@intrinsic
+def _memcpy(typingctx, dst, src, start, n):
+    """dst.flat[start:start + n] = src.flat[start:start + n] (C-contiguous arrays of one
+    dtype; n > 0, the range inside both: unchecked)."""
+    if not (isinstance(dst, types.Array) and isinstance(src, types.Array)
+            and dst.dtype == src.dtype and dst.layout == "C" and src.layout == "C"
+            and isinstance(start, types.Integer) and isinstance(n, types.Integer)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        d, s, first, count = args
+        dst_arr = context.make_array(sig.args[0])(context, builder, d)
+        src_arr = context.make_array(sig.args[1])(context, builder, s)
+        first = context.cast(builder, first, sig.args[2], types.intp)
+        count = context.cast(builder, count, sig.args[3], types.intp)
+        itemsize = context.get_abi_sizeof(context.get_data_type(sig.args[0].dtype))
+        dptr = builder.gep(dst_arr.data, [first])
+        sptr = builder.gep(src_arr.data, [first])
+        cgutils.raw_memcpy(builder, dptr, sptr, count, itemsize)
+        return context.get_dummy_value()
+
+    return types.void(dst, src, start, n), codegen
+
+
+if config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1 (debugging): intrinsics need the compiler
+    def _memcpy(dst, src, start, n):  # noqa: F811
+        dst.reshape(-1)[start:start + n] = src.reshape(-1)[start:start + n]
+
+
+@hot
+def copy_flat(dst, src, start, n):
+    """dst.flat[start:start + n] = src.flat[start:start + n] for same-dtype C-contiguous
+    arrays (2-D: rows of the flattened array); nothing when n <= 0."""
+    if n > 0:
+        _memcpy(dst, src, start, n)
+
+
+@hot
+def _copy_prefix(dst, src, n):
+    """dst[:n] = src[:n] for 1-D arrays, one memcpy."""
+    copy_flat(dst, src, 0, n)
+
+
+@hot
+def _copy_rows(dst, src, n):
+    """dst[:n] = src[:n] for 2-D arrays, one memcpy."""
+    copy_flat(dst, src, 0, n * dst.shape[1])
+
+
+@hot
 def copy_into(dst, src):
     """Make `dst` (same shapes) a copy of `src` without allocating. Only the part in use is
     copied: the board rectangle covering both games' tiles (outside it both are empty),
     the segments and events that exist; the expansions' aggregates only when either game
     has them (without, they stay zero)."""
     expansions = src.cfg[C.CFG_EXPANSIONS] | dst.cfg[C.CFG_EXPANSIONS]
-    dst.cfg[:] = src.cfg
-    y0, y1 = src.sc[C.SC_YMIN] - 1, src.sc[C.SC_YMAX] + 2
-    x0, x1 = src.sc[C.SC_XMIN] - 1, src.sc[C.SC_XMAX] + 2
-    if dst.sc[C.SC_PLACED] > 0:  # dst's own tiles must be overwritten too
-        y0, y1 = min(y0, dst.sc[C.SC_YMIN] - 1), max(y1, dst.sc[C.SC_YMAX] + 2)
-        x0, x1 = min(x0, dst.sc[C.SC_XMIN] - 1), max(x1, dst.sc[C.SC_XMAX] + 2)
-    dst.board[y0:y1, x0:x1] = src.board[y0:y1, x0:x1]
-    dst.sc[:] = src.sc
-    n = src.sc[C.SC_PLACED]
+    src_sc, dst_sc = src.sc, dst.sc
+    _copy_prefix(dst.cfg, src.cfg, src.cfg.shape[0])
+    y0, y1 = src_sc[C.SC_YMIN] - 1, src_sc[C.SC_YMAX] + 2
+    x0, x1 = src_sc[C.SC_XMIN] - 1, src_sc[C.SC_XMAX] + 2
+    if dst_sc[C.SC_PLACED] > 0:  # dst's own tiles must be overwritten too
+        y0, y1 = min(y0, dst_sc[C.SC_YMIN] - 1), max(y1, dst_sc[C.SC_YMAX] + 2)
+        x0, x1 = min(x0, dst_sc[C.SC_XMIN] - 1), max(x1, dst_sc[C.SC_XMAX] + 2)
+    src_board, dst_board = src.board, dst.board
+    D = src_board.shape[1]
+    # inside the board (a state never reset has an empty box at 0: nothing to clip for
+    # the slices this replaced, but a raw memcpy must stay in bounds)
+    y0, x0 = max(y0, 0), max(x0, 0)
+    y1, x1 = min(y1, src_board.shape[0]), min(x1, D)
+    for y in range(y0, y1):
+        copy_flat(dst_board, src_board, y * D + x0, x1 - x0)
+    _copy_prefix(dst_sc, src_sc, src_sc.shape[0])
+    n = src_sc[C.SC_PLACED]
     g = n * src.cfg[C.CFG_NSEG]
-    dst.frontier[: src.sc[C.SC_NFRONT]] = src.frontier[: src.sc[C.SC_NFRONT]]
-    dst.ptype[:n] = src.ptype[:n]
-    dst.prot[:n] = src.prot[:n]
-    dst.px[:n] = src.px[:n]
-    dst.py[:n] = src.py[:n]
-    dst.parent[:g] = src.parent[:g]
-    dst.fbits[:g] = src.fbits[:g]
-    dst.fntiles[:g] = src.fntiles[:g]
-    dst.fpenn[:g] = src.fpenn[:g]
-    dst.fopen[:g] = src.fopen[:g]
-    dst.fmeep[:g] = src.fmeep[:g]
-    dst.fdone[:g] = src.fdone[:g]
+    _copy_rows(dst.frontier, src.frontier, src_sc[C.SC_NFRONT])
+    _copy_prefix(dst.ptype, src.ptype, n)
+    _copy_prefix(dst.prot, src.prot, n)
+    _copy_prefix(dst.px, src.px, n)
+    _copy_prefix(dst.py, src.py, n)
+    _copy_prefix(dst.parent, src.parent, g)
+    _copy_rows(dst.fbits, src.fbits, g)
+    _copy_prefix(dst.fntiles, src.fntiles, g)
+    _copy_prefix(dst.fpenn, src.fpenn, g)
+    _copy_prefix(dst.fopen, src.fopen, g)
+    _copy_rows(dst.fmeep, src.fmeep, g)
+    _copy_prefix(dst.fdone, src.fdone, g)
     if expansions:
-        dst.fflag[:g] = src.fflag[:g]
-        dst.fgoods[:g] = src.fgoods[:g]
-        dst.fbuild[:g] = src.fbuild[:g]
-        dst.fpig[:g] = src.fpig[:g]
-        dst.xsupply[:] = src.xsupply
-        dst.goods[:] = src.goods
-    dst.owner[:g] = src.owner[:g]
-    dst.ofig[:g] = src.ofig[:g]
-    dst.active[:] = src.active
-    dst.supply[:] = src.supply
-    dst.scores[:] = src.scores
-    dst.deck[:] = src.deck
-    dst.spos[:] = src.spos
-    dst.hands[:] = src.hands
-    dst.pairs[: src.sc[C.SC_NPAIRS]] = src.pairs[: src.sc[C.SC_NPAIRS]]
-    dst.discards[: src.sc[C.SC_NDISC]] = src.discards[: src.sc[C.SC_NDISC]]
-    dst.events[: src.sc[C.SC_NEVENTS]] = src.events[: src.sc[C.SC_NEVENTS]]
+        _copy_prefix(dst.fflag, src.fflag, g)
+        _copy_rows(dst.fgoods, src.fgoods, g)
+        _copy_prefix(dst.fbuild, src.fbuild, g)
+        _copy_prefix(dst.fpig, src.fpig, g)
+        _copy_rows(dst.xsupply, src.xsupply, src.xsupply.shape[0])
+        _copy_rows(dst.goods, src.goods, src.goods.shape[0])
+    _copy_prefix(dst.owner, src.owner, g)
+    _copy_prefix(dst.ofig, src.ofig, g)
+    _copy_prefix(dst.active, src.active, src.active.shape[0])
+    _copy_prefix(dst.supply, src.supply, src.supply.shape[0])
+    _copy_prefix(dst.scores, src.scores, src.scores.shape[0])
+    _copy_prefix(dst.deck, src.deck, src.deck.shape[0])
+    _copy_prefix(dst.spos, src.spos, src.spos.shape[0])
+    _copy_rows(dst.hands, src.hands, src.hands.shape[0])
+    _copy_rows(dst.pairs, src.pairs, src_sc[C.SC_NPAIRS])
+    _copy_prefix(dst.discards, src.discards, src_sc[C.SC_NDISC])
+    _copy_rows(dst.events, src.events, src_sc[C.SC_NEVENTS])

@@ -30,7 +30,7 @@ from .choices import (
     choice_rows,
     start_feature_choice,
 )
-from .jit import hot
+from .jit import hot, hot_inline
 from .scoring import final_scoring, score_completed, solo_final_scoring
 from .state import has_figure
 
@@ -116,7 +116,7 @@ def _spread(tb, t, n, roots, n_roots, mark):
                             changed = True
 
 
-@hot
+@hot_inline
 def follower_options(st, tb, t, r, bx, by, out):
     """Write the follower slots allowed after placing t/r at (bx, by) into `out`
     (NO_FOLLOWER = none; figure f on segment s is slot f * S + s, config.FIG_*: a
@@ -252,7 +252,7 @@ def _end_game(st, tb, reason):
         final_scoring(st, tb)
 
 
-@hot
+@hot_inline
 def _begin_turn(st, tb, seat):
     """Give the turn to `seat` (or the next seat able to play) with a placeable tile, or
     end the game."""
@@ -501,7 +501,7 @@ def solo_ends_after_turn(st):
     )
 
 
-@hot
+@hot_inline
 def _end_turn(st, tb, seat, hand_idx):
     """After the scoring of a turn: refill the hand, pass the turn or end the game."""
     st.sc[C.SC_TURN] += 1
@@ -514,7 +514,7 @@ def _end_turn(st, tb, seat, hand_idx):
     _advance(st, tb, seat)
 
 
-@hot
+@hot_inline
 def _advance(st, tb, seat):
     P = st.cfg[C.CFG_SEATS]
     if st.cfg[C.CFG_SOLO]:

@@ -1,0 +1,59 @@
+"""`copy_into(dst, src)` makes dst play on exactly like src, whatever game dst held
+before (it copies only the live part of each array, with one memcpy per range)."""
+
+import random
+
+import numpy as np
+import pytest
+
+from carcassonne_env import Game, Rules
+from carcassonne_env.core import config as C
+from carcassonne_env.core.state import copy_into, copy_state, make_state
+
+RULES = [Rules(players=2), Rules(players=3, expansions=["inns_cathedrals",
+                                                        "traders_builders"]),
+         Rules(variant="solo", players=1)]
+
+
+def _played(rules: Rules, seed: int, turns: int) -> Game:
+    game, rng = Game(rules, seed=seed), random.Random(seed)
+    for _ in range(turns):
+        if game.done:
+            break
+        game.play(rng.choice(game.legal_moves()))
+    return game
+
+
+def _finish(game: Game, seed: int) -> tuple:
+    rng = random.Random(seed)
+    while not game.done:
+        game.play(rng.choice(game.legal_moves()))
+    st = game._st
+    return game.scores, st.events[: st.sc[C.SC_NEVENTS]].tolist()
+
+
+@pytest.mark.parametrize("rules", RULES, ids=["base", "expansions", "solo"])
+@pytest.mark.parametrize(("src_turns", "dst_turns"), [(30, 5), (5, 40), (0, 60)])
+def test_copy_plays_on_like_the_source(rules, src_turns, dst_turns):
+    src = _played(rules, 1, src_turns)
+    dst = _played(rules, 2, dst_turns)
+    copy_into(dst._st, src._st)
+    assert np.array_equal(dst._st.board, src._st.board)  # whole board, not just the box
+    assert np.array_equal(dst._st.sc, src._st.sc)
+    twin = Game._over_state(src.rules, src._ts, copy_state(src._st))
+    assert _finish(Game._over_state(dst.rules, dst._ts, dst._st), 9) == _finish(twin, 9)
+
+
+def test_copy_from_and_to_a_state_never_reset():
+    """A fresh record (empty board, bounding box at 0) copies both ways, within the
+    board: the played game's whole board comes over, and going back empties it."""
+    game = _played(Rules(players=2), 3, 20)
+    st = game._st
+    shape = (st.cfg, st.ptype.shape[0], int(st.cfg[C.CFG_NSEG]),
+             st.pairs.shape[0] // st.ptype.shape[0])
+    fresh = make_state(*shape)
+    copy_into(fresh, st)
+    assert np.array_equal(fresh.board, st.board)
+    copy_into(st, make_state(*shape))
+    assert st.sc[C.SC_PLACED] == 0
+    assert (st.board == -1).all()
