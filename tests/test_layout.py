@@ -329,7 +329,7 @@ def test_agents_registers_its_bots_for_the_envs():
     from agents.mcts import MCTSAgent
 
     assert {n for n, f in plugins._FACTORIES.items() if f is agents.make_agent} == {
-        "mcts", "sb3", "solo-search"}
+        "mcts", "sb3", "solo-search", "puct"}
     env = gymnasium.make("Carcassonne/VsBots-v0", opponents=["mcts:iterations=3"], seat=1,
                          board_size=24)
     env.reset(seed=0)
