@@ -353,7 +353,7 @@ def test_bots_by_entry_point_need_no_import(monkeypatch):
         ep for ep in eps if ep.group == group and name in (None, ep.name)])
     bot = plugins.make_opponent("mcts:iterations=3", seed=1)
     assert type(bot).__name__ == "MCTSAgent" and bot.name == "mcts:iterations=3"
-    assert plugins.plugin_names() == ["mcts", "sb3", "solo-search"]
+    assert plugins.plugin_names() == ["mcts", "puct", "sb3", "solo-search"]
 
 
 def test_installed_entry_points_serve_mcts_without_importing_agents(tmp_path):
