@@ -477,7 +477,9 @@ def test_model_env_options_of_the_shipped_models(models):
     assert model_env_options(models["solo"]) == {"colours": 3, "board_size": 16,
                                                  "action_mode": "turn"}
     assert model_env_options(DUEL_MODEL) == {"players": 2, "hand_size": 1, "board_size": 20,
-                                             "action_mode": "turn"}
+                                             "action_mode": "turn",
+                                             "obs_features": "aggregate",
+                                             "candidate_moves": 128}
     env = make_env_for_model(SOLO_MODEL)
     assert env.spec.id == "Carcassonne/Solo-v0"
     assert env.observation_space == models["solo"].observation_space

@@ -81,8 +81,8 @@ def test_shipped_files_hold_weights_and_spaces_only():
     ("sb3:model=ppo_duel", Rules(), 2, [121, 28]),
     ("sb3:model=ppo_duel_bc", Rules(), 0, [101, 45]),
     ("sb3:model=ppo_duel_bc", Rules(), 2, [87, 41]),
-    ("sb3:model=ppo_duel_rl", Rules(), 0, [16, 65]),
-    ("sb3:model=ppo_duel_rl", Rules(), 2, [46, 25]),
+    ("sb3:model=ppo_duel_rl", Rules(), 0, [114, 59]),  # candidate moves (issue 25)
+    ("sb3:model=ppo_duel_rl", Rules(), 2, [83, 50]),
     ("sb3:model=ppo_solo_rl", Rules(variant="solo"), 1, [9, 10, 11]),
 ])
 def test_shipped_models_play_as_before_slimming(spec, rules, seed, scores):
@@ -104,7 +104,7 @@ def test_a_corrupt_model_file_is_named_in_a_clear_error(tmp_path):
 def test_a_model_under_other_rules_names_the_setting_that_differs():
     with pytest.raises(ValueError, match=r"rules differ: players=2 \(model\) vs 3 \(this game\)"
                        r": 10 board planes and 67 features \(model\) vs 11 and 70"):
-        make_agent("sb3:model=ppo_duel_rl").act(Game(Rules(players=3), seed=0))
+        make_agent("sb3:model=ppo_duel_bc").act(Game(Rules(players=3), seed=0))
     with pytest.raises(ValueError, match=r"rules differ: players=2 \(model\) vs 3 \(this game\)"
                        r": 17 board planes and 69 features \(model\) vs 19 and 73"):
         make_agent("sb3:model=ppo_duel").act(Game(Rules(players=3), seed=0))  # aggregate
@@ -181,12 +181,12 @@ def test_installed_wheel_plays_a_shipped_model_by_name_from_an_empty_folder(tmp_
                                 text=True).stdout.strip()
     assert numba_here == importlib.import_module("numba").__file__  # this interpreter's
     run = subprocess.run([str(python), "-m", "carcassonne_env.cli", "play", "--bots",
-                          "sb3:model=ppo_duel_rl,greedy", "--seed", "0"], cwd=empty, env=env,
+                          "sb3:model=ppo_duel_bc,greedy", "--seed", "0"], cwd=empty, env=env,
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     # The standard-layout model: with NUMBA_DISABLE_JIT the aggregate observation of
     # ppo_duel gives other moves than jitted (91 vs 101 here; an open bug, issue 13 note).
-    assert "seat 0 (sb3:model=ppo_duel_rl): 16" in run.stdout  # as in the checkout
+    assert "seat 0 (sb3:model=ppo_duel_bc): 101" in run.stdout  # as in the checkout
     assert list(empty.iterdir()) == []
 
 
