@@ -451,8 +451,12 @@ class CandidateCategorical(MaskableCategoricalDistribution):
             return self._action_of((self.logp - th.log(-th.log(u))).argmax(1))  # Gumbel-max
 
     def mode(self) -> th.Tensor:
+        """The most likely candidate; among equals (candidates with the same columns
+        score the same) the lowest action index, as an argmax over ``logits`` takes."""
         with th.no_grad():
-            return self._action_of(self.logp.argmax(1))
+            best = self.present & (self.logp == self.logp.max(1, keepdim=True).values)
+            return th.where(best, self.actions, th.full_like(self.actions, self.action_dim)
+                            ).min(1).values
 
 
 class CandidatePolicy(MaskableActorCriticPolicy):
