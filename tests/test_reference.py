@@ -364,6 +364,15 @@ TB = {"expansions": ["traders_builders"]}
 TB_TILES = {"expansions": ["traders_builders"], "expansion_mode": "tiles_only"}
 TB_BGA = {**TB, "goods_from_unowned_city": False}  # no goods from a city nobody owns
 BOTH = {"expansions": ["inns_cathedrals", "traders_builders"]}
+# City A (D, TT, cap) completed by seat 1, city B (cap, TW, cap) south of D by seat 0,
+# one wine each, no follower anywhere (played under both goods rules below).
+TWO_UNOWNED_CITIES = [
+    mv(0, "TT", 0, -1, 2),
+    mv(1, "E", 1, -1, 3),
+    mv(0, "E", 0, 1, 2),
+    mv(1, "TW", 0, 2, 0),
+    mv(0, "E", -1, 2, 1),
+]
 
 
 # A road W-E through the start tile (tests/test_traders_builders.py): seat 0's thief on U
@@ -418,13 +427,7 @@ TB_SCENARIOS: dict[str, dict[str, Any]] = {
     # one wine each, no follower anywhere: 10 points each.
     "tb_tied_goods_all_score": {
         "rules": {"players": 2, **TB},
-        "moves": [
-            mv(0, "TT", 0, -1, 2),
-            mv(1, "E", 1, -1, 3),
-            mv(0, "E", 0, 1, 2),
-            mv(1, "TW", 0, 2, 0),
-            mv(0, "E", -1, 2, 1),
-        ],
+        "moves": TWO_UNOWNED_CITIES,
         "scores": [[0, 0]] * 4 + [[10, 10]],
     },
     # The same two games with goods_from_unowned_city=False (BGA's way): the owned city
@@ -436,13 +439,7 @@ TB_SCENARIOS: dict[str, dict[str, Any]] = {
     },
     "tb_no_goods_from_unowned_cities_bga": {
         "rules": {"players": 2, **TB_BGA},
-        "moves": [
-            mv(0, "TT", 0, -1, 2),
-            mv(1, "E", 1, -1, 3),
-            mv(0, "E", 0, 1, 2),
-            mv(1, "TW", 0, 2, 0),
-            mv(0, "E", -1, 2, 1),
-        ],
+        "moves": TWO_UNOWNED_CITIES,
         "scores": [[0, 0]] * 5,
     },
     # Solo with Traders & Builders: no goods. Colour 0 (lowest) scores the 3-tile city

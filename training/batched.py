@@ -155,12 +155,13 @@ class JoinedVecEnv(VecEnv):
             infos.extend(info)
         obs, rewards, dones = self._join(parts), np.concatenate(rewards), np.concatenate(dones)
         if self.projected:
-            after = self._projected_margin(obs["features"])
+            now = self._projected_margin(obs["features"])
+            after = now.copy()
             for i in np.flatnonzero(dones):  # the finished game's last observation
                 after[i] = self._projected_margin(
                     infos[i]["terminal_observation"]["features"][None])[0]
             rewards = (after - self._before) * self.reward_scale
-            self._before = self._projected_margin(obs["features"])
+            self._before = now
         return obs, rewards, dones, infos
 
     def _projected_margin(self, features: np.ndarray) -> np.ndarray:

@@ -346,8 +346,8 @@ class CandidateNet(nn.Module):
         logits = th.zeros(N, K, dtype=e.dtype, device=e.device)
         logits = logits.index_put((rows, cols), self.score(e).squeeze(-1))
         # pools over each row's candidates (e >= 0 after the ReLU: 0 is a neutral max)
-        pooled_max = th.zeros(N, self.hidden, dtype=e.dtype, device=e.device).index_reduce(
-            0, rows, e, "amax", include_self=True)
+        pooled_max = th.zeros(N, self.hidden, dtype=e.dtype, device=e.device).scatter_reduce(
+            0, rows[:, None].expand_as(e), e, "amax", include_self=True)
         count = present.sum(1, keepdim=True).clamp(min=1).to(e.dtype)
         pooled_mean = th.zeros(N, self.hidden, dtype=e.dtype,
                                device=e.device).index_add(0, rows, e) / count

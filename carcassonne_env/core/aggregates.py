@@ -21,7 +21,7 @@ from . import config as C
 from .board import find, n_segments
 from .encode import encode, window_origin
 from .jit import hot
-from .scoring import _adjacency_keys, feature_points, final_scoring, solo_final_scoring
+from .scoring import _adjacency_keys, feature_points, score_game_end
 from .state import copy_into
 
 N_AGG_FIXED = 5  # planes before the per-seat follower counts
@@ -49,10 +49,7 @@ def pending_points(st, tb, scratch, out):
     if st.sc[C.SC_DONE]:
         return
     copy_into(scratch, st)
-    if st.cfg[C.CFG_SOLO]:
-        solo_final_scoring(scratch)
-    else:
-        final_scoring(scratch, tb)
+    score_game_end(scratch, tb)
     for p in range(P):
         out[p] = scratch.scores[p] - st.scores[p]
 

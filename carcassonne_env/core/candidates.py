@@ -41,7 +41,7 @@ from .aggregates import pending_points
 from .board import constraint, find, fits, n_segments, neighbour_segment, origin, root_of
 from .encode import _count_unseen, window_origin
 from .jit import hot
-from .scoring import feature_points, final_scoring, majority, solo_final_scoring
+from .scoring import feature_points, majority, score_game_end
 from .state import copy_into
 from .turn import apply_move, legal_moves, place_and_score, solo_ends_after_turn
 
@@ -63,6 +63,15 @@ S_FARM_DONE, S_FARM_OPEN, S_CLOSERS, S_JOINED, S_FOLLOWERS = 14, 15, 16, 17, 18
 def n_columns(seats: int) -> int:
     """Columns of one candidate's vector with `seats` seats."""
     return HEAD_FIXED + 3 * seats + N_SLOTS * (SLOT_FIXED + 2 * seats)
+
+
+@hot
+def _contains(values, n, v):
+    """Whether v is among values[:n]."""
+    for k in range(n):
+        if values[k] == v:
+            return True
+    return False
 
 
 @hot
@@ -88,10 +97,7 @@ def _closes(st, tb, t, r, cx, cy, root, kind):
             if j < 0:
                 continue
             nb = find(parent, j * n_segments(st) + edge_seg[st.ptype[j], st.prot[j], (d + 2) % 4])
-            known = False
-            for k in range(n_roots):
-                if roots[k] == nb:
-                    known = True
+            known = _contains(roots, n_roots, nb)
             if sigma & (1 << s):
                 if not known:
                     roots[n_roots] = nb
@@ -175,11 +181,7 @@ def _farm_cities(st, field, out, base):
         if find(parent, pairs[k, 0]) != field:
             continue
         c = find(parent, pairs[k, 1])
-        new = True
-        for q in range(n):
-            if seen[q] == c:
-                new = False
-        if new:
+        if not _contains(seen, n, c):
             seen[n] = c
             n += 1
             out[base + (0 if fdone[c] else 1)] += 1
@@ -204,11 +206,7 @@ def _joined(st, after, tb, i, root, kind):
         if g < 0:
             continue
         b = root_of(st.parent, g)
-        new = True
-        for q in range(n):
-            if seen[q] == b:
-                new = False
-        if new:
+        if not _contains(seen, n, b):
             seen[n] = b
             n += 1
     return n
@@ -231,11 +229,7 @@ def _slot_roots(after, tb, i, fig_root, roots):
             if tb.seg_kind[t, s] != kind:
                 continue
             g = find(after.parent, i * S + s)
-            new = True
-            for k in range(n):
-                if roots[k] == g:
-                    new = False
-            if new:
+            if not _contains(roots, n, g):
                 roots[n] = g
                 n += 1
     return n
@@ -392,10 +386,7 @@ def _projected_gain(st, after, tb, observer, pend_before, out, base):
     it spends: call it last)."""
     P = st.cfg[C.CFG_SEATS]
     if not after.sc[C.SC_DONE]:
-        if after.cfg[C.CFG_SOLO]:
-            solo_final_scoring(after)
-        else:
-            final_scoring(after, tb)
+        score_game_end(after, tb)
     for q in range(P):
         p = (observer + q) % P
         out[base + q] = after.scores[p] - st.scores[p] - pend_before[p]

@@ -381,6 +381,16 @@ def _bonus_left(st, roots, n, bonus):
 
 
 @hot
+def score_game_end(st, tb):
+    """The end-of-game scoring of the rules in force: the solo variant's or the standard
+    one (`final_scoring`)."""
+    if st.cfg[C.CFG_SOLO]:
+        solo_final_scoring(st)
+    else:
+        final_scoring(st, tb)
+
+
+@hot
 def final_scoring(st, tb):
     """End of a standard game: incomplete roads, cities, monasteries, then farms."""
     S = n_segments(st)

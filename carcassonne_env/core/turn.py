@@ -31,7 +31,7 @@ from .choices import (
     start_feature_choice,
 )
 from .jit import hot, hot_inline
-from .scoring import final_scoring, score_completed, solo_final_scoring
+from .scoring import score_completed, score_game_end
 from .state import has_figure
 
 # ---------------------------------------------------------------------------- followers
@@ -246,10 +246,7 @@ def _end_game(st, tb, reason):
         st.sc[C.SC_PHASE] = C.PHASE_BONUS  # the player scores the end bonus (core.choices)
         return
     st.sc[C.SC_DONE] = 1
-    if st.cfg[C.CFG_SOLO]:
-        solo_final_scoring(st)
-    else:
-        final_scoring(st, tb)
+    score_game_end(st, tb)
 
 
 @hot_inline
