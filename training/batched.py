@@ -80,20 +80,13 @@ class JoinedVecEnv(VecEnv):
     numbered group after group; rewards times `reward_scale`; a finished game's info
     names its opponent ("opponent": the group's label). ``action_masks()`` serves
     MaskablePPO. With `prior`, the observations also hold the heuristic's move prior
-    of the seat to move (key "prior", `carcassonne_env.bots.move_prior`). With `projected` (the
-    observations must be the aggregate ones), the reward of a step is the rise of the
-    learner's projected margin (score plus the end-game points pending if the game ended
-    now, minus the best other seat's: the observation's ``projected_score_*``) instead
-    of its margin: potential-based shaping with the pending margin as the potential,
-    which is 0 at the start and the end of a game, so a game's rewards sum to the same
-    final margin, and a move's effect on the end-game points is credited when it is
-    made."""
+    of the seat to move (key "prior", `carcassonne_env.bots.move_prior`). Projected
+    rewards: wrap it in `training.shaping.ProjectedReward`."""
 
     render_mode = None
 
     def __init__(self, groups: Sequence[tuple[str, VsBotsVectorEnv]],
-                 reward_scale: float = 1.0, prior: bool = False,
-                 projected: bool = False) -> None:
+                 reward_scale: float = 1.0, prior: bool = False) -> None:
         self.labels = [label for label, _ in groups]
         self.groups = [venv for _, venv in groups]
         self.envs = [venv.to_sb3() for venv in self.groups]
@@ -106,14 +99,6 @@ class JoinedVecEnv(VecEnv):
         super().__init__(int(self.bounds[-1]), space, first.single_action_space)
         self.reward_scale = reward_scale
         self.prior = prior
-        self.projected = projected
-        if projected:
-            names = first.encoder.feature_names
-            if "projected_score_0" not in names:
-                raise ValueError("projected rewards need obs_features='aggregate'")
-            seats = first.rules.seats
-            self._proj = [names.index(f"projected_score_{q}") for q in range(seats)]
-            self._before = np.zeros(int(self.bounds[-1]))
         self._actions: np.ndarray | None = None
 
     def _join(self, parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
@@ -134,10 +119,7 @@ class JoinedVecEnv(VecEnv):
                 env.seed(int(seed))
             parts.append(env.reset())
         self._reset_seeds()
-        obs = self._join(parts)
-        if self.projected:
-            self._before = self._projected_margin(obs["features"])
-        return obs
+        return self._join(parts)
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions)
@@ -153,21 +135,7 @@ class JoinedVecEnv(VecEnv):
             rewards.append(rew * self.reward_scale)
             dones.append(done)
             infos.extend(info)
-        obs, rewards, dones = self._join(parts), np.concatenate(rewards), np.concatenate(dones)
-        if self.projected:
-            now = self._projected_margin(obs["features"])
-            after = now.copy()
-            for i in np.flatnonzero(dones):  # the finished game's last observation
-                after[i] = self._projected_margin(
-                    infos[i]["terminal_observation"]["features"][None])[0]
-            rewards = (after - self._before) * self.reward_scale
-            self._before = now
-        return obs, rewards, dones, infos
-
-    def _projected_margin(self, features: np.ndarray) -> np.ndarray:
-        """Projected points of the observer minus the best other seat's, per game."""
-        proj = features[:, self._proj] * 100.0  # the features hold points / 100
-        return proj[:, 0] - proj[:, 1:].max(1)
+        return self._join(parts), np.concatenate(rewards), np.concatenate(dones), infos
 
     def action_masks(self) -> np.ndarray:
         return np.concatenate([env.action_masks() for env in self.envs])

@@ -52,6 +52,7 @@ from .common import (
     require,
     run_cli,
 )
+from .shaping import ProjectedReward
 
 SELF = "self"  # the curve's label for games against policy snapshots
 
@@ -67,7 +68,7 @@ class MultiSettings(PPOSettings):
     pool_size: int = 8  # snapshots kept (oldest leave first)
     # VsBots-v0 reward: "margin" (own points minus the opponent's), "score", "win"; or
     # "projected": the rise of the projected margin (--env batched, aggregate observation;
-    # training.batched.JoinedVecEnv)
+    # training.shaping.ProjectedReward)
     reward: str = "margin"
     reward_scale: float = 0.1  # keeps value targets near 1
     env: str = "python"  # or "batched": jitted vector envs (training.batched)
@@ -260,9 +261,11 @@ def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None
     groups = [(spec, group(per_bot, spec)) for spec in bots if per_bot]
     if league is not None:
         groups.append((SELF, group(n_league, league)))
-    return VecMonitor(JoinedVecEnv(groups, settings.reward_scale,
-                                   prior=bool(settings.move_prior),
-                                   projected=settings.reward == "projected")), league
+    venv = JoinedVecEnv(groups, settings.reward_scale, prior=bool(settings.move_prior))
+    if settings.reward == "projected":
+        venv = ProjectedReward(venv, groups[0][1].encoder.feature_names, seats=2,
+                               potential="margin", scale=settings.reward_scale)
+    return VecMonitor(venv), league
 
 
 def start_from(model: MaskablePPO, path: str) -> None:

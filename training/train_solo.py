@@ -33,6 +33,7 @@ from .common import (
     require,
     run_cli,
 )
+from .shaping import ProjectedReward, ScaledReward
 
 
 @dataclasses.dataclass
@@ -40,10 +41,20 @@ class SoloSettings(PPOSettings):
     """PPO settings plus the solo variant's colour count."""
 
     colours: int = 3
+    # "score": the rise of the lowest colour's score; "projected": the rise of the lowest
+    # colour's projected score (needs --obs-features aggregate; training.shaping)
+    reward: str = "score"
+    reward_scale: float = 1.0
 
     def check(self) -> None:
         super().check()
         require(self, "colours", int, lambda v: v in (3, 4), "3 or 4")
+        require(self, "reward", str, lambda v: v in ("score", "projected"),
+                "score or projected")
+        if self.reward == "projected" and self.obs_features != "aggregate":
+            raise ValueError("--reward projected needs --obs-features aggregate (the "
+                             "projected scores are in that observation)")
+        require(self, "reward_scale", float, lambda v: v > 0, "a number > 0")
 
 
 # --quick is the first 500k steps of the full run: same settings, smaller budget.
@@ -65,7 +76,11 @@ def make_env(settings: SoloSettings) -> VecMonitor:
     venv = SoloVectorEnv(settings.n_envs, colours=settings.colours,
                          board_size=settings.board_size, num_threads=1,
                          **settings.env_options())
-    return VecMonitor(venv.to_sb3())
+    sb3 = venv.to_sb3()
+    if settings.reward == "projected":
+        return VecMonitor(ProjectedReward(sb3, venv.encoder.feature_names, settings.colours,
+                                          potential="lowest", scale=settings.reward_scale))
+    return VecMonitor(ScaledReward(sb3, settings.reward_scale))
 
 
 def train(settings: SoloSettings, out: Path, resume: bool = False, progress: bool = True,

@@ -1,0 +1,84 @@
+"""Projected-score reward shaping for the batched trainers.
+
+The game's own reward arrives late: a farm or an unfinished city pays at the end of the
+game, many moves after the move that made it. The aggregate observation holds each
+seat's projected score (score plus what the end-of-game scoring would add now, computed
+by the rules core). Rewarding the rise of a potential made of those projections is
+potential-based shaping (Ng et al., 1999): the potential equals the real result at the
+end, so a game's rewards sum to its real result minus the potential of the learner's
+first position (0 when it moves first in a 2-player game; 1 point in solo, the follower
+bonus of a full supply), the best policy is unchanged, and a move's effect on the
+end-game points is credited when it is made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
+
+POTENTIALS = ("margin", "lowest")
+
+
+class ProjectedReward(VecEnvWrapper):
+    """Replaces the rewards of `venv` (its observations must hold the aggregate
+    ``features``) by the rise of a projected potential, times `scale`:
+
+    - ``"margin"``: the observer's projected score minus the best other seat's (the
+      2-player trainers; the game's result is the final margin);
+    - ``"lowest"``: the lowest colour's projected score (solo; the result is the lowest
+      colour's final score).
+
+    `feature_names` are the encoder's; a finished game's last step uses its
+    ``terminal_observation``."""
+
+    def __init__(self, venv: VecEnv, feature_names: Sequence[str], seats: int,
+                 potential: str = "margin", scale: float = 1.0) -> None:
+        if potential not in POTENTIALS:
+            raise ValueError(f"potential must be one of {', '.join(POTENTIALS)}, "
+                             f"got {potential!r}")
+        names = list(feature_names)
+        if "projected_score_0" not in names:
+            raise ValueError("projected rewards need obs_features='aggregate' (the "
+                             "projected scores are in that observation)")
+        super().__init__(venv)
+        self._columns = [names.index(f"projected_score_{q}") for q in range(seats)]
+        self.potential, self.scale = potential, scale
+        self._before = np.zeros(venv.num_envs)
+
+    def _value(self, features: np.ndarray) -> np.ndarray:
+        proj = features[:, self._columns] * 100.0  # the features hold points / 100
+        if self.potential == "lowest":
+            return proj.min(1)
+        return proj[:, 0] - proj[:, 1:].max(1)
+
+    def reset(self):
+        obs = self.venv.reset()
+        self._before = self._value(obs["features"])
+        return obs
+
+    def step_wait(self):
+        obs, _, dones, infos = self.venv.step_wait()
+        now = self._value(obs["features"])
+        after = now.copy()
+        for i in np.flatnonzero(dones):  # the finished game's last observation
+            after[i] = self._value(infos[i]["terminal_observation"]["features"][None])[0]
+        rewards = (after - self._before) * self.scale
+        self._before = now
+        return obs, rewards.astype(np.float32), dones, infos
+
+
+class ScaledReward(VecEnvWrapper):
+    """The rewards of `venv` times `scale` (keeps value targets near 1)."""
+
+    def __init__(self, venv: VecEnv, scale: float = 1.0) -> None:
+        super().__init__(venv)
+        self.scale = scale
+
+    def reset(self):
+        return self.venv.reset()
+
+    def step_wait(self):
+        obs, rewards, dones, infos = self.venv.step_wait()
+        return obs, rewards * self.scale, dones, infos
