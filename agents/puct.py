@@ -14,8 +14,13 @@ chance nodes, sampled with the deck's probabilities). An edge is chosen by
 margin: 2 players, own score minus the other's (one seat's margin is minus the other's);
 solo, the lowest colour's score. A new node is valued by the network as its position's
 margin plus value x value_scale (the value head predicts the reward still to come); a
-finished game by its final margin. Each edge sums the values of the seat that played it.
-The move played is the most visited root edge. 2 players and solo only.
+finished game by its final margin. With a model that observes the projected scores
+(``obs_features="aggregate"``, trained on the projected reward: `training.shaping`) the
+value head predicts the rise of the projected margin still to come, so the base is the
+projected margin (score plus the end-game points pending now) instead of the margin
+(`value_base`). Each edge sums the values of the seat that played it. The move played is
+the most visited root edge (`search` gives the visits: the targets of
+`training.search`). 2 players and solo only.
 
 The network is any model these envs train (`SB3Agent`: `CandidatePolicy` or
 `BoardPolicy`); one observation and one forward pass per simulation.
@@ -30,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from carcassonne_env import Game, Move
-from carcassonne_env.checks import check_int, check_optional_int, check_real
+from carcassonne_env.checks import check_choice, check_int, check_optional_int, check_real
 from carcassonne_env.core import config as C
 from carcassonne_env.core.playout import shuffle_undrawn
 from carcassonne_env.core.state import copy_into, copy_state
@@ -39,6 +44,8 @@ from carcassonne_env.encoding import WindowOverflowError
 
 from .base import auto_scoring_choice
 from .sb3_policy import SB3Agent
+
+VALUE_BASES = ("auto", "projected", "score")
 
 
 class _Node:
@@ -68,37 +75,43 @@ class PUCTAgent:
         c: exploration constant (values in units of `value_scale` points).
         value_scale: points per unit of the value head (the training's reward_scale was
             0.1 for the 2-player models: 10 points per unit).
+        value_base: what the value head's prediction is added to: "projected" (the
+            projected margin, for models trained on projected rewards), "score" (the
+            margin), or "auto" (projected when the model observes the projected scores).
     """
 
     name = "puct"
 
     def __init__(self, model: Any = None, seed: int | None = None,
                  simulations: int = 64, time_per_move: float | None = None, c: float = 1.5,
-                 value_scale: float = 10.0) -> None:
+                 value_scale: float = 10.0, value_base: str = "auto") -> None:
         self.net = model if isinstance(model, SB3Agent) or model is None else SB3Agent(model)
         self.simulations = check_int("simulations", simulations, 1)
         self.time_per_move = None if time_per_move is None else check_real(
             "time_per_move", time_per_move, 0, strict=True)
         self.c = check_real("c", c, 0)
         self.value_scale = check_real("value_scale", value_scale, 0, strict=True)
+        self.value_base = check_choice("value_base", value_base, VALUE_BASES)
         self._rng = np.random.default_rng(check_optional_int("seed", seed))
         self._mt = np.zeros(1, np.uint64)
         self._buffers: tuple | None = None
         self.last_stats: dict[tuple, tuple[int, float]] = {}
         self.last_simulations = 0
+        self._root: _Node | None = None
 
     # ------------------------------------------------------------------ network
     def _evaluate(self, view: Game) -> tuple[np.ndarray, np.ndarray, float]:
-        """(legal rows, their priors, value estimate in points for the seat to move) of
-        the position in `view`."""
+        """(legal rows, their priors, expected final margin in points for the seat to
+        move) of the position in `view`."""
         import torch
 
         rows = view._legal_rows()
         enc = self.net._encoder(view)
+        seat = int(view._st.sc[C.SC_SEAT])
         try:
             obs = self.net.observe(view)
         except WindowOverflowError:  # nothing visible: uniform priors, no value
-            return rows, np.full(len(rows), 1.0 / len(rows)), 0.0
+            return rows, np.full(len(rows), 1.0 / len(rows)), _margin(view._st, seat)
         policy = self.net.policy
         tensors, _ = policy.obs_to_tensor({k: obs[k] for k in
                                            self.net.model.observation_space.spaces})
@@ -112,18 +125,42 @@ class PUCTAgent:
         if not np.isfinite(logits).any():  # the policy sees none of them
             logits = np.zeros(len(rows))
         prior = np.exp(logits - logits.max())
-        return rows, prior / prior.sum(), value * self.value_scale
+        base = self.base(view, enc, obs["features"])
+        return rows, prior / prior.sum(), base + value * self.value_scale
+
+    def base(self, view: Game, enc: Any, features: np.ndarray) -> float:
+        """What the value head's prediction adds to, in points for the seat to move: its
+        projected margin (from the observation's ``projected_score_*``) or its margin
+        (`value_base`)."""
+        columns = [i for i, name in enumerate(enc.feature_names)
+                   if name.startswith("projected_score_")]  # seat to move first
+        projected = bool(columns)
+        if self.value_base == "projected" and not projected:
+            raise ValueError("value_base='projected' needs a model that observes the "
+                             "projected scores (obs_features='aggregate')")
+        if self.value_base == "score" or not projected:
+            return _margin(view._st, int(view._st.sc[C.SC_SEAT]))
+        proj = np.asarray(features[columns], np.float64) * 100.0
+        if view.rules.variant == "solo":
+            return float(proj.min())
+        return float(proj[0] - proj[1:].max())  # the observer (seat to move) is seat 0
 
     # ------------------------------------------------------------------ search
     def act(self, game: Game) -> Move:
-        if game.rules.variant != "solo" and game.rules.players != 2:
-            raise ValueError("puct plays 2-player games and the solo variant (its values are "
-                             f"margins over one opponent), got players={game.rules.players}")
         if (choice := auto_scoring_choice(game)) is not None:
             return choice
         moves = game.legal_moves()
         if len(moves) == 1:
             return moves[0]
+        visits = self.search(game)
+        return moves[int(np.argmax(visits + 1e-6 * self._root.prior))]  # ties: higher prior
+
+    def search(self, game: Game) -> np.ndarray:
+        """Search the position and return the root's visit count per legal move (in the
+        order of ``game.legal_moves()``)."""
+        if game.rules.variant != "solo" and game.rules.players != 2:
+            raise ValueError("puct plays 2-player games and the solo variant (its values are "
+                             f"margins over one opponent), got players={game.rules.players}")
         if self.net is None:
             self.net = SB3Agent("ppo_solo_rl" if game.rules.variant == "solo" else "ppo_duel_rl")
         root = self._expand(game)
@@ -143,8 +180,8 @@ class PUCTAgent:
         self.last_simulations = n
         self.last_stats = {tuple(r): (int(v), float(w / max(v, 1))) for r, v, w in
                            zip(root.rows.tolist(), root.visits, root.value, strict=True)}
-        best = int(np.argmax(root.visits + 1e-6 * root.prior))  # ties: the higher prior
-        return moves[best]  # root.rows are the game's legal rows, in the order of `moves`
+        self._root = root
+        return root.visits.copy()  # root.rows are the game's legal rows, in move order
 
     def _scratch(self, game: Game) -> tuple[Any, Game]:
         st = game._st
@@ -156,9 +193,7 @@ class PUCTAgent:
 
     def _expand(self, view: Game) -> _Node:
         rows, prior, estimate = self._evaluate(view)
-        seat = int(view._st.sc[C.SC_SEAT])
-        node = _Node(rows, prior, _margin(view._st, seat) + estimate, seat)
-        return node
+        return _Node(rows, prior, estimate, int(view._st.sc[C.SC_SEAT]))
 
     def _simulate(self, root: _Node, sim: Any, view: Game) -> None:
         """One simulation from the root on the determinised state `sim` (changed)."""

@@ -465,6 +465,7 @@ TRAIN_COMMANDS = {
     "plot": "training.plots",
     "rllib": "training.rllib_example",
     "export": "training.export",
+    "search": "training.search",
 }
 
 

@@ -107,3 +107,38 @@ def test_puct_beats_random():
             game.play(bots[game.current_player].act(game))
         wins += game.scores[seed % 2] > game.scores[1 - seed % 2]
     assert wins >= 3
+
+
+def test_puct_values_from_the_projected_margin_of_a_projected_reward_model():
+    """ppo_duel_rl observes the projected scores: its value head adds to the seat to
+    move's projected margin (the naive reference scorer's end-of-game scores)."""
+    import random
+
+    try:
+        from tests import reference as ref
+    except ImportError:
+        import reference as ref
+
+    bot = PUCTAgent("ppo_duel_rl", simulations=1)
+    plain = PUCTAgent("ppo_duel_rl", simulations=1, value_base="score")
+    game, rng = Game(Rules(players=2), seed=5), random.Random(5)
+    for _ in range(25):
+        game.play(rng.choice(game.legal_moves()))
+    seat = game.current_player
+    final = ref.replay_scores(game.to_record(), final=True)[-1]
+    enc = bot.net._encoder(game)
+    features = bot.net.observe(game)["features"]
+    assert bot.base(game, enc, features) == pytest.approx(final[seat] - final[1 - seat])
+    assert plain.base(game, enc, features) == game.scores[seat] - game.scores[1 - seat]
+    with pytest.raises(ValueError, match="value_base"):
+        PUCTAgent("ppo_duel_rl", value_base="points")
+
+
+def test_puct_search_returns_the_root_visits_in_move_order():
+    bot = PUCTAgent("ppo_duel_rl", seed=0, simulations=6)
+    game = Game(Rules(players=2), seed=2)
+    visits = bot.search(game)
+    assert len(visits) == len(game.legal_moves()) and visits.sum() == 6
+    best = game.legal_moves()[int(np.argmax(visits))]
+    assert bot.last_stats[tuple(bot._root.rows[int(np.argmax(visits))])][0] == visits.max()
+    assert best in game.legal_moves()
