@@ -707,7 +707,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="solo: MaskablePPO on the solo variant; multi: 2-player "
                        "self-play; evaluate: a saved model against bots or on the solo "
                        "benchmark; plot: learning curves of runs as a PNG; export: a slim "
-                       "copy of a model (weights and spaces); rllib: the RLlib "
+                       "copy of a model (weights and spaces); search: search-guided "
+                       "self-play (expert iteration with the puct bot); rllib: the RLlib "
                        "example (rllib extra). Options after the name go to that script: "
                        "carcassonne train solo --help.")
     p.add_argument("what", choices=sorted(TRAIN_COMMANDS))
