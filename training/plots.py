@@ -4,8 +4,9 @@
         --baselines results/solo
 
 One panel per run, read from its curve.csv: the solo result (mean of the last 200
-games) or the win rate against each kind of opponent, over timesteps, with the run's
-wall-clock time. `--baselines DIR` draws the bots' solo-bench means (DIR/solo-*.json
+games) or the win rate against each kind of opponent, over timesteps (a `train search`
+run: iterations) or with `--x wall` over wall-clock minutes, with the run's wall-clock
+time. `--baselines DIR` draws the bots' solo-bench means (DIR/solo-*.json
 written by `carcassonne solo-bench --json`) as dashed lines on solo panels.
 """
 
@@ -41,21 +42,30 @@ def solo_baselines(folder: Path) -> dict[str, float]:
     return {r.bot: r.summary()["mean"] for r in results}
 
 
+X_AXES = ("timesteps", "wall")
+# curve.csv columns that are not a win rate or a solo result
+_NOT_PLOTTED = ("timesteps", "wall_s", "episodes", "iteration", "games", "samples",
+                "policy_loss", "value_loss")
+
+
 def plot_curves(run_dirs: list[Path], out: Path, titles: list[str] | None = None,
-                baselines: dict[str, float] | None = None) -> None:
+                baselines: dict[str, float] | None = None, x: str = "timesteps") -> None:
     """Write the learning curves of `run_dirs` side by side to `out` (PNG); `baselines`
-    (bot -> solo result) become dashed lines on solo panels."""
+    (bot -> solo result) become dashed lines on solo panels; `x`: "timesteps" or
+    "wall" (wall-clock minutes)."""
     import matplotlib.pyplot as plt
 
-    fig = draw_curves(run_dirs, titles, baselines)
+    fig = draw_curves(run_dirs, titles, baselines, x)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=100)
     plt.close(fig)
 
 
 def draw_curves(run_dirs: list[Path], titles: list[str] | None = None,
-                baselines: dict[str, float] | None = None) -> Any:
+                baselines: dict[str, float] | None = None, x: str = "timesteps") -> Any:
     """The figure `plot_curves` writes (a matplotlib Figure; close it when done)."""
+    if x not in X_AXES:
+        raise ValueError(f"x must be one of {', '.join(X_AXES)}, got {x!r}")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -65,33 +75,38 @@ def draw_curves(run_dirs: list[Path], titles: list[str] | None = None,
     fig, axes = plt.subplots(1, len(run_dirs), figsize=(6 * len(run_dirs), 4), squeeze=False)
     for k, (ax, run) in enumerate(zip(axes[0], run_dirs, strict=True)):
         curve = read_curve(run)
-        steps = curve["timesteps"]
-        metrics = [m for m in curve if m not in ("timesteps", "wall_s", "episodes")]
+        unit = "timesteps" if "timesteps" in curve else "iteration"  # a train search run
+        steps = curve[unit]
+        xs = [w / 60 for w in curve["wall_s"]] if x == "wall" else steps
+        metrics = [m for m in curve if m not in _NOT_PLOTTED]
         solo = "result" in metrics
         if solo:  # the solo result only (a BC run's teacher agreement is on another scale)
             metrics = ["result"]
         # A curve of one row (a short run) is a point: give it a marker so it shows.
         marker = "o" if len(steps) == 1 else None
         for m in metrics:
-            ax.plot(steps, curve[m], marker=marker, label=m.replace("_", " "))
-        ax.set_xlabel("timesteps (decisions)")
+            ax.plot(xs, curve[m], marker=marker, label=m.replace("_", " "))
+        ax.set_xlabel("wall clock (minutes)" if x == "wall" else
+                      "timesteps (decisions)" if unit == "timesteps" else "iteration")
         ax.set_ylabel("solo result (lowest colour)" if solo else "win rate")
         wall = curve["wall_s"][-1]
         wall_text = f"{wall:.0f} s" if wall < 60 else f"{wall / 60:.0f} min"
-        ax.set_title(f"{titles[k] if titles else run.name}\n{steps[-1]:,.0f} steps, "
+        ax.set_title(f"{titles[k] if titles else run.name}\n{steps[-1]:,.0f} "
+                     f"{'steps' if unit == 'timesteps' else 'iterations'}, "
                      f"{wall_text} wall clock", fontsize=10)
         ax.grid(alpha=0.3)
         if solo:
             for bot, mean in (baselines or {}).items():
                 ax.axhline(mean, ls="--", lw=1, color="grey")
-                ax.annotate(f"{bot} {mean:.1f}", (steps[0], mean), fontsize=8,
+                ax.annotate(f"{bot} {mean:.1f}", (xs[0], mean), fontsize=8,
                             color="grey", va="bottom")
         else:
             ax.set_ylim(0, 1)
             ax.legend(loc="best", fontsize=8)
         # From 0 so a short run is not zoomed into a few steps; 500, 1k, 1.5k, ... 1M.
-        ax.set_xlim(0, max(steps) * 1.05)
-        ax.xaxis.set_major_formatter(EngFormatter(sep=""))
+        ax.set_xlim(0, max(xs) * 1.05)
+        if x == "timesteps":
+            ax.xaxis.set_major_formatter(EngFormatter(sep=""))
     fig.tight_layout()
     return fig
 
@@ -104,13 +119,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--titles", help="comma-separated panel titles")
     parser.add_argument("--baselines", type=Path, metavar="DIR",
                         help="folder of solo-bench JSON files (solo-<bot>.json) to draw")
+    parser.add_argument("--x", choices=X_AXES, default="timesteps",
+                        help="the x axis: timesteps (default) or wall-clock minutes")
     args = parser.parse_args(argv)
     titles = args.titles.split(",") if args.titles else None
     if titles and len(titles) != len(args.runs):
         parser.error("give one title per run")
     try:
         baselines = solo_baselines(args.baselines) if args.baselines else None
-        plot_curves(args.runs, args.output, titles, baselines)
+        plot_curves(args.runs, args.output, titles, baselines, args.x)
     except (OSError, ValueError) as err:
         print(f"carcassonne train plot: error: {err}", file=sys.stderr)
         return 2
