@@ -23,6 +23,7 @@ from ..cli_errors import Interrupted
 from ..game import Game, IllegalMoveError, Move
 from ..render import SEAT_COLOURS, SEAT_NAMES
 from ..rules import Rules
+from ..text import FIGURE_WORDS
 from . import _hex, extra_turn, page, tile_geometry
 
 HUMAN = "human"
@@ -316,12 +317,9 @@ def serve(session: HumanSession, port: int = 0, open_browser: bool = True,
 
 
 # -------------------------------------------------------------------- terminal front
-_FIGURE_WORDS = {"large": "large follower", "builder": "builder", "pig": "pig"}
-
-
 def move_words(m: dict[str, Any]) -> str:
     """A bot's move as the terminal and the page say it."""
-    figure = _FIGURE_WORDS.get(m.get("figure"), "follower")
+    figure = FIGURE_WORDS[m.get("figure") or "follower"]
     return (f"{SEAT_NAMES[m['seat'] % 6]} ({m['name']}) placed {m['tile']} at "
             f"({m['x']}, {m['y']}) rotation {m['rotation']}"
             + (f", {figure} on {m['follower']}" if m["follower"] else "")
