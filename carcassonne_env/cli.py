@@ -48,7 +48,7 @@ def int_at_least(low: int) -> Callable[[str], int]:
     return parse
 
 
-def seconds(text: str) -> float:
+def non_negative_seconds(text: str) -> float:
     """An argparse type: a finite number of seconds >= 0."""
     try:
         value = float(text)
@@ -166,10 +166,10 @@ def cmd_play_human(args: argparse.Namespace) -> int:
     seat = args.seat or 0
     if not 0 <= seat < rules.players:
         raise ValueError(f"--seat must be in [0, {rules.players - 1}], got {seat}")
-    record = args.record or "human_game.json"
-    output_file(record)
     if args.bot_delay is not None and not args.tui:
         raise ValueError("--bot-delay needs --tui (the page has its own speed menu)")
+    record = args.record or "human_game.json"
+    output_file(record)
     if not args.tui:
         check_port(args.port)  # before the bots play their first moves
     bots = [make_agent(n, seed=args.seed + k) for k, n in enumerate(names)]
@@ -546,7 +546,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --human: print the address, open no browser")
     g.add_argument("--tui", action="store_true",
                    help="with --human: play in the terminal instead of the browser")
-    g.add_argument("--bot-delay", type=seconds, metavar="SECONDS", default=None,
+    g.add_argument("--bot-delay", type=non_negative_seconds, metavar="SECONDS", default=None,
                    help="with --tui: the pause after each bot reply, shown one by one "
                    "(default 0.8, as the page; 0: all at once)")
     g.add_argument("--scoring-order", choices=("auto", "player"), default=None,

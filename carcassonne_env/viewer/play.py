@@ -380,8 +380,8 @@ def play_tui(session: HumanSession, read: Callable[[str], str] = input,
     number; ``list`` shows the legal moves, ``quit`` stops and says where the record went.
     Ctrl-C stops too: the record of the moves so far is written and
     `carcassonne_env.cli_errors.Interrupted` raised, whose `kept` says where."""
-    if delay < 0:
-        raise ValueError(f"delay must be >= 0 seconds, got {delay}")
+    if not 0 <= delay < float("inf"):
+        raise ValueError(f"delay must be a number of seconds >= 0, got {delay}")
     try:
         _play_tui(session, read, say, delay, sleep)
     except KeyboardInterrupt:
