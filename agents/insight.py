@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from carcassonne_env import Game, Move
+from carcassonne_env.text import move_text
 
 from .base import Agent
 
@@ -27,6 +28,8 @@ from .base import Agent
 def _move_dict(move: Move) -> dict[str, Any]:
     out = {"x": int(move.x), "y": int(move.y), "rotation": int(move.rotation),
            "follower": move.follower}
+    if move.follower is not None:  # which figure stands there (large follower, builder...)
+        out["figure"] = move.figure
     if move.tile is not None:
         out["tile"] = move.tile
     return out
@@ -159,13 +162,16 @@ class Coach:
         self.yardstick = self.bot if isinstance(self.bot, HeuristicAgent) else HeuristicAgent()
 
     def review(self, game: Game, played: Move) -> dict[str, Any]:
-        """{"bot", "best" (the coach's move), "points_lost"} for `played` in `game`
-        (before it is played)."""
+        """{"bot", "best" (the coach's move, with its `figure` when it places one),
+        "text" (the best move in words, `carcassonne_env.text.move_text`: "(0, -1) rot 3,
+        follower on the city (city:S)"), "points_lost"} for `played` in `game` (before it
+        is played)."""
         best = self.bot.act(game)
         moves, values = self.yardstick.move_values(game)
         index = {m: i for i, m in enumerate(moves)}
         lost = float(values[index[best]] - values[index[played]]) if played in index else 0.0
-        return {"bot": self.spec, "best": _move_dict(best), "points_lost": round(lost, 3)}
+        return {"bot": self.spec, "best": _move_dict(best), "text": move_text(*best),
+                "points_lost": round(lost, 3)}
 
 
 __all__ = ["Coach", "annotate", "explain"]

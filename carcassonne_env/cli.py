@@ -48,6 +48,17 @@ def int_at_least(low: int) -> Callable[[str], int]:
     return parse
 
 
+def non_negative_seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be >= 0 seconds, got {text}")
+    return value
+
+
 def _bench_parts(text: str) -> tuple[str, ...]:
     """An argparse type: `bench --only`'s comma-separated benchmark parts."""
     from .bench import check_parts
@@ -134,7 +145,7 @@ def cmd_play_human(args: argparse.Namespace) -> int:
     """`play --human`: a person against bots, in the browser or the terminal (issue 16)."""
     from agents import make_agent, split_specs
 
-    from .viewer.play import HumanSession, check_port, play_tui, serve
+    from .viewer.play import BOT_DELAY, HumanSession, check_port, play_tui, serve
 
     rules = _rules(args)
     if args.scoring_order:  # Rules refuses "player" outside the solo variant
@@ -155,6 +166,8 @@ def cmd_play_human(args: argparse.Namespace) -> int:
     seat = args.seat or 0
     if not 0 <= seat < rules.players:
         raise ValueError(f"--seat must be in [0, {rules.players - 1}], got {seat}")
+    if args.bot_delay is not None and not args.tui:
+        raise ValueError("--bot-delay needs --tui (the page has its own speed menu)")
     record = args.record or "human_game.json"
     output_file(record)
     if not args.tui:
@@ -163,7 +176,7 @@ def cmd_play_human(args: argparse.Namespace) -> int:
     session = HumanSession(rules, bots, human_seat=seat, seed=args.seed, record=record,
                            names=names)
     if args.tui:
-        play_tui(session)
+        play_tui(session, delay=BOT_DELAY if args.bot_delay is None else args.bot_delay)
     else:
         serve(session, port=args.port, open_browser=not args.no_browser)
     return 0
@@ -176,7 +189,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     if args.human:
         return cmd_play_human(args)
-    for flag in ("against", "tui", "no_browser", "seat"):
+    for flag in ("against", "tui", "no_browser", "seat", "bot_delay"):
         if getattr(args, flag) not in (None, False):
             raise ValueError(f"--{flag.replace('_', '-')} needs --human")
     rules = _rules(args)
@@ -534,6 +547,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --human: print the address, open no browser")
     g.add_argument("--tui", action="store_true",
                    help="with --human: play in the terminal instead of the browser")
+    g.add_argument("--bot-delay", type=non_negative_seconds, metavar="SECONDS", default=None,
+                   help="with --tui: the pause after each bot reply, shown one by one "
+                   "(default 0.8, as the page; 0: all at once)")
     g.add_argument("--scoring-order", choices=("auto", "player"), default=None,
                    help="with --human --solo: 'player' lets you choose the order in which "
                    "features completed together and the end bonus score (default auto)")

@@ -21,30 +21,32 @@ from pathlib import Path
 from numba.core import event
 
 NOTICE_ENV = "CARCASSONNE_NO_COMPILE_NOTICE"
-# The parts that announce their first compile: what the notice names and how long the
-# compile takes from an empty cache on an idle core (CPU seconds measured during
-# `carcassonne warmup`; README, "Start-up"). A jitted module belongs to the part named by
-# the last component of its name, else to the core.
+# The parts that announce their first compile: what the notice names and the CPU seconds
+# (user + sys) its compile took from an empty cache: the README's "Start-up" table
+# (tests/test_compilation.py checks that they agree), about the wait on an idle machine
+# (compiling is single-threaded). A jitted module belongs to the part named by the last
+# component of its name, else to the core.
 PARTS = {
-    "core": ("the rules core", "about 30 s"),
-    "playout": ("the jitted random playouts", "about 75 s"),
-    "encode": ("the observation encoder", "about 5 s"),
-    "aggregates": ("the aggregate observation", "about 15 s"),
-    "candidates": ("the candidate-move observation", "about 1 min (not yet timed idle)"),
-    "vector": ("the vector env", "about 1 min"),
-    "vs_bots_kernel": ("the VsBots vector env", "about 1-1.5 min"),
-    "evaluation": ("the heuristic bot", "about 30 s"),
-    "search": ("the MCTS and solo-search bots", "about 1 min"),
-    "jitted_bots": ("the jitted bots", "about 25 s"),
+    "core": ("the rules core", 29),
+    "playout": ("the jitted random playouts", 76),
+    "encode": ("the observation encoder", 6),
+    "aggregates": ("the aggregate observation", 16),
+    "candidates": ("the candidate-move observation", 24),
+    "vector": ("the vector env", 57),
+    "vs_bots_kernel": ("the VsBots vector env", 70),
+    "evaluation": ("the heuristic bot", 29),
+    "search": ("the MCTS and solo-search bots", 56),
+    "jitted_bots": ("the jitted bots", 23),
 }
 
 
 def notice(part: str) -> str:
     """The one-line notice printed before `part` (a key of `PARTS`) first compiles."""
-    what, took = PARTS[part]
-    return (f"carcassonne-env: compiling {what} with numba (first run only: {took} on an "
-            f"idle machine; cached on disk afterwards). Run `carcassonne warmup` to compile "
-            f"everything ahead of time; set {NOTICE_ENV}=1 to hide this notice.")
+    what, cpu_seconds = PARTS[part]
+    return (f"carcassonne-env: compiling {what} with numba (first run only: about "
+            f"{cpu_seconds} s of CPU time, the wait on an idle machine, longer under load; "
+            f"cached on disk afterwards). Run `carcassonne warmup` to compile everything "
+            f"ahead of time; set {NOTICE_ENV}=1 to hide this notice.")
 
 
 NOTICE = notice("core")

@@ -1,4 +1,5 @@
-"""Compact text picture of a board: 3x3 characters per tile, drawn from the tile data.
+"""Compact text picture of a board: 3x3 characters per tile, drawn from the tile data;
+and `move_text`, a move in words (the replay page writes moves the same way).
 
     C city   - | road   . field   M monastery   * road junction   digit: a seat's follower
     seats 0-5: a-f large follower (Inns & Cathedrals), A-F builder, p-u pig (Traders &
@@ -22,6 +23,23 @@ _EDGE_CELL = {"N": (0, 1), "E": (1, 2), "S": (2, 1), "W": (1, 0)}
 _HALF_CELL = {"N_w": (0, 0), "N_e": (0, 2), "E_n": (0, 2), "E_s": (2, 2),
               "S_e": (2, 2), "S_w": (2, 0), "W_s": (2, 0), "W_n": (0, 0)}
 _CORNERS = ((0, 0, 3, 0), (0, 2, 0, 1), (2, 2, 1, 2), (2, 0, 2, 3))  # row, col, edge a, edge b
+
+
+FIGURE_WORDS = {"follower": "follower", "large": "large follower", "builder": "builder",
+                "pig": "pig"}
+
+
+def move_text(x: int, y: int, rotation: int, follower: str | None = None,
+              tile: str | None = None, figure: str = "follower") -> str:
+    """A move in words, as the replay page writes it (``moveText`` in view.html):
+    ``(2, -1) rot 1, follower on the city (city:N)``; the figure and the feature its spot
+    is on (the location's kind: city, road, field, monastery), the tile in brackets when
+    the move names one (strategic hands): ``(0, 1) rot 0 [D], pig on the field
+    (field:S_w)``. The arguments are a `Move`'s fields, in order: ``move_text(*move)``."""
+    text = f"({x}, {y}) rot {rotation}" + (f" [{tile}]" if tile else "")
+    if follower:
+        text += f", {FIGURE_WORDS[figure]} on the {follower.split(':', 1)[0]} ({follower})"
+    return text
 
 
 def tile_glyph(game: Game, name: str, rotation: int) -> list[list[str]]:

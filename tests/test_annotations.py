@@ -8,9 +8,10 @@ import pytest
 
 from agents import make_agent
 from agents.insight import Coach, annotate, explain
-from carcassonne_env import Game
+from carcassonne_env import Game, Move, Rules
 from carcassonne_env.annotations import annotations_block, check_annotations
 from carcassonne_env.cli import main
+from carcassonne_env.text import move_text
 from carcassonne_env.viewer import view_data
 
 
@@ -54,6 +55,37 @@ def test_coach_points_lost():
         "points_lost"] == pytest.approx(0, abs=1e-6)
 
 
+def test_coach_best_names_its_figure_and_feature():
+    """Issue 28: the coach's best move carries its figure, and its text names the figure
+    and the feature: here the heuristic's best puts a follower on a city that scores at
+    once (`play --bots heuristic,greedy --seed 5`, move 2), then a builder on a city."""
+    game = Game(seed=5)
+    for move in (Move(-1, 0, 2, "road:E"), Move(-2, 0, 3, "city:S")):
+        game.play(move)
+    coach = Coach("heuristic")
+    review = coach.review(game, Move(0, -1, 3, "city:S"))
+    assert review == {"bot": "heuristic", "points_lost": 0.0,
+                      "best": {"x": 0, "y": -1, "rotation": 3, "follower": "city:S",
+                               "figure": "follower"},
+                      "text": "(0, -1) rot 3, follower on the city (city:S)"}
+    game = Game(Rules(expansions=("traders_builders", "inns_cathedrals")), seed=3)
+    for _ in range(4):
+        legal = game.legal_moves()
+        game.play(legal[(game.turn * 7) % len(legal)])
+    review = coach.review(game, game.legal_moves()[0])
+    assert review["best"] == {"x": 1, "y": -1, "rotation": 0, "follower": "city:W",
+                              "figure": "builder"}
+    assert review["text"] == "(1, -1) rot 0, builder on the city (city:W)"
+    assert review["points_lost"] == pytest.approx(2.5, abs=1e-3)
+    # a move without a figure says nothing of one; the heuristic's top moves carry theirs
+    assert move_text(*Move(2, 0, 1)) == "(2, 0) rot 1"
+    assert move_text(*Move(0, 1, 0, "field:S_w", "D", "pig")) == (
+        "(0, 1) rot 0 [D], pig on the field (field:S_w)")
+    top = explain(coach.bot, game, top_k=40)["top"]
+    assert all(("figure" in t) == (t["follower"] is not None) for t in top)
+    assert {t.get("figure") for t in top} >= {None, "follower", "builder"}
+
+
 def test_sb3_policy_probabilities():
     pytest.importorskip("sb3_contrib")
     game = Game(seed=2)
@@ -74,6 +106,12 @@ def test_cli_annotate_record_loads_and_views(tmp_path, capsys):
     notes = record["annotations"]["moves"]
     assert record["annotations"]["version"] == 1 and len(notes) == len(record["moves"])
     assert all("coach" in n for n in notes)
+    for note in notes:  # the coach's best in words, its figure in the move
+        best = note["coach"]["best"]
+        assert note["coach"]["text"] == move_text(
+            best["x"], best["y"], best["rotation"], best["follower"],
+            figure=best.get("figure", "follower"))
+        assert ("figure" in best) == (best["follower"] is not None)
     assert notes[0]["kind"] == "scores" and notes[1]["kind"] == "none"
     Game.from_record(record)  # the schema accepts it
     data = view_data(record)

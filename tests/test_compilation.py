@@ -202,6 +202,26 @@ def test_the_notices_name_their_part_and_warmup():
     assert compilation.notice("core") == NOTICE
 
 
+def test_the_notices_give_the_readme_start_up_cpu_times():
+    """Each part's notice says the CPU seconds of its row in the README's "Start-up"
+    table (issue 28), and every row but the total is a part."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Start-up"):readme.index("## Using the API")]
+    rows = [line.split("|")[1:3] for line in section.splitlines()
+            if line.startswith("| ") and not line.startswith("| part ")]
+    table = {label.strip(): int(cpu) for label, cpu in rows if "everything" not in label}
+    found = {}
+    for part, (what, cpu) in compilation.PARTS.items():
+        label = what.removeprefix("the ")
+        row = [k for k in table if k == label or k.startswith(label + " (")]
+        assert len(row) == 1, (part, row)
+        found[row[0]] = part
+        assert table[row[0]] == cpu, part
+        assert f"first run only: about {cpu} s of CPU time, the wait on an idle machine" in (
+            compilation.notice(part))
+    assert set(found) == set(table)
+
+
 def test_notices_are_silent_when_asked_and_during_warmup(fresh_notices, monkeypatch, capsys):
     monkeypatch.setenv(NOTICE_ENV, "1")
     _jitted_in("encode", "def f(x):\n    return x\n", "f")(1)

@@ -110,13 +110,100 @@ def test_tui_scripted(tmp_path):
     x, y, r, f, _ = first_legal(session)
     lines = iter(["9 9 0", "hello", "list", f"{x} {y} {r} {f or '-'}", "quit"])
     out: list[str] = []
-    play_tui(session, read=lambda _: next(lines), say=out.append)
+    play_tui(session, read=lambda _: next(lines), say=out.append, delay=0)
     text = "\n".join(out)
     assert "refused: cell (9, 9) shares no edge" in text
     assert "refused: type: x y rotation" in text
     assert session.game.turn == 2
     assert json.loads((tmp_path / "t.json").read_text())["moves"][0]["x"] == x
     assert out[-1] == f"record of 2 moves written to {tmp_path / 't.json'}"
+
+
+def reply_line(k: int, n: int, seat: int, name: str, entry: dict, scores: list) -> str:
+    """What the terminal says for reply k of n: the record's move `entry`."""
+    colour = ("red", "blue", "green")[seat]
+    where = (f", follower on {entry['follower']}" if entry["follower"] else "")
+    return (f"reply {k} of {n}: {colour} ({name}) placed {entry['tile']} at "
+            f"({entry['x']}, {entry['y']}) rotation {entry['rotation']}{where}; "
+            f"scores {scores}")
+
+
+def test_tui_shows_bot_replies_one_by_one():
+    """Issue 28: the bots' replies between two of the person's turns come one line each
+    (whose move, what it placed, the scores after it), each followed by the pause, and
+    only then the board and the person's prompt; delay 0 never pauses."""
+    def play(delay: float) -> tuple[list, HumanSession]:
+        session = HumanSession(Rules(players=3), [make_agent("greedy", seed=1),
+                                                  make_agent("random", seed=2)],
+                               human_seat=1, seed=4, names=["greedy", "random"])
+        x, y, r, f, _ = first_legal(session)
+        lines = iter([f"{x} {y} {r} {f or '-'}", "quit"])
+        out: list = []
+        play_tui(session, read=lambda _: next(lines), say=out.append, delay=delay,
+                 sleep=lambda s: out.append(("pause", s)))
+        return out, session
+
+    out, session = play(0.25)
+    moves, scores = session.record()["moves"], session.game.to_record()["scores"]
+    assert [m["player"] for m in moves] == [0, 1, 2, 0]
+    boards = [k for k, line in enumerate(out) if line == str(session.game)]
+    assert out[0] == reply_line(1, 1, 0, "greedy", moves[0], scores[0])
+    assert out[1] == ("pause", 0.25)
+    assert "turn 1, seat 1 to place" in out[2]  # the board after the bot's reply
+    assert out[3].startswith("your turn (blue, seat 1): scores ")
+    assert out[4:9] == [reply_line(1, 2, 2, "random", moves[2], scores[2]), ("pause", 0.25),
+                        reply_line(2, 2, 0, "greedy", moves[3], scores[3]), ("pause", 0.25),
+                        str(session.game)]
+    assert boards == [8] and out[9].startswith("your turn (blue, seat 1)")
+    assert out[10] == "stopped after 4 moves; no record kept"
+    instant, _ = play(0)
+    assert instant == [line for line in out if not isinstance(line, tuple)]
+
+
+def test_tui_ctrl_c_keeps_the_record(tmp_path, monkeypatch, capsys):
+    """Ctrl-C in the terminal game (at the prompt or during the replies' pauses) writes
+    the record of the moves so far and ends in one line that says where."""
+    from carcassonne_env.cli_errors import Interrupted
+
+    path = tmp_path / "c.json"
+    session = HumanSession(Rules(), [make_agent("random", seed=0)], seed=2, record=path)
+    x, y, r, f, _ = first_legal(session)
+    lines = iter([f"{x} {y} {r} {f or '-'}"])
+
+    def stop(_: float) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(Interrupted) as info:
+        play_tui(session, read=lambda _: next(lines), say=lambda _: None, sleep=stop)
+    assert info.value.kept == f"record of 2 moves written to {path}"
+    assert len(json.loads(path.read_text())["moves"]) == 2
+
+    class CtrlC(io.StringIO):
+        def readline(self, *args: object) -> str:
+            raise KeyboardInterrupt
+
+    record = tmp_path / "cli.json"
+    monkeypatch.setattr(sys, "stdin", CtrlC())
+    assert main(["play", "--human", "--tui", "--seat", "1", "--against", "random",
+                 "--bot-delay", "0", "--seed", "3", "--record", str(record)]) == 130
+    out, err = capsys.readouterr()
+    first = json.loads(record.read_text())["moves"]
+    assert len(first) == 1 and out.startswith("reply 1 of 1: red (random) placed ")
+    assert err == f"carcassonne: interrupted: record of 1 moves written to {record}\n"
+
+
+def test_cli_bot_delay_errors(capsys):
+    for argv, words in ((["play", "--bot-delay", "1"], "--bot-delay needs --human"),
+                        (["play", "--human", "--bot-delay", "1"], "--bot-delay needs --tui")):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("carcassonne: error:") and words in err, (argv, err)
+    for bad, words in (("-1", "must be >= 0 seconds, got -1"), ("nan", "got nan"),
+                       ("soon", "expected seconds, got 'soon'")):
+        with pytest.raises(SystemExit):
+            main(["play", "--human", "--tui", "--bot-delay", bad])
+        err = capsys.readouterr().err
+        assert "--bot-delay" in err and words in err, err
 
 
 def test_cli_human_errors(capsys):
@@ -260,7 +347,7 @@ def test_tui_figures_extra_turn_and_choices(tmp_path):
         return typed[-1]
 
     out: list[str] = []
-    play_tui(session, read=read, say=out.append)
+    play_tui(session, read=read, say=out.append, delay=0)
     assert any(t.endswith(" builder") for t in typed)
     assert [m.get("figure") for m in session.record()["moves"] if m["player"] == 0].count(
         "builder") == 1
@@ -273,7 +360,7 @@ def test_tui_figures_extra_turn_and_choices(tmp_path):
     choices = solo.choices()
     lines = iter(["0", "list", "2", "quit"])
     out = []
-    play_tui(solo, read=lambda _: next(lines), say=out.append)
+    play_tui(solo, read=lambda _: next(lines), say=out.append, delay=0)
     text = "\n".join(out)
     assert "which scores next?" in text and text.count("\n  2: ") >= 2  # list repeats
     assert "refused: type the number of a choice, 1-" in text

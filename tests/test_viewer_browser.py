@@ -13,6 +13,7 @@ from agents import make_agent
 from agents.insight import Coach, annotate
 from carcassonne_env import Game, Rules
 from carcassonne_env.annotations import annotations_block
+from carcassonne_env.text import move_text
 from carcassonne_env.viewer import write_html
 
 
@@ -160,11 +161,35 @@ def test_a_follower_that_scores_at_once_is_shown_as_played(browser, tmp_path):  
     page = open_page(browser, write_html(record, tmp_path / "scored.html"))
     page.page.keyboard.press("ArrowRight")
     page.page.keyboard.press("ArrowRight")
+    words = "(0, -1) rot 3, follower on the city (city:S)"
     insight = page.page.locator("#insight").inner_text()
-    assert "best (0, -1) rot 3 city:S;" in insight
-    assert page.page.locator("#played").inner_text() == "played: (0, -1) rot 3 city:S"
+    assert f"best {words};" in insight
+    assert page.page.locator("#played").inner_text() == f"played: {words}"
     page.page.keyboard.press("ArrowRight")
-    assert page.page.locator("#move-line").inner_text() == "red placed I at (0, -1) rot 3 city:S"
+    assert page.page.locator("#move-line").inner_text() == f"red placed I at {words}"
+    assert page.errors == []
+
+
+def test_coach_best_names_its_figure(browser, tmp_path):  # noqa: F811
+    """Issue 28: the coach's best move is shown with its figure and feature, as the
+    record's `coach.text` (a builder here, next to an ordinary follower played)."""
+    game = Game(Rules(expansions=("traders_builders", "inns_cathedrals")), seed=3)
+    for _ in range(4):
+        legal = game.legal_moves()
+        game.play(legal[(game.turn * 7) % len(legal)])
+    coach, bot = Coach("heuristic"), make_agent("greedy", seed=0)
+    move = bot.act(game)
+    note = annotate(bot, game, move, 5, coach)
+    game.play(move)
+    record = game.to_record()
+    record["annotations"] = annotations_block([None] * 4 + [note])
+    page = open_page(browser, write_html(record, tmp_path / "coach.html"))
+    page.page.locator("#slider").fill("4")
+    insight = page.page.locator("#insight").inner_text()
+    assert note["coach"]["text"] == "(1, -1) rot 0, builder on the city (city:W)"
+    assert f"best {note['coach']['text']};" in insight
+    played = move_text(*move)
+    assert page.page.locator("#played").inner_text() == f"played: {played}"
     assert page.errors == []
 
 
@@ -225,7 +250,7 @@ def test_expansion_figures_and_goods(browser, tmp_path):  # noqa: F811
     page.page.locator("#slider").fill(str(k + 1))
     t = data["turns"][k]
     assert page.page.locator("#move-line").inner_text().endswith(
-        f"rot {t['rotation']} builder {t['follower']}")
+        f"rot {t['rotation']}, builder on the {t['follower'].split(':')[0]} ({t['follower']})")
     extra = next(i for i, t in enumerate(data["turns"]) if t.get("extra"))
     page.page.locator("#slider").fill(str(extra + 1))
     assert page.page.locator("#move-line").inner_text().endswith("(builder's extra turn)")

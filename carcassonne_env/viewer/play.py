@@ -12,18 +12,22 @@ import errno
 import json
 import os
 import threading
+import time
 import webbrowser
 from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 
+from ..cli_errors import Interrupted
 from ..game import Game, IllegalMoveError, Move
 from ..render import SEAT_COLOURS, SEAT_NAMES
 from ..rules import Rules
+from ..text import FIGURE_WORDS
 from . import _hex, extra_turn, page, tile_geometry
 
 HUMAN = "human"
+BOT_DELAY = 0.8  # seconds between two bot replies in the terminal: the page's default
 
 
 class HumanSession:
@@ -313,12 +317,9 @@ def serve(session: HumanSession, port: int = 0, open_browser: bool = True,
 
 
 # -------------------------------------------------------------------- terminal front
-_FIGURE_WORDS = {"large": "large follower", "builder": "builder", "pig": "pig"}
-
-
 def move_words(m: dict[str, Any]) -> str:
     """A bot's move as the terminal and the page say it."""
-    figure = _FIGURE_WORDS.get(m.get("figure"), "follower")
+    figure = FIGURE_WORDS[m.get("figure") or "follower"]
     return (f"{SEAT_NAMES[m['seat'] % 6]} ({m['name']}) placed {m['tile']} at "
             f"({m['x']}, {m['y']}) rotation {m['rotation']}"
             + (f", {figure} on {m['follower']}" if m["follower"] else "")
@@ -357,26 +358,52 @@ def _parse_move(session: HumanSession, text: str) -> Move:
     return Move(x, y, r, follower, tile, figure)
 
 
+def show_replies(session: HumanSession, say: Callable[[str], None] = print,
+                 delay: float = BOT_DELAY, sleep: Callable[[float], None] = time.sleep) -> None:
+    """Say the bots' replies since the person's last move one by one, each on its own
+    line (whose move, what it placed, the scores after it), `delay` seconds apart
+    (0: at once), as the page shows them; then forget them."""
+    moves, session.bot_moves = session.bot_moves, []
+    for k, m in enumerate(moves, 1):
+        say(f"reply {k} of {len(moves)}: {move_words(m)}; scores {m['scores']}")
+        if delay > 0:
+            sleep(delay)
+
+
 def play_tui(session: HumanSession, read: Callable[[str], str] = input,
-             say: Callable[[str], None] = print) -> None:
-    """Play `session` in the terminal: the board as text (with every seat's figures in
-    supply), moves typed as ``x y rotation [follower|-] [figure] [tile]`` (figure:
+             say: Callable[[str], None] = print, delay: float = BOT_DELAY,
+             sleep: Callable[[float], None] = time.sleep) -> None:
+    """Play `session` in the terminal: the bots' replies one by one, `delay` seconds
+    apart (`show_replies`; 0: at once), then the board as text (with every seat's figures
+    in supply); moves typed as ``x y rotation [follower|-] [figure] [tile]`` (figure:
     ``large``, ``builder`` or ``pig`` with the expansions), a scoring choice by its
-    number; ``list`` shows the legal moves, ``quit`` stops and says where the record went."""
+    number; ``list`` shows the legal moves, ``quit`` stops and says where the record went.
+    Ctrl-C stops too: the record of the moves so far is written and
+    `carcassonne_env.cli_errors.Interrupted` raised, whose `kept` says where."""
+    if not 0 <= delay < float("inf"):
+        raise ValueError(f"delay must be a number of seconds >= 0, got {delay}")
+    try:
+        _play_tui(session, read, say, delay, sleep)
+    except KeyboardInterrupt:
+        raise Interrupted(session.quit()) from None
+
+
+def _play_tui(session: HumanSession, read: Callable[[str], str],
+              say: Callable[[str], None], delay: float,
+              sleep: Callable[[float], None]) -> None:
     game = session.game
     while not game.done:
-        for m in session.bot_moves:
-            say(move_words(m))
-        session.bot_moves = []
+        show_replies(session, say, delay, sleep)
         say(str(game))
+        seat = game.current_player
         choices = session.choices()
         if choices:
-            say(f"scoring choice ({game.decision}): which scores next?")
+            say(f"your scoring choice ({game.decision}): which scores next?")
             for k, c in enumerate(choices, 1):
                 say(_choice_words(k, c))
         else:
-            say(f"scores {game.scores}; your tile: {' '.join(game.hand)} "
-                f"(seat {game.current_player})"
+            say(f"your turn ({SEAT_NAMES[seat % 6]}, seat {seat}): scores {game.scores}; "
+                f"your tile: {' '.join(game.hand)}"
                 + ("; your builder's extra turn" if extra_turn(game) else ""))
         while True:
             try:
@@ -402,8 +429,7 @@ def play_tui(session: HumanSession, read: Callable[[str], str] = input,
                 break
             except ValueError as err:  # IllegalMoveError is one
                 say(f"refused: {err}")
-    for m in session.bot_moves:
-        say(move_words(m))
+    show_replies(session, say, delay, sleep)
     say(str(game))
     say(f"game over: result {game.result}")
     if session.record_path is not None:
@@ -411,4 +437,5 @@ def play_tui(session: HumanSession, read: Callable[[str], str] = input,
         say(f"record written to {session.record_path}")
 
 
-__all__ = ["HumanSession", "check_port", "make_server", "play_tui", "serve"]
+__all__ = ["BOT_DELAY", "HumanSession", "check_port", "make_server", "play_tui", "serve",
+           "show_replies"]
