@@ -1,4 +1,5 @@
-"""PPO self-play on the PettingZoo AEC env with RLlib: the scale-out path.
+"""PPO self-play on the PettingZoo AEC env with RLlib: the scale-out path (RLlib's default
+MLP, or with ``--policy candidates`` the candidate-move network SB3 trains on a laptop).
 
 The AEC env (`carcassonne_env.carcassonne_v0`) with ``obs_layout="classic"`` (PettingZoo's
 classic layout: one float32 array under "observation", board planes flattened then the
@@ -48,6 +49,25 @@ The window is B = ``--board-size`` cells wide: the action space has B * B * 4 * 
 and the flattened board 9 * B * B * (8 + players) inputs, so the default MLP grows fast
 with B. B = 24 never overflowed in 10,000 random 2-player games; B = 12-16 are for quick
 tests (legal moves outside the window are masked out, with a `WindowOverflowWarning`).
+
+``--policy candidates`` trains the network of ``carcassonne train multi --policy
+candidates`` instead (needs the ``train`` extra too, for `training.policy`)::
+
+    python -m training.rllib_example --policy candidates --candidate-moves 128 \
+        --hidden 64 --obs-features aggregate --iterations 200 --num-env-runners 4
+
+`CandidateRLlibEnv` makes the AEC env with ``candidate_moves=K`` and observes
+``{"features", "candidates", "candidate_actions"}`` only (no planes, no mask: the
+candidates are legal actions); `CandidateTorchRLModule` runs the same
+`training.policy.CandidateNet` and value head as SB3's `CandidatePolicy`, and its action
+distribution `CandidateTorchCategorical` is a categorical over the candidates' env action
+indices (no mass off them), so its size does not depend on B. `copy_candidate_weights`
+moves the weights between the two either way: start a cluster run from a laptop's
+model, or play a cluster's module with ``predict``, the ``sb3:`` bot and the arena::
+
+    module = Algorithm.from_checkpoint(path).get_module("shared")
+    model = MaskablePPO(CandidatePolicy, env, policy_kwargs={"hidden": 64})
+    copy_candidate_weights(module, model)  # env: candidate_moves=K, same features
 """
 
 from __future__ import annotations
@@ -423,8 +443,9 @@ def _orthogonal_init(layer: nn.Module, gain: float) -> None:
 def candidate_parts(holder: Any) -> tuple[nn.Module, nn.Module]:
     """(`CandidateNet`, value head) of a `CandidateTorchRLModule`, an SB3
     `CandidatePolicy` or a MaskablePPO model with one."""
-    if isinstance(holder, CandidateTorchRLModule):
-        return holder.net, holder.value_net
+    if isinstance(holder, TorchRLModule):  # by duck type: also a `__main__` copy's class
+        if hasattr(holder, "net") and hasattr(holder, "value_net"):
+            return holder.net, holder.value_net
     policy = getattr(holder, "policy", holder)
     net = getattr(getattr(policy, "features_extractor", None), "net", None)
     if net is None or not isinstance(getattr(policy, "value_net", None), nn.Linear):
@@ -659,4 +680,8 @@ def main(argv: Sequence[str] | None = None) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    # By its module's name, so RLlib records the classes above as
+    # training.rllib_example.X (checkpoints and workers import them) and not __main__.X.
+    from training.rllib_example import main as _main
+
+    _main()
