@@ -335,6 +335,10 @@ def test_candidate_module_computes_what_the_sb3_policy_computes(sb3_policy):
                               policy.predict_values(obs_tensor).squeeze(1), atol=1e-5)
     with pytest.raises(TypeError, match="CandidatePolicy"):
         copy_candidate_weights(object(), module)
+    narrower = CandidateTorchRLModule(observation_space=env.observation_spaces["player_0"],
+                                      action_space=action_space, model_config={"hidden": 8})
+    with pytest.raises(RuntimeError, match="size mismatch"):
+        copy_candidate_weights(policy, narrower)
 
 
 def test_candidate_tiny_training_run(local_ray, one_torch_thread, sb3_policy):

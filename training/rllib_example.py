@@ -53,7 +53,7 @@ tests (legal moves outside the window are masked out, with a `WindowOverflowWarn
 ``--policy candidates`` trains the network of ``carcassonne train multi --policy
 candidates`` instead (needs the ``train`` extra too, for `training.policy`)::
 
-    python -m training.rllib_example --policy candidates --candidate-moves 128 \
+    python -m training.rllib_example --policy candidates --candidate-moves 128 \\
         --hidden 64 --obs-features aggregate --iterations 200 --num-env-runners 4
 
 `CandidateRLlibEnv` makes the AEC env with ``candidate_moves=K`` and observes
