@@ -17,12 +17,19 @@ from ray.rllib.core.columns import Columns  # noqa: E402
 
 from carcassonne_env.encoding import WindowOverflowWarning  # noqa: E402
 from training.rllib_example import (  # noqa: E402
+    CANDIDATE_OBS_KEYS,
     POLICY_ID,
+    CandidateRLlibEnv,
+    CandidateTorchCategorical,
+    CandidateTorchRLModule,
     CarcassonneRLlibEnv,
     build_config,
+    copy_candidate_weights,
     count_game_ends,
+    empty_observation,
     flatten_observation,
     main,
+    parse_args,
     summarize,
 )
 
@@ -211,3 +218,153 @@ def test_main_with_a_remote_env_runner(local_ray, one_torch_thread, tmp_path, ca
         assert restored.get_module(POLICY_ID) is not None
     finally:
         restored.stop()
+
+
+# ------------------------------------------------------------- the candidate policy
+CANDIDATE_TINY = {**TINY, "policy": "candidates", "candidate_moves": 64, "hidden": 16}
+
+
+@pytest.fixture
+def sb3_policy():
+    """`training.policy` (the candidate network's home; needs sb3-contrib)."""
+    pytest.importorskip("sb3_contrib")
+    import training.policy
+
+    return training.policy
+
+
+def candidate_batch(observations):
+    """RLlib's batch of candidate observations (torch tensors, batch dim first)."""
+    return {Columns.OBS: {k: torch.from_numpy(np.stack([o[k] for o in observations]))
+                          for k in CANDIDATE_OBS_KEYS}}
+
+
+def candidate_positions(seed, n=6, candidate_moves=64):
+    """(env, [(candidate observation, the AEC env's dict observation incl. mask)]) of
+    the first `n` decisions of a game played at random."""
+    env = CandidateRLlibEnv({"board_size": 12, "candidate_moves": candidate_moves})
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    positions = []
+    for _ in range(n):
+        ((agent, cand),) = obs.items()
+        raw = env.env.observe(agent)
+        positions.append((cand, raw))
+        obs, *_ = env.step({agent: int(rng.choice(np.flatnonzero(raw["action_mask"])))})
+    return env, positions
+
+
+def test_candidate_module_puts_mass_on_the_legal_actions_only(sb3_policy):
+    """`CandidateTorchRLModule` on observations of `CandidateRLlibEnv` (K above the legal
+    count, so the candidates are exactly the legal actions): the dense log-probabilities
+    are finite exactly on the env's action mask and -inf elsewhere, samples and modes are
+    legal, a value per observation; an observation with no candidate (the truncation's
+    `empty_observation`) gets no mass anywhere and a finite value."""
+    env, positions = candidate_positions(seed=2)
+    space, action_space = env.observation_spaces["player_0"], env.action_spaces["player_0"]
+    assert set(space.spaces) == set(CANDIDATE_OBS_KEYS)
+    assert space["candidates"].shape == (64, 154)
+    module = CandidateTorchRLModule(observation_space=space, action_space=action_space,
+                                    model_config={"hidden": 16})
+    assert isinstance(module.net, sb3_policy.CandidateNet)
+    observations = [cand for cand, _ in positions]
+    for cand, raw in positions:
+        assert space.contains(cand)
+        for key in CANDIDATE_OBS_KEYS:
+            assert np.array_equal(cand[key], raw["observation"][key])
+    empty = empty_observation(space)
+    assert (empty["candidate_actions"] == -1).all() and space.contains(empty)
+    batch = candidate_batch([*observations, empty])
+    with torch.no_grad():
+        inputs = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
+        values = module.compute_values(batch)
+    assert inputs.shape == (len(observations) + 1, 2 * 64)
+    assert values.shape == (len(observations) + 1,) and torch.isfinite(values).all()
+    dist = CandidateTorchCategorical.from_logits(inputs)
+    dense = dist.dense_logp(action_space.n)
+    for row, (_, raw) in enumerate(positions):
+        legal = torch.from_numpy(raw["action_mask"] == 1)
+        assert torch.isfinite(dense[row]).eq(legal).all()
+        assert math.isclose(float(dense[row].exp().sum()), 1.0, rel_tol=1e-5)
+    assert torch.isneginf(dense[-1]).all()
+    masks = np.stack([raw["action_mask"] for _, raw in positions])
+    rows = np.arange(len(positions))
+    for _ in range(20):
+        assert (masks[rows, dist.sample()[:-1].numpy()] == 1).all()
+    greedy = dist.to_deterministic().sample()[:-1]
+    assert torch.equal(greedy, dense[:-1].argmax(1))
+    logp = dist.logp(greedy.new_tensor([*greedy, greedy[0]]))[:-1]
+    assert torch.allclose(logp, dense[:-1].gather(1, greedy[:, None]).squeeze(1))
+
+
+def test_candidate_module_computes_what_the_sb3_policy_computes(sb3_policy):
+    """One network, two frameworks: with the weights of an SB3 `CandidatePolicy` copied in
+    (`copy_candidate_weights`), the RLModule gives the same action log-probabilities over
+    the whole action space, the same values and the same greedy moves; and back."""
+    env, positions = candidate_positions(seed=5, n=4)
+    dict_space = env.env.observation_space("player_0")["observation"]
+    action_space = env.action_spaces["player_0"]
+    torch.manual_seed(0)
+    policy = sb3_policy.CandidatePolicy(dict_space, action_space, lambda _: 3e-4, hidden=16)
+    module = CandidateTorchRLModule(observation_space=env.observation_spaces["player_0"],
+                                    action_space=action_space, model_config={"hidden": 16})
+    copy_candidate_weights(policy, module)
+    batch = candidate_batch([cand for cand, _ in positions])
+    obs = {k: np.stack([raw["observation"][k] for _, raw in positions]) for k in dict_space}
+    with torch.no_grad():
+        dist = CandidateTorchCategorical.from_logits(
+            module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS])
+        values = module.compute_values(batch)
+        obs_tensor, _ = policy.obs_to_tensor(obs)
+        sb3 = policy.get_distribution(obs_tensor)
+        sb3_values = policy.predict_values(obs_tensor).squeeze(1)
+    sb3_logp = sb3.distribution.logits
+    assert torch.isfinite(sb3_logp).sum() > 0
+    assert torch.equal(torch.isfinite(sb3_logp), torch.isfinite(
+        dense := dist.dense_logp(action_space.n)))
+    finite = torch.isfinite(dense)
+    assert torch.allclose(dense[finite], sb3_logp[finite], atol=1e-5)
+    assert torch.allclose(values, sb3_values, atol=1e-5)
+    assert torch.equal(dist.to_deterministic().sample(), sb3.mode())
+    # and back: a module's weights in the SB3 policy
+    other = CandidateTorchRLModule(observation_space=env.observation_spaces["player_0"],
+                                   action_space=action_space, model_config={"hidden": 16})
+    copy_candidate_weights(other, policy)
+    with torch.no_grad():
+        assert torch.allclose(other.compute_values(batch),
+                              policy.predict_values(obs_tensor).squeeze(1), atol=1e-5)
+    with pytest.raises(TypeError, match="CandidatePolicy"):
+        copy_candidate_weights(object(), module)
+    narrower = CandidateTorchRLModule(observation_space=env.observation_spaces["player_0"],
+                                      action_space=action_space, model_config={"hidden": 8})
+    with pytest.raises(RuntimeError, match="size mismatch"):
+        copy_candidate_weights(policy, narrower)
+
+
+def test_candidate_tiny_training_run(local_ray, one_torch_thread, sb3_policy):
+    """One PPO iteration of `--policy candidates` sampling in the driver: finite losses,
+    full games, no illegal move; the trained module is the candidate network."""
+    algo = build_config(board_size=12, seed=0, **CANDIDATE_TINY).build_algo()
+    try:
+        result = algo.train()
+        module = algo.get_module(POLICY_ID)
+    finally:
+        algo.stop()
+    s = summarize(result)
+    assert s["env_steps_sampled"] >= CANDIDATE_TINY["train_batch_size"]
+    assert s["episodes"] >= 1 and s["episode_len_mean"] == 71
+    for key in ("episode_return_mean", "policy_loss", "vf_loss", "entropy"):
+        assert math.isfinite(s[key]), key
+    assert s["illegal_moves"] == 0 and s["window_overflows"] == 0
+    assert isinstance(module, CandidateTorchRLModule) and module.net.hidden == 16
+
+
+def test_candidate_options():
+    args = parse_args(["--policy", "candidates", "--candidate-moves", "32", "--hidden", "8",
+                       "--obs-features", "aggregate"])
+    assert (args.policy, args.candidate_moves, args.hidden, args.obs_features) == (
+        "candidates", 32, 8, "aggregate")
+    with pytest.raises(ValueError, match="policy must be one of mlp, candidates"):
+        build_config(policy="cnn")
+    with pytest.raises(ValueError, match="candidate_moves must be a positive integer"):
+        CandidateRLlibEnv({"candidate_moves": 0})
