@@ -131,6 +131,13 @@ def _tile_pixels(tb, t: int, r: int, out: np.ndarray) -> None:
         put((1, 1), main)
 
 
+def empty_observation(space: spaces.Dict) -> dict[str, np.ndarray]:
+    """An observation of the Dict `space` with nothing in it: zeros, and every candidate
+    absent (``candidate_actions`` -1). For a game cut short without a visible move."""
+    return {k: np.full(s.shape, -1 if k == "candidate_actions" else 0, s.dtype)
+            for k, s in space.items()}
+
+
 class Encoder:
     """Observation and action layouts for games under fixed `rules`.
 

@@ -83,7 +83,7 @@ from gymnasium import spaces
 
 from carcassonne_env import carcassonne_v0
 from carcassonne_env.cli_errors import OneLineParser
-from carcassonne_env.encoding import OBS_FEATURES, WindowOverflowError
+from carcassonne_env.encoding import OBS_FEATURES, WindowOverflowError, empty_observation
 
 try:
     import torch
@@ -149,13 +149,6 @@ def candidate_observation_space(space: spaces.Dict) -> spaces.Dict:
     if "candidates" not in inner.spaces:
         raise ValueError("the candidate observation needs an env made with candidate_moves=K")
     return spaces.Dict({k: inner[k] for k in CANDIDATE_OBS_KEYS})
-
-
-def empty_observation(space: spaces.Dict) -> dict[str, np.ndarray]:
-    """An observation of `space` with nothing in it: zeros, and every candidate absent
-    (action index -1)."""
-    return {k: np.full(s.shape, -1 if k == "candidate_actions" else 0, s.dtype)
-            for k, s in space.items()}
 
 
 class CarcassonneRLlibEnv(PettingZooEnv):

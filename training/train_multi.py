@@ -34,7 +34,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 from agents import make_agent, split_specs
 from agents.sb3_policy import SB3Agent
 from carcassonne_env.bots.fast_bots import bot_spec
-from carcassonne_env.encoding import WindowOverflowError
+from carcassonne_env.encoding import WindowOverflowError, empty_observation
 from carcassonne_env.envs.driver import REWARDS
 from carcassonne_env.envs.single import VsBotsEnv
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
@@ -182,8 +182,7 @@ class SelfPlayEnv(VsBotsEnv):
         try:
             obs, reward, terminated, truncated, info = super().step(action)
         except WindowOverflowError:
-            space = self.observation_space
-            obs = {k: np.zeros(s.shape, s.dtype) for k, s in space.spaces.items()}
+            obs = empty_observation(self.observation_space)
             return obs, 0.0, False, True, {"opponent": self.opponent, "window_overflow": True}
         info["opponent"] = self.opponent
         return obs, reward * self.reward_scale, terminated, truncated, info
