@@ -135,7 +135,9 @@ def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, d
         while not sim.sc[C.SC_DONE]:
             if level == 0:  # the root's moves are known: no determinisation changes them
                 n = root_rows.shape[0]
-                rows[:n] = root_rows
+                for i in range(n):  # (slice copies need reference counting: not in `hot`)
+                    for c in range(5):
+                        rows[i, c] = root_rows[i, c]
             else:
                 n = legal_moves(sim, tb, rows)
             # Match legal moves to children; count availability; find untried moves.
@@ -147,7 +149,8 @@ def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, d
                 while ch >= 0 and tree.key[ch] != k:
                     ch = tree.sibling[ch]
                 if ch < 0:
-                    rows[untried, :] = rows[i, :]  # compact untried rows to the front
+                    for c in range(5):  # compact untried rows to the front
+                        rows[untried, c] = rows[i, c]
                     untried += 1
                     continue
                 tree.avail[ch] += 1
@@ -167,7 +170,8 @@ def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, d
                 tree.visits[ch] = 0
                 tree.avail[ch] = 1
                 tree.value[ch] = 0.0
-                tree.row[ch, :] = rows[i, :]
+                for c in range(5):
+                    tree.row[ch, c] = rows[i, c]
                 tree.sibling[ch] = tree.child[node]
                 tree.child[node] = ch
                 apply_move_auto(sim, tb, rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3],
