@@ -159,7 +159,7 @@ def copy_state(st: State) -> State:
     cleared: the hot path never reads scratch it has not written, and a state's scratch
     holds leftovers of earlier calls anyway; clearing 23 KiB cost a third of a clone)."""
     return State._make([np.empty_like(a) if scratch else a.copy()
-                        for a, scratch in zip(st, _SCRATCH_MASK)])
+                        for a, scratch in zip(st, _SCRATCH_MASK, strict=True)])
 
 
 # Bulk copies: numba compiles `dst[:n] = src[:n]` (and an explicit loop) to an
