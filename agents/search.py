@@ -22,6 +22,7 @@ from numba import njit
 
 from carcassonne_env.bots.evaluation import evaluate_moves, objective, position_values, unseen_tiles
 from carcassonne_env.core import config as C
+from carcassonne_env.core.jit import hot
 from carcassonne_env.core.playout import random_playout, rng_below, shuffle_undrawn
 from carcassonne_env.core.state import copy_into
 from carcassonne_env.core.turn import apply_move_auto, legal_moves, tile_to_place
@@ -46,12 +47,12 @@ def make_tree(capacity: int) -> Tree:
     )
 
 
-@njit(cache=True, nogil=True)
+@hot
 def move_key(t, x, y, r, slot):
     return (((t * _OFF * 2 + x + _OFF) * _OFF * 2 + y + _OFF) * 4 + r) * 64 + slot + 1
 
 
-@njit(cache=True, nogil=True)
+@hot
 def to_rewards(values, solo, margin_scale, solo_scale, out):
     """out[p], in [0, 1] for standard games, from per-seat (estimated) final scores
     `values`: in solo the lowest colour's / solo_scale for every colour (all colours are
@@ -78,7 +79,7 @@ def to_rewards(values, solo, margin_scale, solo_scale, out):
             out[p] = 1.0 if margin > 0 else (0.5 if margin == 0 else 0.0)
 
 
-@njit(cache=True, nogil=True)
+@hot
 def heuristic_move(sim, tb, w, after, scratch, rows, move_values, values, unseen):
     """Play the heuristic bot's choice (best `evaluate_moves` objective, first of ties)."""
     n = legal_moves(sim, tb, rows)
@@ -92,7 +93,7 @@ def heuristic_move(sim, tb, w, after, scratch, rows, move_values, values, unseen
                     rows[best, 4])
 
 
-@njit(cache=True, nogil=True)
+@hot
 def leaf_values(sim, tb, depth, w, after, scratch, rows, move_values, unseen, rng, values):
     """values[p] = final scores after a random playout (depth < 0), or the heuristic
     estimate of `carcassonne_env.bots.evaluation` (weights w) after `depth` moves of the heuristic
@@ -112,7 +113,7 @@ def leaf_values(sim, tb, depth, w, after, scratch, rows, move_values, unseen, rn
     position_values(sim, tb, scratch, unseen, w, values)
 
 
-@njit(cache=True, nogil=True)
+@hot
 def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, depth, w,
            sim, after, scratch, rows, move_values, path, values, reward, unseen, rng):
     """Run `iterations` iterations from the (unchanged) state `root`, whose moves to
@@ -134,7 +135,9 @@ def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, d
         while not sim.sc[C.SC_DONE]:
             if level == 0:  # the root's moves are known: no determinisation changes them
                 n = root_rows.shape[0]
-                rows[:n] = root_rows
+                for i in range(n):  # (slice copies need reference counting: not in `hot`)
+                    for c in range(5):
+                        rows[i, c] = root_rows[i, c]
             else:
                 n = legal_moves(sim, tb, rows)
             # Match legal moves to children; count availability; find untried moves.
@@ -146,7 +149,8 @@ def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, d
                 while ch >= 0 and tree.key[ch] != k:
                     ch = tree.sibling[ch]
                 if ch < 0:
-                    rows[untried, :] = rows[i, :]  # compact untried rows to the front
+                    for c in range(5):  # compact untried rows to the front
+                        rows[untried, c] = rows[i, c]
                     untried += 1
                     continue
                 tree.avail[ch] += 1
@@ -166,7 +170,8 @@ def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, d
                 tree.visits[ch] = 0
                 tree.avail[ch] = 1
                 tree.value[ch] = 0.0
-                tree.row[ch, :] = rows[i, :]
+                for c in range(5):
+                    tree.row[ch, c] = rows[i, c]
                 tree.sibling[ch] = tree.child[node]
                 tree.child[node] = ch
                 apply_move_auto(sim, tb, rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3],
@@ -219,7 +224,7 @@ def candidate_values(root, tb, cand, n_cand, seed, depth, w, det, sim, after, sc
         out[i] = objective(values, 0, True, w)
 
 
-@njit(cache=True, nogil=True)
+@hot
 def rollout_results(root, tb, cand, n_cand, w, sim, after, scratch, rows, move_values,
                     values, unseen, out_min, out_sum):
     """For each candidate cand[i] (legal rows of `root`, left unchanged): play it, then

@@ -27,10 +27,10 @@ Positions reached by a move that ends the game are valued by their exact final s
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from carcassonne_env.core import config as C
 from carcassonne_env.core.board import fits, n_segments, root_of
+from carcassonne_env.core.jit import hot, hot_inline
 from carcassonne_env.core.scoring import (
     _farms_per_city,
     _farms_per_field,
@@ -48,7 +48,7 @@ _DX = np.array(C.DX, np.int64)
 _DY = np.array(C.DY, np.int64)
 
 
-@njit(cache=True, nogil=True)
+@hot
 def unseen_tiles(st, n_types, out):
     """out[t] = copies of tile type t nobody has drawn yet (what a player cannot know the
     order of): the rest of the deck, or in solo the remaining stack tiles. Returns the
@@ -68,7 +68,7 @@ def unseen_tiles(st, n_types, out):
     return total
 
 
-@njit(cache=True, nogil=True)
+@hot_inline
 def _fitting_tiles(tb, unseen, con):
     """Unseen tiles that fit an open cell with packed constraint `con` in some rotation."""
     n = 0
@@ -82,16 +82,36 @@ def _fitting_tiles(tb, unseen, con):
     return n
 
 
-@njit(cache=True, nogil=True)
-def _cell_chance(tb, unseen, con, w):
-    """Chance that an open cell gets a fitting tile (0 when none is left)."""
-    fit = _fitting_tiles(tb, unseen, con)
-    return w[W_CELL] * min(1.0, fit / w[W_FIT])
+@hot_inline
+def _cell_chance(tb, st, unseen, k, w, fit):
+    """Chance that open cell k (frontier slot) gets a fitting tile (0 when none is left).
+    fit[k] caches the cell's count of fitting unseen tiles (-1: not counted yet)."""
+    if fit[k] < 0:
+        fit[k] = _fitting_tiles(tb, unseen, np.int64(st.frontier[k, 2]))
+    return w[W_CELL] * min(1.0, fit[k] / w[W_FIT])
 
 
-@njit(cache=True, nogil=True)
-def _done_chance(st, tb, root, kind, unseen, w, draws_left):
-    """P(done) of the unfinished road, city or monastery `root` (module docstring)."""
+@hot_inline
+def _side_roots(st, tb, roots):
+    """roots[4k + d] = the feature (root segment) across side d of open cell k, -1 if
+    none: one union-find lookup per side for all the features that are valued."""
+    S = n_segments(st)
+    for k in range(st.sc[C.SC_NFRONT]):
+        bx, by = st.frontier[k, 0], st.frontier[k, 1]
+        for d in range(4):
+            r = -1
+            j = st.board[by + _DY[d], bx + _DX[d]]
+            if j >= 0:
+                s = tb.edge_seg[st.ptype[j], st.prot[j], (d + 2) % 4]
+                if s >= 0:
+                    r = root_of(st.parent, j * S + s)
+            roots[4 * k + d] = r
+
+
+@hot_inline
+def _done_chance(st, tb, root, kind, unseen, w, draws_left, roots, fit):
+    """P(done) of the unfinished road, city or monastery `root` (module docstring);
+    `roots` from _side_roots, `fit` the cells' cache of _cell_chance."""
     if draws_left <= 0:
         return 0.0
     p = 1.0
@@ -105,33 +125,24 @@ def _done_chance(st, tb, root, kind, unseen, w, draws_left):
                     p *= w[W_CELL]
                     cells += 1
                 elif v <= -2:
-                    p *= _cell_chance(tb, unseen, np.int64(st.frontier[-2 - v, 2]), w)
+                    p *= _cell_chance(tb, st, unseen, -2 - v, w, fit)
                     cells += 1
     else:
-        S = n_segments(st)
         for k in range(st.sc[C.SC_NFRONT]):
-            bx, by = st.frontier[k, 0], st.frontier[k, 1]
-            touches = False
-            for d in range(4):
-                j = st.board[by + _DY[d], bx + _DX[d]]
-                if j < 0:
-                    continue
-                s = tb.edge_seg[st.ptype[j], st.prot[j], (d + 2) % 4]
-                if s >= 0 and root_of(st.parent, j * S + s) == root:
-                    touches = True
-                    break
-            if touches:
-                p *= _cell_chance(tb, unseen, np.int64(st.frontier[k, 2]), w)
+            if (roots[4 * k] == root or roots[4 * k + 1] == root
+                    or roots[4 * k + 2] == root or roots[4 * k + 3] == root):
+                p *= _cell_chance(tb, st, unseen, k, w, fit)
                 cells += 1
     if cells > draws_left:  # not enough turns left to fill them all
         p *= draws_left / cells
     return p
 
 
-@njit(cache=True, nogil=True)
+@hot
 def position_values(st, tb, scratch, unseen, w, out):
     """out[p] = V_p of the unfinished position `st` (module docstring); `scratch` is a
-    same-shaped state used to count farm points."""
+    same-shaped state (its scratch rows hold the lookups of this call; its game arrays
+    count farm points)."""
     P = st.scores.shape[0]
     solo = st.cfg[C.CFG_SOLO] != 0
     seats = st.cfg[C.CFG_SEATS]
@@ -148,12 +159,18 @@ def position_values(st, tb, scratch, unseen, w, out):
             out[p] -= w[W_SOLO_EMPTY]
     # Followers on the board: each feature once (its followers all sit in `active`).
     n_active = st.sc[C.SC_NACTIVE]
+    roots, fit, active_roots = scratch.places[0], scratch.places[1], scratch.places[2]
+    if n_active > 0:
+        _side_roots(st, tb, roots)
+        for k in range(st.sc[C.SC_NFRONT]):
+            fit[k] = -1
+        for k in range(n_active):
+            active_roots[k] = root_of(st.parent, st.active[k])
     for k in range(n_active):
-        g = st.active[k]
-        root = root_of(st.parent, g)
+        root = active_roots[k]
         seen = False
         for k2 in range(k):
-            if root_of(st.parent, st.active[k2]) == root:
+            if active_roots[k2] == root:
                 seen = True
                 break
         if seen:
@@ -164,7 +181,7 @@ def position_values(st, tb, scratch, unseen, w, out):
         for p in range(P):  # a builder (Traders & Builders): extra turns to come
             if st.fbuild[root] & (1 << p):
                 out[p] += follower * horizon
-        chance = _done_chance(st, tb, root, kind, unseen, w, draws_left)
+        chance = _done_chance(st, tb, root, kind, unseen, w, draws_left, roots, fit)
         done_pts = feature_points(st, root, kind, True)
         maj = majority(st.fmeep[root])
         for p in range(P):
@@ -194,7 +211,7 @@ def position_values(st, tb, scratch, unseen, w, out):
                     out[p] += 10.0
 
 
-@njit(cache=True, nogil=True)
+@hot
 def objective(values, seat, solo, w):
     """What a seat maximises: its value minus the best other seat's; in solo the lowest
     colour's value plus SOLO_SUM times the mean (a tie-break towards progress)."""
@@ -213,7 +230,7 @@ def objective(values, seat, solo, w):
     return values[seat] - best_other
 
 
-@njit(cache=True, nogil=True)
+@hot
 def evaluate_moves(st, tb, rows, n, w, unseen, after, scratch, values, out):
     """out[i] = objective of the seat to move after playing legal move rows[i]
     (hand, x, y, rotation, slot) from `st`, which is left unchanged. `after` and

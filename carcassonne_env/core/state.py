@@ -11,7 +11,9 @@ from collections import namedtuple
 
 import numpy as np
 from numba import config, types
+from numba._dispatcher import compute_fingerprint
 from numba.core import cgutils
+from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
 from . import config as C
@@ -149,10 +151,15 @@ def max_legal_rows(st: State, n_open: int | None = None) -> int:
             * (int(cfg[C.CFG_NSEG]) * int(n_figures(cfg)) + 1))
 
 
+_SCRATCH_MASK = tuple(name in SCRATCH_FIELDS for name in State._fields)
+
+
 def copy_state(st: State) -> State:
-    """An independent copy (Python side); scratch buffers are fresh, not copied."""
-    return State(*(np.zeros_like(a) if name in SCRATCH_FIELDS else a.copy()
-                   for name, a in zip(State._fields, st, strict=True)))
+    """An independent copy (Python side); scratch buffers are fresh, not copied (nor
+    cleared: the hot path never reads scratch it has not written, and a state's scratch
+    holds leftovers of earlier calls anyway; clearing 23 KiB cost a third of a clone)."""
+    return State._make([np.empty_like(a) if scratch else a.copy()
+                        for a, scratch in zip(st, _SCRATCH_MASK, strict=True)])
 
 
 # Bulk copies: numba compiles `dst[:n] = src[:n]` (and an explicit loop) to an
@@ -265,3 +272,35 @@ def copy_into(dst, src):
     _copy_rows(dst.pairs, src.pairs, src_sc[C.SC_NPAIRS])
     _copy_prefix(dst.discards, src.discards, src_sc[C.SC_NDISC])
     _copy_rows(dst.events, src.events, src_sc[C.SC_NEVENTS])
+
+
+_COPY_ENTRIES: dict[bytes, object] = {}  # compiled copy_into by the records' fingerprint
+
+
+class _RecordsDispatcher(CPUDispatcher):
+    """`copy_into` as numba compiled it, but called from Python without numba's typing of
+    the two state records: it fingerprints a named tuple field by field by name, which took
+    five times the copy. Here the records count as plain tuples of arrays (their
+    fingerprint: dtype, dimensions, layout and flags of every array, as numba's types
+    need), which picks the compiled code. Jitted callers see an ordinary dispatcher."""
+
+    __slots__ = ()
+
+    def __call__(self, dst, src):
+        if type(dst) is not State or type(src) is not State:
+            return super().__call__(dst, src)
+        try:
+            key = compute_fingerprint((*dst, *src))
+        except (TypeError, ValueError):  # not arrays: numba's own error
+            return super().__call__(dst, src)
+        entry = _COPY_ENTRIES.get(key)
+        if entry is None:
+            sig = (self.typeof_pyval(dst), self.typeof_pyval(src))
+            if sig not in self.overloads:
+                self.compile(sig)
+            entry = _COPY_ENTRIES[key] = self.overloads[sig].entry_point
+        return entry(dst, src)
+
+
+if isinstance(copy_into, CPUDispatcher):  # not under NUMBA_DISABLE_JIT
+    copy_into.__class__ = _RecordsDispatcher
