@@ -2,6 +2,9 @@
 seat to move, a vector of rule quantities of the position right after that move, computed
 by playing it on a scratch copy of the state (`turn.place_and_score`: tile and figure
 down, completions scored, the turn not yet passed, so nothing of the hidden deck is read).
+Each placement is played once and its follower options derived from it, and the
+projected gain comes by difference (`encode_candidates`); `encode_candidates_reference`
+plays every move in full, for the tests.
 
 Column layout (P seats, seat columns in the observer's order: seat (observer + q) % P;
 every column is documented in docs/observations.md, names in
@@ -343,7 +346,6 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
         if tb.seg_kind[after.ptype[g // S], g % S] == C.K_CITY and fdone[g]:
             done_now += 1
     n_keys = 0
-    n_other = 0
     farm_pts = np.int64(after.cfg[C.CFG_FARM_POINTS])
     for k in range(after.sc[C.SC_NPAIRS]):
         f = find(parent, pairs[k, 0])
@@ -365,7 +367,6 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
             if not _contains(keys, n_keys, key):
                 keys[n_keys] = key
                 n_keys += 1
-                n_other += 1
                 maj = majority(fmeep[f])
                 for p in range(P):
                     if maj & (1 << p):
@@ -422,6 +423,13 @@ def _goods_differ(st, goods):
 
 # copy_into inlined here (a call passes both states' arrays one by one)
 _copy = hot_inline(copy_into.py_func)
+
+
+@hot
+def _figure(st, tb, i, slot):
+    """`turn.figure_and_score` without the player's scoring choice (compiled once, not
+    inlined at each call: its scoring is long)."""
+    figure_and_score(st, tb, i, slot, False)
 
 
 @hot_inline
@@ -626,6 +634,26 @@ def _write_choice(st, after, tb, h, x, y, r, slot, observer, pend_before, out):
     _projected_gain(st, after, tb, observer, pend_before, out, H_FIGURE + 5 + P)
 
 
+@hot
+def _encode_choices(st, tb, after, rows, n, B, SL, observer, pend_before, feats, actions):
+    """`encode_candidates` at a solo scoring decision (its rows[:n] legal choices)."""
+    K = actions.shape[0]
+    x0, y0 = window_origin(st, B)
+    o = origin(st)
+    m = 0
+    for k in range(n):
+        h, x, y, r, slot = rows[k, 0], rows[k, 1], rows[k, 2], rows[k, 3], rows[k, 4]
+        col, row = x + o - x0, y + o - y0
+        if not (0 <= col < B and 0 <= row < B):
+            continue
+        if m < K:
+            actions[m] = _action(h, row, col, r, slot, B, SL)
+            copy_into(after, st)
+            _write_choice(st, after, tb, h, x, y, r, slot, observer, pend_before, feats[m])
+        m += 1
+    return np.int64(m)
+
+
 @counted
 def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pend_before,
                       feats, actions):
@@ -654,8 +682,8 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
     _count_unseen(st, observer, unseen, 0)
     pending_points(st, tb, scratch, pend_before)
     if st.sc[C.SC_PHASE] != C.PHASE_PLACE:  # a solo scoring decision: few, cheap rows
-        return encode_candidates_reference(st, tb, after, scratch, rows, B, SL, observer,
-                                           unseen, pend_before, feats, actions)
+        return _encode_choices(st, tb, after, rows, n, B, SL, observer, pend_before, feats,
+                               actions)
     S = n_segments(st)
     width = SLOT_FIXED + 2 * P
     return _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen,
@@ -715,14 +743,12 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
         # alone on `scratch` when the candidates are to be played from it (figures, or
         # the no-figure move spent by a full end scoring)
         figures = not incremental or e - k > 1 or rows[k, 4] != C.NO_FOLLOWER
+        tile = scratch if figures else after
+        _copy(tile, st)
+        i = put_tile(tile, tb, t, r, bx, by)
         if figures:
-            _copy(scratch, st)
-            i = put_tile(scratch, tb, t, r, bx, by)
             _copy(after, scratch)
-        else:
-            _copy(after, st)
-            i = put_tile(after, tb, t, r, bx, by)
-        figure_and_score(after, tb, i, C.NO_FOLLOWER, False)
+        _figure(after, tb, i, C.NO_FOLLOWER)
         n_roots = _slot_roots(after, tb, i, -1, roots, S)
         for q in range(n_roots):
             farm[q, 0] = -1
@@ -762,7 +788,7 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
                 _copy(after, scratch)
                 if blocked and slot == C.NO_FOLLOWER:
                     after.sc[C.SC_SOLO_END_A] = 1
-                figure_and_score(after, tb, i, slot, False)
+                _figure(after, tb, i, slot)
             fresh = False
             _write_header(st, after, tb, h, slot, observer, last_tile, out)
             fig_root = find(after.parent, i * S + slot % S) if slot >= 0 else -1
