@@ -2,6 +2,9 @@
 seat to move, a vector of rule quantities of the position right after that move, computed
 by playing it on a scratch copy of the state (`turn.place_and_score`: tile and figure
 down, completions scored, the turn not yet passed, so nothing of the hidden deck is read).
+Each placement is played once and its follower options derived from it, and the
+projected gain comes by difference (`encode_candidates`); `encode_candidates_reference`
+plays every move in full, for the tests.
 
 Column layout (P seats, seat columns in the observer's order: seat (observer + q) % P;
 every column is documented in docs/observations.md, names in
@@ -37,13 +40,22 @@ import numpy as np
 from numba import njit
 
 from . import config as C
-from .aggregates import pending_points
+from .aggregates import field_city_counts, pending_points
 from .board import constraint, find, fits, n_segments, neighbour_segment, origin, root_of
 from .encode import _count_unseen, window_origin
-from .jit import hot
+from .jit import hot, hot_inline
 from .scoring import feature_points, majority, score_game_end
 from .state import copy_into
-from .turn import apply_move, legal_moves, place_and_score, solo_ends_after_turn
+from .turn import (
+    apply_move,
+    figure_and_score,
+    legal_moves,
+    place_and_score,
+    put_tile,
+    solo_blocked,
+    solo_ends_after_turn,
+    tile_to_place,
+)
 
 counted = njit(cache=True, nogil=True, error_model="numpy")  # copy_into needs refcounts
 
@@ -65,7 +77,7 @@ def n_columns(seats: int) -> int:
     return HEAD_FIXED + 3 * seats + N_SLOTS * (SLOT_FIXED + 2 * seats)
 
 
-@hot
+@hot_inline
 def _contains(values, n, v):
     """Whether v is among values[:n]."""
     for k in range(n):
@@ -74,7 +86,7 @@ def _contains(values, n, v):
     return False
 
 
-@hot
+@hot_inline
 def _closes(st, tb, t, r, cx, cy, root, kind):
     """Would tile t turned r on empty cell (cx, cy) complete feature `root` (a road or
     city whose every open end faces that cell)? Follows the merge the placement would
@@ -116,7 +128,7 @@ def _closes(st, tb, t, r, cx, cy, root, kind):
     return open_ends == 0
 
 
-@hot
+@hot_inline
 def closers(st, tb, root, kind, unseen):
     """Tiles counted in `unseen` (per type) that complete feature `root` in one placement:
     a road or city whose open ends all face one empty cell, or a monastery missing one
@@ -133,8 +145,8 @@ def closers(st, tb, root, kind, unseen):
                 if board[st.py[i] + dy, st.px[i] + dx] < 0:
                     cx, cy = st.px[i] + dx, st.py[i] + dy
     elif kind == C.K_CITY or kind == C.K_ROAD:
-        if st.fopen[root] == 0:
-            return 0
+        if st.fopen[root] == 0 or st.fopen[root] > 4:
+            return 0  # completed, or open ends on several cells (a cell has 4 edges)
         cx, cy = -1, -1
         fbits, edge_seg = st.fbits, tb.edge_seg
         for w in range(fbits.shape[1]):
@@ -171,7 +183,7 @@ def closers(st, tb, root, kind, unseen):
     return total
 
 
-@hot
+@hot_inline
 def _farm_cities(st, field, out, base):
     """out[base] / out[base + 1] = completed / incomplete cities touching `field`."""
     parent, pairs, fdone = st.parent, st.pairs, st.fdone
@@ -187,7 +199,7 @@ def _farm_cities(st, field, out, base):
             out[base + (0 if fdone[c] else 1)] += 1
 
 
-@hot
+@hot_inline
 def _joined(st, after, tb, i, root, kind):
     """How many features of the board before the move (`st`) feature `root` of `after`
     includes through placement i's edges (fields: half-edges)."""
@@ -212,9 +224,9 @@ def _joined(st, after, tb, i, root, kind):
     return n
 
 
-@hot
-def _slot_roots(after, tb, i, fig_root, roots):
-    """The distinct features of placement i's segments into roots[:n] (at most N_SLOTS):
+@hot_inline
+def _slot_roots(after, tb, i, fig_root, roots, limit):
+    """The distinct features of placement i's segments into roots[:n] (at most `limit`):
     `fig_root` first (if >= 0), then cities, roads, monastery, fields."""
     S = n_segments(after)
     t = after.ptype[i]
@@ -224,7 +236,7 @@ def _slot_roots(after, tb, i, fig_root, roots):
         n = 1
     for kind in (C.K_CITY, C.K_ROAD, C.K_MONASTERY, C.K_FIELD):
         for s in range(tb.n_seg[t]):
-            if n == N_SLOTS:
+            if n == limit:
                 return n
             if tb.seg_kind[t, s] != kind:
                 continue
@@ -235,17 +247,216 @@ def _slot_roots(after, tb, i, fig_root, roots):
     return n
 
 
-@hot
-def _write_slot(st, after, tb, root, fig_root, observer, unseen, out, base, n_events):
-    """Slot columns of feature `root` of the position `after` (`st`: before the move)."""
+@hot_inline
+def _end_points(st, tb, root, n_cities, out, sign):
+    """out[p] += sign x the points seat p scores for feature `root` at the end of a
+    standard game (what `scoring.final_scoring` awards for it): an incomplete road,
+    city or monastery to its majority; a field per field (farm_mode 0) its n_cities
+    completed cities touched x farm points to its majority (and its pigs' owners 1
+    point per city more); per city (farm_mode 1) for each completed city it touches
+    that city's farm award, which the other fields touching the city share in.
+    Nothing for a completed feature."""
+    S = n_segments(st)
     P = st.cfg[C.CFG_SEATS]
+    kind = tb.seg_kind[st.ptype[root // S], root % S]
+    fmeep, fpig = st.fmeep, st.fpig
+    if kind != C.K_FIELD:
+        if st.fdone[root]:
+            return
+        maj = majority(fmeep[root])
+        if maj:
+            pts = feature_points(st, root, kind, False)
+            for p in range(P):
+                if maj & (1 << p):
+                    out[p] += sign * pts
+        return
+    farm = np.int64(st.cfg[C.CFG_FARM_POINTS])
+    if st.cfg[C.CFG_FARM_MODE] == 0:
+        maj = majority(fmeep[root])
+        for p in range(P):
+            if maj & (1 << p):
+                out[p] += sign * (n_cities * farm + (n_cities if fpig[root] & (1 << p) else 0))
+        return
+    parent, pairs, fdone = st.parent, st.pairs, st.fdone
+    n_pairs = st.sc[C.SC_NPAIRS]
+    cities, fields, counts = st.work[C.W_OWN], st.work[C.W_STACK], st.work[C.W_COUNTS]
+    n = 0
+    for k in range(n_pairs):
+        if find(parent, pairs[k, 0]) != root:
+            continue
+        c = find(parent, pairs[k, 1])
+        if fdone[c] and not _contains(cities, n, c):
+            cities[n] = c
+            n += 1
+    for q in range(n):
+        m = 0
+        pigs = 0
+        for p in range(P):
+            counts[p] = 0
+        for k in range(n_pairs):
+            if find(parent, pairs[k, 1]) != cities[q]:
+                continue
+            f = find(parent, pairs[k, 0])
+            if not _contains(fields, m, f):
+                fields[m] = f
+                m += 1
+                for p in range(P):
+                    counts[p] += fmeep[f, p]
+                pigs |= fpig[f]
+        maj = majority(counts[:P])
+        for p in range(P):
+            if maj & (1 << p):
+                out[p] += sign * (farm + (1 if pigs & (1 << p) else 0))
+
+
+@hot_inline
+def _goods_points(st, out, sign):
+    """out[p] += sign x seat p's trade goods points at the end (`scoring.score_goods`)."""
+    for k in range(C.N_GOODS):
+        maj = majority(st.goods[:, k])
+        for p in range(st.goods.shape[0]):
+            if maj & (1 << p):
+                out[p] += sign * 10
+
+
+@hot_inline
+def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_counts, keys,
+                    pend):
+    """pend[p] += the change of seat p's pending end-game points from `st` to `after`
+    (the tile t/r put on (bx, by), no figure, completions scored), standard rules with
+    farms per field, without running the end scoring: only the features the tile
+    touches change, so add the end points of its features after (roots[:n_roots]) and
+    of the monasteries around it, and take off those of the features they were before.
+    A city completed now adds its farm points to every other field touching it. Also
+    fills farm[q] = (completed, incomplete) cities touching field roots[q].
+    city_counts[g]: completed cities touching field root g of `st`; keys: scratch of
+    st.pairs' length."""
+    S = n_segments(st)
+    P = st.cfg[C.CFG_SEATS]
+    G = np.int64(after.parent.shape[0])
+    # fields: one pass over the adjacencies for the tile's fields' cities and the other
+    # fields touching a city completed now
+    parent, pairs, fdone, fmeep, fpig = after.parent, after.pairs, after.fdone, \
+        after.fmeep, after.fpig
+    done_now = 0
+    for q in range(n_roots):
+        farm[q, 0] = 0
+        farm[q, 1] = 0
+        g = roots[q]
+        if tb.seg_kind[after.ptype[g // S], g % S] == C.K_CITY and fdone[g]:
+            done_now += 1
+    n_keys = 0
+    farm_pts = np.int64(after.cfg[C.CFG_FARM_POINTS])
+    for k in range(after.sc[C.SC_NPAIRS]):
+        f = find(parent, pairs[k, 0])
+        qf = -1
+        for q in range(n_roots):
+            if roots[q] == f:
+                qf = q
+        if qf < 0 and done_now == 0:
+            continue
+        c = find(parent, pairs[k, 1])
+        if qf >= 0:
+            key = qf * G + c
+            if not _contains(keys, n_keys, key):
+                keys[n_keys] = key
+                n_keys += 1
+                farm[qf, 0 if fdone[c] else 1] += 1
+        elif fdone[c] and _contains(roots, n_roots, c):  # completed now (a tile feature)
+            key = -1 - (f * G + c)
+            if not _contains(keys, n_keys, key):
+                keys[n_keys] = key
+                n_keys += 1
+                maj = majority(fmeep[f])
+                for p in range(P):
+                    if maj & (1 << p):
+                        pend[p] += farm_pts + (1 if fpig[f] & (1 << p) else 0)
+    for q in range(n_roots):
+        _end_points(after, tb, roots[q], farm[q, 0], pend, 1)
+    # the features of `st` the tile joined (through its edges)
+    before = after.work[C.W_STACK]
+    n_before = 0
+    code = np.int64(tb.edge_code[t, r])
+    for d in range(4):
+        ter = (code >> (2 * d)) & 3
+        if ter != C.FIELD:
+            g = neighbour_segment(st, tb, bx, by, d, 0)
+            if g >= 0:
+                b = root_of(st.parent, g)
+                if not _contains(before, n_before, b):
+                    before[n_before] = b
+                    n_before += 1
+        if ter != C.CITY:
+            for h in range(2 * d, 2 * d + 2):
+                g = neighbour_segment(st, tb, bx, by, h, 1)
+                if g >= 0:
+                    b = root_of(st.parent, g)
+                    if not _contains(before, n_before, b):
+                        before[n_before] = b
+                        n_before += 1
+    for q in range(n_before):
+        _end_points(st, tb, before[q], city_counts[before[q]], pend, -1)
+    # monasteries around the tile: one more neighbour, or completed and scored now
+    i = after.sc[C.SC_PLACED] - 1
+    for dy in range(-1, 2):
+        for dx in range(-1, 2):
+            j = after.board[by + dy, bx + dx]
+            if j < 0 or j == i or tb.mon_seg[after.ptype[j]] < 0:
+                continue
+            g = j * S + tb.mon_seg[after.ptype[j]]
+            _end_points(st, tb, g, 0, pend, -1)
+            _end_points(after, tb, g, 0, pend, 1)
+    if after.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS:
+        _goods_points(st, pend, -1)
+        _goods_points(after, pend, 1)
+
+
+@hot_inline
+def _goods_differ(st, goods):
+    """Whether the seats' trade goods tokens differ from goods[P, N_GOODS]."""
+    for p in range(goods.shape[0]):
+        for g in range(C.N_GOODS):
+            if st.goods[p, g] != goods[p, g]:
+                return True
+    return False
+
+
+# copy_into inlined here (a call passes both states' arrays one by one)
+_copy = hot_inline(copy_into.py_func)
+
+
+@hot
+def _figure(st, tb, i, slot):
+    """`turn.figure_and_score` without the player's scoring choice (compiled once, not
+    inlined at each call: its scoring is long)."""
+    figure_and_score(st, tb, i, slot, False)
+
+
+@hot_inline
+def _put_slot(after, tb, roots, cols, q, fig_root, observer, out, base, n_events):
+    """Slot columns of feature roots[q] at out[base:]: its figure-free columns cols[q]
+    and its holders after this move."""
+    for c in range(cols.shape[1]):
+        out[base + c] = cols[q, c]
+    _write_holders(after, tb, roots[q], fig_root, observer, out, base, n_events)
+
+
+@hot_inline
+def _write_slot(st, after, tb, root, unseen, out, base, farm_done, farm_open):
+    """The slot columns of feature `root` of the position `after` (`st`: before the
+    move) that do not depend on the move's figure: all but `holds_figure` and the
+    followers and majorities (`_write_holders`). A field's completed and incomplete
+    cities are farm_done / farm_open when known (>= 0), else counted here."""
     kind = tb.seg_kind[after.ptype[root // n_segments(after)], root % n_segments(after)]
     out[base + S_KIND + kind] = 1.0
-    out[base + S_FIGURE] = 1.0 if root == fig_root else 0.0
     done = after.fdone[root] != 0
     out[base + S_DONE] = 1.0 if done else 0.0
     if kind == C.K_FIELD:
-        _farm_cities(after, root, out, base + S_FARM_DONE)
+        if farm_done >= 0:
+            out[base + S_FARM_DONE] = farm_done
+            out[base + S_FARM_OPEN] = farm_open
+        else:
+            _farm_cities(after, root, out, base + S_FARM_DONE)
         value = out[base + S_FARM_DONE] * after.cfg[C.CFG_FARM_POINTS]
         out[base + S_POINTS_DONE] = value
         out[base + S_POINTS_END] = value
@@ -268,8 +479,18 @@ def _write_slot(st, after, tb, root, fig_root, observer, unseen, out, base, n_ev
     for k in range(C.N_GOODS):
         goods += after.fgoods[root, k]
     out[base + S_GOODS] = goods
+
+
+@hot_inline
+def _write_holders(after, tb, root, fig_root, observer, out, base, n_events):
+    """The slot columns of feature `root` of `after` that the move's figure decides:
+    `holds_figure`, followers and majority per seat."""
+    P = after.cfg[C.CFG_SEATS]
+    S = n_segments(after)
+    kind = tb.seg_kind[after.ptype[root // S], root % S]
+    out[base + S_FIGURE] = 1.0 if root == fig_root else 0.0
     maj = majority(after.fmeep[root])
-    if done:  # scored now: its followers went home; the event keeps the majority
+    if after.fdone[root]:  # scored now: its followers went home; the event keeps the majority
         for e in range(n_events, after.sc[C.SC_NEVENTS]):
             if after.events[e, C.EV_ROOT] == root and after.events[e, C.EV_KIND] == kind:
                 maj = after.events[e, C.EV_MAJORITY]
@@ -277,6 +498,160 @@ def _write_slot(st, after, tb, root, fig_root, observer, unseen, out, base, n_ev
         p = (observer + q) % P
         out[base + S_FOLLOWERS + q] = after.fmeep[root, p]
         out[base + S_FOLLOWERS + P + q] = 1.0 if maj & (1 << p) else 0.0
+
+
+@hot_inline
+def _write_header(st, after, tb, h, slot, observer, last_tile, out):
+    """The header columns of a placing move (tile and figure down, completions scored in
+    `after`) but the projected gain."""
+    P = st.cfg[C.CFG_SEATS]
+    S = n_segments(st)
+    seat = st.sc[C.SC_SEAT]
+    h_points = H_FIGURE + 5
+    h_supply = h_points + 2 * P
+    h_extra = h_supply + 4
+    h_mon_done = h_extra + 2
+    h_mon_held = h_mon_done + 1
+    out[H_PRESENT] = 1.0
+    out[H_HAND + h] = 1.0
+    out[H_FIGURE + (0 if slot < 0 else 1 + slot // S)] = 1.0
+    for q in range(P):
+        out[h_points + q] = after.scores[(observer + q) % P] - st.scores[(observer + q) % P]
+    out[h_supply] = after.supply[seat]
+    for f in range(3):
+        out[h_supply + 1 + f] = after.xsupply[seat, f]
+    out[h_extra] = after.sc[C.SC_EARNED]
+    if st.cfg[C.CFG_SOLO]:
+        out[h_extra + 1] = 1.0 if solo_ends_after_turn(after) else 0.0
+    else:
+        out[h_extra + 1] = 1.0 if last_tile else 0.0
+    i = after.sc[C.SC_PLACED] - 1
+    bx, by = after.px[i], after.py[i]
+    for dy in range(-1, 2):
+        for dx in range(-1, 2):
+            j = after.board[by + dy, bx + dx]
+            if j < 0 or j == i or tb.mon_seg[after.ptype[j]] < 0:
+                continue
+            g = j * S + tb.mon_seg[after.ptype[j]]
+            if after.fopen[g] == 0:
+                out[h_mon_done] += 1.0
+            for q in range(P):  # before the move: followers of completed ones went home
+                out[h_mon_held + q] += st.fmeep[g, (observer + q) % P]
+
+
+@hot
+def _last_tile(st):
+    """Standard rules: whether the move ends the game: no tile left to draw and none in
+    any hand but the one placed (public: the deck and hand sizes)."""
+    last_tile = st.sc[C.SC_DECK_POS] >= st.sc[C.SC_DECK_LEN]
+    if last_tile and st.cfg[C.CFG_HAND_SIZE] > 1:
+        in_hands = 0
+        for p in range(st.hands.shape[0]):
+            for q in range(st.hands.shape[1]):
+                if st.hands[p, q] >= 0:
+                    in_hands += 1
+        last_tile = in_hands == 1
+    return last_tile
+
+
+@hot
+def _clear(feats, actions):
+    for k in range(actions.shape[0]):
+        actions[k] = -1
+        for c in range(feats.shape[1]):
+            feats[k, c] = 0.0
+
+
+@hot_inline
+def _action(h, row, col, r, slot, B, SL):
+    return (((h * B + row) * B + col) * 4 + r) * SL + slot + 1
+
+
+@counted
+def encode_candidates_reference(st, tb, after, scratch, rows, B, SL, observer, unseen,
+                                pend_before, feats, actions):
+    """`encode_candidates` the plain way, each move played on a copy and scored to the end
+    by the engine (slow; the tests check the fast path against it)."""
+    K = actions.shape[0]
+    P = st.cfg[C.CFG_SEATS]
+    _clear(feats, actions)
+    n = legal_moves(st, tb, rows)
+    if n == 0:
+        return 0
+    x0, y0 = window_origin(st, B)
+    o = origin(st)
+    unseen[:] = 0
+    _count_unseen(st, observer, unseen, 0)
+    pending_points(st, tb, scratch, pend_before)
+    placing = st.sc[C.SC_PHASE] == C.PHASE_PLACE
+    S = n_segments(st)
+    h_proj = H_FIGURE + 5 + P
+    width = SLOT_FIXED + 2 * P
+    slot_roots = st.work[C.W_STACK]
+    last_tile = _last_tile(st)
+    m = 0
+    for k in range(n):
+        h, x, y, r, slot = rows[k, 0], rows[k, 1], rows[k, 2], rows[k, 3], rows[k, 4]
+        col, row = x + o - x0, y + o - y0
+        if not (0 <= col < B and 0 <= row < B):
+            continue
+        if m >= K:
+            m += 1  # counted, left out
+            continue
+        actions[m] = _action(h, row, col, r, slot, B, SL)
+        out = feats[m]
+        m += 1
+        copy_into(after, st)
+        n_events = st.sc[C.SC_NEVENTS]
+        if not placing:
+            _write_choice(st, after, tb, h, x, y, r, slot, observer, pend_before, out)
+            continue
+        place_and_score(after, tb, h, x, y, r, slot, False)
+        _write_header(st, after, tb, h, slot, observer, last_tile, out)
+        i = after.sc[C.SC_PLACED] - 1
+        fig_root = find(after.parent, i * S + slot % S) if slot >= 0 else -1
+        n_slots = _slot_roots(after, tb, i, fig_root, slot_roots, N_SLOTS)
+        base = HEAD_FIXED + 3 * P
+        for q in range(n_slots):
+            _write_slot(st, after, tb, slot_roots[q], unseen, out, base + q * width, -1, -1)
+            _write_holders(after, tb, slot_roots[q], fig_root, observer, out,
+                           base + q * width, n_events)
+        _projected_gain(st, after, tb, observer, pend_before, out, h_proj)
+    return np.int64(m)
+
+
+@hot
+def _write_choice(st, after, tb, h, x, y, r, slot, observer, pend_before, out):
+    """A scoring choice at a solo scoring decision (`after`: a copy of `st`): only its
+    points and projected gain are filled (and present, hand_0, figure_none)."""
+    P = st.cfg[C.CFG_SEATS]
+    apply_move(after, tb, h, x, y, r, slot)
+    out[H_PRESENT] = 1.0
+    out[H_HAND + h] = 1.0
+    out[H_FIGURE] = 1.0
+    for q in range(P):
+        out[H_FIGURE + 5 + q] = after.scores[(observer + q) % P] - st.scores[(observer + q) % P]
+    _projected_gain(st, after, tb, observer, pend_before, out, H_FIGURE + 5 + P)
+
+
+@hot
+def _encode_choices(st, tb, after, rows, n, B, SL, observer, pend_before, feats, actions):
+    """`encode_candidates` at a solo scoring decision (its rows[:n] legal choices)."""
+    K = actions.shape[0]
+    x0, y0 = window_origin(st, B)
+    o = origin(st)
+    m = 0
+    for k in range(n):
+        h, x, y, r, slot = rows[k, 0], rows[k, 1], rows[k, 2], rows[k, 3], rows[k, 4]
+        col, row = x + o - x0, y + o - y0
+        if not (0 <= col < B and 0 <= row < B):
+            continue
+        if m < K:
+            actions[m] = _action(h, row, col, r, slot, B, SL)
+            copy_into(after, st)
+            _write_choice(st, after, tb, h, x, y, r, slot, observer, pend_before, feats[m])
+        m += 1
+    return np.int64(m)
 
 
 @counted
@@ -287,95 +662,168 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
     indices in the B-cell window, -1 when absent). `after`, `scratch`: states of the
     game's shape (overwritten); rows: a legal-move buffer; unseen: int64[n_types];
     pend_before: int64[P]. Returns the legal actions inside the window
-    (more than K: the rest were left out)."""
-    K = actions.shape[0]
+    (more than K: the rest were left out).
+
+    Each placement (tile, cell, rotation) is evaluated once: the tile goes down on
+    `scratch`, the no-figure move is played on `after` for the columns the figure does
+    not change (every feature's slot columns but its holders) and, outside solo, for
+    the end-of-game points pending. Each follower option then copies `scratch`, puts its
+    figure down and scores; its projected gain is the no-figure one with only the
+    figure's feature's end-game points replaced (`_end_points`), the rest of the end
+    scoring being unchanged by a figure. Solo (its end bonus depends on every colour's
+    score) and a city whose trade goods the figure earns score to the end in full.
+    `encode_candidates_reference` is the plain way; the tests compare the two."""
     P = st.cfg[C.CFG_SEATS]
-    for k in range(K):
-        actions[k] = -1
-        for c in range(feats.shape[1]):
-            feats[k, c] = 0.0
+    _clear(feats, actions)
     n = legal_moves(st, tb, rows)
     if n == 0:
         return 0
-    x0, y0 = window_origin(st, B)
-    o = origin(st)
     unseen[:] = 0
     _count_unseen(st, observer, unseen, 0)
     pending_points(st, tb, scratch, pend_before)
-    seat = st.sc[C.SC_SEAT]
-    placing = st.sc[C.SC_PHASE] == C.PHASE_PLACE
+    if st.sc[C.SC_PHASE] != C.PHASE_PLACE:  # a solo scoring decision: few, cheap rows
+        return _encode_choices(st, tb, after, rows, n, B, SL, observer, pend_before, feats,
+                               actions)
     S = n_segments(st)
-    h_points = H_FIGURE + 5
-    h_proj = h_points + P
-    h_supply = h_proj + P
-    h_extra = h_supply + 4
-    h_mon_done = h_extra + 2
-    h_mon_held = h_mon_done + 1
     width = SLOT_FIXED + 2 * P
-    slot_roots = st.work[C.W_STACK]
-    # standard: the move ends the game when no tile is left to draw and none in any hand
-    # but the one placed (public: the deck and hand sizes)
-    last_tile = st.sc[C.SC_DECK_POS] >= st.sc[C.SC_DECK_LEN]
-    if last_tile and st.cfg[C.CFG_HAND_SIZE] > 1:
-        in_hands = 0
-        for p in range(st.hands.shape[0]):
-            for q in range(st.hands.shape[1]):
-                if st.hands[p, q] >= 0:
-                    in_hands += 1
-        last_tile = in_hands == 1
+    return _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen,
+                           pend_before, feats, actions, np.zeros(S, np.int64),
+                           np.zeros((S, width), np.float32), np.zeros((S, P), np.int64),
+                           np.zeros((S, 2), np.int64), np.zeros((2, P), np.int64),
+                           np.zeros((P, C.N_GOODS), np.int64),
+                           np.zeros(st.parent.shape[0], np.int64),
+                           np.zeros(st.pairs.shape[0], np.int64))
+
+
+@hot
+def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pend_before,
+                    feats, actions, roots, cols, ends, farm, tmp, goods0, city_counts, keys):
+    """`encode_candidates` at a placing decision, the rows[:n] legal moves listed; one
+    call without reference counting (a state passed to a call from counted code costs
+    an atomic pair per array). Per placement: its features (kind order) in roots, their
+    figure-free columns in cols, their end points in ends and cities touched (fields)
+    in farm (the no-figure move); tmp[0] the no-figure move's pending end-game points,
+    tmp[1] a figure's feature's end points."""
+    K = actions.shape[0]
+    P = st.cfg[C.CFG_SEATS]
+    x0, y0 = window_origin(st, B)
+    o = origin(st)
+    S = n_segments(st)
+    solo = st.cfg[C.CFG_SOLO] != 0
+    # standard rules with farms per field: pending points by difference (_pending_change)
+    incremental = not solo and st.cfg[C.CFG_FARM_MODE] == 0
+    if incremental:
+        field_city_counts(st, city_counts)
+    h_proj = H_FIGURE + 5 + P
+    width = SLOT_FIXED + 2 * P
+    base = HEAD_FIXED + 3 * P
+    last_tile = _last_tile(st)
+    n_events = st.sc[C.SC_NEVENTS]
+    pend0, fig_end = tmp[0], tmp[1]
     m = 0
-    for k in range(n):
-        h, x, y, r, slot = rows[k, 0], rows[k, 1], rows[k, 2], rows[k, 3], rows[k, 4]
+    k = 0
+    while k < n:
+        h, x, y, r = rows[k, 0], rows[k, 1], rows[k, 2], rows[k, 3]
+        e = k + 1
+        while e < n and rows[e, 3] == r and rows[e, 1] == x and rows[e, 2] == y \
+                and rows[e, 0] == h:
+            e += 1
         col, row = x + o - x0, y + o - y0
         if not (0 <= col < B and 0 <= row < B):
+            k = e
             continue
         if m >= K:
-            m += 1  # counted, left out
+            m += e - k  # counted, left out
+            k = e
             continue
-        actions[m] = (((h * B + row) * B + col) * 4 + r) * SL + slot + 1
-        out = feats[m]
-        m += 1
-        copy_into(after, st)
-        n_events = st.sc[C.SC_NEVENTS]
-        if placing:
-            place_and_score(after, tb, h, x, y, r, slot, False)
-        else:  # a scoring choice (scoring_order="player"): its scores only
-            apply_move(after, tb, h, x, y, r, slot)
-        out[H_PRESENT] = 1.0
-        out[H_HAND + h] = 1.0
-        out[H_FIGURE + (0 if slot < 0 or not placing else 1 + slot // S)] = 1.0
-        for q in range(P):
-            out[h_points + q] = after.scores[(observer + q) % P] - st.scores[(observer + q) % P]
-        if not placing:
-            _projected_gain(st, after, tb, observer, pend_before, out, h_proj)
-            continue
-        out[h_supply] = after.supply[seat]
-        for f in range(3):
-            out[h_supply + 1 + f] = after.xsupply[seat, f]
-        out[h_extra] = after.sc[C.SC_EARNED]
-        if st.cfg[C.CFG_SOLO]:
-            out[h_extra + 1] = 1.0 if solo_ends_after_turn(after) else 0.0
-        else:
-            out[h_extra + 1] = 1.0 if last_tile else 0.0
-        i = after.sc[C.SC_PLACED] - 1
-        bx, by = after.px[i], after.py[i]
-        for dy in range(-1, 2):
-            for dx in range(-1, 2):
-                j = after.board[by + dy, bx + dx]
-                if j < 0 or j == i or tb.mon_seg[after.ptype[j]] < 0:
+        t = tile_to_place(st, h)
+        bx, by = x + o, y + o
+        blocked = solo and solo_blocked(st, tb, t, r, bx, by)
+        # the no-figure move on `after`: the columns a figure does not change; the tile
+        # alone on `scratch` when the candidates are to be played from it (figures, or
+        # the no-figure move spent by a full end scoring)
+        figures = not incremental or e - k > 1 or rows[k, 4] != C.NO_FOLLOWER
+        tile = scratch if figures else after
+        _copy(tile, st)
+        i = put_tile(tile, tb, t, r, bx, by)
+        if figures:
+            _copy(after, scratch)
+        _figure(after, tb, i, C.NO_FOLLOWER)
+        n_roots = _slot_roots(after, tb, i, -1, roots, S)
+        for q in range(n_roots):
+            farm[q, 0] = -1
+            farm[q, 1] = -1
+        if incremental:
+            for p in range(P):
+                pend0[p] = pend_before[p]
+            _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_counts,
+                            keys, pend0)
+        for q in range(n_roots):
+            for c in range(width):
+                cols[q, c] = 0.0
+            _write_slot(st, after, tb, roots[q], unseen, cols[q], 0, farm[q, 0], farm[q, 1])
+            for p in range(P):
+                ends[q, p] = 0
+            if not solo:
+                _end_points(after, tb, roots[q], farm[q, 0], ends[q], 1)
+        for p in range(P):
+            for g in range(C.N_GOODS):
+                goods0[p, g] = after.goods[p, g]
+        if not solo and not incremental:  # the end scoring in full
+            for p in range(P):
+                pend0[p] = -after.scores[p]
+            score_game_end(after, tb)
+            for p in range(P):
+                pend0[p] += after.scores[p]
+        fresh = incremental  # `after` holds the no-figure move
+        for c in range(k, e):
+            if m >= K:
+                m += e - c
+                break
+            slot = rows[c, 4]
+            actions[m] = _action(h, row, col, r, slot, B, SL)
+            out = feats[m]
+            m += 1
+            if not (fresh and slot == C.NO_FOLLOWER and not blocked):
+                _copy(after, scratch)
+                if blocked and slot == C.NO_FOLLOWER:
+                    after.sc[C.SC_SOLO_END_A] = 1
+                _figure(after, tb, i, slot)
+            fresh = False
+            _write_header(st, after, tb, h, slot, observer, last_tile, out)
+            fig_root = find(after.parent, i * S + slot % S) if slot >= 0 else -1
+            fig_q = -1
+            w = 0
+            if fig_root >= 0:
+                for q in range(n_roots):
+                    if roots[q] == fig_root:
+                        fig_q = q
+                _put_slot(after, tb, roots, cols, fig_q, fig_root, observer, out, base,
+                          n_events)
+                w = 1
+            for q in range(n_roots):
+                if w == N_SLOTS:
+                    break
+                if q == fig_q:
                     continue
-                g = j * S + tb.mon_seg[after.ptype[j]]
-                if after.fopen[g] == 0:
-                    out[h_mon_done] += 1.0
-                for q in range(P):  # before the move: followers of completed ones went home
-                    out[h_mon_held + q] += st.fmeep[g, (observer + q) % P]
-        fig_root = find(after.parent, i * S + slot % S) if slot >= 0 else -1
-        n_slots = _slot_roots(after, tb, i, fig_root, slot_roots)
-        base = HEAD_FIXED + 3 * P
-        for q in range(n_slots):
-            _write_slot(st, after, tb, slot_roots[q], fig_root, observer, unseen, out,
-                        base + q * width, n_events)
-        _projected_gain(st, after, tb, observer, pend_before, out, h_proj)
+                _put_slot(after, tb, roots, cols, q, fig_root, observer, out,
+                          base + w * width, n_events)
+                w += 1
+            if solo or _goods_differ(after, goods0):
+                _projected_gain(st, after, tb, observer, pend_before, out, h_proj)
+                continue
+            # only the figure's feature's end points differ from the no-figure move's
+            for p in range(P):
+                fig_end[p] = 0
+            if fig_q >= 0:
+                _end_points(after, tb, fig_root, farm[fig_q, 0], fig_end, 1)
+            for q in range(P):
+                p = (observer + q) % P
+                gain = pend0[p] + after.scores[p] - st.scores[p] - pend_before[p]
+                if fig_q >= 0:
+                    gain += fig_end[p] - ends[fig_q, p]
+                out[h_proj + q] = gain
+        k = e
     return np.int64(m)
 
 

@@ -393,19 +393,42 @@ def place_and_score(st, tb, hand_idx, x, y, r, slot, ask):
     scoring_order="player", two or more completions stop at the player's scoring choice
     (returns True); otherwise they score in the automatic order (returns False).
     Candidate-move observations (`core.candidates`) read the state it leaves."""
-    seat = st.sc[C.SC_SEAT]
     t = tile_to_place(st, hand_idx)
     o = origin(st)
     bx, by = x + o, y + o
-    if st.cfg[C.CFG_SOLO] and slot == C.NO_FOLLOWER:
-        opts = st.work[C.W_OPTS]
-        _, blocked = follower_options(st, tb, t, r, bx, by, opts)
-        if blocked:
-            st.sc[C.SC_SOLO_END_A] = 1
+    if st.cfg[C.CFG_SOLO] and slot == C.NO_FOLLOWER and solo_blocked(st, tb, t, r, bx, by):
+        st.sc[C.SC_SOLO_END_A] = 1
+    i = put_tile(st, tb, t, r, bx, by)
+    return figure_and_score(st, tb, i, slot, ask)
+
+
+@hot_inline
+def solo_blocked(st, tb, t, r, bx, by):
+    """Solo: whether placing t/r on (bx, by) without a follower ends the game (a
+    follower is compulsory but the supply is empty: end A). Read before placing."""
+    opts = st.work[C.W_OPTS]
+    _, blocked = follower_options(st, tb, t, r, bx, by, opts)
+    return blocked
+
+
+@hot_inline
+def put_tile(st, tb, t, r, bx, by):
+    """`place_and_score`'s first step: the tile down (features merged) and the builder's
+    extra turn checked, no figure yet. Returns the placement index."""
     i = place_tile(st, tb, t, r, bx, by)
-    S = n_segments(st)
     if st.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS and not st.sc[C.SC_EXTRA]:
-        _check_builder(st, tb, t, i, seat)  # before this move's own figure goes down
+        _check_builder(st, tb, t, i, st.sc[C.SC_SEAT])  # before this move's own figure
+    return i
+
+
+@hot_inline
+def figure_and_score(st, tb, i, slot, ask):
+    """`place_and_score`'s second step on placement i (just put down by `put_tile`):
+    the figure on `slot`, then what the tile completed marked and scored."""
+    seat = st.sc[C.SC_SEAT]
+    t = st.ptype[i]
+    bx, by = st.px[i], st.py[i]
+    S = n_segments(st)
     if slot != C.NO_FOLLOWER:
         _place_figure(st, i * S + slot % S, slot // S, seat)
     # Features this tile completed: its roads and cities, monasteries around it.

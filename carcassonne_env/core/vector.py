@@ -1,6 +1,7 @@
 """Batched solo games: one jitted call steps every game of a vector env and writes the
 observations and masks in place (`carcassonne_env.envs.vector`)."""
 
+import numpy as np
 from numba import njit, prange
 
 from . import config as C
@@ -114,7 +115,8 @@ def candidates_batch(states, after, scratch, tb, rows, unseen, pend, which, obse
     pend: one buffer per thread (games are split into one chunk per thread)."""
     n = which.shape[0]
     chunks = min(len(after), n)
-    for c in prange(chunks):
+    for chunk in prange(chunks):
+        c = np.int64(chunk)  # prange(n) counts in uint64; a typed list's index is int64
         for k in range(c * n // chunks, (c + 1) * n // chunks):
             i = which[k]
             if skip[i] == 0:

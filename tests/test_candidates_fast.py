@@ -1,0 +1,96 @@
+"""The fast candidate-move encoder (`core.candidates.encode_candidates`: each placement
+evaluated once, followers derived from it, pending end-game points by difference) equals
+the plain one (`encode_candidates_reference`: every move played on a copy and scored to
+the end by the engine), column for column, on every position of random games of every
+rule set."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from carcassonne_env import Game, Rules
+from carcassonne_env.core import config as C
+from carcassonne_env.core.candidates import encode_candidates, encode_candidates_reference
+from carcassonne_env.encoding import Encoder
+
+IC, TB = "inns_cathedrals", "traders_builders"
+RULE_SETS = [
+    {"players": 2},
+    {"players": 3, "small_city": True},
+    {"players": 4, "farm_scoring": "city", "farm_city_points": 4},
+    {"players": 2, "farm_scoring": "city", "expansions": (IC, TB)},
+    {"players": 2, "hand_size": 3},
+    {"variant": "solo"},
+    {"variant": "solo", "solo_colours": 4, "scoring_order": "player"},
+    {"players": 2, "expansions": (IC, TB)},
+    {"players": 2, "expansions": (IC, TB), "goods_from_unowned_city": False},
+    {"players": 3, "expansions": (IC, TB), "hand_size": 3},
+    {"players": 2, "expansions": (IC, TB), "expansion_mode": "tiles_only"},
+    {"variant": "solo", "expansions": (IC,), "expansion_mode": "tiles_only"},
+]
+
+
+def _rules_id(rules: dict) -> str:
+    return "-".join(f"{k}={'+'.join(v) if isinstance(v, tuple) else v}"
+                    for k, v in rules.items())
+
+
+def _both(enc: Encoder, game: Game, K: int) -> tuple:
+    """(count, feats, actions) of the fast and of the reference encoder."""
+    st = game._st
+    observer = 0 if game.rules.variant == "solo" else int(st.sc[C.SC_SEAT])
+    results = []
+    for fn in (encode_candidates, encode_candidates_reference):
+        after, scratch, rows, unseen, before = enc.candidate_buffers(st)
+        feats = np.full((K, enc.n_candidate_columns), 7.0, np.float32)  # overwritten
+        actions = np.full(K, 7, np.int64)
+        n = fn(st, enc.tileset.tables, after, scratch, rows, enc.board_size, enc.slots,
+               observer, unseen, before, feats, actions)
+        results.append((int(n), feats, actions))
+    return results
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=_rules_id)
+def test_the_fast_candidates_equal_the_plain_ones(rules):
+    """Every turn of 2 random games (moves without a figure preferred, so that the
+    followers last and most placements offer several figures)."""
+    checked = figures = 0
+    for seed in range(2):
+        rng = random.Random(seed)
+        game = Game(Rules(**rules), seed=seed)
+        enc = Encoder(game.rules, 32, candidate_moves=256, tileset=game._ts,
+                      on_overflow="warn")
+        while not game.done:
+            (n, feats, actions), (n_ref, feats_ref, actions_ref) = _both(enc, game, 256)
+            assert n == n_ref
+            assert np.array_equal(actions, actions_ref)
+            bad = np.argwhere(feats != feats_ref)
+            assert bad.size == 0, (game.turn, [enc.candidate_names[c] for c in bad[:8, 1]],
+                                   feats[tuple(bad[0])], feats_ref[tuple(bad[0])])
+            checked += 1
+            figures += int((feats[:, 0] == 1).sum() - (feats[:, 4] == 1).sum())
+            moves = game.legal_moves()
+            plain = [m for m in moves if getattr(m, "follower", None) is None]
+            game.play(rng.choice(plain if plain and rng.random() < 0.7 else moves))
+    assert checked > 20 and figures > 50
+
+
+def test_the_fast_candidates_keep_the_first_K():
+    """With more legal moves than K (a placement's follower options cut in the middle
+    too), the same first K rows and the same count."""
+    rules = {"players": 2, "expansions": (IC, TB), "hand_size": 3}
+    rng = random.Random(3)
+    game = Game(Rules(**rules), seed=3)
+    enc = Encoder(game.rules, 32, candidate_moves=5, tileset=game._ts)
+    cut = 0
+    while not game.done and game.turn < 30:
+        for K in (1, 5, 7):
+            (n, feats, actions), (n_ref, feats_ref, actions_ref) = _both(enc, game, K)
+            assert n == n_ref and np.array_equal(actions, actions_ref)
+            assert np.array_equal(feats, feats_ref)
+            cut += n > K
+        game.play(rng.choice(game.legal_moves()))
+    assert cut > 50
