@@ -31,7 +31,7 @@ PARTS = {
     "playout": ("the jitted random playouts", 76),
     "encode": ("the observation encoder", 6),
     "aggregates": ("the aggregate observation", 16),
-    "candidates": ("the candidate-move observation", 24),
+    "candidates": ("the candidate-move observation", 82),
     "vector": ("the vector env", 57),
     "vs_bots_kernel": ("the VsBots vector env", 70),
     "evaluation": ("the heuristic bot", 29),
