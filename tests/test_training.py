@@ -138,7 +138,7 @@ def test_compact_rollout_buffer_gives_sb3_contribs_samples():
         np.random.seed(1)
         theirs = list(ref.get(5))
         assert len(mine) == len(theirs) == 4
-        for a, b in zip(mine, theirs):
+        for a, b in zip(mine, theirs, strict=True):
             for key in ("board", "features"):
                 assert torch.equal(a.observations[key].float(), b.observations[key])
             assert torch.equal(a.action_masks.float(), b.action_masks)
