@@ -421,8 +421,9 @@ def _goods_differ(st, goods):
     return False
 
 
-# copy_into inlined here (a call passes both states' arrays one by one)
-_copy = hot_inline(copy_into.py_func)
+# copy_into inlined here (a call passes both states' arrays one by one); under
+# NUMBA_DISABLE_JIT it is a plain function
+_copy = hot_inline(getattr(copy_into, "py_func", copy_into))
 
 
 @hot
