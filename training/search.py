@@ -204,22 +204,22 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         settings = SearchSettings(**json.loads(config.read_text())["settings"])
         if iterations is not None:
             settings.iterations = iterations
-    elif settings is None:
-        raise ValueError("a new run needs its settings")
-    settings.check()
-    if resume:
-        pass
-    elif config.exists() and not overwrite:
-        raise ValueError(f"{out} holds a run: --resume continues it, --overwrite replaces it")
+        settings.check()
     else:
+        if settings is None:
+            raise ValueError("a new run needs its settings")
+        settings.check()
+        if config.exists() and not overwrite:
+            raise ValueError(f"{out} holds a run: --resume continues it, --overwrite "
+                             "replaces it")
+        start = load_model(settings.init, cached=False)  # checked before the folder changes
+        if "candidates" not in start.observation_space.spaces:
+            raise ValueError(f"--init {settings.init}: search-guided self-play trains a policy "
+                             "over candidate moves (a model trained with --policy candidates)")
         if overwrite and out.exists():
             shutil.rmtree(out)
         out.mkdir(parents=True, exist_ok=True)
-        model = load_model(settings.init, cached=False)
-        if "candidates" not in model.observation_space.spaces:
-            raise ValueError(f"--init {settings.init}: search-guided self-play trains a policy "
-                             "over candidate moves (a model trained with --policy candidates)")
-        model.save(out / "model_iter_0.zip")
+        start.save(out / "model_iter_0.zip")
         with open(out / "curve.csv", "w", newline="") as f:
             csv.writer(f).writerow(CURVE)
     config.write_text(json.dumps({"settings": dataclasses.asdict(settings)}, indent=2))
