@@ -79,6 +79,8 @@ def _sb3(agent: Any, game: Game, k: int) -> dict[str, Any] | None:
 
     from carcassonne_env.encoding import WindowOverflowError
 
+    from .sb3_policy import torch_threads
+
     enc = agent._encoder(game)
     try:
         obs = agent.observe(game)
@@ -87,7 +89,7 @@ def _sb3(agent: Any, game: Game, k: int) -> dict[str, Any] | None:
     policy = agent.policy
     tensors, _ = policy.obs_to_tensor({key: obs[key] for key in
                                        agent.model.observation_space.spaces})
-    with torch.no_grad():
+    with torch.no_grad(), torch_threads(getattr(agent, "torch_threads", 1)):
         logits = policy.get_distribution(tensors).distribution.logits[0].cpu().numpy()
         value = float(policy.predict_values(tensors)[0, 0])
     logits = logits.astype(np.float64)

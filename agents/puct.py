@@ -43,7 +43,7 @@ from carcassonne_env.core.turn import apply_move_auto
 from carcassonne_env.encoding import WindowOverflowError
 
 from .base import auto_scoring_choice
-from .sb3_policy import SB3Agent
+from .sb3_policy import SB3Agent, torch_threads
 
 VALUE_BASES = ("auto", "projected", "score")
 
@@ -115,7 +115,7 @@ class PUCTAgent:
         policy = self.net.policy
         tensors, _ = policy.obs_to_tensor({k: obs[k] for k in
                                            self.net.model.observation_space.spaces})
-        with torch.no_grad():  # one pass of the trunk for both heads
+        with torch.no_grad(), torch_threads(self.net.torch_threads):  # one trunk pass
             latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(tensors))
             dist = policy._get_action_dist_from_latent(latent_pi)
             logits = dist.distribution.logits[0].cpu().numpy()

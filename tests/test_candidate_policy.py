@@ -86,6 +86,33 @@ def test_puct_plays_legal_moves_under_a_fixed_budget():
         game.play(move)
 
 
+@pytest.mark.parametrize("threads", [1, None])
+def test_forward_passes_run_on_the_bot_s_torch_threads_and_restore_torch_s(threads):
+    """One position's forward pass runs on `torch_threads` (None: torch's own setting),
+    and torch's setting is back afterwards, in `SB3Agent` and in `puct`'s search."""
+    from agents.sb3_policy import SB3Agent
+
+    seen: list[int] = []
+    net = SB3Agent("ppo_duel_rl", torch_threads=threads)
+    extract = net.policy.extract_features
+
+    def spy(*args, **kwargs):
+        seen.append(th.get_num_threads())
+        return extract(*args, **kwargs)
+
+    net.policy.extract_features = spy
+    before = th.get_num_threads()
+    th.set_num_threads(2)
+    try:
+        game = Game(Rules(players=2), seed=4)
+        net.act(game)
+        PUCTAgent(net, seed=0, simulations=2).act(game)
+        after = th.get_num_threads()
+    finally:
+        th.set_num_threads(before)
+    assert len(seen) >= 2 and set(seen) == {threads or 2} and after == 2
+
+
 def test_puct_refuses_more_than_two_players():
     with pytest.raises(ValueError, match="2-player"):
         PUCTAgent("ppo_duel_rl", simulations=1).act(Game(Rules(players=3), seed=0))
