@@ -10,6 +10,7 @@ from carcassonne_env.bots.base import (  # noqa: F401 - re-exported (they lived 
     _option_type,
     auto_scoring_choice,
     bot_class,
+    forced_move,
     make_bot,
     split_specs,
 )

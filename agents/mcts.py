@@ -13,7 +13,7 @@ from carcassonne_env.checks import check_int, check_optional_int, check_real, is
 from carcassonne_env.core.state import copy_state, max_legal_rows
 
 from . import search as S
-from .base import auto_scoring_choice
+from .base import forced_move
 
 
 class MCTSAgent:
@@ -98,11 +98,9 @@ class MCTSAgent:
         return out
 
     def act(self, game: Game) -> Move:
-        if (choice := auto_scoring_choice(game)) is not None:
-            return choice
+        if (forced := forced_move(game)) is not None:
+            return forced
         moves = game.legal_moves()
-        if len(moves) == 1:
-            return moves[0]
         seeds = [self._rng.getrandbits(64) for _ in range(self.trees)]
         rows = game._legal_rows()  # in the order of `moves`
         root_rows = self._root_rows(game, rows)

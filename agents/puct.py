@@ -42,7 +42,7 @@ from carcassonne_env.core.state import copy_into, copy_state
 from carcassonne_env.core.turn import apply_move_auto
 from carcassonne_env.encoding import WindowOverflowError
 
-from .base import auto_scoring_choice
+from .base import forced_move
 from .sb3_policy import SB3Agent, torch_threads
 
 VALUE_BASES = ("auto", "projected", "score")
@@ -120,7 +120,7 @@ class PUCTAgent:
             dist = policy._get_action_dist_from_latent(latent_pi)
             logits = dist.distribution.logits[0].cpu().numpy()
             value = float(policy.value_net(latent_vf)[0, 0])
-        actions = _row_actions(view, enc, rows)
+        actions = row_actions(view, enc, rows)
         logits = np.where(actions >= 0, logits[np.maximum(actions, 0)], -np.inf)
         if not np.isfinite(logits).any():  # the policy sees none of them
             logits = np.zeros(len(rows))
@@ -147,11 +147,9 @@ class PUCTAgent:
 
     # ------------------------------------------------------------------ search
     def act(self, game: Game) -> Move:
-        if (choice := auto_scoring_choice(game)) is not None:
-            return choice
+        if (forced := forced_move(game)) is not None:
+            return forced
         moves = game.legal_moves()
-        if len(moves) == 1:
-            return moves[0]
         visits = self.search(game)
         return moves[int(np.argmax(visits + 1e-6 * self._root.prior))]  # ties: higher prior
 
@@ -233,7 +231,7 @@ class PUCTAgent:
         return int(np.argmax(u))
 
 
-def _row_actions(view: Game, enc: Any, rows: np.ndarray) -> np.ndarray:
+def row_actions(view: Game, enc: Any, rows: np.ndarray) -> np.ndarray:
     """Turn-mode action index of each legal row in the encoder's window (-1 outside)."""
     B, SL = enc.board_size, enc.slots
     x0, y0 = enc.window_origin(view)

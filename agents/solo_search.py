@@ -35,7 +35,7 @@ from carcassonne_env.bots.heuristic import HeuristicAgent
 from carcassonne_env.checks import check_int, check_optional_int, check_real
 from carcassonne_env.core.state import copy_state, max_legal_rows
 
-from .base import auto_scoring_choice
+from .base import forced_move
 from .search import candidate_values
 
 
@@ -143,13 +143,9 @@ class SoloSearchAgent:
         return total[i] / (self.prior + count[i]) if self.prior + count[i] > 0 else total[i]
 
     def act(self, game: Game) -> Move:
-        if (choice := auto_scoring_choice(game)) is not None:
-            self.last_stats = [(choice, 0, 0.0)]
-            return choice
-        moves = game.legal_moves()
-        if len(moves) == 1:
-            self.last_stats = [(moves[0], 0, 0.0)]
-            return moves[0]
+        if (forced := forced_move(game)) is not None:
+            self.last_stats = [(forced, 0, 0.0)]
+            return forced
         stats = self.evaluate(game)
         self.last_stats = stats
         return stats[0][0]  # best mean among the survivors of the halving

@@ -230,3 +230,15 @@ def test_the_order_decides_who_scores_on_deal_18():
     first_road.play(road.move)
     assert first_road.scores == [9, 14, 7] and first_road.turn == 25
     assert game.auto_scoring_move() == road.move
+
+
+def test_search_bots_play_the_forced_move_without_searching(decisions):
+    """`forced_move`: at a scoring decision the auto order's choice, at a placement with
+    one legal move that move, else None (the search bots then search)."""
+    from carcassonne_env.bots.base import forced_move
+
+    _, game = decisions[0]
+    assert forced_move(game) == game.auto_scoring_move()
+    assert make_agent("solo-search", seed=0).act(game) == game.auto_scoring_move()
+    placing = Game(PLAYER, seed=0)
+    assert len(placing.legal_moves()) > 1 and forced_move(placing) is None

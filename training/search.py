@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.puct import PUCTAgent, _row_actions
+from agents.puct import PUCTAgent, row_actions
 from agents.sb3_policy import SB3Agent, load_model
 from carcassonne_env import Game, Rules
 from carcassonne_env.cli_errors import Interrupted, OneLineParser
@@ -112,7 +112,7 @@ def self_play_game(agent: PUCTAgent, rules: Rules, seed: int, explore_moves: int
         visits = agent.search(game).astype(np.float64)
         if obs is not None:
             enc = agent.net._encoder(game)
-            actions = _row_actions(game, enc, agent._root.rows)
+            actions = row_actions(game, enc, agent._root.rows)
             share = dict(zip(actions.tolist(), (visits / visits.sum()).tolist(), strict=True))
             target = np.array([share.get(a, 0.0) for a in obs["candidate_actions"].tolist()],
                               np.float32)

@@ -35,6 +35,15 @@ def auto_scoring_choice(game: Game) -> Move | None:
     return game.auto_scoring_move()
 
 
+def forced_move(game: Game) -> Move | None:
+    """The move a search bot plays without searching: the automatic order's scoring
+    choice (`auto_scoring_choice`) or the only legal move; None when there is a choice."""
+    if (choice := auto_scoring_choice(game)) is not None:
+        return choice
+    moves = game.legal_moves()
+    return moves[0] if len(moves) == 1 else None
+
+
 #: The bots the environments play by name ("module:class", imported on first use).
 BUILTIN_BOTS = {
     "random": "carcassonne_env.bots.simple:RandomAgent",
