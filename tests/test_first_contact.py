@@ -54,7 +54,8 @@ def test_sb3_predict_step_loop_on_solo_v0(models):
     from sb3_contrib.common.maskable.utils import get_action_masks
 
     model = models["solo"]
-    env = gymnasium.make("Carcassonne/Solo-v0", board_size=16)
+    env = gymnasium.make("Carcassonne/Solo-v0", board_size=16, obs_features="aggregate",
+                         candidate_moves=128)  # the model's observation
     obs, info = env.reset(seed=3)
     total, steps = 0.0, 0
     while True:
@@ -475,7 +476,9 @@ def test_vsbots_refuses_one_player(kwargs):
 
 def test_model_env_options_of_the_shipped_models(models):
     assert model_env_options(models["solo"]) == {"colours": 3, "board_size": 16,
-                                                 "action_mode": "turn"}
+                                                 "action_mode": "turn",
+                                                 "obs_features": "aggregate",
+                                                 "candidate_moves": 128}
     assert model_env_options(DUEL_MODEL) == {"players": 2, "hand_size": 1, "board_size": 20,
                                              "action_mode": "turn",
                                              "obs_features": "aggregate",

@@ -84,7 +84,7 @@ def test_shipped_files_hold_weights_and_spaces_only():
     ("sb3:model=ppo_duel_bc", Rules(), 2, [87, 41]),
     ("sb3:model=ppo_duel_rl", Rules(), 0, [106, 54]),  # candidate moves (issue 25)
     ("sb3:model=ppo_duel_rl", Rules(), 2, [133, 33]),
-    ("sb3:model=ppo_solo_rl", Rules(variant="solo"), 1, [9, 10, 11]),
+    ("sb3:model=ppo_solo_rl", Rules(variant="solo"), 1, [10, 12, 11]),  # candidate moves
 ])
 def test_shipped_models_play_as_before_slimming(spec, rules, seed, scores):
     assert _play(spec, rules, seed) == scores
@@ -229,9 +229,9 @@ def test_export_keeps_whether_the_model_played_solo(tmp_path):
     from carcassonne_env.envs.single import SoloEnv
     from training.export import export_model
 
-    full = load_model("ppo_solo_rl", cached=False)  # standard layout, as the env below
+    full = load_model("ppo_solo_rl", cached=False)  # candidate moves, as the env below
     del full.carcassonne_solo  # as older training runs saved it: only the observations tell
-    obs, _ = SoloEnv(board_size=16).reset(seed=0)
+    obs, _ = SoloEnv(board_size=16, obs_features="aggregate", candidate_moves=128).reset(seed=0)
     full._last_obs = {key: value[None] for key, value in obs.items()}
     full.save(tmp_path / "full.zip")
     slim = load_model(export_model(tmp_path / "full.zip", tmp_path / "slim.zip"))
