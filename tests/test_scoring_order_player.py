@@ -232,12 +232,14 @@ def test_the_order_decides_who_scores_on_deal_18():
     assert game.auto_scoring_move() == road.move
 
 
-def test_search_bots_play_the_forced_move_without_searching(decisions):
+def test_search_bots_play_the_forced_move_without_searching():
     """`forced_move`: at a scoring decision the auto order's choice, at a placement with
     one legal move that move, else None (the search bots then search)."""
     from carcassonne_env.bots.base import forced_move
 
-    _, game = decisions[0]
+    found = _decisions(range(0, 8))  # fresh games: the module's fixture is shared
+    assert found
+    _, game = found[0]
     assert forced_move(game) == game.auto_scoring_move()
     assert make_agent("solo-search", seed=0).act(game) == game.auto_scoring_move()
     placing = Game(PLAYER, seed=0)
