@@ -365,9 +365,7 @@ def test_a_real_ctrl_c_stops_arena_workers_without_tracebacks(tmp_path):
             assert run.poll() is None and time.monotonic() < deadline
             time.sleep(0.5)
         os.killpg(run.pid, signal.SIGINT)
-        # generous: on a cold numba cache the parent compiles while it reports, and in
-        # CI the other test worker compiles beside it (120 s was overrun there twice)
-        stdout, stderr = run.communicate(timeout=300)
+        stdout, stderr = run.communicate(timeout=120)
     finally:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)

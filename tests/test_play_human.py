@@ -240,8 +240,7 @@ def test_cli_server_stops_cleanly_on_ctrl_c(tmp_path):
         assert state["human_to_move"] and state["turn"] == 0
     finally:
         proc.send_signal(signal.SIGINT)
-        # generous: a cold numba cache beside the other CI worker's compiles overran 60 s
-        out, err = proc.communicate(timeout=240)
+        out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert "stopped" in out and "Traceback" not in err
     assert json.loads(record.read_text())["moves"] == []
