@@ -61,7 +61,7 @@ from .rules import Rules
 from .tiles import TileSet, tileset_for
 
 ACTION_MODES = ("turn", "two_step")
-OVERFLOW_POLICIES = ("warn", "raise")
+OVERFLOW_POLICIES = ("warn", "raise", "truncate")
 OBS_FEATURES = ("standard", "aggregate")
 
 
@@ -147,8 +147,12 @@ class Encoder:
         action_mode: "turn" (one action per turn) or "two_step" (placement, then follower).
         on_overflow: what happens when legal moves fall outside the window: "warn" (a
             `WindowOverflowWarning` once per encoder; those moves are masked out and
-            counted in `last_outside`) or "raise" (`WindowOverflowError`). If no legal
-            move at all is inside the window, `WindowOverflowError` is raised either way.
+            counted in `last_outside`), "raise" (`WindowOverflowError`) or "truncate".
+            If no legal move at all is inside the window, the encoder raises
+            `WindowOverflowError` under every policy; "truncate" is "warn" here, and
+            tells the vector envs (`SoloVectorEnv`, `VsBotsVectorEnv`) to end such a
+            game as truncated (``final_info["window_overflow"]``) and deal a new one
+            instead of raising. The single-game envs treat "truncate" as "warn".
         obs_features: "standard" (the planes and features above) or "aggregate" (also,
             per pixel, what the rules core tracks about its feature: points when
             completed and at the end, open edges, tiles, whether it can still be claimed,

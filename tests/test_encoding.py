@@ -573,7 +573,8 @@ def test_overflow_when_no_legal_move_fits_raises_even_with_warn():
     ({"board_size": True}, "board_size"),
     ({"board_size": "32"}, "board_size"),
     ({"action_mode": "both"}, r"action_mode must be one of \('turn', 'two_step'\)"),
-    ({"on_overflow": "ignore"}, r"on_overflow must be one of \('warn', 'raise'\)"),
+    ({"on_overflow": "ignore"},
+     r"on_overflow must be one of \('warn', 'raise', 'truncate'\)"),
 ])
 def test_bad_constructor_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -192,7 +192,8 @@ def win_against(label: str) -> Callable[[dict], float | None]:
     """Curve metric: 1 / 0.5 / 0 for a won / drawn / lost game against `label`."""
 
     def metric(info: dict) -> float | None:
-        if info.get("opponent") != label or "scores" not in info or "illegal_move" in info:
+        if info.get("opponent") != label or "scores" not in info or "illegal_move" in info \
+                or info.get("window_overflow"):  # a game cut short has no result
             return None
         mine = info["scores"][info["seat"]]
         best_other = max(s for p, s in enumerate(info["scores"]) if p != info["seat"])
@@ -254,7 +255,7 @@ def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None
     def group(n: int, opponent: Any) -> VsBotsVectorEnv:
         reward = "margin" if settings.reward == "projected" else settings.reward
         return VsBotsVectorEnv(n, opponents=opponent, players=2, reward=reward,
-                               board_size=settings.board_size,
+                               board_size=settings.board_size, on_overflow="truncate",
                                num_threads=settings.torch_threads, **settings.env_options())
 
     groups = [(spec, group(per_bot, spec)) for spec in bots if per_bot]

@@ -72,10 +72,12 @@ def solo_result(info: dict) -> float | None:
 
 
 def make_env(settings: SoloSettings) -> VecMonitor:
-    """The vector env as SB3 sees it (one numba thread: PyTorch has the cores)."""
+    """The vector env as SB3 sees it (one numba thread: PyTorch has the cores). A game
+    whose every legal move lies outside the window is cut short (truncated, its value
+    bootstrapped; no "result" in the curve) instead of stopping the run."""
     venv = SoloVectorEnv(settings.n_envs, colours=settings.colours,
                          board_size=settings.board_size, num_threads=1,
-                         **settings.env_options())
+                         on_overflow="truncate", **settings.env_options())
     sb3 = venv.to_sb3()
     if settings.reward == "projected":
         return VecMonitor(ProjectedReward(sb3, venv.encoder.feature_names, settings.colours,

@@ -1,22 +1,30 @@
-"""Stable-Baselines3 `VecEnv` over `SoloVectorEnv` (needs the `train` extra)."""
+"""Stable-Baselines3 `VecEnv` over `SoloVectorEnv` or `VsBotsVectorEnv` (needs the
+`train` extra)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
 from .vector import SoloVectorEnv
 
+if TYPE_CHECKING:
+    from .vector_multi import VsBotsVectorEnv
+
 
 class SB3VecEnv(VecEnv):
-    """SB3's VecEnv protocol over a `SoloVectorEnv`; ``action_masks()`` (and
-    ``env_method("action_masks")``) serve sb3-contrib's MaskablePPO. Finished games
-    restart at once; their last observation is ``infos[i]["terminal_observation"]``."""
+    """SB3's VecEnv protocol over a `SoloVectorEnv` (or `VsBotsVectorEnv`);
+    ``action_masks()`` (and ``env_method("action_masks")``) serve sb3-contrib's
+    MaskablePPO. Finished games restart at once; ``infos[i]`` holds the final info's
+    entries for game i (those its ``_key`` masks give it), its last observation as
+    ``"terminal_observation"`` and ``"TimeLimit.truncated"``: True for a game cut short
+    (``on_overflow="truncate"``, with ``"window_overflow"``), so that SB3 bootstraps
+    its value from the last observation."""
 
-    def __init__(self, venv: SoloVectorEnv) -> None:
+    def __init__(self, venv: SoloVectorEnv | VsBotsVectorEnv) -> None:
         self.venv = venv
         super().__init__(venv.num_envs, venv.single_observation_space,
                          venv.single_action_space)
@@ -39,9 +47,10 @@ class SB3VecEnv(VecEnv):
         if dones.any():
             final_info, final_obs = infos["final_info"], infos["final_obs"]
             for i in np.flatnonzero(dones):
-                out[i] = {k: v[i] for k, v in final_info.items() if not k.startswith("_")}
+                out[i] = {k: v[i] for k, v in final_info.items()
+                          if not k.startswith("_") and final_info.get(f"_{k}", dones)[i]}
                 out[i]["terminal_observation"] = final_obs[i]
-                out[i]["TimeLimit.truncated"] = False
+                out[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
         return obs, rewards.astype(np.float32), dones, out
 
     def action_masks(self) -> np.ndarray:

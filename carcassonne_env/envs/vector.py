@@ -6,6 +6,13 @@ returned observation is already the first one of the next game; the last observa
 info of the finished game are in ``infos["final_obs"]`` / ``infos["final_info"]`` (with
 the boolean masks ``infos["_final_obs"]`` / ``infos["_final_info"]``).
 
+Window overflow: with ``on_overflow="truncate"``, a game in which no legal move of the
+learner lies inside the observation window is cut short after the step that led there:
+``truncated[i]`` True (``terminated[i]`` False), the step's reward as usual (nothing for
+the rest of the game), its last observation and info in ``final_obs`` / ``final_info``
+with ``final_info["window_overflow"]`` True, and a new game in its place. With "warn" (the
+default) or "raise" such a game raises `WindowOverflowError`.
+
 Sub-env i behaves exactly like ``gymnasium.make("Carcassonne/Solo-v0")`` reset with
 seed ``seed + i`` (and reset again without a seed after every game).
 """
@@ -25,11 +32,15 @@ from ..checks import check_bool, check_choice, check_int, check_real
 from ..core import config as C
 from ..core.state import copy_state
 from ..core.vector import aggregate_batch, candidates_batch, encode_batch, step_batch
-from ..encoding import Encoder
+from ..encoding import Encoder, WindowOverflowError
 from ..game import Game, shuffled_deck
 from ..rules import Rules
 from .driver import check_rule_options
 from .rendering import render_game
+
+#: With on_overflow="truncate": how many times in a row a place may deal a game that
+#: cannot start inside the window before WindowOverflowError.
+_REDEALS = 100
 
 
 class Teacher(NamedTuple):
@@ -183,30 +194,72 @@ class BatchedGamesEnv(VectorEnv):
 
     def _finish_step(self, actions: np.ndarray, src: _Buffers, dst: _Buffers):
         """The step's return once the batch ran (observations in `dst`, the masks the
-        actions were chosen from in `src`): illegal rewards, same-step autoreset of the
+        actions were chosen from in `src`): illegal rewards, with on_overflow="truncate"
+        the games cut short for want of a visible move, same-step autoreset of the
         finished games with their final observations and infos, the overflow check.
         Subclasses provide `_final_infos`, `_deal` and `_start`."""
         rewards = self._rewards.copy()
         terminated = self._dones.astype(bool)
-        infos: dict[str, Any] = {}
-        done = np.flatnonzero(terminated)
-        if done.size:
-            illegal = self._illegal.astype(bool)
-            rewards[illegal] = self.illegal_reward
-            infos = self._final_infos(done, illegal, actions, src, dst)
-            for i in done:
-                self._deal(i)
-            self._start(done)
-        self._check_overflow()
         truncated = np.zeros(self.num_envs, bool)
+        if self.encoder.on_overflow == "truncate":
+            truncated[self._blocked(~terminated)] = True
+            self._stalled[:] = False
+        infos: dict[str, Any] = {}
+        ended = np.flatnonzero(terminated | truncated)
+        if ended.size:
+            illegal = self._illegal.astype(bool) & terminated
+            rewards[illegal] = self.illegal_reward
+            infos = self._final_infos(ended, illegal, truncated, actions, src, dst)
+            self._restart(ended)
+        self._check_overflow()
         return self._obs(), rewards, terminated, truncated, infos
 
+    def _blocked(self, among: np.ndarray) -> np.ndarray:
+        """Indices of the games marked in `among` (bool[num_envs]) whose learner has
+        legal moves but none inside the window (its mask in the current buffer set is
+        empty), or (`VsBotsVectorEnv`) that stalled at a policy seat in the same way."""
+        blocked = self._stalled & among
+        over = np.flatnonzero((self._outside > 0) & among)
+        if over.size:
+            masks = self._sets[self._cur].masks
+            blocked[over[~masks[over].any(axis=1)]] = True
+        return np.flatnonzero(blocked)
+
+    def _restart(self, which: np.ndarray) -> None:
+        """Deal and start new games in the places `which`. With on_overflow="truncate"
+        a new game whose first decision already shows no legal move (possible only with
+        tiny windows, after the opponents' first moves) is dealt again."""
+        for i in which:
+            self._deal(i)
+        self._start(which)
+        if self.encoder.on_overflow != "truncate":
+            return
+        places = np.zeros(self.num_envs, bool)
+        places[which] = True
+        for _ in range(_REDEALS):
+            again = self._blocked(places)
+            if not again.size:
+                return
+            self._stalled[again] = False
+            for i in again:
+                self._deal(i)
+            self._start(again)
+        raise WindowOverflowError(f"{_REDEALS} new games in a row showed no legal move in "
+                                  f"the {self.encoder.board_size}-cell window; use a "
+                                  "larger board_size")
+
     def _check_overflow(self) -> None:
-        if self._outside.any():
-            i = int(np.argmax(self._outside))
-            game = self.game(i)
-            n = len(game._legal_rows())
-            self.encoder._overflow(game, n, int(self._outside[i]))
+        """Apply the encoder's overflow policy to the current decisions: warn (once)
+        when some legal moves lie outside the window, raise when none lies inside."""
+        if not self._outside.any():
+            return
+        blocked = self._blocked(np.ones(self.num_envs, bool))
+        if not blocked.size and self.encoder._warned:
+            return  # warned once already, nothing to raise
+        i = int(blocked[0]) if blocked.size else int(np.argmax(self._outside))
+        game = self.game(i)
+        n = len(game._legal_rows())
+        self.encoder._overflow(game, n, int(self._outside[i]))
 
     def _obs(self) -> dict[str, np.ndarray]:
         return self._sets[self._cur].obs(copy=self.copy)
@@ -221,6 +274,11 @@ class SoloVectorEnv(BatchedGamesEnv):
         board_size, on_overflow, obs_features: see `carcassonne_env.encoding.Encoder`
             (an overflow is checked after every batch; obs_features="aggregate" adds
             the per-feature planes and projected scores in a second parallel pass).
+            on_overflow="truncate" (for long training runs) warns like "warn" when some
+            legal moves lie outside the window, and cuts short a game in which none
+            lies inside: ``truncated[i]`` True, ``final_info["window_overflow"]`` True
+            (and no "result"), a new game in its place; "warn" and "raise" raise
+            `WindowOverflowError` there.
         candidate_moves: K > 0 adds the candidate-move observation (see
             `carcassonne_env.encoding.Encoder`; one more parallel pass; the legal actions
             in the window of each game's last observation are in `last_candidates`).
@@ -282,6 +340,7 @@ class SoloVectorEnv(BatchedGamesEnv):
         self._dones = np.zeros(N, np.uint8)
         self._illegal = np.zeros(N, np.uint8)
         self._outside = np.zeros(N, np.int64)
+        self._stalled = np.zeros(N, bool)  # never set in solo (no policy seats)
         self._rngs = [seeding.np_random(None)[0] for _ in range(N)]
         self._all = np.arange(N, dtype=np.int64)
         self._no_skip = np.zeros(N, np.uint8)
@@ -297,9 +356,7 @@ class SoloVectorEnv(BatchedGamesEnv):
             if len(seeds) != self.num_envs:
                 raise ValueError(f"need {self.num_envs} seeds, got {len(seeds)}")
             self._rngs = [seeding.np_random(s)[0] for s in seeds]
-        for i in range(self.num_envs):
-            self._deal(i)
-        self._start(self._all)
+        self._restart(self._all)
         return self._obs(), {}
 
     def step(self, actions):
@@ -332,10 +389,12 @@ class SoloVectorEnv(BatchedGamesEnv):
         which = np.asarray(which, np.int64)
         self._aggregate(which, self._no_seats[: len(which)], which, self._no_skip, out)
 
-    def _final_infos(self, done: np.ndarray, illegal: np.ndarray, actions: np.ndarray,
-                     src: _Buffers, dst: _Buffers) -> dict[str, Any]:
+    def _final_infos(self, done: np.ndarray, illegal: np.ndarray, cut: np.ndarray,
+                     actions: np.ndarray, src: _Buffers, dst: _Buffers) -> dict[str, Any]:
         """Gymnasium's same-step autoreset infos (the layout `_add_info` builds, written
-        directly: it is on the hot path)."""
+        directly: it is on the hot path) of the ended games `done`: "scores",
+        "end_reason", "result" (finished games), "illegal_move" (the reason, where
+        `illegal`) and "window_overflow" (the games `cut` short, bool[num_envs])."""
         N = self.num_envs
         ended = np.zeros(N, bool)
         ended[done] = True
@@ -353,10 +412,12 @@ class SoloVectorEnv(BatchedGamesEnv):
                 reasons_why[i] = f"action {actions[i]} is not in the mask"
         final_info: dict[str, Any] = {"scores": scores, "_scores": ended,
                                       "end_reason": reasons, "_end_reason": ended}
-        if (ended & ~illegal).any():
-            final_info |= {"result": results, "_result": ended & ~illegal}
+        if (ended & ~illegal & ~cut).any():
+            final_info |= {"result": results, "_result": ended & ~illegal & ~cut}
         if illegal.any():
             final_info |= {"illegal_move": reasons_why, "_illegal_move": illegal}
+        if cut.any():
+            final_info |= {"window_overflow": cut.copy(), "_window_overflow": cut.copy()}
         return {"final_obs": final_obs, "_final_obs": ended, "final_info": final_info,
                 "_final_info": ended}
 

@@ -13,6 +13,9 @@ Autoreset: same-step (`AutoresetMode.SAME_STEP`, as SB3 does it): when a game en
 returned observation is already the learner's first one of the next game; the last
 observation and info of the finished game are in ``infos["final_obs"]`` /
 ``infos["final_info"]`` (boolean masks ``infos["_final_obs"]`` / ``infos["_final_info"]``).
+With ``on_overflow="truncate"`` a game in which the learner, or a policy opponent, has no
+legal move inside the observation window is cut short instead (``truncated[i]``,
+``final_info["window_overflow"]``; see `VsBotsVectorEnv`).
 
 Sub-env i behaves exactly like ``gymnasium.make("Carcassonne/VsBots-v0", ...)`` with the
 same arguments, reset with seed ``seed + i`` (and again without a seed after every
@@ -87,7 +90,16 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         seat: the learning seat, or None to draw it per episode (as `VsBotsEnv`).
         reward: "score", "margin" or "win" (as `VsBotsEnv`).
         rules: a `Rules`, or its options as keywords (``players=3``...).
-        board_size, on_overflow: see `carcassonne_env.encoding.Encoder`.
+        board_size, on_overflow: see `carcassonne_env.encoding.Encoder`. Checked after
+            every batch, for the learner and for the policy opponents: with "warn" (the
+            default) or "raise", `WindowOverflowError` when the seat to move has legal
+            moves but none inside the window. With "truncate" (for long training runs)
+            such a game is cut short instead: ``truncated[i]`` True, ``terminated[i]``
+            False, the reward since the learner's last decision as usual (nothing for
+            the rest of the game), the learner's last observation and info in
+            ``final_obs`` / ``final_info`` with ``final_info["window_overflow"]`` True,
+            and a new game in its place (a policy seat stuck before the learner's first
+            decision: the game is dealt again). Partial overflows warn as with "warn".
         illegal_reward: reward for an action outside the mask; that game ends
             (``final_info["illegal_move"]`` says why) and restarts.
         copy: return copies of the observation arrays (see `SoloVectorEnv`).
@@ -213,6 +225,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         self._illegal = np.zeros(N, np.uint8)
         self._waiting = np.full(N, -1, np.int64)
         self._outside = np.zeros(N, np.int64)
+        self._stalled = np.zeros(N, bool)  # stuck at a policy seat (on_overflow="truncate")
         self._rngs = [seeding.np_random(None)[0] for _ in range(N)]
         self._all = np.arange(N, dtype=np.int64)
         self._has_policies = any(k == POLICY for k, _, _ in self._slots)
@@ -239,9 +252,8 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                 raise ValueError(f"need {self.num_envs} seeds, got {len(seeds)}")
             self._rngs = [seeding.np_random(s)[0] for s in seeds]
         self._check_self_policy()
-        for i in range(self.num_envs):
-            self._deal(i)
-        self._start(self._all)
+        self._stalled[:] = False
+        self._restart(self._all)
         return self._obs(), {"seat": self.seats, "_seat": np.ones(self.num_envs, bool)}
 
     def step(self, actions):
@@ -339,6 +351,15 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                 self._aggregate(which, observers, self._all[:n], self._no_skip, buf)
                 obs = buf.obs(slice(0, n))
                 masks = buf.masks[:n].view(np.bool_)
+                stuck = ~masks.any(axis=1)
+                if stuck.any():  # no legal move of that seat inside the window
+                    self._stall(which[stuck], started)
+                    keep = ~stuck
+                    if not keep.any():
+                        continue
+                    which, observers, masks = which[keep], observers[keep], masks[keep]
+                    obs = {k: v[keep] for k, v in obs.items()}
+                    n = len(which)
                 if _takes_games(policy):
                     actions = policy(obs, masks, observers, games=which)
                 else:
@@ -353,6 +374,35 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                                      f"for seat {observers[j]} in game {which[j]}")
                 self._run(RESUME, which, actions, out.masks, np.full(n, started, np.bool_))
 
+    def _stall(self, games: np.ndarray, started: bool) -> None:
+        """Games `games` wait for a policy seat none of whose legal moves lies inside
+        the window. With on_overflow="truncate" they stop there (`_finish_step` cuts
+        them short; `_restart` deals again where they had not reached the learner's
+        first decision, `started`): the learner's reward since its last decision and its
+        observation are written as `run_batch` would; else WindowOverflowError."""
+        from ..bots.vs_bots_kernel import _reward, observe_batch
+
+        if self.encoder.on_overflow != "truncate":
+            game = self.game(int(games[0]))
+            n = len(game._legal_rows())
+            self.encoder._overflow(game, n, n)  # raises: nothing fits
+        self._waiting[games] = -1
+        self._stalled[games] = True
+        self._outside[games] = 0
+        if started:
+            return
+        enc, out = self.encoder, self._sets[self._cur]
+        for i in games:
+            i = int(i)
+            self._rewards[i] = _reward(self._state_list[i], self._seats[i], self._base[i],
+                                       self._mode)
+            self._dones[i] = 0
+            rows = slice(i, i + 1)  # views: the learner's row of the current set
+            observe_batch(self._states, enc.tileset.tables, enc.subtiles, enc.n_types,
+                          enc.slots, self._all[rows], self._seats[rows], self._rows,
+                          out.planes[rows], out.feats[rows], out.masks[rows],
+                          out.dirty[rows], self._pend)
+
     def _policy_buffers(self, n: int) -> _Buffers:
         if self._pbuf is None:
             self._pbuf = _Buffers(self.num_envs, self.encoder)
@@ -362,10 +412,11 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                          buf.masks.shape[1])
         return buf
 
-    def _final_infos(self, done: np.ndarray, illegal: np.ndarray, actions: np.ndarray,
-                     src: _Buffers, dst: _Buffers) -> dict[str, Any]:
-        """Gymnasium's same-step autoreset infos: "scores", "end_reason", "seat" and, for
-        an illegal action, "illegal_move" (the reason)."""
+    def _final_infos(self, done: np.ndarray, illegal: np.ndarray, cut: np.ndarray,
+                     actions: np.ndarray, src: _Buffers, dst: _Buffers) -> dict[str, Any]:
+        """Gymnasium's same-step autoreset infos: "scores", "end_reason", "seat", for an
+        illegal action "illegal_move" (the reason) and for the games `cut` short
+        (bool[num_envs]) "window_overflow"."""
         N = self.num_envs
         ended = np.zeros(N, bool)
         ended[done] = True
@@ -386,6 +437,8 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                                       "seat": seats, "_seat": ended}
         if illegal.any():
             final_info |= {"illegal_move": reasons_why, "_illegal_move": illegal}
+        if cut.any():
+            final_info |= {"window_overflow": cut.copy(), "_window_overflow": cut.copy()}
         return {"final_obs": final_obs, "_final_obs": ended, "final_info": final_info,
                 "_final_info": ended}
 
