@@ -182,6 +182,7 @@ def _warmup(report: Callable[[str], None]) -> float:
     game = Game(Rules(players=2), seed=0)
     game.random_playouts(1, seed=0)
     game.play(game.clone().legal_moves()[0])  # not in this game's cache: validated
+    game.clone()  # the first clone's state, given back, makes this one copy into it
     while not game.done:
         game.play(game.legal_moves()[0])
     game.events  # noqa: B018 - scoring queries compile on first read

@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 from functools import cache
 from importlib import resources
+from sys import getrefcount
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -20,7 +21,7 @@ from .core.choices import auto_choice
 from .core.playout import playouts_from
 from .core.queries import feature_tiles
 from .core.scoring import feature_points, majority
-from .core.state import State, copy_state, make_state, max_legal_rows
+from .core.state import State, copy_state, copy_whole, make_state, max_legal_rows
 from .core.turn import apply_move, check_move, legal_moves, reset, solo_ends_after_turn
 from .rules import Rules
 from .text import render_board
@@ -32,6 +33,31 @@ MAX_TILES = 2000  # keeps segment and board indices inside the core's int16 arra
 
 
 _CORE_CALLS: dict[tuple, tuple] = {}  # Game._core_calls by array types
+
+# Spare states for `Game.clone`: a dead game gives its state back here when nothing else
+# holds it or any of its arrays, and a clone copies into one (a memcpy per array) instead
+# of allocating 35 numpy arrays, which was most of a clone's time. By kind (`_kind`).
+_SPARE_STATES: dict[tuple, list[State]] = {}
+_SPARE_MAX = 8  # per kind: a search drops each clone before it makes the next
+_COPY_WHOLE: dict[tuple, Any] = {}  # compiled copy_whole by kind
+
+
+def _ref_counts(game: Any) -> tuple[int, int]:
+    """References to `game._st` and the most to any of its arrays, as seen from here."""
+    st = game._st
+    return getrefcount(st), max(map(getrefcount, st))
+
+
+class _Probe:
+    """An object holding a state nothing else holds, to calibrate `_ref_counts`."""
+
+    def __init__(self) -> None:
+        self._st = State._make(np.zeros(1) for _ in State._fields)
+
+
+# What `_ref_counts` gives for a state held by its game alone (the interpreter's own
+# temporary references vary between Python versions, so measured, not assumed).
+_UNSHARED = _ref_counts(_Probe())
 
 
 def _entry_point(dispatcher: Any, *args: Any) -> Any:
@@ -210,6 +236,9 @@ class Game:
         )
         self._st.deck[: len(deck)] = deck
         reset(self._st, self._ts.tables, len(deck))
+        # the shapes that make states interchangeable for clones (None: not recycled)
+        self._kind: tuple | None = (self._ts, n_tiles, *self._st.active.shape,
+                                    *self._st.supply.shape)
         self._moves: list[dict[str, Any]] = []
         self._score_log: list[list[int]] = []
         self._legal: dict[Move, list[int]] | None = None
@@ -426,6 +455,18 @@ class Game:
         st = self._st
         return self._ts.slot_names[int(st.ptype[i])][int(st.prot[i])][slot]
 
+    def __del__(self) -> None:
+        # give the state to the next clone, unless something else still holds it or one
+        # of its arrays (an env that kept `_st`, a view of the board...)
+        try:
+            kind = self._kind
+            if kind is not None and _ref_counts(self) == _UNSHARED:
+                spare = _SPARE_STATES.setdefault(kind, [])
+                if len(spare) < _SPARE_MAX:
+                    spare.append(self._st)
+        except Exception:  # noqa: BLE001 (interpreter shutdown, half-built game)
+            pass
+
     def __getstate__(self) -> dict[str, Any]:
         # compiled entry points do not pickle (copy, multiprocessing): resolved again
         return {**self.__dict__, "_calls": None}
@@ -592,11 +633,23 @@ class Game:
         game.rules, game.seed, game._ts, game._st = rules, seed, tileset, st
         game._moves, game._score_log, game._legal, game._events = [], [], None, []
         game._calls = None
+        game._kind = None  # the state is not the game's own: never given back
         return game
 
     def clone(self) -> Game:
         """An independent copy of this game (state and move log)."""
-        other = Game._over_state(self.rules, self._ts, copy_state(self._st), self.seed)
+        kind, src = self._kind, self._st
+        try:  # a dead game's state (`__del__`), else a new one
+            st = _SPARE_STATES[kind].pop()
+        except (KeyError, IndexError):
+            st = copy_state(src)
+        else:
+            copy = _COPY_WHOLE.get(kind)
+            if copy is None:
+                copy = _COPY_WHOLE[kind] = _entry_point(copy_whole, st, src)
+            copy(st, src)
+        other = Game._over_state(self.rules, self._ts, st, self.seed)
+        other._kind = kind
         other._moves = list(self._moves)
         other._score_log = list(self._score_log)
         other._legal = self._legal
