@@ -216,3 +216,8 @@ def test_trainers_use_truncate():
     info = {"opponent": "random", "scores": [3, 1], "seat": 0}
     assert win_against("random")(info) == 1.0
     assert win_against("random")({**info, "window_overflow": True}) is None
+    from training.imitation import ImitationSettings
+    from training.imitation import make_env as make_bc_env
+    for players in (1, 2):
+        bc = make_bc_env(ImitationSettings(players=players), 2, ["random"])
+        assert bc.encoder.on_overflow == "truncate"

@@ -115,15 +115,16 @@ PRESETS = {
 def make_env(settings: ImitationSettings, num_envs: int, opponents: list[str],
              reward: str = "margin") -> BatchedGamesEnv:
     """The batched games the policy plays (one numba thread per PyTorch thread): a
-    `SoloVectorEnv` for players=1, else a `VsBotsVectorEnv`."""
+    `SoloVectorEnv` for players=1, else a `VsBotsVectorEnv`. A game with no legal move
+    inside the window is cut short (`on_overflow="truncate"`), not the run."""
     if settings.players == 1:
         return SoloVectorEnv(num_envs, board_size=settings.board_size,
                              obs_features=settings.obs_features,
-                             num_threads=settings.torch_threads)
+                             num_threads=settings.torch_threads, on_overflow="truncate")
     return VsBotsVectorEnv(num_envs, opponents=opponents, players=settings.players,
                            reward=reward, board_size=settings.board_size,
                            obs_features=settings.obs_features,
-                           num_threads=settings.torch_threads)
+                           num_threads=settings.torch_threads, on_overflow="truncate")
 
 
 def policy_outputs(policy: Any, obs: dict[str, np.ndarray], masks: np.ndarray

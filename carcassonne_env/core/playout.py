@@ -29,8 +29,10 @@ def rng_next(rng):
 
 @hot
 def rng_below(rng, n):
-    """Uniform integer in [0, n) (n small: the modulo bias is below 2**-50)."""
-    return np.int64(rng_next(rng) % np.uint64(n))
+    """Uniform integer in [0, n) for 0 < n < 2**32: the top 32 random bits scaled by n
+    (multiply and shift; each value's probability is within 2**-32 of 1/n). A 64-bit
+    modulo was 3-4% of a random playout's time: integer division is slow."""
+    return np.int64(((rng_next(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @hot
