@@ -500,6 +500,12 @@ class CandidatePolicy(MaskableActorCriticPolicy):
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> CandidateCategorical:
         return self.candidate_dist.proba_distribution(latent_pi)
 
+    def extract_features(self, obs: Any, features_extractor: Any = None) -> Any:
+        # Only what the network reads: SB3 would turn every key to float first, the board
+        # planes too (unused here; in PPO's updates 13% of the time).
+        used = {key: obs[key] for key in ("features", *CANDIDATE_KEYS)}
+        return super().extract_features(used, features_extractor)
+
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
         data.update(hidden=self.hidden)
