@@ -459,7 +459,7 @@ class Game:
         # give the state to the next clone, unless something else still holds it or one
         # of its arrays (an env that kept `_st`, a view of the board...)
         try:
-            kind = self._kind
+            kind = getattr(self, "_kind", None)
             if kind is not None and _ref_counts(self) == _UNSHARED:
                 spare = _SPARE_STATES.setdefault(kind, [])
                 if len(spare) < _SPARE_MAX:
@@ -638,7 +638,8 @@ class Game:
 
     def clone(self) -> Game:
         """An independent copy of this game (state and move log)."""
-        kind, src = self._kind, self._st
+        # (no `_kind`: a game unpickled from a version before it; it allocates)
+        kind, src = getattr(self, "_kind", None), self._st
         try:  # a dead game's state (`__del__`), else a new one
             st = _SPARE_STATES[kind].pop()
         except (KeyError, IndexError):

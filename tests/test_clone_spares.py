@@ -6,23 +6,11 @@ import random
 
 import numpy as np
 import pytest
+from test_copy_into import RULES, _played
 
 from carcassonne_env import Game, Rules
 from carcassonne_env.core.state import SCRATCH_FIELDS, State, copy_state, copy_whole
 from carcassonne_env.game import _SPARE_STATES
-
-RULES = [Rules(players=2), Rules(players=3, expansions=["inns_cathedrals",
-                                                        "traders_builders"]),
-         Rules(variant="solo", players=1)]
-
-
-def _played(rules: Rules, seed: int, turns: int) -> Game:
-    game, rng = Game(rules, seed=seed), random.Random(seed)
-    for _ in range(turns):
-        if game.done:
-            break
-        game.play(rng.choice(game.legal_moves()))
-    return game
 
 
 def _same_state(a: State, b: State) -> bool:
