@@ -637,7 +637,8 @@ class Game:
         return game
 
     def clone(self) -> Game:
-        """An independent copy of this game (state and move log)."""
+        """An independent copy of this game (state and move log). Cheapest when an earlier
+        game of the same kind has been dropped: its state is reused (copied into)."""
         # (no `_kind`: a game unpickled from a version before it; it allocates)
         kind, src = getattr(self, "_kind", None), self._st
         try:  # a dead game's state (`__del__`), else a new one
