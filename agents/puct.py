@@ -120,13 +120,11 @@ class PUCTAgent:
             dist = policy._get_action_dist_from_latent(latent_pi)
             logits = dist.distribution.logits[0].cpu().numpy()
             value = float(policy.value_net(latent_vf)[0, 0])
-        actions = row_actions(view, enc, rows)
-        logits = np.where(actions >= 0, logits[np.maximum(actions, 0)], -np.inf)
-        if not np.isfinite(logits).any():  # the policy sees none of them
-            logits = np.zeros(len(rows))
-        prior = np.exp(logits - logits.max())
+        prior = row_probabilities(view, enc, rows, logits)
+        if prior is None:  # the policy sees none of them
+            prior = np.full(len(rows), 1.0 / len(rows))
         base = self.base(view, enc, obs["features"])
-        return rows, prior / prior.sum(), base + value * self.value_scale
+        return rows, prior, base + value * self.value_scale
 
     def base(self, view: Game, enc: Any, features: np.ndarray) -> float:
         """What the value head's prediction adds to, in points for the seat to move: its
@@ -239,6 +237,20 @@ def row_actions(view: Game, enc: Any, rows: np.ndarray) -> np.ndarray:
     inside = (col >= 0) & (col < B) & (row >= 0) & (row < B)
     index = ((((rows[:, 0] * B + row) * B + col) * 4 + rows[:, 3]) * SL + rows[:, 4] + 1)
     return np.where(inside, index, -1)
+
+
+def row_probabilities(view: Game, enc: Any, rows: np.ndarray, logits: np.ndarray
+                      ) -> np.ndarray | None:
+    """The policy's probability of each legal row: the softmax of its action `logits`
+    (over the encoder's action space) over the rows it sees in its window, 0 for a row
+    outside it; None when it sees none."""
+    actions = row_actions(view, enc, rows)
+    logits = np.where(actions >= 0, logits[np.maximum(actions, 0)], -np.inf)
+    finite = np.isfinite(logits)
+    if not finite.any():
+        return None
+    p = np.where(finite, np.exp(logits - logits[finite].max()), 0.0)
+    return p / p.sum()
 
 
 def _decision_key(st: Any) -> tuple:

@@ -193,7 +193,7 @@ class SoloSearchAgent:
 
         from carcassonne_env.encoding import WindowOverflowError, WindowOverflowWarning
 
-        from .puct import row_actions
+        from .puct import row_probabilities
         from .sb3_policy import torch_threads
 
         net = self._guide
@@ -209,14 +209,8 @@ class SoloSearchAgent:
                                            net.model.observation_space.spaces})
         with torch.no_grad(), torch_threads(net.torch_threads):
             logits = policy.get_distribution(tensors).distribution.logits[0].cpu().numpy()
-        actions = row_actions(game, enc, rows)
-        logits = np.where(actions >= 0, logits[np.maximum(actions, 0)].astype(np.float64),
-                          -np.inf)
-        finite = np.isfinite(logits)
-        if not finite.any():
-            return np.zeros(len(rows))
-        p = np.where(finite, np.exp(logits - logits[finite].max()), 0.0)
-        return p / p.sum()
+        probs = row_probabilities(game, enc, rows, logits.astype(np.float64))
+        return np.zeros(len(rows)) if probs is None else probs
 
     def act(self, game: Game) -> Move:
         if (forced := forced_move(game)) is not None:
