@@ -395,8 +395,9 @@ class Encoder:
         if feats is None:
             feats = out["candidates"] = np.zeros((K, F), np.float32)
         actions = out.get("candidate_actions")
-        if actions is None:
+        if actions is None:  # (the pass clears only the rows its actions mark present)
             actions = out["candidate_actions"] = np.full(K, -1, np.int64)
+            feats[:] = 0.0
         st = game._st
         solo = self.rules.variant == "solo"
         if st.sc[C.SC_DONE] or (not solo and observer != st.sc[C.SC_SEAT]):

@@ -13,7 +13,12 @@ import pytest
 
 from carcassonne_env import Game, Rules
 from carcassonne_env.core import config as C
-from carcassonne_env.core.candidates import encode_candidates, encode_candidates_reference
+from carcassonne_env.core.candidates import (
+    HEAD_FIXED,
+    SLOT_FIXED,
+    encode_candidates,
+    encode_candidates_reference,
+)
 from carcassonne_env.encoding import Encoder
 
 IC, TB = "inns_cathedrals", "traders_builders"
@@ -94,3 +99,34 @@ def test_the_fast_candidates_keep_the_first_K():
             cut += n > K
         game.play(rng.choice(game.legal_moves()))
     assert cut > 50
+
+
+def test_a_symmetric_tiles_alike_rotations_copy_their_rows():
+    """A symmetric tile (U, the straight road: rotations 0 and 2 lie alike) has its
+    rotation-2 rows copied from rotation 0's, with its feature blocks in rotation 2's
+    order: still equal to the plain encoder, and the no-figure rows of the two rotations
+    hold the same header and the same feature blocks, reordered (the fields swap sides)."""
+    game = Game(Rules(players=2), tile_order="UUHUBCUUHU")
+    enc = Encoder(game.rules, 32, candidate_moves=256, tileset=game._ts)
+    head, width = HEAD_FIXED + 3 * 2, SLOT_FIXED + 2 * 2
+    twins = reordered = 0
+    while not game.done:
+        (n, feats, actions), (n_ref, feats_ref, actions_ref) = _both(enc, game, 256)
+        assert n == n_ref and np.array_equal(actions, actions_ref)
+        assert np.array_equal(feats, feats_ref)
+        moves = game.legal_moves()
+        assert n == len(moves)  # all inside the window, in legal-move order
+        if game.current_tile == "U":
+            plain = {(m.x, m.y, m.rotation): k for k, m in enumerate(moves)
+                     if m.follower is None}
+            for (x, y, rotation), k in plain.items():
+                twin = plain.get((x, y, rotation - 2))
+                if twin is None:
+                    continue
+                assert np.array_equal(feats[k, :head], feats[twin, :head])
+                blocks = sorted(map(tuple, feats[k, head:].reshape(-1, width)))
+                assert blocks == sorted(map(tuple, feats[twin, head:].reshape(-1, width)))
+                twins += 1
+                reordered += not np.array_equal(feats[k], feats[twin])
+        game.play(moves[0])  # no follower: they stay in supply
+    assert twins > 5 and reordered > 0

@@ -2,9 +2,10 @@
 seat to move, a vector of rule quantities of the position right after that move, computed
 by playing it on a scratch copy of the state (`turn.place_and_score`: tile and figure
 down, completions scored, the turn not yet passed, so nothing of the hidden deck is read).
-Each placement is played once and its follower options derived from it, and the
-projected gain comes by difference (`encode_candidates`); `encode_candidates_reference`
-plays every move in full, for the tests.
+Each placement is played once and its follower options derived from it, the projected
+gain comes by difference, and a symmetric tile's rotation that lies like an earlier one
+on the same cell copies that one's rows (`encode_candidates`);
+`encode_candidates_reference` plays every move in full, for the tests.
 
 Column layout (P seats, seat columns in the observer's order: seat (observer + q) % P;
 every column is documented in docs/observations.md, names in
@@ -87,13 +88,14 @@ def _contains(values, n, v):
 
 
 @hot_inline
-def _closes(st, tb, t, r, cx, cy, root, kind):
-    """Would tile t turned r on empty cell (cx, cy) complete feature `root` (a road or
-    city whose every open end faces that cell)? Follows the merge the placement would
-    make: the open ends after it are those of every feature it joins, plus the new
-    segments' edges facing empty cells, minus the edges that meet."""
+def _closes(st, tb, t, r, nbr, root, kind):
+    """Would tile t turned r on the empty cell complete feature `root` (a road or city
+    whose every open end faces that cell)? nbr[d]: the feature across the cell's edge d
+    (-1: no tile there; -2: a tile whose edge there is a field). Follows the merge the
+    placement would make: the open ends after it are those of every feature it joins,
+    plus the new segments' edges facing empty cells, minus the edges that meet."""
     seg_kind, edge_seg = tb.seg_kind, tb.edge_seg
-    board, parent, fopen = st.board, st.parent, st.fopen
+    fopen = st.fopen
     roots = st.work[C.W_NROOTS]
     roots[0] = root
     n_roots = 1
@@ -105,10 +107,9 @@ def _closes(st, tb, t, r, cx, cy, root, kind):
             s = edge_seg[t, r, d]
             if s < 0 or seg_kind[t, s] != kind:
                 continue
-            j = board[cy + _DY[d], cx + _DX[d]]
-            if j < 0:
+            nb = nbr[d]
+            if nb < 0:  # (a fitting tile meets a road or city edge across its own)
                 continue
-            nb = find(parent, j * n_segments(st) + edge_seg[st.ptype[j], st.prot[j], (d + 2) % 4])
             known = _contains(roots, n_roots, nb)
             if sigma & (1 << s):
                 if not known:
@@ -124,7 +125,7 @@ def _closes(st, tb, t, r, cx, cy, root, kind):
     for d in range(4):
         s = edge_seg[t, r, d]
         if s >= 0 and sigma & (1 << s):
-            open_ends += 1 if board[cy + _DY[d], cx + _DX[d]] < 0 else -1
+            open_ends += 1 if nbr[d] == -1 else -1
     return open_ends == 0
 
 
@@ -171,13 +172,22 @@ def closers(st, tb, root, kind, unseen):
     else:
         return 0
     con = constraint(st, cx, cy)
+    nbr = st.work[C.W_NCOUNT]  # the features around the cell, found once
+    if kind != C.K_MONASTERY:
+        for d in range(4):
+            j = board[cy + _DY[d], cx + _DX[d]]
+            if j < 0:
+                nbr[d] = -1
+                continue
+            s = tb.edge_seg[st.ptype[j], st.prot[j], (d + 2) % 4]
+            nbr[d] = find(parent, j * S + s) if s >= 0 else -2
     total = 0
     for t in range(unseen.shape[0]):
         if unseen[t] == 0:
             continue
         for r in range(4):
             if fits(tb.edge_code, t, r, con) and (
-                    kind == C.K_MONASTERY or _closes(st, tb, t, r, cx, cy, root, kind)):
+                    kind == C.K_MONASTERY or _closes(st, tb, t, r, nbr, root, kind)):
                 total += unseen[t]
                 break
     return total
@@ -557,7 +567,11 @@ def _last_tile(st):
 
 @hot
 def _clear(feats, actions):
+    """Zero the rows written last time: the present candidates are a prefix (action
+    >= 0) and an absent row is left all zeros, so the rest is clear already."""
     for k in range(actions.shape[0]):
+        if actions[k] < 0:
+            return
         actions[k] = -1
         for c in range(feats.shape[1]):
             feats[k, c] = 0.0
@@ -693,18 +707,131 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
                            np.zeros((S, 2), np.int64), np.zeros((2, P), np.int64),
                            np.zeros((P, C.N_GOODS), np.int64),
                            np.zeros(st.parent.shape[0], np.int64),
-                           np.zeros(st.pairs.shape[0], np.int64))
+                           np.zeros(st.pairs.shape[0], np.int64), np.zeros((4, S), np.int64),
+                           np.zeros((4, S), np.int64), np.zeros((4, 4 * S + 1), np.int64),
+                           np.zeros(4, np.int64))
+
+
+@hot_inline
+def _twin(tb, t, r, perm):
+    """The smallest rotation r0 < r in which tile t lies exactly as in rotation r (same
+    edges, segments and segment properties: a symmetric tile), or -1. perm[s]: the
+    segment of rotation r0 in the place of segment s of rotation r."""
+    n = tb.n_seg[t]
+    for r0 in range(r):
+        if tb.edge_code[t, r0] != tb.edge_code[t, r]:
+            continue
+        for q in range(n):
+            perm[q] = -1
+        same = True
+        for d in range(4):
+            a, b = tb.edge_seg[t, r, d], tb.edge_seg[t, r0, d]
+            if (a < 0) != (b < 0) or (a >= 0 and perm[a] >= 0 and perm[a] != b):
+                same = False
+            elif a >= 0:
+                perm[a] = b
+        for e in range(8):
+            a, b = tb.half_seg[t, r, e], tb.half_seg[t, r0, e]
+            if (a < 0) != (b < 0) or (a >= 0 and perm[a] >= 0 and perm[a] != b):
+                same = False
+            elif a >= 0:
+                perm[a] = b
+        if tb.mon_seg[t] >= 0:
+            perm[tb.mon_seg[t]] = tb.mon_seg[t]
+        images = 0
+        for a in range(n):
+            b = perm[a]
+            if not same or b < 0 or images & (1 << b):
+                same = False
+                break
+            images |= 1 << b
+            if (tb.seg_kind[t, a] != tb.seg_kind[t, b]
+                    or tb.seg_pennants[t, a] != tb.seg_pennants[t, b]
+                    or tb.seg_open[t, a] != tb.seg_open[t, b]
+                    or tb.seg_flag[t, a] != tb.seg_flag[t, b]
+                    or tb.seg_good[t, a] != tb.seg_good[t, b]):
+                same = False
+                break
+            adj = 0  # segment a's adjacent cities, renamed into rotation r0
+            for c in range(n):
+                if tb.seg_adj[t, a] & (1 << c):
+                    adj |= 1 << perm[c]
+            if adj != tb.seg_adj[t, b]:
+                same = False
+                break
+        if same:
+            return r0
+    return -1
+
+
+@hot_inline
+def _block(q, fig_q):
+    """Where a row puts the slot block of feature q (index into the placement's roots):
+    the figure's feature first, then the others in roots order."""
+    if q == fig_q:
+        return 0
+    if fig_q < 0:
+        return q
+    return q + 1 if q < fig_q else q
+
+
+@hot_inline
+def _copy_twin(tb, t, r, r0, perm, seg_q, row_of, n_roots, rows, k, e, h, row, col, B,
+               SL, S, base, width, feats, actions, m, order):
+    """Write the rows of placement rows[k:e] (tile t turned r) from those of its twin
+    rotation r0 (`_twin`: the same board, segments renamed by perm): the same columns,
+    the feature blocks in the order rotation r lists them. seg_q[s]: the roots index of
+    r0's segment s; row_of[slot + 1]: r0's row of each slot. False (nothing written)
+    when a row is missing."""
+    for c in range(k, e):
+        slot = rows[c, 4]
+        if slot >= 0:
+            slot = (slot // S) * S + perm[slot % S]
+        if row_of[slot + 1] < 0:
+            return False
+    n = 0  # rotation r's roots order: kinds, then its own segment order
+    for kind in (C.K_CITY, C.K_ROAD, C.K_MONASTERY, C.K_FIELD):
+        for a in range(tb.n_seg[t]):
+            if tb.seg_kind[t, a] == kind and not _contains(order, n, seg_q[perm[a]]):
+                order[n] = seg_q[perm[a]]
+                n += 1
+    for c in range(k, e):
+        slot = rows[c, 4]
+        twin_slot = slot if slot < 0 else (slot // S) * S + perm[slot % S]
+        m0 = row_of[twin_slot + 1]
+        actions[m + c - k] = _action(h, row, col, r, slot, B, SL)
+        out, src = feats[m + c - k], feats[m0]
+        for j in range(base):
+            out[j] = src[j]
+        fig_q = -1 if slot < 0 else seg_q[perm[slot % S]]
+        w = 0
+        if fig_q >= 0:
+            for j in range(width):
+                out[base + j] = src[base + j]
+            w = 1
+        for q in range(n_roots):
+            if order[q] == fig_q:
+                continue
+            at = base + _block(order[q], fig_q) * width
+            for j in range(width):
+                out[base + w * width + j] = src[at + j]
+            w += 1
+    return True
 
 
 @hot
 def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pend_before,
-                    feats, actions, roots, cols, ends, farm, tmp, goods0, city_counts, keys):
+                    feats, actions, roots, cols, ends, farm, tmp, goods0, city_counts, keys,
+                    perm, seg_q, row_of, n_twin):
     """`encode_candidates` at a placing decision, the rows[:n] legal moves listed; one
     call without reference counting (a state passed to a call from counted code costs
     an atomic pair per array). Per placement: its features (kind order) in roots, their
     figure-free columns in cols, their end points in ends and cities touched (fields)
     in farm (the no-figure move); tmp[0] the no-figure move's pending end-game points,
-    tmp[1] a figure's feature's end points."""
+    tmp[1] a figure's feature's end points. A symmetric tile's rotation that lies like
+    an earlier one of the same cell copies its rows (`_copy_twin`): per rotation of the
+    cell, perm (`_twin`), seg_q (its segments' roots indices), row_of (its rows by slot)
+    and n_twin (its roots count, -1 before it is played)."""
     K = actions.shape[0]
     P = st.cfg[C.CFG_SEATS]
     x0, y0 = window_origin(st, B)
@@ -738,6 +865,16 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
             k = e
             continue
         t = tile_to_place(st, h)
+        if k == 0 or rows[k - 1, 0] != h or rows[k - 1, 1] != x or rows[k - 1, 2] != y:
+            for q in range(4):  # a new cell: no rotation of it played yet
+                n_twin[q] = -1
+        r0 = _twin(tb, t, r, perm[r])
+        if r0 >= 0 and 0 <= n_twin[r0] <= N_SLOTS and e - k <= K - m and _copy_twin(
+                tb, t, r, r0, perm[r], seg_q[r0], row_of[r0], n_twin[r0], rows, k, e, h,
+                row, col, B, SL, S, base, width, feats, actions, m, roots):
+            m += e - k
+            k = e
+            continue
         bx, by = x + o, y + o
         blocked = solo and solo_blocked(st, tb, t, r, bx, by)
         # the no-figure move on `after`: the columns a figure does not change; the tile
@@ -751,6 +888,14 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
             _copy(after, scratch)
         _figure(after, tb, i, C.NO_FOLLOWER)
         n_roots = _slot_roots(after, tb, i, -1, roots, S)
+        n_twin[r] = n_roots
+        for a in range(tb.n_seg[t]):
+            g = find(after.parent, i * S + a)
+            for q in range(n_roots):
+                if roots[q] == g:
+                    seg_q[r, a] = q
+        for q in range(4 * S + 1):
+            row_of[r, q] = -1
         for q in range(n_roots):
             farm[q, 0] = -1
             farm[q, 1] = -1
@@ -783,6 +928,7 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
                 break
             slot = rows[c, 4]
             actions[m] = _action(h, row, col, r, slot, B, SL)
+            row_of[r, slot + 1] = m
             out = feats[m]
             m += 1
             if not (fresh and slot == C.NO_FOLLOWER and not blocked):
