@@ -329,9 +329,56 @@ def _goods_points(st, out, sign):
                 out[p] += sign * 10
 
 
+@hot
+def _pair_lists(st, links):
+    """Index the field-city adjacencies of `st` by the features they join: links[0, g] /
+    links[1, g] the first adjacency whose field / city has root g (-1: none), links[2, k]
+    / links[3, k] the next one after adjacency k with the same field / city root."""
+    G = st.sc[C.SC_PLACED] * n_segments(st)
+    for g in range(G):
+        links[0, g] = -1
+        links[1, g] = -1
+    for k in range(st.sc[C.SC_NPAIRS]):
+        for side in range(2):
+            g = root_of(st.parent, st.pairs[k, side])
+            links[2 + side, k] = links[side, g]
+            links[side, g] = k
+
+
+@hot_inline
+def _pair_change(after, tb, k, roots, n_roots, farm, keys, n_keys, G, farm_pts, pend):
+    """`_pending_change` for adjacency k of `after`: count its city for the tile's field
+    it touches, or, for another field touching a city completed now, add that field's
+    farm points; returns the new count of keys (each (field, city) counted once)."""
+    parent, pairs, fdone, fmeep, fpig = after.parent, after.pairs, after.fdone, \
+        after.fmeep, after.fpig
+    f = find(parent, pairs[k, 0])
+    qf = -1
+    for q in range(n_roots):
+        if roots[q] == f:
+            qf = q
+    c = find(parent, pairs[k, 1])
+    if qf >= 0:
+        key = qf * G + c
+        if not _contains(keys, n_keys, key):
+            keys[n_keys] = key
+            n_keys += 1
+            farm[qf, 0 if fdone[c] else 1] += 1
+    elif fdone[c] and _contains(roots, n_roots, c):  # completed now (a tile feature)
+        key = -1 - (f * G + c)
+        if not _contains(keys, n_keys, key):
+            keys[n_keys] = key
+            n_keys += 1
+            maj = majority(fmeep[f])
+            for p in range(after.cfg[C.CFG_SEATS]):
+                if maj & (1 << p):
+                    pend[p] += farm_pts + (1 if fpig[f] & (1 << p) else 0)
+    return n_keys
+
+
 @hot_inline
 def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_counts, keys,
-                    pend):
+                    links, pend):
     """pend[p] += the change of seat p's pending end-game points from `st` to `after`
     (the tile t/r put on (bx, by), no figure, completions scored), standard rules with
     farms per field, without running the end scoring: only the features the tile
@@ -340,49 +387,9 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
     A city completed now adds its farm points to every other field touching it. Also
     fills farm[q] = (completed, incomplete) cities touching field roots[q].
     city_counts[g]: completed cities touching field root g of `st`; keys: scratch of
-    st.pairs' length."""
+    st.pairs' length; links: `st`'s adjacencies by feature (`_pair_lists`)."""
     S = n_segments(st)
-    P = st.cfg[C.CFG_SEATS]
     G = np.int64(after.parent.shape[0])
-    # fields: one pass over the adjacencies for the tile's fields' cities and the other
-    # fields touching a city completed now
-    parent, pairs, fdone, fmeep, fpig = after.parent, after.pairs, after.fdone, \
-        after.fmeep, after.fpig
-    done_now = 0
-    for q in range(n_roots):
-        farm[q, 0] = 0
-        farm[q, 1] = 0
-        g = roots[q]
-        if tb.seg_kind[after.ptype[g // S], g % S] == C.K_CITY and fdone[g]:
-            done_now += 1
-    n_keys = 0
-    farm_pts = np.int64(after.cfg[C.CFG_FARM_POINTS])
-    for k in range(after.sc[C.SC_NPAIRS]):
-        f = find(parent, pairs[k, 0])
-        qf = -1
-        for q in range(n_roots):
-            if roots[q] == f:
-                qf = q
-        if qf < 0 and done_now == 0:
-            continue
-        c = find(parent, pairs[k, 1])
-        if qf >= 0:
-            key = qf * G + c
-            if not _contains(keys, n_keys, key):
-                keys[n_keys] = key
-                n_keys += 1
-                farm[qf, 0 if fdone[c] else 1] += 1
-        elif fdone[c] and _contains(roots, n_roots, c):  # completed now (a tile feature)
-            key = -1 - (f * G + c)
-            if not _contains(keys, n_keys, key):
-                keys[n_keys] = key
-                n_keys += 1
-                maj = majority(fmeep[f])
-                for p in range(P):
-                    if maj & (1 << p):
-                        pend[p] += farm_pts + (1 if fpig[f] & (1 << p) else 0)
-    for q in range(n_roots):
-        _end_points(after, tb, roots[q], farm[q, 0], pend, 1)
     # the features of `st` the tile joined (through its edges)
     before = after.work[C.W_STACK]
     n_before = 0
@@ -404,6 +411,34 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
                     if not _contains(before, n_before, b):
                         before[n_before] = b
                         n_before += 1
+    # fields: the adjacencies of the tile's fields' cities and of the other fields
+    # touching a city completed now, found through the features the tile joined (the
+    # adjacencies of `st`) and the tile's own (those after st's)
+    done_now = False
+    for q in range(n_roots):
+        farm[q, 0] = 0
+        farm[q, 1] = 0
+        g = roots[q]
+        if tb.seg_kind[after.ptype[g // S], g % S] == C.K_CITY and after.fdone[g]:
+            done_now = True
+    n_keys = 0
+    farm_pts = np.int64(after.cfg[C.CFG_FARM_POINTS])
+    for q in range(n_before):
+        b = before[q]
+        kind = tb.seg_kind[st.ptype[b // S], b % S]
+        side = 0 if kind == C.K_FIELD else 1 if kind == C.K_CITY and done_now else -1
+        if side < 0:
+            continue
+        k = links[side, b]
+        while k >= 0:
+            n_keys = _pair_change(after, tb, k, roots, n_roots, farm, keys, n_keys, G,
+                                  farm_pts, pend)
+            k = links[2 + side, k]
+    for k in range(st.sc[C.SC_NPAIRS], after.sc[C.SC_NPAIRS]):
+        n_keys = _pair_change(after, tb, k, roots, n_roots, farm, keys, n_keys, G, farm_pts,
+                              pend)
+    for q in range(n_roots):
+        _end_points(after, tb, roots[q], farm[q, 0], pend, 1)
     for q in range(n_before):
         _end_points(st, tb, before[q], city_counts[before[q]], pend, -1)
     # monasteries around the tile: one more neighbour, or completed and scored now
@@ -709,7 +744,8 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
                            np.zeros(st.parent.shape[0], np.int64),
                            np.zeros(st.pairs.shape[0], np.int64), np.zeros((4, S), np.int64),
                            np.zeros((4, S), np.int64), np.zeros((4, 4 * S + 1), np.int64),
-                           np.zeros(4, np.int64))
+                           np.zeros(4, np.int64),
+                           np.zeros((4, max(st.parent.shape[0], st.pairs.shape[0])), np.int64))
 
 
 @hot_inline
@@ -822,7 +858,7 @@ def _copy_twin(tb, t, r, r0, perm, seg_q, row_of, n_roots, rows, k, e, h, row, c
 @hot
 def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pend_before,
                     feats, actions, roots, cols, ends, farm, tmp, goods0, city_counts, keys,
-                    perm, seg_q, row_of, n_twin):
+                    perm, seg_q, row_of, n_twin, links):
     """`encode_candidates` at a placing decision, the rows[:n] legal moves listed; one
     call without reference counting (a state passed to a call from counted code costs
     an atomic pair per array). Per placement: its features (kind order) in roots, their
@@ -831,7 +867,7 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
     tmp[1] a figure's feature's end points. A symmetric tile's rotation that lies like
     an earlier one of the same cell copies its rows (`_copy_twin`): per rotation of the
     cell, perm (`_twin`), seg_q (its segments' roots indices), row_of (its rows by slot)
-    and n_twin (its roots count, -1 before it is played)."""
+    and n_twin (its roots count, -1 before it is played). links: `_pair_lists`."""
     K = actions.shape[0]
     P = st.cfg[C.CFG_SEATS]
     x0, y0 = window_origin(st, B)
@@ -842,6 +878,7 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
     incremental = not solo and st.cfg[C.CFG_FARM_MODE] == 0
     if incremental:
         field_city_counts(st, city_counts)
+        _pair_lists(st, links)
     h_proj = H_FIGURE + 5 + P
     width = SLOT_FIXED + 2 * P
     base = HEAD_FIXED + 3 * P
@@ -903,7 +940,7 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
             for p in range(P):
                 pend0[p] = pend_before[p]
             _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_counts,
-                            keys, pend0)
+                            keys, links, pend0)
         for q in range(n_roots):
             for c in range(width):
                 cols[q, c] = 0.0
