@@ -88,45 +88,27 @@ def _contains(values, n, v):
 
 
 @hot_inline
-def _closes(st, tb, t, r, nbr, root, kind):
-    """Would tile t turned r on the empty cell complete feature `root` (a road or city
-    whose every open end faces that cell)? nbr[d]: the feature across the cell's edge d
-    (-1: no tile there; -2: a tile whose edge there is a field). Follows the merge the
-    placement would make: the open ends after it are those of every feature it joins,
-    plus the new segments' edges facing empty cells, minus the edges that meet."""
-    seg_kind, edge_seg = tb.seg_kind, tb.edge_seg
-    fopen = st.fopen
-    roots = st.work[C.W_NROOTS]
-    roots[0] = root
-    n_roots = 1
-    sigma = 0  # bit s: segment s of the tile joins the feature
-    changed = True
-    while changed:
-        changed = False
+def _closes(tb, t, r, nbr, root_edges, empty, whole):
+    """Would tile t turned r, fitting the empty cell, complete the road or city whose open
+    ends face the cell's edges root_edges (bits)? nbr[d]: the feature across edge d (-1:
+    no tile), nbr[4 + d]: the edges facing that same feature; empty: the edges without a
+    tile; whole: the edges whose feature has all its open ends on this cell. Follows the
+    merge the placement would make (its segments at the feature's edges, the features
+    across their other edges, their segments, ...): complete if none of those segments
+    reaches an empty edge and every feature it takes in has no open end elsewhere."""
+    edges = root_edges
+    while True:
+        reached = 0  # the edges of the tile's segments in the merge
         for d in range(4):
-            s = edge_seg[t, r, d]
-            if s < 0 or seg_kind[t, s] != kind:
-                continue
-            nb = nbr[d]
-            if nb < 0:  # (a fitting tile meets a road or city edge across its own)
-                continue
-            known = _contains(roots, n_roots, nb)
-            if sigma & (1 << s):
-                if not known:
-                    roots[n_roots] = nb
-                    n_roots += 1
-                    changed = True
-            elif known:
-                sigma |= 1 << s
-                changed = True
-    open_ends = 0
-    for k in range(n_roots):
-        open_ends += fopen[roots[k]]
-    for d in range(4):
-        s = edge_seg[t, r, d]
-        if s >= 0 and sigma & (1 << s):
-            open_ends += 1 if nbr[d] == -1 else -1
-    return open_ends == 0
+            if edges & (1 << d):
+                reached |= tb.seg_edges[t, r, tb.edge_seg[t, r, d]]
+        grown = edges
+        for d in range(4):
+            if reached & (1 << d) and nbr[d] >= 0:
+                grown |= nbr[4 + d]
+        if grown == edges:
+            return (reached & empty) == 0 and (edges & ~whole) == 0
+        edges = grown
 
 
 @hot_inline
@@ -172,22 +154,38 @@ def closers(st, tb, root, kind, unseen):
     else:
         return 0
     con = constraint(st, cx, cy)
-    nbr = st.work[C.W_NCOUNT]  # the features around the cell, found once
+    nbr = st.work[C.W_NCOUNT]  # the features around the cell, found once (_closes)
+    root_edges = empty = whole = 0
     if kind != C.K_MONASTERY:
         for d in range(4):
             j = board[cy + _DY[d], cx + _DX[d]]
             if j < 0:
                 nbr[d] = -1
+                empty |= 1 << d
                 continue
             s = tb.edge_seg[st.ptype[j], st.prot[j], (d + 2) % 4]
             nbr[d] = find(parent, j * S + s) if s >= 0 else -2
+        for d in range(4):
+            g = nbr[d]
+            if g < 0:
+                continue
+            same = facing = 0
+            for e in range(4):
+                if nbr[e] == g:
+                    same |= 1 << e
+                    facing += 1
+            nbr[4 + d] = same
+            if st.fopen[g] == facing:
+                whole |= 1 << d
+            if g == root:
+                root_edges = same
     total = 0
     for t in range(unseen.shape[0]):
         if unseen[t] == 0:
             continue
         for r in range(4):
-            if fits(tb.edge_code, t, r, con) and (
-                    kind == C.K_MONASTERY or _closes(st, tb, t, r, nbr, root, kind)):
+            if fits(tb.edge_code, t, r, con) and (kind == C.K_MONASTERY or _closes(
+                    tb, t, r, nbr, root_edges, empty, whole)):
                 total += unseen[t]
                 break
     return total
