@@ -91,11 +91,12 @@ def _contains(values, n, v):
 def _closes(tb, t, r, nbr, root_edges, empty, whole):
     """Would tile t turned r, fitting the empty cell, complete the road or city whose open
     ends face the cell's edges root_edges (bits)? nbr[d]: the feature across edge d (-1:
-    no tile), nbr[4 + d]: the edges facing that same feature; empty: the edges without a
-    tile; whole: the edges whose feature has all its open ends on this cell. Follows the
-    merge the placement would make (its segments at the feature's edges, the features
-    across their other edges, their segments, ...): complete if none of those segments
-    reaches an empty edge and every feature it takes in has no open end elsewhere."""
+    no tile, -2: a field edge), nbr[4 + d]: the edges facing that same feature; empty: the
+    edges without a tile; whole: the edges whose feature has all its open ends on this
+    cell. Follows the merge the placement would make (its segments at the feature's
+    edges, the features across their other edges, their segments, ...): complete if none
+    of those segments reaches an empty edge and every feature it takes in has no open end
+    elsewhere."""
     edges = root_edges
     while True:
         reached = 0  # the edges of the tile's segments in the merge
@@ -344,7 +345,7 @@ def _pair_lists(st, links):
 
 
 @hot_inline
-def _pair_change(after, tb, k, roots, n_roots, farm, keys, n_keys, G, farm_pts, pend):
+def _pair_change(after, k, roots, n_roots, farm, keys, n_keys, G, farm_pts, pend):
     """`_pending_change` for adjacency k of `after`: count its city for the tile's field
     it touches, or, for another field touching a city completed now, add that field's
     farm points; returns the new count of keys (each (field, city) counted once)."""
@@ -429,11 +430,11 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
             continue
         k = links[side, b]
         while k >= 0:
-            n_keys = _pair_change(after, tb, k, roots, n_roots, farm, keys, n_keys, G,
+            n_keys = _pair_change(after, k, roots, n_roots, farm, keys, n_keys, G,
                                   farm_pts, pend)
             k = links[2 + side, k]
     for k in range(st.sc[C.SC_NPAIRS], after.sc[C.SC_NPAIRS]):
-        n_keys = _pair_change(after, tb, k, roots, n_roots, farm, keys, n_keys, G, farm_pts,
+        n_keys = _pair_change(after, k, roots, n_roots, farm, keys, n_keys, G, farm_pts,
                               pend)
     for q in range(n_roots):
         _end_points(after, tb, roots[q], farm[q, 0], pend, 1)
