@@ -759,14 +759,11 @@ def _twin(tb, t, r, perm):
         for q in range(n):
             perm[q] = -1
         same = True
-        for d in range(4):
-            a, b = tb.edge_seg[t, r, d], tb.edge_seg[t, r0, d]
-            if (a < 0) != (b < 0) or (a >= 0 and perm[a] >= 0 and perm[a] != b):
-                same = False
-            elif a >= 0:
-                perm[a] = b
-        for e in range(8):
-            a, b = tb.half_seg[t, r, e], tb.half_seg[t, r0, e]
+        for e in range(12):  # 4 edges (roads, cities), then 8 half-edges (fields)
+            if e < 4:
+                a, b = tb.edge_seg[t, r, e], tb.edge_seg[t, r0, e]
+            else:
+                a, b = tb.half_seg[t, r, e - 4], tb.half_seg[t, r0, e - 4]
             if (a < 0) != (b < 0) or (a >= 0 and perm[a] >= 0 and perm[a] != b):
                 same = False
             elif a >= 0:
@@ -811,6 +808,13 @@ def _block(q, fig_q):
 
 
 @hot_inline
+def _twin_slot(slot, perm, S):
+    """Rotation r's follower slot as its twin rotation names it (segments renamed by
+    perm; the figure kept)."""
+    return slot if slot < 0 else (slot // S) * S + perm[slot % S]
+
+
+@hot_inline
 def _copy_twin(tb, t, r, r0, perm, seg_q, row_of, n_roots, rows, k, e, h, row, col, B,
                SL, S, base, width, feats, actions, m, order):
     """Write the rows of placement rows[k:e] (tile t turned r) from those of its twin
@@ -819,10 +823,7 @@ def _copy_twin(tb, t, r, r0, perm, seg_q, row_of, n_roots, rows, k, e, h, row, c
     r0's segment s; row_of[slot + 1]: r0's row of each slot. False (nothing written)
     when a row is missing."""
     for c in range(k, e):
-        slot = rows[c, 4]
-        if slot >= 0:
-            slot = (slot // S) * S + perm[slot % S]
-        if row_of[slot + 1] < 0:
+        if row_of[_twin_slot(rows[c, 4], perm, S) + 1] < 0:
             return False
     n = 0  # rotation r's roots order: kinds, then its own segment order
     for kind in (C.K_CITY, C.K_ROAD, C.K_MONASTERY, C.K_FIELD):
@@ -832,13 +833,12 @@ def _copy_twin(tb, t, r, r0, perm, seg_q, row_of, n_roots, rows, k, e, h, row, c
                 n += 1
     for c in range(k, e):
         slot = rows[c, 4]
-        twin_slot = slot if slot < 0 else (slot // S) * S + perm[slot % S]
-        m0 = row_of[twin_slot + 1]
+        twin_slot = _twin_slot(slot, perm, S)
         actions[m + c - k] = _action(h, row, col, r, slot, B, SL)
-        out, src = feats[m + c - k], feats[m0]
+        out, src = feats[m + c - k], feats[row_of[twin_slot + 1]]
         for j in range(base):
             out[j] = src[j]
-        fig_q = -1 if slot < 0 else seg_q[perm[slot % S]]
+        fig_q = -1 if slot < 0 else seg_q[twin_slot % S]
         w = 0
         if fig_q >= 0:
             for j in range(width):
