@@ -19,6 +19,7 @@ from carcassonne_env.core.candidates import (
     encode_candidates,
     encode_candidates_reference,
 )
+from carcassonne_env.core.turn import lift_figure, place_figure, put_tile, tile_to_place
 from carcassonne_env.encoding import Encoder
 
 IC, TB = "inns_cathedrals", "traders_builders"
@@ -130,3 +131,49 @@ def test_a_symmetric_tiles_alike_rotations_copy_their_rows():
                 reordered += not np.array_equal(feats[k], feats[twin])
         game.play(moves[0])  # no follower: they stay in supply
     assert twins > 5 and reordered > 0
+
+
+def _roots(parent: np.ndarray) -> np.ndarray:
+    """The union-find root of every segment."""
+    roots = parent.copy()
+    while not np.array_equal(roots, parent[roots]):
+        roots = parent[roots]
+    return roots
+
+
+@pytest.mark.parametrize("rules", [{"players": 2}, {"players": 2, "expansions": (IC, TB)}],
+                         ids=_rules_id)
+def test_lifting_a_figure_gives_back_the_state_before_it(rules):
+    """`turn.lift_figure` (how the fast pass tries a figure option on the no-figure
+    move) leaves every array as it was before `turn.place_figure` (`ofig` is read only
+    where a figure stands, `active` only below its count, `parent` up to the paths
+    `find` halved), for every figure kind."""
+    rng = random.Random(5)
+    game = Game(Rules(**rules), seed=5)
+    tb = game._ts.tables
+    kinds = set()
+    while not game.done:
+        seat = int(game._st.sc[C.SC_SEAT])
+        o = int(game._st.ptype.shape[0])
+        for row in game._legal_rows():
+            h, x, y, r, slot = (int(v) for v in row)
+            if slot < 0:
+                continue
+            st = game.clone()._st
+            S = st.parent.shape[0] // st.ptype.shape[0]
+            i = put_tile(st, tb, tile_to_place(st, h), r, x + o, y + o)
+            before = {f: getattr(st, f).copy() for f in st._fields}
+            place_figure(st, i * S + slot % S, slot // S, seat)
+            assert not np.array_equal(st.sc, before["sc"])
+            lift_figure(st, i * S + slot % S, slot // S, seat)
+            for f in st._fields:
+                if f == "active":
+                    live = int(st.sc[C.SC_NACTIVE])
+                    assert np.array_equal(st.active[:live], before["active"][:live])
+                elif f == "parent":  # the same features (find halves paths)
+                    assert np.array_equal(_roots(st.parent), _roots(before["parent"]))
+                elif f != "ofig":
+                    assert np.array_equal(getattr(st, f), before[f]), f
+            kinds.add(slot // S)
+        game.play(rng.choice(game.legal_moves()))
+    assert kinds == ({0} if "expansions" not in rules else {0, 1, 2, 3})

@@ -51,7 +51,9 @@ from .turn import (
     apply_move,
     figure_and_score,
     legal_moves,
+    lift_figure,
     place_and_score,
+    place_figure,
     put_tile,
     solo_blocked,
     solo_ends_after_turn,
@@ -716,10 +718,12 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
     Each placement (tile, cell, rotation) is evaluated once: the tile goes down on
     `scratch`, the no-figure move is played on `after` for the columns the figure does
     not change (every feature's slot columns but its holders) and, outside solo, for
-    the end-of-game points pending. Each follower option then copies `scratch`, puts its
-    figure down and scores; its projected gain is the no-figure one with only the
-    figure's feature's end-game points replaced (`_end_points`), the rest of the end
-    scoring being unchanged by a figure. Solo (its end bonus depends on every colour's
+    the end-of-game points pending. A follower option on a feature the tile did not
+    complete scores nothing now: its figure is put on that no-figure move and lifted
+    after (`turn.lift_figure`); any other option copies `scratch`, puts its figure down
+    and scores. The projected gain is the no-figure one with only the figure's
+    feature's end-game points replaced (`_end_points`), the rest of the end scoring
+    being unchanged by a figure. Solo (its end bonus depends on every colour's
     score) and a city whose trade goods the figure earns score to the end in full.
     `encode_candidates_reference` is the plain way; the tests compare the two."""
     P = st.cfg[C.CFG_SEATS]
@@ -957,7 +961,8 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
             score_game_end(after, tb)
             for p in range(P):
                 pend0[p] += after.scores[p]
-        fresh = incremental  # `after` holds the no-figure move
+        clean = incremental  # `after` holds the no-figure move
+        seat = st.sc[C.SC_SEAT]
         for c in range(k, e):
             if m >= K:
                 m += e - c
@@ -967,12 +972,23 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
             row_of[r, slot + 1] = m
             out = feats[m]
             m += 1
-            if not (fresh and slot == C.NO_FOLLOWER and not blocked):
+            # A figure on a feature the tile did not complete scores nothing now: it is
+            # put on the no-figure move and lifted after (incremental: never solo).
+            lift = slot >= 0 and incremental and \
+                after.fdone[find(after.parent, i * S + slot % S)] == 0
+            if lift or (slot == C.NO_FOLLOWER and incremental):
+                if not clean:
+                    _copy(after, scratch)
+                    _figure(after, tb, i, C.NO_FOLLOWER)
+                    clean = True
+                if lift:
+                    place_figure(after, i * S + slot % S, slot // S, seat)
+            else:
                 _copy(after, scratch)
                 if blocked and slot == C.NO_FOLLOWER:
                     after.sc[C.SC_SOLO_END_A] = 1
                 _figure(after, tb, i, slot)
-            fresh = False
+                clean = False
             _write_header(st, after, tb, h, slot, observer, last_tile, out)
             fig_root = find(after.parent, i * S + slot % S) if slot >= 0 else -1
             fig_q = -1
@@ -994,6 +1010,7 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
                 w += 1
             if solo or _goods_differ(after, goods0):
                 _projected_gain(st, after, tb, observer, pend_before, out, h_proj)
+                clean = False  # (spent by the end scoring)
                 continue
             # only the figure's feature's end points differ from the no-figure move's
             for p in range(P):
@@ -1006,6 +1023,8 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
                 if fig_q >= 0:
                     gain += fig_end[p] - ends[fig_q, p]
                 out[h_proj + q] = gain
+            if lift:
+                lift_figure(after, i * S + slot % S, slot // S, seat)
         k = e
     return np.int64(m)
 

@@ -430,7 +430,7 @@ def figure_and_score(st, tb, i, slot, ask):
     bx, by = st.px[i], st.py[i]
     S = n_segments(st)
     if slot != C.NO_FOLLOWER:
-        _place_figure(st, i * S + slot % S, slot // S, seat)
+        place_figure(st, i * S + slot % S, slot // S, seat)
     # Features this tile completed: its roads and cities, monasteries around it.
     roots = st.work[C.W_ROOTS]
     parent, fopen, fdone, board, ptype = st.parent, st.fopen, st.fdone, st.board, st.ptype
@@ -468,7 +468,7 @@ def figure_and_score(st, tb, i, slot, ask):
 
 
 @hot
-def _place_figure(st, g, fig, seat):
+def place_figure(st, g, fig, seat):
     """Put `seat`'s figure `fig` (config.FIG_*) on segment g of the tile just placed. A
     large follower counts as two followers for majorities, a builder or pig as none."""
     root = find(st.parent, g)
@@ -486,6 +486,28 @@ def _place_figure(st, g, fig, seat):
         st.supply[seat] -= 1
     else:
         st.xsupply[seat, fig - 1] -= 1
+
+
+@hot_inline
+def lift_figure(st, g, fig, seat):
+    """Take back the figure that `place_figure(st, g, fig, seat)` put down, nothing
+    having changed since (the candidate pass tries a position's figure options on one
+    state this way). A builder or pig goes only where none of its seat's stands (its one
+    figure was in the supply), so its bit is cleared; `ofig` is read only where a figure
+    stands."""
+    root = find(st.parent, g)
+    if fig == C.FIG_FOLLOWER or fig == C.FIG_LARGE:
+        st.fmeep[root, seat] -= 1 + fig
+    elif fig == C.FIG_BUILDER:
+        st.fbuild[root] &= ~(1 << seat)
+    else:
+        st.fpig[root] &= ~(1 << seat)
+    st.owner[g] = -1
+    st.sc[C.SC_NACTIVE] -= 1
+    if fig == C.FIG_FOLLOWER:
+        st.supply[seat] += 1
+    else:
+        st.xsupply[seat, fig - 1] += 1
 
 
 @hot
