@@ -972,17 +972,17 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
             row_of[r, slot + 1] = m
             out = feats[m]
             m += 1
+            g, fig = i * S + slot % S, slot // S  # the figure's segment and kind
             # A figure on a feature the tile did not complete scores nothing now: it is
             # put on the no-figure move and lifted after (incremental: never solo).
-            lift = slot >= 0 and incremental and \
-                after.fdone[find(after.parent, i * S + slot % S)] == 0
+            lift = slot >= 0 and incremental and after.fdone[find(after.parent, g)] == 0
             if lift or (slot == C.NO_FOLLOWER and incremental):
                 if not clean:
                     _copy(after, scratch)
                     _figure(after, tb, i, C.NO_FOLLOWER)
                     clean = True
                 if lift:
-                    place_figure(after, i * S + slot % S, slot // S, seat)
+                    place_figure(after, g, fig, seat)
             else:
                 _copy(after, scratch)
                 if blocked and slot == C.NO_FOLLOWER:
@@ -990,7 +990,7 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
                 _figure(after, tb, i, slot)
                 clean = False
             _write_header(st, after, tb, h, slot, observer, last_tile, out)
-            fig_root = find(after.parent, i * S + slot % S) if slot >= 0 else -1
+            fig_root = find(after.parent, g) if slot >= 0 else -1
             fig_q = -1
             w = 0
             if fig_root >= 0:
@@ -1024,7 +1024,7 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
                     gain += fig_end[p] - ends[fig_q, p]
                 out[h_proj + q] = gain
             if lift:
-                lift_figure(after, i * S + slot % S, slot // S, seat)
+                lift_figure(after, g, fig, seat)
         k = e
     return np.int64(m)
 
