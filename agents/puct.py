@@ -78,13 +78,17 @@ class PUCTAgent:
         value_base: what the value head's prediction is added to: "projected" (the
             projected margin, for models trained on projected rewards), "score" (the
             margin), or "auto" (projected when the model observes the projected scores).
+        prior_temperature: the priors are the softmax of the policy's logits divided by
+            this; above 1 they are flatter (a PPO policy's are nearly one-hot, so the
+            search seldom tries a second move).
     """
 
     name = "puct"
 
     def __init__(self, model: Any = None, seed: int | None = None,
                  simulations: int = 64, time_per_move: float | None = None, c: float = 1.5,
-                 value_scale: float = 10.0, value_base: str = "auto") -> None:
+                 value_scale: float = 10.0, value_base: str = "auto",
+                 prior_temperature: float = 1.0) -> None:
         self.net = model if isinstance(model, SB3Agent) or model is None else SB3Agent(model)
         self.simulations = check_int("simulations", simulations, 1)
         self.time_per_move = None if time_per_move is None else check_real(
@@ -92,6 +96,8 @@ class PUCTAgent:
         self.c = check_real("c", c, 0)
         self.value_scale = check_real("value_scale", value_scale, 0, strict=True)
         self.value_base = check_choice("value_base", value_base, VALUE_BASES)
+        self.prior_temperature = check_real("prior_temperature", prior_temperature, 0,
+                                            strict=True)
         self._rng = np.random.default_rng(check_optional_int("seed", seed))
         self._mt = np.zeros(1, np.uint64)
         self._buffers: tuple | None = None
@@ -120,7 +126,7 @@ class PUCTAgent:
             dist = policy._get_action_dist_from_latent(latent_pi)
             logits = dist.distribution.logits[0].cpu().numpy()
             value = float(policy.value_net(latent_vf)[0, 0])
-        prior = row_probabilities(view, enc, rows, logits)
+        prior = row_probabilities(view, enc, rows, logits / self.prior_temperature)
         if prior is None:  # the policy sees none of them
             prior = np.full(len(rows), 1.0 / len(rows))
         base = self.base(view, enc, obs["features"])

@@ -176,6 +176,23 @@ def test_puct_values_from_the_projected_margin_of_a_projected_reward_model():
         PUCTAgent("ppo_duel_rl", value_base="points")
 
 
+def test_puct_prior_temperature_flattens_the_priors_as_a_softmax_of_logits_over_t():
+    game = Game(Rules(players=2), seed=6)
+    for _ in range(12):
+        game.play(game.legal_moves()[0])
+    _, p1, _ = PUCTAgent("ppo_duel_rl")._evaluate(game)
+    _, p3, _ = PUCTAgent("ppo_duel_rl", prior_temperature=3)._evaluate(game)
+    seen = p1 > 0
+    assert np.array_equal(seen, p3 > 0) and p3.sum() == pytest.approx(1.0)
+    top = int(np.argmax(p1))
+    # softmax(logits / 3) is proportional to softmax(logits) ** (1 / 3)
+    assert np.log(p3[seen] / p3[top]) == pytest.approx(np.log(p1[seen] / p1[top]) / 3,
+                                                       abs=1e-6)
+    assert p3.max() < p1.max()
+    with pytest.raises(ValueError, match="prior_temperature"):
+        PUCTAgent("ppo_duel_rl", prior_temperature=0)
+
+
 def test_puct_search_returns_the_root_visits_in_move_order():
     bot = PUCTAgent("ppo_duel_rl", seed=0, simulations=6)
     game = Game(Rules(players=2), seed=2)
