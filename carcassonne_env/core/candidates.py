@@ -733,8 +733,15 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
         return 0
     unseen[:] = 0
     _count_unseen(st, observer, unseen, 0)
-    pending_points(st, tb, scratch, pend_before)
-    if st.sc[C.SC_PHASE] != C.PHASE_PLACE:  # a solo scoring decision: few, cheap rows
+    placing = st.sc[C.SC_PHASE] == C.PHASE_PLACE
+    # The points pending before the move: by difference (`_incremental`), a row needs
+    # them only where a full end scoring runs, for a figure that earns trade goods.
+    if placing and _incremental(st) and not st.cfg[C.CFG_EXPANSIONS] & \
+            C.EXP_TRADERS_BUILDERS:
+        pend_before[:] = 0  # (they cancel out)
+    else:
+        pending_points(st, tb, scratch, pend_before)
+    if not placing:  # a solo scoring decision: few, cheap rows
         return _encode_choices(st, tb, after, rows, n, B, SL, observer, pend_before, feats,
                                actions)
     S = n_segments(st)
@@ -877,8 +884,7 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
     o = origin(st)
     S = n_segments(st)
     solo = st.cfg[C.CFG_SOLO] != 0
-    # standard rules with farms per field: pending points by difference (_pending_change)
-    incremental = not solo and st.cfg[C.CFG_FARM_MODE] == 0
+    incremental = _incremental(st)
     if incremental:
         field_city_counts(st, city_counts)
         _pair_lists(st, links)
@@ -1027,6 +1033,14 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
                 lift_figure(after, g, fig, seat)
         k = e
     return np.int64(m)
+
+
+@hot
+def _incremental(st):
+    """Whether the pass gets a placement's projected gain by difference
+    (`_pending_change`: standard rules with farms per field). The points pending before
+    the move then cancel out, but for a row whose end scoring runs in full."""
+    return st.cfg[C.CFG_SOLO] == 0 and st.cfg[C.CFG_FARM_MODE] == 0
 
 
 @hot
