@@ -74,8 +74,13 @@ def test_a_claimed_road_and_an_open_city_on_fixed_tiles():
     assert city["feature_claimable"] == [1] and city["feature_follower_me"] == [0]
 
 
+BOTH = ["inns_cathedrals", "traders_builders"]
+
+
 @pytest.mark.parametrize("rules", [{"players": 2}, {"players": 3, "farm_scoring": "city"},
                                    {"players": 4, "small_city": True},
+                                   {"players": 2, "expansions": BOTH},
+                                   {"players": 5, "expansions": ["traders_builders"]},
                                    {"variant": "solo"}], ids=str)
 def test_projected_scores_equal_the_reference_scorers_end_of_game(rules):
     """At random points of random games, score + pending end-game points is what the
@@ -97,6 +102,39 @@ def test_projected_scores_equal_the_reference_scorers_end_of_game(rules):
                 feats = enc.encode(game, observer)["features"][-seats:]
                 got = [round(feats[(p - observer) % seats] * 100) for p in range(seats)]
                 assert got == want, (rules, seed, game.turn, observer)
+
+
+@pytest.mark.parametrize("rules", [
+    {"players": 2}, {"players": 6, "small_city": True}, {"players": 2, "expansions": BOTH},
+    {"players": 4, "expansions": ["traders_builders"]},
+    {"players": 3, "expansions": ["inns_cathedrals"]},
+    {"players": 2, "expansions": BOTH, "expansion_mode": "tiles_only"}], ids=str)
+def test_pending_points_summed_per_feature_equal_the_end_scoring(rules):
+    """`pending_from_features` (the followers' features' end points and the goods, read
+    off the state) gives what the engine's end scoring on a copy gives, at every turn."""
+    from carcassonne_env.core.aggregates import (
+        by_features,
+        field_city_counts,
+        pending_from_features,
+        pending_points,
+    )
+    from carcassonne_env.core.state import copy_state
+
+    checked = 0
+    for seed in range(3):
+        game, rng = Game(Rules(**rules), seed=seed), random.Random(seed)
+        st, tb = game._st, game._ts.tables
+        assert by_features(st)
+        scratch, counts = copy_state(st), np.zeros(st.parent.shape[0], np.int64)
+        want, got = np.zeros(game.rules.seats, np.int64), np.zeros(game.rules.seats, np.int64)
+        while not game.done:
+            game.play(rng.choice(game.legal_moves()))
+            pending_points(st, tb, scratch, want)
+            field_city_counts(st, counts)
+            pending_from_features(st, tb, counts, got)
+            assert list(got) == list(want), (rules, seed, game.turn)
+            checked += int(want.any())
+    assert checked > 50  # (positions with points pending)
 
 
 def _random_steps(env, seed: int, steps: int = 40) -> None:

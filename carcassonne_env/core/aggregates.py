@@ -18,16 +18,25 @@ import numpy as np
 from numba import njit
 
 from . import config as C
-from .board import find, n_segments
+from .board import find, n_segments, root_of
 from .encode import encode, window_origin
-from .jit import hot
-from .scoring import _adjacency_keys, feature_points, score_game_end
+from .jit import hot, hot_inline
+from .scoring import _adjacency_keys, feature_points, majority, score_game_end
 from .state import copy_into
 
 N_AGG_FIXED = 5  # planes before the per-seat follower counts
 # With numba's reference counting (unlike `hot`): these slice and reduce arrays.
 counted = njit(cache=True, nogil=True, error_model="numpy")
 CAP_POINTS, CAP_OPEN, CAP_TILES, CAP_FOLLOWERS = 60, 20, 40, 10
+
+
+@hot_inline
+def contains(values, n, v):
+    """Whether v is among values[:n]."""
+    for k in range(n):
+        if values[k] == v:
+            return True
+    return False
 
 
 @hot
@@ -38,6 +47,113 @@ def field_city_counts(st, counts):
     m, G_all = _adjacency_keys(st, False)
     for k in range(m):
         counts[st.keys[k] // G_all] += 1
+
+
+@hot_inline
+def end_points(st, tb, root, n_cities, out, sign):
+    """out[p] += sign x the points seat p scores for feature `root` at the end of a
+    standard game (what `scoring.final_scoring` awards for it): an incomplete road,
+    city or monastery to its majority; a field per field (farm_mode 0) its n_cities
+    completed cities touched x farm points to its majority (and its pigs' owners 1
+    point per city more); per city (farm_mode 1) for each completed city it touches
+    that city's farm award, which the other fields touching the city share in.
+    Nothing for a completed feature."""
+    S = n_segments(st)
+    P = st.cfg[C.CFG_SEATS]
+    kind = tb.seg_kind[st.ptype[root // S], root % S]
+    fmeep, fpig = st.fmeep, st.fpig
+    if kind != C.K_FIELD:
+        if st.fdone[root]:
+            return
+        maj = majority(fmeep[root])
+        if maj:
+            pts = feature_points(st, root, kind, False)
+            for p in range(P):
+                if maj & (1 << p):
+                    out[p] += sign * pts
+        return
+    farm = np.int64(st.cfg[C.CFG_FARM_POINTS])
+    if st.cfg[C.CFG_FARM_MODE] == 0:
+        maj = majority(fmeep[root])
+        for p in range(P):
+            if maj & (1 << p):
+                out[p] += sign * (n_cities * farm + (n_cities if fpig[root] & (1 << p) else 0))
+        return
+    parent, pairs, fdone = st.parent, st.pairs, st.fdone
+    n_pairs = st.sc[C.SC_NPAIRS]
+    cities, fields, counts = st.work[C.W_OWN], st.work[C.W_STACK], st.work[C.W_COUNTS]
+    n = 0
+    for k in range(n_pairs):
+        if find(parent, pairs[k, 0]) != root:
+            continue
+        c = find(parent, pairs[k, 1])
+        if fdone[c] and not contains(cities, n, c):
+            cities[n] = c
+            n += 1
+    for q in range(n):
+        m = 0
+        pigs = 0
+        for p in range(P):
+            counts[p] = 0
+        for k in range(n_pairs):
+            if find(parent, pairs[k, 1]) != cities[q]:
+                continue
+            f = find(parent, pairs[k, 0])
+            if not contains(fields, m, f):
+                fields[m] = f
+                m += 1
+                for p in range(P):
+                    counts[p] += fmeep[f, p]
+                pigs |= fpig[f]
+        maj = majority(counts[:P])
+        for p in range(P):
+            if maj & (1 << p):
+                out[p] += sign * (farm + (1 if pigs & (1 << p) else 0))
+
+
+@hot_inline
+def goods_points(st, out, sign):
+    """out[p] += sign x seat p's trade goods points at the end (`scoring.score_goods`)."""
+    for k in range(C.N_GOODS):
+        maj = majority(st.goods[:, k])
+        for p in range(st.goods.shape[0]):
+            if maj & (1 << p):
+                out[p] += sign * 10
+
+
+@hot
+def by_features(st):
+    """Whether the rules let the pending points be summed feature by feature
+    (`pending_from_features`, `core.candidates`' projected gain by difference):
+    standard rules with farms per field."""
+    return st.cfg[C.CFG_SOLO] == 0 and st.cfg[C.CFG_FARM_MODE] == 0
+
+
+@hot
+def pending_from_features(st, tb, counts, out):
+    """`pending_points` without playing the end scoring, for standard rules with farms
+    per field (not solo: its end bonus reads every colour's score): the end points of
+    each feature holding a follower (`end_points`; a field's completed cities from
+    counts, `field_city_counts`) and, with Traders & Builders, the trade goods'
+    majorities. A feature nobody holds scores nothing, so only the followers' features
+    are visited."""
+    P = st.cfg[C.CFG_SEATS]
+    out[:P] = 0
+    if st.sc[C.SC_DONE]:
+        return
+    parent, active = st.parent, st.active
+    n = st.sc[C.SC_NACTIVE]
+    for k in range(n):
+        root = root_of(parent, active[k])
+        first = True  # each feature once: at its first follower in the list
+        for k2 in range(k):
+            if root_of(parent, active[k2]) == root:
+                first = False
+                break
+        if first:
+            end_points(st, tb, root, counts[root], out, 1)
+    if st.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS:
+        goods_points(st, out, 1)
 
 
 @counted
@@ -105,7 +221,10 @@ def encode_aggregates(st, tb, sub, observer, planes, base, feats, fbase, scratch
                     held += n
                 if held == 0 and not done:
                     px[base + 4] = 1
-    pending_points(st, tb, scratch, pending)
+    if by_features(st):
+        pending_from_features(st, tb, counts, pending)
+    else:
+        pending_points(st, tb, scratch, pending)
     for q in range(P):
         p = (observer + q) % P
         feats[fbase + q] = (st.scores[p] + pending[p]) * 0.01

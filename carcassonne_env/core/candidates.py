@@ -41,7 +41,15 @@ import numpy as np
 from numba import njit
 
 from . import config as C
-from .aggregates import field_city_counts, pending_points
+from .aggregates import (
+    by_features,
+    contains,
+    end_points,
+    field_city_counts,
+    goods_points,
+    pending_from_features,
+    pending_points,
+)
 from .board import constraint, find, fits, n_segments, neighbour_segment, origin, root_of
 from .encode import _count_unseen, window_origin
 from .jit import hot, hot_inline
@@ -78,15 +86,6 @@ S_FARM_DONE, S_FARM_OPEN, S_CLOSERS, S_JOINED, S_FOLLOWERS = 14, 15, 16, 17, 18
 def n_columns(seats: int) -> int:
     """Columns of one candidate's vector with `seats` seats."""
     return HEAD_FIXED + 3 * seats + N_SLOTS * (SLOT_FIXED + 2 * seats)
-
-
-@hot_inline
-def _contains(values, n, v):
-    """Whether v is among values[:n]."""
-    for k in range(n):
-        if values[k] == v:
-            return True
-    return False
 
 
 @hot_inline
@@ -204,7 +203,7 @@ def _farm_cities(st, field, out, base):
         if find(parent, pairs[k, 0]) != field:
             continue
         c = find(parent, pairs[k, 1])
-        if not _contains(seen, n, c):
+        if not contains(seen, n, c):
             seen[n] = c
             n += 1
             out[base + (0 if fdone[c] else 1)] += 1
@@ -229,7 +228,7 @@ def _joined(st, after, tb, i, root, kind):
         if g < 0:
             continue
         b = root_of(st.parent, g)
-        if not _contains(seen, n, b):
+        if not contains(seen, n, b):
             seen[n] = b
             n += 1
     return n
@@ -252,82 +251,10 @@ def _slot_roots(after, tb, i, fig_root, roots, limit):
             if tb.seg_kind[t, s] != kind:
                 continue
             g = find(after.parent, i * S + s)
-            if not _contains(roots, n, g):
+            if not contains(roots, n, g):
                 roots[n] = g
                 n += 1
     return n
-
-
-@hot_inline
-def _end_points(st, tb, root, n_cities, out, sign):
-    """out[p] += sign x the points seat p scores for feature `root` at the end of a
-    standard game (what `scoring.final_scoring` awards for it): an incomplete road,
-    city or monastery to its majority; a field per field (farm_mode 0) its n_cities
-    completed cities touched x farm points to its majority (and its pigs' owners 1
-    point per city more); per city (farm_mode 1) for each completed city it touches
-    that city's farm award, which the other fields touching the city share in.
-    Nothing for a completed feature."""
-    S = n_segments(st)
-    P = st.cfg[C.CFG_SEATS]
-    kind = tb.seg_kind[st.ptype[root // S], root % S]
-    fmeep, fpig = st.fmeep, st.fpig
-    if kind != C.K_FIELD:
-        if st.fdone[root]:
-            return
-        maj = majority(fmeep[root])
-        if maj:
-            pts = feature_points(st, root, kind, False)
-            for p in range(P):
-                if maj & (1 << p):
-                    out[p] += sign * pts
-        return
-    farm = np.int64(st.cfg[C.CFG_FARM_POINTS])
-    if st.cfg[C.CFG_FARM_MODE] == 0:
-        maj = majority(fmeep[root])
-        for p in range(P):
-            if maj & (1 << p):
-                out[p] += sign * (n_cities * farm + (n_cities if fpig[root] & (1 << p) else 0))
-        return
-    parent, pairs, fdone = st.parent, st.pairs, st.fdone
-    n_pairs = st.sc[C.SC_NPAIRS]
-    cities, fields, counts = st.work[C.W_OWN], st.work[C.W_STACK], st.work[C.W_COUNTS]
-    n = 0
-    for k in range(n_pairs):
-        if find(parent, pairs[k, 0]) != root:
-            continue
-        c = find(parent, pairs[k, 1])
-        if fdone[c] and not _contains(cities, n, c):
-            cities[n] = c
-            n += 1
-    for q in range(n):
-        m = 0
-        pigs = 0
-        for p in range(P):
-            counts[p] = 0
-        for k in range(n_pairs):
-            if find(parent, pairs[k, 1]) != cities[q]:
-                continue
-            f = find(parent, pairs[k, 0])
-            if not _contains(fields, m, f):
-                fields[m] = f
-                m += 1
-                for p in range(P):
-                    counts[p] += fmeep[f, p]
-                pigs |= fpig[f]
-        maj = majority(counts[:P])
-        for p in range(P):
-            if maj & (1 << p):
-                out[p] += sign * (farm + (1 if pigs & (1 << p) else 0))
-
-
-@hot_inline
-def _goods_points(st, out, sign):
-    """out[p] += sign x seat p's trade goods points at the end (`scoring.score_goods`)."""
-    for k in range(C.N_GOODS):
-        maj = majority(st.goods[:, k])
-        for p in range(st.goods.shape[0]):
-            if maj & (1 << p):
-                out[p] += sign * 10
 
 
 @hot
@@ -361,13 +288,13 @@ def _pair_change(after, k, roots, n_roots, farm, keys, n_keys, G, farm_pts, pend
     c = find(parent, pairs[k, 1])
     if qf >= 0:
         key = qf * G + c
-        if not _contains(keys, n_keys, key):
+        if not contains(keys, n_keys, key):
             keys[n_keys] = key
             n_keys += 1
             farm[qf, 0 if fdone[c] else 1] += 1
-    elif fdone[c] and _contains(roots, n_roots, c):  # completed now (a tile feature)
+    elif fdone[c] and contains(roots, n_roots, c):  # completed now (a tile feature)
         key = -1 - (f * G + c)
-        if not _contains(keys, n_keys, key):
+        if not contains(keys, n_keys, key):
             keys[n_keys] = key
             n_keys += 1
             maj = majority(fmeep[f])
@@ -401,7 +328,7 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
             g = neighbour_segment(st, tb, bx, by, d, 0)
             if g >= 0:
                 b = root_of(st.parent, g)
-                if not _contains(before, n_before, b):
+                if not contains(before, n_before, b):
                     before[n_before] = b
                     n_before += 1
         if ter != C.CITY:
@@ -409,7 +336,7 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
                 g = neighbour_segment(st, tb, bx, by, h, 1)
                 if g >= 0:
                     b = root_of(st.parent, g)
-                    if not _contains(before, n_before, b):
+                    if not contains(before, n_before, b):
                         before[n_before] = b
                         n_before += 1
     # fields: the adjacencies of the tile's fields' cities and of the other fields
@@ -439,9 +366,9 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
         n_keys = _pair_change(after, k, roots, n_roots, farm, keys, n_keys, G, farm_pts,
                               pend)
     for q in range(n_roots):
-        _end_points(after, tb, roots[q], farm[q, 0], pend, 1)
+        end_points(after, tb, roots[q], farm[q, 0], pend, 1)
     for q in range(n_before):
-        _end_points(st, tb, before[q], city_counts[before[q]], pend, -1)
+        end_points(st, tb, before[q], city_counts[before[q]], pend, -1)
     # monasteries around the tile: one more neighbour, or completed and scored now
     i = after.sc[C.SC_PLACED] - 1
     for dy in range(-1, 2):
@@ -450,11 +377,11 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
             if j < 0 or j == i or tb.mon_seg[after.ptype[j]] < 0:
                 continue
             g = j * S + tb.mon_seg[after.ptype[j]]
-            _end_points(st, tb, g, 0, pend, -1)
-            _end_points(after, tb, g, 0, pend, 1)
+            end_points(st, tb, g, 0, pend, -1)
+            end_points(after, tb, g, 0, pend, 1)
     if after.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS:
-        _goods_points(st, pend, -1)
-        _goods_points(after, pend, 1)
+        goods_points(st, pend, -1)
+        goods_points(after, pend, 1)
 
 
 @hot_inline
@@ -722,7 +649,7 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
     complete scores nothing now: its figure is put on that no-figure move and lifted
     after (`turn.lift_figure`); any other option copies `scratch`, puts its figure down
     and scores. The projected gain is the no-figure one with only the figure's
-    feature's end-game points replaced (`_end_points`), the rest of the end scoring
+    feature's end-game points replaced (`aggregates.end_points`), the rest of the end scoring
     being unchanged by a figure. Solo (its end bonus depends on every colour's
     score) and a city whose trade goods the figure earns score to the end in full.
     `encode_candidates_reference` is the plain way; the tests compare the two."""
@@ -734,12 +661,7 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
     unseen[:] = 0
     _count_unseen(st, observer, unseen, 0)
     placing = st.sc[C.SC_PHASE] == C.PHASE_PLACE
-    # The points pending before the move: by difference (`_incremental`), a row needs
-    # them only where a full end scoring runs, for a figure that earns trade goods.
-    if placing and _incremental(st) and not st.cfg[C.CFG_EXPANSIONS] & \
-            C.EXP_TRADERS_BUILDERS:
-        pend_before[:] = 0  # (they cancel out)
-    else:
+    if not (placing and by_features(st)):  # (else summed per feature in the pass)
         pending_points(st, tb, scratch, pend_before)
     if not placing:  # a solo scoring decision: few, cheap rows
         return _encode_choices(st, tb, after, rows, n, B, SL, observer, pend_before, feats,
@@ -839,7 +761,7 @@ def _copy_twin(tb, t, r, r0, perm, seg_q, row_of, n_roots, rows, k, e, h, row, c
     n = 0  # rotation r's roots order: kinds, then its own segment order
     for kind in (C.K_CITY, C.K_ROAD, C.K_MONASTERY, C.K_FIELD):
         for a in range(tb.n_seg[t]):
-            if tb.seg_kind[t, a] == kind and not _contains(order, n, seg_q[perm[a]]):
+            if tb.seg_kind[t, a] == kind and not contains(order, n, seg_q[perm[a]]):
                 order[n] = seg_q[perm[a]]
                 n += 1
     for c in range(k, e):
@@ -884,9 +806,11 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
     o = origin(st)
     S = n_segments(st)
     solo = st.cfg[C.CFG_SOLO] != 0
-    incremental = _incremental(st)
+    # standard rules with farms per field: pending points by difference (_pending_change)
+    incremental = by_features(st)
     if incremental:
         field_city_counts(st, city_counts)
+        pending_from_features(st, tb, city_counts, pend_before)
         _pair_lists(st, links)
     h_proj = H_FIGURE + 5 + P
     width = SLOT_FIXED + 2 * P
@@ -957,7 +881,7 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
             for p in range(P):
                 ends[q, p] = 0
             if not solo:
-                _end_points(after, tb, roots[q], farm[q, 0], ends[q], 1)
+                end_points(after, tb, roots[q], farm[q, 0], ends[q], 1)
         for p in range(P):
             for g in range(C.N_GOODS):
                 goods0[p, g] = after.goods[p, g]
@@ -1022,7 +946,7 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
             for p in range(P):
                 fig_end[p] = 0
             if fig_q >= 0:
-                _end_points(after, tb, fig_root, farm[fig_q, 0], fig_end, 1)
+                end_points(after, tb, fig_root, farm[fig_q, 0], fig_end, 1)
             for q in range(P):
                 p = (observer + q) % P
                 gain = pend0[p] + after.scores[p] - st.scores[p] - pend_before[p]
@@ -1033,14 +957,6 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
                 lift_figure(after, g, fig, seat)
         k = e
     return np.int64(m)
-
-
-@hot
-def _incremental(st):
-    """Whether the pass gets a placement's projected gain by difference
-    (`_pending_change`: standard rules with farms per field). The points pending before
-    the move then cancel out, but for a row whose end scoring runs in full."""
-    return st.cfg[C.CFG_SOLO] == 0 and st.cfg[C.CFG_FARM_MODE] == 0
 
 
 @hot
