@@ -50,22 +50,33 @@ from .aggregates import (
     pending_from_features,
     pending_points,
 )
-from .board import constraint, find, fits, n_segments, neighbour_segment, origin, root_of
+from .board import (
+    constraint,
+    find,
+    fits,
+    n_segments,
+    neighbour_segment,
+    origin,
+    popcount64,
+    root_of,
+)
 from .encode import _count_unseen, window_origin
 from .jit import hot, hot_inline
-from .scoring import feature_points, majority, score_game_end
+from .scoring import feature_points, majority, score_completed, score_game_end
 from .state import copy_into
 from .turn import (
     apply_move,
     figure_and_score,
     legal_moves,
     lift_figure,
+    mark_completed,
     place_and_score,
     place_figure,
     put_tile,
     solo_blocked,
     solo_ends_after_turn,
     tile_to_place,
+    undo_place,
 )
 
 counted = njit(cache=True, nogil=True, error_model="numpy")  # copy_into needs refcounts
@@ -136,23 +147,21 @@ def closers(st, tb, root, kind, unseen):
         fbits, edge_seg = st.fbits, tb.edge_seg
         for w in range(fbits.shape[1]):
             bits = np.uint64(fbits[root, w])
-            b = 0
             while bits != np.uint64(0):
-                if bits & np.uint64(1):
-                    i = w * 64 + b
-                    t, r = st.ptype[i], st.prot[i]
-                    for d in range(4):
-                        s = edge_seg[t, r, d]
-                        if s < 0 or find(parent, i * S + s) != root:
-                            continue
-                        x, y = st.px[i] + _DX[d], st.py[i] + _DY[d]
-                        if board[y, x] >= 0:
-                            continue
-                        if cx >= 0 and (x != cx or y != cy):
-                            return 0  # open ends on two cells: not in one placement
-                        cx, cy = x, y
-                bits >>= np.uint64(1)
-                b += 1
+                low = bits & (~bits + np.uint64(1))  # the lowest tile left in the word
+                bits ^= low
+                i = w * 64 + popcount64(low - np.uint64(1))
+                t, r = st.ptype[i], st.prot[i]
+                for d in range(4):
+                    s = edge_seg[t, r, d]
+                    if s < 0 or find(parent, i * S + s) != root:
+                        continue
+                    x, y = st.px[i] + _DX[d], st.py[i] + _DY[d]
+                    if board[y, x] >= 0:
+                        continue
+                    if cx >= 0 and (x != cx or y != cy):
+                        return 0  # open ends on two cells: not in one placement
+                    cx, cy = x, y
     else:
         return 0
     con = constraint(st, cx, cy)
@@ -274,39 +283,47 @@ def _pair_lists(st, links):
 
 
 @hot_inline
-def _pair_change(after, k, roots, n_roots, farm, keys, n_keys, G, farm_pts, pend):
-    """`_pending_change` for adjacency k of `after`: count its city for the tile's field
-    it touches, or, for another field touching a city completed now, add that field's
-    farm points; returns the new count of keys (each (field, city) counted once)."""
-    parent, pairs, fdone, fmeep, fpig = after.parent, after.pairs, after.fdone, \
-        after.fmeep, after.fpig
-    f = find(parent, pairs[k, 0])
-    qf = -1
-    for q in range(n_roots):
-        if roots[q] == f:
-            qf = q
-    c = find(parent, pairs[k, 1])
-    if qf >= 0:
-        key = qf * G + c
-        if not contains(keys, n_keys, key):
-            keys[n_keys] = key
-            n_keys += 1
-            farm[qf, 0 if fdone[c] else 1] += 1
-    elif fdone[c] and contains(roots, n_roots, c):  # completed now (a tile feature)
-        key = -1 - (f * G + c)
-        if not contains(keys, n_keys, key):
-            keys[n_keys] = key
-            n_keys += 1
-            maj = majority(fmeep[f])
-            for p in range(after.cfg[C.CFG_SEATS]):
-                if maj & (1 << p):
-                    pend[p] += farm_pts + (1 if fpig[f] & (1 << p) else 0)
-    return n_keys
+def _once(stamp, g, gen, q):
+    """Whether (feature g, tile feature q) is met the first time in placement `gen`:
+    stamp[g] holds gen (from bit 16) and the bits of the q met with g in it."""
+    s = stamp[g]
+    if s >> 16 != gen:
+        s = gen << 16
+    if s & (1 << q):
+        return False
+    stamp[g] = s | (1 << q)
+    return True
 
 
 @hot_inline
-def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_counts, keys,
-                    links, pend):
+def _pair_change(after, k, roots, n_roots, farm, stamp, gen, farm_pts, pend):
+    """`_pending_change` for adjacency k of `after`: count its city for the tile's field
+    it touches, or, for another field touching a city completed now, add that field's
+    farm points; each (field, city) once in placement `gen` (`_once`: a city is stamped
+    with its tile fields, a field with its tile cities)."""
+    parent, pairs, fdone, fmeep, fpig = after.parent, after.pairs, after.fdone, \
+        after.fmeep, after.fpig
+    f = find(parent, pairs[k, 0])
+    c = find(parent, pairs[k, 1])
+    qf = qc = -1
+    for q in range(n_roots):
+        if roots[q] == f:
+            qf = q
+        elif roots[q] == c:
+            qc = q
+    if qf >= 0:
+        if _once(stamp, c, gen, qf):
+            farm[qf, 0 if fdone[c] else 1] += 1
+    elif qc >= 0 and fdone[c] and _once(stamp, f, gen, qc):  # completed now
+        maj = majority(fmeep[f])
+        for p in range(after.cfg[C.CFG_SEATS]):
+            if maj & (1 << p):
+                pend[p] += farm_pts + (1 if fpig[f] & (1 << p) else 0)
+
+
+@hot_inline
+def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_counts, stamp,
+                    gen, links, pend):
     """pend[p] += the change of seat p's pending end-game points from `st` to `after`
     (the tile t/r put on (bx, by), no figure, completions scored), standard rules with
     farms per field, without running the end scoring: only the features the tile
@@ -314,10 +331,10 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
     of the monasteries around it, and take off those of the features they were before.
     A city completed now adds its farm points to every other field touching it. Also
     fills farm[q] = (completed, incomplete) cities touching field roots[q].
-    city_counts[g]: completed cities touching field root g of `st`; keys: scratch of
-    st.pairs' length; links: `st`'s adjacencies by feature (`_pair_lists`)."""
+    city_counts[g]: completed cities touching field root g of `st`; stamp, gen: see
+    `_once` (gen: this placement's number, stamp: int64[G], zero at the first);
+    links: `st`'s adjacencies by feature (`_pair_lists`)."""
     S = n_segments(st)
-    G = np.int64(after.parent.shape[0])
     # the features of `st` the tile joined (through its edges)
     before = after.work[C.W_STACK]
     n_before = 0
@@ -349,7 +366,6 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
         g = roots[q]
         if tb.seg_kind[after.ptype[g // S], g % S] == C.K_CITY and after.fdone[g]:
             done_now = True
-    n_keys = 0
     farm_pts = np.int64(after.cfg[C.CFG_FARM_POINTS])
     for q in range(n_before):
         b = before[q]
@@ -359,12 +375,10 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
             continue
         k = links[side, b]
         while k >= 0:
-            n_keys = _pair_change(after, k, roots, n_roots, farm, keys, n_keys, G,
-                                  farm_pts, pend)
+            _pair_change(after, k, roots, n_roots, farm, stamp, gen, farm_pts, pend)
             k = links[2 + side, k]
     for k in range(st.sc[C.SC_NPAIRS], after.sc[C.SC_NPAIRS]):
-        n_keys = _pair_change(after, k, roots, n_roots, farm, keys, n_keys, G, farm_pts,
-                              pend)
+        _pair_change(after, k, roots, n_roots, farm, stamp, gen, farm_pts, pend)
     for q in range(n_roots):
         end_points(after, tb, roots[q], farm[q, 0], pend, 1)
     for q in range(n_before):
@@ -404,6 +418,21 @@ def _figure(st, tb, i, slot):
     """`turn.figure_and_score` without the player's scoring choice (compiled once, not
     inlined at each call: its scoring is long)."""
     figure_and_score(st, tb, i, slot, False)
+
+
+@hot_inline
+def _no_figure(st, tb, i):
+    """`_figure(st, tb, i, NO_FOLLOWER)`, the marking inlined: most placements complete
+    nothing and then skip the call (it passes the state's arrays one by one)."""
+    n = mark_completed(st, tb, i)
+    if n:
+        _score_marked(st, tb, n)
+
+
+@hot
+def _score_marked(st, tb, n):
+    """`figure_and_score`'s scoring of the n features `mark_completed` listed."""
+    score_completed(st, tb, st.work[C.W_ROOTS], n, solo_ends_after_turn(st))
 
 
 @hot_inline
@@ -642,16 +671,19 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
     pend_before: int64[P]. Returns the legal actions inside the window
     (more than K: the rest were left out).
 
-    Each placement (tile, cell, rotation) is evaluated once: the tile goes down on
-    `scratch`, the no-figure move is played on `after` for the columns the figure does
-    not change (every feature's slot columns but its holders) and, outside solo, for
-    the end-of-game points pending. A follower option on a feature the tile did not
-    complete scores nothing now: its figure is put on that no-figure move and lifted
-    after (`turn.lift_figure`); any other option copies `scratch`, puts its figure down
-    and scores. The projected gain is the no-figure one with only the figure's
-    feature's end-game points replaced (`aggregates.end_points`), the rest of the end scoring
-    being unchanged by a figure. Solo (its end bonus depends on every colour's
-    score) and a city whose trade goods the figure earns score to the end in full.
+    Each placement (tile, cell, rotation) is evaluated once: the no-figure move is
+    played on `after` for the columns the figure does not change (every feature's slot
+    columns but its holders) and, outside solo, for the end-of-game points pending. A
+    follower option on a feature the tile did not complete scores nothing now: its
+    figure is put on that no-figure move and lifted after (`turn.lift_figure`); any
+    other option plays again from the position, its figure down, and scores. Between
+    two plays `after` goes back to the position by `turn.undo_place`, which restores
+    only what a move changes. The projected gain is the no-figure one with only the
+    figure's feature's end-game points replaced (`aggregates.end_points`), the rest of
+    the end scoring being unchanged by a figure. Solo (its end bonus depends on every
+    colour's score) and a city whose trade goods the figure earns score to the end in
+    full. `scratch` serves the end scoring of the position where the points pending are
+    not summed per feature.
     `encode_candidates_reference` is the plain way; the tests compare the two."""
     P = st.cfg[C.CFG_SEATS]
     _clear(feats, actions)
@@ -668,13 +700,13 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
                                actions)
     S = n_segments(st)
     width = SLOT_FIXED + 2 * P
-    return _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen,
+    return _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen,
                            pend_before, feats, actions, np.zeros(S, np.int64),
                            np.zeros((S, width), np.float32), np.zeros((S, P), np.int64),
                            np.zeros((S, 2), np.int64), np.zeros((2, P), np.int64),
                            np.zeros((P, C.N_GOODS), np.int64),
                            np.zeros(st.parent.shape[0], np.int64),
-                           np.zeros(st.pairs.shape[0], np.int64), np.zeros((4, S), np.int64),
+                           np.zeros(st.parent.shape[0], np.int64), np.zeros((4, S), np.int64),
                            np.zeros((4, S), np.int64), np.zeros((4, 4 * S + 1), np.int64),
                            np.zeros(4, np.int64),
                            np.zeros((4, max(st.parent.shape[0], st.pairs.shape[0])), np.int64))
@@ -788,8 +820,8 @@ def _copy_twin(tb, t, r, r0, perm, seg_q, row_of, n_roots, rows, k, e, h, row, c
 
 
 @hot
-def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pend_before,
-                    feats, actions, roots, cols, ends, farm, tmp, goods0, city_counts, keys,
+def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before,
+                    feats, actions, roots, cols, ends, farm, tmp, goods0, city_counts, stamp,
                     perm, seg_q, row_of, n_twin, links):
     """`encode_candidates` at a placing decision, the rows[:n] legal moves listed; one
     call without reference counting (a state passed to a call from counted code costs
@@ -799,7 +831,8 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
     tmp[1] a figure's feature's end points. A symmetric tile's rotation that lies like
     an earlier one of the same cell copies its rows (`_copy_twin`): per rotation of the
     cell, perm (`_twin`), seg_q (its segments' roots indices), row_of (its rows by slot)
-    and n_twin (its roots count, -1 before it is played). links: `_pair_lists`."""
+    and n_twin (its roots count, -1 before it is played). links: `_pair_lists`; stamp:
+    `_once`."""
     K = actions.shape[0]
     P = st.cfg[C.CFG_SEATS]
     x0, y0 = window_origin(st, B)
@@ -818,6 +851,7 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
     last_tile = _last_tile(st)
     n_events = st.sc[C.SC_NEVENTS]
     pend0, fig_end = tmp[0], tmp[1]
+    _copy(after, st)  # (it held another position: `undo_place` restores only a move)
     m = 0
     k = 0
     while k < n:
@@ -847,16 +881,10 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
             continue
         bx, by = x + o, y + o
         blocked = solo and solo_blocked(st, tb, t, r, bx, by)
-        # the no-figure move on `after`: the columns a figure does not change; the tile
-        # alone on `scratch` when the candidates are to be played from it (figures, or
-        # the no-figure move spent by a full end scoring)
-        figures = not incremental or e - k > 1 or rows[k, 4] != C.NO_FOLLOWER
-        tile = scratch if figures else after
-        _copy(tile, st)
-        i = put_tile(tile, tb, t, r, bx, by)
-        if figures:
-            _copy(after, scratch)
-        _figure(after, tb, i, C.NO_FOLLOWER)
+        # the no-figure move on `after`: the columns a figure does not change
+        undo_place(after, st, tb)
+        i = put_tile(after, tb, t, r, bx, by)
+        _no_figure(after, tb, i)
         n_roots = _slot_roots(after, tb, i, -1, roots, S)
         n_twin[r] = n_roots
         for a in range(tb.n_seg[t]):
@@ -873,7 +901,7 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
             for p in range(P):
                 pend0[p] = pend_before[p]
             _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_counts,
-                            keys, links, pend0)
+                            stamp, k + 1, links, pend0)
         for q in range(n_roots):
             for c in range(width):
                 cols[q, c] = 0.0
@@ -908,13 +936,15 @@ def _encode_placing(st, tb, after, scratch, rows, n, B, SL, observer, unseen, pe
             lift = slot >= 0 and incremental and after.fdone[find(after.parent, g)] == 0
             if lift or (slot == C.NO_FOLLOWER and incremental):
                 if not clean:
-                    _copy(after, scratch)
-                    _figure(after, tb, i, C.NO_FOLLOWER)
+                    undo_place(after, st, tb)
+                    put_tile(after, tb, t, r, bx, by)
+                    _no_figure(after, tb, i)
                     clean = True
                 if lift:
                     place_figure(after, g, fig, seat)
             else:
-                _copy(after, scratch)
+                undo_place(after, st, tb)
+                put_tile(after, tb, t, r, bx, by)
                 if blocked and slot == C.NO_FOLLOWER:
                     after.sc[C.SC_SOLO_END_A] = 1
                 _figure(after, tb, i, slot)

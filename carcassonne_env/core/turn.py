@@ -9,6 +9,8 @@ import numpy as np
 
 from . import config as C
 from .board import (
+    _DX,
+    _DY,
     EMPTY,
     constraint,
     find,
@@ -32,7 +34,7 @@ from .choices import (
 )
 from .jit import hot, hot_inline
 from .scoring import score_completed, score_game_end
-from .state import has_figure
+from .state import _copy_prefix, _copy_rows, copy_flat, has_figure
 
 # ---------------------------------------------------------------------------- followers
 
@@ -425,13 +427,29 @@ def put_tile(st, tb, t, r, bx, by):
 def figure_and_score(st, tb, i, slot, ask):
     """`place_and_score`'s second step on placement i (just put down by `put_tile`):
     the figure on `slot`, then what the tile completed marked and scored."""
+    if slot != C.NO_FOLLOWER:
+        S = n_segments(st)
+        place_figure(st, i * S + slot % S, slot // S, st.sc[C.SC_SEAT])
+    n = mark_completed(st, tb, i)
+    roots = st.work[C.W_ROOTS]
+    if ask and st.cfg[C.CFG_PLAYER_ORDER] and start_feature_choice(st, roots, n):
+        return True
+    # Solo: the game ends after this move (end A, or this colour's stack is used up), so
+    # the order of its completions also decides the end bonus (see score_completed).
+    score_completed(st, tb, roots, n, solo_ends_after_turn(st))
+    return False
+
+
+@hot_inline
+def mark_completed(st, tb, i):
+    """Mark done what placement i (its figure down) completed, its roads and cities and
+    the monasteries around it, and list them in ``st.work[W_ROOTS][:n]``; the seat to
+    move takes a completed city's trade goods. Returns n (`score_completed` scores
+    them)."""
     seat = st.sc[C.SC_SEAT]
     t = st.ptype[i]
     bx, by = st.px[i], st.py[i]
     S = n_segments(st)
-    if slot != C.NO_FOLLOWER:
-        place_figure(st, i * S + slot % S, slot // S, seat)
-    # Features this tile completed: its roads and cities, monasteries around it.
     roots = st.work[C.W_ROOTS]
     parent, fopen, fdone, board, ptype = st.parent, st.fopen, st.fdone, st.board, st.ptype
     seg_kind, mon_seg = tb.seg_kind, tb.mon_seg
@@ -459,12 +477,7 @@ def figure_and_score(st, tb, i, slot, ask):
                     fdone[j * S + m] = 1
                     roots[n] = j * S + m
                     n += 1
-    if ask and st.cfg[C.CFG_PLAYER_ORDER] and start_feature_choice(st, roots, n):
-        return True
-    # Solo: the game ends after this move (end A, or this colour's stack is used up), so
-    # the order of its completions also decides the end bonus (see score_completed).
-    score_completed(st, tb, roots, n, solo_ends_after_turn(st))
-    return False
+    return n
 
 
 @hot
@@ -508,6 +521,64 @@ def lift_figure(st, g, fig, seat):
         st.supply[seat] += 1
     else:
         st.xsupply[seat, fig - 1] += 1
+
+
+@hot_inline
+def undo_place(dst, src, tb):
+    """Make `dst` play on exactly like `src` again, where dst was a copy of src (or a
+    `state.copy_into` of it) on which only the steps of `place_and_score` were played
+    since: `put_tile`, figures placed or lifted, completions scored, and the end scoring
+    at most. The candidate pass tries each placement of a position this way: it restores
+    only what those steps change (a full copy costs 2-3x more), so any other change to
+    dst, or a dst holding another game, leaves it wrong.
+
+    Those steps change the board only around the tile (the tile, its new open cells,
+    the frontier slot that moved into the tile's), the tile sets (`fbits`) only of the
+    features it joined by a city or road edge, and otherwise the small arrays and the
+    live part of the per-segment ones; they only append to the rest (events, pairs,
+    the tile's own entries), which the restored counters then ignore."""
+    sc, src_sc = dst.sc, src.sc
+    i = src_sc[C.SC_PLACED]
+    S = n_segments(src)
+    board, src_board = dst.board, src.board
+    if sc[C.SC_PLACED] > i:  # the tile is down: its cell and the merged tile sets
+        bx, by = dst.px[i], dst.py[i]
+        board[by, bx] = src_board[by, bx]
+        W = dst.fbits.shape[1]
+        for d in range(4):
+            nx, ny = bx + _DX[d], by + _DY[d]
+            j = src_board[ny, nx]
+            board[ny, nx] = j
+            if j >= 0:
+                s = tb.edge_seg[src.ptype[j], src.prot[j], (d + 2) % 4]
+                if s >= 0:  # a city or road edge: the union's root got the tile's bit
+                    root = np.int64(root_of(src.parent, j * S + s))
+                    copy_flat(dst.fbits, src.fbits, root * W, W)
+        last = src_sc[C.SC_NFRONT] - 1  # the slot `place_tile` moved into the tile's
+        if last >= 0:
+            lx, ly = src.frontier[last, 0], src.frontier[last, 1]
+            board[ly, lx] = src_board[ly, lx]
+    _copy_prefix(sc, src_sc, src_sc.shape[0])
+    _copy_rows(dst.frontier, src.frontier, src_sc[C.SC_NFRONT])
+    g = i * S
+    _copy_prefix(dst.parent, src.parent, g)
+    _copy_prefix(dst.fntiles, src.fntiles, g)
+    _copy_prefix(dst.fpenn, src.fpenn, g)
+    _copy_prefix(dst.fopen, src.fopen, g)
+    _copy_rows(dst.fmeep, src.fmeep, g)
+    _copy_prefix(dst.fdone, src.fdone, g)
+    _copy_prefix(dst.owner, src.owner, g)
+    _copy_prefix(dst.ofig, src.ofig, g)
+    if src.cfg[C.CFG_EXPANSIONS]:
+        _copy_prefix(dst.fflag, src.fflag, g)
+        _copy_rows(dst.fgoods, src.fgoods, g)
+        _copy_prefix(dst.fbuild, src.fbuild, g)
+        _copy_prefix(dst.fpig, src.fpig, g)
+        _copy_rows(dst.xsupply, src.xsupply, src.xsupply.shape[0])
+        _copy_rows(dst.goods, src.goods, src.goods.shape[0])
+    _copy_prefix(dst.active, src.active, src.active.shape[0])
+    _copy_prefix(dst.supply, src.supply, src.supply.shape[0])
+    _copy_prefix(dst.scores, src.scores, src.scores.shape[0])
 
 
 @hot
