@@ -17,7 +17,7 @@ from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
 from . import config as C
-from .jit import hot
+from .jit import hot, hot_inline
 
 State = namedtuple(
     "State",
@@ -217,6 +217,32 @@ def _copy_rows(dst, src, n):
     copy_flat(dst, src, 0, n * dst.shape[1])
 
 
+@hot_inline
+def copy_features(dst, src, g, expansions):
+    """Copy src's first g segments' feature arrays but the tile sets (`fbits`), and the
+    figures, supplies and scores (the expansions' arrays with `expansions`): what a move
+    changes besides the board, the frontier, the counters and the tile sets (shared by
+    `copy_into` and `turn.undo_place`)."""
+    _copy_prefix(dst.parent, src.parent, g)
+    _copy_prefix(dst.fntiles, src.fntiles, g)
+    _copy_prefix(dst.fpenn, src.fpenn, g)
+    _copy_prefix(dst.fopen, src.fopen, g)
+    _copy_rows(dst.fmeep, src.fmeep, g)
+    _copy_prefix(dst.fdone, src.fdone, g)
+    if expansions:
+        _copy_prefix(dst.fflag, src.fflag, g)
+        _copy_rows(dst.fgoods, src.fgoods, g)
+        _copy_prefix(dst.fbuild, src.fbuild, g)
+        _copy_prefix(dst.fpig, src.fpig, g)
+        _copy_rows(dst.xsupply, src.xsupply, src.xsupply.shape[0])
+        _copy_rows(dst.goods, src.goods, src.goods.shape[0])
+    _copy_prefix(dst.owner, src.owner, g)
+    _copy_prefix(dst.ofig, src.ofig, g)
+    _copy_prefix(dst.active, src.active, src.active.shape[0])
+    _copy_prefix(dst.supply, src.supply, src.supply.shape[0])
+    _copy_prefix(dst.scores, src.scores, src.scores.shape[0])
+
+
 @hot
 def copy_into(dst, src):
     """Make `dst` (same shapes) a copy of `src` without allocating. Only the part in use is
@@ -247,25 +273,8 @@ def copy_into(dst, src):
     _copy_prefix(dst.prot, src.prot, n)
     _copy_prefix(dst.px, src.px, n)
     _copy_prefix(dst.py, src.py, n)
-    _copy_prefix(dst.parent, src.parent, g)
     _copy_rows(dst.fbits, src.fbits, g)
-    _copy_prefix(dst.fntiles, src.fntiles, g)
-    _copy_prefix(dst.fpenn, src.fpenn, g)
-    _copy_prefix(dst.fopen, src.fopen, g)
-    _copy_rows(dst.fmeep, src.fmeep, g)
-    _copy_prefix(dst.fdone, src.fdone, g)
-    if expansions:
-        _copy_prefix(dst.fflag, src.fflag, g)
-        _copy_rows(dst.fgoods, src.fgoods, g)
-        _copy_prefix(dst.fbuild, src.fbuild, g)
-        _copy_prefix(dst.fpig, src.fpig, g)
-        _copy_rows(dst.xsupply, src.xsupply, src.xsupply.shape[0])
-        _copy_rows(dst.goods, src.goods, src.goods.shape[0])
-    _copy_prefix(dst.owner, src.owner, g)
-    _copy_prefix(dst.ofig, src.ofig, g)
-    _copy_prefix(dst.active, src.active, src.active.shape[0])
-    _copy_prefix(dst.supply, src.supply, src.supply.shape[0])
-    _copy_prefix(dst.scores, src.scores, src.scores.shape[0])
+    copy_features(dst, src, g, expansions)
     _copy_prefix(dst.deck, src.deck, src.deck.shape[0])
     _copy_prefix(dst.spos, src.spos, src.spos.shape[0])
     _copy_rows(dst.hands, src.hands, src.hands.shape[0])

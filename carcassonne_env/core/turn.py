@@ -34,7 +34,7 @@ from .choices import (
 )
 from .jit import hot, hot_inline
 from .scoring import score_completed, score_game_end
-from .state import _copy_prefix, _copy_rows, copy_flat, has_figure
+from .state import _copy_prefix, _copy_rows, copy_features, copy_flat, has_figure
 
 # ---------------------------------------------------------------------------- followers
 
@@ -560,25 +560,7 @@ def undo_place(dst, src, tb):
             board[ly, lx] = src_board[ly, lx]
     _copy_prefix(sc, src_sc, src_sc.shape[0])
     _copy_rows(dst.frontier, src.frontier, src_sc[C.SC_NFRONT])
-    g = i * S
-    _copy_prefix(dst.parent, src.parent, g)
-    _copy_prefix(dst.fntiles, src.fntiles, g)
-    _copy_prefix(dst.fpenn, src.fpenn, g)
-    _copy_prefix(dst.fopen, src.fopen, g)
-    _copy_rows(dst.fmeep, src.fmeep, g)
-    _copy_prefix(dst.fdone, src.fdone, g)
-    _copy_prefix(dst.owner, src.owner, g)
-    _copy_prefix(dst.ofig, src.ofig, g)
-    if src.cfg[C.CFG_EXPANSIONS]:
-        _copy_prefix(dst.fflag, src.fflag, g)
-        _copy_rows(dst.fgoods, src.fgoods, g)
-        _copy_prefix(dst.fbuild, src.fbuild, g)
-        _copy_prefix(dst.fpig, src.fpig, g)
-        _copy_rows(dst.xsupply, src.xsupply, src.xsupply.shape[0])
-        _copy_rows(dst.goods, src.goods, src.goods.shape[0])
-    _copy_prefix(dst.active, src.active, src.active.shape[0])
-    _copy_prefix(dst.supply, src.supply, src.supply.shape[0])
-    _copy_prefix(dst.scores, src.scores, src.scores.shape[0])
+    copy_features(dst, src, i * S, src.cfg[C.CFG_EXPANSIONS])
 
 
 @hot
