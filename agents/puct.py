@@ -67,7 +67,9 @@ class PUCTAgent:
     Args:
         model: the network: a saved model's path or shipped name, an SB3 model, or an
             `SB3Agent`; default: the shipped RL-only model of the game's kind
-            (``ppo_solo_rl`` in solo, else ``ppo_duel_rl``), loaded on the first move.
+            (``ppo_solo_rl`` in solo, else ``puct_duel``: ``ppo_duel_rl`` with its value
+            head refitted on its own self-play, ``carcassonne train value``), loaded on
+            the first move.
         seed: seeds the determinisations.
         simulations: simulations per move (a fixed budget: the same moves on any machine);
             ignored when `time_per_move` is given.
@@ -80,15 +82,16 @@ class PUCTAgent:
             margin), or "auto" (projected when the model observes the projected scores).
         prior_temperature: the priors are the softmax of the policy's logits divided by
             this; above 1 they are flatter (a PPO policy's are nearly one-hot, so the
-            search seldom tries a second move).
+            search seldom tries a second move). The defaults (c = 3, prior_temperature =
+            3) did best against `mcts` in 100-game screens (docs/training.md).
     """
 
     name = "puct"
 
     def __init__(self, model: Any = None, seed: int | None = None,
-                 simulations: int = 64, time_per_move: float | None = None, c: float = 1.5,
+                 simulations: int = 64, time_per_move: float | None = None, c: float = 3.0,
                  value_scale: float = 10.0, value_base: str = "auto",
-                 prior_temperature: float = 1.0) -> None:
+                 prior_temperature: float = 3.0) -> None:
         self.net = model if isinstance(model, SB3Agent) or model is None else SB3Agent(model)
         self.simulations = check_int("simulations", simulations, 1)
         self.time_per_move = None if time_per_move is None else check_real(
@@ -119,13 +122,23 @@ class PUCTAgent:
         except WindowOverflowError:  # nothing visible: uniform priors, no value
             return rows, np.full(len(rows), 1.0 / len(rows)), _margin(view._st, seat)
         policy = self.net.policy
-        tensors, _ = policy.obs_to_tensor({k: obs[k] for k in
-                                           self.net.model.observation_space.spaces})
+        net = getattr(policy.features_extractor, "net", None)  # training.policy.CandidateNet
         with torch.no_grad(), torch_threads(self.net.torch_threads):  # one trunk pass
-            latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(tensors))
-            dist = policy._get_action_dist_from_latent(latent_pi)
-            logits = dist.distribution.logits[0].cpu().numpy()
-            value = float(policy.value_net(latent_vf)[0, 0])
+            if hasattr(net, "trunk"):  # a candidate model: its three inputs only, no SB3 layers
+                actions = obs["candidate_actions"]
+                present = actions >= 0
+                scores, pooled = net.trunk(*(torch.as_tensor(obs[k][None]) for k in
+                                             ("features", "candidates", "candidate_actions")))
+                value = float(policy.value_net(net.value(pooled))[0, 0])
+                logits = np.full(int(self.net.model.action_space.n), -np.inf)
+                logits[actions[present]] = scores[0, present].numpy()
+            else:
+                tensors, _ = policy.obs_to_tensor({k: obs[k] for k in
+                                                   self.net.model.observation_space.spaces})
+                latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(tensors))
+                dist = policy._get_action_dist_from_latent(latent_pi)
+                logits = dist.distribution.logits[0].cpu().numpy()
+                value = float(policy.value_net(latent_vf)[0, 0])
         prior = row_probabilities(view, enc, rows, logits / self.prior_temperature)
         if prior is None:  # the policy sees none of them
             prior = np.full(len(rows), 1.0 / len(rows))
@@ -164,7 +177,7 @@ class PUCTAgent:
             raise ValueError("puct plays 2-player games and the solo variant (its values are "
                              f"margins over one opponent), got players={game.rules.players}")
         if self.net is None:
-            self.net = SB3Agent("ppo_solo_rl" if game.rules.variant == "solo" else "ppo_duel_rl")
+            self.net = SB3Agent("ppo_solo_rl" if game.rules.variant == "solo" else "puct_duel")
         root = self._expand(game)
         sim, view = self._scratch(game)
         self._mt[0] = np.uint64(int(self._rng.integers(2**63)))

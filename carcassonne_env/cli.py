@@ -479,6 +479,7 @@ TRAIN_COMMANDS = {
     "rllib": "training.rllib_example",
     "export": "training.export",
     "search": "training.search",
+    "value": "training.value_fit",
 }
 
 
@@ -724,8 +725,10 @@ def build_parser() -> argparse.ArgumentParser:
                        "self-play; evaluate: a saved model against bots or on the solo "
                        "benchmark; plot: learning curves of runs as a PNG; export: a slim "
                        "copy of a model (weights and spaces); search: search-guided "
-                       "self-play (expert iteration with the puct bot); rllib: the RLlib "
-                       "example (rllib extra). Options after the name go to that script: "
+                       "self-play (expert iteration with the puct bot); value: a candidate "
+                       "model's value head refitted on its own self-play outcomes (for "
+                       "puct); rllib: the RLlib example (rllib extra). Options after the "
+                       "name go to that script: "
                        "carcassonne train solo --help.")
     p.add_argument("what", choices=sorted(TRAIN_COMMANDS))
     p.add_argument("rest", nargs=argparse.REMAINDER, help="the script's own options")

@@ -11,7 +11,7 @@ pytest.importorskip("sb3_contrib")
 from sb3_contrib import MaskablePPO  # noqa: E402
 
 from agents import make_agent  # noqa: E402
-from agents.puct import PUCTAgent  # noqa: E402
+from agents.puct import PUCTAgent, row_probabilities  # noqa: E402
 from carcassonne_env import Game, Rules  # noqa: E402
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv  # noqa: E402
 from training.policy import CandidatePolicy  # noqa: E402
@@ -109,13 +109,14 @@ def test_forward_passes_run_on_the_bot_s_torch_threads_and_restore_torch_s(threa
 
     seen: list[int] = []
     net = SB3Agent("ppo_duel_rl", torch_threads=threads)
-    extract = net.policy.extract_features
+    candidate_net = net.policy.features_extractor.net
+    trunk = candidate_net.trunk  # what SB3's pass and puct's direct pass both run
 
     def spy(*args, **kwargs):
         seen.append(th.get_num_threads())
-        return extract(*args, **kwargs)
+        return trunk(*args, **kwargs)
 
-    net.policy.extract_features = spy
+    candidate_net.trunk = spy
     before = th.get_num_threads()
     th.set_num_threads(2)
     try:
@@ -180,7 +181,7 @@ def test_puct_prior_temperature_flattens_the_priors_as_a_softmax_of_logits_over_
     game = Game(Rules(players=2), seed=6)
     for _ in range(12):
         game.play(game.legal_moves()[0])
-    _, p1, _ = PUCTAgent("ppo_duel_rl")._evaluate(game)
+    _, p1, _ = PUCTAgent("ppo_duel_rl", prior_temperature=1)._evaluate(game)
     _, p3, _ = PUCTAgent("ppo_duel_rl", prior_temperature=3)._evaluate(game)
     seen = p1 > 0
     assert np.array_equal(seen, p3 > 0) and p3.sum() == pytest.approx(1.0)
@@ -191,6 +192,31 @@ def test_puct_prior_temperature_flattens_the_priors_as_a_softmax_of_logits_over_
     assert p3.max() < p1.max()
     with pytest.raises(ValueError, match="prior_temperature"):
         PUCTAgent("ppo_duel_rl", prior_temperature=0)
+
+
+def test_puct_network_pass_equals_the_sb3_policy_s():
+    """puct runs a candidate model's `CandidateNet` on its three inputs directly: the
+    same priors and value as SB3's forward pass over the whole observation."""
+    import torch
+
+    bot = PUCTAgent("puct_duel", prior_temperature=2)
+    game = Game(Rules(players=2), seed=4)
+    for turn in range(30):
+        if turn % 10 == 3:
+            rows, prior, estimate = bot._evaluate(game)
+            enc, obs = bot.net._encoder(game), bot.net.observe(game)
+            policy = bot.net.policy
+            tensors, _ = policy.obs_to_tensor({k: obs[k] for k in
+                                               bot.net.model.observation_space.spaces})
+            with torch.no_grad():
+                logits = policy.get_distribution(tensors).distribution.logits[0].numpy()
+                value = float(policy.predict_values(tensors)[0, 0])
+            assert np.array_equal(rows, game._legal_rows())
+            assert prior == pytest.approx(row_probabilities(game, enc, rows, logits / 2),
+                                          abs=1e-6)
+            assert estimate == pytest.approx(bot.base(game, enc, obs["features"])
+                                             + 10 * value, abs=1e-4)
+        game.play(game.legal_moves()[0])
 
 
 def test_puct_search_returns_the_root_visits_in_move_order():

@@ -338,6 +338,13 @@ class CandidateNet(nn.Module):
     def forward(self, features: th.Tensor, candidates: th.Tensor, actions: th.Tensor
                 ) -> tuple[th.Tensor, th.Tensor]:
         """(logits [N, K], value latent [N, hidden]) of a batch of observations."""
+        logits, pooled = self.trunk(features, candidates, actions)
+        return logits, self.value(pooled)
+
+    def trunk(self, features: th.Tensor, candidates: th.Tensor, actions: th.Tensor
+              ) -> tuple[th.Tensor, th.Tensor]:
+        """(logits [N, K], the value MLP's input [N, 3 hidden]: max and mean of the
+        candidates' embeddings and the context) of a batch of observations."""
         N, K, _ = candidates.shape
         present = actions >= 0  # [N, K]
         rows, cols = present.nonzero(as_tuple=True)
@@ -351,7 +358,7 @@ class CandidateNet(nn.Module):
         count = present.sum(1, keepdim=True).clamp(min=1).to(e.dtype)
         pooled_mean = th.zeros(N, self.hidden, dtype=e.dtype,
                                device=e.device).index_add(0, rows, e) / count
-        return logits, self.value(th.cat([pooled_max, pooled_mean, context], 1))
+        return logits, th.cat([pooled_max, pooled_mean, context], 1)
 
 
 class CandidateExtractor(BaseFeaturesExtractor):

@@ -234,7 +234,8 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         rng = np.random.default_rng([settings.seed, it])
         agent = PUCTAgent(SB3Agent(model), seed=int(rng.integers(2**31)),
                           simulations=settings.simulations, c=settings.c,
-                          value_scale=settings.value_scale, value_base="projected")
+                          value_scale=settings.value_scale, value_base="projected",
+                          prior_temperature=1.0)  # the priors as the policy gives them
         samples: list[Sample] = []
         games = range(settings.games)
         try:
