@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import itertools
 import json
 import time
 from pathlib import Path
@@ -104,13 +105,18 @@ def self_play(model: Any, settings: ValueSettings, progress: bool = True
     games: list[list[int]] = [[] for _ in range(settings.envs)]  # open games per env
     samples: dict[int, list[tuple[np.ndarray, float, int]]] = {}
     left = np.full(settings.envs, np.inf)  # tiles unseen at each env's last decision
-    serial = 0
+
+    numbers = itertools.count()
+
+    def open_game(i: int) -> None:
+        games[i].append(next(numbers))
+        samples[games[i][-1]] = []
+        left[i] = np.inf
 
     def act(obs: dict[str, np.ndarray], envs: np.ndarray, observers: np.ndarray
             ) -> np.ndarray:
         """Sample the model's moves; keep each decision's value input, projected margin
         and seat under its game."""
-        nonlocal serial
         with torch.no_grad():
             logits, pooled = net.trunk(*(torch.as_tensor(obs[k]) for k in
                                          ("features", "candidates", "candidate_actions")))
@@ -126,21 +132,17 @@ def self_play(model: Any, settings: ValueSettings, progress: bool = True
                                             np.asarray(observers).tolist(), strict=True)):
             now = float(features[row, unseen].sum())
             if now > left[i]:  # a new game began on env i
-                games[i].append(serial)
-                samples[serial] = []
-                serial += 1
+                open_game(i)
             left[i] = now
             base = 100.0 * float(features[row, proj] - features[row, proj + 1])
             samples[games[i][-1]].append((pooled[row], base, seat))
         return actions[np.arange(len(p)), pick]
 
+    parts: list[tuple[np.ndarray, np.ndarray]] = []  # (inputs, targets) per ended game
     for i in range(settings.envs):  # the first games (the reset may play their first moves)
-        games[i].append(serial)
-        samples[serial] = []
-        serial += 1
+        open_game(i)
     env.self_policy = lambda obs, masks, observers, games: act(obs, games, observers)
     obs, _ = env.reset(seed=settings.seed)
-    parts: list[tuple[np.ndarray, np.ndarray]] = []  # (inputs, targets) per game
     with tqdm(total=settings.games, desc="self-play", unit="game",
               disable=not progress) as bar:
         while len(parts) < settings.games:
@@ -149,10 +151,7 @@ def self_play(model: Any, settings: ValueSettings, progress: bool = True
             for i in np.flatnonzero(terminated | truncated):
                 ended = samples.pop(games[i].pop(0))  # the oldest open game of env i
                 if not games[i]:  # the next one has not decided yet
-                    games[i].append(serial)
-                    samples[serial] = []
-                    serial += 1
-                    left[i] = np.inf
+                    open_game(i)
                 if truncated[i]:  # cut short by the window: no outcome
                     continue
                 scores = info["final_info"]["scores"][i]
