@@ -61,3 +61,4 @@ def test_train_value_refuses_other_models(tmp_path, init):
     with pytest.raises(SystemExit):
         value_fit.main(["--out", str(tmp_path / "x"), "--init", init, "--games", "2",
                         "--no-progress"])
+    assert not (tmp_path / "x").exists()  # refused before the folder was made

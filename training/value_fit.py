@@ -72,15 +72,9 @@ class ValueSettings:
         require(self, "holdout", float, lambda v: 0 <= v < 1, "a number in [0, 1)")
 
 
-def self_play(model: Any, settings: ValueSettings, progress: bool = True
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Play `settings.games` self-play games of `model`; returns per decision the value
-    head's input, the target in value units and the game's number."""
-    import torch
-    from tqdm import tqdm
-
-    from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
-
+def env_options(model: Any) -> dict[str, Any]:
+    """The `VsBotsVectorEnv` settings of `model`'s games; ValueError for a model the
+    refit does not take (see the module docstring)."""
     options = model_env_options(model)
     if options.get("players") != 2 or options.get("hand_size") != 1 or \
             not options.get("candidate_moves"):
@@ -91,6 +85,19 @@ def self_play(model: Any, settings: ValueSettings, progress: bool = True
         raise ValueError("the value refit needs a model that observes the projected scores "
                          "(obs_features='aggregate'): its targets start from them")
     options.pop("action_mode")
+    return options
+
+
+def self_play(model: Any, settings: ValueSettings, progress: bool = True
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Play `settings.games` self-play games of `model`; returns per decision the value
+    head's input, the target in value units and the game's number."""
+    import torch
+    from tqdm import tqdm
+
+    from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
+
+    options = env_options(model)
     net = model.policy.features_extractor.net
     env = VsBotsVectorEnv(settings.envs, opponents="self", num_threads=settings.threads,
                           **options)
@@ -218,9 +225,7 @@ def run(settings: ValueSettings, out: Path, progress: bool = True,
     if (out / "config.json").exists() and not overwrite:
         raise ValueError(f"{out} holds a run: --overwrite replaces it")
     model = load_model(settings.init, cached=False)
-    if "candidates" not in model.observation_space.spaces:
-        raise ValueError(f"--init {settings.init}: the value refit takes a model over "
-                         "candidate moves (trained with --policy candidates)")
+    env_options(model)  # refused before the folder changes
     torch.set_num_threads(settings.threads)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(
