@@ -1009,6 +1009,27 @@ def test_engine_follower_check_sees_merges_made_by_the_tile_itself():
     assert offered == {None, "road:E"}
 
 
+@needs_engine
+def test_engine_pig_sees_merges_made_by_the_tile_itself():
+    """The same merge for a seat holding only its builder and pig (its one follower is
+    the farmer): the pig may go on U's south field too, which the tile's north field
+    joins to that farmer's field (the reference agrees)."""
+    rules = {"players": 2, "followers": 1, **TB}
+    game = ENGINE.Game(ENGINE.Rules(**rules), tile_order="AEBU")
+    mine = ref.RefGame(rules)
+    for m in MERGE:
+        game.play(ENGINE.Move(m["x"], m["y"], m["rotation"], m["follower"]))
+        mine.play(m)
+    offered = {
+        (m.follower, m.figure) for m in game.legal_moves() if (m.x, m.y, m.rotation) == (-1, 0, 0)
+    }
+    want = {(None, "follower"), ("field:N_w", "pig"), ("field:E_s", "pig")}
+    assert offered == want
+    assert {
+        (f, fig) for x, y, r, f, fig in mine.legal_moves("U", 1) if (x, y, r) == (-1, 0, 0)
+    } == want
+
+
 # Random solo games in which one tile completes two scoring features and only the best
 # order scores both (found by searching seeds; e.g. scores (5, 6, 3), colour 2's road
 # first makes colour 0 lowest for its own road). Random play rarely produces these. If
@@ -1244,3 +1265,53 @@ def test_engine_turn_by_turn_traders_builders_many(case):
     rules, count = case
     seeds = range(1000, 1000 + 20 * count)
     check_traders_builders(rules, [check_live(rules, seed) for seed in seeds])
+
+
+@needs_engine
+@pytest.mark.parametrize(
+    "rules",
+    [{"players": 2, **TB}, {"players": 2, **BOTH}, {"players": 2, "followers": 1, **TB}],
+    ids=str,
+)
+def test_engine_moves_with_only_a_builder_or_pig_left(rules):
+    """A seat whose followers (and large follower) are all on the board but which still
+    holds its builder and / or pig: the engine takes a shorter path there (only the kinds
+    those figures can take are looked at). Its legal moves equal the reference's, and
+    each case (builder only, pig only, both) occurs with such a figure offered."""
+    offered = {"builder": 0, "pig": 0}
+    seen = set()
+    for seed in range(6):
+        game = ENGINE.Game(ENGINE.Rules(**rules), seed=seed)
+        start = game.to_record()
+        mine = ref.RefGame(start["rules"], start["tile_order"])
+        rng = random.Random(seed)
+        while not game.done:
+            seat, tile = game.current_player, game.current_tile
+            legal = game.legal_moves()
+            left = {f: mine.supply(seat, f) for f in ref.figures(mine.rules)}
+            if (
+                left["follower"] == 0
+                and left.get("large", 0) == 0
+                and (left["builder"] or left["pig"])
+            ):
+                seen.add((left["builder"] > 0, left["pig"] > 0))
+                engine = {(m.x, m.y, m.rotation, m.follower, m.figure) for m in legal}
+                assert engine == set(mine.legal_moves(tile, seat)), f"seed {seed}"
+                for m in legal:
+                    if m.figure in offered:
+                        offered[m.figure] += 1
+            move = rng.choice(legal)  # uniform: builders and pigs stay in hand longer
+            game.play(move)
+            played = {
+                "player": seat,
+                "tile": tile,
+                "x": move.x,
+                "y": move.y,
+                "rotation": move.rotation,
+                "follower": move.follower,
+            }
+            if move.figure != "follower":
+                played["figure"] = move.figure
+            mine.play(played, last=game.done, hint=list(game.scores))
+    assert seen == {(True, False), (False, True), (True, True)}, seen
+    assert offered["builder"] > 0 and offered["pig"] > 0, offered

@@ -39,6 +39,30 @@ from .state import _copy_prefix, _copy_rows, copy_features, copy_flat, has_figur
 # ---------------------------------------------------------------------------- followers
 
 
+@hot_inline
+def _neighbour_roots(st, tb, t, r, bx, by, s, roots, n_roots):
+    """Write the roots of the placed neighbours' features that segment s of tile t
+    (rotation r, on empty cell (bx, by)) touches into roots[8 * s:] (count in
+    n_roots[s]): across its edges for a road or city, its half-edges for a field."""
+    n_roots[s] = 0
+    kind = tb.seg_kind[t, s]
+    if kind == C.K_MONASTERY:
+        return
+    if kind == C.K_FIELD:
+        mask = np.int64(tb.seg_halves[t, r, s])
+        table, n_bits = 1, 8
+    else:
+        mask = np.int64(tb.seg_edges[t, r, s])
+        table, n_bits = 0, 4
+    parent = st.parent
+    for e in range(n_bits):
+        if mask & (1 << e):
+            g = neighbour_segment(st, tb, bx, by, e, table)
+            if g >= 0:
+                roots[8 * s + n_roots[s]] = root_of(parent, g)
+                n_roots[s] += 1
+
+
 @hot
 def occupied_segments(st, tb, t, r, bx, by, occ):
     """occ[s] = 1 if segment s of tile t (rotation r) put on empty cell (bx, by) would
@@ -48,34 +72,16 @@ def occupied_segments(st, tb, t, r, bx, by, occ):
     road tile meeting a monastery-road tile whose field wraps around its road end).
     Leaves each segment's neighbouring roots in st.work for `own_segments`."""
     n = tb.n_seg[t]
-    work = st.work
+    work, fmeep = st.work, st.fmeep
     roots = work[C.W_NROOTS]  # roots[8 * s + k]: k-th neighbouring feature of segment s
     n_roots = work[C.W_NCOUNT]
-    parent, fmeep = st.parent, st.fmeep
-    seg_kind, seg_halves, seg_edges = tb.seg_kind, tb.seg_halves, tb.seg_edges
     for s in range(n):
         occ[s] = 0
-        n_roots[s] = 0
-        kind = seg_kind[t, s]
-        if kind == C.K_MONASTERY:
-            continue
-        if kind == C.K_FIELD:
-            mask = np.int64(seg_halves[t, r, s])
-            table, n_bits = 1, 8
-        else:
-            mask = np.int64(seg_edges[t, r, s])
-            table, n_bits = 0, 4
-        for e in range(n_bits):
-            if mask & (1 << e):
-                g = neighbour_segment(st, tb, bx, by, e, table)
-                if g < 0:
-                    continue
-                root = root_of(parent, g)
-                roots[8 * s + n_roots[s]] = root
-                n_roots[s] += 1
-                for p in range(fmeep.shape[1]):
-                    if fmeep[root, p] > 0:
-                        occ[s] = 1
+        _neighbour_roots(st, tb, t, r, bx, by, s, roots, n_roots)
+        for k in range(n_roots[s]):
+            for p in range(fmeep.shape[1]):
+                if fmeep[roots[8 * s + k], p] > 0:
+                    occ[s] = 1
     _spread(tb, t, n, roots, n_roots, occ)
 
 
@@ -83,8 +89,8 @@ def occupied_segments(st, tb, t, r, bx, by, occ):
 def own_segments(st, tb, t, own, seat):
     """own[s] = 1 if segment s of tile t would belong to a feature holding a follower of
     `seat` (where a builder or pig may go). Reads the neighbouring roots that
-    `occupied_segments` left for the same placement; a separate pass so that games
-    without builders and pigs never pay for it."""
+    `occupied_segments` (or `own_segments_only`) left for the same placement; a
+    separate pass so that games without builders and pigs never pay for it."""
     n = tb.n_seg[t]
     work, fmeep = st.work, st.fmeep
     roots, n_roots = work[C.W_NROOTS], work[C.W_NCOUNT]
@@ -94,6 +100,24 @@ def own_segments(st, tb, t, own, seat):
             if fmeep[roots[8 * s + k], seat] > 0:
                 own[s] = 1
     _spread(tb, t, n, roots, n_roots, own)
+
+
+@hot
+def own_segments_only(st, tb, t, r, bx, by, own, seat, edges, fields):
+    """`own_segments` for a seat with only a builder and / or pig left, without the
+    occupancy pass: only the kinds those figures can take are looked at (`edges`: roads
+    and cities, for a builder; `fields`: fields, for a pig; own[s] = 0 for the others).
+    About a third of a random expansion game's decisions are of this kind, and a field's
+    eight half-edges are most of the lookups."""
+    n = tb.n_seg[t]
+    seg_kind, n_roots = tb.seg_kind, st.work[C.W_NCOUNT]
+    for s in range(n):
+        kind = seg_kind[t, s]
+        n_roots[s] = 0
+        wanted = fields if kind == C.K_FIELD else edges and kind != C.K_MONASTERY
+        if wanted:
+            _neighbour_roots(st, tb, t, r, bx, by, s, st.work[C.W_NROOTS], n_roots)
+    own_segments(st, tb, t, own, seat)
 
 
 @hot
@@ -139,6 +163,17 @@ def follower_options(st, tb, t, r, bx, by, out):
             return n, False
     seg_kind = tb.seg_kind
     occ, own = st.work[C.W_OCC], st.work[C.W_OWN]
+    if not solo and not has_supply and xsupply[seat, 0] == 0:
+        # only a builder and / or a pig left: the seat's own features, no occupancy
+        builder, pig = xsupply[seat, 1] > 0, xsupply[seat, 2] > 0
+        own_segments_only(st, tb, t, r, bx, by, own, seat, builder, pig)
+        S = n_segments(st)
+        for fig in range(C.FIG_BUILDER, C.FIG_PIG + 1):  # the order of the loop below
+            for s in range(tb.n_seg[t]):
+                if own[s] and (seg_kind[t, s] == C.K_FIELD) == (fig == C.FIG_PIG):
+                    out[n] = fig * S + s
+                    n += 1
+        return n, False
     occupied_segments(st, tb, t, r, bx, by, occ)
     for s in range(tb.n_seg[t]):
         if solo and seg_kind[t, s] == C.K_FIELD:
