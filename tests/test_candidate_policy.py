@@ -227,3 +227,26 @@ def test_puct_search_returns_the_root_visits_in_move_order():
     best = game.legal_moves()[int(np.argmax(visits))]
     assert bot.last_stats[tuple(bot._root.rows[int(np.argmax(visits))])][0] == visits.max()
     assert best in game.legal_moves()
+
+
+def test_puct_lookahead_values_a_new_node_after_the_policy_s_choices():
+    """With lookahead=2 a new node's value is the one two policy moves (highest prior)
+    later, in its seat's points; the nodes met join the tree."""
+    bot = PUCTAgent("ppo_duel_rl", seed=0, simulations=1, lookahead=2)
+    game = Game(Rules(players=2), seed=5)
+    bot.search(game)
+    root = bot._root
+    k = int(np.argmax(root.visits))
+    (leaf,) = root.children[k].values()
+    node = leaf
+    for _ in range(2):
+        (node,) = node.children[int(np.argmax(node.prior))].values()
+    assert not node.children[0]  # the last one met is valued, not searched
+    assert leaf.estimate == (node.estimate if node.seat == leaf.seat else -node.estimate)
+    assert root.value[k] == (leaf.estimate if leaf.seat == root.seat else -leaf.estimate)
+    plain = PUCTAgent("ppo_duel_rl", seed=0, simulations=1)
+    plain.search(game)
+    (first,) = plain._root.children[k].values()
+    assert all(not c for c in first.children)  # lookahead=0: one node per simulation
+    with pytest.raises(ValueError, match="lookahead"):
+        PUCTAgent("ppo_duel_rl", lookahead=-1)
