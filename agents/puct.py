@@ -24,7 +24,8 @@ the most visited root edge (`search` gives the visits: the targets of
 `training.search`). 2 players and solo only.
 
 The network is any model these envs train (`SB3Agent`: `CandidatePolicy` or
-`BoardPolicy`); one observation and one forward pass per simulation.
+`BoardPolicy`); one observation and one forward pass per new node. A candidate model's
+pass runs jitted (`agents.candidate_forward`), others in torch.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from carcassonne_env.core.turn import apply_move_auto
 from carcassonne_env.encoding import WindowOverflowError
 
 from .base import forced_move
+from .candidate_forward import CandidateForward
 from .sb3_policy import SB3Agent, torch_threads
 
 VALUE_BASES = ("auto", "projected", "score")
@@ -87,8 +89,9 @@ class PUCTAgent:
             3) did best against `mcts` in 100-game screens (docs/training.md).
         lookahead: a new node is valued after this many more moves of the policy's
             choice (highest prior) on the determinisation, one network pass each (the
-            nodes met join the tree); 0: by its own value. 1 and 2 were about level
-            with 0 against `mcts` at equal time (docs/training.md).
+            nodes met join the tree); 0: by its own value. Default (None): 1 with 2
+            players (against `mcts` at equal time, 200 games: 0.580 where 0 gave 0.517,
+            docs/training.md), 0 in solo (not measured there).
     """
 
     name = "puct"
@@ -96,7 +99,7 @@ class PUCTAgent:
     def __init__(self, model: Any = None, seed: int | None = None,
                  simulations: int = 64, time_per_move: float | None = None, c: float = 3.0,
                  value_scale: float = 10.0, value_base: str = "auto",
-                 prior_temperature: float = 3.0, lookahead: int = 0) -> None:
+                 prior_temperature: float = 3.0, lookahead: int | None = None) -> None:
         self.net = model if isinstance(model, SB3Agent) or model is None else SB3Agent(model)
         self.simulations = check_int("simulations", simulations, 1)
         self.time_per_move = None if time_per_move is None else check_real(
@@ -106,57 +109,92 @@ class PUCTAgent:
         self.value_base = check_choice("value_base", value_base, VALUE_BASES)
         self.prior_temperature = check_real("prior_temperature", prior_temperature, 0,
                                             strict=True)
-        self.lookahead = check_int("lookahead", lookahead, 0)
+        self.lookahead = check_optional_int("lookahead", lookahead, 0)
+        self._depth = 0  # the lookahead of the game searched
         self._rng = np.random.default_rng(check_optional_int("seed", seed))
         self._mt = np.zeros(1, np.uint64)
         self._buffers: tuple | None = None
         self.last_stats: dict[tuple, tuple[int, float]] = {}
         self.last_simulations = 0
         self._root: _Node | None = None
+        self._forward: CandidateForward | bool | None = None  # False: torch (not known yet: None)
+        self._obs: tuple | None = None  # (encoder, its last observation's arrays)
+        self._projected: dict = {}  # encoder -> its projected_score_* feature columns
 
     # ------------------------------------------------------------------ network
     def _evaluate(self, view: Game) -> tuple[np.ndarray, np.ndarray, float]:
         """(legal rows, their priors, expected final margin in points for the seat to
         move) of the position in `view`."""
-        import torch
-
         rows = view._legal_rows()
         enc = self.net._encoder(view)
         seat = int(view._st.sc[C.SC_SEAT])
+        forward = self._candidate_forward()
         try:
-            obs = self.net.observe(view)
+            obs = self._observe(view, enc) if forward else self.net.observe(view)
         except WindowOverflowError:  # nothing visible: uniform priors, no value
             return rows, np.full(len(rows), 1.0 / len(rows)), _margin(view._st, seat)
-        policy = self.net.policy
-        net = getattr(policy.features_extractor, "net", None)  # training.policy.CandidateNet
-        with torch.no_grad(), torch_threads(self.net.torch_threads):  # one trunk pass
-            if hasattr(net, "trunk"):  # a candidate model: its three inputs only, no SB3 layers
-                actions = obs["candidate_actions"]
-                present = actions >= 0
-                scores, pooled = net.trunk(*(torch.as_tensor(obs[k][None]) for k in
-                                             ("features", "candidates", "candidate_actions")))
-                value = float(policy.value_net(net.value(pooled))[0, 0])
-                logits = np.full(int(self.net.model.action_space.n), -np.inf)
-                logits[actions[present]] = scores[0, present].numpy()
-            else:
+        if forward:  # a candidate model: its network jitted, on the present candidates
+            actions = obs["candidate_actions"]
+            n = int(np.count_nonzero(actions >= 0))  # (present candidates come first)
+            scores, value = forward(obs["features"], obs["candidates"], n)
+            logits = scores.astype(np.float64)
+        else:
+            import torch
+
+            policy = self.net.policy
+            with torch.no_grad(), torch_threads(self.net.torch_threads):
                 tensors, _ = policy.obs_to_tensor({k: obs[k] for k in
                                                    self.net.model.observation_space.spaces})
                 latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(tensors))
                 dist = policy._get_action_dist_from_latent(latent_pi)
-                logits = dist.distribution.logits[0].cpu().numpy()
+                logits = dist.distribution.logits[0].cpu().numpy().astype(np.float64)
                 value = float(policy.value_net(latent_vf)[0, 0])
-        prior = row_probabilities(view, enc, rows, logits / self.prior_temperature)
-        if prior is None:  # the policy sees none of them
-            prior = np.full(len(rows), 1.0 / len(rows))
+        if forward and n == len(rows):  # every legal move is a candidate, in their order
+            z = logits / self.prior_temperature
+            prior = np.exp(z - z.max())
+            prior /= prior.sum()
+        else:
+            if forward:  # scattered into the action space
+                logits = np.full(int(self.net.model.action_space.n), -np.inf)
+                logits[actions[:n]] = scores
+            prior = row_probabilities(view, enc, rows, logits / self.prior_temperature)
+            if prior is None:  # the policy sees none of them
+                prior = np.full(len(rows), 1.0 / len(rows))
         base = self.base(view, enc, obs["features"])
         return rows, prior, base + value * self.value_scale
+
+    def _candidate_forward(self) -> CandidateForward | None:
+        """The network's jitted pass when the model is a candidate model whose inputs are
+        only the observation (no move prior), else None (SB3's torch pass)."""
+        if self._forward is None:
+            keys = set(self.net.model.observation_space.spaces)
+            try:
+                if not keys <= {"board", "features", "candidates", "candidate_actions",
+                                "action_mask"}:
+                    raise ValueError("the model takes more than the observation")
+                self._forward = CandidateForward(self.net.policy)
+            except ValueError:
+                self._forward = False
+        return self._forward or None
+
+    def _observe(self, view: Game, enc: Any) -> dict[str, np.ndarray]:
+        """The model's observation of the seat to move, without the action mask, in
+        arrays reused from the last call with the same encoder."""
+        observer = 0 if view.rules.variant == "solo" else int(view._st.sc[C.SC_SEAT])
+        out = self._obs if self._obs is not None and self._obs[0] is enc else None
+        obs = enc.encode(view, observer, with_mask=False, out=None if out is None else out[1])
+        self._obs = (enc, obs)
+        return obs
 
     def base(self, view: Game, enc: Any, features: np.ndarray) -> float:
         """What the value head's prediction adds to, in points for the seat to move: its
         projected margin (from the observation's ``projected_score_*``) or its margin
         (`value_base`)."""
-        columns = [i for i, name in enumerate(enc.feature_names)
-                   if name.startswith("projected_score_")]  # seat to move first
+        columns = self._projected.get(enc)
+        if columns is None:  # (the names are built on each call: looked up once)
+            columns = self._projected[enc] = [
+                i for i, name in enumerate(enc.feature_names)
+                if name.startswith("projected_score_")]  # seat to move first
         projected = bool(columns)
         if self.value_base == "projected" and not projected:
             raise ValueError("value_base='projected' needs a model that observes the "
@@ -184,6 +222,8 @@ class PUCTAgent:
                              f"margins over one opponent), got players={game.rules.players}")
         if self.net is None:
             self.net = SB3Agent("ppo_solo_rl" if game.rules.variant == "solo" else "puct_duel")
+        solo = game.rules.variant == "solo"
+        self._depth = (0 if solo else 1) if self.lookahead is None else self.lookahead
         root = self._expand(game)
         sim, view = self._scratch(game)
         self._mt[0] = np.uint64(int(self._rng.integers(2**63)))
@@ -235,7 +275,7 @@ class PUCTAgent:
             if child is None:
                 leaf = self._expand(view)
                 node.children[k][key] = leaf
-                if self.lookahead:
+                if self._depth:
                     leaf.estimate = self._look_ahead(leaf, sim, view)
                 break
             node = child
@@ -249,11 +289,12 @@ class PUCTAgent:
             node.value[k] += value
 
     def _look_ahead(self, leaf: _Node, sim: Any, view: Game) -> float:
-        """The leaf's value after `lookahead` moves of the policy's choice (highest prior)
-        on `sim` (changed), in points for the leaf's seat; the nodes met join the tree."""
+        """The leaf's value after `_depth` (`lookahead`) moves of the policy's choice
+        (highest prior) on `sim` (changed), in points for the leaf's seat; the nodes met
+        join the tree."""
         tb = view._ts.tables
         node = leaf
-        for _ in range(self.lookahead):
+        for _ in range(self._depth):
             k = int(np.argmax(node.prior))
             h, x, y, r, slot = (int(v) for v in node.rows[k])
             apply_move_auto(sim, tb, h, x, y, r, slot)

@@ -103,30 +103,65 @@ def test_puct_plays_legal_moves_under_a_fixed_budget():
 
 @pytest.mark.parametrize("threads", [1, None])
 def test_forward_passes_run_on_the_bot_s_torch_threads_and_restore_torch_s(threads):
-    """One position's forward pass runs on `torch_threads` (None: torch's own setting),
-    and torch's setting is back afterwards, in `SB3Agent` and in `puct`'s search."""
+    """One position's torch pass runs on `torch_threads` (None: torch's own setting), and
+    torch's setting is back afterwards, in `SB3Agent` and in `puct`'s search over a model
+    it runs in torch (a board model: a candidate model's pass is `CandidateForward`)."""
     from agents.sb3_policy import SB3Agent
 
     seen: list[int] = []
-    net = SB3Agent("ppo_duel_rl", torch_threads=threads)
-    candidate_net = net.policy.features_extractor.net
-    trunk = candidate_net.trunk  # what SB3's pass and puct's direct pass both run
 
-    def spy(*args, **kwargs):
-        seen.append(th.get_num_threads())
-        return trunk(*args, **kwargs)
+    def spying(agent):
+        module = agent.policy.features_extractor
+        forward = module.forward
 
-    candidate_net.trunk = spy
+        def spy(*args, **kwargs):
+            seen.append(th.get_num_threads())
+            return forward(*args, **kwargs)
+
+        module.forward = spy
+        return agent
+
+    candidates = spying(SB3Agent("ppo_duel_rl", torch_threads=threads))
+    board = spying(SB3Agent("ppo_duel_bc", torch_threads=threads))
     before = th.get_num_threads()
     th.set_num_threads(2)
     try:
         game = Game(Rules(players=2), seed=4)
-        net.act(game)
-        PUCTAgent(net, seed=0, simulations=2).act(game)
+        candidates.act(game)
+        PUCTAgent(board, seed=0, simulations=2).act(game)
         after = th.get_num_threads()
     finally:
         th.set_num_threads(before)
-    assert len(seen) >= 2 and set(seen) == {threads or 2} and after == 2
+    assert len(seen) >= 4 and set(seen) == {threads or 2} and after == 2
+
+
+def test_candidate_forward_equals_the_torch_network_and_refuses_other_policies():
+    """`CandidateForward` (puct's pass over a candidate model) gives torch's scores and
+    value within float32 rounding (the sums run in another order)."""
+    from agents.candidate_forward import CandidateForward
+    from agents.sb3_policy import SB3Agent
+
+    agent = SB3Agent("puct_duel")
+    net, policy = agent.policy.features_extractor.net, agent.policy
+    forward = CandidateForward(policy)
+    game = Game(Rules(players=2), seed=6)
+    sizes = set()
+    while not game.done:
+        obs = agent.observe(game)
+        n = int(np.count_nonzero(obs["candidate_actions"] >= 0))
+        assert np.all(obs["candidate_actions"][:n] >= 0)  # present rows come first
+        scores, value = forward(obs["features"], obs["candidates"], n)
+        with th.no_grad():
+            logits, pooled = net.trunk(*(th.as_tensor(obs[k][None]) for k in
+                                         ("features", "candidates", "candidate_actions")))
+            expected = float(policy.value_net(net.value(pooled))[0, 0])
+        assert scores == pytest.approx(logits[0, :n].numpy(), abs=1e-4, rel=1e-5)
+        assert value == pytest.approx(expected, abs=1e-4, rel=1e-5)
+        sizes.add(n)
+        game.play(agent.act(game))
+    assert len(sizes) > 10
+    with pytest.raises(ValueError, match="candidate policy"):
+        CandidateForward(SB3Agent("ppo_duel_bc").policy)
 
 
 def test_puct_refuses_more_than_two_players():
@@ -195,8 +230,9 @@ def test_puct_prior_temperature_flattens_the_priors_as_a_softmax_of_logits_over_
 
 
 def test_puct_network_pass_equals_the_sb3_policy_s():
-    """puct runs a candidate model's `CandidateNet` on its three inputs directly: the
-    same priors and value as SB3's forward pass over the whole observation."""
+    """puct runs a candidate model's network on its three inputs directly
+    (`CandidateForward`): the same priors and value as SB3's forward pass over the whole
+    observation."""
     import torch
 
     bot = PUCTAgent("puct_duel", prior_temperature=2)
@@ -212,8 +248,9 @@ def test_puct_network_pass_equals_the_sb3_policy_s():
                 logits = policy.get_distribution(tensors).distribution.logits[0].numpy()
                 value = float(policy.predict_values(tensors)[0, 0])
             assert np.array_equal(rows, game._legal_rows())
+            # (puct's pass is `CandidateForward`: float32 sums in another order than torch's)
             assert prior == pytest.approx(row_probabilities(game, enc, rows, logits / 2),
-                                          abs=1e-6)
+                                          abs=1e-5)
             assert estimate == pytest.approx(bot.base(game, enc, obs["features"])
                                              + 10 * value, abs=1e-4)
         game.play(game.legal_moves()[0])
@@ -244,9 +281,16 @@ def test_puct_lookahead_values_a_new_node_after_the_policy_s_choices():
     assert not node.children[0]  # the last one met is valued, not searched
     assert leaf.estimate == (node.estimate if node.seat == leaf.seat else -node.estimate)
     assert root.value[k] == (leaf.estimate if leaf.seat == root.seat else -leaf.estimate)
-    plain = PUCTAgent("ppo_duel_rl", seed=0, simulations=1)
+    plain = PUCTAgent("ppo_duel_rl", seed=0, simulations=1, lookahead=0)
     plain.search(game)
     (first,) = plain._root.children[k].values()
     assert all(not c for c in first.children)  # lookahead=0: one node per simulation
+    default = PUCTAgent("ppo_duel_rl", seed=0, simulations=1)
+    default.search(game)
+    (first,) = default._root.children[k].values()
+    assert sum(map(len, first.children)) == 1  # 2 players: lookahead 1 by default
+    solo = PUCTAgent("ppo_solo_rl", seed=0, simulations=1)
+    solo.search(Game(Rules(variant="solo"), seed=5))
+    assert solo._depth == 0  # solo: 0
     with pytest.raises(ValueError, match="lookahead"):
         PUCTAgent("ppo_duel_rl", lookahead=-1)

@@ -235,7 +235,8 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         agent = PUCTAgent(SB3Agent(model), seed=int(rng.integers(2**31)),
                           simulations=settings.simulations, c=settings.c,
                           value_scale=settings.value_scale, value_base="projected",
-                          prior_temperature=1.0)  # the priors as the policy gives them
+                          prior_temperature=1.0,  # the priors as the policy gives them
+                          lookahead=0)  # (its runs were measured so)
         samples: list[Sample] = []
         games = range(settings.games)
         try:
