@@ -258,16 +258,12 @@ class PUCTAgent:
 
     def _simulate(self, root: _Node, sim: Any, view: Game) -> None:
         """One simulation from the root on the determinised state `sim` (changed)."""
-        tb = view._ts.tables
         path: list[tuple[_Node, int]] = []
         node = root
         while True:
             k = self._select(node)
             path.append((node, k))
-            h, x, y, r, slot = (int(v) for v in node.rows[k])
-            apply_move_auto(sim, tb, h, x, y, r, slot)
-            view._legal = None  # the view's cached legal moves belong to the old state
-            if sim.sc[C.SC_DONE]:
+            if not _play(node, k, sim, view):
                 leaf = None
                 break
             key = _decision_key(sim)
@@ -283,8 +279,8 @@ class PUCTAgent:
         for node, k in path:  # the final margin expected by the seat that played the edge
             if leaf is None:
                 value = _margin(sim, node.seat)
-            else:  # solo: one player; 2 players: one's margin is minus the other's
-                value = leaf.estimate if solo or node.seat == leaf.seat else -leaf.estimate
+            else:
+                value = _seen_by(leaf, node.seat, solo)
             node.visits[k] += 1
             node.value[k] += value
 
@@ -292,22 +288,17 @@ class PUCTAgent:
         """The leaf's value after `_depth` (`lookahead`) moves of the policy's choice
         (highest prior) on `sim` (changed), in points for the leaf's seat; the nodes met
         join the tree."""
-        tb = view._ts.tables
         node = leaf
         for _ in range(self._depth):
             k = int(np.argmax(node.prior))
-            h, x, y, r, slot = (int(v) for v in node.rows[k])
-            apply_move_auto(sim, tb, h, x, y, r, slot)
-            view._legal = None
-            if sim.sc[C.SC_DONE]:
+            if not _play(node, k, sim, view):
                 return _margin(sim, leaf.seat)
             key = _decision_key(sim)
             child = node.children[k].get(key)
             if child is None:
                 child = node.children[k][key] = self._expand(view)
             node = child
-        solo = bool(sim.cfg[C.CFG_SOLO])
-        return node.estimate if solo or node.seat == leaf.seat else -node.estimate
+        return _seen_by(node, leaf.seat, bool(sim.cfg[C.CFG_SOLO]))
 
     def _select(self, node: _Node) -> int:
         n = node.visits
@@ -339,6 +330,20 @@ def row_probabilities(view: Game, enc: Any, rows: np.ndarray, logits: np.ndarray
         return None
     p = np.where(finite, np.exp(logits - logits[finite].max()), 0.0)
     return p / p.sum()
+
+
+def _play(node: _Node, k: int, sim: Any, view: Game) -> bool:
+    """Play edge k of `node` on `sim` (the state under `view`); False when the game ended."""
+    h, x, y, r, slot = (int(v) for v in node.rows[k])
+    apply_move_auto(sim, view._ts.tables, h, x, y, r, slot)
+    view._legal = None  # the view's cached legal moves belong to the old state
+    return not sim.sc[C.SC_DONE]
+
+
+def _seen_by(node: _Node, seat: int, solo: bool) -> float:
+    """`node`'s estimate for `seat`: solo, one player; 2 players, one's margin is minus
+    the other's."""
+    return node.estimate if solo or node.seat == seat else -node.estimate
 
 
 def _decision_key(st: Any) -> tuple:
