@@ -154,3 +154,13 @@ class CandidateForward:
                          pooled, hidden, self._scores)
         return self._scores[:n], float(value)
 
+
+    def buffers(self, rows: int) -> tuple:
+        """(weights, (context, hidden, pooled), e, e2, scores): `_forward`'s arguments but
+        the observation, for a jitted caller of up to `rows` present candidates
+        (`agents.puct_kernel`); fresh scratch, shared weights."""
+        H = self._weights[1].shape[0]
+        return (self._weights,
+                (np.zeros(H, np.float32), np.zeros(H, np.float32), np.zeros(3 * H, np.float32)),
+                np.zeros((rows, H), np.float32), np.zeros((rows, H), np.float32),
+                np.zeros(rows, np.float32))

@@ -14,7 +14,7 @@ from carcassonne_env import compilation as env_compilation
 # Every module with jitted functions: the environments' and the search bots'
 # (tests/test_compilation.py checks that the list is complete).
 JITTED_MODULES = (*env_compilation.JITTED_MODULES, "agents.search",
-                  "agents.candidate_forward")
+                  "agents.candidate_forward", "agents.puct_kernel")
 
 
 def warmup(report: Callable[[str], None] = print) -> float:

@@ -25,7 +25,9 @@ the most visited root edge (`search` gives the visits: the targets of
 
 The network is any model these envs train (`SB3Agent`: `CandidatePolicy` or
 `BoardPolicy`); one observation and one forward pass per new node. A candidate model's
-pass runs jitted (`agents.candidate_forward`), others in torch.
+search runs whole in numba (`agents.puct_kernel`, its pass `agents.candidate_forward`):
+2.5-3x the simulations of the same search in Python, which board models (their pass in
+torch) use and the tests compare it with.
 """
 
 from __future__ import annotations
@@ -40,10 +42,11 @@ from carcassonne_env import Game, Move
 from carcassonne_env.checks import check_choice, check_int, check_optional_int, check_real
 from carcassonne_env.core import config as C
 from carcassonne_env.core.playout import shuffle_undrawn
-from carcassonne_env.core.state import copy_into, copy_state
+from carcassonne_env.core.state import copy_into, copy_state, max_legal_rows
 from carcassonne_env.core.turn import apply_move_auto
 from carcassonne_env.encoding import WindowOverflowError
 
+from . import puct_kernel as K
 from .base import forced_move
 from .candidate_forward import CandidateForward
 from .sb3_policy import SB3Agent, torch_threads
@@ -116,7 +119,10 @@ class PUCTAgent:
         self._buffers: tuple | None = None
         self.last_stats: dict[tuple, tuple[int, float]] = {}
         self.last_simulations = 0
-        self._root: _Node | None = None
+        self.root_prior = np.zeros(0)  # the last search's priors of the legal moves
+        self._root: _Node | None = None  # the Python search's last tree
+        self._kernel: tuple | None = None  # the jitted search's tree and buffers
+        self._jitted = True  # a candidate model's search in agents.puct_kernel (tests: False)
         self._forward: CandidateForward | bool | None = None  # False: torch (not known yet: None)
         self._obs: tuple | None = None  # (encoder, its last observation's arrays)
         self._projected: dict = {}  # encoder -> its projected_score_* feature columns
@@ -186,20 +192,25 @@ class PUCTAgent:
         self._obs = (enc, obs)
         return obs
 
-    def base(self, view: Game, enc: Any, features: np.ndarray) -> float:
-        """What the value head's prediction adds to, in points for the seat to move: its
-        projected margin (from the observation's ``projected_score_*``) or its margin
-        (`value_base`)."""
+    def _base_columns(self, enc: Any) -> list[int] | None:
+        """The observation's ``projected_score_*`` feature columns (seat to move first)
+        when the value head adds to the projected margin (`value_base`), else None."""
         columns = self._projected.get(enc)
         if columns is None:  # (the names are built on each call: looked up once)
             columns = self._projected[enc] = [
                 i for i, name in enumerate(enc.feature_names)
-                if name.startswith("projected_score_")]  # seat to move first
-        projected = bool(columns)
-        if self.value_base == "projected" and not projected:
+                if name.startswith("projected_score_")]
+        if self.value_base == "projected" and not columns:
             raise ValueError("value_base='projected' needs a model that observes the "
                              "projected scores (obs_features='aggregate')")
-        if self.value_base == "score" or not projected:
+        return None if self.value_base == "score" or not columns else columns
+
+    def base(self, view: Game, enc: Any, features: np.ndarray) -> float:
+        """What the value head's prediction adds to, in points for the seat to move: its
+        projected margin (from the observation's ``projected_score_*``) or its margin
+        (`value_base`)."""
+        columns = self._base_columns(enc)
+        if columns is None:
             return _margin(view._st, int(view._st.sc[C.SC_SEAT]))
         proj = np.asarray(features[columns], np.float64) * 100.0
         if view.rules.variant == "solo":
@@ -212,11 +223,13 @@ class PUCTAgent:
             return forced
         moves = game.legal_moves()
         visits = self.search(game)
-        return moves[int(np.argmax(visits + 1e-6 * self._root.prior))]  # ties: higher prior
+        return moves[int(np.argmax(visits + 1e-6 * self.root_prior))]  # ties: higher prior
 
     def search(self, game: Game) -> np.ndarray:
         """Search the position and return the root's visit count per legal move (in the
         order of ``game.legal_moves()``)."""
+        if game.done:
+            raise ValueError("the game is over: no move to search")
         if game.rules.variant != "solo" and game.rules.players != 2:
             raise ValueError("puct plays 2-player games and the solo variant (its values are "
                              f"margins over one opponent), got players={game.rules.players}")
@@ -224,11 +237,13 @@ class PUCTAgent:
             self.net = SB3Agent("ppo_solo_rl" if game.rules.variant == "solo" else "puct_duel")
         solo = game.rules.variant == "solo"
         self._depth = (0 if solo else 1) if self.lookahead is None else self.lookahead
+        deadline = None if self.time_per_move is None else time.perf_counter() + \
+            self.time_per_move
+        if self._candidate_forward() and self._jitted:
+            return self._search_jitted(game, deadline)
         root = self._expand(game)
         sim, view = self._scratch(game)
         self._mt[0] = np.uint64(int(self._rng.integers(2**63)))
-        deadline = None if self.time_per_move is None else time.perf_counter() + \
-            self.time_per_move
         n = 0
         while True:
             copy_into(sim, game._st)
@@ -241,8 +256,64 @@ class PUCTAgent:
         self.last_simulations = n
         self.last_stats = {tuple(r): (int(v), float(w / max(v, 1))) for r, v, w in
                            zip(root.rows.tolist(), root.visits, root.value, strict=True)}
-        self._root = root
+        self._root, self.root_prior = root, root.prior
         return root.visits.copy()  # root.rows are the game's legal rows, in move order
+
+    def _search_jitted(self, game: Game, deadline: float | None) -> np.ndarray:
+        """`search` for a candidate model: the same search in `agents.puct_kernel`, in
+        batches of simulations (a time budget: each batch sized to end by the deadline,
+        after the first's single simulation measured the pace)."""
+        st = game._st
+        enc = self.net._encoder(game)
+        columns = self._base_columns(enc)
+        key = (enc, st.parent.shape, st.frontier.shape, st.deck.shape)
+        if self._kernel is None or self._kernel[0] != key:
+            self._kernel = (key, K.make_tree(1024, 1 << 16), copy_state(st),
+                            *enc.observation_buffers(st),
+                            self._forward.buffers(max(enc.candidate_moves, 1)),
+                            (np.array(columns or [0], np.int64),
+                             np.zeros((max_legal_rows(st), 5), np.int64),
+                             np.zeros(max_legal_rows(st))),
+                            np.zeros((8 * st.deck.shape[0] + 16, 2), np.int64))
+        _, tree, sim, args, cand, obs, net, scratch, path = self._kernel
+        params = (float(self.c), float(self.value_scale), float(self.prior_temperature),
+                  int(columns is not None), int(self._depth))
+        per_cell = max_legal_rows(st, 1)
+        tree = self._tree(K.grow(tree, 1, per_cell * int(st.sc[C.SC_NFRONT])))
+        K.clear(tree)  # (the first call adds the root)
+        self._mt[0] = np.uint64(int(self._rng.integers(2**63)))
+        n, start = 0, time.perf_counter()
+        while True:
+            if deadline is None:
+                batch = self.simulations - n
+            else:  # (at least one: a search runs one simulation even past its deadline)
+                pace = (time.perf_counter() - start) / n if n else math.inf
+                batch = max(1, int(0.8 * (deadline - time.perf_counter()) / pace))
+            done = K.search(st, game._ts.tables, sim, tree, batch, per_cell, self._mt, params,
+                            args, cand, obs, net, scratch, path)
+            n += done
+            over = (n >= self.simulations) if deadline is None else \
+                n > 0 and time.perf_counter() >= deadline
+            if over:
+                break
+            if done < batch:  # the tree might not take the next simulation's nodes
+                tree = self._tree(K.grow(tree, 2 * tree.node_seat.shape[0],
+                                         2 * tree.edge_prior.shape[0]))
+        first, count = int(tree.node_first[0]), int(tree.node_count[0])
+        rows = tree.edge_row[first:first + count]
+        visits = tree.edge_visits[first:first + count].copy()
+        value = tree.edge_value[first:first + count]
+        self.last_simulations = n
+        self.last_stats = {tuple(r): (int(v), float(w / max(v, 1))) for r, v, w in
+                           zip(rows.tolist(), visits, value, strict=True)}
+        self.root_prior = tree.edge_prior[first:first + count].copy()
+        return visits  # the root's edges are the game's legal rows, in move order
+
+    def _tree(self, tree: K.Tree) -> K.Tree:
+        """Keep `tree` (grown: a new record) in the search's buffers."""
+        if tree is not self._kernel[1]:
+            self._kernel = (self._kernel[0], tree, *self._kernel[2:])
+        return tree
 
     def _scratch(self, game: Game) -> tuple[Any, Game]:
         st = game._st

@@ -386,6 +386,26 @@ class Encoder:
                 np.empty((self.hand_size * 4 * st.frontier.shape[0] * self.slots, 5), np.int64),
                 np.zeros(self.n_types, np.int64), np.zeros(self.rules.seats, np.int64))
 
+    def observation_buffers(self, st) -> tuple:
+        """What a jitted caller needs to observe the seat to move of games shaped like
+        state `st` as `encode` does (turn mode, no action mask), then its candidates:
+        ``(args, candidate_buffers, (board, features, candidates, candidate_actions))``,
+        args = (subtiles, n_types, slots, board_size, aggregate, aggregate plane base,
+        aggregate feature base, pending placement (none), legal-move rows, no mask, dirty
+        rectangle, aggregates scratch state, counts, pending points). The observation
+        arrays start zeroed (`dirty` says so); the caller keeps `dirty` with them. Used by
+        `agents.puct_kernel`."""
+        K = max(self.candidate_moves, 1)
+        args = (self.subtiles, self.n_types, self.slots, self.board_size, self.aggregate,
+                self._agg_base, self._agg_fbase,
+                np.full(5, -1, np.int64),
+                np.empty((self.hand_size * 4 * st.frontier.shape[0] * self.slots, 5), np.int64),
+                self._no_mask, np.zeros(6, np.int64), copy_state(st),
+                np.zeros(st.parent.shape[0], np.int64), np.zeros(self.rules.seats, np.int64))
+        obs = (np.zeros(self.board_shape, np.int8), np.zeros(self.n_features, np.float32),
+               np.zeros((K, self.n_candidate_columns), np.float32), np.full(K, -1, np.int64))
+        return args, self.candidate_buffers(st), obs
+
     def encode_candidates(self, game: Game, observer: int, out: dict) -> None:
         """Write ``out["candidates"]`` and ``out["candidate_actions"]`` (allocated when
         missing): the seat to move's candidate moves seen by `observer` (none for a seat

@@ -261,15 +261,70 @@ def test_puct_search_returns_the_root_visits_in_move_order():
     game = Game(Rules(players=2), seed=2)
     visits = bot.search(game)
     assert len(visits) == len(game.legal_moves()) and visits.sum() == 6
-    best = game.legal_moves()[int(np.argmax(visits))]
-    assert bot.last_stats[tuple(bot._root.rows[int(np.argmax(visits))])][0] == visits.max()
-    assert best in game.legal_moves()
+    best = int(np.argmax(visits))
+    assert bot.last_stats[tuple(game._legal_rows()[best])][0] == visits.max()
+    assert len(bot.root_prior) == len(visits) and bot.root_prior.sum() == pytest.approx(1.0)
+
+
+def _python_search(bot: PUCTAgent) -> PUCTAgent:
+    bot._jitted = False  # the search in Python (board models use it), the reference
+    return bot
+
+
+def _midgame(rules: Rules, seed: int, moves: int) -> Game:
+    game = Game(rules, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if game.done:
+            break
+        legal = game.legal_moves()
+        game.play(legal[int(rng.integers(len(legal)))])
+    return game
+
+
+@pytest.mark.parametrize("variant, model, lookahead", [
+    ("standard", "ppo_duel_rl", 0), ("standard", "puct_duel", 1),
+    ("standard", "ppo_duel_rl", 2), ("solo", "ppo_solo_rl", 0), ("solo", "ppo_solo_rl", 1)])
+def test_puct_jitted_search_equals_the_python_search(variant, model, lookahead):
+    """A candidate model's search runs in agents.puct_kernel; the Python search (kept for
+    board models) is its reference: the same visits, values and priors, move by move."""
+    game = _midgame(Rules(variant=variant), seed=3, moves=12 if variant == "standard" else 4)
+    jitted = PUCTAgent(model, seed=4, simulations=40, lookahead=lookahead)
+    python = _python_search(PUCTAgent(model, seed=4, simulations=40, lookahead=lookahead))
+    for _ in range(3):
+        visits = jitted.search(game)
+        assert (visits == python.search(game)).all()
+        assert jitted.last_stats == pytest.approx(python.last_stats)
+        np.testing.assert_allclose(jitted.root_prior, python.root_prior, rtol=1e-12)
+        game.play(game.legal_moves()[int(np.argmax(visits))])
+    with pytest.raises(ValueError, match="over"):
+        jitted.search(_midgame(Rules(variant=variant), seed=3, moves=200))
+
+
+def test_puct_jitted_search_grows_its_tree_and_sees_through_a_small_window(env_and_model):
+    """A tree too small for the search grows between batches without changing the
+    result; a model whose window or K shows some legal moves only gives the others no
+    prior, as the Python search does."""
+    from agents import puct_kernel
+
+    _, model = env_and_model  # 12-cell window, 16 candidates
+    game = _midgame(Rules(players=2), seed=8, moves=24)
+    jitted = PUCTAgent(model, seed=1, simulations=60)
+    python = _python_search(PUCTAgent(model, seed=1, simulations=60))
+    assert (jitted.search(game) == python.search(game)).all()  # (builds the buffers)
+    jitted._kernel = (jitted._kernel[0], puct_kernel.make_tree(2, 1), *jitted._kernel[2:])
+    visits = jitted.search(game)
+    assert (visits == python.search(game)).all()
+    assert jitted._kernel[1].node_seat.shape[0] > 2  # it grew
+    assert 0 < np.count_nonzero(jitted.root_prior) < len(visits)  # some moves unseen
+    np.testing.assert_allclose(jitted.root_prior, python.root_prior, rtol=1e-12)
 
 
 def test_puct_lookahead_values_a_new_node_after_the_policy_s_choices():
     """With lookahead=2 a new node's value is the one two policy moves (highest prior)
-    later, in its seat's points; the nodes met join the tree."""
-    bot = PUCTAgent("ppo_duel_rl", seed=0, simulations=1, lookahead=2)
+    later, in its seat's points; the nodes met join the tree (the Python search's tree:
+    the jitted one equals it, test above)."""
+    bot = _python_search(PUCTAgent("ppo_duel_rl", seed=0, simulations=1, lookahead=2))
     game = Game(Rules(players=2), seed=5)
     bot.search(game)
     root = bot._root
@@ -281,11 +336,11 @@ def test_puct_lookahead_values_a_new_node_after_the_policy_s_choices():
     assert not node.children[0]  # the last one met is valued, not searched
     assert leaf.estimate == (node.estimate if node.seat == leaf.seat else -node.estimate)
     assert root.value[k] == (leaf.estimate if leaf.seat == root.seat else -leaf.estimate)
-    plain = PUCTAgent("ppo_duel_rl", seed=0, simulations=1, lookahead=0)
+    plain = _python_search(PUCTAgent("ppo_duel_rl", seed=0, simulations=1, lookahead=0))
     plain.search(game)
     (first,) = plain._root.children[k].values()
     assert all(not c for c in first.children)  # lookahead=0: one node per simulation
-    default = PUCTAgent("ppo_duel_rl", seed=0, simulations=1)
+    default = _python_search(PUCTAgent("ppo_duel_rl", seed=0, simulations=1))
     default.search(game)
     (first,) = default._root.children[k].values()
     assert sum(map(len, first.children)) == 1  # 2 players: lookahead 1 by default

@@ -61,7 +61,7 @@ def test_the_cache_key_covers_every_module_with_jitted_code():
         "aggregates", "board", "candidates", "choices", "config", "encode", "jit", "playout",
         "queries", "scoring", "state", "turn", "vector")} | {
         f"carcassonne_env/bots/{m}.py" for m in ("evaluation", "jitted_bots", "vs_bots_kernel")
-    } | {"agents/search.py", "agents/candidate_forward.py"}
+    } | {"agents/search.py", "agents/candidate_forward.py", "agents/puct_kernel.py"}
     assert {str(p.relative_to(ROOT)) for p in covered} == expected
     if os.environ["NUMBA_CACHE_DIR"].startswith(str(ROOT / ".numba_cache")):
         assert os.environ["NUMBA_CACHE_DIR"] == str(ROOT / ".numba_cache" / jitted_hash())

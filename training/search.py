@@ -112,7 +112,7 @@ def self_play_game(agent: PUCTAgent, rules: Rules, seed: int, explore_moves: int
         visits = agent.search(game).astype(np.float64)
         if obs is not None:
             enc = agent.net._encoder(game)
-            actions = row_actions(game, enc, agent._root.rows)
+            actions = row_actions(game, enc, game._legal_rows())  # the root's edges
             share = dict(zip(actions.tolist(), (visits / visits.sum()).tolist(), strict=True))
             target = np.array([share.get(a, 0.0) for a in obs["candidate_actions"].tolist()],
                               np.float32)
@@ -123,7 +123,7 @@ def self_play_game(agent: PUCTAgent, rules: Rules, seed: int, explore_moves: int
         if ply < explore_moves:
             k = int(rng.choice(len(moves), p=visits / visits.sum()))
         else:
-            k = int(np.argmax(visits + 1e-6 * agent._root.prior))
+            k = int(np.argmax(visits + 1e-6 * agent.root_prior))
         game.play(moves[k])
         ply += 1
     scores = list(game.scores)

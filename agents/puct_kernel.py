@@ -1,0 +1,325 @@
+"""`puct`'s search for a candidate model, simulations and all, inside numba.
+
+The same search as `agents.puct` (read its docstring first): the tree, the selection, the
+observation of a new node (`core.encode` / `core.aggregates`, `core.candidates`), the
+network's pass (`agents.candidate_forward`), the priors, the value and its lookahead, the
+back-up. In Python a simulation spent about half its time between the jitted calls;
+here a batch of simulations is one call. `PUCTAgent` uses it for every candidate model
+(its Python search stays for board models, run by torch), and the tests check that both
+searches give the same visits.
+
+The tree lives in flat arrays (`Tree`). A node holds its seat, its decision key (seat to
+move, tile or hand, decision kind: what tells apart the nodes below one edge), its value
+estimate and its edges, a contiguous range of the edge arrays: the legal move rows in
+`legal_moves`' order, their priors, visits and summed values, and each edge's first
+child (the others follow through `node_sibling`).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from carcassonne_env.core import config as C
+from carcassonne_env.core.aggregates import encode_with_aggregates
+from carcassonne_env.core.candidates import encode_candidates
+from carcassonne_env.core.encode import MODE_TURN, encode, window_origin
+from carcassonne_env.core.playout import shuffle_undrawn
+from carcassonne_env.core.state import copy_into
+from carcassonne_env.core.turn import apply_move_auto, legal_moves
+
+from .candidate_forward import _forward
+
+# The helpers are inlined into the two functions compiled, `search` and `_expand` (one
+# copy of the observation code): each compiled function links the core's code it calls,
+# and compiling that again per function cost minutes.
+_inline = njit(cache=True, nogil=True, inline="always")
+
+Tree = namedtuple("Tree", ["node_seat", "node_key", "node_estimate", "node_first",
+                           "node_count", "node_sibling", "edge_row", "edge_prior",
+                           "edge_visits", "edge_value", "edge_child", "used"])
+
+
+def make_tree(nodes: int, edges: int) -> Tree:
+    """Room for `nodes` nodes and `edges` edges (`grow` makes more)."""
+    return Tree(np.zeros(nodes, np.int64), np.zeros(nodes, np.int64), np.zeros(nodes),
+                np.zeros(nodes, np.int64), np.zeros(nodes, np.int64),
+                np.full(nodes, -1, np.int64), np.zeros((edges, 5), np.int64),
+                np.zeros(edges), np.zeros(edges, np.int64), np.zeros(edges),
+                np.full(edges, -1, np.int64), np.zeros(2, np.int64))
+
+
+def grow(tree: Tree, nodes: int, edges: int) -> Tree:
+    """A tree with room for at least `nodes` nodes and `edges` edges holding `tree`."""
+    n, e = tree.node_seat.shape[0], tree.edge_prior.shape[0]
+    if nodes <= n and edges <= e:
+        return tree
+    bigger = make_tree(max(nodes, 2 * n), max(edges, 2 * e))
+    for old, new in zip(tree, bigger, strict=True):
+        new[: old.shape[0]] = old
+    return bigger
+
+
+def clear(tree: Tree) -> None:
+    """Empty the tree (its arrays kept)."""
+    tree.used[:] = 0
+
+
+@_inline
+def margin(st, seat):
+    """The seat's standing in points: solo, the lowest colour's score; otherwise its score
+    minus the best other seat's (`agents.puct._margin`)."""
+    scores = st.scores
+    if st.cfg[C.CFG_SOLO]:
+        return float(scores.min())
+    best = -1e18
+    for p in range(scores.shape[0]):
+        if p != seat:
+            best = max(best, float(scores[p]))
+    return float(scores[seat]) - best
+
+
+@_inline
+def decision_key(st):
+    """One int64 for `agents.puct._decision_key`'s (seat, tile or hand, phase)."""
+    seat = st.sc[C.SC_SEAT]
+    key = seat * 8 + st.sc[C.SC_PHASE]
+    if st.cfg[C.CFG_HAND_SIZE] > 1:
+        hand = st.hands[seat]
+        for i in range(hand.shape[0]):
+            key = key * 1024 + hand[i] + 1
+    else:
+        key = key * 1024 + st.sc[C.SC_TILE] + 1
+    return key
+
+
+@_inline
+def _observe(st, tb, enc, cand, obs):
+    """The model's observation of the seat to move (solo: seat 0) into `obs`, as
+    `Encoder.encode` without a mask gives it; returns the candidates present."""
+    (sub, n_types, SL, B, aggregate, agg_base, agg_fbase, pend, rows, no_mask, dirty,
+     agg_scratch, counts, pending) = enc
+    after, scratch, cand_rows, unseen, before = cand
+    planes, feats, cand_feats, cand_actions = obs
+    observer = 0 if st.cfg[C.CFG_SOLO] else st.sc[C.SC_SEAT]
+    if aggregate:
+        encode_with_aggregates(st, tb, sub, n_types, SL, observer, MODE_TURN, pend, rows,
+                               planes, feats, no_mask, dirty, agg_base, agg_fbase,
+                               agg_scratch, counts, pending)
+    else:
+        encode(st, tb, sub, n_types, SL, observer, MODE_TURN, pend, rows, planes, feats,
+               no_mask, dirty)
+    encode_candidates(st, tb, after, scratch, cand_rows, B, SL, observer, unseen, before,
+                      cand_feats, cand_actions)
+    present = 0
+    while present < cand_actions.shape[0] and cand_actions[present] >= 0:
+        present += 1
+    return present
+
+
+@njit(cache=True, nogil=True)
+def _expand(st, tb, tree, params, enc, cand, obs, net, scratch):
+    """Add the node of the position `st` (not over) to the tree, valued by the network;
+    returns its index. The caller leaves room (`search`)."""
+    c, value_scale, temperature, base_kind, depth = params
+    projected, rows, logits = scratch[0], scratch[1], scratch[2]
+    weights, vectors, e, e2, scores = net
+    context, hidden, pooled = vectors
+    seat = st.sc[C.SC_SEAT]
+    node = tree.used[0]
+    first = tree.used[1]
+    n = legal_moves(st, tb, rows)
+    tree.used[0] += 1
+    tree.used[1] += n
+    tree.node_seat[node] = seat
+    tree.node_key[node] = decision_key(st)
+    tree.node_first[node] = first
+    tree.node_count[node] = n
+    tree.node_sibling[node] = -1
+    for k in range(n):
+        tree.edge_row[first + k] = rows[k]
+        tree.edge_visits[first + k] = 0
+        tree.edge_value[first + k] = 0.0
+        tree.edge_child[first + k] = -1
+    present = _observe(st, tb, enc, cand, obs)
+    prior = tree.edge_prior[first:first + n]
+    planes, feats, cand_feats, cand_actions = obs
+    value = _forward(feats, cand_feats, present, *weights, context, e, e2, pooled, hidden,
+                     scores)
+    if present == n:  # every legal move a candidate, in their order
+        for k in range(n):
+            logits[k] = scores[k] / temperature
+    else:  # each row's action in the window (`agents.puct.row_actions`), its candidate's
+        # score (-inf: none)
+        B = enc[3]
+        SL = enc[2]
+        x0, y0 = window_origin(st, B)  # board indices; rows are relative to the start
+        o = st.ptype.shape[0]  # tile, at board index o (`core.board.origin`)
+        for k in range(n):
+            logits[k] = -np.inf
+            h, x, y, r, slot = rows[k]
+            col, row = x - x0 + o, y - y0 + o
+            if 0 <= col < B and 0 <= row < B:
+                action = (((h * B + row) * B + col) * 4 + r) * SL + slot + 1
+                for i in range(present):
+                    if cand_actions[i] == action:
+                        logits[k] = scores[i] / temperature
+                        break
+    top = -np.inf
+    for k in range(n):
+        top = max(top, logits[k])
+    if top == -np.inf:  # the policy sees none of them
+        prior[:] = 1.0 / n
+    else:
+        total = 0.0
+        for k in range(n):
+            prior[k] = np.exp(logits[k] - top) if logits[k] > -np.inf else 0.0
+            total += prior[k]
+        prior /= total
+    if base_kind == 1:  # the projected margin (the model observes the projected scores)
+        if st.cfg[C.CFG_SOLO]:
+            base = 1e18
+            for i in range(projected.shape[0]):
+                base = min(base, float(feats[projected[i]]) * 100.0)
+        else:
+            best = -1e18
+            for i in range(1, projected.shape[0]):  # the observer (seat to move) first
+                best = max(best, float(feats[projected[i]]) * 100.0)
+            base = float(feats[projected[0]]) * 100.0 - best
+    else:
+        base = margin(st, seat)
+    tree.node_estimate[node] = base + float(value) * value_scale
+    return node
+
+
+@_inline
+def _child(tree, edge, key):
+    """The node below `edge` with decision key `key`, or -1."""
+    node = tree.edge_child[edge]
+    while node >= 0 and tree.node_key[node] != key:
+        node = tree.node_sibling[node]
+    return node
+
+
+@_inline
+def _add_child(tree, edge, node):
+    tree.node_sibling[node] = tree.edge_child[edge]
+    tree.edge_child[edge] = node
+
+
+@_inline
+def _select(tree, node, c, value_scale):
+    """The edge maximising Q + c P sqrt(N_parent + 1) / (1 + N) (`PUCTAgent._select`)."""
+    first, n = tree.node_first[node], tree.node_count[node]
+    total = 0
+    for k in range(first, first + n):
+        total += tree.edge_visits[k]
+    root = np.sqrt(total + 1.0)
+    best, best_u = first, -np.inf
+    for k in range(first, first + n):
+        v = tree.edge_visits[k]
+        q = (tree.edge_value[k] / v if v > 0 else tree.node_estimate[node]) / value_scale
+        u = q + c * tree.edge_prior[k] * root / (1 + v)
+        if u > best_u:
+            best, best_u = k, u
+    return best
+
+
+@_inline
+def _seen_by(tree, node, seat, solo):
+    est = tree.node_estimate[node]
+    return est if solo or tree.node_seat[node] == seat else -est
+
+
+@_inline
+def _play(sim, tb, tree, edge):
+    """Play `edge` on `sim`; False when the game ended."""
+    row = tree.edge_row[edge]
+    apply_move_auto(sim, tb, row[0], row[1], row[2], row[3], row[4])
+    return not sim.sc[C.SC_DONE]
+
+
+@_inline
+def _argmax_prior(tree, node):
+    first = tree.node_first[node]
+    best = first
+    for k in range(first + 1, first + tree.node_count[node]):
+        if tree.edge_prior[k] > tree.edge_prior[best]:
+            best = k
+    return best
+
+
+@_inline
+def _look_ahead(sim, tb, tree, leaf, params, enc, cand, obs, net, scratch):
+    """`PUCTAgent._look_ahead`: the leaf's value after `depth` moves of the policy's choice,
+    in points for the leaf's seat; the nodes met join the tree."""
+    depth = params[4]
+    solo = bool(sim.cfg[C.CFG_SOLO])
+    seat = tree.node_seat[leaf]
+    node = leaf
+    for _ in range(depth):
+        edge = _argmax_prior(tree, node)
+        if not _play(sim, tb, tree, edge):
+            return margin(sim, seat)
+        key = decision_key(sim)
+        child = _child(tree, edge, key)
+        if child < 0:
+            child = _expand(sim, tb, tree, params, enc, cand, obs, net, scratch)
+            _add_child(tree, edge, child)
+        node = child
+    return _seen_by(tree, node, seat, solo)
+
+
+@njit(cache=True, nogil=True)
+def search(root, tb, sim, tree, simulations, per_cell, rng, params, enc, cand, obs, net,
+           scratch, path):
+    """Up to `simulations` simulations from the root (node 0; added first when the tree
+    is empty: `clear`) on fresh determinisations of `root` (`sim`: scratch state, `rng`:
+    `shuffle_undrawn`'s; the root's node also needs room: `grow`). Stops
+    early, before a simulation changes anything, when the tree might not take its new
+    nodes (depth + 1 of them, each at most `per_cell` edges per open cell; the open
+    cells grow by at most 2 a move). Returns the simulations run."""
+    c, value_scale = params[0], params[1]
+    depth = params[4]
+    solo = bool(root.cfg[C.CFG_SOLO])
+    if tree.used[0] == 0:
+        _expand(root, tb, tree, params, enc, cand, obs, net, scratch)
+    done = 0
+    while done < simulations and tree.used[0] + depth + 1 <= tree.node_seat.shape[0]:
+        saved = rng[0]
+        copy_into(sim, root)
+        shuffle_undrawn(sim, rng)
+        node = 0
+        length = 0
+        leaf = -1
+        while True:
+            edge = _select(tree, node, c, value_scale)
+            path[length, 0] = node
+            path[length, 1] = edge
+            length += 1
+            if not _play(sim, tb, tree, edge):
+                break
+            key = decision_key(sim)
+            child = _child(tree, edge, key)
+            if child < 0:
+                cells = sim.sc[C.SC_NFRONT] + 2 * depth
+                if tree.used[1] + (depth + 1) * per_cell * cells > tree.edge_prior.shape[0]:
+                    rng[0] = saved  # (the caller grows the tree and runs it again)
+                    return done
+                leaf = _expand(sim, tb, tree, params, enc, cand, obs, net, scratch)
+                _add_child(tree, edge, leaf)
+                if depth:
+                    tree.node_estimate[leaf] = _look_ahead(sim, tb, tree, leaf, params, enc,
+                                                           cand, obs, net, scratch)
+                break
+            node = child
+        for i in range(length):  # the final margin expected by the seat that played it
+            node, edge = path[i, 0], path[i, 1]
+            seat = tree.node_seat[node]
+            value = margin(sim, seat) if leaf < 0 else _seen_by(tree, leaf, seat, solo)
+            tree.edge_visits[edge] += 1
+            tree.edge_value[edge] += value
+        done += 1
+    return done
