@@ -19,8 +19,9 @@ JITTED_MODULES = (*env_compilation.JITTED_MODULES, "agents.search",
 
 def warmup(report: Callable[[str], None] = print) -> float:
     """Compile (or load from the cache) every jitted function: the environments' and
-    built-in bots' (`carcassonne_env.compilation.warmup`), then the solo lab's search
-    and MCTS. Returns the seconds it took."""
+    built-in bots' (`carcassonne_env.compilation.warmup`), then the solo lab's search,
+    MCTS and, with the train extra installed, puct's search (its network is a shipped
+    model). Returns the seconds it took."""
     from .base import make_agent
     from .solo_solve import solve_deal
 
@@ -33,6 +34,13 @@ def warmup(report: Callable[[str], None] = print) -> float:
     report("compiling the MCTS bot...")
     game = Game(Rules(players=2), seed=2)
     game.play(make_agent("mcts:iterations=4", seed=0).act(game))
+    try:  # puct's network is a model: it needs the train extra
+        import sb3_contrib  # noqa: F401
+    except ImportError:
+        report("not compiling the puct bot (pip install 'carcassonne-env[train]')")
+    else:
+        report("compiling the puct bot's search...")
+        game.play(make_agent("puct:simulations=2", seed=0).act(game))
     return time.perf_counter() - start
 
 
