@@ -154,7 +154,6 @@ class CandidateForward:
                          pooled, hidden, self._scores)
         return self._scores[:n], float(value)
 
-
     def buffers(self, rows: int) -> tuple:
         """(weights, (context, hidden, pooled), e, e2, scores): `_forward`'s arguments but
         the observation, for a jitted caller of up to `rows` present candidates

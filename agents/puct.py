@@ -26,7 +26,7 @@ the most visited root edge (`search` gives the visits: the targets of
 The network is any model these envs train (`SB3Agent`: `CandidatePolicy` or
 `BoardPolicy`); one observation and one forward pass per new node. A candidate model's
 search runs whole in numba (`agents.puct_kernel`, its pass `agents.candidate_forward`):
-2.5-3x the simulations of the same search in Python, which board models (their pass in
+2.0-3.1x the simulations of the same search in Python, which board models (their pass in
 torch) use and the tests compare it with.
 """
 
