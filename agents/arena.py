@@ -461,17 +461,29 @@ def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 1
         with closing(batches):  # a Ctrl-C stops the workers now, not at exit
             for batch in batches:
                 for row, record in batch:
-                    rows.append(row)
+                    # Record first, then count: a Ctrl-C in between never counts a game
+                    # whose record is missing.
                     if record is not None:
-                        name = f"t{row.table:02d}_g{row.game:05d}.json"
-                        with open(records_dir / name, "w", encoding="utf-8") as f:
-                            json.dump(record, f)
+                        _write_record(records_dir / f"t{row.table:02d}_g{row.game:05d}.json",
+                                      record)
+                    rows.append(row)
     except KeyboardInterrupt:
         raise Interrupted(f"{len(rows)} of {games * len(tables)} games played",
                           _partial(bots, players, games, seed, rules, gauntlet, tables,
                                    rows)) from None
     return ArenaResult(bots=bots, players=players, games=games, seed=seed, rules=rules,
                        gauntlet=gauntlet, tables=tables, rows=rows)
+
+
+def _write_record(path: Path, record: dict) -> None:
+    """Write one game record whole or not at all (a Ctrl-C mid-write leaves no torn file)."""
+    part = path.with_name(path.name + ".part")
+    try:
+        with open(part, "w", encoding="utf-8") as f:
+            json.dump(record, f)
+        part.replace(path)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 def _partial(bots: list[str], players: int, games: int, seed: int, rules: Rules,
