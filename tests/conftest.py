@@ -79,6 +79,19 @@ if "NUMBA_CACHE_DIR" not in os.environ and (ROOT / "carcassonne_env").is_dir():
 os.environ["CARCASSONNE_NO_COMPILE_NOTICE"] = "1"
 
 
+# Compiling is most of a cold CI run (2 cores, an empty cache), and each jitted entry point
+# over the candidate pass compiles it into its own code for minutes: the test files that
+# start on it are one xdist_group("candidates"), run by one worker (`--dist loadgroup`,
+# pyproject.toml), so that no entry point compiles on both workers at once.
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked `last` run after all the others (pytest-xdist hands tests out in this
+    order): `carcassonne warmup` then finds what the other tests compiled in the cache,
+    instead of compiling the whole package a second time beside them."""
+    items.sort(key=lambda item: item.get_closest_marker("last") is not None)
+
+
 @pytest.fixture
 def one_torch_thread():
     """PPO tests run beside another pytest-xdist worker on 2 cores: torch's default

@@ -16,6 +16,8 @@ from carcassonne_env import Game, Rules, carcassonne_v0
 from carcassonne_env.encoding import Encoder
 from carcassonne_env.envs.aec import flat_observation, unflatten_observation
 
+pytestmark = pytest.mark.xdist_group("candidates")  # on one worker: tests/conftest.py
+
 CANDIDATE_KEYS = ("candidates", "candidate_actions")
 
 

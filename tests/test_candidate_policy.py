@@ -16,6 +16,8 @@ from carcassonne_env import Game, Rules  # noqa: E402
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv  # noqa: E402
 from training.policy import CandidatePolicy  # noqa: E402
 
+pytestmark = pytest.mark.xdist_group("candidates")  # on one worker: tests/conftest.py
+
 
 @pytest.fixture(scope="module")
 def env_and_model():

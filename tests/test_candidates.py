@@ -20,6 +20,8 @@ from carcassonne_env.core import config as C
 from carcassonne_env.core.candidates import HEAD_FIXED, N_SLOTS, SLOT_FIXED
 from carcassonne_env.encoding import Encoder
 
+pytestmark = pytest.mark.xdist_group("candidates")  # on one worker: tests/conftest.py
+
 try:
     from tests import reference as ref
 except ImportError:  # the repository root is not on sys.path (plain `pytest` run)

@@ -22,6 +22,8 @@ from carcassonne_env.core.candidates import (
 from carcassonne_env.core.turn import lift_figure, place_figure, put_tile, tile_to_place
 from carcassonne_env.encoding import Encoder
 
+pytestmark = pytest.mark.xdist_group("candidates")  # on one worker: tests/conftest.py
+
 IC, TB = "inns_cathedrals", "traders_builders"
 RULE_SETS = [
     {"players": 2},

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from terminal import ctrl_c_as_in_a_terminal
 
 from carcassonne_env import Game
 from carcassonne_env.cli import main
@@ -358,7 +359,8 @@ def test_a_real_ctrl_c_stops_arena_workers_without_tracebacks(tmp_path):
         [sys.executable, "-m", "carcassonne_env.cli", "arena", "--bots", "random,greedy",
          "--games", "20000", "--workers", "2", "--no-progress", "--out", str(out),
          "--records", str(records)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         deadline = time.monotonic() + 300
         while not (records.is_dir() and any(records.iterdir())):

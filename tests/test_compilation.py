@@ -232,6 +232,7 @@ def test_notices_are_silent_when_asked_and_during_warmup(fresh_notices, monkeypa
     assert compilation._announced == set()
 
 
+@pytest.mark.last
 def test_warmup_command(capsys):
     assert main(["warmup", "--quiet"]) == 0
     out = capsys.readouterr().out

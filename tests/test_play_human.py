@@ -17,6 +17,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from terminal import ctrl_c_as_in_a_terminal
 
 from agents import make_agent
 from carcassonne_env import Game, IllegalMoveError, Move, Rules
@@ -232,7 +233,8 @@ def test_cli_server_stops_cleanly_on_ctrl_c(tmp_path):
         [sys.executable, "-m", "carcassonne_env.cli", "play", "--human", "--against",
          "greedy", "--no-browser", "--record", str(record), "--seed", "3"],
         cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=dict(os.environ, CARCASSONNE_NO_COMPILE_NOTICE="1"))
+        env=dict(os.environ, CARCASSONNE_NO_COMPILE_NOTICE="1"),
+        preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         line = proc.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
