@@ -80,7 +80,10 @@ class PUCTAgent:
         simulations: simulations per move (a fixed budget: the same moves on any machine);
             ignored when `time_per_move` is given.
         time_per_move: seconds of search per move (at least one simulation).
-        c: exploration constant (values in units of `value_scale` points).
+        c: exploration constant (values in units of `value_scale` points). Default
+            (None): 1.5 with 2 players (against `mcts` at equal time, 600 games on
+            seeds 1-3: 0.621 where 3 gave 0.570, docs/training.md), 3 in solo (not
+            measured there since).
         value_scale: points per unit of the value head (the training's reward_scale was
             0.1 for the 2-player models: 10 points per unit).
         value_base: what the value head's prediction is added to: "projected" (the
@@ -88,8 +91,8 @@ class PUCTAgent:
             margin), or "auto" (projected when the model observes the projected scores).
         prior_temperature: the priors are the softmax of the policy's logits divided by
             this; above 1 they are flatter (a PPO policy's are nearly one-hot, so the
-            search seldom tries a second move). The defaults (c = 3, prior_temperature =
-            3) did best against `mcts` in 100-game screens (docs/training.md).
+            search seldom tries a second move). 3 (with c = 3) did best against `mcts`
+            in 100-game screens of the Python search (docs/training.md).
         lookahead: a new node is valued after this many more moves of the policy's
             choice (highest prior) on the determinisation, one network pass each (the
             nodes met join the tree); 0: by its own value. Default (None): 1 with 2
@@ -100,14 +103,15 @@ class PUCTAgent:
     name = "puct"
 
     def __init__(self, model: Any = None, seed: int | None = None,
-                 simulations: int = 64, time_per_move: float | None = None, c: float = 3.0,
-                 value_scale: float = 10.0, value_base: str = "auto",
+                 simulations: int = 64, time_per_move: float | None = None,
+                 c: float | None = None, value_scale: float = 10.0, value_base: str = "auto",
                  prior_temperature: float = 3.0, lookahead: int | None = None) -> None:
         self.net = model if isinstance(model, SB3Agent) or model is None else SB3Agent(model)
         self.simulations = check_int("simulations", simulations, 1)
         self.time_per_move = None if time_per_move is None else check_real(
             "time_per_move", time_per_move, 0, strict=True)
-        self.c = check_real("c", c, 0)
+        self.c = None if c is None else check_real("c", c, 0)
+        self._c = 3.0  # the exploration constant of the game searched
         self.value_scale = check_real("value_scale", value_scale, 0, strict=True)
         self.value_base = check_choice("value_base", value_base, VALUE_BASES)
         self.prior_temperature = check_real("prior_temperature", prior_temperature, 0,
@@ -237,6 +241,7 @@ class PUCTAgent:
             self.net = SB3Agent("ppo_solo_rl" if game.rules.variant == "solo" else "puct_duel")
         solo = game.rules.variant == "solo"
         self._depth = (0 if solo else 1) if self.lookahead is None else self.lookahead
+        self._c = (3.0 if solo else 1.5) if self.c is None else self.c
         deadline = None if self.time_per_move is None else time.perf_counter() + \
             self.time_per_move
         if self._candidate_forward() and self._jitted:
@@ -276,7 +281,7 @@ class PUCTAgent:
                              np.zeros(max_legal_rows(st))),
                             np.zeros((8 * st.deck.shape[0] + 16, 2), np.int64))
         _, tree, sim, args, cand, obs, net, scratch, path = self._kernel
-        params = (float(self.c), float(self.value_scale), float(self.prior_temperature),
+        params = (float(self._c), float(self.value_scale), float(self.prior_temperature),
                   int(columns is not None), int(self._depth))
         per_cell = max_legal_rows(st, 1)
         tree = self._tree(K.grow(tree, 1, per_cell * int(st.sc[C.SC_NFRONT])))
@@ -375,7 +380,7 @@ class PUCTAgent:
         n = node.visits
         total = n.sum()
         q = np.where(n > 0, node.value / np.maximum(n, 1), node.estimate) / self.value_scale
-        u = q + self.c * node.prior * math.sqrt(total + 1) / (1 + n)
+        u = q + self._c * node.prior * math.sqrt(total + 1) / (1 + n)
         return int(np.argmax(u))
 
 
