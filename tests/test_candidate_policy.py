@@ -351,3 +351,18 @@ def test_puct_lookahead_values_a_new_node_after_the_policy_s_choices():
     assert solo._depth == 0  # solo: 0
     with pytest.raises(ValueError, match="lookahead"):
         PUCTAgent("ppo_duel_rl", lookahead=-1)
+
+
+@pytest.mark.parametrize("variant, model, c, other", [
+    ("standard", "puct_duel", 1.5, 3.0), ("solo", "ppo_solo_rl", 3.0, 1.5)])
+def test_puct_exploration_constant_defaults_by_kind(variant, model, c, other):
+    """c left out: 1.5 with 2 players (measured against `mcts`), 3 in solo; the search
+    then visits as with that c given, and not as with the other."""
+    game = _midgame(Rules(variant=variant), seed=3, moves=10)
+    visits = {}
+    for given in (None, c, other):
+        bot = PUCTAgent(model, seed=0, simulations=64, c=given)
+        visits[given] = bot.search(game)
+    assert PUCTAgent(model).c is None
+    assert np.array_equal(visits[None], visits[c])
+    assert not np.array_equal(visits[None], visits[other])
