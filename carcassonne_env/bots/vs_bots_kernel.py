@@ -48,7 +48,7 @@ def _run_bots(st, tb, learner, kinds, weights, mt, rows, after, scratch, values,
 
 
 @njit(cache=True, nogil=True)
-def _reward(st, learner, base, mode):
+def learner_reward(st, learner, base, mode):
     """Reward of the learner for the score rise since `base` (then base = scores), as
     `carcassonne_env.envs.driver.seat_rewards`."""
     scores = st.scores
@@ -78,7 +78,7 @@ def _reward(st, learner, base, mode):
 @njit(cache=True, nogil=True)
 def _finish(k, st, tb, sub, n_types, SL, learner, base, mode, pend, rows, planes, feats,
             mask, dirty, rewards, dones, outside):
-    rewards[k] = _reward(st, learner, base, mode)
+    rewards[k] = learner_reward(st, learner, base, mode)
     dones[k] = st.sc[C.SC_DONE]
     _, outside[k] = encode(st, tb, sub, n_types, SL, learner, MODE_TURN, pend, rows, planes,
                            feats, mask, dirty)

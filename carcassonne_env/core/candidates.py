@@ -330,7 +330,8 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
     touches change, so add the end points of its features after (roots[:n_roots]) and
     of the monasteries around it, and take off those of the features they were before.
     A city completed now adds its farm points to every other field touching it. Also
-    fills farm[q] = (completed, incomplete) cities touching field roots[q].
+    fills farm[q] = (completed, incomplete) cities touching field roots[q], features
+    of `st` it joined (the `joined` column, `_joined`).
     city_counts[g]: completed cities touching field root g of `st`; stamp, gen: see
     `_once` (gen: this placement's number, stamp: int64[G], zero at the first);
     links: `st`'s adjacencies by feature (`_pair_lists`)."""
@@ -363,9 +364,15 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
     for q in range(n_roots):
         farm[q, 0] = 0
         farm[q, 1] = 0
+        farm[q, 2] = 0
         g = roots[q]
         if tb.seg_kind[after.ptype[g // S], g % S] == C.K_CITY and after.fdone[g]:
             done_now = True
+    for q in range(n_before):  # a feature joined lies in one of the tile's features now
+        g = find(after.parent, before[q])
+        for p in range(n_roots):
+            if roots[p] == g:
+                farm[p, 2] += 1
     farm_pts = np.int64(after.cfg[C.CFG_FARM_POINTS])
     for q in range(n_before):
         b = before[q]
@@ -445,11 +452,12 @@ def _put_slot(after, tb, roots, cols, q, fig_root, observer, out, base, n_events
 
 
 @hot_inline
-def _write_slot(st, after, tb, root, unseen, out, base, farm_done, farm_open):
+def _write_slot(st, after, tb, root, unseen, out, base, farm_done, farm_open, joined):
     """The slot columns of feature `root` of the position `after` (`st`: before the
     move) that do not depend on the move's figure: all but `holds_figure` and the
     followers and majorities (`_write_holders`). A field's completed and incomplete
-    cities are farm_done / farm_open when known (>= 0), else counted here."""
+    cities are farm_done / farm_open, and the features joined `joined`, when known
+    (>= 0), else counted here."""
     kind = tb.seg_kind[after.ptype[root // n_segments(after)], root % n_segments(after)]
     out[base + S_KIND + kind] = 1.0
     done = after.fdone[root] != 0
@@ -474,7 +482,8 @@ def _write_slot(st, after, tb, root, unseen, out, base, farm_done, farm_open):
         if not done:
             out[base + S_POINTS_END] = feature_points(after, root, kind, False)
         out[base + S_CLOSERS] = closers(after, tb, root, kind, unseen)
-    out[base + S_JOINED] = _joined(st, after, tb, after.sc[C.SC_PLACED] - 1, root, kind)
+    out[base + S_JOINED] = joined if joined >= 0 else _joined(
+        st, after, tb, after.sc[C.SC_PLACED] - 1, root, kind)
     flag = after.fflag[root]
     out[base + S_INN] = 1.0 if flag & C.FLAG_INN else 0.0
     out[base + S_CATHEDRAL] = 1.0 if flag & C.FLAG_CATHEDRAL else 0.0
@@ -620,7 +629,8 @@ def encode_candidates_reference(st, tb, after, scratch, rows, B, SL, observer, u
         n_slots = _slot_roots(after, tb, i, fig_root, slot_roots, N_SLOTS)
         base = HEAD_FIXED + 3 * P
         for q in range(n_slots):
-            _write_slot(st, after, tb, slot_roots[q], unseen, out, base + q * width, -1, -1)
+            _write_slot(st, after, tb, slot_roots[q], unseen, out, base + q * width,
+                        -1, -1, -1)
             _write_holders(after, tb, slot_roots[q], fig_root, observer, out,
                            base + q * width, n_events)
         _projected_gain(st, after, tb, observer, pend_before, out, h_proj)
@@ -703,7 +713,7 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
     return _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen,
                            pend_before, feats, actions, np.zeros(S, np.int64),
                            np.zeros((S, width), np.float32), np.zeros((S, P), np.int64),
-                           np.zeros((S, 2), np.int64), np.zeros((2, P), np.int64),
+                           np.zeros((S, 3), np.int64), np.zeros((2, P), np.int64),
                            np.zeros((P, C.N_GOODS), np.int64),
                            np.zeros(st.parent.shape[0], np.int64),
                            np.zeros(st.parent.shape[0], np.int64), np.zeros((4, S), np.int64),
@@ -826,9 +836,10 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
     """`encode_candidates` at a placing decision, the rows[:n] legal moves listed; one
     call without reference counting (a state passed to a call from counted code costs
     an atomic pair per array). Per placement: its features (kind order) in roots, their
-    figure-free columns in cols, their end points in ends and cities touched (fields)
-    in farm (the no-figure move); tmp[0] the no-figure move's pending end-game points,
-    tmp[1] a figure's feature's end points. A symmetric tile's rotation that lies like
+    figure-free columns in cols, their end points in ends, and in farm their cities
+    touched (fields) and the features they joined (`_pending_change`; the no-figure
+    move); tmp[0] the no-figure move's pending end-game points, tmp[1] a figure's
+    feature's end points. A symmetric tile's rotation that lies like
     an earlier one of the same cell copies its rows (`_copy_twin`): per rotation of the
     cell, perm (`_twin`), seg_q (its segments' roots indices), row_of (its rows by slot)
     and n_twin (its roots count, -1 before it is played). links: `_pair_lists`; stamp:
@@ -895,8 +906,8 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
         for q in range(4 * S + 1):
             row_of[r, q] = -1
         for q in range(n_roots):
-            farm[q, 0] = -1
-            farm[q, 1] = -1
+            for c in range(3):
+                farm[q, c] = -1
         if incremental:
             for p in range(P):
                 pend0[p] = pend_before[p]
@@ -905,7 +916,8 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
         for q in range(n_roots):
             for c in range(width):
                 cols[q, c] = 0.0
-            _write_slot(st, after, tb, roots[q], unseen, cols[q], 0, farm[q, 0], farm[q, 1])
+            _write_slot(st, after, tb, roots[q], unseen, cols[q], 0, farm[q, 0], farm[q, 1],
+                        farm[q, 2])
             for p in range(P):
                 ends[q, p] = 0
             if not solo:

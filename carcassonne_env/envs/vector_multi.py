@@ -380,7 +380,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         them short; `_restart` deals again where they had not reached the learner's
         first decision, `started`): the learner's reward since its last decision and its
         observation are written as `run_batch` would; else WindowOverflowError."""
-        from ..bots.vs_bots_kernel import _reward, observe_batch
+        from ..bots.vs_bots_kernel import learner_reward, observe_batch
 
         if self.encoder.on_overflow != "truncate":
             game = self.game(int(games[0]))
@@ -394,7 +394,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         enc, out = self.encoder, self._sets[self._cur]
         for i in games:
             i = int(i)
-            self._rewards[i] = _reward(self._state_list[i], self._seats[i], self._base[i],
+            self._rewards[i] = learner_reward(self._state_list[i], self._seats[i], self._base[i],
                                        self._mode)
             self._dones[i] = 0
             rows = slice(i, i + 1)  # views: the learner's row of the current set
