@@ -330,8 +330,8 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
     touches change, so add the end points of its features after (roots[:n_roots]) and
     of the monasteries around it, and take off those of the features they were before.
     A city completed now adds its farm points to every other field touching it. Also
-    fills farm[q] = (completed, incomplete) cities touching field roots[q], features
-    of `st` it joined (the `joined` column, `_joined`).
+    fills farm[q] = (completed cities, incomplete cities, features of `st`) that
+    roots[q] touches (a field) or joined (the `joined` column, as `_joined` counts).
     city_counts[g]: completed cities touching field root g of `st`; stamp, gen: see
     `_once` (gen: this placement's number, stamp: int64[G], zero at the first);
     links: `st`'s adjacencies by feature (`_pair_lists`)."""
@@ -368,14 +368,13 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
         g = roots[q]
         if tb.seg_kind[after.ptype[g // S], g % S] == C.K_CITY and after.fdone[g]:
             done_now = True
-    for q in range(n_before):  # a feature joined lies in one of the tile's features now
-        g = find(after.parent, before[q])
-        for p in range(n_roots):
-            if roots[p] == g:
-                farm[p, 2] += 1
     farm_pts = np.int64(after.cfg[C.CFG_FARM_POINTS])
     for q in range(n_before):
         b = before[q]
+        g = find(after.parent, b)  # a feature joined lies in one of the tile's now
+        for p in range(n_roots):
+            if roots[p] == g:
+                farm[p, 2] += 1
         kind = tb.seg_kind[st.ptype[b // S], b % S]
         side = 0 if kind == C.K_FIELD else 1 if kind == C.K_CITY and done_now else -1
         if side < 0:
@@ -839,11 +838,10 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
     figure-free columns in cols, their end points in ends, and in farm their cities
     touched (fields) and the features they joined (`_pending_change`; the no-figure
     move); tmp[0] the no-figure move's pending end-game points, tmp[1] a figure's
-    feature's end points. A symmetric tile's rotation that lies like
-    an earlier one of the same cell copies its rows (`_copy_twin`): per rotation of the
-    cell, perm (`_twin`), seg_q (its segments' roots indices), row_of (its rows by slot)
-    and n_twin (its roots count, -1 before it is played). links: `_pair_lists`; stamp:
-    `_once`."""
+    feature's end points. A symmetric tile's rotation that lies like an earlier one of
+    the same cell copies its rows (`_copy_twin`): per rotation of the cell, perm
+    (`_twin`), seg_q (its segments' roots indices), row_of (its rows by slot) and n_twin
+    (its roots count, -1 before it is played). links: `_pair_lists`; stamp: `_once`."""
     K = actions.shape[0]
     P = st.cfg[C.CFG_SEATS]
     x0, y0 = window_origin(st, B)

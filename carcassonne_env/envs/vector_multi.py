@@ -394,8 +394,8 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         enc, out = self.encoder, self._sets[self._cur]
         for i in games:
             i = int(i)
-            self._rewards[i] = learner_reward(self._state_list[i], self._seats[i], self._base[i],
-                                       self._mode)
+            self._rewards[i] = learner_reward(self._state_list[i], self._seats[i],
+                                              self._base[i], self._mode)
             self._dones[i] = 0
             rows = slice(i, i + 1)  # views: the learner's row of the current set
             observe_batch(self._states, enc.tileset.tables, enc.subtiles, enc.n_types,
