@@ -101,7 +101,7 @@ def _observe(st, tb, enc, cand, obs):
     `Encoder.encode` without a mask gives it; returns the candidates present."""
     (sub, n_types, SL, B, aggregate, agg_base, agg_fbase, pend, rows, no_mask, dirty,
      agg_scratch, counts, pending) = enc
-    after, scratch, cand_rows, unseen, before = cand
+    after, scratch, cand_rows, unseen, before, memo = cand
     planes, feats, cand_feats, cand_actions = obs
     observer = 0 if st.cfg[C.CFG_SOLO] else st.sc[C.SC_SEAT]
     if aggregate:
@@ -112,7 +112,7 @@ def _observe(st, tb, enc, cand, obs):
         encode(st, tb, sub, n_types, SL, observer, MODE_TURN, pend, rows, planes, feats,
                no_mask, dirty)
     encode_candidates(st, tb, after, scratch, cand_rows, B, SL, observer, unseen, before,
-                      cand_feats, cand_actions)
+                      memo, cand_feats, cand_actions)
     present = 0
     while present < cand_actions.shape[0] and cand_actions[present] >= 0:
         present += 1

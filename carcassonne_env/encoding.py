@@ -45,6 +45,7 @@ from .core.candidates import (
     SLOT_FIXED,
     encode_candidates,
     n_columns,
+    new_closers_memo,
 )
 from .core.encode import (
     MODE_FOLLOWER,
@@ -381,10 +382,11 @@ class Encoder:
 
     def candidate_buffers(self, st) -> tuple:
         """Scratch for `core.candidates.encode_candidates` on games shaped like state
-        `st`: (after, scratch, rows, unseen, pending points before)."""
+        `st`: (after, scratch, rows, unseen, pending points before, closers memo)."""
         return (copy_state(st), copy_state(st),
                 np.empty((self.hand_size * 4 * st.frontier.shape[0] * self.slots, 5), np.int64),
-                np.zeros(self.n_types, np.int64), np.zeros(self.rules.seats, np.int64))
+                np.zeros(self.n_types, np.int64), np.zeros(self.rules.seats, np.int64),
+                new_closers_memo())
 
     def observation_buffers(self, st) -> tuple:
         """What a jitted caller needs to observe the seat to move of games shaped like
@@ -428,10 +430,10 @@ class Encoder:
         buffers = self._cand_buffers
         if buffers is None or buffers[0].parent.shape != st.parent.shape:
             buffers = self._cand_buffers = self.candidate_buffers(st)
-        after, scratch, rows, unseen, before = buffers
+        after, scratch, rows, unseen, before, memo = buffers
         self.last_candidates = int(encode_candidates(
             st, self.tileset.tables, after, scratch, rows, self.board_size, self.slots,
-            observer, unseen, before, feats, actions))
+            observer, unseen, before, memo, feats, actions))
 
     def action_mask(self, game: Game, pending: tuple | None = None) -> np.ndarray:
         """Just the action mask (see `encode`)."""

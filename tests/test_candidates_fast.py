@@ -18,6 +18,7 @@ from carcassonne_env.core.candidates import (
     SLOT_FIXED,
     encode_candidates,
     encode_candidates_reference,
+    new_closers_memo,
 )
 from carcassonne_env.core.turn import lift_figure, place_figure, put_tile, tile_to_place
 from carcassonne_env.encoding import Encoder
@@ -46,17 +47,18 @@ def _rules_id(rules: dict) -> str:
                     for k, v in rules.items())
 
 
-def _both(enc: Encoder, game: Game, K: int) -> tuple:
-    """(count, feats, actions) of the fast and of the reference encoder."""
+def _both(enc: Encoder, game: Game, K: int, memo: np.ndarray) -> tuple:
+    """(count, feats, actions) of the fast and of the reference encoder; the fast one
+    with `closers`' `memo`, which the caller keeps from position to position."""
     st = game._st
     observer = 0 if game.rules.variant == "solo" else int(st.sc[C.SC_SEAT])
     results = []
     for fn in (encode_candidates, encode_candidates_reference):
-        after, scratch, rows, unseen, before = enc.candidate_buffers(st)
+        after, scratch, rows, unseen, before, _ = enc.candidate_buffers(st)
         feats = np.full((K, enc.n_candidate_columns), 7.0, np.float32)  # overwritten
         actions = np.full(K, 7, np.int64)
         n = fn(st, enc.tileset.tables, after, scratch, rows, enc.board_size, enc.slots,
-               observer, unseen, before, feats, actions)
+               observer, unseen, before, memo, feats, actions)
         results.append((int(n), feats, actions))
     return results
 
@@ -64,15 +66,19 @@ def _both(enc: Encoder, game: Game, K: int) -> tuple:
 @pytest.mark.parametrize("rules", RULE_SETS, ids=_rules_id)
 def test_the_fast_candidates_equal_the_plain_ones(rules):
     """Every turn of 2 random games (moves without a figure preferred, so that the
-    followers last and most placements offer several figures)."""
+    followers last and most placements offer several figures); `closers`' memo kept
+    through each game, the second game's so small that its entries overwrite each
+    other."""
     checked = figures = 0
     for seed in range(2):
         rng = random.Random(seed)
         game = Game(Rules(**rules), seed=seed)
         enc = Encoder(game.rules, 32, candidate_moves=256, tileset=game._ts,
                       on_overflow="warn")
+        memo = new_closers_memo(3 if seed else 2048)
         while not game.done:
-            (n, feats, actions), (n_ref, feats_ref, actions_ref) = _both(enc, game, 256)
+            (n, feats, actions), (n_ref, feats_ref, actions_ref) = _both(enc, game, 256,
+                                                                         memo)
             assert n == n_ref
             assert np.array_equal(actions, actions_ref)
             bad = np.argwhere(feats != feats_ref)
@@ -93,10 +99,11 @@ def test_the_fast_candidates_keep_the_first_K():
     rng = random.Random(3)
     game = Game(Rules(**rules), seed=3)
     enc = Encoder(game.rules, 32, candidate_moves=5, tileset=game._ts)
+    memo = new_closers_memo()
     cut = 0
     while not game.done and game.turn < 30:
         for K in (1, 5, 7):
-            (n, feats, actions), (n_ref, feats_ref, actions_ref) = _both(enc, game, K)
+            (n, feats, actions), (n_ref, feats_ref, actions_ref) = _both(enc, game, K, memo)
             assert n == n_ref and np.array_equal(actions, actions_ref)
             assert np.array_equal(feats, feats_ref)
             cut += n > K
@@ -113,8 +120,9 @@ def test_a_symmetric_tiles_alike_rotations_copy_their_rows():
     enc = Encoder(game.rules, 32, candidate_moves=256, tileset=game._ts)
     head, width = HEAD_FIXED + 3 * 2, SLOT_FIXED + 2 * 2
     twins = reordered = 0
+    memo = new_closers_memo()
     while not game.done:
-        (n, feats, actions), (n_ref, feats_ref, actions_ref) = _both(enc, game, 256)
+        (n, feats, actions), (n_ref, feats_ref, actions_ref) = _both(enc, game, 256, memo)
         assert n == n_ref and np.array_equal(actions, actions_ref)
         assert np.array_equal(feats, feats_ref)
         moves = game.legal_moves()

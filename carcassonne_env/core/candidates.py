@@ -99,6 +99,12 @@ def n_columns(seats: int) -> int:
     return HEAD_FIXED + 3 * seats + N_SLOTS * (SLOT_FIXED + 2 * seats)
 
 
+def new_closers_memo(size: int = 2048) -> np.ndarray:
+    """An empty table for `closers`' closing tile types (`encode_candidates`' memo): one
+    per thread, used with one tile set only (the types are its indices)."""
+    return np.full((size, 3), -1, np.int64)
+
+
 @hot_inline
 def _closes(tb, t, r, nbr, root_edges, empty, whole):
     """Would tile t turned r, fitting the empty cell, complete the road or city whose open
@@ -125,10 +131,11 @@ def _closes(tb, t, r, nbr, root_edges, empty, whole):
 
 
 @hot_inline
-def closers(st, tb, root, kind, unseen):
+def closers(st, tb, root, kind, unseen, memo):
     """Tiles counted in `unseen` (per type) that complete feature `root` in one placement:
     a road or city whose open ends all face one empty cell, or a monastery missing one
-    neighbour; 0 otherwise (completed features included)."""
+    neighbour; 0 otherwise (completed features included). memo: `_closing_types`'s
+    table (none when empty)."""
     S = n_segments(st)
     board, parent = st.board, st.parent
     if kind == C.K_MONASTERY:
@@ -190,16 +197,71 @@ def closers(st, tb, root, kind, unseen):
                 whole |= 1 << d
             if g == root:
                 root_edges = same
+    if memo.shape[0] == 0:  # no memo: test the unseen types
+        total = 0
+        for t in range(unseen.shape[0]):
+            if unseen[t] == 0:
+                continue
+            for r in range(4):
+                if fits(tb.edge_code, t, r, con) and (kind == C.K_MONASTERY or _closes(
+                        tb, t, r, nbr, root_edges, empty, whole)):
+                    total += unseen[t]
+                    break
+        return total
+    # Which types close it depends only on the cell's edges: its constraint, and which
+    # of them face the feature, the same other features, features with no open end
+    # elsewhere (a key of 41 bits); the types are remembered per key across positions.
+    key = np.int64(con)
+    if kind == C.K_MONASTERY:
+        key |= np.int64(1) << 40
+    else:
+        key |= np.int64(root_edges << 16 | whole << 20)
+        for d in range(4):
+            if nbr[d] >= 0:
+                key |= np.int64(nbr[4 + d]) << (24 + 4 * d)
+    bits0, bits1 = _closing_types(tb, memo, key, con, nbr, root_edges, empty, whole,
+                                  kind == C.K_MONASTERY)
     total = 0
-    for t in range(unseen.shape[0]):
-        if unseen[t] == 0:
-            continue
-        for r in range(4):
-            if fits(tb.edge_code, t, r, con) and (kind == C.K_MONASTERY or _closes(
-                    tb, t, r, nbr, root_edges, empty, whole)):
-                total += unseen[t]
-                break
+    while bits0 != 0:
+        low = bits0 & -bits0
+        total += unseen[popcount64(np.uint64(low - 1))]
+        bits0 ^= low
+    while bits1 != 0:
+        low = bits1 & -bits1
+        total += unseen[64 + popcount64(np.uint64(low - 1))]
+        bits1 ^= low
     return total
+
+
+@hot_inline
+def _closing_types(tb, memo, key, con, nbr, root_edges, empty, whole, monastery):
+    """The tile types (bits of two words) that fit the cell of constraint `con` and
+    complete the feature (`_closes`; a monastery: fit only), from memo[M, 3] (rows: key,
+    the two words; key -1: free) or tested and remembered (a full run of probes
+    overwrites the first)."""
+    M = memo.shape[0]
+    h = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) % M
+    for probe in range(8):
+        k = (h + probe) % M
+        if memo[k, 0] == key:
+            return memo[k, 1], memo[k, 2]
+        if memo[k, 0] < 0:
+            h = k
+            break
+    bits0 = bits1 = np.int64(0)
+    for t in range(tb.edge_code.shape[0]):
+        for r in range(4):
+            if fits(tb.edge_code, t, r, con) and (monastery or _closes(
+                    tb, t, r, nbr, root_edges, empty, whole)):
+                if t < 64:
+                    bits0 |= np.int64(1) << t
+                else:
+                    bits1 |= np.int64(1) << (t - 64)
+                break
+    memo[h, 0] = key
+    memo[h, 1] = bits0
+    memo[h, 2] = bits1
+    return bits0, bits1
 
 
 @hot_inline
@@ -451,7 +513,7 @@ def _put_slot(after, tb, roots, cols, q, fig_root, observer, out, base, n_events
 
 
 @hot_inline
-def _write_slot(st, after, tb, root, unseen, out, base, farm_done, farm_open, joined):
+def _write_slot(st, after, tb, root, unseen, memo, out, base, farm_done, farm_open, joined):
     """The slot columns of feature `root` of the position `after` (`st`: before the
     move) that do not depend on the move's figure: all but `holds_figure` and the
     followers and majorities (`_write_holders`). A field's completed and incomplete
@@ -480,7 +542,7 @@ def _write_slot(st, after, tb, root, unseen, out, base, farm_done, farm_open, jo
             else feature_points(after, root, kind, True)
         if not done:
             out[base + S_POINTS_END] = feature_points(after, root, kind, False)
-        out[base + S_CLOSERS] = closers(after, tb, root, kind, unseen)
+        out[base + S_CLOSERS] = closers(after, tb, root, kind, unseen, memo)
     out[base + S_JOINED] = joined if joined >= 0 else _joined(
         st, after, tb, after.sc[C.SC_PLACED] - 1, root, kind)
     flag = after.fflag[root]
@@ -584,9 +646,11 @@ def _action(h, row, col, r, slot, B, SL):
 
 @counted
 def encode_candidates_reference(st, tb, after, scratch, rows, B, SL, observer, unseen,
-                                pend_before, feats, actions):
+                                pend_before, memo, feats, actions):
     """`encode_candidates` the plain way, each move played on a copy and scored to the end
-    by the engine (slow; the tests check the fast path against it)."""
+    by the engine (slow; the tests check the fast path against it). `memo` goes unused:
+    `closers` tests every type."""
+    no_memo = np.zeros((0, 3), np.int64)
     K = actions.shape[0]
     P = st.cfg[C.CFG_SEATS]
     _clear(feats, actions)
@@ -628,8 +692,8 @@ def encode_candidates_reference(st, tb, after, scratch, rows, B, SL, observer, u
         n_slots = _slot_roots(after, tb, i, fig_root, slot_roots, N_SLOTS)
         base = HEAD_FIXED + 3 * P
         for q in range(n_slots):
-            _write_slot(st, after, tb, slot_roots[q], unseen, out, base + q * width,
-                        -1, -1, -1)
+            _write_slot(st, after, tb, slot_roots[q], unseen, no_memo, out,
+                        base + q * width, -1, -1, -1)
             _write_holders(after, tb, slot_roots[q], fig_root, observer, out,
                            base + q * width, n_events)
         _projected_gain(st, after, tb, observer, pend_before, out, h_proj)
@@ -672,13 +736,14 @@ def _encode_choices(st, tb, after, rows, n, B, SL, observer, pend_before, feats,
 
 @counted
 def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pend_before,
-                      feats, actions):
+                      memo, feats, actions):
     """Write the candidate-move observation of `observer` (the seat to move) into
     feats[K, F] (zeros for absent candidates) and actions[K] (their turn-mode action
     indices in the B-cell window, -1 when absent). `after`, `scratch`: states of the
     game's shape (overwritten); rows: a legal-move buffer; unseen: int64[n_types];
-    pend_before: int64[P]. Returns the legal actions inside the window
-    (more than K: the rest were left out).
+    pend_before: int64[P]; memo: int64[M, 3], the `closers` table (`new_closers_memo`),
+    kept from call to call with the same tile set. Returns the legal actions inside the
+    window (more than K: the rest were left out).
 
     Each placement (tile, cell, rotation) is evaluated once: the no-figure move is
     played on `after` for the columns the figure does not change (every feature's slot
@@ -710,7 +775,7 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
     S = n_segments(st)
     width = SLOT_FIXED + 2 * P
     return _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen,
-                           pend_before, feats, actions, np.zeros(S, np.int64),
+                           pend_before, memo, feats, actions, np.zeros(S, np.int64),
                            np.zeros((S, width), np.float32), np.zeros((S, P), np.int64),
                            np.zeros((S, 3), np.int64), np.zeros((2, P), np.int64),
                            np.zeros((P, C.N_GOODS), np.int64),
@@ -829,7 +894,7 @@ def _copy_twin(tb, t, r, r0, perm, seg_q, row_of, n_roots, rows, k, e, h, row, c
 
 
 @hot
-def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before,
+def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before, memo,
                     feats, actions, roots, cols, ends, farm, tmp, goods0, city_counts, stamp,
                     perm, seg_q, row_of, n_twin, links):
     """`encode_candidates` at a placing decision, the rows[:n] legal moves listed; one
@@ -914,8 +979,8 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
         for q in range(n_roots):
             for c in range(width):
                 cols[q, c] = 0.0
-            _write_slot(st, after, tb, roots[q], unseen, cols[q], 0, farm[q, 0], farm[q, 1],
-                        farm[q, 2])
+            _write_slot(st, after, tb, roots[q], unseen, memo, cols[q], 0, farm[q, 0],
+                        farm[q, 1], farm[q, 2])
             for p in range(P):
                 ends[q, p] = 0
             if not solo:

@@ -107,12 +107,12 @@ def aggregate_batch(states, scratch, tb, sub, which, observers, out_rows, skip, 
 
 
 @njit(cache=True, parallel=True)
-def candidates_batch(states, after, scratch, tb, rows, unseen, pend, which, observers, out_rows,
-                     skip, B, SL, feats, actions, counts):
+def candidates_batch(states, after, scratch, tb, rows, unseen, pend, memo, which, observers,
+                     out_rows, skip, B, SL, feats, actions, counts):
     """Write the candidate-move observation (`core.candidates`) of seat observers[k] in
     game i = which[k] into row out_rows[k] of feats / actions, but for games with skip[i]
     set; counts[i] = its legal actions in the window. after, scratch, rows, unseen,
-    pend: one buffer per thread (games are split into one chunk per thread)."""
+    pend, memo: one buffer per thread (games are split into one chunk per thread)."""
     n = which.shape[0]
     chunks = min(len(after), n)
     for chunk in prange(chunks):
@@ -122,5 +122,5 @@ def candidates_batch(states, after, scratch, tb, rows, unseen, pend, which, obse
             if skip[i] == 0:
                 j = out_rows[k]
                 counts[i] = encode_candidates(states[i], tb, after[c], scratch[c], rows[c], B,
-                                              SL, observers[k], unseen[c], pend[c], feats[j],
-                                              actions[j])
+                                              SL, observers[k], unseen[c], pend[c], memo[c],
+                                              feats[j], actions[j])

@@ -166,6 +166,7 @@ class BatchedGamesEnv(VectorEnv):
             self._cand_scratch = typed.List([p[1] for p in parts])
             self._cand_unseen = np.stack([p[3] for p in parts])
             self._cand_pend = np.stack([p[4] for p in parts])
+            self._cand_memo = np.stack([p[5] for p in parts])
         if self.encoder.aggregate:
             self._scratch = typed.List([copy_state(st) for st in self._state_list])
             self._counts = np.zeros((self.num_envs, self._state_list[0].parent.shape[0]),
@@ -183,8 +184,8 @@ class BatchedGamesEnv(VectorEnv):
             set_num_threads(self.num_threads)
             candidates_batch(self._states, self._cand_after, self._cand_scratch,
                              enc.tileset.tables, self._rows, self._cand_unseen, self._cand_pend,
-                             which, observers, out_rows, skip, enc.board_size, enc.slots,
-                             out.cands, out.cand_actions, self.last_candidates)
+                             self._cand_memo, which, observers, out_rows, skip, enc.board_size,
+                             enc.slots, out.cands, out.cand_actions, self.last_candidates)
         if enc.aggregate:
             set_num_threads(self.num_threads)
             aggregate_batch(self._states, self._scratch, enc.tileset.tables, enc.subtiles,
