@@ -200,13 +200,9 @@ def closers(st, tb, root, kind, unseen, memo):
     if memo.shape[0] == 0:  # no memo: test the unseen types
         total = 0
         for t in range(unseen.shape[0]):
-            if unseen[t] == 0:
-                continue
-            for r in range(4):
-                if fits(tb.edge_code, t, r, con) and (kind == C.K_MONASTERY or _closes(
-                        tb, t, r, nbr, root_edges, empty, whole)):
-                    total += unseen[t]
-                    break
+            if unseen[t] and _type_closes(tb, t, con, nbr, root_edges, empty, whole,
+                                          kind == C.K_MONASTERY):
+                total += unseen[t]
         return total
     # Which types close it depends only on the cell's edges: its constraint, and which
     # of them face the feature, the same other features, features with no open end
@@ -234,11 +230,21 @@ def closers(st, tb, root, kind, unseen, memo):
 
 
 @hot_inline
+def _type_closes(tb, t, con, nbr, root_edges, empty, whole, monastery):
+    """Whether tile type t, in some rotation, fits the cell of constraint `con` and
+    completes the feature (`_closes`; a monastery: fits)."""
+    for r in range(4):
+        if fits(tb.edge_code, t, r, con) and (monastery or _closes(
+                tb, t, r, nbr, root_edges, empty, whole)):
+            return True
+    return False
+
+
+@hot_inline
 def _closing_types(tb, memo, key, con, nbr, root_edges, empty, whole, monastery):
-    """The tile types (bits of two words) that fit the cell of constraint `con` and
-    complete the feature (`_closes`; a monastery: fit only), from memo[M, 3] (rows: key,
-    the two words; key -1: free) or tested and remembered (a full run of probes
-    overwrites the first)."""
+    """The tile types (bits of two words) that close the feature (`_type_closes`), from
+    memo[M, 3] (rows: key, the two words; key -1: free) or tested and remembered (a full
+    run of probes overwrites the first)."""
     M = memo.shape[0]
     h = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) % M
     for probe in range(8):
@@ -250,14 +256,12 @@ def _closing_types(tb, memo, key, con, nbr, root_edges, empty, whole, monastery)
             break
     bits0 = bits1 = np.int64(0)
     for t in range(tb.edge_code.shape[0]):
-        for r in range(4):
-            if fits(tb.edge_code, t, r, con) and (monastery or _closes(
-                    tb, t, r, nbr, root_edges, empty, whole)):
-                if t < 64:
-                    bits0 |= np.int64(1) << t
-                else:
-                    bits1 |= np.int64(1) << (t - 64)
-                break
+        if not _type_closes(tb, t, con, nbr, root_edges, empty, whole, monastery):
+            continue
+        if t < 64:
+            bits0 |= np.int64(1) << t
+        else:
+            bits1 |= np.int64(1) << (t - 64)
     memo[h, 0] = key
     memo[h, 1] = bits0
     memo[h, 2] = bits1
