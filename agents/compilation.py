@@ -21,7 +21,12 @@ def warmup(report: Callable[[str], None] = print) -> float:
     """Compile (or load from the cache) every jitted function: the environments' and
     built-in bots' (`carcassonne_env.compilation.warmup`), then the solo lab's search,
     MCTS and, with the train extra installed, puct's search (its network is a shipped
-    model). Returns the seconds it took."""
+    model). Returns the seconds it took. The compile notices stay silent meanwhile."""
+    with env_compilation.no_notices():
+        return _warmup(report)
+
+
+def _warmup(report: Callable[[str], None]) -> float:
     from .base import make_agent
     from .solo_solve import solve_deal
 

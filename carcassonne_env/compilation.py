@@ -152,7 +152,9 @@ event.register("numba:compile", _CompileNotices())
 
 
 @contextmanager
-def _no_notices() -> Iterator[None]:
+def no_notices() -> Iterator[None]:
+    """Silence the compile notices inside the block (`warmup`, which reports its own
+    progress)."""
     global _quiet
     was, _quiet = _quiet, True
     try:
@@ -167,11 +169,12 @@ def warmup(report: Callable[[str], None] = print) -> float:
     envs and the built-in bots (`agents.compilation.warmup` adds the search bots).
     Returns the seconds it took. `report` tells the progress (the compile notices stay
     silent meanwhile)."""
-    with _no_notices():
+    with no_notices():
         return _warmup(report)
 
 
 def _warmup(report: Callable[[str], None]) -> float:
+    from .bench import bench_playouts
     from .encoding import Encoder
     from .envs.vector import SoloVectorEnv
     from .game import Game
@@ -181,10 +184,16 @@ def _warmup(report: Callable[[str], None]) -> float:
     report("compiling the rules core...")
     game = Game(Rules(players=2), seed=0)
     game.random_playouts(1, seed=0)
+    bench_playouts(1, 1)
     game.play(game.clone().legal_moves()[0])  # not in this game's cache: validated
-    game.clone()  # the first clone's state, given back, makes this one copy into it
-    while not game.done:
-        game.play(game.legal_moves()[0])
+    spare = game.clone()
+    del spare  # its state, given back, makes the next clone copy into it
+    game.clone()
+    turn = 0
+    while not game.done:  # every third move with a follower: scorings to query
+        moves = game.legal_moves()
+        game.play(moves[-1] if turn % 3 == 0 else moves[0])
+        turn += 1
     game.events  # noqa: B018 - scoring queries compile on first read
     report("compiling the observation encoder and the vector env...")
     game = Game(Rules(players=2), seed=1)
@@ -213,6 +222,7 @@ def _warmup(report: Callable[[str], None]) -> float:
                                       lambda obs, masks, seats: masks.argmax(axis=1)])
     venv.reset(seed=0)
     venv.step(venv.action_masks().argmax(axis=1))
+    venv.teacher("heuristic")
     return time.perf_counter() - start
 
 

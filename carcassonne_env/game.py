@@ -368,8 +368,8 @@ class Game:
             ev = st.events[k]
             kind = int(ev[C.EV_KIND])
             goods = kind == C.EV_KIND_GOODS
-            placements = () if goods else feature_tiles(st, self._ts.tables, ev[C.EV_ROOT],
-                                                        kind)
+            placements = () if goods else feature_tiles(st, self._ts.tables,
+                                                        int(ev[C.EV_ROOT]), kind)
             self._events.append(
                 ScoringEvent(
                     turn=max(int(ev[C.EV_TURN]) - int(ev[C.EV_FINAL]), 0),
