@@ -49,7 +49,7 @@ from carcassonne_env.encoding import WindowOverflowError
 from . import puct_kernel as K
 from .base import forced_move
 from .candidate_forward import CandidateForward
-from .sb3_policy import SB3Agent, torch_threads
+from .sb3_policy import SB3Agent, observer_of, torch_threads
 
 VALUE_BASES = ("auto", "projected", "score")
 
@@ -190,7 +190,7 @@ class PUCTAgent:
     def _observe(self, view: Game, enc: Any) -> dict[str, np.ndarray]:
         """The model's observation of the seat to move, without the action mask, in
         arrays reused from the last call with the same encoder."""
-        observer = 0 if view.rules.variant == "solo" else int(view._st.sc[C.SC_SEAT])
+        observer = observer_of(view)
         out = self._obs if self._obs is not None and self._obs[0] is enc else None
         obs = enc.encode(view, observer, with_mask=False, out=None if out is None else out[1])
         self._obs = (enc, obs)

@@ -104,6 +104,12 @@ def torch_threads(n: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+def observer_of(game: Game) -> int:
+    """The seat whose view a model observes in `game` (not over): the seat to move, or
+    0 in solo (one player for every colour)."""
+    return 0 if game.rules.variant == "solo" else int(game.current_player)
+
+
 def _space_options(rules: Rules) -> dict[str, Any]:
     """The rule options that shape the observation and action spaces."""
     solo = rules.variant == "solo"
@@ -259,8 +265,7 @@ class SB3Agent:
         if enc.action_mode == "turn":
             return enc.action_to_move(game, action)
         pending = enc.placement(game, action)
-        observer = 0 if game.rules.variant == "solo" else game.current_player
-        obs = enc.encode(game, observer, pending=pending)
+        obs = enc.encode(game, observer_of(game), pending=pending)
         return enc.action_to_move(game, self._pick(obs, obs["action_mask"]), pending)
 
     def observe(self, game: Game) -> dict[str, np.ndarray]:
@@ -268,7 +273,7 @@ class SB3Agent:
         (and the heuristic's move prior if the model takes it); raises
         WindowOverflowError when no legal move fits the model's window."""
         enc = self._encoder(game)
-        obs = enc.encode(game, 0 if game.rules.variant == "solo" else game.current_player)
+        obs = enc.encode(game, observer_of(game))
         if PRIOR_KEY in self.model.observation_space.spaces:  # the model takes the prior
             obs[PRIOR_KEY] = game_prior(game, enc, self._heuristic)
         return obs
