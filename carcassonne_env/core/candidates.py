@@ -508,6 +508,18 @@ def _score_marked(st, tb, n):
 
 
 @hot_inline
+def _replay(st, after, tb, t, r, bx, by, score):
+    """Put `after` back to the position `st` (`turn.undo_place`) and put tile t turned r
+    on (bx, by); with `score`, the no-figure move's completions scored too (`_no_figure`).
+    Returns the tile's index."""
+    undo_place(after, st, tb)
+    i = put_tile(after, tb, t, r, bx, by)
+    if score:
+        _no_figure(after, tb, i)
+    return i
+
+
+@hot_inline
 def _put_slot(after, tb, roots, cols, q, fig_root, observer, out, base, n_events):
     """Slot columns of feature roots[q] at out[base:]: its figure-free columns cols[q]
     and its holders after this move."""
@@ -960,9 +972,7 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
         bx, by = x + o, y + o
         blocked = solo and solo_blocked(st, tb, t, r, bx, by)
         # the no-figure move on `after`: the columns a figure does not change
-        undo_place(after, st, tb)
-        i = put_tile(after, tb, t, r, bx, by)
-        _no_figure(after, tb, i)
+        i = _replay(st, after, tb, t, r, bx, by, True)
         n_roots = _slot_roots(after, tb, i, -1, roots, S)
         n_twin[r] = n_roots
         for a in range(tb.n_seg[t]):
@@ -1015,15 +1025,12 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
             lift = slot >= 0 and incremental and after.fdone[find(after.parent, g)] == 0
             if lift or (slot == C.NO_FOLLOWER and incremental):
                 if not clean:
-                    undo_place(after, st, tb)
-                    put_tile(after, tb, t, r, bx, by)
-                    _no_figure(after, tb, i)
+                    _replay(st, after, tb, t, r, bx, by, True)
                     clean = True
                 if lift:
                     place_figure(after, g, fig, seat)
             else:
-                undo_place(after, st, tb)
-                put_tile(after, tb, t, r, bx, by)
+                _replay(st, after, tb, t, r, bx, by, False)
                 if blocked and slot == C.NO_FOLLOWER:
                     after.sc[C.SC_SOLO_END_A] = 1
                 _figure(after, tb, i, slot)

@@ -206,13 +206,13 @@ def copy_flat(dst, src, start, n):
 
 
 @hot
-def _copy_prefix(dst, src, n):
+def copy_prefix(dst, src, n):
     """dst[:n] = src[:n] for 1-D arrays, one memcpy."""
     copy_flat(dst, src, 0, n)
 
 
 @hot
-def _copy_rows(dst, src, n):
+def copy_rows(dst, src, n):
     """dst[:n] = src[:n] for 2-D arrays, one memcpy."""
     copy_flat(dst, src, 0, n * dst.shape[1])
 
@@ -223,24 +223,24 @@ def copy_features(dst, src, g, expansions):
     figures, supplies and scores (the expansions' arrays with `expansions`): what a move
     changes besides the board, the frontier, the counters and the tile sets (shared by
     `copy_into` and `turn.undo_place`)."""
-    _copy_prefix(dst.parent, src.parent, g)
-    _copy_prefix(dst.fntiles, src.fntiles, g)
-    _copy_prefix(dst.fpenn, src.fpenn, g)
-    _copy_prefix(dst.fopen, src.fopen, g)
-    _copy_rows(dst.fmeep, src.fmeep, g)
-    _copy_prefix(dst.fdone, src.fdone, g)
+    copy_prefix(dst.parent, src.parent, g)
+    copy_prefix(dst.fntiles, src.fntiles, g)
+    copy_prefix(dst.fpenn, src.fpenn, g)
+    copy_prefix(dst.fopen, src.fopen, g)
+    copy_rows(dst.fmeep, src.fmeep, g)
+    copy_prefix(dst.fdone, src.fdone, g)
     if expansions:
-        _copy_prefix(dst.fflag, src.fflag, g)
-        _copy_rows(dst.fgoods, src.fgoods, g)
-        _copy_prefix(dst.fbuild, src.fbuild, g)
-        _copy_prefix(dst.fpig, src.fpig, g)
-        _copy_rows(dst.xsupply, src.xsupply, src.xsupply.shape[0])
-        _copy_rows(dst.goods, src.goods, src.goods.shape[0])
-    _copy_prefix(dst.owner, src.owner, g)
-    _copy_prefix(dst.ofig, src.ofig, g)
-    _copy_prefix(dst.active, src.active, src.active.shape[0])
-    _copy_prefix(dst.supply, src.supply, src.supply.shape[0])
-    _copy_prefix(dst.scores, src.scores, src.scores.shape[0])
+        copy_prefix(dst.fflag, src.fflag, g)
+        copy_rows(dst.fgoods, src.fgoods, g)
+        copy_prefix(dst.fbuild, src.fbuild, g)
+        copy_prefix(dst.fpig, src.fpig, g)
+        copy_rows(dst.xsupply, src.xsupply, src.xsupply.shape[0])
+        copy_rows(dst.goods, src.goods, src.goods.shape[0])
+    copy_prefix(dst.owner, src.owner, g)
+    copy_prefix(dst.ofig, src.ofig, g)
+    copy_prefix(dst.active, src.active, src.active.shape[0])
+    copy_prefix(dst.supply, src.supply, src.supply.shape[0])
+    copy_prefix(dst.scores, src.scores, src.scores.shape[0])
 
 
 @hot
@@ -251,7 +251,7 @@ def copy_into(dst, src):
     has them (without, they stay zero)."""
     expansions = src.cfg[C.CFG_EXPANSIONS] | dst.cfg[C.CFG_EXPANSIONS]
     src_sc, dst_sc = src.sc, dst.sc
-    _copy_prefix(dst.cfg, src.cfg, src.cfg.shape[0])
+    copy_prefix(dst.cfg, src.cfg, src.cfg.shape[0])
     y0, y1 = src_sc[C.SC_YMIN] - 1, src_sc[C.SC_YMAX] + 2
     x0, x1 = src_sc[C.SC_XMIN] - 1, src_sc[C.SC_XMAX] + 2
     if dst_sc[C.SC_PLACED] > 0:  # dst's own tiles must be overwritten too
@@ -265,22 +265,22 @@ def copy_into(dst, src):
     y1, x1 = min(y1, src_board.shape[0]), min(x1, D)
     for y in range(y0, y1):
         copy_flat(dst_board, src_board, y * D + x0, x1 - x0)
-    _copy_prefix(dst_sc, src_sc, src_sc.shape[0])
+    copy_prefix(dst_sc, src_sc, src_sc.shape[0])
     n = src_sc[C.SC_PLACED]
     g = n * src.cfg[C.CFG_NSEG]
-    _copy_rows(dst.frontier, src.frontier, src_sc[C.SC_NFRONT])
-    _copy_prefix(dst.ptype, src.ptype, n)
-    _copy_prefix(dst.prot, src.prot, n)
-    _copy_prefix(dst.px, src.px, n)
-    _copy_prefix(dst.py, src.py, n)
-    _copy_rows(dst.fbits, src.fbits, g)
+    copy_rows(dst.frontier, src.frontier, src_sc[C.SC_NFRONT])
+    copy_prefix(dst.ptype, src.ptype, n)
+    copy_prefix(dst.prot, src.prot, n)
+    copy_prefix(dst.px, src.px, n)
+    copy_prefix(dst.py, src.py, n)
+    copy_rows(dst.fbits, src.fbits, g)
     copy_features(dst, src, g, expansions)
-    _copy_prefix(dst.deck, src.deck, src.deck.shape[0])
-    _copy_prefix(dst.spos, src.spos, src.spos.shape[0])
-    _copy_rows(dst.hands, src.hands, src.hands.shape[0])
-    _copy_rows(dst.pairs, src.pairs, src_sc[C.SC_NPAIRS])
-    _copy_prefix(dst.discards, src.discards, src_sc[C.SC_NDISC])
-    _copy_rows(dst.events, src.events, src_sc[C.SC_NEVENTS])
+    copy_prefix(dst.deck, src.deck, src.deck.shape[0])
+    copy_prefix(dst.spos, src.spos, src.spos.shape[0])
+    copy_rows(dst.hands, src.hands, src.hands.shape[0])
+    copy_rows(dst.pairs, src.pairs, src_sc[C.SC_NPAIRS])
+    copy_prefix(dst.discards, src.discards, src_sc[C.SC_NDISC])
+    copy_rows(dst.events, src.events, src_sc[C.SC_NEVENTS])
 
 
 @hot

@@ -34,7 +34,7 @@ from .choices import (
 )
 from .jit import hot, hot_inline
 from .scoring import score_completed, score_game_end
-from .state import _copy_prefix, _copy_rows, copy_features, copy_flat, has_figure
+from .state import copy_features, copy_flat, copy_prefix, copy_rows, has_figure
 
 # ---------------------------------------------------------------------------- followers
 
@@ -593,8 +593,8 @@ def undo_place(dst, src, tb):
         if last >= 0:
             lx, ly = src.frontier[last, 0], src.frontier[last, 1]
             board[ly, lx] = src_board[ly, lx]
-    _copy_prefix(sc, src_sc, src_sc.shape[0])
-    _copy_rows(dst.frontier, src.frontier, src_sc[C.SC_NFRONT])
+    copy_prefix(sc, src_sc, src_sc.shape[0])
+    copy_rows(dst.frontier, src.frontier, src_sc[C.SC_NFRONT])
     copy_features(dst, src, i * S, src.cfg[C.CFG_EXPANSIONS])
 
 
