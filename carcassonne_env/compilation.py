@@ -27,16 +27,16 @@ NOTICE_ENV = "CARCASSONNE_NO_COMPILE_NOTICE"
 # (compiling is single-threaded). A jitted module belongs to the part named by the last
 # component of its name, else to the core.
 PARTS = {
-    "core": ("the rules core", 29),
-    "playout": ("the jitted random playouts", 76),
-    "encode": ("the observation encoder", 6),
-    "aggregates": ("the aggregate observation", 16),
-    "candidates": ("the candidate-move observation", 82),
-    "vector": ("the vector env", 57),
-    "vs_bots_kernel": ("the VsBots vector env", 70),
-    "evaluation": ("the heuristic bot", 29),
-    "search": ("the MCTS and solo-search bots", 56),
-    "jitted_bots": ("the jitted bots", 23),
+    "core": ("the rules core", 54),
+    "playout": ("the jitted random playouts", 132),
+    "encode": ("the observation encoder", 11),
+    "aggregates": ("the aggregate observation", 20),
+    "candidates": ("the candidate-move observation", 220),
+    "vector": ("the vector env", 186),
+    "vs_bots_kernel": ("the VsBots vector env", 170),
+    "evaluation": ("the heuristic bot", 42),
+    "search": ("the MCTS and solo-search bots", 83),
+    "jitted_bots": ("the jitted bots", 36),
 }
 
 
