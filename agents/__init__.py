@@ -7,13 +7,13 @@ the `Agent` protocol: `act(game) -> Move`; build one by spec with
 from carcassonne_env.bots.base import BUILTIN_BOTS
 from carcassonne_env.bots.plugins import register_bots
 from carcassonne_env.bots.simple import GreedyAgent, RandomAgent
-from carcassonne_env.compilation import notice_modules
+from carcassonne_env.core.notices import notice_modules
 
 from .base import BOTS, Agent, make_agent, registry, split_specs
 
 # The environments play these by name too (``VsBots-v0``'s opponents=["mcts"]).
 register_bots([name for name in BOTS if name not in BUILTIN_BOTS], make_agent)
-notice_modules(["agents.search"])  # its first compile is announced too ("search")
+notice_modules("agents.")  # the search bots' first compiles are announced too
 
 _LAZY = {"HeuristicAgent": "heuristic", "MCTSAgent": "mcts", "SB3Agent": "sb3"}
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from carcassonne_env.core.jit import hot, hot_inline
+from carcassonne_env.core.jit import hot
 
 # the core's `hot` options, and sums in any order (the dot products run in SIMD lanes)
 _reassociating = njit(cache=True, nogil=True, _nrt=False, error_model="numpy", fastmath=True)
@@ -39,14 +39,14 @@ def _layers(seq: Any, pattern: str) -> list[Any]:
     return [m for m in seq if type(m).__name__ == "Linear"]
 
 
-@hot_inline
+@hot
 def _axpy(a, x, y):
     """y += a * x (1-D, one row: a loop LLVM vectorises)."""
     for h in range(y.shape[0]):
         y[h] += a * x[h]
 
 
-@hot_inline
+@hot
 def _relu(y):
     for h in range(y.shape[0]):
         y[h] = max(y[h], np.float32(0.0))

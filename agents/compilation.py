@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,36 +16,58 @@ JITTED_MODULES = (*env_compilation.JITTED_MODULES, "agents.search",
                   "agents.candidate_forward", "agents.puct_kernel")
 
 
-def warmup(report: Callable[[str], None] = print) -> float:
-    """Compile (or load from the cache) every jitted function: the environments' and
-    built-in bots' (`carcassonne_env.compilation.warmup`), then the solo lab's search,
-    MCTS and, with the train extra installed, puct's search (its network is a shipped
-    model). Returns the seconds it took. The compile notices stay silent meanwhile."""
-    with env_compilation.no_notices():
-        return _warmup(report)
-
-
-def _warmup(report: Callable[[str], None]) -> float:
+def _warm_solo_search() -> None:
     from .base import make_agent
     from .solo_solve import solve_deal
 
-    start = time.perf_counter()
-    env_compilation.warmup(report)
-    report("compiling the solo lab's search (issue 15)...")
     game = Game(Rules(variant="solo"), seed=0)
     game.play(make_agent("solo-search:samples=1:top_k=2:depth=1", seed=0).act(game))
     solve_deal(0, seconds=0, top_ks=(1,))
-    report("compiling the MCTS bot...")
+
+
+def _warm_mcts() -> None:
+    from .base import make_agent
+
     game = Game(Rules(players=2), seed=2)
     game.play(make_agent("mcts:iterations=4", seed=0).act(game))
-    try:  # puct's network is a model: it needs the train extra
+
+
+def _warm_puct() -> None:
+    from .base import make_agent
+
+    game = Game(Rules(players=2), seed=2)
+    game.play(make_agent("puct:simulations=2", seed=0).act(game))
+
+
+def has_train_extra() -> bool:
+    """Whether the train extra (sb3-contrib, PyTorch) is installed: puct's network is a
+    model."""
+    try:
         import sb3_contrib  # noqa: F401
     except ImportError:
-        report("not compiling the puct bot (pip install 'carcassonne-env[train]')")
-    else:
-        report("compiling the puct bot's search...")
-        game.play(make_agent("puct:simulations=2", seed=0).act(game))
-    return time.perf_counter() - start
+        return False
+    return True
+
+
+def warmup_tasks() -> dict[str, str]:
+    """The warm-up's parts: the environments' (`carcassonne_env.compilation`), then the
+    solo lab's search, MCTS and, with the train extra, puct's search."""
+    tasks = dict(env_compilation.WARMUP_TASKS)
+    tasks["the solo lab's search"] = "agents.compilation:_warm_solo_search"
+    tasks["the MCTS bot"] = "agents.compilation:_warm_mcts"
+    if has_train_extra():
+        tasks["the puct bot's search"] = "agents.compilation:_warm_puct"
+    return tasks
+
+
+def warmup(report: Callable[[str], None] = print, jobs: int = 1,
+           progress: bool = False) -> float:
+    """Compile (or load from the cache) every jitted function (`warmup_tasks`), the
+    parts after the rules core in `jobs` processes at once. Returns the seconds it
+    took. The compile notices stay silent meanwhile."""
+    if not has_train_extra():
+        report("not compiling the puct bot (it needs the train extra)")
+    return env_compilation.warmup(report, jobs, warmup_tasks(), progress)
 
 
 def cache_files() -> list[Path]:

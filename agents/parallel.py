@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 
 from tqdm.auto import tqdm
 
+from carcassonne_env.checks import install_hint
+
 T = TypeVar("T")
 
 BACKENDS = ("process", "ray")
@@ -90,8 +92,7 @@ def _run_ray(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int,
     try:
         import ray
     except ImportError:
-        raise ImportError("the Ray backend needs Ray: pip install 'carcassonne-env[ray]'") \
-            from None
+        raise ImportError(f"the Ray backend needs Ray: {install_hint('ray')}") from None
     if not ray.is_initialized():
         ray.init(address=address)
     remote = ray.remote(fn)

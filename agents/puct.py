@@ -41,6 +41,7 @@ import numpy as np
 from carcassonne_env import Game, Move
 from carcassonne_env.checks import check_choice, check_int, check_optional_int, check_real
 from carcassonne_env.core import config as C
+from carcassonne_env.core.actions import turn_actions
 from carcassonne_env.core.playout import shuffle_undrawn
 from carcassonne_env.core.state import copy_into, copy_state, max_legal_rows
 from carcassonne_env.core.turn import apply_move_auto
@@ -280,7 +281,7 @@ class PUCTAgent:
                              np.zeros((max_legal_rows(st), 5), np.int64),
                              np.zeros(max_legal_rows(st))),
                             np.zeros((8 * st.deck.shape[0] + 16, 2), np.int64))
-        _, tree, sim, args, cand, obs, net, scratch, path = self._kernel
+        _, tree, sim, args, agg, cand, net, scratch, path = self._kernel
         params = (float(self._c), float(self.value_scale), float(self.prior_temperature),
                   int(columns is not None), int(self._depth))
         per_cell = max_legal_rows(st, 1)
@@ -295,7 +296,7 @@ class PUCTAgent:
                 pace = (time.perf_counter() - start) / n if n else math.inf
                 batch = max(1, int(0.8 * (deadline - time.perf_counter()) / pace))
             done = K.search(st, game._ts.tables, sim, tree, batch, per_cell, self._mt, params,
-                            args, cand, obs, net, scratch, path)
+                            args, agg, cand, net, scratch, path)
             n += done
             over = (n >= self.simulations) if deadline is None else \
                 n > 0 and time.perf_counter() >= deadline
@@ -390,7 +391,7 @@ def row_actions(view: Game, enc: Any, rows: np.ndarray) -> np.ndarray:
     x0, y0 = enc.window_origin(view)
     col, row = rows[:, 1] - x0, rows[:, 2] - y0
     inside = (col >= 0) & (col < B) & (row >= 0) & (row < B)
-    index = ((((rows[:, 0] * B + row) * B + col) * 4 + rows[:, 3]) * SL + rows[:, 4] + 1)
+    index = turn_actions(rows[:, 0], row, col, rows[:, 3], rows[:, 4], B, SL)
     return np.where(inside, index, -1)
 
 

@@ -23,9 +23,9 @@ import numpy as np
 from numba import njit
 
 from carcassonne_env.core import config as C
-from carcassonne_env.core.aggregates import encode_with_aggregates
-from carcassonne_env.core.candidates import encode_candidates
-from carcassonne_env.core.encode import MODE_TURN, encode, window_origin
+from carcassonne_env.core.actions import turn_action
+from carcassonne_env.core.encode import MODE_TURN, window_origin
+from carcassonne_env.core.observe import observe
 from carcassonne_env.core.playout import shuffle_undrawn
 from carcassonne_env.core.state import copy_into
 from carcassonne_env.core.turn import apply_move_auto, legal_moves
@@ -96,23 +96,15 @@ def decision_key(st):
 
 
 @_inline
-def _observe(st, tb, enc, cand, obs):
-    """The model's observation of the seat to move (solo: seat 0) into `obs`, as
-    `Encoder.encode` without a mask gives it; returns the candidates present."""
-    (sub, n_types, SL, B, aggregate, agg_base, agg_fbase, pend, rows, no_mask, dirty,
-     agg_scratch, counts, pending) = enc
-    after, scratch, cand_rows, unseen, before, memo = cand
-    planes, feats, cand_feats, cand_actions = obs
+def _observe(st, tb, enc, agg, cand):
+    """The model's observation of the seat to move (solo: seat 0) into the buffers, as
+    `Encoder.encode` without a mask gives it (`Encoder.observation_buffers`: enc, agg,
+    cand); returns the candidates present."""
+    sub, n_types, SL, B, pend, rows, no_mask, dirty, planes, feats = enc
     observer = 0 if st.cfg[C.CFG_SOLO] else st.sc[C.SC_SEAT]
-    if aggregate:
-        encode_with_aggregates(st, tb, sub, n_types, SL, observer, MODE_TURN, pend, rows,
-                               planes, feats, no_mask, dirty, agg_base, agg_fbase,
-                               agg_scratch, counts, pending)
-    else:
-        encode(st, tb, sub, n_types, SL, observer, MODE_TURN, pend, rows, planes, feats,
-               no_mask, dirty)
-    encode_candidates(st, tb, after, scratch, cand_rows, B, SL, observer, unseen, before,
-                      memo, cand_feats, cand_actions)
+    observe(st, tb, sub, n_types, SL, observer, MODE_TURN, pend, rows, planes, feats, no_mask,
+            dirty, agg, cand)
+    cand_actions = cand[6]
     present = 0
     while present < cand_actions.shape[0] and cand_actions[present] >= 0:
         present += 1
@@ -120,7 +112,7 @@ def _observe(st, tb, enc, cand, obs):
 
 
 @njit(cache=True, nogil=True)
-def _expand(st, tb, tree, params, enc, cand, obs, net, scratch):
+def _expand(st, tb, tree, params, enc, agg, cand, net, scratch):
     """Add the node of the position `st` (not over) to the tree, valued by the network;
     returns its index. The caller leaves room (`search`)."""
     c, value_scale, temperature, base_kind, depth = params
@@ -143,9 +135,9 @@ def _expand(st, tb, tree, params, enc, cand, obs, net, scratch):
         tree.edge_visits[first + k] = 0
         tree.edge_value[first + k] = 0.0
         tree.edge_child[first + k] = -1
-    present = _observe(st, tb, enc, cand, obs)
+    present = _observe(st, tb, enc, agg, cand)
     prior = tree.edge_prior[first:first + n]
-    planes, feats, cand_feats, cand_actions = obs
+    feats, cand_feats, cand_actions = enc[9], cand[5], cand[6]
     value = _forward(feats, cand_feats, present, *weights, context, e, e2, pooled, hidden,
                      scores)
     if present == n:  # every legal move a candidate, in their order
@@ -162,7 +154,7 @@ def _expand(st, tb, tree, params, enc, cand, obs, net, scratch):
             h, x, y, r, slot = rows[k]
             col, row = x - x0 + o, y - y0 + o
             if 0 <= col < B and 0 <= row < B:
-                action = (((h * B + row) * B + col) * 4 + r) * SL + slot + 1
+                action = turn_action(h, row, col, r, slot, B, SL)
                 for i in range(present):
                     if cand_actions[i] == action:
                         logits[k] = scores[i] / temperature
@@ -252,7 +244,7 @@ def _argmax_prior(tree, node):
 
 
 @_inline
-def _look_ahead(sim, tb, tree, leaf, params, enc, cand, obs, net, scratch):
+def _look_ahead(sim, tb, tree, leaf, params, enc, agg, cand, net, scratch):
     """`PUCTAgent._look_ahead`: the leaf's value after `depth` moves of the policy's choice,
     in points for the leaf's seat; the nodes met join the tree."""
     depth = params[4]
@@ -266,14 +258,14 @@ def _look_ahead(sim, tb, tree, leaf, params, enc, cand, obs, net, scratch):
         key = decision_key(sim)
         child = _child(tree, edge, key)
         if child < 0:
-            child = _expand(sim, tb, tree, params, enc, cand, obs, net, scratch)
+            child = _expand(sim, tb, tree, params, enc, agg, cand, net, scratch)
             _add_child(tree, edge, child)
         node = child
     return _seen_by(tree, node, seat, solo)
 
 
 @njit(cache=True, nogil=True)
-def search(root, tb, sim, tree, simulations, per_cell, rng, params, enc, cand, obs, net,
+def search(root, tb, sim, tree, simulations, per_cell, rng, params, enc, agg, cand, net,
            scratch, path):
     """Up to `simulations` simulations from the root (node 0; added first when the tree
     is empty: `clear`) on fresh determinisations of `root` (`sim`: scratch state, `rng`:
@@ -285,7 +277,7 @@ def search(root, tb, sim, tree, simulations, per_cell, rng, params, enc, cand, o
     depth = params[4]
     solo = bool(root.cfg[C.CFG_SOLO])
     if tree.used[0] == 0:
-        _expand(root, tb, tree, params, enc, cand, obs, net, scratch)
+        _expand(root, tb, tree, params, enc, agg, cand, net, scratch)
     done = 0
     while done < simulations and tree.used[0] + depth + 1 <= tree.node_seat.shape[0]:
         saved = rng[0]
@@ -308,11 +300,11 @@ def search(root, tb, sim, tree, simulations, per_cell, rng, params, enc, cand, o
                 if tree.used[1] + (depth + 1) * per_cell * cells > tree.edge_prior.shape[0]:
                     rng[0] = saved  # (the caller grows the tree and runs it again)
                     return done
-                leaf = _expand(sim, tb, tree, params, enc, cand, obs, net, scratch)
+                leaf = _expand(sim, tb, tree, params, enc, agg, cand, net, scratch)
                 _add_child(tree, edge, leaf)
                 if depth:
                     tree.node_estimate[leaf] = _look_ahead(sim, tb, tree, leaf, params, enc,
-                                                           cand, obs, net, scratch)
+                                                           agg, cand, net, scratch)
                 break
             node = child
         for i in range(length):  # the final margin expected by the seat that played it

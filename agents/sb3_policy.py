@@ -14,7 +14,13 @@ import numpy as np
 from carcassonne_env import Game, Move, Rules
 from carcassonne_env.bots.heuristic import HeuristicAgent
 from carcassonne_env.bots.move_prior import PRIOR_KEY, game_prior
-from carcassonne_env.checks import check_bool, check_choice, check_optional_int, check_seed
+from carcassonne_env.checks import (
+    check_bool,
+    check_choice,
+    check_optional_int,
+    check_seed,
+    install_hint,
+)
 from carcassonne_env.encoding import (
     ACTION_MODES,
     OBS_FEATURES,
@@ -62,8 +68,7 @@ def load_model(model: str | Path, cached: bool = True) -> Any:
         from sb3_contrib import MaskablePPO
         from stable_baselines3 import PPO
     except ImportError as err:  # pragma: no cover - the train extra is missing
-        raise ImportError('playing a trained policy needs: pip install "carcassonne-env[train]"'
-                          ) from err
+        raise ImportError(f"playing a trained policy needs: {install_hint('train')}") from err
     path = model_path(model)
     key = (path.resolve(), path.stat().st_mtime)
     if cached and key in _LOADED:

@@ -30,6 +30,7 @@ import numpy as np
 
 import carcassonne_env
 from carcassonne_env import Game, Rules
+from carcassonne_env.checks import install_hint
 from carcassonne_env.cli_errors import Interrupted
 
 from .base import make_agent, warm_up
@@ -239,8 +240,8 @@ class SoloBenchResult:
             from matplotlib.backends.backend_agg import FigureCanvasAgg
             from matplotlib.figure import Figure
         except ImportError as err:
-            raise ImportError('the histogram needs matplotlib: '
-                              'pip install "carcassonne-env[plot]"') from err
+            raise ImportError(f"the histogram needs matplotlib: {install_hint('plot')}"
+                              ) from err
         s = self.summary()
         lo, hi = s["min"], s["max"]
         # One bar per result value, merged in pairs, threes... beyond 60 bars.

@@ -20,6 +20,17 @@ Measures (one thread each):
     solo-search evals/s       SoloSearchAgent(samples=16) candidate evaluations, 6 positions
     expansions time ratio     time per playout decision, both expansions in full mode /
                               base game (the same tree; not a B / A ratio)
+    VsBots learner steps/s    `VsBotsVectorEnv(256)` against random bots, a uniformly
+                              random learner, one thread; with candidate_moves=128 and
+                              without (`carcassonne_env.bench._vector_rate`)
+
+Cold-compile measures (each run in a fresh interpreter with an empty numba cache of its
+own; CPU seconds are user + sys of the process and everything it waited for):
+    cold-play                 `carcassonne play` (random vs greedy), CPU s
+    cold-quickstart           the Quick start of the README at ffa028a (a shipped solo
+                              model playing one game through `make_env_for_model`), CPU s
+    cold-warmup               `carcassonne warmup` (with ``--jobs 2`` where the tree has
+                              it), CPU s and wall s
 """
 
 from __future__ import annotations
@@ -27,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -147,11 +159,81 @@ def _w_expansions(scale: float) -> dict[str, float]:
         b / e for b, e in zip(base_r, both_r, strict=True))}
 
 
+# The Quick start as the README gave it at ffa028a (the same program in both trees).
+QUICK_START = """
+from sb3_contrib.common.maskable.utils import get_action_masks
+from agents.sb3_policy import load_model
+from carcassonne_env.envs import make_env_for_model
+model = load_model("ppo_solo")
+env = make_env_for_model(model)
+obs, info = env.reset(seed=0)
+done = False
+while not done:
+    action, _ = model.predict(obs, action_masks=get_action_masks(env), deterministic=True)
+    obs, reward, terminated, truncated, info = env.step(action)
+    done = terminated or truncated
+print("solo result:", env.unwrapped.game.result, "colour scores:", info["scores"])
+"""
+
+
+def _cold_command(tree: Path, measure: str) -> list[str]:
+    if measure == "cold-play":
+        code = "from carcassonne_env.cli import main; main(['play'])"
+    elif measure == "cold-quickstart":
+        code = QUICK_START
+    else:
+        cli = (tree / "carcassonne_env" / "cli.py").read_text(encoding="utf-8")
+        jobs = ", '--jobs', '2'" if "--jobs" in cli else ""
+        code = f"from carcassonne_env.cli import main; main(['warmup'{jobs}])"
+    return [sys.executable, "-c", code]
+
+
+def run_cold(tree: Path, measure: str, scratch: Path) -> dict[str, float]:
+    """CPU (user + sys, the process and its children) and wall seconds of `measure` in
+    `tree` from an empty numba cache."""
+    cache = scratch / f"cold_{measure}_{time.monotonic_ns()}"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(tree),
+               CARCASSONNE_NO_COMPILE_NOTICE="1")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    out = subprocess.run(_cold_command(tree, measure), cwd=tree, env=env,
+                         capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    shutil.rmtree(cache, ignore_errors=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"{measure} in {tree} failed:\n{out.stderr[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    name = measure.replace("cold-", "cold ")
+    result = {f"{name} CPU s": cpu}
+    if measure == "cold-warmup":
+        result[f"{name} wall s"] = wall
+    return result
+
+
+COLD = ("cold-play", "cold-quickstart", "cold-warmup")
+def _w_vsbots(scale: float) -> dict[str, float]:
+    import warnings
+
+    from carcassonne_env.bench import _vector_rate
+    from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
+
+    warnings.simplefilter("ignore")  # window overflow of random play
+    batches = max(int(40 * scale), 3)
+    out = {}
+    for label, K in (("", 0), (" (candidate_moves=128)", 128)):
+        env = VsBotsVectorEnv(256, opponents="random", candidate_moves=K, num_threads=1)
+        out[f"VsBots(256) learner steps/s{label}"] = _vector_rate(
+            env, batches if K == 0 else max(batches // 4, 3), 1, "random")
+    return out
+
+
 WORKERS = {"playouts": _w_playouts, "clone": _w_clone, "api": _w_api, "mcts": _w_mcts,
-           "solo": _w_solo, "expansions": _w_expansions}
+           "solo": _w_solo, "expansions": _w_expansions, "vsbots": _w_vsbots}
 # Rows where smaller is better (times).
 TIMES = {"Game.clone() us", "copy_into() us", "copy_into() us (jitted caller)",
-         "expansions time ratio (per decision)"}
+         "expansions time ratio (per decision)", "cold play CPU s", "cold quickstart CPU s",
+         "cold warmup CPU s", "cold warmup wall s"}
 
 
 # ------------------------------------------------------------------------- driver
@@ -195,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
     ap.add_argument("--scale", type=float, default=1.0, help="work per measure (default 1)")
     ap.add_argument("--measures", default=",".join(WORKERS),
-                    help=f"comma-separated subset of {','.join(WORKERS)}")
+                    help=f"comma-separated subset of {','.join((*WORKERS, *COLD))} "
+                    "(default: the speed measures)")
     ap.add_argument("--workdir", help="keep the exported trees and their numba caches "
                     "here (a later run with the same revisions skips compiling)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
@@ -207,8 +290,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("give two revisions (\".\" = the working tree)")
     measures = args.measures.split(",")
     for m in measures:
-        if m not in WORKERS:
-            ap.error(f"unknown measure {m!r}; choose from {', '.join(WORKERS)}")
+        if m not in WORKERS and m not in COLD:
+            ap.error(f"unknown measure {m!r}; choose from {', '.join((*WORKERS, *COLD))}")
     if args.rounds < 1:
         ap.error("--rounds must be >= 1")
     with tempfile.TemporaryDirectory(prefix="compare_commits_") as tmp:
@@ -226,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         for key, (tree, cache) in trees.items():  # compile into each tree's cache
             for m in measures:
+                if m in COLD:
+                    continue
                 print(f"compiling {key}: {m}", file=sys.stderr, flush=True)
                 run_worker(tree, cache, m, 0.05)
         results: dict[str, dict[str, list[float]]] = {"A": {}, "B": {}}
@@ -233,7 +318,9 @@ def main(argv: list[str] | None = None) -> int:
             order = ("A", "B") if rnd % 2 == 0 else ("B", "A")
             for m in measures:
                 for key in order:
-                    for name, v in run_worker(*trees[key], m, args.scale).items():
+                    values = (run_cold(trees[key][0], m, root) if m in COLD
+                              else run_worker(*trees[key], m, args.scale))
+                    for name, v in values.items():
                         results[key].setdefault(name, []).append(v)
             print(f"round {rnd + 1}/{args.rounds} done "
                   f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)

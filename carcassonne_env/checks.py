@@ -7,9 +7,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+
+def install_hint(extra: str) -> str:
+    """The command that adds this package's optional `extra` ("train", "plot", "ray",
+    "rllib") where it is installed: from a checkout (its pyproject.toml beside the
+    package) ``pip install -e "CHECKOUT[extra]"``, else ``pip install
+    "carcassonne-env[extra]"``."""
+    root = Path(__file__).resolve().parents[1]
+    if (root / "pyproject.toml").is_file():
+        return f'pip install -e "{root}[{extra}]"'
+    return f'pip install "carcassonne-env[{extra}]"'
 
 
 def is_int(value: Any) -> bool:

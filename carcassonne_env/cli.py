@@ -17,10 +17,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from .checks import install_hint
 from .cli_errors import Interrupted, OneLineParser, interrupted
 from .layout import check_package
 from .rules import EXPANSION_MODES, EXPANSIONS, FARM_SCORING, Rules
@@ -194,7 +196,9 @@ def cmd_play(args: argparse.Namespace) -> int:
             raise ValueError(f"--{flag.replace('_', '-')} needs --human")
     rules = _rules(args)
     solo = rules.variant == "solo"
-    names = split_specs(args.bots or ("random" if solo else "random,greedy"))
+    # default: random, greedy, random... one per seat (solo: one random bot)
+    names = split_specs(args.bots) if args.bots else (
+        ["random"] if solo else (["random", "greedy"] * rules.players)[: rules.players])
     if solo and len(names) != 1:
         raise ValueError(f"--solo is played by one bot (all colours), got {len(names)} "
                          f"specs: {','.join(names)}")
@@ -342,7 +346,7 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
             import matplotlib  # noqa: F401
         except ImportError:
             raise ValueError(
-                '--hist needs matplotlib: pip install "carcassonne-env[plot]"') from None
+                f"--hist needs matplotlib: {install_hint('plot')}") from None
     for path in (args.hist, args.json, args.csv):
         output_file(path)
     for bot in bots:  # a bad spec (or a model of other rules) fails before the progress bar
@@ -452,8 +456,10 @@ def cmd_solo_analyze(args: argparse.Namespace) -> int:
 def cmd_warmup(args: argparse.Namespace) -> int:
     from agents.compilation import warmup
 
+    jobs = args.jobs or os.cpu_count() or 1
     report = (lambda _: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
-    seconds = warmup(report)
+    bar = not args.quiet and sys.stderr.isatty()  # a progress bar on a terminal, else lines
+    seconds = warmup(report, jobs=jobs, progress=bar)
     print(f"compiled code ready ({seconds:.1f} s)")
     return 0
 
@@ -492,9 +498,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     try:
         module = importlib.import_module(TRAIN_COMMANDS[args.what])
     except ImportError as err:
+        if "pip install" in str(err):  # the module said what to install
+            raise
         extra = "rllib" if args.what == "rllib" else "train"
-        raise ImportError(f"{err}; install it with: pip install "
-                          f"\"carcassonne-env[{extra}]\"") from err
+        raise ImportError(f"{err}; install it with: {install_hint(extra)}") from err
     result = module.main(args.rest)
     return result if isinstance(result, int) else 0
 
@@ -707,6 +714,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "core, encoder, vector env, heuristic and MCTS bots) into numba's "
                        "on-disk cache, e.g. right after installing or in a Docker build.")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the total time")
+    p.add_argument("--jobs", "-j", type=int_at_least(1), default=None,
+                   help="compile in this many processes at once (default: every core)")
     p.set_defaults(func=cmd_warmup)
 
     p = sub.add_parser("clear-cache", parents=[common],

@@ -31,19 +31,18 @@ import numpy as np
 from gymnasium import spaces
 
 from .core import config as C
+from .core.actions import placements, split_placements, split_turn_actions, turn_actions
 from .core.aggregates import (
     CAP_FOLLOWERS,
     CAP_OPEN,
     CAP_POINTS,
     CAP_TILES,
     N_AGG_FIXED,
-    encode_with_aggregates,
 )
 from .core.candidates import (
     HEAD_FIXED,
     N_SLOTS,
     SLOT_FIXED,
-    encode_candidates,
     n_columns,
     new_closers_memo,
 )
@@ -54,9 +53,9 @@ from .core.encode import (
     N_FIXED_PLANES,
     N_IC_PLANES,
     N_TB_PLANES,
-    encode,
 )
-from .core.state import copy_state
+from .core.observe import observe
+from .core.state import STATE, copy_state, state_rows
 from .game import Game, Move
 from .rules import Rules
 from .tiles import TileSet, tileset_for
@@ -214,8 +213,7 @@ class Encoder:
         self.board_shape = (3 * B, 3 * B, self._agg_base + self.aggregate * (N_AGG_FIXED + seats))
         self.n_features = len(self.feature_names)
         self._agg_fbase = self.n_features - self.aggregate * seats
-        self._scratch = self._counts = None  # the aggregates' buffers, sized by the game
-        self._pending_points = np.zeros(seats, np.int64)
+        self._buffers = self._buffers_for = None  # the observe pass's, sized by the game
         self.subtiles = subtile_table(self.tileset)
         self.last_outside = 0
         self._warned = False
@@ -224,7 +222,6 @@ class Encoder:
         self._no_mask = np.empty(0, np.int8)
         self._dirty = np.zeros(6, np.int64)
         self.n_candidate_columns = n_columns(seats)
-        self._cand_buffers = None  # the candidates' scratch states, sized by the game
         self.last_candidates = 0  # legal actions in the window at the last encode
 
     # ------------------------------------------------------------------ layouts
@@ -361,79 +358,85 @@ class Encoder:
         need = self.hand_size * 4 * st.frontier.shape[0] * self.slots
         if self._rows.shape[0] < need:  # room for every legal move of this game's size
             self._rows = np.empty((need, 5), np.int64)
-        args = (st, self.tileset.tables, self.subtiles, self.n_types, self.slots, observer,
-                mode, pend, self._rows, out["board"], out["features"],
-                out["action_mask"] if with_mask else self._no_mask, dirty)
-        if self.aggregate:
-            if self._scratch is None or self._counts.shape[0] != st.parent.shape[0]:
-                self._scratch = copy_state(st)
-                self._counts = np.zeros(st.parent.shape[0], np.int64)
-            n, outside = encode_with_aggregates(*args, self._agg_base, self._agg_fbase,
-                                                self._scratch, self._counts,
-                                                self._pending_points)
-        else:
-            n, outside = encode(*args)
+        if self._buffers_for != st.shape:  # (games of another length: other shapes)
+            self._buffers, self._buffers_for = self.scratch_buffers(st), st.shape
+        agg, cand = self._buffers
+        if cand is not None:
+            K, F = self.candidate_moves, self.n_candidate_columns
+            cand_feats = out.get("candidates")
+            if cand_feats is None:
+                cand_feats = out["candidates"] = np.zeros((K, F), np.float32)
+            cand_actions = out.get("candidate_actions")
+            if cand_actions is None:  # (the pass clears only the rows its actions mark)
+                cand_actions = out["candidate_actions"] = np.full(K, -1, np.int64)
+                cand_feats[:] = 0.0
+            cand = (*cand, cand_feats, cand_actions)
+        n, outside, n_cand = observe(
+            st, self.tileset.tables, self.subtiles, self.n_types, self.slots, observer, mode,
+            pend, self._rows, out["board"], out["features"],
+            out["action_mask"] if with_mask else self._no_mask, dirty, agg, cand)
+        self.last_candidates = int(n_cand)
         self.last_outside = int(outside)
-        if outside:
+        if outside and with_mask:
             self._overflow(game, n, outside)
-        if self.candidate_moves:
-            self.encode_candidates(game, observer, out)
         return out
 
-    def candidate_buffers(self, st) -> tuple:
-        """Scratch for `core.candidates.encode_candidates` on games shaped like state
-        `st`: (after, scratch, rows, unseen, pending points before, closers memo)."""
-        return (copy_state(st), copy_state(st),
-                np.empty((self.hand_size * 4 * st.frontier.shape[0] * self.slots, 5), np.int64),
-                np.zeros(self.n_types, np.int64), np.zeros(self.rules.seats, np.int64),
-                new_closers_memo())
+    def scratch_buffers(self, st) -> tuple:
+        """The observe pass's buffers for games shaped like state `st` (`core.observe`):
+        ``(agg, cand)``, agg = (base plane, base feature, scratch state, counts, pending
+        points) with obs_features="aggregate", cand = (after state, scratch state,
+        unseen tiles, pending points before, closers memo) with candidate_moves; None
+        for a part the encoder leaves out."""
+        P = self.rules.seats
+        agg = cand = None
+        if self.aggregate:
+            agg = (self._agg_base, self._agg_fbase, copy_state(st),
+                   np.zeros(st.parent.shape[0], np.int64), np.zeros(P, np.int64))
+        if self.candidate_moves:
+            cand = (copy_state(st), copy_state(st), np.zeros(self.n_types, np.int64),
+                    np.zeros(P, np.int64), new_closers_memo())
+        return agg, cand
+
+    def batch_scratch(self, states: np.ndarray, threads: int) -> tuple:
+        """`scratch_buffers` for the vector envs' kernels (`carcassonne_env.envs.kernels`):
+        the games `states` (the rows of one buffer, `core.state.state_rows`) split among
+        `threads` threads. ``(pending placement (none), legal-move rows per thread, agg,
+        cand)``: the aggregates' scratch states, counts and pending points one row per
+        game, the candidate pass's buffers one row per thread."""
+        proto = STATE.adopt(states[0])
+        T, N, P = threads, states.shape[0], self.rules.seats
+        R = self.hand_size * 4 * proto.frontier.shape[0] * self.slots
+        agg = cand = None
+        if self.aggregate:
+            agg = (self._agg_base, self._agg_fbase, states.copy(),
+                   np.zeros((N, proto.parent.shape[0]), np.int64), np.zeros((N, P), np.int64))
+        if self.candidate_moves:
+            cand = (state_rows(proto, T)[0], state_rows(proto, T)[0],
+                    np.zeros((T, self.n_types), np.int64), np.zeros((T, P), np.int64),
+                    np.stack([new_closers_memo() for _ in range(T)]))
+        return np.full(5, -1, np.int64), np.empty((T, R, 5), np.int64), agg, cand
 
     def observation_buffers(self, st) -> tuple:
         """What a jitted caller needs to observe the seat to move of games shaped like
-        state `st` as `encode` does (turn mode, no action mask), then its candidates:
-        ``(args, candidate_buffers, (board, features, candidates, candidate_actions))``,
-        args = (subtiles, n_types, slots, board_size, aggregate, aggregate plane base,
-        aggregate feature base, pending placement (none), legal-move rows, no mask, dirty
-        rectangle, aggregates scratch state, counts, pending points). The observation
-        arrays start zeroed (`dirty` says so); the caller keeps `dirty` with them. Used by
-        `agents.puct_kernel`."""
+        state `st` as `encode` does (turn mode, no action mask, candidate moves):
+        ``(args, agg, cand)``, args = (subtiles, n_types, slots, board_size, pending
+        placement (none), legal-move rows, no mask, dirty rectangle, board, features),
+        agg as in `scratch_buffers`, cand the same with its candidate features and
+        actions added. The observation arrays start zeroed (`dirty` says so); the caller
+        keeps `dirty` with them. Used by `agents.puct_kernel`."""
         K = max(self.candidate_moves, 1)
-        args = (self.subtiles, self.n_types, self.slots, self.board_size, self.aggregate,
-                self._agg_base, self._agg_fbase,
+        agg, cand = self.scratch_buffers(st)
+        if cand is None:
+            cand = (copy_state(st), copy_state(st), np.zeros(self.n_types, np.int64),
+                    np.zeros(self.rules.seats, np.int64), new_closers_memo())
+        args = (self.subtiles, self.n_types, self.slots, self.board_size,
                 np.full(5, -1, np.int64),
                 np.empty((self.hand_size * 4 * st.frontier.shape[0] * self.slots, 5), np.int64),
-                self._no_mask, np.zeros(6, np.int64), copy_state(st),
-                np.zeros(st.parent.shape[0], np.int64), np.zeros(self.rules.seats, np.int64))
-        obs = (np.zeros(self.board_shape, np.int8), np.zeros(self.n_features, np.float32),
-               np.zeros((K, self.n_candidate_columns), np.float32), np.full(K, -1, np.int64))
-        return args, self.candidate_buffers(st), obs
-
-    def encode_candidates(self, game: Game, observer: int, out: dict) -> None:
-        """Write ``out["candidates"]`` and ``out["candidate_actions"]`` (allocated when
-        missing): the seat to move's candidate moves seen by `observer` (none for a seat
-        not to move, or once the game is over)."""
-        K, F = self.candidate_moves, self.n_candidate_columns
-        feats = out.get("candidates")
-        if feats is None:
-            feats = out["candidates"] = np.zeros((K, F), np.float32)
-        actions = out.get("candidate_actions")
-        if actions is None:  # (the pass clears only the rows its actions mark present)
-            actions = out["candidate_actions"] = np.full(K, -1, np.int64)
-            feats[:] = 0.0
-        st = game._st
-        solo = self.rules.variant == "solo"
-        if st.sc[C.SC_DONE] or (not solo and observer != st.sc[C.SC_SEAT]):
-            feats[:] = 0.0
-            actions[:] = -1
-            self.last_candidates = 0
-            return
-        buffers = self._cand_buffers
-        if buffers is None or buffers[0].parent.shape != st.parent.shape:
-            buffers = self._cand_buffers = self.candidate_buffers(st)
-        after, scratch, rows, unseen, before, memo = buffers
-        self.last_candidates = int(encode_candidates(
-            st, self.tileset.tables, after, scratch, rows, self.board_size, self.slots,
-            observer, unseen, before, memo, feats, actions))
+                self._no_mask, np.zeros(6, np.int64), np.zeros(self.board_shape, np.int8),
+                np.zeros(self.n_features, np.float32))
+        cand = (*cand, np.zeros((K, self.n_candidate_columns), np.float32),
+                np.full(K, -1, np.int64))
+        return args, agg, cand
 
     def action_mask(self, game: Game, pending: tuple | None = None) -> np.ndarray:
         """Just the action mask (see `encode`)."""
@@ -455,16 +458,9 @@ class Encoder:
         placement action (slot -1)."""
         if not 0 <= action < self.n_actions:
             raise ValueError(f"action must be in [0, {self.n_actions}), got {action!r}")
-        B = self.board_size
-        slot = -1
-        rest = int(action)
         if self.action_mode == "turn":
-            rest, slot = divmod(rest, self.slots)
-            slot -= 1
-        rest, r = divmod(rest, 4)
-        rest, col = divmod(rest, B)
-        h, row = divmod(rest, B)
-        return h, row, col, r, slot
+            return split_turn_actions(int(action), self.board_size, self.slots)
+        return (*split_placements(int(action), self.board_size), -1)
 
     def placement(self, game: Game, action: int) -> tuple[int, int, int, int]:
         """(hand, x, y, rotation) in game coordinates of a placement action."""
@@ -511,10 +507,9 @@ class Encoder:
         col, wrow = x - x0, y - y0
         if not (0 <= col < B and 0 <= wrow < B):
             raise ValueError(f"{move} lies outside the {B}-cell window")
-        cell = ((h * B + wrow) * B + col) * 4 + r
         if self.action_mode == "turn":
-            return cell * self.slots + slot + 1
-        return cell, slot + 1
+            return turn_actions(h, wrow, col, r, slot, B, self.slots)
+        return placements(h, wrow, col, r, B), slot + 1
 
 
 def _hand_tile(game: Game, h: int, x: int, y: int) -> int:

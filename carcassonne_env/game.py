@@ -14,14 +14,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .checks import check_int, check_optional_int, check_seed, is_int
-from .compilation import notice_first_compile
 from .core import config as C
 from .core.board import find, n_segments
 from .core.choices import auto_choice
 from .core.playout import playouts_from
 from .core.queries import feature_tiles
 from .core.scoring import feature_points, majority
-from .core.state import State, copy_state, copy_whole, make_state, max_legal_rows
+from .core.state import GameState, copy_state, copy_whole, make_state, max_legal_rows
 from .core.turn import apply_move, check_move, legal_moves, reset, solo_ends_after_turn
 from .rules import Rules
 from .text import render_board
@@ -32,45 +31,57 @@ RECORD_VERSION = 1
 MAX_TILES = 2000  # keeps segment and board indices inside the core's int16 arrays
 
 
-_CORE_CALLS: dict[tuple, tuple] = {}  # Game._core_calls by array types
-
 # Spare states for `Game.clone`: a dead game gives its state back here when nothing else
-# holds it or any of its arrays, and a clone copies into one (a memcpy per array) instead
-# of allocating 35 numpy arrays, which was most of a clone's time. By kind (`_kind`).
-_SPARE_STATES: dict[tuple, list[State]] = {}
+# holds it (no view of one of its arrays either), and a clone copies into one (one
+# memcpy) instead of allocating. By kind (`_kind`).
+_SPARE_STATES: dict[tuple, list[GameState]] = {}
 _SPARE_MAX = 8  # per kind: a search drops each clone before it makes the next
-_COPY_WHOLE: dict[tuple, Any] = {}  # compiled copy_whole by kind
 
 
-def _ref_counts(game: Any) -> tuple[int, int]:
-    """References to `game._st` and the most to any of its arrays, as seen from here."""
-    st = game._st
-    return getrefcount(st), max(map(getrefcount, st))
+def _state_refs(game: Any) -> int:
+    """References to `game._st` but the game's own cached views of its arrays (`_VIEWS`;
+    any other view of one of its arrays holds one)."""
+    return getrefcount(game._st) - sum(name in game.__dict__ for name in _VIEWS)
+
+
+# The state's arrays a `Game` reads on every move, as views cached on first use (a field
+# of a state is a new numpy view each time, about 1 us).
+_VIEWS = ("_sc", "_scores")
 
 
 class _Probe:
-    """An object holding a state nothing else holds, to calibrate `_ref_counts`."""
+    """An object holding a state as a `Game` does and nothing else, to calibrate
+    `_state_refs`."""
 
     def __init__(self) -> None:
-        self._st = State._make(np.zeros(1) for _ in State._fields)
+        self._st = make_state(Rules().to_config(), 1, 1, 1)
 
 
-# What `_ref_counts` gives for a state held by its game alone (the interpreter's own
-# temporary references vary between Python versions, so measured, not assumed).
-_UNSHARED = _ref_counts(_Probe())
+# What `_state_refs` gives for a state held by its game alone (the interpreter's own
+# temporary references vary between Python versions: measured, not assumed).
+_UNSHARED = _state_refs(_Probe())
 
 
 def _entry_point(dispatcher: Any, *args: Any) -> Any:
-    """The compiled code of jitted `dispatcher` for the types of `args`, callable with
-    arguments of exactly those types. Calling it skips numba's dispatch, which types
-    every argument on every call: for the state record (a named tuple of 35 arrays) that
-    took longer than playing the move. Under NUMBA_DISABLE_JIT, `dispatcher` itself."""
+    """The compiled code of jitted `dispatcher` for the types of `args`, called without
+    numba's dispatch (which types every argument on every call: about 0.5 us per state
+    or tile tables, as much as a clone's copy). Under NUMBA_DISABLE_JIT, `dispatcher`."""
     if not hasattr(dispatcher, "overloads"):
         return dispatcher
     sig = tuple(dispatcher.typeof_pyval(a) for a in args)
     if sig not in dispatcher.overloads:
         dispatcher.compile(sig)
     return dispatcher.overloads[sig].entry_point
+
+
+@cache
+def _core_calls(ts: TileSet) -> tuple:
+    """(legal_moves, apply_move, copy_whole) compiled for a game's state and `ts`'s tables
+    (every game's state has the same type): `_entry_point`s."""
+    st = make_state(Rules().to_config(), 1, 1, 1)
+    return (_entry_point(legal_moves, st, ts.tables, np.empty((1, 5), np.int64)),
+            _entry_point(apply_move, st, ts.tables, 0, 0, 0, 0, 0),
+            _entry_point(copy_whole, st, st))
 
 
 def shuffled_deck(ts: TileSet, seed: int | None) -> np.ndarray:
@@ -200,7 +211,6 @@ class Game:
         *,
         tileset: TileSet | None = None,
     ) -> None:
-        notice_first_compile()  # before the first jitted call
         self.rules = rules if rules is not None else Rules()
         if not isinstance(self.rules, Rules):
             raise TypeError(f"rules must be a Rules instance, got {type(self.rules).__name__}")
@@ -231,9 +241,8 @@ class Game:
         cfg = self.rules.to_config()
         cfg[C.CFG_START] = self._ts.start
         n_tiles = len(deck) + 1
-        self._st: State = make_state(
-            cfg, n_tiles, self._ts.max_segments, int(self._ts.tables.n_adj.max())
-        )
+        self._hold(make_state(cfg, n_tiles, self._ts.max_segments,
+                              int(self._ts.tables.n_adj.max())))
         self._st.deck[: len(deck)] = deck
         reset(self._st, self._ts.tables, len(deck))
         # the shapes that make states interchangeable for clones (None: not recycled)
@@ -243,13 +252,27 @@ class Game:
         self._score_log: list[list[int]] = []
         self._legal: dict[Move, list[int]] | None = None
         self._events: list[ScoringEvent] = []
-        self._calls: tuple | None = None
+
+    def _hold(self, st: GameState) -> None:
+        """Make `st` this game's state."""
+        self._st = st
+        self._rows_per_cell = max_legal_rows(st, 1)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the cached views would unpickle as copies, apart from the state: made anew
+        return {k: v for k, v in self.__dict__.items() if k not in _VIEWS}
+
+    def __getattr__(self, name: str) -> Any:  # only for attributes not set yet
+        if name in _VIEWS and "_st" in self.__dict__:  # cached on first use
+            view = self.__dict__[name] = getattr(self._st, name[1:])
+            return view
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # ------------------------------------------------------------------ state
     @property
     def done(self) -> bool:
         """True once the game is over and fully scored."""
-        return bool(self._st.sc[C.SC_DONE])
+        return bool(self._sc[C.SC_DONE])
 
     @property
     def decision(self) -> str | None:
@@ -257,35 +280,35 @@ class Game:
         "score_feature" (which of the features this turn completed scores next) or
         "score_follower" (which follower the end bonus scores next); the last two only
         with ``scoring_order="player"``. None once the game is over."""
-        return None if self.done else C.PHASES[self._st.sc[C.SC_PHASE]]
+        return None if self.done else C.PHASES[self._sc[C.SC_PHASE]]
 
     @property
     def current_player(self) -> int | None:
         """Seat to move (solo: the colour), None when the game is over."""
-        return None if self.done else int(self._st.sc[C.SC_SEAT])
+        return None if self.done else int(self._sc[C.SC_SEAT])
 
     @property
     def current_tile(self) -> str | None:
         """Tile to place now; None when the game is over, at a scoring decision or with
         hand_size > 1 (see `hand`)."""
-        t = self._st.sc[C.SC_TILE]
-        placing = self._st.sc[C.SC_PHASE] == C.PHASE_PLACE
+        t = self._sc[C.SC_TILE]
+        placing = self._sc[C.SC_PHASE] == C.PHASE_PLACE
         return None if self.done or t < 0 or not placing else self._ts.names[t]
 
     @property
     def hand(self) -> list[str]:
         """Tiles the seat to move may place (its hand; [current_tile] with hand_size 1);
         empty at a scoring decision."""
-        if self.done or self._st.sc[C.SC_PHASE] != C.PHASE_PLACE:
+        if self.done or self._sc[C.SC_PHASE] != C.PHASE_PLACE:
             return []
         if self.rules.hand_size == 1:
             return [self.current_tile]
-        return [self._ts.names[t] for t in self._st.hands[self._st.sc[C.SC_SEAT]] if t >= 0]
+        return [self._ts.names[t] for t in self._st.hands[self._sc[C.SC_SEAT]] if t >= 0]
 
     @property
     def scores(self) -> list[int]:
         """Current scores per seat (solo: per colour)."""
-        return self._st.scores.tolist()
+        return self._scores.tolist()
 
     @property
     def result(self) -> list[int] | int | None:
@@ -293,14 +316,14 @@ class Game:
         if not self.done:
             return None
         if self.rules.variant == "solo":
-            return int(self._st.scores.min())
+            return int(self._scores.min())
         return self.scores
 
     @property
     def end_reason(self) -> str | None:
         """Why the game ended: "tiles" (tiles used up), solo "A" / "B"; None while running
         (with scoring_order="player" already set while the end bonus awaits choices)."""
-        return C.END_NAMES[self._st.sc[C.SC_END]]
+        return C.END_NAMES[self._sc[C.SC_END]]
 
     @property
     def followers_in_supply(self) -> list[int]:
@@ -325,20 +348,20 @@ class Game:
     @property
     def turn(self) -> int:
         """Moves played so far."""
-        return int(self._st.sc[C.SC_TURN])
+        return int(self._sc[C.SC_TURN])
 
     @property
     def tiles_left(self) -> int:
         """Tiles not drawn yet (in solo: over all stacks)."""
         st = self._st
         if self.rules.variant == "solo":
-            return int(st.sc[C.SC_DECK_LEN] - st.spos.sum())
-        return int(st.sc[C.SC_DECK_LEN] - st.sc[C.SC_DECK_POS])
+            return int(self._sc[C.SC_DECK_LEN] - st.spos.sum())
+        return int(self._sc[C.SC_DECK_LEN] - self._sc[C.SC_DECK_POS])
 
     @property
     def discarded(self) -> list[str]:
         """Tiles discarded because they could not be placed, in order."""
-        return [self._ts.names[t] for t in self._st.discards[: self._st.sc[C.SC_NDISC]]]
+        return [self._ts.names[t] for t in self._st.discards[: self._sc[C.SC_NDISC]]]
 
     @property
     def board(self) -> dict[tuple[int, int], PlacedTile]:
@@ -347,7 +370,7 @@ class Game:
         S = n_segments(st)
         o = st.ptype.shape[0]
         out = {}
-        for i in range(st.sc[C.SC_PLACED]):
+        for i in range(self._sc[C.SC_PLACED]):
             t, r = int(st.ptype[i]), int(st.prot[i])
             follower = figure = None
             for s in range(ts.tables.n_seg[t]):
@@ -364,7 +387,7 @@ class Game:
         """Every scoring so far, in order."""
         st = self._st
         o = st.ptype.shape[0]
-        for k in range(len(self._events), st.sc[C.SC_NEVENTS]):
+        for k in range(len(self._events), self._sc[C.SC_NEVENTS]):
             ev = st.events[k]
             kind = int(ev[C.EV_KIND])
             goods = kind == C.EV_KIND_GOODS
@@ -391,15 +414,15 @@ class Game:
             self._legal = {}
             st, ts = self._st, self._ts
             rows = self._legal_rows()
-            if st.sc[C.SC_PHASE] != C.PHASE_PLACE:
+            if self._sc[C.SC_PHASE] != C.PHASE_PLACE:
                 for row in rows.tolist():
                     self._legal[Move(*row[1:4], self._slot_name_at(*row[1:3], row[4]))] = row
                 return list(self._legal)
             if self.rules.hand_size > 1:
-                tiles = [int(t) for t in st.hands[st.sc[C.SC_SEAT]]]
+                tiles = [int(t) for t in st.hands[self._sc[C.SC_SEAT]]]
                 names = [ts.names[t] if t >= 0 else None for t in tiles]
             else:
-                tiles, names = [int(st.sc[C.SC_TILE])], [None]
+                tiles, names = [int(self._sc[C.SC_TILE])], [None]
             # Hot for Python users: plain tuples, locals, no per-row numpy indexing.
             labels = [_slot_labels(ts, t, ts.max_segments) if t >= 0 else None
                       for t in tiles]
@@ -414,13 +437,13 @@ class Game:
         """The options of a scoring decision (`decision` "score_feature" or
         "score_follower"), in `legal_moves()` order; [] at any other point."""
         st = self._st
-        if self.done or st.sc[C.SC_PHASE] == C.PHASE_PLACE:
+        if self.done or self._sc[C.SC_PHASE] == C.PHASE_PLACE:
             return []
         S, o = n_segments(st), st.ptype.shape[0]
         out = []
         for move, row in zip(self.legal_moves(), self._legal.values(), strict=True):
             g = self._cell_index(move.x, move.y) * S + row[4]
-            if st.sc[C.SC_PHASE] == C.PHASE_BONUS:
+            if self._sc[C.SC_PHASE] == C.PHASE_BONUS:
                 out.append(ScoringChoice(move, "follower", ((move.x, move.y),), 2,
                                          (int(st.owner[g]),)))
                 continue
@@ -436,7 +459,7 @@ class Game:
         """At a scoring decision, the option ``scoring_order="auto"`` would take (the
         first of the best order, docs/rules.md); a player who always takes it scores
         what the auto mode scores. ValueError at any other point."""
-        if self.done or self._st.sc[C.SC_PHASE] == C.PHASE_PLACE:
+        if self.done or self._sc[C.SC_PHASE] == C.PHASE_PLACE:
             raise ValueError(f"no scoring decision now (decision: {self.decision})")
         k = auto_choice(self._st, self._ts.tables, solo_ends_after_turn(self._st))
         return self.legal_moves()[k]
@@ -460,44 +483,22 @@ class Game:
         # of its arrays (an env that kept `_st`, a view of the board...)
         try:
             kind = getattr(self, "_kind", None)
-            if kind is not None and _ref_counts(self) == _UNSHARED:
+            if kind is not None and _state_refs(self) == _UNSHARED:
                 spare = _SPARE_STATES.setdefault(kind, [])
                 if len(spare) < _SPARE_MAX:
                     spare.append(self._st)
         except Exception:  # noqa: BLE001 (interpreter shutdown, half-built game)
             pass
 
-    def __getstate__(self) -> dict[str, Any]:
-        # compiled entry points do not pickle (copy, multiprocessing): resolved again
-        return {**self.__dict__, "_calls": None}
-
-    def _core_calls(self) -> tuple:
-        """(legal_moves, apply_move, legal rows per open cell): the calls compiled for
-        this game's state and tables (`_entry_point`), looked up once per game by the
-        arrays' dtypes, dimensions and flags (numba's typing of them costs milliseconds,
-        so games of one kind share it); the state's arrays never change."""
-        if self._calls is None:
-            st, tb = self._st, self._ts.tables
-            key = (type(st), type(tb), *((a.dtype.num, a.ndim, a.flags.num)
-                                         for record in (st, tb) for a in record))
-            calls = _CORE_CALLS.get(key)
-            if calls is None:
-                calls = _CORE_CALLS[key] = (
-                    _entry_point(legal_moves, st, tb, np.empty((1, 5), np.int64)),
-                    _entry_point(apply_move, st, tb, 0, 0, 0, 0, 0))
-            self._calls = (*calls, max_legal_rows(st, 1))  # + legal rows per open cell
-        return self._calls
-
     def _legal_rows(self) -> np.ndarray:
         """Every legal move as core rows (hand index, x, y, rotation, slot; -1 = none)."""
-        st = self._st
-        calls = self._core_calls()
-        rows = np.empty((calls[2] * max(int(st.sc[C.SC_NFRONT]), 1), 5), np.int64)
-        return rows[: calls[0](st, self._ts.tables, rows)]
+        rows = np.empty((self._rows_per_cell * max(int(self._sc[C.SC_NFRONT]), 1), 5),
+                        np.int64)
+        return rows[: _core_calls(self._ts)[0](self._st, self._ts.tables, rows)]
 
     def _bounding_box(self) -> tuple[int, int, int, int]:
         """(x_min, y_min, x_max, y_max) of the placed tiles."""
-        sc, o = self._st.sc, self._st.ptype.shape[0]
+        sc, o = self._sc, self._st.ptype.shape[0]
         return (int(sc[C.SC_XMIN]) - o, int(sc[C.SC_YMIN]) - o,
                 int(sc[C.SC_XMAX]) - o, int(sc[C.SC_YMAX]) - o)
 
@@ -519,16 +520,16 @@ class Game:
         log it; `follower` defaults to the slot's canonical name (slot: figure * S +
         segment)."""
         st, ts = self._st, self._ts
-        seat = int(st.sc[C.SC_SEAT])
-        decision = C.PHASES[st.sc[C.SC_PHASE]]
+        seat = int(self._sc[C.SC_SEAT])
+        decision = C.PHASES[self._sc[C.SC_PHASE]]
         if decision != "place":  # a scoring choice names a follower on the board
             t = int(st.ptype[self._cell_index(x, y)])
         else:
-            t = int(st.hands[seat, h] if self.rules.hand_size > 1 else st.sc[C.SC_TILE])
+            t = int(st.hands[seat, h] if self.rules.hand_size > 1 else self._sc[C.SC_TILE])
         S = ts.max_segments  # = the core's segment slots (a jitted call costs more)
         if follower is None and slot != C.NO_FOLLOWER:
             follower = ts.slot_names[t][r][slot % S]
-        self._core_calls()[1](st, ts.tables, int(h), int(x), int(y), int(r), int(slot))
+        _core_calls(ts)[1](st, ts.tables, int(h), int(x), int(y), int(r), int(slot))
         self._legal = None
         entry = {"player": seat, "tile": ts.names[t], "x": x, "y": y, "rotation": r,
                  "follower": follower}
@@ -551,7 +552,7 @@ class Game:
                move.figure in ("builder", "pig") else ""}
         if self.done:
             raise IllegalMoveError(_MESSAGES[C.E_OVER])
-        if st.sc[C.SC_PHASE] != C.PHASE_PLACE:
+        if self._sc[C.SC_PHASE] != C.PHASE_PLACE:
             return self._resolve_choice(move, fmt)
         h = 0
         if self.rules.hand_size > 1:
@@ -563,7 +564,7 @@ class Game:
             raise IllegalMoveError(
                 f"the tile to place is {self.current_tile}, not {move.tile!r}"
             )
-        t = st.hands[st.sc[C.SC_SEAT], h] if self.rules.hand_size > 1 else st.sc[C.SC_TILE]
+        t = st.hands[self._sc[C.SC_SEAT], h] if self.rules.hand_size > 1 else self._sc[C.SC_TILE]
         fmt["tile"] = ts.names[t]
         slot = C.NO_FOLLOWER
         if move.figure not in self.rules.figures:
@@ -625,14 +626,14 @@ class Game:
 
     # ------------------------------------------------------------------ copies and records
     @classmethod
-    def _over_state(cls, rules: Rules, tileset: TileSet, st: State,
+    def _over_state(cls, rules: Rules, tileset: TileSet, st: GameState,
                     seed: int | None = None) -> Game:
         """A Game reading (and sharing) a core state that something else drives, such as
         a vector env's games; its move log is empty."""
         game = cls.__new__(cls)
-        game.rules, game.seed, game._ts, game._st = rules, seed, tileset, st
+        game.rules, game.seed, game._ts = rules, seed, tileset
+        game._hold(st)
         game._moves, game._score_log, game._legal, game._events = [], [], None, []
-        game._calls = None
         game._kind = None  # the state is not the game's own: never given back
         return game
 
@@ -646,22 +647,19 @@ class Game:
         except (KeyError, IndexError):
             st = copy_state(src)
         else:
-            copy = _COPY_WHOLE.get(kind)
-            if copy is None:
-                copy = _COPY_WHOLE[kind] = _entry_point(copy_whole, st, src)
-            copy(st, src)
-        other = Game._over_state(self.rules, self._ts, st, self.seed)
-        other._kind = kind
+            _core_calls(self._ts)[2](st, src)
+        other = Game.__new__(Game)
+        other.rules, other.seed, other._ts, other._kind = self.rules, self.seed, self._ts, kind
+        other._st, other._rows_per_cell = st, self._rows_per_cell
         other._moves = list(self._moves)
         other._score_log = list(self._score_log)
         other._legal = self._legal
-        other._calls = self._calls  # same array types
         other._events = list(self._events)
         return other
 
     def tile_order(self) -> list[str]:
         """The draw order after the start tile (whole deck, drawn or not)."""
-        return [self._ts.names[t] for t in self._st.deck[: self._st.sc[C.SC_DECK_LEN]]]
+        return [self._ts.names[t] for t in self._st.deck[: self._sc[C.SC_DECK_LEN]]]
 
     def to_record(self) -> dict[str, Any]:
         """A JSON-serialisable record: rules, tile order, moves and scores after each move."""

@@ -1,7 +1,7 @@
 """Tile data: the shipped JSON tables compiled once into numpy lookup tables.
 
 This is the only place that reads tile knowledge. Everything else (placement checks,
-feature tracking, follower names, rendering) derives from the `Tables` built here.
+feature tracking, follower names, rendering) derives from the `TileTables` built here.
 
 Segments of a tile are numbered in data order: cities, roads, fields, then the monastery.
 Rotation r turns the reference orientation r quarter turns clockwise: the segment that
@@ -30,26 +30,11 @@ from .core.config import (
     K_ROAD,
     TERRAINS,
 )
+from .core.tables import TileTables, pack_tables
 
-Tables = namedtuple(
-    "Tables",
-    [
-        "edge_code",  # uint16[T, 4]: packed edge terrains per rotation, 2 bits per edge N,E,S,W
-        "edge_seg",  # int8[T, 4, 4]: segment touching each edge (city/road), -1 for field edges
-        "half_seg",  # int8[T, 4, 8]: field segment touching each half-edge, -1 if none
-        "n_seg",  # int8[T]
-        "seg_kind",  # int8[T, S]: K_* or -1
-        "seg_pennants",  # int8[T, S]
-        "seg_open",  # int8[T, S]: tile edges a city/road segment touches (its open ends)
-        "seg_edges",  # int8[T, 4, S]: bit mask of edges a city/road segment touches
-        "seg_halves",  # int16[T, 4, S]: bit mask of half-edges a field segment touches
-        "seg_adj",  # int32[T, S]: bit mask of city segments a field segment touches
-        "mon_seg",  # int8[T]: monastery segment or -1
-        "n_adj",  # int8[T]: field-city adjacencies on the tile
-        "seg_flag",  # int8[T, S]: FLAG_INN on a road with an inn, FLAG_CATHEDRAL on a city
-        "seg_good",  # int8[T, S]: the trade good (index into GOODS) of a city, -1 if none
-    ],
-)
+# The tables' named tuple before they were packed, kept for numba's old cache indexes (see
+# `core.state.State`).
+Tables = namedtuple("Tables", ["edge_code"])
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity (holds arrays)
@@ -60,7 +45,7 @@ class TileSet:
     counts: tuple[int, ...]  # copies in the full game, start tile included
     start: int  # index of the start tile type
     max_segments: int
-    tables: Tables
+    tables: TileTables  # the jitted core's tables (core.tables)
     slot_names: tuple  # [t][r][s] -> canonical follower location
     slot_aliases: tuple  # [t][r] -> {location alias: segment}
     canonical_rotation: np.ndarray  # int8[T, 4]: smallest rotation giving the same tile
@@ -102,7 +87,7 @@ def _segments(tile: dict) -> list[tuple[int, dict]]:
     return segs
 
 
-def _compile(tiles: list[dict]) -> tuple[Tables, tuple, tuple, np.ndarray, int]:
+def _compile(tiles: list[dict]) -> tuple[TileTables, tuple, tuple, np.ndarray, int]:
     T = len(tiles)
     S = max(len(_segments(t)) for t in tiles)
     edge_code = np.zeros((T, 4), np.uint16)
@@ -187,10 +172,12 @@ def _compile(tiles: list[dict]) -> tuple[Tables, tuple, tuple, np.ndarray, int]:
         for r in range(4):
             canonical[t, r] = next(q for q in range(4) if layouts[q] == layouts[r])
 
-    tables = Tables(
-        edge_code, edge_seg, half_seg, n_seg, seg_kind, seg_pennants, seg_open,
-        seg_edges, seg_halves, seg_adj, mon_seg, n_adj, seg_flag, seg_good,
-    )
+    tables = pack_tables({
+        "edge_code": edge_code, "edge_seg": edge_seg, "half_seg": half_seg, "n_seg": n_seg,
+        "seg_kind": seg_kind, "seg_pennants": seg_pennants, "seg_open": seg_open,
+        "seg_edges": seg_edges, "seg_halves": seg_halves, "seg_adj": seg_adj,
+        "mon_seg": mon_seg, "n_adj": n_adj, "seg_flag": seg_flag, "seg_good": seg_good,
+    })
     return tables, tuple(slot_names), tuple(slot_aliases), canonical, S
 
 

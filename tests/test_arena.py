@@ -267,7 +267,7 @@ def test_cli_has_no_solo_options(capsys):
 
 def test_ray_missing_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
-    with pytest.raises(ImportError, match=r"pip install 'carcassonne-env\[ray\]'"):
+    with pytest.raises(ImportError, match=r'the Ray backend needs Ray: pip install -e ".*\[ray\]"'):
         list(run_jobs(abs, [1], backend="ray", progress=False))
 
 

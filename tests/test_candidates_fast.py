@@ -20,6 +20,7 @@ from carcassonne_env.core.candidates import (
     encode_candidates_reference,
     new_closers_memo,
 )
+from carcassonne_env.core.state import max_legal_rows
 from carcassonne_env.core.turn import lift_figure, place_figure, put_tile, tile_to_place
 from carcassonne_env.encoding import Encoder
 
@@ -54,7 +55,8 @@ def _both(enc: Encoder, game: Game, K: int, memo: np.ndarray) -> tuple:
     observer = 0 if game.rules.variant == "solo" else int(st.sc[C.SC_SEAT])
     results = []
     for fn in (encode_candidates, encode_candidates_reference):
-        after, scratch, rows, unseen, before, _ = enc.candidate_buffers(st)
+        after, scratch, unseen, before, _ = enc.scratch_buffers(st)[1]
+        rows = np.empty((max_legal_rows(st), 5), np.int64)
         feats = np.full((K, enc.n_candidate_columns), 7.0, np.float32)  # overwritten
         actions = np.full(K, 7, np.int64)
         n = fn(st, enc.tileset.tables, after, scratch, rows, enc.board_size, enc.slots,
@@ -172,11 +174,11 @@ def test_lifting_a_figure_gives_back_the_state_before_it(rules):
             st = game.clone()._st
             S = st.parent.shape[0] // st.ptype.shape[0]
             i = put_tile(st, tb, tile_to_place(st, h), r, x + o, y + o)
-            before = {f: getattr(st, f).copy() for f in st._fields}
+            before = {f: getattr(st, f).copy() for f in st.layout.names}
             place_figure(st, i * S + slot % S, slot // S, seat)
             assert not np.array_equal(st.sc, before["sc"])
             lift_figure(st, i * S + slot % S, slot // S, seat)
-            for f in st._fields:
+            for f in st.layout.names:
                 if f == "active":
                     live = int(st.sc[C.SC_NACTIVE])
                     assert np.array_equal(st.active[:live], before["active"][:live])

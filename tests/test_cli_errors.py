@@ -60,8 +60,8 @@ CASES = [
     (["play", "--seed", "-5"], "argument --seed: must be >= 0, got -5"),
     (["play", "--seed", "x"], "argument --seed: expected an integer, got 'x'"),
     (["play", "--players", "9"], "players must be"),
-    (["play", "--players", "3"], "--bots needs 3 specs (one per seat; or one for every seat), "
-                                 "got 2: random,greedy"),
+    (["play", "--players", "3", "--bots", "random,greedy"],
+     "--bots needs 3 specs (one per seat; or one for every seat), got 2: random,greedy"),
     (["play", "--solo", "--players", "2"], "--players 2 contradicts --solo"),
     (["play", "--solo-colours", "4"], "--solo-colours needs --solo"),
     (["play", "--solo", "--bots", "random,greedy"],
@@ -235,6 +235,44 @@ def test_output_file_refuses_a_folder_and_makes_parents(tmp_path):
 def test_argparse_errors_are_one_line_pointing_to_help(argv, line, capsys):
     code, out, err = run_cli(argv, capsys)
     assert (code, out, err) == (2, "", line + "\n")
+
+
+def test_play_without_bots_seats_one_default_bot_per_player(capsys):
+    code, out, _ = run_cli(["play", "--players", "3", "--seed", "1"], capsys)
+    assert code == 0 and "seat 2 (random)" in out and "seat 1 (greedy)" in out
+
+
+def test_a_bad_bot_option_lists_that_bots_options():
+    from agents import make_agent
+
+    with pytest.raises(ValueError, match="unknown option 'iterashuns'; mcts takes iterations, "
+                                         "c, trees"):
+        make_agent("mcts:iterashuns=5")
+
+
+def test_the_missing_extra_hint_works_from_a_checkout():
+    from carcassonne_env.checks import install_hint
+
+    root = Path(__file__).resolve().parents[1]
+    assert install_hint("train") == f'pip install -e "{root}[train]"'
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "evaluate", "ppo_solo", "--opponents", "greedy", "--deals", "2"],
+     "--opponents is for a 2-player model; ppo_solo is a solo model (it takes --deals)"),
+    (["train", "evaluate", "ppo_duel", "--deals", "5", "--games", "2"],
+     "--deals is for a solo model; ppo_duel is a 2-player model (it takes --opponents, "
+     "--games)"),
+    (["train", "solo", "--out", "x", "--candidate-moves", "64"],
+     "--candidate-moves sets the candidates policy; this run uses --policy board (add "
+     "--policy candidates to use it)"),
+    (["train", "solo", "--out", "x", "--policy", "candidates", "--channels", "8"],
+     "--channels sets the board policy; this run uses --policy candidates"),
+])
+def test_training_options_the_run_would_ignore_are_refused(argv, message, capsys):
+    pytest.importorskip("sb3_contrib")
+    code, _, err = run_cli(argv, capsys)
+    assert code == 2 and message in err and err.count("\n") == 1
 
 
 def test_training_script_errors_are_one_line_too(capsys):

@@ -1,5 +1,5 @@
-"""numba compilation as users and contributors meet it (issue 12): the one-line notice
-before the core compiles, `carcassonne warmup`, `carcassonne clear-cache`, and the tests'
+"""numba compilation as users and contributors meet it: the one-line notice when a part
+compiles (only then), `carcassonne warmup`, `carcassonne clear-cache`, and the tests'
 cache key covering every file compiled code depends on."""
 
 from __future__ import annotations
@@ -19,7 +19,10 @@ from numba.core.dispatcher import Dispatcher
 from agents.compilation import JITTED_MODULES
 from carcassonne_env import Game, compilation
 from carcassonne_env.cli import main
-from carcassonne_env.compilation import NOTICE, NOTICE_ENV
+from carcassonne_env.core import notices
+from carcassonne_env.core.notices import NOTICE_ENV
+
+NOTICE = notices.notice("core")
 
 
 def _all_dispatchers() -> dict[str, list]:
@@ -58,10 +61,11 @@ def test_the_cache_key_covers_every_module_with_jitted_code():
     for name in modules:
         assert Path(importlib.import_module(name).__file__) in covered, name
     expected = {f"carcassonne_env/core/{m}.py" for m in (
-        "aggregates", "board", "candidates", "choices", "config", "encode", "jit", "playout",
-        "queries", "scoring", "state", "turn", "vector")} | {
-        f"carcassonne_env/bots/{m}.py" for m in ("evaluation", "jitted_bots", "vs_bots_kernel")
-    } | {"agents/search.py", "agents/candidate_forward.py", "agents/puct_kernel.py"}
+        "actions", "aggregates", "board", "candidates", "choices", "config", "encode", "jit",
+        "observe", "packed", "playout", "queries", "scoring", "state", "turn")} | {
+        f"carcassonne_env/bots/{m}.py" for m in ("evaluation", "jitted_bots")
+    } | {"carcassonne_env/envs/kernels.py", "agents/search.py", "agents/candidate_forward.py",
+         "agents/puct_kernel.py"}
     assert {str(p.relative_to(ROOT)) for p in covered} == expected
     if os.environ["NUMBA_CACHE_DIR"].startswith(str(ROOT / ".numba_cache")):
         assert os.environ["NUMBA_CACHE_DIR"] == str(ROOT / ".numba_cache" / jitted_hash())
@@ -124,33 +128,17 @@ def test_clear_cache_deletes_only_this_packages_compiled_code(tmp_path):
 # --------------------------------------------------------------------------- item 8
 
 
-NOTICE_TWICE = ("from carcassonne_env.compilation import notice_first_compile as n\n"
-                "n(); n()")
+TWO_GAMES = "from carcassonne_env import Game\nGame(seed=0); Game(seed=1)"
 
 
-def test_notice_when_the_core_is_not_compiled(tmp_path):
-    cold = _run(NOTICE_TWICE, NUMBA_CACHE_DIR=str(tmp_path))
-    assert cold.stderr == NOTICE + "\n"  # once, on stderr
+def test_the_core_notice_comes_once_and_only_when_the_core_compiles(tmp_path):
+    cold = _run(TWO_GAMES, NUMBA_CACHE_DIR=str(tmp_path))
+    assert cold.stderr == NOTICE + "\n"  # once, on stderr (not a terminal: no ticker)
     assert cold.stdout == ""
-    quiet = _run(NOTICE_TWICE, NUMBA_CACHE_DIR=str(tmp_path), **{NOTICE_ENV: "1"})
-    assert quiet.stderr == ""
-
-
-def test_no_notice_when_the_core_is_compiled():
-    _fill_cache()
-    warm = _run(NOTICE_TWICE, NUMBA_CACHE_DIR=os.environ["NUMBA_CACHE_DIR"])
+    warm = _run(TWO_GAMES, NUMBA_CACHE_DIR=str(tmp_path))  # loaded from the cache
     assert warm.stderr == ""
-
-
-def test_the_first_game_gives_the_notice_once(monkeypatch, capsys):
-    monkeypatch.setattr(compilation, "_checked", False)
-    monkeypatch.setattr(compilation, "_announced", set())
-    monkeypatch.setattr(compilation, "core_is_compiled", lambda: False)
-    monkeypatch.delenv(NOTICE_ENV, raising=False)
-    Game(seed=0)
-    Game(seed=1)
-    out, err = capsys.readouterr()
-    assert (out, err) == ("", NOTICE + "\n")
+    quiet = _run(TWO_GAMES, NUMBA_CACHE_DIR=str(tmp_path / "other"), **{NOTICE_ENV: "1"})
+    assert quiet.stderr == ""
     assert "carcassonne warmup" in NOTICE and NOTICE_ENV in NOTICE
 
 
@@ -168,68 +156,86 @@ def _jitted_in(stem: str, source: str, name: str, **names):
 
 @pytest.fixture
 def fresh_notices(monkeypatch):
-    monkeypatch.setattr(compilation, "_announced", set())
+    monkeypatch.setattr(notices, "_announced", set())
     monkeypatch.delenv(NOTICE_ENV, raising=False)
 
 
 def test_each_part_announces_its_first_compile(fresh_notices, capsys):
     """A real compile of a function of the encoder's module prints the encoder's notice,
-    once; a function of the VsBots kernel calling the jitted bots' (compiled inside it)
-    names only the VsBots env; a module outside the package names nothing."""
-    encode = _jitted_in("encode", "def f(x):\n    return x + 1\n", "f")
+    once; a function of the vector envs' kernels calling the jitted bots' (compiled
+    inside it) names only the vector envs; a module outside the package names
+    nothing."""
+    encode = _jitted_in("observe", "def f(x):\n    return x + 1\n", "f")
     assert encode(1) == 2 and encode(2.5) == 3.5  # the second type compiles again: silent
     bot = _jitted_in("jitted_bots", "def g(x):\n    return 2 * x\n", "g")
-    env = _jitted_in("vs_bots_kernel", "def h(x):\n    return g(x) + 1\n", "h", g=bot)
+    env = _jitted_in("kernels", "def h(x):\n    return g(x) + 1\n", "h", g=bot)
     assert env(1) == 3
     assert _jitted_in("somebody.else", "def k(x):\n    return x\n", "k")(1) == 1
     core = _jitted_in("turn", "def c(x):\n    return x\n", "c")
     assert core(1) == 1
     out, err = capsys.readouterr()
     assert out == ""
-    assert err == "".join(compilation.notice(p) + "\n" for p in ("encode", "vs_bots_kernel",
-                                                                  "core"))
+    assert err == "".join(notices.notice(p) + "\n" for p in ("observe", "kernels", "core"))
     assert bot(1) == 2  # compiled inside h: the jitted bots' notice never came, nor comes
     assert capsys.readouterr().err == ""
 
 
 def test_the_notices_name_their_part_and_warmup():
     names = {m.rsplit(".", 1)[1] for m in JITTED_MODULES}
-    assert set(compilation.PARTS) - {"core"} <= names  # no part without a module
-    for part, (what, _took) in compilation.PARTS.items():
-        line = compilation.notice(part)
+    assert set(notices.PARTS) - {"core"} <= names  # no part without a module
+    for part, (what, _took) in notices.PARTS.items():
+        line = notices.notice(part)
         assert f"compiling {what} with numba" in line and "`carcassonne warmup`" in line
         assert NOTICE_ENV in line and "\n" not in line
-    assert compilation.notice("core") == NOTICE
+
+
+def test_the_observe_pass_and_the_kernels_name_the_observation_parts_they_compile():
+    from numba import types
+
+    from carcassonne_env.core.observe import observe
+    from carcassonne_env.envs.kernels import run_batch, solo_batch
+
+    args = [types.int64] * 13
+    some = types.Tuple((types.int64, types.int64))
+    assert notices.part_of(observe.py_func, (*args, types.none, types.none)) == "observe"
+    assert notices.part_of(observe.py_func, (*args, some, types.none)) == "aggregates"
+    assert notices.part_of(observe.py_func, (*args, some, some)) == "candidates"
+    for kernel, at in ((solo_batch, 9), (run_batch, 18)):
+        head = [types.int64] * at
+        plain = types.Tuple((types.int64, types.int64, types.none, types.none))
+        with_cand = types.Tuple((types.int64, types.int64, types.none, some))
+        assert notices.part_of(kernel.py_func, (*head, plain)) == "kernels"
+        assert notices.part_of(kernel.py_func, (*head, with_cand)) == "candidates"
 
 
 def test_the_notices_give_the_readme_start_up_cpu_times():
     """Each part's notice says the CPU seconds of its row in the README's "Start-up"
-    table (issue 28), and every row but the total is a part."""
+    table, and every row but the total is a part."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("### Start-up"):readme.index("## Using the API")]
     rows = [line.split("|")[1:3] for line in section.splitlines()
             if line.startswith("| ") and not line.startswith("| part ")]
     table = {label.strip(): int(cpu) for label, cpu in rows if "everything" not in label}
     found = {}
-    for part, (what, cpu) in compilation.PARTS.items():
+    for part, (what, cpu) in notices.PARTS.items():
         label = what.removeprefix("the ")
         row = [k for k in table if k == label or k.startswith(label + " (")]
         assert len(row) == 1, (part, row)
         found[row[0]] = part
         assert table[row[0]] == cpu, part
-        assert f"first run only: about {cpu} s of CPU time, the wait on an idle machine" in (
-            compilation.notice(part))
+        assert f"first use only: up to about {cpu} s of CPU time on a 2-core machine" in (
+            notices.notice(part))
     assert set(found) == set(table)
 
 
 def test_notices_are_silent_when_asked_and_during_warmup(fresh_notices, monkeypatch, capsys):
     monkeypatch.setenv(NOTICE_ENV, "1")
-    _jitted_in("encode", "def f(x):\n    return x\n", "f")(1)
+    _jitted_in("observe", "def f(x):\n    return x\n", "f")(1)
     monkeypatch.delenv(NOTICE_ENV)
-    with compilation.no_notices():
-        _jitted_in("vector", "def f(x):\n    return x\n", "f")(1)
+    with notices.no_notices():
+        _jitted_in("kernels", "def f(x):\n    return x\n", "f")(1)
     assert capsys.readouterr().err == ""
-    assert compilation._announced == set()
+    assert notices._announced == set()
 
 
 @pytest.mark.last

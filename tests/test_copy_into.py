@@ -72,7 +72,7 @@ def _live(st) -> dict:
               "fgoods", "fbuild", "fpig", "owner", "ofig"):
         counts[f] = g
     return {f: getattr(st, f)[: counts[f]] if f in counts else getattr(st, f)
-            for f in st._fields if f not in SCRATCH_FIELDS}
+            for f in st.layout.names if f not in SCRATCH_FIELDS}
 
 
 @pytest.mark.parametrize("rules", RULES, ids=["base", "expansions", "solo"])

@@ -195,7 +195,7 @@ def test_jitted_fuzz_invariants_long(rules):
 
 
 def _snapshot(game: Game):
-    arrays = [a.copy() for name, a in zip(game._st._fields, game._st, strict=True)
+    arrays = [a.copy() for name, a in game._st.fields().items()
               if name not in SCRATCH_FIELDS]
     return (game.scores, game.turn, game.current_player, game.hand, game.board,
             game.followers_in_supply, game.discarded, len(game.events), arrays)

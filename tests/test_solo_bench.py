@@ -172,7 +172,7 @@ def test_histogram_png(small, tmp_path):
 
 def test_histogram_without_matplotlib(small, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.backends.backend_agg", None)
-    with pytest.raises(ImportError, match=r'pip install "carcassonne-env\[plot\]"'):
+    with pytest.raises(ImportError, match=r'needs matplotlib: pip install -e ".*\[plot\]"'):
         small.histogram_png(tmp_path / "h.png")
 
 
@@ -249,3 +249,22 @@ def test_cli_several_bots_and_errors(tmp_path, capsys):
     assert main(["solo-bench", "--no-progress", "--deals", "2", "--csv",
                  str(tmp_path / "no" / "r.csv")]) == 0
     assert len((tmp_path / "no" / "r.csv").read_text().splitlines()) == 3
+
+
+def test_solo_env_reset_deals_a_solo_bench_deal_on_request():
+    """``reset(options={"deal": d})`` gives the deck of solo-bench deal d, so a user's own
+    loop compares deal for deal with `carcassonne solo-bench`."""
+    import gymnasium as gym
+
+    import carcassonne_env  # noqa: F401 - registers the envs
+
+    env = gym.make("Carcassonne/Solo-v0", board_size=16)
+    for d in (0, 7):
+        env.reset(seed=123, options={"deal": d})
+        assert env.unwrapped.game.tile_order() == Game(Rules(variant="solo"), seed=d).tile_order()
+    env.reset(seed=123)  # without the option: the env's own draw
+    assert env.unwrapped.game.tile_order() != Game(Rules(variant="solo"), seed=7).tile_order()
+    with pytest.raises(ValueError, match="deal"):
+        env.reset(options={"deal": -1})
+    with pytest.raises(ValueError, match="options"):
+        env.reset(options={"seed": 3})

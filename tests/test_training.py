@@ -468,6 +468,45 @@ def test_ctrl_c_saves_a_checkpoint_that_resume_carries_on_from(tmp_path, capsys,
     assert [int(row.split(",")[0]) for row in curve[1:]] == [128, 256, 384, 512]
 
 
+def test_sigterm_saves_a_checkpoint_like_ctrl_c(tmp_path, capsys, monkeypatch):
+    """`kill` (SIGTERM) during training keeps the steps done as a checkpoint, as a
+    Ctrl-C does."""
+    import os
+    import signal
+
+    from carcassonne_env.cli import main
+    from training import common
+
+    rollouts, original = [], common.EpisodeCurve._on_rollout_end
+
+    def kill_at_the_second_rollout(self):
+        original(self)
+        rollouts.append(self.num_timesteps)
+        if len(rollouts) == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(common.EpisodeCurve, "_on_rollout_end", kill_at_the_second_rollout)
+    before = signal.getsignal(signal.SIGTERM)
+    out = tmp_path / "run"
+    argv = ["train", "solo", "--out", str(out), "--no-progress", "--total-timesteps", "512",
+            *(f"--{k.replace('_', '-')}={v}" for k, v in TINY.items()
+              if k != "checkpoint_every"), "--checkpoint-every", "100000"]
+    assert main(argv) == 130
+    checkpoint = out / "checkpoints" / "model_256_steps.zip"
+    assert checkpoint.is_file() and common.saved_progress(out) == (256, checkpoint)
+    assert f"256 timesteps saved to {checkpoint}" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGTERM) == before  # the handler is put back
+
+
+def test_a_resumed_runs_progress_bar_counts_from_the_steps_done():
+    from training.common import ProgressBar
+
+    bar = ProgressBar(500_000, 100_000, lambda: "")
+    bar._on_training_start()
+    assert (bar.bar.n, bar.bar.total) == (100_000, 500_000)
+    bar._on_training_end()
+
+
 def test_ctrl_c_before_any_training_leaves_no_run(tmp_path, capsys, monkeypatch):
     from carcassonne_env.cli import main
     from training import common

@@ -9,7 +9,9 @@ import dataclasses
 import json
 import re
 import shutil
+import signal
 import sys
+import threading
 import time
 import zipfile
 from collections import deque
@@ -110,6 +112,25 @@ def settings_from(cls: type, preset: dict[str, Any], overrides: dict[str, Any]) 
     if unknown:
         raise ValueError(f"unknown settings: {sorted(unknown)}")
     return cls(**values)
+
+
+# The settings that only one policy reads (the other would ignore them).
+POLICY_OPTIONS = {"board": ("channels", "blocks", "global_pool"),
+                  "candidates": ("candidate_moves", "hidden")}
+
+
+def check_policy_options(settings: Any, given: dict[str, Any]) -> None:
+    """ValueError if an option `given` on the command line is one the run's policy
+    ignores (e.g. --hidden with the board policy)."""
+    policy = getattr(settings, "policy", None)
+    for other, names in POLICY_OPTIONS.items():
+        if other == policy or policy is None:
+            continue
+        ignored = [f"--{n.replace('_', '-')}" for n in names if n in given]
+        if ignored:
+            raise ValueError(f"{', '.join(ignored)} set{'s' if len(ignored) == 1 else ''} "
+                             f"the {other} policy; this run uses --policy {policy} "
+                             f"(add --policy {other} to use it)")
 
 
 def add_settings_arguments(parser: Any, cls: type, presets: dict[str, dict]) -> None:
@@ -264,10 +285,13 @@ def cleanup_on_failure(run_dir: Path, new_run: bool,
                        model: MaskablePPO | None = None) -> Iterator[None]:
     """If a new run fails before saving any model, remove what it wrote (and run_dir,
     if it made it), so the folder does not look like a run; a run with a saved model
-    stays for --resume. On a Ctrl-C, `model` is first saved as a checkpoint if it has
-    trained past the run's furthest saved model (`save_interrupted`), so the training
-    time is kept and --resume carries on from it."""
+    stays for --resume. On a Ctrl-C or a SIGTERM (what `kill` sends), `model` is first
+    saved as a checkpoint if it has trained past the run's furthest saved model
+    (`save_interrupted`), so the training time is kept and --resume carries on from it."""
     existed = run_dir.exists()
+    previous = None
+    if threading.current_thread() is threading.main_thread():  # (handlers live there)
+        previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     try:
         yield
     except BaseException as err:
@@ -281,6 +305,13 @@ def cleanup_on_failure(run_dir: Path, new_run: bool,
         if kept is not None:
             raise kept from None
         raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate_as_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt("SIGTERM")
 
 
 def save_interrupted(model: MaskablePPO, run_dir: Path) -> Interrupted | None:
@@ -299,15 +330,16 @@ def save_interrupted(model: MaskablePPO, run_dir: Path) -> Interrupted | None:
 
 
 class ProgressBar(BaseCallback):
-    """tqdm bar over the timesteps of this `learn` call, with the latest curve metric."""
+    """tqdm bar over the run's timesteps (a resumed run starts at those done), with the
+    latest curve metric."""
 
-    def __init__(self, total: int, describe: Callable[[], str]) -> None:
+    def __init__(self, total: int, done: int, describe: Callable[[], str]) -> None:
         super().__init__()
-        self.total, self.describe = total, describe
+        self.total, self.done, self.describe = total, done, describe
         self.bar: tqdm | None = None
 
     def _on_training_start(self) -> None:
-        self.bar = tqdm(total=self.total, unit="step", dynamic_ncols=True)
+        self.bar = tqdm(total=self.total, initial=self.done, unit="step", dynamic_ncols=True)
 
     def _on_step(self) -> bool:
         self.bar.update(self.training_env.num_envs)
@@ -393,7 +425,8 @@ def learn(model: MaskablePPO, settings: PPOSettings, run_dir: Path, curve: Episo
                            str(run_dir / "checkpoints"), name_prefix="model"),
         curve, *extra]
     if progress:
-        callbacks.append(ProgressBar(max(0, remaining), lambda: _describe(curve)))
+        callbacks.append(ProgressBar(settings.total_timesteps, model.num_timesteps,
+                                     lambda: _describe(curve)))
     if remaining > 0:
         model.learn(remaining, callback=CallbackList(callbacks),
                     reset_num_timesteps=model.num_timesteps == 0, tb_log_name="ppo")
@@ -418,7 +451,8 @@ def run_cli(prog: str, doc: str, settings_cls: type, presets: dict[str, dict],
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, required=True, help="run folder")
     parser.add_argument("--quick", action="store_true",
-                        help="the ~10-minute preset (default: the full one); new runs only")
+                        help="the short preset (about 20-25 minutes on 2 cores; default: the full "
+                        "one); new runs only")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --out from its furthest saved model with "
                         "its stored settings (only --total-timesteps, --torch-threads and "
@@ -435,6 +469,10 @@ def run_cli(prog: str, doc: str, settings_cls: type, presets: dict[str, dict],
     given = {f.name: getattr(args, f.name) for f in dataclasses.fields(settings_cls)
              if getattr(args, f.name) is not None}
     settings = settings_from(settings_cls, presets["quick" if args.quick else "full"], given)
+    try:
+        check_policy_options(settings, given)
+    except ValueError as err:
+        parser.error(str(err))
     changes = given if args.resume else None
     try:
         plan_run(args.out, settings, args.resume, changes, args.overwrite)

@@ -57,12 +57,12 @@ def main(argv: list[str] | None = None) -> int:
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", help="a saved model (.zip) or a shipped model's name "
                         "(ppo_duel, ppo_solo; ppo_duel_rl, ppo_solo_rl)")
-    parser.add_argument("--opponents", default="random,greedy,heuristic",
+    parser.add_argument("--opponents", default=None,
                         help="2-player model: comma-separated bot specs (default "
                         "random,greedy,heuristic)")
-    parser.add_argument("--games", type=int, default=100,
+    parser.add_argument("--games", type=int, default=None,
                         help="2-player model: games per opponent (even; default 100)")
-    parser.add_argument("--deals", type=int, default=1000,
+    parser.add_argument("--deals", type=int, default=None,
                         help="solo model: solo-bench deals (default 1000)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1, help="processes")
@@ -71,10 +71,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # Workers infer one position at a time: one torch thread each is fastest.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    opponents = split_specs(args.opponents)
     try:
-        table = evaluate(args.model, opponents, args.games, args.deals, args.seed,
-                         args.workers, args.out, not args.no_progress)
+        solo = model_rules(load_model(args.model)).variant == "solo"
+        given = [f"--{name}" for name in (("opponents", "games") if solo else ("deals",))
+                 if getattr(args, name) is not None]
+        if given:  # an option of the other kind of model would be ignored: refuse it
+            raise ValueError(f"{' and '.join(given)} {'are' if len(given) > 1 else 'is'} "
+                             f"for a {'2-player' if solo else 'solo'} model; "
+                             f"{args.model} is a {'solo' if solo else '2-player'} model "
+                             f"(it takes {'--deals' if solo else '--opponents, --games'})")
+        opponents = split_specs(args.opponents or "random,greedy,heuristic")
+        table = evaluate(args.model, opponents, args.games or 100, args.deals or 1000,
+                         args.seed, args.workers, args.out, not args.no_progress)
         print(table.rstrip("\n"))  # one final newline, solo table or arena's
     except (OSError, ValueError) as err:
         print(f"carcassonne train evaluate: error: {err}", file=sys.stderr)

@@ -82,6 +82,7 @@ import numpy as np
 from gymnasium import spaces
 
 from carcassonne_env import carcassonne_v0
+from carcassonne_env.checks import install_hint
 from carcassonne_env.cli_errors import OneLineParser
 from carcassonne_env.encoding import OBS_FEATURES, WindowOverflowError, empty_observation
 
@@ -105,8 +106,7 @@ try:
     from torch import nn
 except ImportError as err:  # pragma: no cover - depends on the installed extras
     raise ImportError(
-        "the RLlib example needs ray's RLlib and torch: pip install 'carcassonne-env[rllib]'"
-    ) from err
+        f"the RLlib example needs ray's RLlib and torch: {install_hint('rllib')}") from err
 
 POLICY_ID = "shared"
 """The one policy (RLModule) both players map to."""
@@ -393,7 +393,7 @@ class CandidateTorchRLModule(TorchRLModule, ValueFunctionAPI):
             from training.policy import CandidateNet
         except ImportError as err:  # pragma: no cover - depends on the installed extras
             raise ImportError("the candidate policy's network lives in training.policy: "
-                              "pip install 'carcassonne-env[rllib,train]'") from err
+                              f"{install_hint('rllib,train')}") from err
         hidden = int(self.model_config.get("hidden", 128))
         n_features = space["features"].shape[0]
         self.net = CandidateNet(n_features, space["candidates"].shape[1], hidden)

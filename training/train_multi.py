@@ -2,7 +2,7 @@
 (drawn per game) meets an opponent drawn from a pool of built-in bots and frozen
 snapshots of the policy itself (the newest snapshot half of the time).
 
-    carcassonne train multi --quick --out runs/duel-quick      # ~10 minutes on 2 cores
+    carcassonne train multi --quick --out runs/duel-quick      # about 20-25 minutes on 2 cores
     carcassonne train multi --out runs/duel                    # the full config
     carcassonne train multi --out runs/duel --resume           # continue (snapshots too)
     carcassonne train multi --out runs/duel --env batched --init runs/bc/model.zip

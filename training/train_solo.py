@@ -1,6 +1,6 @@
 """MaskablePPO on the solo variant (`Carcassonne/Solo-v0`, batched by `SoloVectorEnv`).
 
-    carcassonne train solo --quick --out runs/solo-quick       # ~10 minutes on 2 cores
+    carcassonne train solo --quick --out runs/solo-quick       # about 20-25 minutes on 2 cores
     carcassonne train solo --out runs/solo                     # the full config
     carcassonne train solo --out runs/solo --resume            # continue from the last checkpoint
     tensorboard --logdir runs/solo/tb

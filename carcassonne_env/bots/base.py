@@ -61,6 +61,13 @@ def bot_class(name: str, bots: Mapping[str, str] = BUILTIN_BOTS) -> type:
 _TRUE, _FALSE = ("true", "1"), ("false", "0")
 
 
+def _named_options(cls: type) -> list[str]:
+    """The options bot class `cls` names in its constructor (not seed, not **kwargs)."""
+    params = inspect.signature(cls.__init__).parameters.values()
+    return [p.name for p in params if p.name not in ("self", "seed") and p.kind not in (
+        inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+
+
 def _option_type(cls: type, key: str) -> Any:
     """The annotated type of constructor option `key` of bot class `cls` (the type of
     its ``**kwargs`` for a name the signature does not list; Optional stripped), or
@@ -139,6 +146,13 @@ def make_bot(spec: str, seed: int | None = None,
     try:
         agent = cls(seed=seed, **kwargs)
     except TypeError as err:
+        named = _named_options(cls)
+        unknown = [k for k in kwargs if k not in named]
+        if unknown:  # passed on to its **kwargs (the heuristic's weights), and refused there
+            takes = (f"; {name} takes {', '.join(named)} and the heuristic's weights"
+                     if named else "")
+            raise ValueError(f"bad options for bot {name!r} in {spec!r}: unknown option "
+                             f"{unknown[0]!r}{takes} ({err})") from None
         raise ValueError(f"bad options for bot {name!r} in {spec!r}: {err}") from None
     if options:
         agent.name = spec

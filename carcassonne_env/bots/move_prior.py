@@ -25,6 +25,7 @@ import numpy as np
 from gymnasium import spaces
 
 from carcassonne_env import Game
+from carcassonne_env.core.actions import turn_actions
 from carcassonne_env.encoding import Encoder
 
 from .heuristic import HeuristicAgent
@@ -64,8 +65,8 @@ def game_prior(game: Game, encoder: Encoder, heuristic: HeuristicAgent | None = 
     inside = (col >= 0) & (col < B) & (row >= 0) & (row < B)
     if not inside.any():
         return out
-    actions = ((((rows[:, 0] * B + row) * B + col) * 4 + rows[:, 3]) * encoder.slots
-               + rows[:, 4] + 1)[inside]
+    actions = turn_actions(rows[:, 0], row, col, rows[:, 3], rows[:, 4], B,
+                           encoder.slots)[inside]
     v = values[inside] - values.max()
     logp = v - math.log(np.exp(v).sum())
     out[actions] = np.maximum(logp, PRIOR_FLOOR)

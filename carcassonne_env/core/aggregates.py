@@ -15,22 +15,21 @@ Extra features, from `fbase` on: banked score plus pending end-game points of se
 """
 
 import numpy as np
-from numba import njit
 
 from . import config as C
 from .board import find, n_segments, root_of
-from .encode import encode, window_origin
-from .jit import hot, hot_inline
+from .encode import window_origin
+from .jit import counted, hot
 from .scoring import _adjacency_keys, feature_points, majority, score_game_end
 from .state import copy_into
 
 N_AGG_FIXED = 5  # planes before the per-seat follower counts
 # With numba's reference counting (unlike `hot`): these slice and reduce arrays.
-counted = njit(cache=True, nogil=True, error_model="numpy")
+
 CAP_POINTS, CAP_OPEN, CAP_TILES, CAP_FOLLOWERS = 60, 20, 40, 10
 
 
-@hot_inline
+@hot
 def contains(values, n, v):
     """Whether v is among values[:n]."""
     for k in range(n):
@@ -49,7 +48,7 @@ def field_city_counts(st, counts):
         counts[st.keys[k] // G_all] += 1
 
 
-@hot_inline
+@hot
 def end_points(st, tb, root, n_cities, out, sign):
     """out[p] += sign x the points seat p scores for feature `root` at the end of a
     standard game (what `scoring.final_scoring` awards for it): an incomplete road,
@@ -111,7 +110,7 @@ def end_points(st, tb, root, n_cities, out, sign):
                 out[p] += sign * (farm + (1 if pigs & (1 << p) else 0))
 
 
-@hot_inline
+@hot
 def goods_points(st, out, sign):
     """out[p] += sign x seat p's trade goods points at the end (`scoring.score_goods`)."""
     for k in range(C.N_GOODS):
@@ -229,13 +228,3 @@ def encode_aggregates(st, tb, sub, observer, planes, base, feats, fbase, scratch
         p = (observer + q) % P
         feats[fbase + q] = (st.scores[p] + pending[p]) * 0.01
 
-
-@counted
-def encode_with_aggregates(st, tb, sub, n_types, SL, observer, mode, pend, rows, planes,
-                           feats, mask, dirty, base, fbase, scratch, counts, pending):
-    """`core.encode.encode` then `encode_aggregates`, in one call."""
-    result = encode(st, tb, sub, n_types, SL, observer, mode, pend, rows, planes, feats,
-                    mask, dirty)
-    encode_aggregates(st, tb, sub, observer, planes, base, feats, fbase, scratch, counts,
-                      pending)
-    return result

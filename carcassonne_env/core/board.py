@@ -14,7 +14,7 @@ of open ends reaches zero.
 import numpy as np
 
 from . import config as C
-from .jit import hot, hot_inline
+from .jit import hot
 
 _DX = np.array(C.DX, np.int64)
 _DY = np.array(C.DY, np.int64)
@@ -86,7 +86,7 @@ def union(st, a, b, count_tiles):
 
 
 # Note for the whole core: read `st.<array>` into a local before any loop. Each attribute
-# access of the state tuple costs numba an atomic reference-count pair.
+# access reads the state's header (and, in reference-counted code, costs an atomic pair).
 
 
 @hot
@@ -231,7 +231,7 @@ def _init_segments(st, tb, t, i):
                     sc[C.SC_NPAIRS] = k + 1
 
 
-@hot_inline
+@hot
 def place_tile(st, tb, t, r, bx, by):
     """Put tile t (rotation r) on empty frontier cell (bx, by): update the frontier and
     constraints, merge features, count monastery neighbours. Returns the placement index.

@@ -38,9 +38,9 @@ tile, frontier cell, rotation, slot); with more than K, the first K are kept.
 """
 
 import numpy as np
-from numba import njit
 
 from . import config as C
+from .actions import turn_action
 from .aggregates import (
     by_features,
     contains,
@@ -61,7 +61,7 @@ from .board import (
     root_of,
 )
 from .encode import _count_unseen, window_origin
-from .jit import hot, hot_inline
+from .jit import counted, hot
 from .scoring import feature_points, majority, score_completed, score_game_end
 from .state import copy_into
 from .turn import (
@@ -78,8 +78,6 @@ from .turn import (
     tile_to_place,
     undo_place,
 )
-
-counted = njit(cache=True, nogil=True, error_model="numpy")  # copy_into needs refcounts
 
 N_SLOTS = 6
 HEAD_FIXED = 16  # header columns besides the 3P per-seat ones
@@ -105,7 +103,7 @@ def new_closers_memo(size: int = 2048) -> np.ndarray:
     return np.full((size, 3), -1, np.int64)
 
 
-@hot_inline
+@hot
 def _closes(tb, t, r, nbr, root_edges, empty, whole):
     """Would tile t turned r, fitting the empty cell, complete the road or city whose open
     ends face the cell's edges root_edges (bits)? nbr[d]: the feature across edge d (-1:
@@ -130,7 +128,7 @@ def _closes(tb, t, r, nbr, root_edges, empty, whole):
         edges = grown
 
 
-@hot_inline
+@hot
 def closers(st, tb, root, kind, unseen, memo):
     """Tiles counted in `unseen` (per type) that complete feature `root` in one placement:
     a road or city whose open ends all face one empty cell, or a monastery missing one
@@ -229,7 +227,7 @@ def closers(st, tb, root, kind, unseen, memo):
     return total
 
 
-@hot_inline
+@hot
 def _type_closes(tb, t, con, nbr, root_edges, empty, whole, monastery):
     """Whether tile type t, in some rotation, fits the cell of constraint `con` and
     completes the feature (`_closes`; a monastery: fits)."""
@@ -240,7 +238,7 @@ def _type_closes(tb, t, con, nbr, root_edges, empty, whole, monastery):
     return False
 
 
-@hot_inline
+@hot
 def _closing_types(tb, memo, key, con, nbr, root_edges, empty, whole, monastery):
     """The tile types (bits of two words) that close the feature (`_type_closes`), from
     memo[M, 3] (rows: key, the two words; key -1: free) or tested and remembered (a full
@@ -268,7 +266,7 @@ def _closing_types(tb, memo, key, con, nbr, root_edges, empty, whole, monastery)
     return bits0, bits1
 
 
-@hot_inline
+@hot
 def _farm_cities(st, field, out, base):
     """out[base] / out[base + 1] = completed / incomplete cities touching `field`."""
     parent, pairs, fdone = st.parent, st.pairs, st.fdone
@@ -284,7 +282,7 @@ def _farm_cities(st, field, out, base):
             out[base + (0 if fdone[c] else 1)] += 1
 
 
-@hot_inline
+@hot
 def _joined(st, after, tb, i, root, kind):
     """How many features of the board before the move (`st`) feature `root` of `after`
     includes through placement i's edges (fields: half-edges)."""
@@ -309,7 +307,7 @@ def _joined(st, after, tb, i, root, kind):
     return n
 
 
-@hot_inline
+@hot
 def _slot_roots(after, tb, i, fig_root, roots, limit):
     """The distinct features of placement i's segments into roots[:n] (at most `limit`):
     `fig_root` first (if >= 0), then cities, roads, monastery, fields."""
@@ -348,7 +346,7 @@ def _pair_lists(st, links):
             links[side, g] = k
 
 
-@hot_inline
+@hot
 def _once(stamp, g, gen, q):
     """Whether (feature g, tile feature q) is met the first time in placement `gen`:
     stamp[g] holds gen (from bit 16) and the bits of the q met with g in it."""
@@ -361,7 +359,7 @@ def _once(stamp, g, gen, q):
     return True
 
 
-@hot_inline
+@hot
 def _pair_change(after, k, roots, n_roots, farm, stamp, gen, farm_pts, pend):
     """`_pending_change` for adjacency k of `after`: count its city for the tile's field
     it touches, or, for another field touching a city completed now, add that field's
@@ -387,7 +385,7 @@ def _pair_change(after, k, roots, n_roots, farm, stamp, gen, farm_pts, pend):
                 pend[p] += farm_pts + (1 if fpig[f] & (1 << p) else 0)
 
 
-@hot_inline
+@hot
 def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_counts, stamp,
                     gen, links, pend):
     """pend[p] += the change of seat p's pending end-game points from `st` to `after`
@@ -470,7 +468,7 @@ def _pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_coun
         goods_points(after, pend, 1)
 
 
-@hot_inline
+@hot
 def _goods_differ(st, goods):
     """Whether the seats' trade goods tokens differ from goods[P, N_GOODS]."""
     for p in range(goods.shape[0]):
@@ -480,11 +478,6 @@ def _goods_differ(st, goods):
     return False
 
 
-# copy_into inlined here (a call passes both states' arrays one by one); under
-# NUMBA_DISABLE_JIT it is a plain function
-_copy = hot_inline(getattr(copy_into, "py_func", copy_into))
-
-
 @hot
 def _figure(st, tb, i, slot):
     """`turn.figure_and_score` without the player's scoring choice (compiled once, not
@@ -492,7 +485,7 @@ def _figure(st, tb, i, slot):
     figure_and_score(st, tb, i, slot, False)
 
 
-@hot_inline
+@hot
 def _no_figure(st, tb, i):
     """`_figure(st, tb, i, NO_FOLLOWER)`, the marking inlined: most placements complete
     nothing and then skip the call (it passes the state's arrays one by one)."""
@@ -507,7 +500,7 @@ def _score_marked(st, tb, n):
     score_completed(st, tb, st.work[C.W_ROOTS], n, solo_ends_after_turn(st))
 
 
-@hot_inline
+@hot
 def _replay(st, after, tb, t, r, bx, by, score):
     """Put `after` back to the position `st` (`turn.undo_place`) and put tile t turned r
     on (bx, by); with `score`, the no-figure move's completions scored too (`_no_figure`).
@@ -519,7 +512,7 @@ def _replay(st, after, tb, t, r, bx, by, score):
     return i
 
 
-@hot_inline
+@hot
 def _put_slot(after, tb, roots, cols, q, fig_root, observer, out, base, n_events):
     """Slot columns of feature roots[q] at out[base:]: its figure-free columns cols[q]
     and its holders after this move."""
@@ -528,7 +521,7 @@ def _put_slot(after, tb, roots, cols, q, fig_root, observer, out, base, n_events
     _write_holders(after, tb, roots[q], fig_root, observer, out, base, n_events)
 
 
-@hot_inline
+@hot
 def _write_slot(st, after, tb, root, unseen, memo, out, base, farm_done, farm_open, joined):
     """The slot columns of feature `root` of the position `after` (`st`: before the
     move) that do not depend on the move's figure: all but `holds_figure` and the
@@ -570,7 +563,7 @@ def _write_slot(st, after, tb, root, unseen, memo, out, base, farm_done, farm_op
     out[base + S_GOODS] = goods
 
 
-@hot_inline
+@hot
 def _write_holders(after, tb, root, fig_root, observer, out, base, n_events):
     """The slot columns of feature `root` of `after` that the move's figure decides:
     `holds_figure`, followers and majority per seat."""
@@ -589,7 +582,7 @@ def _write_holders(after, tb, root, fig_root, observer, out, base, n_events):
         out[base + S_FOLLOWERS + P + q] = 1.0 if maj & (1 << p) else 0.0
 
 
-@hot_inline
+@hot
 def _write_header(st, after, tb, h, slot, observer, last_tile, out):
     """The header columns of a placing move (tile and figure down, completions scored in
     `after`) but the projected gain."""
@@ -655,11 +648,6 @@ def _clear(feats, actions):
             feats[k, c] = 0.0
 
 
-@hot_inline
-def _action(h, row, col, r, slot, B, SL):
-    return (((h * B + row) * B + col) * 4 + r) * SL + slot + 1
-
-
 @counted
 def encode_candidates_reference(st, tb, after, scratch, rows, B, SL, observer, unseen,
                                 pend_before, memo, feats, actions):
@@ -693,7 +681,7 @@ def encode_candidates_reference(st, tb, after, scratch, rows, B, SL, observer, u
         if m >= K:
             m += 1  # counted, left out
             continue
-        actions[m] = _action(h, row, col, r, slot, B, SL)
+        actions[m] = turn_action(h, row, col, r, slot, B, SL)
         out = feats[m]
         m += 1
         copy_into(after, st)
@@ -743,7 +731,7 @@ def _encode_choices(st, tb, after, rows, n, B, SL, observer, pend_before, feats,
         if not (0 <= col < B and 0 <= row < B):
             continue
         if m < K:
-            actions[m] = _action(h, row, col, r, slot, B, SL)
+            actions[m] = turn_action(h, row, col, r, slot, B, SL)
             copy_into(after, st)
             _write_choice(st, after, tb, h, x, y, r, slot, observer, pend_before, feats[m])
         m += 1
@@ -775,9 +763,18 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
     full. `scratch` serves the end scoring of the position where the points pending are
     not summed per feature.
     `encode_candidates_reference` is the plain way; the tests compare the two."""
+    n = legal_moves(st, tb, rows)
+    return candidates_from_rows(st, tb, after, scratch, rows, n, B, SL, observer, unseen,
+                                pend_before, memo, feats, actions)
+
+
+@counted
+def candidates_from_rows(st, tb, after, scratch, rows, n, B, SL, observer, unseen,
+                         pend_before, memo, feats, actions):
+    """`encode_candidates` with the legal moves already listed in rows[:n] (the observe
+    pass lists them once for the mask and the candidates)."""
     P = st.cfg[C.CFG_SEATS]
     _clear(feats, actions)
-    n = legal_moves(st, tb, rows)
     if n == 0:
         return 0
     unseen[:] = 0
@@ -802,7 +799,7 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
                            np.zeros((4, max(st.parent.shape[0], st.pairs.shape[0])), np.int64))
 
 
-@hot_inline
+@hot
 def _twin(tb, t, r, perm):
     """The smallest rotation r0 < r in which tile t lies exactly as in rotation r (same
     edges, segments and segment properties: a symmetric tile), or -1. perm[s]: the
@@ -851,7 +848,7 @@ def _twin(tb, t, r, perm):
     return -1
 
 
-@hot_inline
+@hot
 def _block(q, fig_q):
     """Where a row puts the slot block of feature q (index into the placement's roots):
     the figure's feature first, then the others in roots order."""
@@ -862,14 +859,14 @@ def _block(q, fig_q):
     return q + 1 if q < fig_q else q
 
 
-@hot_inline
+@hot
 def _twin_slot(slot, perm, S):
     """Rotation r's follower slot as its twin rotation names it (segments renamed by
     perm; the figure kept)."""
     return slot if slot < 0 else (slot // S) * S + perm[slot % S]
 
 
-@hot_inline
+@hot
 def _copy_twin(tb, t, r, r0, perm, seg_q, row_of, n_roots, rows, k, e, h, row, col, B,
                SL, S, base, width, feats, actions, m, order):
     """Write the rows of placement rows[k:e] (tile t turned r) from those of its twin
@@ -889,7 +886,7 @@ def _copy_twin(tb, t, r, r0, perm, seg_q, row_of, n_roots, rows, k, e, h, row, c
     for c in range(k, e):
         slot = rows[c, 4]
         twin_slot = _twin_slot(slot, perm, S)
-        actions[m + c - k] = _action(h, row, col, r, slot, B, SL)
+        actions[m + c - k] = turn_action(h, row, col, r, slot, B, SL)
         out, src = feats[m + c - k], feats[row_of[twin_slot + 1]]
         for j in range(base):
             out[j] = src[j]
@@ -941,7 +938,7 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
     last_tile = _last_tile(st)
     n_events = st.sc[C.SC_NEVENTS]
     pend0, fig_end = tmp[0], tmp[1]
-    _copy(after, st)  # (it held another position: `undo_place` restores only a move)
+    copy_into(after, st)  # (it held another position: `undo_place` restores only a move)
     m = 0
     k = 0
     while k < n:
@@ -1015,7 +1012,7 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
                 m += e - c
                 break
             slot = rows[c, 4]
-            actions[m] = _action(h, row, col, r, slot, B, SL)
+            actions[m] = turn_action(h, row, col, r, slot, B, SL)
             row_of[r, slot + 1] = m
             out = feats[m]
             m += 1

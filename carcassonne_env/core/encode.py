@@ -6,6 +6,7 @@ board index (x0, y0); cell (col, row) covers plane pixels [3row, 3row+3) x [3col
 """
 
 from . import config as C
+from .actions import placement, turn_action
 from .board import find, n_segments, origin
 from .jit import hot
 from .turn import legal_moves, solo_stack_size
@@ -243,14 +244,21 @@ def encode(st, tb, sub, n_types, SL, observer, mode, pend, rows, planes, feats, 
 @hot
 def encode_mask(st, tb, rows, x0, y0, B, SL, mode, pend, mask, dirty):
     """Fill the int8 action `mask` from the legal moves (written to `rows` too; returns
-    (legal rows, legal moves outside the window)). mode MODE_TURN: index
-    (((h*B + row)*B + col)*4 + r)*SL + slot + 1; MODE_PLACE: ((h*B + row)*B + col)*4 + r;
-    MODE_FOLLOWER: slot + 1 of the rows matching the pending placement `pend`
-    (h, x, y, r; board coordinates relative to the start tile like the rows). Entries
+    (legal rows, legal moves outside the window)). mode MODE_TURN: turn actions,
+    MODE_PLACE: placement actions (`core.actions`); MODE_FOLLOWER: slot + 1 of the rows
+    matching the pending placement `pend` (h, x, y, r; board coordinates relative to the
+    start tile like the rows). Entries
     dirty[4]:dirty[5] are cleared first, and the range set now is written back."""
+    n = legal_moves(st, tb, rows)
+    return n, mask_from_rows(st, rows, n, x0, y0, B, SL, mode, pend, mask, dirty)
+
+
+@hot
+def mask_from_rows(st, rows, n, x0, y0, B, SL, mode, pend, mask, dirty):
+    """`encode_mask` from the legal moves already in rows[:n]; returns the moves outside
+    the window."""
     mask[dirty[4]:dirty[5]] = 0
     lo, hi = mask.shape[0], 0
-    n = legal_moves(st, tb, rows)
     o = origin(st)
     outside = 0
     for k in range(n):
@@ -264,10 +272,9 @@ def encode_mask(st, tb, rows, x0, y0, B, SL, mode, pend, mask, dirty):
             if not (0 <= col < B and 0 <= row < B):
                 outside += 1
                 continue
-            index = ((h * B + row) * B + col) * 4 + r
-            if mode == MODE_TURN:
-                index = index * SL + slot + 1
+            index = (turn_action(h, row, col, r, slot, B, SL) if mode == MODE_TURN
+                     else placement(h, row, col, r, B))
         mask[index] = 1
         lo, hi = min(lo, index), max(hi, index + 1)
     dirty[4], dirty[5] = lo, max(hi, lo)
-    return n, outside
+    return outside

@@ -1,18 +1,67 @@
-"""The compile options of the core.
+"""The compile options of the core, and one compiled version per function.
 
 `hot` functions run without numba's reference counting (`_nrt=False`): reading an array
-out of the state tuple would otherwise cost an atomic increment/decrement pair, which
+out of the state would otherwise cost an atomic increment/decrement pair, which
 dominated the run time of a move. The price: a `hot` function, and everything it calls,
 must not allocate arrays; buffers come from the state's scratch arrays instead.
 
-`hot_inline` is `hot` inlined into its callers by numba: a call that LLVM does not
-inline passes the state and tile tables flattened into about 400 arguments (every
-array's pointer, shape and strides), which cost more than the work of many small turn
-steps. Use it for the steps of a turn that only other `hot` functions call (inlined into
-a reference-counted caller, the state's arrays would be counted again).
+`counted` keeps reference counting (a function that allocates).
+
+Nothing here asks numba to inline a function into its callers (``inline="always"``):
+numba copies the callee's IR into every caller and types it again there, which made a
+turn or the candidate pass compile for minutes. LLVM inlines the small functions anyway
+when it links a caller.
+
+numba compiles a function once per distinct tuple of argument types, and a constant
+argument is its own type (``f(st, 1)`` and ``f(st, 2)`` compiled twice), as is each
+integer width (an int16 read from the board, an int32 from the scalars). Every
+dispatcher made here compiles integers as int64 and constants as their plain types
+(`_CanonicalDispatcher`): a caller's narrower value is widened at the call. That
+halved the compiles of a game.
 """
 
-from numba import njit
+from __future__ import annotations
 
-hot = njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
-hot_inline = njit(cache=True, nogil=True, _nrt=False, error_model="numpy", inline="always")
+from collections.abc import Callable
+from typing import Any
+
+from numba import njit, types
+from numba.core import sigutils
+from numba.core.registry import CPUDispatcher
+
+from . import notices  # noqa: F401 (the notice on a part's first compile)
+
+
+def _canonical(ty: Any) -> Any:
+    ty = types.unliteral(ty)
+    if isinstance(ty, types.Integer) and (ty.signed or ty.bitwidth < 64):
+        return types.int64
+    return ty
+
+
+class _CanonicalDispatcher(CPUDispatcher):
+    """A dispatcher that compiles integers as int64 and literals as their plain types
+    (module docstring); calls with other integer types convert to the compiled one."""
+
+    def compile(self, sig):
+        args, return_type = sigutils.normalize_signature(sig)
+        args = tuple(_canonical(a) for a in args)
+        return super().compile(args if return_type is None else return_type(*args))
+
+
+def jitted(**options: Any) -> Callable:
+    """``njit(cache=True, nogil=True, **options)`` with one compiled version per
+    function (`_CanonicalDispatcher`)."""
+    decorate = njit(cache=True, nogil=True, **options)
+
+    def wrap(fn: Callable) -> Any:
+        dispatcher = decorate(fn)
+        if isinstance(dispatcher, CPUDispatcher):  # not under NUMBA_DISABLE_JIT
+            dispatcher.__class__ = _CanonicalDispatcher
+        return dispatcher
+
+    return wrap
+
+
+hot = jitted(_nrt=False, error_model="numpy")
+counted = jitted(error_model="numpy")

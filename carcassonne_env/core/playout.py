@@ -8,7 +8,7 @@ from numba import njit
 from . import config as C
 from .board import list_placements
 from .choices import choice_row, n_choices
-from .jit import hot, hot_inline
+from .jit import hot
 from .state import copy_into
 from .turn import apply_move, follower_options, reset, tile_to_place
 
@@ -43,7 +43,7 @@ def shuffle(a, n, rng):
         a[i], a[j] = a[j], a[i]
 
 
-@hot_inline
+@hot
 def random_move(st, tb, rng):
     """Play one random legal move (policy in the module docstring); at a scoring
     decision (scoring_order="player"), a uniform choice."""

@@ -4,7 +4,7 @@ import numpy as np
 
 from . import config as C
 from .board import find, n_segments
-from .jit import hot, hot_inline
+from .jit import hot
 
 _MAX_ORDER_SEARCH = 8  # simultaneous solo completions searched exhaustively (8! orders)
 
@@ -310,7 +310,7 @@ def _solo_order_dfs(st, maj, pts, n, bonus, final, best):
         pick[d] = -1
 
 
-@hot_inline
+@hot
 def score_completed(st, tb, roots, n, final):
     """Score the features `roots[:n]` that the current move completed, return followers.
 

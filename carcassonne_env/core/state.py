@@ -1,8 +1,9 @@
-"""The game state record: a named tuple of numpy arrays, allocated once per game.
+"""The game state: one packed buffer per game (`core.packed`), allocated once.
 
 Sizes derive from the number of tiles N in the game: a board of (2N+1)^2 cells can hold
 any layout, since no tile lies further than N-1 cells from the start tile.
 Segment g = (placement index) * S + (segment of the tile); union-find runs over g.
+Jitted code and Python read the arrays as attributes of the buffer: ``st.board[y, x]``.
 """
 
 from __future__ import annotations
@@ -11,61 +12,62 @@ from collections import namedtuple
 
 import numpy as np
 from numba import config, types
-from numba._dispatcher import compute_fingerprint
 from numba.core import cgutils
-from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
 from . import config as C
-from .jit import hot, hot_inline
+from .jit import hot
+from .packed import Packed, PackedArray
 
-State = namedtuple(
-    "State",
-    [
-        "cfg",  # int32[CFG_SIZE]: rule options
-        "sc",  # int32[SC_SIZE]: scalars (turn, seat, counters...)
-        "board",  # int16[D, D]: placement index, -1 if empty, -2 - k if open (frontier slot k)
-        "frontier",  # int32[F, 3]: open cells: board x, board y, packed edge constraint
-        "ptype",  # int8[N]: tile type of each placement
-        "prot",  # int8[N]: rotation of each placement
-        "px",  # int16[N]: board column of each placement
-        "py",  # int16[N]: board row of each placement
-        "parent",  # int16[G]: union-find over segments
-        "fbits",  # uint64[G, W]: set of placements of a feature (roots; cities and roads)
-        "fntiles",  # int16[G]: distinct tiles of a feature (roots)
-        "fpenn",  # int16[G]: pennants of a feature (roots)
-        "fopen",  # int16[G]: open ends (city/road) or missing neighbours (monastery)
-        "fmeep",  # uint8[G, P]: followers per seat on a feature (roots; a large one: 2)
-        "fdone",  # uint8[G]: feature completed (roots)
-        "fflag",  # uint8[G]: FLAG_* bits of a feature (roots; inn, cathedral)
-        "fgoods",  # int8[G, N_GOODS]: trade goods of a city (roots; Traders & Builders)
-        "fbuild",  # uint8[G]: bit p: seat p's builder stands on the feature (roots)
-        "fpig",  # uint8[G]: bit p: seat p's pig stands in the field (roots)
-        "owner",  # int8[G]: seat whose follower stands on this segment, -1 if none
-        "ofig",  # int8[G]: FIG_* kind of that figure (follower, large, builder, pig)
-        "active",  # int16[A]: segments holding a follower (first sc[NACTIVE])
-        "supply",  # int16[P]: followers in supply
-        "xsupply",  # int16[P, 3]: large followers, builders, pigs in supply (FIG_* - 1)
-        "goods",  # int16[P, N_GOODS]: trade goods tokens per seat (Traders & Builders)
-        "scores",  # int32[P]
-        "deck",  # int8[L]: tile types in draw order
-        "spos",  # int16[P]: solo: tiles drawn from each colour's stack
-        "hands",  # int8[P, HAND_MAX]: strategic variant hands, -1 = empty
-        "pairs",  # int16[MP, 2]: (field segment, city segment) adjacencies
-        "discards",  # int8[L]: discarded tile types in order
-        "events",  # int32[E, EV_COLS]: scoring log
-        "work",  # int64[WORK_ROWS, K]: scratch rows for the hot path (never game state)
-        "places",  # int64[3, 4F]: scratch: legal placements (x, y, rotation)
-        "keys",  # int64[MP]: scratch: field-city adjacency keys for farm scoring
-    ],
-)
+STATE = Packed("GameState", [
+    # name, dtype, fixed shape or dimensions, scratch
+    ("cfg", np.int32, (C.CFG_SIZE,), False),  # rule options
+    ("sc", np.int32, (C.SC_SIZE,), False),  # scalars (turn, seat, counters...)
+    ("board", np.int16, 2, False),  # [D, D]: placement index, -1 empty, -2 - k open (slot k)
+    ("frontier", np.int32, 2, False),  # [F, 3]: open cells: x, y, packed edge constraint
+    ("ptype", np.int8, 1, False),  # [N]: tile type of each placement
+    ("prot", np.int8, 1, False),  # [N]: rotation of each placement
+    ("px", np.int16, 1, False),  # [N]: board column of each placement
+    ("py", np.int16, 1, False),  # [N]: board row of each placement
+    ("parent", np.int16, 1, False),  # [G]: union-find over segments
+    ("fbits", np.uint64, 2, False),  # [G, W]: placements of a feature (roots; city, road)
+    ("fntiles", np.int16, 1, False),  # [G]: distinct tiles of a feature (roots)
+    ("fpenn", np.int16, 1, False),  # [G]: pennants of a feature (roots)
+    ("fopen", np.int16, 1, False),  # [G]: open ends (city/road), missing neighbours (monastery)
+    ("fmeep", np.uint8, 2, False),  # [G, P]: followers per seat (roots; a large one: 2)
+    ("fdone", np.uint8, 1, False),  # [G]: feature completed (roots)
+    ("fflag", np.uint8, 1, False),  # [G]: FLAG_* bits of a feature (roots; inn, cathedral)
+    ("fgoods", np.int8, 2, False),  # [G, N_GOODS]: trade goods of a city (roots)
+    ("fbuild", np.uint8, 1, False),  # [G]: bit p: seat p's builder on the feature (roots)
+    ("fpig", np.uint8, 1, False),  # [G]: bit p: seat p's pig in the field (roots)
+    ("owner", np.int8, 1, False),  # [G]: seat whose figure stands on the segment, -1 none
+    ("ofig", np.int8, 1, False),  # [G]: FIG_* kind of that figure
+    ("active", np.int16, 1, False),  # [A]: segments holding a figure (first sc[NACTIVE])
+    ("supply", np.int16, 1, False),  # [P]: followers in supply
+    ("xsupply", np.int16, 2, False),  # [P, 3]: large followers, builders, pigs (FIG_* - 1)
+    ("goods", np.int16, 2, False),  # [P, N_GOODS]: trade goods tokens per seat
+    ("scores", np.int32, 1, False),  # [P]
+    ("deck", np.int8, 1, False),  # [L]: tile types in draw order
+    ("spos", np.int16, 1, False),  # [P]: solo: tiles drawn from each colour's stack
+    ("hands", np.int8, 2, False),  # [P, HAND_MAX]: strategic variant hands, -1 = empty
+    ("pairs", np.int16, 2, False),  # [MP, 2]: (field segment, city segment) adjacencies
+    ("discards", np.int8, 1, False),  # [L]: discarded tile types in order
+    ("events", np.int32, 2, False),  # [E, EV_COLS]: scoring log
+    # scratch for the hot path: never game state, never copied
+    ("work", np.int64, 2, True),  # [WORK_ROWS, K]
+    ("places", np.int64, 2, True),  # [3, 4F]: legal placements (x, y, rotation)
+    ("keys", np.int64, 1, True),  # [MP]: field-city adjacency keys for farm scoring
+], module=__name__)
+GameState = STATE.array_class  # a game's state in Python (an ndarray subclass)
+# What the state was before it was packed (a named tuple): numba's cache indexes of that
+# time pickle its type, so the name stays, letting such an index unpickle, be found out
+# of date and be recompiled, instead of failing with AttributeError after an upgrade.
+State = namedtuple("State", ["cfg"])
+as_state = STATE.cast  # jitted: an int64 row of a vector env's 2-D buffer as a state
+SCRATCH_FIELDS = frozenset(f for f, *_, scratch in STATE.fields if scratch)
 
 
-# Hot-path buffers inside the record: never game state, never compared or copied.
-SCRATCH_FIELDS = frozenset({"work", "places", "keys"})
-
-
-def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> State:
+def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> PackedArray:
     """Allocate an empty state for a game of `n_tiles` tiles (start tile included)."""
     N, S = n_tiles, n_seg
     P = int(cfg[C.CFG_SEATS])
@@ -74,45 +76,24 @@ def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> State
     W = (N + 63) // 64
     A = P * (int(cfg[C.CFG_FOLLOWERS]) + 3) + 1  # + a large follower, builder, pig each
     L = max(N - 1, 1)
-    cfg = cfg.astype(np.int32).copy()
-    cfg[C.CFG_NSEG] = S
-    return State(
-        cfg=cfg,
-        sc=np.zeros(C.SC_SIZE, np.int32),
-        board=np.full((D, D), -1, np.int16),
-        frontier=np.zeros((2 * N + 2, 3), np.int32),
-        ptype=np.zeros(N, np.int8),
-        prot=np.zeros(N, np.int8),
-        px=np.zeros(N, np.int16),
-        py=np.zeros(N, np.int16),
-        parent=np.zeros(G, np.int16),
-        fbits=np.zeros((G, W), np.uint64),
-        fntiles=np.zeros(G, np.int16),
-        fpenn=np.zeros(G, np.int16),
-        fopen=np.zeros(G, np.int16),
-        fmeep=np.zeros((G, P), np.uint8),
-        fdone=np.zeros(G, np.uint8),
-        fflag=np.zeros(G, np.uint8),
-        fgoods=np.zeros((G, C.N_GOODS), np.int8),
-        fbuild=np.zeros(G, np.uint8),
-        fpig=np.zeros(G, np.uint8),
-        owner=np.full(G, -1, np.int8),
-        ofig=np.zeros(G, np.int8),
-        active=np.zeros(A, np.int16),
-        supply=np.zeros(P, np.int16),
-        xsupply=np.zeros((P, 3), np.int16),
-        goods=np.zeros((P, C.N_GOODS), np.int16),
-        scores=np.zeros(P, np.int32),
-        deck=np.zeros(L, np.int8),
-        spos=np.zeros(P, np.int16),
-        hands=np.full((P, C.HAND_MAX), -1, np.int8),
-        pairs=np.zeros((N * max(max_adj, 1), 2), np.int16),
-        discards=np.zeros(L, np.int8),
-        events=np.zeros((4 * N + A + 16, C.EV_COLS), np.int32),
-        work=np.zeros((C.WORK_ROWS, max(8 * S, S + 16)), np.int64),
-        places=np.zeros((3, 4 * (2 * N + 2)), np.int64),
-        keys=np.zeros(N * max(max_adj, 1), np.int64),
-    )
+    F = 2 * N + 2
+    MP = N * max(max_adj, 1)
+    st = STATE.allocate({
+        "board": (D, D), "frontier": (F, 3), "ptype": (N,), "prot": (N,), "px": (N,),
+        "py": (N,), "parent": (G,), "fbits": (G, W), "fntiles": (G,), "fpenn": (G,),
+        "fopen": (G,), "fmeep": (G, P), "fdone": (G,), "fflag": (G,), "fgoods": (G, C.N_GOODS),
+        "fbuild": (G,), "fpig": (G,), "owner": (G,), "ofig": (G,), "active": (A,),
+        "supply": (P,), "xsupply": (P, 3), "goods": (P, C.N_GOODS), "scores": (P,),
+        "deck": (L,), "spos": (P,), "hands": (P, C.HAND_MAX), "pairs": (MP, 2),
+        "discards": (L,), "events": (4 * N + A + 16, C.EV_COLS),
+        "work": (C.WORK_ROWS, max(8 * S, S + 16)), "places": (3, 4 * F), "keys": (MP,),
+    })
+    st.cfg[:] = cfg
+    st.cfg[C.CFG_NSEG] = S
+    st.board[:] = -1
+    st.owner[:] = -1
+    st.hands[:] = -1
+    return st
 
 
 @hot
@@ -141,7 +122,7 @@ def n_figures(cfg):
     return n
 
 
-def max_legal_rows(st: State, n_open: int | None = None) -> int:
+def max_legal_rows(st: PackedArray, n_open: int | None = None) -> int:
     """Rows enough for every legal move of a game of `st`'s kind with `n_open` open
     cells (default: the most it can have): hand x 4 rotations x cells x (no follower +
     each figure kind on each segment)."""
@@ -151,15 +132,16 @@ def max_legal_rows(st: State, n_open: int | None = None) -> int:
             * (int(cfg[C.CFG_NSEG]) * int(n_figures(cfg)) + 1))
 
 
-_SCRATCH_MASK = tuple(name in SCRATCH_FIELDS for name in State._fields)
+def copy_state(st: PackedArray) -> PackedArray:
+    """An independent copy (Python side): one numpy copy of the buffer."""
+    return st.copy()
 
 
-def copy_state(st: State) -> State:
-    """An independent copy (Python side); scratch buffers are fresh, not copied (nor
-    cleared: the hot path never reads scratch it has not written, and a state's scratch
-    holds leftovers of earlier calls anyway; clearing 23 KiB cost a third of a clone)."""
-    return State._make([np.empty_like(a) if scratch else a.copy()
-                        for a, scratch in zip(st, _SCRATCH_MASK, strict=True)])
+def state_rows(proto: PackedArray, n: int) -> tuple[np.ndarray, list[PackedArray]]:
+    """`n` copies of state `proto` as the rows of one int64[n, words] buffer (what the
+    jitted batch kernels take: ``as_state(rows[i])``) and a state view of each row."""
+    rows = np.tile(proto.words, (n, 1))
+    return rows, [STATE.adopt(rows[i]) for i in range(n)]
 
 
 # Bulk copies: numba compiles `dst[:n] = src[:n]` (and an explicit loop) to an
@@ -217,7 +199,7 @@ def copy_rows(dst, src, n):
     copy_flat(dst, src, 0, n * dst.shape[1])
 
 
-@hot_inline
+@hot
 def copy_features(dst, src, g, expansions):
     """Copy src's first g segments' feature arrays but the tile sets (`fbits`), and the
     figures, supplies and scores (the expansions' arrays with `expansions`): what a move
@@ -244,6 +226,27 @@ def copy_features(dst, src, g, expansions):
 
 
 @hot
+def _copy_board(dst, src):
+    """Copy src's board into dst's (same shapes; both scalars still their own): the
+    rectangle covering both games' tiles and the open cells around them, outside which
+    both boards are empty."""
+    src_sc, dst_sc = src.sc, dst.sc
+    y0, y1 = src_sc[C.SC_YMIN] - 1, src_sc[C.SC_YMAX] + 2
+    x0, x1 = src_sc[C.SC_XMIN] - 1, src_sc[C.SC_XMAX] + 2
+    if dst_sc[C.SC_PLACED] > 0:  # dst's own tiles must be overwritten too
+        y0, y1 = min(y0, dst_sc[C.SC_YMIN] - 1), max(y1, dst_sc[C.SC_YMAX] + 2)
+        x0, x1 = min(x0, dst_sc[C.SC_XMIN] - 1), max(x1, dst_sc[C.SC_XMAX] + 2)
+    src_board, dst_board = src.board, dst.board
+    D = src_board.shape[1]
+    # inside the board (a state never reset has an empty box at 0: a raw memcpy must
+    # stay in bounds)
+    y0, x0 = max(y0, 0), max(x0, 0)
+    y1, x1 = min(y1, src_board.shape[0]), min(x1, D)
+    for y in range(y0, y1):
+        copy_flat(dst_board, src_board, y * D + x0, x1 - x0)
+
+
+@hot
 def copy_into(dst, src):
     """Make `dst` (same shapes) a copy of `src` without allocating. Only the part in use is
     copied: the board rectangle covering both games' tiles (outside it both are empty),
@@ -252,19 +255,7 @@ def copy_into(dst, src):
     expansions = src.cfg[C.CFG_EXPANSIONS] | dst.cfg[C.CFG_EXPANSIONS]
     src_sc, dst_sc = src.sc, dst.sc
     copy_prefix(dst.cfg, src.cfg, src.cfg.shape[0])
-    y0, y1 = src_sc[C.SC_YMIN] - 1, src_sc[C.SC_YMAX] + 2
-    x0, x1 = src_sc[C.SC_XMIN] - 1, src_sc[C.SC_XMAX] + 2
-    if dst_sc[C.SC_PLACED] > 0:  # dst's own tiles must be overwritten too
-        y0, y1 = min(y0, dst_sc[C.SC_YMIN] - 1), max(y1, dst_sc[C.SC_YMAX] + 2)
-        x0, x1 = min(x0, dst_sc[C.SC_XMIN] - 1), max(x1, dst_sc[C.SC_XMAX] + 2)
-    src_board, dst_board = src.board, dst.board
-    D = src_board.shape[1]
-    # inside the board (a state never reset has an empty box at 0: nothing to clip for
-    # the slices this replaced, but a raw memcpy must stay in bounds)
-    y0, x0 = max(y0, 0), max(x0, 0)
-    y1, x1 = min(y1, src_board.shape[0]), min(x1, D)
-    for y in range(y0, y1):
-        copy_flat(dst_board, src_board, y * D + x0, x1 - x0)
+    _copy_board(dst, src)
     copy_prefix(dst_sc, src_sc, src_sc.shape[0])
     n = src_sc[C.SC_PLACED]
     g = n * src.cfg[C.CFG_NSEG]
@@ -283,72 +274,19 @@ def copy_into(dst, src):
     copy_rows(dst.events, src.events, src_sc[C.SC_NEVENTS])
 
 
+# Header words of the board's and the next field's byte offsets (`copy_whole`).
+_BOARD_AT = STATE.header_word("board")
+_AFTER_BOARD = STATE.header_word(STATE.names[STATE.index["board"] + 1])
+
+
 @hot
 def copy_whole(dst, src):
-    """Make `dst` (same shapes) an exact copy of `src` in every array but the scratch
-    ones, one memcpy each, without allocating: what `Game.clone` does to a spare state
-    (unlike `copy_into`, nothing of dst's earlier game is left past the live part)."""
-    copy_flat(dst.cfg, src.cfg, 0, src.cfg.size)
-    copy_flat(dst.sc, src.sc, 0, src.sc.size)
-    copy_flat(dst.board, src.board, 0, src.board.size)
-    copy_flat(dst.frontier, src.frontier, 0, src.frontier.size)
-    copy_flat(dst.ptype, src.ptype, 0, src.ptype.size)
-    copy_flat(dst.prot, src.prot, 0, src.prot.size)
-    copy_flat(dst.px, src.px, 0, src.px.size)
-    copy_flat(dst.py, src.py, 0, src.py.size)
-    copy_flat(dst.parent, src.parent, 0, src.parent.size)
-    copy_flat(dst.fbits, src.fbits, 0, src.fbits.size)
-    copy_flat(dst.fntiles, src.fntiles, 0, src.fntiles.size)
-    copy_flat(dst.fpenn, src.fpenn, 0, src.fpenn.size)
-    copy_flat(dst.fopen, src.fopen, 0, src.fopen.size)
-    copy_flat(dst.fmeep, src.fmeep, 0, src.fmeep.size)
-    copy_flat(dst.fdone, src.fdone, 0, src.fdone.size)
-    copy_flat(dst.fflag, src.fflag, 0, src.fflag.size)
-    copy_flat(dst.fgoods, src.fgoods, 0, src.fgoods.size)
-    copy_flat(dst.fbuild, src.fbuild, 0, src.fbuild.size)
-    copy_flat(dst.fpig, src.fpig, 0, src.fpig.size)
-    copy_flat(dst.owner, src.owner, 0, src.owner.size)
-    copy_flat(dst.ofig, src.ofig, 0, src.ofig.size)
-    copy_flat(dst.active, src.active, 0, src.active.size)
-    copy_flat(dst.supply, src.supply, 0, src.supply.size)
-    copy_flat(dst.xsupply, src.xsupply, 0, src.xsupply.size)
-    copy_flat(dst.goods, src.goods, 0, src.goods.size)
-    copy_flat(dst.scores, src.scores, 0, src.scores.size)
-    copy_flat(dst.deck, src.deck, 0, src.deck.size)
-    copy_flat(dst.spos, src.spos, 0, src.spos.size)
-    copy_flat(dst.hands, src.hands, 0, src.hands.size)
-    copy_flat(dst.pairs, src.pairs, 0, src.pairs.size)
-    copy_flat(dst.discards, src.discards, 0, src.discards.size)
-    copy_flat(dst.events, src.events, 0, src.events.size)
-
-
-_COPY_ENTRIES: dict[bytes, object] = {}  # compiled copy_into by the records' fingerprint
-
-
-class _RecordsDispatcher(CPUDispatcher):
-    """`copy_into` as numba compiled it, but called from Python without numba's typing of
-    the two state records: it fingerprints a named tuple field by field by name, which took
-    five times the copy. Here the records count as plain tuples of arrays (their
-    fingerprint: dtype, dimensions, layout and flags of every array, as numba's types
-    need), which picks the compiled code. Jitted callers see an ordinary dispatcher."""
-
-    __slots__ = ()
-
-    def __call__(self, dst, src):
-        if type(dst) is not State or type(src) is not State:
-            return super().__call__(dst, src)
-        try:
-            key = compute_fingerprint((*dst, *src))
-        except (TypeError, ValueError):  # not arrays: numba's own error
-            return super().__call__(dst, src)
-        entry = _COPY_ENTRIES.get(key)
-        if entry is None:
-            sig = (self.typeof_pyval(dst), self.typeof_pyval(src))
-            if sig not in self.overloads:
-                self.compile(sig)
-            entry = _COPY_ENTRIES[key] = self.overloads[sig].entry_point
-        return entry(dst, src)
-
-
-if isinstance(copy_into, CPUDispatcher):  # not under NUMBA_DISABLE_JIT
-    copy_into.__class__ = _RecordsDispatcher
+    """Make `dst` (same shapes) an exact copy of `src` but for the scratch fields, without
+    allocating: what `Game.clone` does to a spare state (unlike `copy_into`, nothing of
+    dst's earlier game is left past the live part). Every word is copied but the empty
+    part of the board (`_copy_board`): two memcpys and the board's rows in use."""
+    words_d, words_s = dst.words, src.words
+    _copy_board(dst, src)  # (first: it reads both games' scalars)
+    copy_flat(words_d, words_s, 0, words_s[_BOARD_AT] // 8)
+    after = words_s[_AFTER_BOARD] // 8
+    copy_flat(words_d, words_s, after, words_s[1] - after)

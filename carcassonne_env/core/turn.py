@@ -32,14 +32,14 @@ from .choices import (
     choice_rows,
     start_feature_choice,
 )
-from .jit import hot, hot_inline
+from .jit import hot
 from .scoring import score_completed, score_game_end
 from .state import copy_features, copy_flat, copy_prefix, copy_rows, has_figure
 
 # ---------------------------------------------------------------------------- followers
 
 
-@hot_inline
+@hot
 def _neighbour_roots(st, tb, t, r, bx, by, s, roots, n_roots):
     """Write the roots of the placed neighbours' features that segment s of tile t
     (rotation r, on empty cell (bx, by)) touches into roots[8 * s:] (count in
@@ -142,7 +142,7 @@ def _spread(tb, t, n, roots, n_roots, mark):
                             changed = True
 
 
-@hot_inline
+@hot
 def follower_options(st, tb, t, r, bx, by, out):
     """Write the follower slots allowed after placing t/r at (bx, by) into `out`
     (NO_FOLLOWER = none; figure f on segment s is slot f * S + s, config.FIG_*: a
@@ -286,7 +286,7 @@ def _end_game(st, tb, reason):
     score_game_end(st, tb)
 
 
-@hot_inline
+@hot
 def _begin_turn(st, tb, seat):
     """Give the turn to `seat` (or the next seat able to play) with a placeable tile, or
     end the game."""
@@ -439,7 +439,7 @@ def place_and_score(st, tb, hand_idx, x, y, r, slot, ask):
     return figure_and_score(st, tb, i, slot, ask)
 
 
-@hot_inline
+@hot
 def solo_blocked(st, tb, t, r, bx, by):
     """Solo: whether placing t/r on (bx, by) without a follower ends the game (a
     follower is compulsory but the supply is empty: end A). Read before placing."""
@@ -448,7 +448,7 @@ def solo_blocked(st, tb, t, r, bx, by):
     return blocked
 
 
-@hot_inline
+@hot
 def put_tile(st, tb, t, r, bx, by):
     """`place_and_score`'s first step: the tile down (features merged) and the builder's
     extra turn checked, no figure yet. Returns the placement index."""
@@ -458,7 +458,7 @@ def put_tile(st, tb, t, r, bx, by):
     return i
 
 
-@hot_inline
+@hot
 def figure_and_score(st, tb, i, slot, ask):
     """`place_and_score`'s second step on placement i (just put down by `put_tile`):
     the figure on `slot`, then what the tile completed marked and scored."""
@@ -475,7 +475,7 @@ def figure_and_score(st, tb, i, slot, ask):
     return False
 
 
-@hot_inline
+@hot
 def mark_completed(st, tb, i):
     """Mark done what placement i (its figure down) completed, its roads and cities and
     the monasteries around it, and list them in ``st.work[W_ROOTS][:n]``; the seat to
@@ -536,7 +536,7 @@ def place_figure(st, g, fig, seat):
         st.xsupply[seat, fig - 1] -= 1
 
 
-@hot_inline
+@hot
 def lift_figure(st, g, fig, seat):
     """Take back the figure that `place_figure(st, g, fig, seat)` put down, nothing
     having changed since (the candidate pass tries a position's figure options on one
@@ -558,7 +558,7 @@ def lift_figure(st, g, fig, seat):
         st.xsupply[seat, fig - 1] += 1
 
 
-@hot_inline
+@hot
 def undo_place(dst, src, tb):
     """Make `dst` play on exactly like `src` again, where dst was a copy of src (or a
     `state.copy_into` of it) on which only the steps of `place_and_score` were played
@@ -631,7 +631,7 @@ def solo_ends_after_turn(st):
     )
 
 
-@hot_inline
+@hot
 def _end_turn(st, tb, seat, hand_idx):
     """After the scoring of a turn: refill the hand, pass the turn or end the game."""
     st.sc[C.SC_TURN] += 1
@@ -644,7 +644,7 @@ def _end_turn(st, tb, seat, hand_idx):
     _advance(st, tb, seat)
 
 
-@hot_inline
+@hot
 def _advance(st, tb, seat):
     P = st.cfg[C.CFG_SEATS]
     if st.cfg[C.CFG_SOLO]:

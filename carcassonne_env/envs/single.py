@@ -107,6 +107,16 @@ class _SingleAgentEnv(gym.Env):
         return render_game(self.driver.game, self.render_mode)
 
 
+def _deal_option(options: dict | None) -> int | None:
+    """The "deal" of `SoloEnv.reset`'s options (None: none); ValueError for another
+    option or a deal that is not a non-negative integer."""
+    if not options:
+        return None
+    if not isinstance(options, dict) or set(options) - {"deal"}:
+        raise ValueError(f"SoloEnv.reset takes options={{'deal': d}} only, got {options!r}")
+    return check_int("deal", options["deal"], 0)
+
+
 class SoloEnv(_SingleAgentEnv):
     """The 2020 solo variant: one agent places every colour's tiles and followers.
 
@@ -151,7 +161,13 @@ class SoloEnv(_SingleAgentEnv):
         return 0  # colours are absolute in solo
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start a new game. ``options={"deal": d}`` deals ``Game(rules, seed=d)``, deal
+        d of `carcassonne solo-bench` (so results compare deal for deal); otherwise the
+        deck comes from the env's generator (seeded by `seed`)."""
+        deal = _deal_option(options)
         self._new_game(seed)
+        if deal is not None:
+            self.driver.new_game(deal)
         return self._obs_info()
 
     def step(self, action):

@@ -26,16 +26,15 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numba import config as numba_config
-from numba import set_num_threads, typed
 
 from ..checks import check_bool, check_choice, check_int, check_real
 from ..core import config as C
-from ..core.state import copy_state
-from ..core.vector import aggregate_batch, candidates_batch, encode_batch, step_batch
+from ..core.state import state_rows
 from ..encoding import Encoder, WindowOverflowError
 from ..game import Game, shuffled_deck
 from ..rules import Rules
 from .driver import check_rule_options
+from .kernels import START, STEP, solo_batch
 from .rendering import render_game
 
 #: With on_overflow="truncate": how many times in a row a place may deal a game that
@@ -90,7 +89,25 @@ class BatchedGamesEnv(VectorEnv):
         return tuple(render_game(self.game(i), self.render_mode) for i in range(self.num_envs))
 
     def close_extras(self, **kwargs: Any) -> None:
-        pass
+        pool, self._pool = getattr(self, "_pool", None), None
+        if pool is not None:
+            pool.shutdown()
+
+    def _in_chunks(self, kernel: Any, n: int, *args: Any) -> None:
+        """kernel(*args, lo, hi, c) over [0, n) cut into one chunk per thread, each in its
+        own thread (the kernels release the GIL; `carcassonne_env.envs.kernels`)."""
+        T = min(self.num_threads, n)
+        if T <= 1:
+            kernel(*args, 0, n, 0)
+            return
+        if getattr(self, "_pool", None) is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(self.num_threads, "carcassonne-vector")
+        chunks = [self._pool.submit(kernel, *args, c * n // T, (c + 1) * n // T, c)
+                  for c in range(T)]
+        for chunk in chunks:
+            chunk.result()
 
     def teacher(self, spec: str = "heuristic", temperature: float = 1.0) -> Teacher:
         """What jitted bot `spec` ("random", "greedy", "heuristic[:weights]") would play
@@ -108,7 +125,7 @@ class BatchedGamesEnv(VectorEnv):
         banked margin over the best other seat, or in solo minus the lowest colour's
         score; 0 for the other bots)."""
         from ..bots.fast_bots import bot_spec
-        from ..bots.vs_bots_kernel import teacher_batch
+        from .kernels import teacher_batch
 
         kind, w = bot_spec(spec)
         temperature = check_real("temperature", temperature)
@@ -127,11 +144,10 @@ class BatchedGamesEnv(VectorEnv):
                                     np.zeros(N, np.float64))
             self._teacher_mt = mt
         t, enc = self._teacher, self.encoder
-        set_num_threads(self.num_threads)
-        teacher_batch(self._states, enc.tileset.tables, kind, w, self._teacher_mt,
-                      enc.board_size, enc.slots, float(temperature), self._rows,
-                      self._afters, self._scratches, self._values, self._evals,
-                      self._unseen, self._keys, t.action, t.probs, t.margin)
+        self._in_chunks(teacher_batch, self.num_envs, self._states, enc.tileset.tables, kind,
+                        w, self._teacher_mt, enc.board_size, enc.slots, float(temperature),
+                        self._rows, self._afters, self._scratches, self._values, self._evals,
+                        self._unseen, self._keys, t.action, t.probs, t.margin)
         return t
 
     def to_sb3(self):
@@ -147,51 +163,23 @@ class BatchedGamesEnv(VectorEnv):
             return
         T, R = self._rows.shape[:2]
         proto = self._state_list[0]
-        self._afters = typed.List([copy_state(proto) for _ in range(T)])
-        self._scratches = typed.List([copy_state(proto) for _ in range(T)])
+        self._afters = state_rows(proto, T)[0]
+        self._scratches = state_rows(proto, T)[0]
         self._values = np.zeros((T, self.rules.seats))
         self._evals = np.zeros((T, R))
         self._unseen = np.zeros((T, self.encoder.n_types), np.int64)
         self._keys = np.zeros((T, R, 3), np.int64)
+        self._bots = (self._afters, self._scratches, self._values, self._evals, self._unseen,
+                      self._keys)  # as `envs.kernels.run_batch` takes them
 
-    def _init_aggregates(self) -> None:
-        """With obs_features="aggregate": per game a scratch state and the aggregate
-        pass's buffers; with candidate_moves: per thread the candidate pass's buffers."""
+    def _init_observe(self) -> None:
+        """The observe pass's scratch (`Encoder.batch_scratch`), the encoder's layout
+        for the kernels, and `last_candidates`."""
         enc = self.encoder
+        self._scratch = enc.batch_scratch(self._states, self.num_threads)
+        self._rows = self._scratch[1]
+        self._enc = (enc.subtiles, enc.n_types, enc.slots)
         self.last_candidates = np.zeros(self.num_envs, np.int64)
-        if enc.candidate_moves:
-            T = self.num_threads
-            parts = [enc.candidate_buffers(self._state_list[0]) for _ in range(T)]
-            self._cand_after = typed.List([p[0] for p in parts])
-            self._cand_scratch = typed.List([p[1] for p in parts])
-            self._cand_unseen = np.stack([p[3] for p in parts])
-            self._cand_pend = np.stack([p[4] for p in parts])
-            self._cand_memo = np.stack([p[5] for p in parts])
-        if self.encoder.aggregate:
-            self._scratch = typed.List([copy_state(st) for st in self._state_list])
-            self._counts = np.zeros((self.num_envs, self._state_list[0].parent.shape[0]),
-                                    np.int64)
-            self._pending_points = np.zeros((self.num_envs, self.rules.seats), np.int64)
-
-    def _aggregate(self, which: np.ndarray, observers: np.ndarray, out_rows: np.ndarray,
-                   skip: np.ndarray, out: _Buffers) -> None:
-        """With obs_features="aggregate": add its planes and features (seat
-        observers[k]'s view of game which[k]) to the observation just encoded into row
-        out_rows[k] of `out`, but for the games marked in `skip`; likewise the candidate
-        moves with candidate_moves."""
-        enc = self.encoder
-        if enc.candidate_moves:
-            set_num_threads(self.num_threads)
-            candidates_batch(self._states, self._cand_after, self._cand_scratch,
-                             enc.tileset.tables, self._rows, self._cand_unseen, self._cand_pend,
-                             self._cand_memo, which, observers, out_rows, skip, enc.board_size,
-                             enc.slots, out.cands, out.cand_actions, self.last_candidates)
-        if enc.aggregate:
-            set_num_threads(self.num_threads)
-            aggregate_batch(self._states, self._scratch, enc.tileset.tables, enc.subtiles,
-                            which, observers, out_rows, skip, out.planes, out.feats,
-                            self._counts, self._pending_points, enc._agg_base,
-                            enc._agg_fbase)
 
     def _finish_step(self, actions: np.ndarray, src: _Buffers, dst: _Buffers):
         """The step's return once the batch ran (observations in `dst`, the masks the
@@ -325,18 +313,13 @@ class SoloVectorEnv(BatchedGamesEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         N = self.num_envs
-        # The same states twice: a typed list for numba, a plain list for Python (reading
-        # a typed list from Python boxes a whole state tuple each time).
-        self._state_list = [Game(self.rules, seed=0)._st for _ in range(N)]
-        self._states = typed.List(self._state_list)
+        # The games' states: rows of one buffer for numba, a view of each for Python.
+        self._states, self._state_list = state_rows(Game(self.rules, seed=0)._st, N)
         self._seeds: list[int | None] = [None] * N
         self._deck_len = len(self.encoder.tileset.full_deck())
         # Two buffer sets: a step reads the masks of one and writes the other.
         self._sets = [_Buffers(N, enc) for _ in range(2)]
         self._cur = 0
-        frontier = self._state_list[0].frontier.shape[0]
-        self._rows = np.empty((self.num_threads, 4 * frontier * enc.slots, 5), np.int64)
-        self._pend = np.full(5, -1, np.int64)
         self._rewards = np.zeros(N, np.float64)
         self._dones = np.zeros(N, np.uint8)
         self._illegal = np.zeros(N, np.uint8)
@@ -344,9 +327,7 @@ class SoloVectorEnv(BatchedGamesEnv):
         self._stalled = np.zeros(N, bool)  # never set in solo (no policy seats)
         self._rngs = [seeding.np_random(None)[0] for _ in range(N)]
         self._all = np.arange(N, dtype=np.int64)
-        self._no_skip = np.zeros(N, np.uint8)
-        self._no_seats = np.zeros(N, np.int64)  # solo observations are colour 0's
-        self._init_aggregates()
+        self._init_observe()
 
     # ------------------------------------------------------------------ api
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
@@ -365,12 +346,10 @@ class SoloVectorEnv(BatchedGamesEnv):
         enc = self.encoder
         src, dst = self._sets[self._cur], self._sets[1 - self._cur]
         self._cur = 1 - self._cur
-        set_num_threads(self.num_threads)
-        step_batch(self._states, enc.tileset.tables, enc.subtiles, enc.n_types, enc.slots,
-                   actions, src.masks, self._rows, dst.planes, dst.feats, dst.masks,
-                   dst.dirty, self._pend, self._rewards, self._dones, self._illegal,
-                   self._outside)
-        self._aggregate(self._all, self._no_seats, self._all, self._illegal, dst)
+        self._in_chunks(solo_batch, self.num_envs, self._states, enc.tileset.tables,
+                        self._enc, STEP, self._all, actions, src.masks, self._deck_len,
+                        dst.out, self._scratch, self._rewards, self._dones, self._illegal,
+                        self._outside, self.last_candidates)
         return self._finish_step(actions, src, dst)
 
     # ------------------------------------------------------------------ internals
@@ -383,12 +362,11 @@ class SoloVectorEnv(BatchedGamesEnv):
     def _start(self, which: np.ndarray) -> None:
         """Start the dealt games `which` and encode them into the current buffer set."""
         enc, out = self.encoder, self._sets[self._cur]
-        set_num_threads(self.num_threads)
-        encode_batch(self._states, enc.tileset.tables, enc.subtiles, enc.n_types, enc.slots,
-                     np.asarray(which, np.int64), self._deck_len, self._rows, out.planes,
-                     out.feats, out.masks, out.dirty, self._pend, self._outside)
         which = np.asarray(which, np.int64)
-        self._aggregate(which, self._no_seats[: len(which)], which, self._no_skip, out)
+        self._in_chunks(solo_batch, len(which), self._states, enc.tileset.tables, self._enc,
+                        START, which, which, out.masks, self._deck_len, out.out,
+                        self._scratch, self._rewards, self._dones, self._illegal,
+                        self._outside, self.last_candidates)
 
     def _final_infos(self, done: np.ndarray, illegal: np.ndarray, cut: np.ndarray,
                      actions: np.ndarray, src: _Buffers, dst: _Buffers) -> dict[str, Any]:
@@ -434,6 +412,9 @@ class _Buffers:
         self.cands = np.zeros((n, K, enc.n_candidate_columns), np.float32)
         self.cand_actions = np.full((n, K), -1, np.int64)
         self.with_candidates = K > 0
+        # as the kernels take them (`carcassonne_env.envs.kernels`)
+        self.out = (self.planes, self.feats, self.masks, self.dirty, self.cands,
+                    self.cand_actions)
 
     def obs(self, rows: Any = None, copy: bool = False) -> dict[str, np.ndarray]:
         """The observation dict of games `rows` (a slice or an index; None: all games,

@@ -6,8 +6,8 @@ players=P, opponents=[...])``.
 Built-in bots (random, greedy, heuristic) are jitted (`carcassonne_env.bots.jitted_bots`, the same
 moves as the Python bots): one numba call per step applies the learner's move in every
 game and plays every bot move up to the learner's next decision
-(`carcassonne_env.bots.vs_bots_kernel`). Opponents that are policies are batched: at each opponent
-turn, one call for all the games where a policy seat is to move (see `VsBotsVectorEnv`).
+(`carcassonne_env.envs.kernels`). Opponents that are policies are batched: at each
+opponent turn, one call for all the games where a policy seat is to move (see `VsBotsVectorEnv`).
 
 Autoreset: same-step (`AutoresetMode.SAME_STEP`, as SB3 does it): when a game ends, the
 returned observation is already the learner's first one of the next game; the last
@@ -32,19 +32,17 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 from numba import config as numba_config
-from numba import set_num_threads, typed
 
 from ..checks import check_bool, check_choice, check_int, check_real
 from ..core import config as C
-from ..core.state import copy_state
+from ..core.state import state_rows
 from ..encoding import Encoder
 from ..game import Game, shuffled_deck
 from ..rules import Rules
 from .aec import rules_from
 from .driver import REWARDS, check_rule_options
+from .kernels import OBSERVE, RESUME, REWARD_MODES, START, STEP, learner_reward, run_batch
 from .vector import BatchedGamesEnv, _Buffers
-
-STEP, START, RESUME = 0, 1, 2  # = vs_bots_kernel's phases (imported lazily there)
 
 #: A policy opponent: called with (observations, action masks, seats) of the games where
 #: one of its seats is to move (observation arrays batched over those games, as the
@@ -133,7 +131,6 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                  **rule_options: Any) -> None:
         from ..bots.fast_bots import bot_spec
         from ..bots.jitted_bots import KINDS, POLICY
-        from ..bots.vs_bots_kernel import REWARD_MODES
 
         self.num_envs = check_int("num_envs", num_envs, 1)
         if render_mode is not None:
@@ -201,18 +198,15 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         self.single_action_space = enc.action_space()
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        N, T = self.num_envs, self.num_threads
+        N = self.num_envs
         proto = Game(rules, seed=0)._st
-        self._state_list = [copy_state(proto) for _ in range(N)]
-        self._states = typed.List(self._state_list)
+        self._states, self._state_list = state_rows(proto, N)
         self._seeds: list[int | None] = [None] * N
         self._deck_len = len(enc.tileset.full_deck())
         self._sets = [_Buffers(N, enc) for _ in range(2)]
         self._cur = 0
-        R = rules.hand_size * 4 * proto.frontier.shape[0] * enc.slots
-        self._rows = np.empty((T, R, 5), np.int64)
+        self._init_observe()
         self._init_bot_buffers()
-        self._pend = np.full(5, -1, np.int64)
         self._seats = np.zeros(N, np.int64)
         self._kinds = np.full((N, P), -1, np.int64)
         self._weights = np.zeros((N, P, zero_w.shape[0]))
@@ -233,8 +227,9 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         self._pbuf: _Buffers | None = None  # the policies' observation batch
         self._no_actions = np.zeros(0, np.int64)
         self._no_started = np.zeros(0, np.bool_)
-        self._no_skip = np.zeros(N, np.uint8)
-        self._init_aggregates()
+        # what a policy's observation batch reports (rows of the batch, not games)
+        self._batch_outside = np.zeros(N, np.int64)
+        self._batch_candidates = np.zeros(N, np.int64)
 
     # ------------------------------------------------------------------ api
     @property
@@ -264,26 +259,23 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         self._run(STEP, self._all, actions, src.masks)
         if self._has_policies:
             self._play_policies(started=False)
-        self._aggregate(self._all, self._seats, self._all, self._illegal, dst)
         return self._finish_step(actions, src, dst)
 
     # ------------------------------------------------------------------ internals
     def _run(self, phase: int, which: np.ndarray, actions: np.ndarray, masks_in: np.ndarray,
-             started: np.ndarray | None = None) -> None:
-        """One `run_batch` call (phase STEP, START or RESUME) writing into the current
-        buffer set."""
-        from ..bots.vs_bots_kernel import run_batch
-
-        enc, out = self.encoder, self._sets[self._cur]
-        set_num_threads(self.num_threads)
-        run_batch(self._states, enc.tileset.tables, enc.subtiles, enc.n_types, enc.slots,
-                  phase, which, actions, masks_in,
-                  self._no_started if started is None else started, self._deck_len,
-                  self._bot_seeds, self._seats, self._kinds, self._weights, self._mt,
-                  self._base, self._mode, self._rows, self._afters, self._scratches,
-                  self._values, self._evals, self._unseen, self._keys, out.planes,
-                  out.feats, out.masks, out.dirty, self._pend, self._rewards, self._dones,
-                  self._illegal, self._waiting, self._outside)
+             started: np.ndarray | None = None, out: tuple | None = None,
+             outside: np.ndarray | None = None, n_cands: np.ndarray | None = None) -> None:
+        """`run_batch` (phase STEP, START, RESUME, or OBSERVE: observers in `actions`) over
+        the games `which`, writing into `out` (default: the current buffer set)."""
+        self._in_chunks(run_batch, len(which), self._states, self.encoder.tileset.tables,
+                        self._enc, phase, which, actions, masks_in,
+                        self._no_started if started is None else started, self._deck_len,
+                        self._bot_seeds, self._seats, self._kinds, self._weights, self._mt,
+                        self._base, self._mode, self._bots,
+                        self._sets[self._cur].out if out is None else out, self._scratch,
+                        self._rewards, self._dones, self._illegal, self._waiting,
+                        self._outside if outside is None else outside,
+                        self.last_candidates if n_cands is None else n_cands)
 
     def _check_self_policy(self) -> None:
         if self._self_play and self.self_policy is None:
@@ -321,17 +313,12 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         self._run(START, which, self._no_actions, self._sets[self._cur].masks)
         if self._has_policies:
             self._play_policies(started=True)
-        self._aggregate(which, self._seats[which], which, self._no_skip,
-                        self._sets[self._cur])
 
     def _play_policies(self, started: bool) -> None:
         """While some games wait for a policy seat: per policy, encode the waiting games'
         observations for their seats in one batch, call the policy once, play the
         actions (and the bots after them) in one jitted call."""
-        from ..bots.vs_bots_kernel import observe_batch
-
-        enc, out = self.encoder, self._sets[self._cur]
-        tb = enc.tileset.tables
+        out = self._sets[self._cur]
         while True:
             waiting = np.flatnonzero(self._waiting >= 0)
             if waiting.size == 0:
@@ -343,12 +330,9 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                 observers = self._waiting[which]
                 policy = self.self_policy if owner == -1 else self._policies[owner]
                 buf = self._policy_buffers(len(which))
-                set_num_threads(self.num_threads)
-                observe_batch(self._states, tb, enc.subtiles, enc.n_types, enc.slots, which,
-                              observers, self._rows, buf.planes, buf.feats, buf.masks,
-                              buf.dirty, self._pend)
                 n = len(which)
-                self._aggregate(which, observers, self._all[:n], self._no_skip, buf)
+                self._run(OBSERVE, which, observers, out.masks, out=buf.out,
+                          outside=self._batch_outside, n_cands=self._batch_candidates)
                 obs = buf.obs(slice(0, n))
                 masks = buf.masks[:n].view(np.bool_)
                 stuck = ~masks.any(axis=1)
@@ -380,8 +364,6 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         them short; `_restart` deals again where they had not reached the learner's
         first decision, `started`): the learner's reward since its last decision and its
         observation are written as `run_batch` would; else WindowOverflowError."""
-        from ..bots.vs_bots_kernel import learner_reward, observe_batch
-
         if self.encoder.on_overflow != "truncate":
             game = self.game(int(games[0]))
             n = len(game._legal_rows())
@@ -391,17 +373,16 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         self._outside[games] = 0
         if started:
             return
-        enc, out = self.encoder, self._sets[self._cur]
+        out = self._sets[self._cur]
         for i in games:
             i = int(i)
             self._rewards[i] = learner_reward(self._state_list[i], self._seats[i],
                                               self._base[i], self._mode)
             self._dones[i] = 0
             rows = slice(i, i + 1)  # views: the learner's row of the current set
-            observe_batch(self._states, enc.tileset.tables, enc.subtiles, enc.n_types,
-                          enc.slots, self._all[rows], self._seats[rows], self._rows,
-                          out.planes[rows], out.feats[rows], out.masks[rows],
-                          out.dirty[rows], self._pend)
+            self._run(OBSERVE, self._all[rows], self._seats[rows], out.masks,
+                      out=tuple(a[rows] for a in out.out), outside=self._batch_outside,
+                      n_cands=self.last_candidates[rows])
 
     def _policy_buffers(self, n: int) -> _Buffers:
         if self._pbuf is None:
