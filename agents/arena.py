@@ -115,6 +115,7 @@ class Rating:
 
     @property
     def ordinal(self) -> float:
+        """The conservative rating the ladder ranks by: mu - 3 sigma (OpenSkill's ordinal)."""
         return self.mu - 3 * self.sigma
 
 
@@ -320,7 +321,7 @@ class _Batch(NamedTuple):
     start: int
     stop: int
     record: bool
-    annotate: bool = False  # issue 16: records carry the bots' annotations
+    annotate: bool = False  # records carry the bots' annotations
 
 
 def _play_game(batch: _Batch, game_index: int) -> tuple[GameRow, dict | None]:

@@ -4,34 +4,26 @@ protocol and spec parsing this builds on, and the search and policy bots here.""
 from __future__ import annotations
 
 from carcassonne_env import Game, Rules
-from carcassonne_env.bots.base import (  # noqa: F401 - re-exported (they lived here)
-    BUILTIN_BOTS,
-    Agent,
-    _option_type,
-    auto_scoring_choice,
-    bot_class,
-    forced_move,
-    make_bot,
-    split_specs,
-)
+from carcassonne_env.bots.base import BUILTIN_BOTS, Agent, bot_class, make_bot
 
 # Imported on demand: building a random bot should not compile the search bots.
 BOTS = {
     **BUILTIN_BOTS,
     "mcts": "agents.mcts:MCTSAgent",
     "sb3": "agents.sb3_policy:SB3Agent",  # needs model=PATH.zip
-    "solo-search": "agents.solo_search:SoloSearchAgent",  # solo variant only (issue 15)
-    "puct": "agents.puct:PUCTAgent",  # a trained network's priors and value (issue 25)
+    "solo-search": "agents.solo_search:SoloSearchAgent",  # solo variant only
+    "puct": "agents.puct:PUCTAgent",  # a trained network's priors and value
 }
 
 
-def _bot_class(name: str) -> type:
+def agent_class(name: str) -> type:
+    """The class of the bot called `name` (imported on first use)."""
     return bot_class(name, BOTS)
 
 
 def registry() -> dict[str, type]:
     """Every bot by name: the built-in bots of `carcassonne_env.bots` and the ones here."""
-    return {name: _bot_class(name) for name in BOTS}
+    return {name: agent_class(name) for name in BOTS}
 
 
 def make_agent(spec: str, seed: int | None = None) -> Agent:

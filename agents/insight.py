@@ -57,7 +57,7 @@ def _mcts(agent: Any, game: Game, k: int) -> dict[str, Any]:
     if len(moves) == 1 or not agent.last_stats:
         return {"agent": agent.name, "kind": "visits", "value": None,
                 "top": [{**_move_dict(moves[0]), "weight": 1.0, "label": "only move"}]}
-    rows = {tuple(r): i for i, r in enumerate(game._legal_rows().tolist())}
+    rows = {tuple(r): i for i, r in enumerate(game.legal_rows().tolist())}
     picked, visits, means = [], [], []
     for row, (v, mean) in agent.last_stats.items():
         if row in rows:
@@ -81,7 +81,7 @@ def _sb3(agent: Any, game: Game, k: int) -> dict[str, Any] | None:
 
     from .sb3_policy import torch_threads
 
-    enc = agent._encoder(game)
+    enc = agent.encoder_for(game)
     try:
         obs = agent.observe(game)
     except WindowOverflowError:

@@ -8,16 +8,16 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from carcassonne_env import Game, Move
+from carcassonne_env.bots.base import forced_move
 from carcassonne_env.bots.heuristic import HeuristicAgent
 from carcassonne_env.checks import check_int, check_optional_int, check_real, is_int
 from carcassonne_env.core.state import copy_state, max_legal_rows
 
-from . import search as S
-from .base import forced_move
+from . import search_kernels as S
 
 
 class MCTSAgent:
-    """Single-observer information-set MCTS (`agents.search`), all inside numba. By
+    """Single-observer information-set MCTS (`agents.search_kernels`), all inside numba. By
     default it searches the heuristic's 10 best moves, and values a leaf by one move of
     the heuristic policy for the next seat and then the heuristic's estimate of the
     final scores; `depth=-1, top_k=0` gives plain ISMCTS with random playouts to the
@@ -56,13 +56,13 @@ class MCTSAgent:
             raise ValueError(f"depth must be -1 (playout to the end) or >= 0, got {depth!r}")
         self.depth, self.top_k = int(depth), check_int("top_k", top_k, 0)
         self._heuristic = HeuristicAgent(**weights)  # ranks the root moves for top_k
-        self._w = self._heuristic._w
+        self._w = self._heuristic.weight_array
         self._rng = random.Random(check_optional_int("seed", seed))
         self._buffers: dict = {}
         self.last_stats: dict[tuple, tuple[int, float]] = {}
 
     def _tree_buffers(self, game: Game) -> list:
-        st, ts = game._st, game._ts
+        st, ts = game.state, game.tileset
         key = (st.ptype.shape[0], ts, game.rules.hand_size)
         if key not in self._buffers:
             n_rows = max_legal_rows(st)
@@ -86,7 +86,7 @@ class MCTSAgent:
     def _search(self, game: Game, root_rows: np.ndarray, k: int,
                 seed: int) -> list[tuple[tuple, int, float]]:
         tree, *buffers = self._tree_buffers(game)[k]
-        S.search(game._st, game._ts.tables, root_rows, tree, self.iterations, self.c,
+        S.search(game.state, game.tables, root_rows, tree, self.iterations, self.c,
                  self.margin_scale, self.solo_scale, self.depth, self._w, *buffers,
                  np.array([seed], np.uint64))
         out = []
@@ -98,11 +98,13 @@ class MCTSAgent:
         return out
 
     def act(self, game: Game) -> Move:
+        """The move the search visits most from `game` (information-set MCTS over the
+        unseen tiles)."""
         if (forced := forced_move(game)) is not None:
             return forced
         moves = game.legal_moves()
         seeds = [self._rng.getrandbits(64) for _ in range(self.trees)]
-        rows = game._legal_rows()  # in the order of `moves`
+        rows = game.legal_rows()  # in the order of `moves`
         root_rows = self._root_rows(game, rows)
         if self.threads > 1 and self.trees > 1:
             with ThreadPoolExecutor(min(self.threads, self.trees)) as pool:

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from carcassonne_env import Game, Move
+from carcassonne_env.bots.base import forced_move
 from carcassonne_env.checks import check_choice, check_int, check_optional_int, check_real
 from carcassonne_env.core import config as C
 from carcassonne_env.core.actions import turn_actions
@@ -48,7 +49,6 @@ from carcassonne_env.core.turn import apply_move_auto
 from carcassonne_env.encoding import WindowOverflowError
 
 from . import puct_kernel as K
-from .base import forced_move
 from .candidate_forward import CandidateForward
 from .sb3_policy import SB3Agent, observer_of, torch_threads
 
@@ -136,14 +136,14 @@ class PUCTAgent:
     def _evaluate(self, view: Game) -> tuple[np.ndarray, np.ndarray, float]:
         """(legal rows, their priors, expected final margin in points for the seat to
         move) of the position in `view`."""
-        rows = view._legal_rows()
-        enc = self.net._encoder(view)
-        seat = int(view._st.sc[C.SC_SEAT])
+        rows = view.legal_rows()
+        enc = self.net.encoder_for(view)
+        seat = int(view.state.sc[C.SC_SEAT])
         forward = self._candidate_forward()
         try:
             obs = self._observe(view, enc) if forward else self.net.observe(view)
         except WindowOverflowError:  # nothing visible: uniform priors, no value
-            return rows, np.full(len(rows), 1.0 / len(rows)), _margin(view._st, seat)
+            return rows, np.full(len(rows), 1.0 / len(rows)), _margin(view.state, seat)
         if forward:  # a candidate model: its network jitted, on the present candidates
             actions = obs["candidate_actions"]
             n = int(np.count_nonzero(actions >= 0))  # (present candidates come first)
@@ -216,7 +216,7 @@ class PUCTAgent:
         (`value_base`)."""
         columns = self._base_columns(enc)
         if columns is None:
-            return _margin(view._st, int(view._st.sc[C.SC_SEAT]))
+            return _margin(view.state, int(view.state.sc[C.SC_SEAT]))
         proj = np.asarray(features[columns], np.float64) * 100.0
         if view.rules.variant == "solo":
             return float(proj.min())
@@ -224,6 +224,8 @@ class PUCTAgent:
 
     # ------------------------------------------------------------------ search
     def act(self, game: Game) -> Move:
+        """The move the PUCT search chooses from `game` (most visited, or sampled by
+        temperature)."""
         if (forced := forced_move(game)) is not None:
             return forced
         moves = game.legal_moves()
@@ -252,7 +254,7 @@ class PUCTAgent:
         self._mt[0] = np.uint64(int(self._rng.integers(2**63)))
         n = 0
         while True:
-            copy_into(sim, game._st)
+            copy_into(sim, game.state)
             shuffle_undrawn(sim, self._mt)
             self._simulate(root, sim, view)
             n += 1
@@ -269,8 +271,8 @@ class PUCTAgent:
         """`search` for a candidate model: the same search in `agents.puct_kernel`, in
         batches of simulations (a time budget: each batch sized to end by the deadline,
         after the first's single simulation measured the pace)."""
-        st = game._st
-        enc = self.net._encoder(game)
+        st = game.state
+        enc = self.net.encoder_for(game)
         columns = self._base_columns(enc)
         key = (enc, st.parent.shape, st.frontier.shape, st.deck.shape)
         if self._kernel is None or self._kernel[0] != key:
@@ -295,7 +297,7 @@ class PUCTAgent:
             else:  # (at least one: a search runs one simulation even past its deadline)
                 pace = (time.perf_counter() - start) / n if n else math.inf
                 batch = max(1, int(0.8 * (deadline - time.perf_counter()) / pace))
-            done = K.search(st, game._ts.tables, sim, tree, batch, per_cell, self._mt, params,
+            done = K.search(st, game.tables, sim, tree, batch, per_cell, self._mt, params,
                             args, agg, cand, net, scratch, path)
             n += done
             over = (n >= self.simulations) if deadline is None else \
@@ -322,16 +324,16 @@ class PUCTAgent:
         return tree
 
     def _scratch(self, game: Game) -> tuple[Any, Game]:
-        st = game._st
+        st = game.state
         if self._buffers is None or self._buffers[0].parent.shape != st.parent.shape or \
                 self._buffers[1].rules != game.rules:
             sim = copy_state(st)
-            self._buffers = (sim, Game._over_state(game.rules, game._ts, sim))
+            self._buffers = (sim, Game.over_state(game.rules, game.tileset, sim))
         return self._buffers[0], self._buffers[1]
 
     def _expand(self, view: Game) -> _Node:
         rows, prior, estimate = self._evaluate(view)
-        return _Node(rows, prior, estimate, int(view._st.sc[C.SC_SEAT]))
+        return _Node(rows, prior, estimate, int(view.state.sc[C.SC_SEAT]))
 
     def _simulate(self, root: _Node, sim: Any, view: Game) -> None:
         """One simulation from the root on the determinised state `sim` (changed)."""
@@ -412,8 +414,8 @@ def row_probabilities(view: Game, enc: Any, rows: np.ndarray, logits: np.ndarray
 def _play(node: _Node, k: int, sim: Any, view: Game) -> bool:
     """Play edge k of `node` on `sim` (the state under `view`); False when the game ended."""
     h, x, y, r, slot = (int(v) for v in node.rows[k])
-    apply_move_auto(sim, view._ts.tables, h, x, y, r, slot)
-    view._legal = None  # the view's cached legal moves belong to the old state
+    apply_move_auto(sim, view.tables, h, x, y, r, slot)
+    view.forget_legal_moves()  # they belong to the old state
     return not sim.sc[C.SC_DONE]
 
 

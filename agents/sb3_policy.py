@@ -29,7 +29,7 @@ from carcassonne_env.encoding import (
     WindowOverflowWarning,
 )
 from carcassonne_env.envs.for_model import candidate_shape, saved_policy_module
-from carcassonne_env.layout import SIBLINGS, check_package
+from carcassonne_env.shadowing import SIBLINGS, check_package
 
 # Trained models shipped inside the package (package data); `sb3:model=NAME` finds them.
 MODELS_DIR = Path(__file__).resolve().parent / "models"
@@ -170,8 +170,10 @@ class SB3Agent:
         self._heuristic = HeuristicAgent()  # evaluates the moves for a move-prior model
         self.fallbacks = 0
 
-    def _encoder(self, game: Game) -> Encoder:
-        key = (game.rules, game._ts)
+    def encoder_for(self, game: Game) -> Encoder:
+        """The encoder that lays out `game` as the model's observation (its window, action
+        mode and features; made once per rule set)."""
+        key = (game.rules, game.tileset)
         if key not in self._encoders:
             n_actions = int(self.model.action_space.n)
             board_shape = self.model.observation_space["board"].shape
@@ -180,7 +182,7 @@ class SB3Agent:
             modes = (self.action_mode,) if self.action_mode else ACTION_MODES
             fits = [enc for mode in modes if not K or mode == "turn"  # candidates: whole turns
                     for features in OBS_FEATURES
-                    for enc in [Encoder(game.rules, self.board_size, mode, tileset=game._ts,
+                    for enc in [Encoder(game.rules, self.board_size, mode, tileset=game.tileset,
                                         obs_features=features, candidate_moves=K)]
                     if (enc.n_actions, enc.board_shape, enc.n_features)
                     == (n_actions, board_shape, n_features)
@@ -213,7 +215,7 @@ class SB3Agent:
         diffs = [{k: v for k, v in _space_options(rules).items() if v != ours[k]}
                  for rules in trained]
         if not all(diffs):  # the rules fit: the action mode does not
-            sizes = {m: Encoder(game.rules, self.board_size, m, tileset=game._ts).n_actions
+            sizes = {m: Encoder(game.rules, self.board_size, m, tileset=game.tileset).n_actions
                      for m in ACTION_MODES}
             fits = [m for m, n in sizes.items() if n == n_actions]
             if self.action_mode and fits:
@@ -222,7 +224,7 @@ class SB3Agent:
                         f"({sizes[self.action_mode]} actions)")
             return f"the model has {n_actions} actions, this game's action modes give {sizes}"
         space = self.model.observation_space
-        enc = Encoder(game.rules, self.board_size, tileset=game._ts,
+        enc = Encoder(game.rules, self.board_size, tileset=game.tileset,
                       obs_features=model_env_options(self.model, trained[0].variant == "solo"
                                                      ).get("obs_features", "standard"))
         planes = (f"{space['board'].shape[2]} board planes and {space['features'].shape[0]} "
@@ -256,7 +258,7 @@ class SB3Agent:
         """The policy's move; a uniformly random legal move (counted in `fallbacks`, one
         warning) if the board has outgrown the model's window so far that no legal move
         is visible in it."""
-        enc = self._encoder(game)
+        enc = self.encoder_for(game)
         try:
             obs = self.observe(game)
         except WindowOverflowError as err:
@@ -277,7 +279,7 @@ class SB3Agent:
         """The model's observation of `game` for the seat to move, with its action mask
         (and the heuristic's move prior if the model takes it); raises
         WindowOverflowError when no legal move fits the model's window."""
-        enc = self._encoder(game)
+        enc = self.encoder_for(game)
         obs = enc.encode(game, observer_of(game))
         if PRIOR_KEY in self.model.observation_space.spaces:  # the model takes the prior
             obs[PRIOR_KEY] = game_prior(game, enc, self._heuristic)

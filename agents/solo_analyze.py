@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from carcassonne_env import Game, Move, Rules
-from carcassonne_env.game import check_record
+from carcassonne_env.records import check_record
 
 from .base import make_agent
 
@@ -94,6 +94,7 @@ class SoloAnalysis:
         return "\n".join(lines) + "\n\n" + self.summary() + "\n"
 
     def to_dict(self) -> dict[str, Any]:
+        """This analysis as JSON-ready data."""
         return {"bot": self.bot, "result": self.result, "end_reason": self.end_reason,
                 "min_loss": self.min_loss, "summary": self.summary(),
                 "total_lost": self.total_lost, "moves": [asdict(m) for m in self.moves]}
@@ -130,8 +131,8 @@ def analyze_record(record: dict[str, Any], bot: str = "solo-search", seed: int =
         played = Move(m["x"], m["y"], m["rotation"], m.get("follower"))
         legal = game.legal_moves()
         if played not in legal:  # an alias of a follower location, or illegal
-            args = game._resolve(played)  # IllegalMoveError (a ValueError) if illegal
-            found = [i for i, r in enumerate(game._legal_rows().tolist()) if r == args]
+            args = game.row_of(played)  # IllegalMoveError (a ValueError) if illegal
+            found = [i for i, r in enumerate(game.legal_rows().tolist()) if r == args]
             played = legal[found[0]]
         colour, tile = int(game.current_player), str(game.current_tile)
         if len(legal) == 1:

@@ -22,7 +22,7 @@ Per move:
 The budget is `samples` determinisations per move, or wall time (`seconds` > 0: rounds
 continue until the time is spent; then the result depends on the machine).
 
-Learned guidance (issue 25, `guide`): a trained policy (e.g. the RL-only ``ppo_solo_rl``,
+Learned guidance (`guide`): a trained policy (e.g. the RL-only ``ppo_solo_rl``,
 one forward pass per move with one torch thread, never inside the rollouts) gives a
 probability to every legal move. Its `guide_k` most likely moves join the heuristic's
 `top_k` as candidates, and `guide_weight` times a candidate's probability is added to
@@ -44,12 +44,12 @@ import warnings
 import numpy as np
 
 from carcassonne_env import Game, Move
+from carcassonne_env.bots.base import forced_move
 from carcassonne_env.bots.heuristic import HeuristicAgent
 from carcassonne_env.checks import check_int, check_optional_int, check_real
 from carcassonne_env.core.state import copy_state, max_legal_rows
 
-from .base import forced_move
-from .search import candidate_values
+from .search_kernels import candidate_values
 
 
 class SoloSearchAgent:
@@ -100,14 +100,14 @@ class SoloSearchAgent:
 
             self._guide = guide if isinstance(guide, SB3Agent) else SB3Agent(guide)
         self._heuristic = HeuristicAgent(**weights)
-        self._w = self._heuristic._w
+        self._w = self._heuristic.weight_array
         self._rng = random.Random(check_optional_int("seed", seed))
         self._buffers: dict = {}
         #: After each move: [(move, samples, mean value)] of the candidates, best first.
         self.last_stats: list[tuple[Move, int, float]] = []
 
     def _scratch(self, game: Game) -> tuple:
-        st, ts = game._st, game._ts
+        st, ts = game.state, game.tileset
         key = (st.ptype.shape[0], ts)
         if key not in self._buffers:
             n_rows = max_legal_rows(st)
@@ -130,7 +130,7 @@ class SoloSearchAgent:
         if game.done:
             raise ValueError("the game is over")
         legal, h_values = self._heuristic.move_values(game)
-        rows = game._legal_rows()
+        rows = game.legal_rows()
         order = np.argsort(-h_values, kind="stable")
         keep = list(order[: self.top_k])
         bonus = None
@@ -160,7 +160,7 @@ class SoloSearchAgent:
             done = 0
             while True:
                 cand = np.ascontiguousarray(rows[alive])
-                candidate_values(game._st, game._ts.tables, cand, len(alive),
+                candidate_values(game.state, game.tables, cand, len(alive),
                                  self._rng.getrandbits(63), self.depth, self._w, *buffers,
                                  out)
                 for j, i in enumerate(alive):
@@ -197,7 +197,7 @@ class SoloSearchAgent:
         from .sb3_policy import torch_threads
 
         net = self._guide
-        enc = net._encoder(game)
+        enc = net.encoder_for(game)
         try:
             with warnings.catch_warnings():  # moves outside the window: probability 0
                 warnings.simplefilter("ignore", WindowOverflowWarning)
@@ -213,6 +213,7 @@ class SoloSearchAgent:
         return np.zeros(len(rows)) if probs is None else probs
 
     def act(self, game: Game) -> Move:
+        """The move with the best mean over sampled stack orders (solo variant)."""
         if (forced := forced_move(game)) is not None:
             self.last_stats = [(forced, 0, 0.0)]
             return forced

@@ -30,7 +30,7 @@ from carcassonne_env.checks import check_int, check_real
 from carcassonne_env.cli_errors import Interrupted
 from carcassonne_env.core.state import copy_state, max_legal_rows
 
-from .search import rollout_results
+from .search_kernels import rollout_results
 
 _TOP_KS = (4, 8, 16, 32, 0)  # 0: every legal move
 
@@ -52,6 +52,7 @@ class SoloSolution:
     end_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """This solution as JSON-ready data (the line's moves and its score)."""
         placed = [m for m in self.record["moves"] if "decision" not in m]
         return {"deal": self.deal, "rules": self.rules.to_dict(), "result": self.result,
                 "end_reason": self.end_reason,
@@ -65,7 +66,7 @@ def _pass(deal: int, rules: Rules, top_k: int, heuristic: HeuristicAgent, deadli
           ) -> tuple[Game, int] | None:
     """One pilot pass; None if the deadline came first. Returns (game, best rollout)."""
     game = Game(rules, seed=deal)
-    st, ts = game._st, game._ts
+    st, ts = game.state, game.tileset
     n_rows = max_legal_rows(st)
     buf = (copy_state(st), copy_state(st), copy_state(st), np.zeros((n_rows, 5), np.int64),
            np.zeros(n_rows), np.zeros(st.scores.shape[0]), np.zeros(len(ts.names), np.int64))
@@ -74,13 +75,13 @@ def _pass(deal: int, rules: Rules, top_k: int, heuristic: HeuristicAgent, deadli
         if time.perf_counter() > deadline:
             return None
         legal, values = heuristic.move_values(game)
-        rows = game._legal_rows()
+        rows = game.legal_rows()
         order = np.argsort(-values, kind="stable")  # first of ties: the policy's own move
         keep = order if top_k == 0 else order[:top_k]
         cand = np.ascontiguousarray(rows[keep])
         lo = np.zeros(len(keep), np.int64)
         total = np.zeros(len(keep), np.int64)
-        rollout_results(st, ts.tables, cand, len(keep), heuristic._w, *buf, lo, total)
+        rollout_results(st, ts.tables, cand, len(keep), heuristic.weight_array, *buf, lo, total)
         if first is None:
             first = int(lo[0])
         best = max(range(len(keep)), key=lambda j: (lo[j], total[j], -j))

@@ -182,8 +182,10 @@ def _cold_command(tree: Path, measure: str) -> list[str]:
     elif measure == "cold-quickstart":
         code = QUICK_START
     else:
-        cli = (tree / "carcassonne_env" / "cli.py").read_text(encoding="utf-8")
-        jobs = ", '--jobs', '2'" if "--jobs" in cli else ""
+        cli = tree / "carcassonne_env" / "cli"  # a package since the command-line split
+        sources = cli.glob("*.py") if cli.is_dir() else [cli.with_suffix(".py")]
+        jobs = ", '--jobs', '2'" if any(
+            "--jobs" in f.read_text(encoding="utf-8") for f in sources) else ""
         code = f"from carcassonne_env.cli import main; main(['warmup'{jobs}])"
     return [sys.executable, "-c", code]
 

@@ -1,4 +1,4 @@
-"""The published solo results (docs/solo_results.md, issue 15 section 4) from result files.
+"""The published solo results (docs/solo_results.md) from result files.
 
     python -m benchmarks.solo_results_table results/solo/lab/table \\
         --png docs/images/solo_results.png

@@ -23,10 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import split_specs, warm_up
+from agents.base import warm_up
 from agents.solo_bench import play_deal
 from agents.stats import mean_interval
 from carcassonne_env import Rules
+from carcassonne_env.bots.base import split_specs
 
 
 def summarise(rows: dict[str, list[dict]]) -> str:

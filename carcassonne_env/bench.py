@@ -28,10 +28,10 @@ TARGETS = {
     "Solo-v0 env steps/s": 20_000,
     "vector env steps/s (N=64)": 100_000,
     "vector env steps/s (N=256)": 100_000,
-    # issue 13: VsBots vector env (2 players) beside SoloVectorEnv, one run
+    # VsBots vector env (2 players) beside SoloVectorEnv, one run
     "VsBots vector steps/s (N=256, random)": 50_000,
     "VsBots/solo ratio (random)": 0.45,
-    # issue 14: the expansions within 1.5x of the base game (per decision / env step)
+    # the expansions within 1.5x of the base game (per decision / env step)
     **{f"{measure} ratio to base ({label})": round(1 / 1.5, 2)
        for measure in ("playout decisions", "AEC env steps")
        for label in ("Inns & Cathedrals", "both expansions", "both, tiles only")},
@@ -74,7 +74,7 @@ def bench_playouts(games: int, repeats: int, rules: Rules | None = None
     """Jitted random playouts, 2 players, base game with farms (or `rules`), one
     thread."""
     game = Game(rules or Rules(players=2), seed=0)
-    ts, st = game._ts, game._st
+    ts, st = game.tileset, game.state
     deck = np.array(ts.full_deck(), np.int8)
     rng = np.ones(1, np.uint64)
     P = st.scores.shape[0]
@@ -121,7 +121,7 @@ def bench_clone(repeats: int) -> dict[str, float]:
     n = 2000
     py, jit = [], []
     other = g.clone()
-    copy_into(other._st, g._st)
+    copy_into(other.state, g.state)
     for _ in range(repeats):
         t0 = time.perf_counter()
         for _ in range(n):
@@ -129,9 +129,9 @@ def bench_clone(repeats: int) -> dict[str, float]:
         py.append((time.perf_counter() - t0) / n * 1e6)
         t0 = time.perf_counter()
         for _ in range(n):
-            copy_into(other._st, g._st)
+            copy_into(other.state, g.state)
         jit.append((time.perf_counter() - t0) / n * 1e6)
-    size = 8 * g._st.live_words
+    size = 8 * g.state.live_words
     return {
         "Game.clone() us": statistics.median(py),
         "copy_into() us (called from Python)": statistics.median(jit),
@@ -183,7 +183,7 @@ def bench_envs(steps: int, repeats: int) -> dict[str, float]:
                       lambda: np.flatnonzero(solo.action_masks()), steps)
             for _ in range(repeats)),
     }
-    # The same with the aggregate observation (issue 13 section 2): its price per step.
+    # The same with the aggregate observation: its price per step.
     agg = gymnasium.make("Carcassonne/Solo-v0", obs_features="aggregate").unwrapped
     results["Solo-v0 env steps/s (aggregate obs)"] = statistics.median(
         _env_rate(lambda: agg.reset(seed=0), lambda a: agg.step(a)[2],
@@ -280,18 +280,18 @@ def bench_vs_bots(steps: int, repeats: int, num_envs: int = 256) -> dict[str, fl
     rate = _vector_rate(VsBotsVectorEnv(n, opponents="random"), batches, repeats, "first")
     results[f"VsBots vector steps/s (N={n}, random, first legal)"] = rate
     results["VsBots/solo ratio (random, first legal)"] = rate / solo
-    # The aggregate observation's price in the batched env (issue 13 section 2).
+    # The aggregate observation's price in the batched env.
     agg = VsBotsVectorEnv(n, opponents="random", obs_features="aggregate")
     results[f"VsBots vector steps/s (N={n}, random, aggregate obs)"] = _vector_rate(
         agg, batches, repeats, "random")
-    # The candidate-move observation's price (issue 25: >= 25,000 learner steps/s).
+    # The candidate-move observation's price (>= 25,000 learner steps/s).
     cand = VsBotsVectorEnv(n, opponents="random", candidate_moves=128)
     results[f"VsBots vector steps/s (N={n}, random, candidate_moves=128)"] = _vector_rate(
         cand, max(batches // 10, 3), repeats, "random")
     return results
 
 
-#: The expansion rule sets of the speed rows (issue 14: within 1.5x of the base game).
+#: The expansion rule sets of the speed rows (within 1.5x of the base game).
 EXPANSION_RULES = {
     "Inns & Cathedrals": {"expansions": ["inns_cathedrals"]},
     "both expansions": {"expansions": ["inns_cathedrals", "traders_builders"]},

@@ -1,5 +1,5 @@
 """How the command lines (`carcassonne` and the training scripts) end on a user's mistake
-or a Ctrl-C: in one line, never a usage block or a traceback (issue 28)."""
+or a Ctrl-C: in one line, never a usage block or a traceback."""
 
 from __future__ import annotations
 

@@ -39,13 +39,8 @@ from .core.aggregates import (
     CAP_TILES,
     N_AGG_FIXED,
 )
-from .core.candidates import (
-    HEAD_FIXED,
-    N_SLOTS,
-    SLOT_FIXED,
-    n_columns,
-    new_closers_memo,
-)
+from .core.candidate_columns import HEAD_FIXED, N_SLOTS, SLOT_FIXED, n_columns
+from .core.closers import new_closers_memo
 from .core.encode import (
     MODE_FOLLOWER,
     MODE_PLACE,
@@ -56,7 +51,7 @@ from .core.encode import (
 )
 from .core.observe import observe
 from .core.state import STATE, copy_state, state_rows
-from .game import Game, Move
+from .game import Game, IllegalMoveError, Move
 from .rules import Rules
 from .tiles import TileSet, tileset_for
 
@@ -216,7 +211,7 @@ class Encoder:
         self._buffers = self._buffers_for = None  # the observe pass's, sized by the game
         self.subtiles = subtile_table(self.tileset)
         self.last_outside = 0
-        self._warned = False
+        self.overflow_warned = False
         self._rows = np.empty((0, 5), np.int64)
         self._pend = np.full(5, -1, np.int64)
         self._no_mask = np.empty(0, np.int8)
@@ -310,18 +305,19 @@ class Encoder:
         return spaces.Dict(parts)
 
     def action_space(self) -> spaces.Discrete:
+        """The action space: `Discrete(n_actions)` in the action mode's layout."""
         return spaces.Discrete(self.n_actions)
 
     # ------------------------------------------------------------------ encoding
     def window_origin(self, game: Game) -> tuple[int, int]:
         """(x, y) of the window's top-left cell in game coordinates (the formula of
         `core.encode.window_origin`, in Python: a jitted call would cost more)."""
-        x_min, y_min, x_max, y_max = game._bounding_box()
+        x_min, y_min, x_max, y_max = game.bounding_box()
         half = (self.board_size - 1) // 2
         return (x_min + x_max) // 2 - half, (y_min + y_max) // 2 - half
 
     def _check(self, game: Game) -> None:
-        if game.rules != self.rules or game._ts is not self.tileset:
+        if game.rules != self.rules or game.tileset is not self.tileset:
             raise ValueError("this encoder was built for other rules or another tile set")
 
     def encode(self, game: Game, observer: int, pending: tuple | None = None,
@@ -346,7 +342,7 @@ class Encoder:
             dirty[:] = 0
         else:  # unknown contents: clear everything
             dirty[:] = (0, self.board_shape[0], 0, self.board_shape[1], 0, self.n_actions)
-        st = game._st
+        st = game.state
         pend = self._pend
         if pending is None:
             pend[:] = -1
@@ -378,7 +374,7 @@ class Encoder:
         self.last_candidates = int(n_cand)
         self.last_outside = int(outside)
         if outside and with_mask:
-            self._overflow(game, n, outside)
+            self.report_overflow(game, n, outside)
         return out
 
     def scratch_buffers(self, st) -> tuple:
@@ -440,15 +436,18 @@ class Encoder:
 
     def action_mask(self, game: Game, pending: tuple | None = None) -> np.ndarray:
         """Just the action mask (see `encode`)."""
-        return self.encode(game, int(game._st.sc[C.SC_SEAT]), pending)["action_mask"]
+        return self.encode(game, int(game.state.sc[C.SC_SEAT]), pending)["action_mask"]
 
-    def _overflow(self, game: Game, n: int, outside: int) -> None:
+    def report_overflow(self, game: Game, n: int, outside: int) -> None:
+        """Apply `on_overflow` to a decision of `game` where `outside` of its `n` legal
+        moves lie outside the window: WindowOverflowError when none fits or the policy is
+        "raise", else one WindowOverflowWarning per encoder (`overflow_warned`)."""
         what = (f"{outside} of {n} legal moves lie outside the {self.board_size}-cell "
-                f"window (bounding box {game._bounding_box()})")
+                f"window (bounding box {game.bounding_box()})")
         if outside == n or self.on_overflow == "raise":
             raise WindowOverflowError(f"{what}; use a larger board_size")
-        if not self._warned:
-            self._warned = True
+        if not self.overflow_warned:
+            self.overflow_warned = True
             warnings.warn(f"{what}; they are masked out (warned once per encoder)",
                           WindowOverflowWarning, stacklevel=3)
 
@@ -498,10 +497,10 @@ class Encoder:
         ValueError if the move is illegal or lies outside the window."""
         self._check(game)
         game.legal_moves()  # fills the game's cache: move -> core row
-        row = game._legal.get(move)
-        if row is None:
-            raise ValueError(f"{move} is not a legal move (use its canonical follower name)")
-        h, x, y, r, slot = row
+        try:
+            h, x, y, r, slot = game.row_of(move)
+        except IllegalMoveError as err:
+            raise ValueError(f"{move} is not a legal move: {err}") from None
         x0, y0 = self.window_origin(game)
         B = self.board_size
         col, wrow = x - x0, y - y0
@@ -515,9 +514,9 @@ class Encoder:
 def _hand_tile(game: Game, h: int, x: int, y: int) -> int:
     """The tile a move at (x, y) of hand index `h` concerns: the hand's tile, or at a
     scoring decision (scoring_order="player") the tile on the board at (x, y)."""
-    st = game._st
+    st = game.state
     if game.decision not in ("place", None):
-        i = game._cell_index(x, y)
+        i = game.cell_index(x, y)
         return int(st.ptype[i]) if i >= 0 else -1
     if game.rules.hand_size > 1:
         return int(st.hands[st.sc[C.SC_SEAT], h])

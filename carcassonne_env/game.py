@@ -4,12 +4,10 @@ in `carcassonne_env.core`."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from functools import cache
-from importlib import resources
 from sys import getrefcount
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -22,12 +20,12 @@ from .core.queries import feature_tiles
 from .core.scoring import feature_points, majority
 from .core.state import GameState, copy_state, copy_whole, make_state, max_legal_rows
 from .core.turn import apply_move, check_move, legal_moves, reset, solo_ends_after_turn
+from .moves import IllegalMoveError, Move, PlacedTile, ScoringChoice, ScoringEvent
+from .records import RECORD_FORMAT, RECORD_VERSION, check_outcome, check_record, check_seats
 from .rules import Rules
 from .text import render_board
 from .tiles import TileSet, tileset_for
 
-RECORD_FORMAT = "carcassonne-env/record"
-RECORD_VERSION = 1
 MAX_TILES = 2000  # keeps segment and board indices inside the core's int16 arrays
 
 
@@ -97,70 +95,7 @@ def _full_deck(ts: TileSet) -> np.ndarray:
     return deck
 
 
-class IllegalMoveError(ValueError):
-    """A move that the rules do not allow in the current state (the state is unchanged)."""
-
-
-class Move(NamedTuple):
-    """One turn: put the tile at (x, y) turned `rotation` quarter turns clockwise, and
-    optionally a follower on `follower` (e.g. ``"city:N"``, ``"field:S_w"``,
-    ``"monastery"``; board frame, after rotation). `tile` picks the tile from the hand
-    in the strategic variant (``hand_size > 1``). `figure` is the kind of figure put on
-    `follower`: ``"follower"`` (default) or, with the expansions in full mode,
-    ``"large"`` (Inns & Cathedrals), ``"builder"``, ``"pig"`` (Traders & Builders;
-    `Rules.figures`)."""
-
-    x: int
-    y: int
-    rotation: int
-    follower: str | None = None
-    tile: str | None = None
-    figure: str = "follower"
-
-
-class PlacedTile(NamedTuple):
-    """A tile on the board; `follower` is ``(seat, location)`` while a figure stands on
-    it, `figure` its kind (``"follower"``, ``"large"``, ``"builder"``, ``"pig"``; None
-    without one)."""
-
-    tile: str
-    rotation: int
-    follower: tuple[int, str] | None
-    figure: str | None = None
-
-
-class ScoringEvent(NamedTuple):
-    """One scoring. `points` is what each seat in `scorers` got; `majority` are the seats
-    with most followers on the feature (in solo a majority colour may not score), or
-    with most tokens of a trade good. `detail` names what set the points, with the
-    expansions in full mode: "inn", "cathedral" (road / city events), "pig" (the farm
-    points of the pig's owner), the good of a "goods" event ("wine", "grain",
-    "cloth"); None otherwise."""
-
-    turn: int
-    kind: str  # "road", "city", "monastery", "field", "follower" (solo end bonus), "goods"
-    tiles: tuple[tuple[int, int], ...]
-    points: int
-    majority: tuple[int, ...]
-    scorers: tuple[int, ...]
-    final: bool
-    detail: str | None = None
-
-
 _EVENT_KINDS = (*C.KINDS, "follower", "goods")
-
-
-class ScoringChoice(NamedTuple):
-    """One option of a scoring decision (solo, ``scoring_order="player"``): `move` (play
-    it to choose this option) names a follower on the feature to score, or the end-bonus
-    follower. `kind` is "road", "city", "monastery" or "follower"; `points` what each
-    colour of `majority` gets if one of them is lowest when it is scored (else 0)."""
-
-    move: Move
-    kind: str
-    tiles: tuple[tuple[int, int], ...]
-    points: int
-    majority: tuple[int, ...]
 
 
 _MESSAGES = {
@@ -267,6 +202,41 @@ class Game:
             view = self.__dict__[name] = getattr(self._st, name[1:])
             return view
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    # ------------------------------------------------------------------ the core underneath
+    # What bots, envs and searches use to work on the numba core directly: the packed
+    # state, the tile tables and moves as core rows (hand index, x, y, rotation, slot).
+    @property
+    def state(self) -> GameState:
+        """The packed core state this game plays on (`carcassonne_env.core.state`).
+        Change it through `play` / `play_row`; code that changes it through the core
+        directly calls `forget_legal_moves()` afterwards."""
+        return self._st
+
+    @property
+    def tileset(self) -> TileSet:
+        """The tile set of this game's rules (names, slot names, tables)."""
+        return self._ts
+
+    @property
+    def tables(self) -> Any:
+        """The packed tile tables the core functions take beside the state."""
+        return self._ts.tables
+
+    @property
+    def moves_played(self) -> list[dict[str, Any]]:
+        """The move log as in `to_record()["moves"]` (a copy)."""
+        return [dict(m) for m in self._moves]
+
+    def forget_legal_moves(self) -> None:
+        """Drop the cached legal moves: the state was changed outside `play`."""
+        self._legal = None
+
+    def row_of(self, move: Move) -> list[int]:
+        """The core row of a legal `move`; `IllegalMoveError` with the reason otherwise."""
+        _check_move_types(move)  # before the cache: Move(0.0, ...) == Move(0, ...) there
+        row = self._legal.get(move) if self._legal is not None else None
+        return row if row is not None else self._resolve(move)
 
     # ------------------------------------------------------------------ state
     @property
@@ -413,7 +383,7 @@ class Game:
         if self._legal is None:
             self._legal = {}
             st, ts = self._st, self._ts
-            rows = self._legal_rows()
+            rows = self.legal_rows()
             if self._sc[C.SC_PHASE] != C.PHASE_PLACE:
                 for row in rows.tolist():
                     self._legal[Move(*row[1:4], self._slot_name_at(*row[1:3], row[4]))] = row
@@ -442,7 +412,7 @@ class Game:
         S, o = n_segments(st), st.ptype.shape[0]
         out = []
         for move, row in zip(self.legal_moves(), self._legal.values(), strict=True):
-            g = self._cell_index(move.x, move.y) * S + row[4]
+            g = self.cell_index(move.x, move.y) * S + row[4]
             if self._sc[C.SC_PHASE] == C.PHASE_BONUS:
                 out.append(ScoringChoice(move, "follower", ((move.x, move.y),), 2,
                                          (int(st.owner[g]),)))
@@ -464,7 +434,7 @@ class Game:
         k = auto_choice(self._st, self._ts.tables, solo_ends_after_turn(self._st))
         return self.legal_moves()[k]
 
-    def _cell_index(self, x: int, y: int) -> int:
+    def cell_index(self, x: int, y: int) -> int:
         """Placement index of the tile at (x, y), -1 if none (also off the board)."""
         o = self._st.ptype.shape[0]
         bx, by = x + o, y + o
@@ -474,7 +444,7 @@ class Game:
 
     def _slot_name_at(self, x: int, y: int, slot: int) -> str:
         """Canonical name of segment `slot` of the tile at (x, y) (board frame)."""
-        i = self._cell_index(x, y)
+        i = self.cell_index(x, y)
         st = self._st
         return self._ts.slot_names[int(st.ptype[i])][int(st.prot[i])][slot]
 
@@ -490,13 +460,14 @@ class Game:
         except Exception:  # noqa: BLE001 (interpreter shutdown, half-built game)
             pass
 
-    def _legal_rows(self) -> np.ndarray:
-        """Every legal move as core rows (hand index, x, y, rotation, slot; -1 = none)."""
+    def legal_rows(self) -> np.ndarray:
+        """Every legal move as core rows, int64[n, 5]: hand index, x, y, rotation, slot
+        (figure * max_segments + segment; -1: no follower). `play_row(*row)` plays one."""
         rows = np.empty((self._rows_per_cell * max(int(self._sc[C.SC_NFRONT]), 1), 5),
                         np.int64)
         return rows[: _core_calls(self._ts)[0](self._st, self._ts.tables, rows)]
 
-    def _bounding_box(self) -> tuple[int, int, int, int]:
+    def bounding_box(self) -> tuple[int, int, int, int]:
         """(x_min, y_min, x_max, y_max) of the placed tiles."""
         sc, o = self._sc, self._st.ptype.shape[0]
         return (int(sc[C.SC_XMIN]) - o, int(sc[C.SC_YMIN]) - o,
@@ -508,22 +479,18 @@ class Game:
         the state untouched; TypeError if `move` is not a `Move` or a tuple of its fields."""
         if not isinstance(move, Move):
             move = _as_move(move)
-        _check_move_types(move)  # before the cache: Move(0.0, ...) == Move(0, ...) there
-        args = self._legal.get(move) if self._legal is not None else None
-        if args is None:
-            args = self._resolve(move)
-        self._apply(*args, follower=move.follower)
+        self.play_row(*self.row_of(move), follower=move.follower)
 
-    def _apply(self, h: int, x: int, y: int, r: int, slot: int,
-               follower: str | None = None) -> None:
-        """Play a move given as a legal core row (the envs' path: no validation here) and
-        log it; `follower` defaults to the slot's canonical name (slot: figure * S +
-        segment)."""
+    def play_row(self, h: int, x: int, y: int, r: int, slot: int,
+                 follower: str | None = None) -> None:
+        """Play a move given as a legal core row (a row of `legal_rows()`; the envs' path:
+        not validated here) and log it; `follower` defaults to the slot's canonical name
+        (slot: figure * S + segment)."""
         st, ts = self._st, self._ts
         seat = int(self._sc[C.SC_SEAT])
         decision = C.PHASES[self._sc[C.SC_PHASE]]
         if decision != "place":  # a scoring choice names a follower on the board
-            t = int(st.ptype[self._cell_index(x, y)])
+            t = int(st.ptype[self.cell_index(x, y)])
         else:
             t = int(st.hands[seat, h] if self.rules.hand_size > 1 else self._sc[C.SC_TILE])
         S = ts.max_segments  # = the core's segment slots (a jitted call costs more)
@@ -598,7 +565,7 @@ class Game:
         """Core arguments of a scoring choice (`decision` is not "place")."""
         st, ts = self._st, self._ts
         x, y, r = fmt["x"], fmt["y"], fmt["rotation"]
-        i = self._cell_index(x, y)
+        i = self.cell_index(x, y)
         slot = -2
         if i >= 0 and move.follower is not None and int(st.prot[i]) == r:
             slot = ts.slot_aliases[int(st.ptype[i])][r].get(move.follower, -2)
@@ -626,10 +593,11 @@ class Game:
 
     # ------------------------------------------------------------------ copies and records
     @classmethod
-    def _over_state(cls, rules: Rules, tileset: TileSet, st: GameState,
-                    seed: int | None = None) -> Game:
-        """A Game reading (and sharing) a core state that something else drives, such as
-        a vector env's games; its move log is empty."""
+    def over_state(cls, rules: Rules, tileset: TileSet, st: GameState,
+                   seed: int | None = None) -> Game:
+        """A Game reading (and sharing) a core state `st` that something else drives, such
+        as a vector env's games or a search's scratch state; its move log is empty. After
+        the state changes under it, call `forget_legal_moves()`."""
         game = cls.__new__(cls)
         game.rules, game.seed, game._ts = rules, seed, tileset
         game._hold(st)
@@ -694,7 +662,7 @@ class Game:
             raise ValueError(f"malformed record at tile_order: {err}") from None
         game.seed = record.get("seed")
         recorded = record.get("scores", [])
-        _check_seats(record, rules, len(game.scores))
+        check_seats(record, rules, len(game.scores))
         for k, m in enumerate(record["moves"]):
             if game.current_player != m["player"]:
                 raise ValueError(f"move {k}: seat {game.current_player} is to move, "
@@ -707,7 +675,7 @@ class Game:
             if k < len(recorded) and list(recorded[k]) != game.scores:
                 raise ValueError(f"move {k}: replay scores {game.scores} differ from the "
                                  f"record's {list(recorded[k])}")
-        _check_outcome(record, game)
+        check_outcome(record, game)
         return game
 
     def __repr__(self) -> str:
@@ -718,39 +686,6 @@ class Game:
 
     def __str__(self) -> str:
         return render_board(self)
-
-
-def _check_seats(record: dict[str, Any], rules: Rules, width: int) -> None:
-    """ValueError unless the record's scores, result and moves have the seats of its
-    rules (`width` scores per row: the players, or the solo colours)."""
-    seats = f"{width} solo colours" if rules.variant == "solo" else f"{rules.players} players"
-    rows = [(f"scores after move {k}", row) for k, row in enumerate(record.get("scores", []))]
-    if isinstance(record.get("result"), list):
-        rows.append(("result", record["result"]))
-    for where, row in rows:
-        if len(row) != width:
-            raise ValueError(f"the seat count disagrees: the record's rules have {seats} but "
-                             f"its {where} has {len(row)} scores {list(row)}")
-    for k, m in enumerate(record["moves"]):
-        if m["player"] >= width:
-            raise ValueError(f"the seat count disagrees: the record's rules have {seats} but "
-                             f"move {k} is played by seat {m['player']}")
-
-
-def _check_outcome(record: dict[str, Any], game: Game) -> None:
-    """ValueError unless the record's score rows, `result` and `end_reason` are those of
-    the replayed `game` (keys the record leaves out are not checked)."""
-    moves, last = len(record["moves"]), f"move {len(record['moves']) - 1}"
-    recorded = record.get("scores")
-    if recorded is not None and len(recorded) != moves:
-        raise ValueError(f"the record has {moves} moves but scores after {len(recorded)} "
-                         f"moves: after {last} the replay scores are {game.scores}, the "
-                         f"record's last scores {list(recorded[-1]) if recorded else []}")
-    for key in ("result", "end_reason"):
-        if key in record and record[key] != getattr(game, key):
-            raise ValueError(f"after {last} (the last): replay {key} "
-                             f"{getattr(game, key)!r} differs from the record's "
-                             f"{record[key]!r}")
 
 
 @cache
@@ -790,42 +725,6 @@ def _check_move_types(move: Move) -> None:
     for name, v in (("follower", follower), ("tile", tile)):
         if v is not None and not isinstance(v, str):
             raise IllegalMoveError(f"{name} must be None or a string, got {v!r}")
-
-
-@cache
-def _record_validator() -> Any:
-    import jsonschema  # imported on first use: most programs never read a record
-
-    schema = json.loads(resources.files("carcassonne_env").joinpath(
-        "data/record.schema.json").read_text("utf-8"))
-    return jsonschema.Draft202012Validator(schema)
-
-
-def check_record(record: Any) -> None:
-    """Raise ValueError unless `record` follows the record schema
-    (`data/record.schema.json`), naming the first offending field: ``moves[3].y``
-    (move 3), ``rules``, ``tile_order[5]``..."""
-    if not isinstance(record, dict):
-        raise ValueError(f"a game record is a JSON object (dict), got {type(record).__name__}")
-    import jsonschema
-
-    error = jsonschema.exceptions.best_match(_record_validator().iter_errors(record))
-    if error is None:
-        return
-    path = list(error.absolute_path)
-    message = error.message
-    if error.validator == "required":
-        missing = [key for key in error.validator_value if key not in error.instance]
-        path.append(missing[0])
-        message = "missing"
-    elif error.validator == "const" and path in (["format"], ["version"]):
-        message = (f"not a {RECORD_FORMAT} record" if path == ["format"] else
-                   f"unsupported record version {record.get('version')!r} (this release "
-                   f"reads version {RECORD_VERSION})")
-    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
-    if len(path) > 1 and path[0] == "moves":
-        where += f" (move {path[1]})"
-    raise ValueError(f"malformed record at {where}: {message}")
 
 
 def _seats(mask: int) -> tuple[int, ...]:

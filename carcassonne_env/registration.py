@@ -11,13 +11,15 @@ GYM_IDS = {
 # "vector_entry_point") builds the jitted vector env.
 VECTOR_ENTRY_POINTS = {
     "Carcassonne/Solo-v0": "carcassonne_env.envs.vector:SoloVectorEnv",
-    # issue 13: batched games against jitted bots (players=P, opponents=[...])
+    # batched games against jitted bots (players=P, opponents=[...])
     "Carcassonne/VsBots-v0": "carcassonne_env.envs.vector_multi:VsBotsVectorEnv",
 }
 PETTINGZOO_ID = "Carcassonne/Carcassonne-v0"
 
 
 def register_envs() -> None:
+    """Register `Carcassonne/Solo-v0` and `Carcassonne/VsBots-v0` with Gymnasium (once; importing
+    the package does it)."""
     import gymnasium
 
     for env_id, entry_point in GYM_IDS.items():

@@ -44,7 +44,7 @@ def move_text(x: int, y: int, rotation: int, follower: str | None = None,
 
 def tile_glyph(game: Game, name: str, rotation: int) -> list[list[str]]:
     """3x3 characters of one tile (no follower)."""
-    ts = game._ts
+    ts = game.tileset
     t = ts.index(name)
     tb = ts.tables
     code = int(tb.edge_code[t, rotation])

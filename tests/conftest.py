@@ -33,7 +33,7 @@ def _module_file(name: str) -> Path | None:
 
 def _imported_files(path: Path) -> set[Path]:
     """Project files imported by `path` (`from .config import X`, `from carcassonne_env.core
-    import config`, `import agents.evaluation`)."""
+    import config`, `import carcassonne_env.bots.evaluation`)."""
     package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
     out: set[Path] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -83,6 +83,23 @@ os.environ["CARCASSONNE_NO_COMPILE_NOTICE"] = "1"
 # over the candidate pass compiles it into its own code for minutes: the test files that
 # start on it are one xdist_group("candidates"), run by one worker (`--dist loadgroup`,
 # pyproject.toml), so that no entry point compiles on both workers at once.
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist starts its workers
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """On an empty cache with several workers (a cold CI run), compile the package first
+    with `carcassonne warmup` (its parts in parallel processes, each compiled once): left to
+    the workers, each compiles what its tests need, many parts twice."""
+    workers = getattr(session.config.option, "numprocesses", None) or 0
+    cache = Path(os.environ.get("NUMBA_CACHE_DIR", ""))
+    if hasattr(session.config, "workerinput") or not isinstance(workers, int) or (
+            workers < 2 or not cache.is_absolute() or (cache.is_dir() and any(cache.iterdir()))):
+        return
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-m", "carcassonne_env.cli", "warmup", "--quiet",
+                    "--jobs", str(workers)], check=False, cwd=ROOT)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

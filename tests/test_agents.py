@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from agents import Agent, make_agent, registry
-from agents.heuristic import DEFAULT_WEIGHTS, HeuristicAgent
 from agents.mcts import MCTSAgent
 from carcassonne_env import Game, Rules
+from carcassonne_env.bots.heuristic import DEFAULT_WEIGHTS, HeuristicAgent
 
 RULE_SETS = {
     "2p": Rules(),
@@ -91,11 +91,12 @@ UNFIT = {int: ["1.5", "x", "", "true"], float: ["x", "", "1,5"], bool: ["yes", "
 
 @pytest.mark.parametrize("name", sorted(SPEC_OPTIONS))
 def test_spec_options_are_typed_from_the_constructors(name):
-    from agents.base import _bot_class, _option_type
+    from agents.base import agent_class
+    from carcassonne_env.bots.base import option_type
 
     for key, kind in SPEC_OPTIONS[name].items():
-        assert _option_type(_bot_class(name), key) == kind, key
-    assert _option_type(_bot_class(name), "no_such_option") in (None, float)  # **weights
+        assert option_type(agent_class(name), key) == kind, key
+    assert option_type(agent_class(name), "no_such_option") in (None, float)  # **weights
 
 
 @pytest.mark.parametrize("name", sorted(SPEC_OPTIONS))
@@ -158,7 +159,7 @@ def test_mcts_root_statistics_cover_the_root_moves():
     game = Game(seed=2)
     bot = MCTSAgent(seed=1, iterations=300, depth=-1, top_k=0)  # plain ISMCTS
     bot.act(game)
-    rows = {tuple(r) for r in game._legal_rows().tolist()}
+    rows = {tuple(r) for r in game.legal_rows().tolist()}
     assert set(bot.last_stats) == rows  # 300 iterations expand every root move
     assert sum(v for v, _ in bot.last_stats.values()) == 300
     assert all(0.0 <= mean <= 1.0 for _, mean in bot.last_stats.values())
@@ -171,7 +172,7 @@ def test_mcts_top_k_prunes_to_the_heuristics_best():
     bot = MCTSAgent(seed=1, iterations=50, top_k=3, depth=0)
     bot.act(game)
     _, values = HeuristicAgent(seed=0).move_values(game)
-    rows = game._legal_rows().tolist()
+    rows = game.legal_rows().tolist()
     best3 = {tuple(rows[i]) for i in np.argsort(-values, kind="stable")[:3]}
     assert set(bot.last_stats) == best3
 

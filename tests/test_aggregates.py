@@ -194,4 +194,4 @@ def test_a_model_trained_on_the_aggregate_observation_plays_and_gets_its_env():
     bot = SB3Agent(model)
     for _ in range(5):
         game.play(bot.act(game))
-    assert bot._encoder(game).obs_features == "aggregate"
+    assert bot.encoder_for(game).obs_features == "aggregate"

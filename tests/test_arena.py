@@ -38,7 +38,7 @@ def ratings(result) -> list[tuple]:
 def random2(monkeypatch):
     """A third distinct bot spec (a random bot under another name) for multi-table runs;
     only in this process, so only with workers=1."""
-    monkeypatch.setitem(BOTS, "random2", "agents.simple:RandomAgent")
+    monkeypatch.setitem(BOTS, "random2", "carcassonne_env.bots.simple:RandomAgent")
     return "random2"
 
 

@@ -183,5 +183,5 @@ def test_a_candidate_model_gets_its_env_plays_explains_and_exports(solo, tmp_pat
         assert (move.x, move.y, move.rotation, move.follower) in [
             (t["x"], t["y"], t["rotation"], t["follower"]) for t in best]
         game.play(move)
-    assert bot._encoder(game).candidate_moves == K
+    assert bot.encoder_for(game).candidate_moves == K
     assert model_env_options(slim.model) == options

@@ -206,7 +206,7 @@ def test_puct_values_from_the_projected_margin_of_a_projected_reward_model():
         game.play(rng.choice(game.legal_moves()))
     seat = game.current_player
     final = ref.replay_scores(game.to_record(), final=True)[-1]
-    enc = bot.net._encoder(game)
+    enc = bot.net.encoder_for(game)
     features = bot.net.observe(game)["features"]
     assert bot.base(game, enc, features) == pytest.approx(final[seat] - final[1 - seat])
     assert plain.base(game, enc, features) == game.scores[seat] - game.scores[1 - seat]
@@ -242,14 +242,14 @@ def test_puct_network_pass_equals_the_sb3_policy_s():
     for turn in range(30):
         if turn % 10 == 3:
             rows, prior, estimate = bot._evaluate(game)
-            enc, obs = bot.net._encoder(game), bot.net.observe(game)
+            enc, obs = bot.net.encoder_for(game), bot.net.observe(game)
             policy = bot.net.policy
             tensors, _ = policy.obs_to_tensor({k: obs[k] for k in
                                                bot.net.model.observation_space.spaces})
             with torch.no_grad():
                 logits = policy.get_distribution(tensors).distribution.logits[0].numpy()
                 value = float(policy.predict_values(tensors)[0, 0])
-            assert np.array_equal(rows, game._legal_rows())
+            assert np.array_equal(rows, game.legal_rows())
             # (puct's pass is `CandidateForward`: float32 sums in another order than torch's)
             assert prior == pytest.approx(row_probabilities(game, enc, rows, logits / 2),
                                           abs=1e-5)
@@ -264,7 +264,7 @@ def test_puct_search_returns_the_root_visits_in_move_order():
     visits = bot.search(game)
     assert len(visits) == len(game.legal_moves()) and visits.sum() == 6
     best = int(np.argmax(visits))
-    assert bot.last_stats[tuple(game._legal_rows()[best])][0] == visits.max()
+    assert bot.last_stats[tuple(game.legal_rows()[best])][0] == visits.max()
     assert len(bot.root_prior) == len(visits) and bot.root_prior.sum() == pytest.approx(1.0)
 
 

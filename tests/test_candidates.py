@@ -17,7 +17,7 @@ import pytest
 
 from carcassonne_env import Game, Rules
 from carcassonne_env.core import config as C
-from carcassonne_env.core.candidates import HEAD_FIXED, N_SLOTS, SLOT_FIXED
+from carcassonne_env.core.candidate_columns import HEAD_FIXED, N_SLOTS, SLOT_FIXED
 from carcassonne_env.encoding import Encoder
 
 pytestmark = pytest.mark.xdist_group("candidates")  # on one worker: tests/conftest.py

@@ -10,16 +10,13 @@ import random
 
 import numpy as np
 import pytest
+from candidates_reference import encode_candidates_reference
 
 from carcassonne_env import Game, Rules
 from carcassonne_env.core import config as C
-from carcassonne_env.core.candidates import (
-    HEAD_FIXED,
-    SLOT_FIXED,
-    encode_candidates,
-    encode_candidates_reference,
-    new_closers_memo,
-)
+from carcassonne_env.core.candidate_columns import HEAD_FIXED, SLOT_FIXED
+from carcassonne_env.core.candidates import encode_candidates
+from carcassonne_env.core.closers import new_closers_memo
 from carcassonne_env.core.state import max_legal_rows
 from carcassonne_env.core.turn import lift_figure, place_figure, put_tile, tile_to_place
 from carcassonne_env.encoding import Encoder
@@ -167,7 +164,7 @@ def test_lifting_a_figure_gives_back_the_state_before_it(rules):
     while not game.done:
         seat = int(game._st.sc[C.SC_SEAT])
         o = int(game._st.ptype.shape[0])
-        for row in game._legal_rows():
+        for row in game.legal_rows():
             h, x, y, r, slot = (int(v) for v in row)
             if slot < 0:
                 continue

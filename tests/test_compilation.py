@@ -61,11 +61,12 @@ def test_the_cache_key_covers_every_module_with_jitted_code():
     for name in modules:
         assert Path(importlib.import_module(name).__file__) in covered, name
     expected = {f"carcassonne_env/core/{m}.py" for m in (
-        "actions", "aggregates", "board", "candidates", "choices", "config", "encode", "jit",
-        "observe", "packed", "playout", "queries", "scoring", "state", "turn")} | {
+        "actions", "aggregates", "board", "candidate_columns", "candidates", "choices",
+        "closers", "config", "encode", "jit", "observe", "packed", "playout", "queries",
+        "scoring", "state", "turn")} | {
         f"carcassonne_env/bots/{m}.py" for m in ("evaluation", "jitted_bots")
-    } | {"carcassonne_env/envs/kernels.py", "agents/search.py", "agents/candidate_forward.py",
-         "agents/puct_kernel.py"}
+    } | {"carcassonne_env/envs/kernels.py", "agents/search_kernels.py",
+         "agents/candidate_forward.py", "agents/puct_kernel.py"}
     assert {str(p.relative_to(ROOT)) for p in covered} == expected
     if os.environ["NUMBA_CACHE_DIR"].startswith(str(ROOT / ".numba_cache")):
         assert os.environ["NUMBA_CACHE_DIR"] == str(ROOT / ".numba_cache" / jitted_hash())

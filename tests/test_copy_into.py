@@ -42,8 +42,8 @@ def test_copy_plays_on_like_the_source(rules, src_turns, dst_turns):
     copy_into(dst._st, src._st)
     assert np.array_equal(dst._st.board, src._st.board)  # whole board, not just the box
     assert np.array_equal(dst._st.sc, src._st.sc)
-    twin = Game._over_state(src.rules, src._ts, copy_state(src._st))
-    assert _finish(Game._over_state(dst.rules, dst._ts, dst._st), 9) == _finish(twin, 9)
+    twin = Game.over_state(src.rules, src._ts, copy_state(src._st))
+    assert _finish(Game.over_state(dst.rules, dst._ts, dst._st), 9) == _finish(twin, 9)
 
 
 def test_copy_from_and_to_a_state_never_reset():
@@ -89,7 +89,7 @@ def test_undo_place_gives_back_the_position(rules):
         dst = copy_state(st)
         live = _live(st)
         if int(st.sc[C.SC_PHASE]) == C.PHASE_PLACE:
-            for k, row in enumerate(game._legal_rows()):
+            for k, row in enumerate(game.legal_rows()):
                 h, x, y, r, slot = (int(v) for v in row)
                 place_and_score(dst, tb, h, x, y, r, slot, False)
                 if k % 3 == 2:
@@ -99,8 +99,8 @@ def test_undo_place_gives_back_the_position(rules):
                     assert np.array_equal(a, live[f]), (game.turn, k, f)
                 undone += 1
             if game.turn % 10 == 0:
-                twin = Game._over_state(game.rules, game._ts, copy_state(st))
-                assert _finish(Game._over_state(game.rules, game._ts, dst), 7) == \
+                twin = Game.over_state(game.rules, game._ts, copy_state(st))
+                assert _finish(Game.over_state(game.rules, game._ts, dst), 7) == \
                     _finish(twin, 7)
         game.play(rng.choice(game.legal_moves()))
     assert undone > 200

@@ -136,3 +136,48 @@ def test_the_readme_test_command_is_what_ci_runs():
     for mention in ("pip install torch==2.13.0", "apt-get install -y chromium",
                     "CARCASSONNE_REQUIRE_BROWSER=1"):
         assert mention in words, mention
+
+
+# Issue references ("issue 25", "issues 13", "#25") and commit hashes (git's 7-12 hex digit
+# abbreviations or the full 40, with at least one digit and one letter, outside code blocks)
+# belong in the CHANGELOG and the results folders, not in the manual. (A 16-digit data
+# fingerprint, such as the solo deals', is no commit.)
+ISSUE = re.compile(r"\bissues? #?\d+|(?<![\w&#/])#\d+\b", re.IGNORECASE)
+HEX = re.compile(r"(?<![\w-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])"
+                 r"(?:[0-9a-f]{40}|[0-9a-f]{7,12})(?![\w-])")
+README_LINES = 400
+
+
+def _history_marks(path: Path) -> list[str]:
+    """The issue numbers and commit hashes a file names, with their line numbers."""
+    text = path.read_text(encoding="utf-8")
+    prose = FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)  # keeps line numbers
+    found = [(text.count("\n", 0, m.start()) + 1, m.group(0)) for m in ISSUE.finditer(text)]
+    found += [(prose.count("\n", 0, m.start()) + 1, m.group(0)) for m in HEX.finditer(prose)]
+    return [f"{path.relative_to(ROOT).as_posix()}:{line}: {mark}" for line, mark in sorted(found)]
+
+
+def test_the_readme_is_a_manual():
+    """The README is a manual a newcomer reads in ten minutes: short, and it names no
+    issue numbers and no commit hashes (history lives in CHANGELOG.md and results/)."""
+    readme = ROOT / "README.md"
+    lines = readme.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= README_LINES, f"README.md has {len(lines)} lines (at most {README_LINES})"
+    assert _history_marks(readme) == []
+
+
+def test_the_docs_name_no_issues():
+    """Nor do the docs/*.md pages."""
+    marks = [mark for path in sorted((ROOT / "docs").glob("*.md")) for mark in _history_marks(path)]
+    assert marks == []
+
+
+def test_the_history_checks_find_what_they_should():
+    cases = {"see issue 25": True, "Issues 13 and 14": True, "(#25)": True, "issue #7": True,
+             "commit f3a56f8 made it": True, "9f6e1dd": True, "(84c7a75d3e1f)": True,
+             "a" * 30 + "1" * 10: True, "fingerprint 85f0e0815ba63567": False,
+             "colour #ff8800": False, "#1f2e3d": False, "5,000 games": False,
+             "`int64` buffer": False, "deadbeef": False, "1234567": False,
+             "docs/rules.md#expansions": False, "&#8212;": False, "issue-free": False}
+    for text, flagged in cases.items():
+        assert bool(ISSUE.search(text) or HEX.search(text)) is flagged, text

@@ -87,7 +87,7 @@ def test_solo_return_is_result_minus_one(kwargs, seeds):
         assert sum(rewards) == game.result - 1
         assert all(r >= 0 for r in rewards)  # the lowest colour's score never drops
         assert info["end_reason"] == game.end_reason in ("A", "B", "tiles")
-        assert info["scores"] == game.scores and min(info["scores"]) == game.result
+        assert info["scores"].tolist() == game.scores and min(info["scores"]) == game.result
         assert not info["action_mask"].any() and not env.unwrapped.action_masks().any()
         assert info["moves_outside_window"] == 0
         per_turn = 2 if kwargs.get("action_mode") == "two_step" else 1
@@ -168,7 +168,7 @@ def test_vsbots_score_rewards_sum_to_the_seat_final_score(kwargs, seeds):
         assert game.done and info["seat"] == seat
         assert game.rules.players == (kwargs.get("players") or 2)
         assert sum(rewards) == game.scores[seat]
-        assert info["scores"] == game.scores
+        assert info["scores"].tolist() == game.scores
 
 
 def test_vsbots_win_reward_only_at_the_end():

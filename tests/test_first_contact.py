@@ -383,8 +383,8 @@ def test_bots_refuse_wrong_types_naming_the_argument(kwargs, match):
 
 def test_bot_constructors_refuse_wrong_types_naming_the_argument():
     """Python callers skip the spec reader: the constructors check types themselves."""
-    from agents.heuristic import HeuristicAgent
     from agents.mcts import MCTSAgent
+    from carcassonne_env.bots.heuristic import HeuristicAgent
 
     for constructor, kwargs, match in [
             (HeuristicAgent, {"follower": "abc"}, "follower must be a finite number, got 'abc'"),

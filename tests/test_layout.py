@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import carcassonne_env  # noqa: F401 - registers the ids
-from carcassonne_env import layout
+from carcassonne_env import shadowing
 from carcassonne_env.bots import plugins
 from carcassonne_env.bots.base import BUILTIN_BOTS, make_bot
 from carcassonne_env.bots.simple import GreedyAgent
@@ -59,12 +59,143 @@ def _imported_packages(path: Path) -> set[str]:
 ])
 def test_imports_go_one_way(package, below):
     """core -> carcassonne_env -> agents -> training -> CLI: no file imports a package
-    above it (the command line, carcassonne_env/cli.py, is the top)."""
+    above it (the command line, carcassonne_env/cli/, is the top)."""
     wrong = {str(p.relative_to(ROOT)): sorted(_imported_packages(p) & below)
              for p in sorted((ROOT / package).rglob("*.py"))
-             if p != ROOT / "carcassonne_env" / "cli.py"}
+             if ROOT / "carcassonne_env" / "cli" not in p.parents}
     assert {f: names for f, names in wrong.items() if names} == {}
 
+
+# Layers inside carcassonne_env, low to high: a module imports only its own layer or lower
+# ones. The first matching prefix gives a module's layer.
+LAYERS = [
+    ("core.", 0), ("checks", 0), ("cli_errors", 0), ("shadowing", 0), ("registration", 0),
+    ("tiles", 1), ("rules", 1), ("moves", 1), ("records", 1), ("text", 1), ("render", 1),
+    ("annotations", 1),
+    ("game", 2), ("encoding", 3), ("symmetry", 3), ("bots", 4), ("envs", 5),
+    ("carcassonne_v0", 6), ("bench", 6), ("compilation", 6), ("viewer", 6), ("cli", 7),
+    ("", 6),  # the package's __init__
+]
+
+
+def _module_graph(package: str) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports at run time (anywhere in the file, but
+    not under ``if TYPE_CHECKING:``), names relative to `package` ("" = its __init__)."""
+    paths = {}
+    for path in (ROOT / package).rglob("*.py"):
+        parts = list(path.relative_to(ROOT / package).with_suffix("").parts)
+        paths[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+
+    def imports(name: str, path: Path) -> set[str]:
+        here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        found: set[str] = set()
+
+        def visit(node: ast.AST) -> None:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                for child in node.orelse:
+                    visit(child)
+                return
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = here[:len(here) - node.level + 1] + (
+                        node.module.split(".") if node.module else [])
+                elif (node.module or "").split(".")[0] == package:
+                    base = node.module.split(".")[1:]
+                else:
+                    base = None
+                if base is not None:
+                    found.add(".".join(base))
+                    found.update(".".join([*base, a.name]) for a in node.names)
+            elif isinstance(node, ast.Import):
+                found.update(".".join(a.name.split(".")[1:]) for a in node.names
+                             if a.name.split(".")[0] == package)
+            for child in ast.iter_child_nodes(node):
+                visit(child)
+
+        visit(ast.parse(path.read_text(encoding="utf-8")))
+        return {m for m in found if m in paths and m != name}
+
+    return {name: imports(name, path) for name, path in paths.items()}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = stack[stack.index(v):]
+            del stack[stack.index(v):]
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def _layer(module: str) -> int:
+    return next(layer for prefix, layer in LAYERS
+                if module == prefix.rstrip(".") or module.startswith(prefix))
+
+
+def test_no_import_circles_and_no_upward_imports_inside_carcassonne_env():
+    graph = _module_graph("carcassonne_env")
+    assert _circles(graph) == []
+    upward = {m: sorted(d for d in deps if _layer(d) > _layer(m)) for m, deps in graph.items()}
+    assert {m: d for m, d in upward.items() if d} == {}
+
+
+def test_the_circle_check_can_fail():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _layer("core.state") == 0 and _layer("cli") == 7 and _layer("bots.heuristic") == 4
+
+
+def _private_names_of_classes(tree: ast.AST) -> set[str]:
+    """The private attribute and method names the classes of a module define."""
+    names = set()
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for node in ast.walk(cls):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names.add(node.name)
+            elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                  and node.value.id in ("self", "cls")):
+                names.add(node.attr)
+    return {n for n in names if n.startswith("_") and not n.startswith("__")}
+
+
+# Private names of other projects' classes that we read on purpose.
+FOREIGN_PRIVATE = {
+    "_cache",  # numba's Dispatcher: where its on-disk cache lives
+    "_get_action_dist_from_latent",  # Stable-Baselines3's policies
+    "_cumulative_rewards",  # PettingZoo's AECEnv
+}
+
+
+def test_no_module_reads_a_private_attribute_of_another_modules_class():
+    """Bots, envs and tools use `Game.state`, `Game.legal_rows()`... not `game._st`."""
+    trees = {p: ast.parse(p.read_text(encoding="utf-8"))
+             for package in ("carcassonne_env", "agents", "training")
+             for p in sorted((ROOT / package).rglob("*.py"))}
+    own = {p: _private_names_of_classes(tree) for p, tree in trees.items()}
+    everyone = set().union(*own.values()) - FOREIGN_PRIVATE
+    reads = [f"{p.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}"
+             for p, tree in trees.items() for node in ast.walk(tree)
+             if isinstance(node, ast.Attribute) and node.attr in everyone - own[p]
+             and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))]
+    assert reads == []
 
 BLOCK = """
 import sys
@@ -176,7 +307,7 @@ print(env.reset(seed=0)[1]["seat"] in (0, 1))
 
 
 def _shadowing(name: str, folder: Path) -> str:
-    return layout.shadowing_message(name, (folder / name).resolve())
+    return shadowing.shadowing_message(name, (folder / name).resolve())
 
 
 def test_the_shadowing_message_names_both_paths_and_what_to_do(tmp_path):
@@ -190,15 +321,15 @@ def test_the_shadowing_message_names_both_paths_and_what_to_do(tmp_path):
 
 
 def test_check_package(tmp_path, monkeypatch):
-    layout.check_package("agents")  # ours: imported from this checkout
-    layout.check_package("training")
+    shadowing.check_package("agents")  # ours: imported from this checkout
+    shadowing.check_package("training")
     (tmp_path / "agents").mkdir()
     (tmp_path / "agents" / "__init__.py").write_text("")
     monkeypatch.delitem(sys.modules, "agents", raising=False)  # looked up, not imported
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert layout.found_path("agents") == (tmp_path / "agents").resolve()
-    with pytest.raises(layout.ShadowedPackageError) as caught:
-        layout.check_package("agents")
+    assert shadowing.found_path("agents") == (tmp_path / "agents").resolve()
+    with pytest.raises(shadowing.ShadowedPackageError) as caught:
+        shadowing.check_package("agents")
     assert str(caught.value) == _shadowing("agents", tmp_path)
     assert isinstance(caught.value, ImportError) and caught.value.name == "agents"
 
@@ -236,7 +367,7 @@ def test_training_names_a_shadowing_agents_package(tmp_path):
     result = _run("import training.imitation", tmp_path, check=False)
     assert result.returncode == 1
     assert result.stderr.splitlines()[-1] == (
-        f"carcassonne_env.layout.ShadowedPackageError: {_shadowing('agents', tmp_path)}")
+        f"carcassonne_env.shadowing.ShadowedPackageError: {_shadowing('agents', tmp_path)}")
 
 
 def test_loading_a_model_names_a_shadowing_training_package(tmp_path):

@@ -1,4 +1,4 @@
-"""The heuristic's move prior (agents.move_prior): the batched and the single-game
+"""The heuristic's move prior (carcassonne_env.bots.move_prior): the batched and the single-game
 computations agree; a policy given it starts as the heuristic; the `sb3` bot feeds it;
 `train multi --move-prior` trains with it."""
 
@@ -13,10 +13,10 @@ pytest.importorskip("sb3_contrib")
 import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.move_prior import PRIOR_FLOOR, PRIOR_KEY, game_prior  # noqa: E402
 from agents.sb3_policy import SB3Agent  # noqa: E402
 from carcassonne_env import Game, Rules  # noqa: E402
+from carcassonne_env.bots.heuristic import HeuristicAgent  # noqa: E402
+from carcassonne_env.bots.move_prior import PRIOR_FLOOR, PRIOR_KEY, game_prior  # noqa: E402
 from carcassonne_env.encoding import Encoder, WindowOverflowWarning  # noqa: E402
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv  # noqa: E402
 from training import train_multi  # noqa: E402

@@ -8,7 +8,13 @@ import threading
 
 import pytest
 from browser_support import Page, browser  # noqa: F401 (fixture)
-from test_play_human import builder_first, to_first_choice
+from test_play_human import (
+    a_choice_scores_nothing,
+    at_end_bonus,
+    builder_first,
+    solo_until,
+    to_first_choice,
+)
 
 from agents import make_agent
 from carcassonne_env import Rules
@@ -17,13 +23,17 @@ from carcassonne_env.viewer.play import HumanSession, make_server
 
 @pytest.fixture
 def served(tmp_path):
-    def start(rules: Rules, bots: list[str], seed: int = 6):
-        session = HumanSession(rules, [make_agent(b, seed=1) for b in bots], seed=seed,
-                               record=tmp_path / "human.json", names=bots)
+    def start(rules: Rules, bots: list[str], seed: int = 6,
+              session: HumanSession | None = None):
+        """Serve a new session, or `session` (played on already)."""
+        if session is None:
+            session = HumanSession(rules, [make_agent(b, seed=1) for b in bots], seed=seed,
+                                   record=tmp_path / "human.json", names=bots)
         server = make_server(session)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         servers.append(server)
+        start.server = server
         return session, f"http://127.0.0.1:{server.server_address[1]}/"
 
     servers: list = []
@@ -258,4 +268,101 @@ def test_solo_scoring_choices_on_the_page(browser, served):  # noqa: F811
     assert (record["moves"][-1]["x"], record["moves"][-1]["y"],
             record["moves"][-1]["follower"]) == (choices[1]["x"], choices[1]["y"],
                                                  choices[1]["follower"])
+    assert page.errors == []
+
+
+def test_a_stopped_server_is_said_not_waited_for(browser, served):  # noqa: F811
+    """The server stops (Ctrl-C) while the page is open: the next move says so, with how
+    to restart, instead of hanging on "waiting for the bots..." with an uncaught
+    "Failed to fetch"; the board takes no more clicks."""
+    session, url = served(Rules(), ["random"])
+    page = open_play(browser, url)
+    served.server.shutdown()  # as `serve` on Ctrl-C: the loop ends, the socket closes
+    served.server.server_close()
+    x, y, rot, _, rots, options = choose(session, 0)
+    page.page.locator(f'rect.legal[data-x="{x}"][data-y="{y}"]').click()
+    page.page.keyboard.press("Enter")
+    if options != [None]:
+        page.page.click("#no-follower")
+    page.page.wait_for_function("window.serverLost !== undefined", timeout=10_000)
+    message = page.page.locator("#message")
+    assert "game server stopped" in message.inner_text()
+    assert "carcassonne play --human" in message.inner_text()
+    assert "waiting" not in message.inner_text()
+    assert "error" in message.get_attribute("class")
+    assert page.page.locator("#lost").inner_text() == "the game server stopped"
+    assert page.page.locator("rect.legal").count() == 0  # nothing to click any more
+    assert page.page.locator("#hand button").count() == 0
+    assert not page.page.locator("#actions").is_visible()
+    assert not page.page.locator("#help").is_visible()
+    box = page.page.locator("#board").bounding_box()
+    page.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    assert "game server stopped" in message.inner_text()
+    assert page.page.evaluate("busy") is False
+    page.screenshot("play_server_stopped.png")
+    # no uncaught error: only the browser's own note of the refused connection
+    assert not [e for e in page.errors if "Failed to fetch" in e or "Uncaught" in e]
+    assert all("ERR_CONNECTION_REFUSED" in e for e in page.errors), page.errors
+
+
+def shown_gains(button) -> dict[int, str]:
+    """The "+N" of each colour a choice button shows."""
+    gains = button.locator("b.gain")
+    return {int(gains.nth(k).get_attribute("data-seat")): gains.nth(k).inner_text()
+            for k in range(gains.count())}
+
+
+def test_solo_choices_show_what_each_colour_really_scores(browser, served):  # noqa: F811
+    """`scoring_order="player"`: a feature of a colour that is not lowest is worth points
+    but scores 0; the button says 0 (and why), not the feature's points; the lowest
+    colour is marked in the seats table."""
+    session = solo_until(a_choice_scores_nothing)
+    _, url = served(session.rules, [], session=session)
+    page = open_play(browser, url)
+    state = session.state()
+    buttons = page.page.locator("#choices button")
+    assert buttons.count() == len(state["choices"]) > 1
+    for k, c in enumerate(state["choices"]):
+        button = buttons.nth(k)
+        assert button.get_attribute("data-gains") == ",".join(map(str, c["gains"]))
+        assert shown_gains(button) == {p: f"+{c['gains'][p]}" for p in c["majority"]}
+        scores_nothing = c["points"] and not any(c["gains"])
+        assert button.locator(".not-lowest").count() == (1 if scores_nothing else 0)
+        if scores_nothing:
+            assert button.locator(".not-lowest").inner_text() == f"not lowest: 0 of {c['points']}"
+    rows = page.page.locator("#seats tr[data-seat]")
+    for p in range(3):
+        low = p in state["lowest"]
+        assert ("lowest" in (rows.nth(p).get_attribute("class") or "")) == low
+        assert rows.nth(p).locator(".lowest-tag").count() == (1 if low else 0)
+    assert "lowest" in page.page.locator("#message").inner_text()
+    page.screenshot("play_solo_real_points.png")
+    assert page.errors == []
+
+
+def test_solo_end_bonus_shows_the_phase(browser, served):  # noqa: F811
+    """The solo end bonus: the status shows the phase (the game has ended), not a turn
+    and tiles left; a lowest colour's follower shows +2, the others +0."""
+    session = solo_until(at_end_bonus)
+    _, url = served(session.rules, [], session=session)
+    page = open_play(browser, url)
+    state = session.state()
+    status = page.page.locator("#status")
+    assert page.page.locator("#phase").inner_text() == "end bonus"
+    assert "tiles left" not in status.inner_text() and "turn" not in status.inner_text()
+    assert page.page.locator("#turn").count() == 0
+    assert "the game has ended" in status.inner_text()
+    assert page.page.locator("#message").inner_text().startswith("End bonus")
+    buttons = page.page.locator("#choices button")
+    for k, c in enumerate(state["choices"]):
+        colour = c["majority"][0]
+        want = "+2" if colour in state["lowest"] else "+0"
+        assert shown_gains(buttons.nth(k)) == {colour: want}
+    page.screenshot("play_solo_end_bonus.png")
+    pick = next(k for k, c in enumerate(state["choices"]) if any(c["gains"]))
+    first = len(session.game.events)
+    buttons.nth(pick).click()
+    page.page.wait_for_function("(window.moves || 0) >= 1")
+    event = session.game.events[first]  # the chosen follower's bonus: as the button said
+    assert event.scorers == tuple(state["choices"][pick]["majority"]) and event.points == 2
     assert page.errors == []

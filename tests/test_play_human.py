@@ -312,6 +312,47 @@ def to_first_choice(session: HumanSession) -> None:
         session.move(*first_legal(session))
 
 
+def solo_until(found, seeds=range(60)) -> HumanSession:
+    """The first solo session (``scoring_order="player"``, seeds in order) that reaches a
+    position where `found(session)` holds, played by fixed picks: the (7 * turn)-th
+    legal placement, the first scoring choice."""
+    for seed in seeds:
+        session = HumanSession(Rules(variant="solo", scoring_order="player"), [], seed=seed)
+        game = session.game
+        while not game.done:
+            if found(session):
+                return session
+            choices = session.choices()
+            if choices:
+                c = choices[0]
+                session.move(c["x"], c["y"], c["rotation"], c["follower"])
+            else:
+                moves = game.legal_moves()
+                session.move(*moves[(game.turn * 7) % len(moves)])
+    raise AssertionError(f"no position found in the seeds {seeds}")
+
+
+def a_choice_scores_nothing(session: HumanSession) -> bool:
+    """A feature decision where one option scores and another, worth points, scores 0
+    (no colour of its majority is lowest)."""
+    choices = session.choices() if session.game.decision == "score_feature" else []
+    return (any(c["points"] and not any(c["gains"]) for c in choices)
+            and any(any(c["gains"]) for c in choices))
+
+
+def at_end_bonus(session: HumanSession) -> bool:
+    return session.game.decision == "score_follower"
+
+
+def rule_gains(game: Game, choice: dict) -> list[int]:
+    """What the solo rules give each colour for a choice now (docs/rules.md): its points
+    to every majority colour if one of them is lowest, else nothing."""
+    scores = game.scores
+    lowest = {p for p, v in enumerate(scores) if v == min(scores)}
+    points = choice["points"] if lowest & set(choice["majority"]) else 0
+    return [points if p in choice["majority"] else 0 for p in range(len(scores))]
+
+
 def test_solo_scoring_choices():
     session = HumanSession(Rules(variant="solo", scoring_order="player"), [], seed=1)
     to_first_choice(session)
@@ -322,8 +363,11 @@ def test_solo_scoring_choices():
     assert state["choices"] == [
         {"x": c.move.x, "y": c.move.y, "rotation": c.move.rotation,
          "follower": c.move.follower, "kind": c.kind, "tiles": [list(t) for t in c.tiles],
-         "points": c.points, "majority": list(c.majority)}
+         "points": c.points, "majority": list(c.majority),
+         "gains": rule_gains(game, {"points": c.points, "majority": c.majority})}
         for c in game.scoring_choices()]
+    assert state["phase"] == ("end bonus" if game.decision == "score_follower" else "play")
+    assert state["lowest"] == [p for p, v in enumerate(game.scores) if v == min(game.scores)]
     pick = state["choices"][1]
     moves = len(game.to_record()["moves"])
     session.move(pick["x"], pick["y"], pick["rotation"], pick["follower"])
@@ -332,6 +376,61 @@ def test_solo_scoring_choices():
         "player": 0, "tile": game.board[(pick["x"], pick["y"])].tile, "x": pick["x"],
         "y": pick["y"], "rotation": pick["rotation"], "follower": pick["follower"],
         "decision": state["decision"]}
+
+
+def test_choice_gains_are_what_the_colours_really_score():
+    """A feature whose majority colour is not lowest is worth points but scores 0: the
+    choices say so (`gains`), and playing it scores exactly that."""
+    session = solo_until(a_choice_scores_nothing)
+    game = session.game
+    state = session.state()
+    lowest = state["lowest"]
+    assert lowest == [p for p, v in enumerate(game.scores) if v == min(game.scores)]
+    for c in state["choices"]:
+        assert c["gains"] == rule_gains(game, c)
+    zero = next(c for c in state["choices"] if c["points"] and not any(c["gains"]))
+    assert not set(zero["majority"]) & set(lowest)
+    before, first = list(game.scores), len(game.events)
+    session.move(zero["x"], zero["y"], zero["rotation"], zero["follower"])
+    event = game.events[first]
+    assert event.kind == zero["kind"] and event.points == 0 and event.scorers == ()
+    assert event.majority == tuple(zero["majority"])
+    assert game.scores != before or len(game.events) > first + 1  # the other scored after
+
+
+def test_end_bonus_phase_and_gains():
+    """Solo end bonus (the game has ended; the person orders the followers): the state
+    says the phase; only a lowest colour's follower gains its 2 points."""
+    session = solo_until(at_end_bonus)
+    game = session.game
+    state = session.state()
+    assert state["phase"] == "end bonus" and state["end_reason"] in ("A", "B")
+    assert state["decision"] == "score_follower" and not state["done"]
+    for c in state["choices"]:
+        assert c["kind"] == "follower" and c["points"] == 2
+        assert c["gains"] == rule_gains(game, c)
+    assert any(any(c["gains"]) for c in state["choices"])
+    out: list[str] = []
+    lines = iter(["quit"])
+    play_tui(session, read=lambda _: next(lines), say=out.append, delay=0)
+    text = "\n".join(out)
+    assert "the game has ended, this is the end bonus" in text
+    assert f"lowest: colour {', '.join(map(str, state['lowest']))}" in text
+    while not game.done:
+        c = session.choices()[0]
+        session.move(c["x"], c["y"], c["rotation"], c["follower"])
+    assert session.state()["phase"] == "over" and session.state()["choices"] == []
+
+
+def test_tui_says_a_choice_scores_nothing():
+    session = solo_until(a_choice_scores_nothing)
+    zero = next(c for c in session.choices() if c["points"] and not any(c["gains"]))
+    out: list[str] = []
+    lines = iter(["quit"])
+    play_tui(session, read=lambda _: next(lines), say=out.append, delay=0)
+    colour = zero["majority"][0]
+    assert any(f"0 to colour {colour} (worth {zero['points']}, but no colour of it is "
+               "lowest)" in line for line in out)
 
 
 def test_tui_figures_extra_turn_and_choices(tmp_path):

@@ -11,7 +11,7 @@ from importlib import resources
 import pytest
 
 from carcassonne_env import Game, Rules
-from carcassonne_env.game import RECORD_VERSION
+from carcassonne_env.records import RECORD_VERSION
 
 
 def _record(rules: Rules | None = None, moves: int = 4) -> dict:

@@ -1,5 +1,6 @@
-"""The RLlib example (`training/rllib_example.py`): the observation wrapper around RLlib's
-`PettingZooEnv`, and tiny local PPO runs on a private Ray instance (a few seconds each)."""
+"""The RLlib example (the package `training.rllib`, formerly `training/rllib_example.py`):
+the observation wrapper around RLlib's `PettingZooEnv`, and tiny local PPO runs on a
+private Ray instance (a few seconds each)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ torch = pytest.importorskip("torch")
 import ray  # noqa: E402
 from ray.rllib.core.columns import Columns  # noqa: E402
 
-from carcassonne_env.encoding import WindowOverflowWarning  # noqa: E402
-from training.rllib_example import (  # noqa: E402
+from carcassonne_env.encoding import WindowOverflowWarning, empty_observation  # noqa: E402
+from training.rllib import (  # noqa: E402
     CANDIDATE_OBS_KEYS,
     POLICY_ID,
     CandidateRLlibEnv,
@@ -26,7 +27,6 @@ from training.rllib_example import (  # noqa: E402
     build_config,
     copy_candidate_weights,
     count_game_ends,
-    empty_observation,
     flatten_observation,
     main,
     parse_args,
@@ -368,3 +368,32 @@ def test_candidate_options():
         build_config(policy="cnn")
     with pytest.raises(ValueError, match="candidate_moves must be a positive integer"):
         CandidateRLlibEnv({"candidate_moves": 0})
+
+
+# ------------------------------------------------------------- the package's paths
+def test_old_path_reexports_the_package():
+    """`training.rllib_example`, the path users and docs ran, still exposes the package's
+    public names (the same objects) and `main`; every class is defined in
+    ``training.rllib.*``, the module path RLlib pickles it by (checkpoints, workers)."""
+    import training.rllib as package
+    import training.rllib_example as old
+
+    assert callable(old.main) and old.main is package.main
+    for name in package.__all__:
+        assert getattr(old, name) is getattr(package, name), name
+        value = getattr(package, name)
+        if isinstance(value, type):
+            assert value.__module__.startswith("training.rllib."), name
+
+
+@pytest.mark.parametrize("module", ["training.rllib", "training.rllib_example"])
+def test_python_m_runs_the_command_line(module):
+    """``python -m training.rllib`` and the old ``python -m training.rllib_example``."""
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
+                          text=True, timeout=300, check=False, cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert "carcassonne train rllib" in done.stdout and "--policy" in done.stdout

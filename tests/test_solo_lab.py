@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from agents.heuristic import HeuristicAgent
 from agents.solo_analyze import analyze_record
 from agents.solo_solve import solve_deal
 from carcassonne_env import Game, Rules
+from carcassonne_env.bots.heuristic import HeuristicAgent
 from carcassonne_env.cli import main
 
 SOLO = Rules(variant="solo")

@@ -43,7 +43,7 @@ def test_guide_probabilities_and_candidates():
     bot = SoloSearchAgent(seed=0, samples=2, top_k=1, depth=1, guide="ppo_solo_rl",
                           guide_k=3, guide_weight=2.0)
     game = Game(SOLO, seed=9)
-    rows = game._legal_rows()
+    rows = game.legal_rows()
     probs = bot.guide_probs(game, rows)
     assert probs.shape == (len(rows),) and np.isclose(probs.sum(), 1.0) and (probs >= 0).all()
     stats = bot.evaluate(game)

@@ -356,7 +356,7 @@ def test_matches_the_encoder_on_a_turned_or_mirrored_game(rules, mode):
             assert image.current_player == seat
             legal = game.legal_moves()
             assert {_image_move(sym, game, m, k) for m in legal} == set(image.legal_moves())
-            x0, y0, x1, y1 = game._bounding_box()
+            x0, y0, x1, y1 = game.bounding_box()
             if (x1 - x0) % 2 == 0 and (y1 - y0) % 2 == 0:
                 obs = enc.encode(game, seat)
                 _same(sym.transform_obs(obs, k), enc.encode(image, seat))

@@ -1,5 +1,5 @@
-"""The jitted bots (`agents.jitted_bots`) against the Python bots move for move, and the
-batched `VsBots` vector env (`carcassonne_env.envs.vector_multi`) against independent
+"""The jitted bots (`carcassonne_env.bots.jitted_bots`) against the Python bots move for
+move, and the batched `VsBots` vector env (`carcassonne_env.envs.vector_multi`) against independent
 `VsBots-v0` envs step for step."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 
 import carcassonne_env  # noqa: F401 - registers the ids
 from agents import make_agent
-from agents.fast_bots import JittedBot, bot_spec
-from agents.jitted_bots import MT_WORDS, mt_below, mt_seed
 from carcassonne_env import Game, Rules
+from carcassonne_env.bots.fast_bots import JittedBot, bot_spec
+from carcassonne_env.bots.jitted_bots import MT_WORDS, mt_below, mt_seed
 
 # --------------------------------------------------------------------------- jitted bots
 
@@ -110,7 +110,7 @@ def run_side_by_side(venv, singles, seed, steps, illegal_every=0):
                 assert infos["final_obs"][i].keys() == o.keys()
                 for key in o:
                     assert np.array_equal(infos["final_obs"][i][key], o[key]), key
-                assert final["scores"][i] == inf["scores"]
+                assert final["scores"][i].tolist() == inf["scores"].tolist()
                 assert final["seat"][i] == single[i][1]["seat"]  # the episode's seat
                 if "illegal_move" in inf:
                     assert final["_illegal_move"][i] and r == venv.illegal_reward

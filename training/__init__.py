@@ -3,6 +3,6 @@
 `agents`, so another package named `agents` ahead on sys.path is reported here, in one
 error, rather than as a puzzling ``cannot import name`` later."""
 
-from carcassonne_env.layout import check_package
+from carcassonne_env.shadowing import check_package
 
 check_package("agents")

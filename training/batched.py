@@ -138,6 +138,7 @@ class JoinedVecEnv(VecEnv):
         return self._join(parts), np.concatenate(rewards), np.concatenate(dones), infos
 
     def action_masks(self) -> np.ndarray:
+        """The legal-action masks of every env of every part, in order."""
         return np.concatenate([env.action_masks() for env in self.envs])
 
     def close(self) -> None:

@@ -402,6 +402,7 @@ class EpisodeCurve(BaseCallback):
         return True
 
     def means(self) -> dict[str, float]:
+        """The mean of each recorded quantity over the episodes since the last call."""
         return {k: float(np.mean(v)) for k, v in self.recent.items() if v}
 
     def _on_rollout_end(self) -> None:

@@ -53,6 +53,7 @@ def evaluate(model_path: str | Path, opponents: list[str], games: int = 100,
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command with `argv` (default: the process's); returns the exit status."""
     parser = OneLineParser(prog="carcassonne train evaluate", description=__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", help="a saved model (.zip) or a shipped model's name "

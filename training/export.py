@@ -11,9 +11,12 @@ and plays exactly as the full one; training resumed from it starts Adam afresh.
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from carcassonne_env.cli_errors import OneLineParser
+
+from .cards import check_card, write_card
 
 # Saved attributes that only a running training needs.
 TRAINING_STATE = ("_last_obs", "_last_original_obs", "_last_episode_starts", "ep_info_buffer",
@@ -41,12 +44,24 @@ def export_model(src: str | Path, dst: str | Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command with `argv` (default: the process's); returns the exit status."""
     parser = OneLineParser(prog="carcassonne train export", description=__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", help="a saved model (.zip) or a shipped model's name")
     parser.add_argument("-o", "--output", type=Path, required=True, help="slim .zip to write")
+    parser.add_argument("--card", type=Path, help="a model card (JSON, as `carcassonne train "
+                        "card NAME --json` prints one) to put into the file")
     args = parser.parse_args(argv)
+    card = None
+    if args.card is not None:
+        try:
+            card = json.loads(args.card.read_text(encoding="utf-8"))
+            check_card(card)
+        except (OSError, ValueError) as err:
+            parser.error(f"--card {args.card}: {err}")
     dst = export_model(args.model, args.output)
+    if card is not None:
+        write_card(dst, card)
     print(f"wrote {dst} ({dst.stat().st_size / 1024:.0f} KiB)")
     return 0
 

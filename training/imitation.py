@@ -179,6 +179,7 @@ class ImitationCurve:
         self.wall0 = time.perf_counter() - wall
 
     def add(self, timesteps: int, win: float, agreement: float) -> None:
+        """Record one evaluation: the policy's win rate and its agreement with the teacher."""
         with self.path.open("a", newline="") as f:
             csv.writer(f).writerow([timesteps, round(time.perf_counter() - self.wall0, 1),
                                     self.episodes, round(win, 3), round(agreement, 3)])
@@ -259,6 +260,7 @@ def train(settings: ImitationSettings, out: Path, resume: bool = False,
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command with `argv` (default: the process's); returns the exit status."""
     return run_cli("carcassonne train bc", __doc__, ImitationSettings, PRESETS, train, argv)
 
 

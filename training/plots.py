@@ -112,6 +112,7 @@ def draw_curves(run_dirs: list[Path], titles: list[str] | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command with `argv` (default: the process's); returns the exit status."""
     parser = OneLineParser(prog="carcassonne train plot", description=__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", type=Path, help="run folders")

@@ -176,6 +176,7 @@ class LeanMaskedCategorical(MaskableCategoricalDistribution):
 
     @property
     def distribution(self) -> LeanMaskedCategorical:  # what SB3 code reads `.logits` off
+        """This object: SB3 code reads `.distribution.logits`."""
         return self
 
     def apply_masking(self, masks: Any) -> None:
@@ -196,6 +197,7 @@ class LeanMaskedCategorical(MaskableCategoricalDistribution):
 
     @property
     def logits(self) -> th.Tensor:
+        """The masked logits, dense over every action (illegal ones at the minimum)."""
         if self._dense is None:
             if self._rows is None:
                 self._dense = th.log_softmax(self.raw, 1)
@@ -313,7 +315,7 @@ def symlog(x: th.Tensor) -> th.Tensor:
 
 class CandidateNet(nn.Module):
     """The candidate-move network, framework-free (SB3's `CandidatePolicy` and the RLlib
-    module of `training.rllib_example` both run it): one shared network scores every
+    module of `training.rllib.modules` both run it): one shared network scores every
     candidate move of the observation (`Encoder(candidate_moves=K)`):
 
         context = MLP(features)                           (tile, scores, supply, deck...)
@@ -419,6 +421,7 @@ class CandidateCategorical(MaskableCategoricalDistribution):
 
     @property
     def distribution(self) -> CandidateCategorical:  # what SB3 code reads `.logits` off
+        """This object: SB3 code reads `.distribution.logits`."""
         return self
 
     def apply_masking(self, masks: Any) -> None:
@@ -426,6 +429,7 @@ class CandidateCategorical(MaskableCategoricalDistribution):
 
     @property
     def logits(self) -> th.Tensor:
+        """The candidates' logits (absent candidates at the minimum)."""
         if self._dense is None:
             n = self.logp.shape[0]
             dense = th.full((n, self.action_dim + 1), -th.inf, dtype=self.logp.dtype,

@@ -69,6 +69,7 @@ class SearchSettings:
     torch_threads: int = 1
 
     def check(self) -> None:
+        """ValueError naming the first setting out of its range."""
         for name in ("iterations", "games", "simulations", "epochs", "batch_size",
                      "torch_threads"):
             require(self, name, int, lambda v: v >= 1, "a positive integer")
@@ -111,8 +112,8 @@ def self_play_game(agent: PUCTAgent, rules: Rules, seed: int, explore_moves: int
             obs = None
         visits = agent.search(game).astype(np.float64)
         if obs is not None:
-            enc = agent.net._encoder(game)
-            actions = row_actions(game, enc, game._legal_rows())  # the root's edges
+            enc = agent.net.encoder_for(game)
+            actions = row_actions(game, enc, game.legal_rows())  # the root's edges
             share = dict(zip(actions.tolist(), (visits / visits.sum()).tolist(), strict=True))
             target = np.array([share.get(a, 0.0) for a in obs["candidate_actions"].tolist()],
                               np.float32)
@@ -275,6 +276,7 @@ def _elapsed(out: Path) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command with `argv` (default: the process's); returns the exit status."""
     parser = OneLineParser(prog="carcassonne train search", description=__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True, type=Path, help="run folder")

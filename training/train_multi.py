@@ -315,6 +315,7 @@ def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bo
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command with `argv` (default: the process's); returns the exit status."""
     return run_cli("carcassonne train multi", __doc__, MultiSettings, PRESETS, train, argv)
 
 

@@ -101,6 +101,7 @@ def train(settings: SoloSettings, out: Path, resume: bool = False, progress: boo
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command with `argv` (default: the process's); returns the exit status."""
     return run_cli("carcassonne train solo", __doc__, SoloSettings, PRESETS, train, argv)
 
 

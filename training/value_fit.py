@@ -64,6 +64,7 @@ class ValueSettings:
     threads: int = 2  # numba and torch threads
 
     def check(self) -> None:
+        """ValueError naming the first setting out of its range."""
         for name in ("games", "envs", "epochs", "batch_size", "threads"):
             require(self, name, int, lambda v: v >= 1, "a positive integer")
         require(self, "seed", int, lambda v: v >= 0, "an integer >= 0")
@@ -243,6 +244,7 @@ def run(settings: ValueSettings, out: Path, progress: bool = True,
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command with `argv` (default: the process's); returns the exit status."""
     parser = OneLineParser(prog="carcassonne train value", description=__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True, type=Path, help="run folder")

@@ -22,7 +22,8 @@ class Agent(Protocol):
 
     name: str
 
-    def act(self, game: Game) -> Move: ...
+    def act(self, game: Game) -> Move:
+        """The move this bot plays in `game` (one of `game.legal_moves()`)."""
 
 
 def auto_scoring_choice(game: Game) -> Move | None:
@@ -68,7 +69,7 @@ def _named_options(cls: type) -> list[str]:
         inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
 
 
-def _option_type(cls: type, key: str) -> Any:
+def option_type(cls: type, key: str) -> Any:
     """The annotated type of constructor option `key` of bot class `cls` (the type of
     its ``**kwargs`` for a name the signature does not list; Optional stripped), or
     None if the class takes no such option."""
@@ -135,7 +136,7 @@ def make_bot(spec: str, seed: int | None = None,
         if key == "seed":
             raise ValueError(f"bot option 'seed' in {spec!r}: bots are seeded by the caller "
                              "(make_agent's seed, --seed)")
-        kind = _option_type(cls, key)
+        kind = option_type(cls, key)
         if kind is None:
             raise ValueError(f"bad options for bot {name!r} in {spec!r}: unknown option "
                              f"{key!r}")

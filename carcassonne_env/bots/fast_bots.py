@@ -34,7 +34,7 @@ class JittedBot:
 
     def choose_row(self, game) -> np.ndarray:
         """The core row (hand, x, y, rotation, slot) this bot plays in `game`."""
-        st, ts = game._st, game._ts
+        st, ts = game.state, game.tileset
         rows = np.empty((max_legal_rows(st), 5), np.int64)
         i = choose(st, ts.tables, self.kind, self.weights, self.mt, rows, copy_state(st),
                    copy_state(st), np.zeros(st.scores.shape[0]), np.zeros(rows.shape[0]),
@@ -44,9 +44,10 @@ class JittedBot:
         return rows[i].copy()
 
     def act(self, game):
+        """The move the jitted bot chooses in `game` (the Python bot's move)."""
         row = self.choose_row(game)
         moves = game.legal_moves()
-        rows = game._legal_rows()
+        rows = game.legal_rows()
         return moves[int(np.flatnonzero((rows == row).all(axis=1))[0])]
 
 
@@ -61,5 +62,5 @@ def bot_spec(spec: str) -> tuple[int, np.ndarray]:
         raise ValueError(f"no jitted version of bot {spec!r}; jitted bots: "
                          f"{', '.join(KINDS)}")
     agent = make_bot(spec, seed=0)  # validates the options
-    w = agent._w.copy() if name == "heuristic" else weight_vector({})
+    w = agent.weight_array.copy() if name == "heuristic" else weight_vector({})
     return KINDS[name], w

@@ -6,10 +6,10 @@ import random
 
 import numpy as np
 
-from carcassonne_env import Game, Move
 from carcassonne_env.checks import check_optional_int, check_real
 from carcassonne_env.core.state import copy_state
 
+from ..game import Game, Move
 from . import evaluation as E
 from .base import auto_scoring_choice
 
@@ -50,28 +50,30 @@ class HeuristicAgent:
     name = "heuristic"
 
     def __init__(self, seed: int | None = None, **weights: float) -> None:
-        self._w = weight_vector(weights)
-        self.weights = dict(zip(_ORDER, self._w.tolist(), strict=True))
+        self.weight_array = weight_vector(weights)  # what the jitted evaluation takes
+        self.weights = dict(zip(_ORDER, self.weight_array.tolist(), strict=True))
         self._rng = random.Random(check_optional_int("seed", seed))
         self._buffers: dict = {}
 
     def move_values(self, game: Game) -> tuple[list[Move], np.ndarray]:
         """The legal moves and the objective each one reaches (higher is better)."""
-        st, ts = game._st, game._ts
+        st, ts = game.state, game.tileset
         key = (st.ptype.shape[0], ts)
         if key not in self._buffers:  # scratch states sized for this kind of game
             self._buffers = {key: (copy_state(st), copy_state(st),
                                    np.zeros(st.scores.shape[0]),
                                    np.zeros(len(ts.names), np.int64))}
         after, scratch, values, unseen = self._buffers[key]
-        rows = game._legal_rows()
+        rows = game.legal_rows()
         E.unseen_tiles(st, len(ts.names), unseen)
         out = np.empty(len(rows))
-        E.evaluate_moves(st, ts.tables, rows, len(rows), self._w, unseen, after, scratch,
+        E.evaluate_moves(st, ts.tables, rows, len(rows), self.weight_array, unseen, after, scratch,
                          values, out)
         return game.legal_moves(), out
 
     def act(self, game: Game) -> Move:
+        """The legal move whose position the heuristic values best (ties broken by the seeded
+        generator)."""
         if (choice := auto_scoring_choice(game)) is not None:
             return choice
         moves, values = self.move_values(game)

@@ -1,5 +1,5 @@
 """The heuristic's evaluation of every legal move, as an extra policy input (the "move
-prior" of issue 13): ``prior[a]`` = log-softmax over the legal actions in the window of
+prior"): ``prior[a]`` = log-softmax over the legal actions in the window of
 the heuristic bot's value of action `a` (points of estimated final margin; temperature 1
 point), `PRIOR_FLOOR` for every other action.
 
@@ -24,10 +24,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from carcassonne_env import Game
 from carcassonne_env.core.actions import turn_actions
 from carcassonne_env.encoding import Encoder
 
+from ..game import Game
 from .heuristic import HeuristicAgent
 
 #: The observation key of the prior.
@@ -58,7 +58,7 @@ def game_prior(game: Game, encoder: Encoder, heuristic: HeuristicAgent | None = 
     out = np.full(encoder.n_actions, PRIOR_FLOOR, np.float32)
     if not moves:
         return out
-    rows = np.array([game._legal[m] for m in moves], np.int64)  # hand, x, y, rotation, slot
+    rows = np.array([game.row_of(m) for m in moves], np.int64)  # hand, x, y, rotation, slot
     x0, y0 = encoder.window_origin(game)
     B = encoder.board_size
     col, row = rows[:, 1] - x0, rows[:, 2] - y0

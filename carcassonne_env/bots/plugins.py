@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from importlib.metadata import entry_points
 
-from ..layout import SIBLINGS, check_package
+from ..shadowing import SIBLINGS, check_package
 from .base import BUILTIN_BOTS, Agent, make_bot
 
 #: The entry-point group of bot factories.

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from carcassonne_env import Game, Move
 from carcassonne_env.checks import check_optional_int
 
+from ..game import Game, Move
 from .base import auto_scoring_choice
 
 
@@ -19,6 +19,7 @@ class RandomAgent:
         self._rng = random.Random(check_optional_int("seed", seed))
 
     def act(self, game: Game) -> Move:
+        """A uniformly random legal move."""
         return self._rng.choice(game.legal_moves())
 
 
@@ -51,6 +52,7 @@ class GreedyAgent:
         return (*gain, keep)
 
     def act(self, game: Game) -> Move:
+        """A move that scores the most points this turn (ties broken at random)."""
         if (choice := auto_scoring_choice(game)) is not None:
             return choice
         seat = game.current_player

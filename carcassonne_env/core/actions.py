@@ -15,10 +15,13 @@ from .jit import hot
 
 
 def _turn_action(h, row, col, r, slot, B, SL):
+    """Turn action of hand tile h at window (row, col), rotation r, follower slot (-1:
+    none); B the window, SL the slots per rotation."""
     return (((h * B + row) * B + col) * 4 + r) * SL + slot + 1
 
 
 def _placement(h, row, col, r, B):
+    """Placement action (two-step mode) of hand tile h at window (row, col), rotation r."""
     return ((h * B + row) * B + col) * 4 + r
 
 

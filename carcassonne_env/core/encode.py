@@ -9,7 +9,7 @@ from . import config as C
 from .actions import placement, turn_action
 from .board import find, n_segments, origin
 from .jit import hot
-from .turn import legal_moves, solo_stack_size
+from .turn import solo_stack_size
 
 # Board planes (last axis of the board observation).
 P_CITY, P_ROAD, P_FIELD, P_MONASTERY = 0, 1, 2, 3  # = segment kinds K_*
@@ -221,42 +221,12 @@ def encode_features(st, n_types, observer, phase, feats):
 
 
 @hot
-def encode(st, tb, sub, n_types, SL, observer, mode, pend, rows, planes, feats, mask,
-           dirty):
-    """One call for a whole observation (a call's argument unboxing costs more than the
-    work): board planes, features and, when `mask` is not empty, the action mask of the
-    seat to move. `pend` = (hand, x, y, rotation, tile) of a pending two-step placement,
-    tile -1 if none (x, y relative to the start tile like the rows). `dirty` (int64[6])
-    says where `planes` (pixel rectangle) and `mask` (index range) may hold ones on
-    entry, and is updated; all zeros for zeroed arrays. Returns (legal rows, legal moves
-    outside the window)."""
-    B = planes.shape[0] // 3
-    x0, y0 = window_origin(st, B)
-    o = origin(st)
-    encode_board(st, tb, sub, observer, x0, y0, planes, pend[4], pend[1] + o, pend[2] + o,
-                 pend[3], dirty)
-    encode_features(st, n_types, observer, 1.0 if pend[4] >= 0 else 0.0, feats)
-    if mask.shape[0] == 0:
-        return 0, 0
-    return encode_mask(st, tb, rows, x0, y0, B, SL, mode, pend, mask, dirty)
-
-
-@hot
-def encode_mask(st, tb, rows, x0, y0, B, SL, mode, pend, mask, dirty):
-    """Fill the int8 action `mask` from the legal moves (written to `rows` too; returns
-    (legal rows, legal moves outside the window)). mode MODE_TURN: turn actions,
-    MODE_PLACE: placement actions (`core.actions`); MODE_FOLLOWER: slot + 1 of the rows
-    matching the pending placement `pend` (h, x, y, r; board coordinates relative to the
-    start tile like the rows). Entries
-    dirty[4]:dirty[5] are cleared first, and the range set now is written back."""
-    n = legal_moves(st, tb, rows)
-    return n, mask_from_rows(st, rows, n, x0, y0, B, SL, mode, pend, mask, dirty)
-
-
-@hot
 def mask_from_rows(st, rows, n, x0, y0, B, SL, mode, pend, mask, dirty):
-    """`encode_mask` from the legal moves already in rows[:n]; returns the moves outside
-    the window."""
+    """Fill the int8 action `mask` from the legal moves in rows[:n]; returns how many lie
+    outside the window. mode MODE_TURN: turn actions, MODE_PLACE: placement actions
+    (`core.actions`); MODE_FOLLOWER: slot + 1 of the rows matching the pending placement
+    `pend` (h, x, y, r; board coordinates relative to the start tile like the rows).
+    Entries dirty[4]:dirty[5] are cleared first, and the range set now is written back."""
     mask[dirty[4]:dirty[5]] = 0
     lo, hi = mask.shape[0], 0
     o = origin(st)

@@ -63,5 +63,12 @@ def jitted(**options: Any) -> Callable:
     return wrap
 
 
-hot = jitted(_nrt=False, error_model="numpy")
-counted = jitted(error_model="numpy")
+def _documented(decorator: Callable, doc: str) -> Callable:
+    decorator.__doc__ = doc
+    return decorator
+
+
+hot = _documented(jitted(_nrt=False, error_model="numpy"), """Compile a function of the
+hot path: no reference counting (it may not allocate arrays), numpy's error model.""")
+counted = _documented(jitted(error_model="numpy"), """Compile a function that allocates
+(numba's reference counting on), numpy's error model.""")

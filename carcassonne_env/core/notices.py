@@ -37,7 +37,7 @@ PARTS = {
     "kernels": ("the vector envs", 40),
     "evaluation": ("the heuristic bot", 10),
     "jitted_bots": ("the jitted bots", 22),
-    "search": ("the MCTS and solo-search bots", 29),
+    "search_kernels": ("the MCTS and solo-search bots", 29),
     "puct_kernel": ("the puct bot's search", 79),
 }
 # Modules whose compiles are announced: this package's and those `notice_modules` adds.

@@ -120,9 +120,14 @@ class Packed:
         self.fixed_end = offset
         self.numba_type = type(name + "Type", (PackedType,), {"layout": self})()
         # `module` binds the class to `name` (pickle finds it there)
-        self.array_class = type(name, (PackedArray,), {"layout": self, "__module__": module})
-        for k, (f, *_) in enumerate(self.fields):
-            setattr(self.array_class, f, property(_field_getter(k), doc=f"field {f}"))
+        doc = (f"A packed {name}: one int64 buffer whose fields ({', '.join(self.names)}) "
+               f"read as numpy views, in Python and in jitted code alike.")
+        self.array_class = type(name, (PackedArray,), {"layout": self, "__module__": module,
+                                                       "__doc__": doc})
+        for k, (f, dt, dims, _) in enumerate(self.fields):
+            shape = dims if isinstance(dims, tuple) else f"{dims}-D"
+            setattr(self.array_class, f, property(_field_getter(k),
+                                                  doc=f"The {f} field: {dt} {shape} (a view)."))
         self.cast = _make_cast(self)
         _LAYOUTS[name] = self
         _register(self)
@@ -132,6 +137,7 @@ class Packed:
         return _META + _PER_FIELD * self.index[name]
 
     def field_type(self, name: str) -> types.Array:
+        """The numba array type of field `name` (its dtype and number of dimensions)."""
         _, dt, dims, _ = self.fields[self.index[name]]
         return types.Array(from_dtype(dt), len(dims) if isinstance(dims, tuple) else dims, "C")
 

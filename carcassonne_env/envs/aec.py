@@ -17,6 +17,9 @@ from .driver import REWARDS, TurnDriver, check_rule_options, seat_rewards
 from .rendering import RENDER_MODES, render_game
 
 OBS_LAYOUTS = ("dict", "classic", "flat")
+#: The dtype of ``info["scores"]`` in every env of this package (the single-agent envs'
+#: and the AEC env's; int64 as the vector envs' "result" and "seat" entries).
+SCORES_DTYPE = np.int64
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -108,6 +111,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
     observation is that float32 array itself (a Box space, as SuperSuit's wrappers and
     PettingZoo's `api_test` want) and the mask is in ``infos[agent]["action_mask"]``.
     The mask is all zero when it is not that agent's turn.
+
+    Infos: when the game ends, ``infos[agent]["scores"]`` (int64[players], a numpy array
+    as in the Gymnasium envs); after an illegal action that agent's "illegal_move" (the
+    reason); with ``obs_layout="flat"`` every agent's "action_mask".
 
     With ``candidate_moves=K`` the "dict" layout's observation also has "candidates"
     float32[K, FC] and "candidate_actions" int64[K]; the "classic" and "flat" arrays
@@ -209,8 +216,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
             self.rewards = {a: float(values[p]) for p, a in enumerate(self.possible_agents)}
             if self.driver.game.done:
                 self.terminations = dict.fromkeys(self.agents, True)
+                scores = np.array(self.driver.game.scores, SCORES_DTYPE)
                 for a in self.agents:
-                    self.infos[a] = {"scores": self.driver.game.scores}
+                    self.infos[a] = {"scores": scores.copy()}
             else:
                 self.agent_selection = self.possible_agents[self.driver.seat]
         self._accumulate_rewards()

@@ -74,6 +74,8 @@ class TurnDriver:
         self._cache: dict[int, dict[str, np.ndarray]] = {}
 
     def new_game(self, seed: int | None) -> Game:
+        """Start a new game under the driver's rules (`seed`: its deck), forgetting the pending
+        placement."""
         self.game = Game(self.rules, seed=seed)
         self.pending = None
         self._cache = {}
@@ -113,21 +115,21 @@ class TurnDriver:
         ValueError for an action outside the action space (not an integer scalar, or out
         of range): a caller's bug, not a move the agent chose."""
         self.check_in_space(action)
-        before = self.game._st.scores.copy()
+        before = self.game.state.scores.copy()
         reason = self._illegal_reason(action)
         if reason is not None:
             return np.zeros_like(before), reason
         enc, action = self.encoder, action_index(action)
         if enc.action_mode == "turn":
             h, x, y, r = enc.placement(self.game, action)
-            self.game._apply(h, x, y, r, enc.split(action)[4])
+            self.game.play_row(h, x, y, r, enc.split(action)[4])
         elif self.pending is None:
             self.pending = enc.placement(self.game, action)
         else:
             pending, self.pending = self.pending, None
-            self.game._apply(*pending, action - 1)
+            self.game.play_row(*pending, action - 1)
         self.invalidate()
-        return self.game._st.scores - before, None
+        return self.game.state.scores - before, None
 
     def invalidate(self) -> None:
         """Forget the cached observations (after moves played around the driver)."""
@@ -157,7 +159,7 @@ class TurnDriver:
             h, x, y, r = enc.placement(self.game, action)
             return f"placement of hand tile {h} at ({x}, {y}) turned {r} is not legal"
         try:
-            self.game._resolve(enc.action_to_move(self.game, action))
+            self.game.row_of(enc.action_to_move(self.game, action))
         except IllegalMoveError as err:
             return f"action {action}: {err}"
         return f"action {action} is not in the action mask"

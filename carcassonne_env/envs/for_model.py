@@ -24,8 +24,8 @@ from gymnasium import spaces
 from ..core.aggregates import N_AGG_FIXED
 from ..core.encode import N_FIXED_PLANES
 from ..encoding import ACTION_MODES, OBS_FEATURES, Encoder
-from ..layout import expected_path
 from ..rules import Rules
+from ..shadowing import expected_path
 
 # The shipped models: package data of `agents`, installed beside this package.
 SHIPPED_MODELS = expected_path("agents") / "models"

@@ -11,6 +11,8 @@ RENDER_MODES = ("ansi", "rgb_array", "human")
 
 
 def render_game(game: Game, mode: str) -> str | np.ndarray | None:
+    """`game` as the envs' `render()` gives it: text for "ansi", an RGB array for "rgb_array",
+    printed for "human"."""
     if mode == "ansi":
         return str(game)
     from ..render import render_rgb, show  # Pillow is imported only when drawing

@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-from .vector import SoloVectorEnv
-
 if TYPE_CHECKING:
+    from .vector import SoloVectorEnv
     from .vector_multi import VsBotsVectorEnv
 
 
@@ -54,6 +53,8 @@ class SB3VecEnv(VecEnv):
         return obs, rewards.astype(np.float32), dones, out
 
     def action_masks(self) -> np.ndarray:
+        """The legal-action masks of every game, bool[num_envs, n_actions] (sb3-contrib's
+        MaskablePPO reads them)."""
         return self.venv.action_masks()
 
     def close(self) -> None:

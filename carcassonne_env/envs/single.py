@@ -1,9 +1,17 @@
 """Gymnasium single-agent envs: `Carcassonne/Solo-v0` (the solo variant, one agent
 playing every colour) and `Carcassonne/VsBots-v0` (one learning seat against built-in
-bots). Both give ``action_masks()`` for sb3-contrib's MaskablePPO, take any integer
-scalar as an action (int, numpy integer, 0-d integer array as SB3's ``predict`` returns)
-and raise `gymnasium.error.ResetNeeded` on a step after the episode ended (game over or
-illegal action) until ``reset()``."""
+bots). Both give ``action_masks()`` for sb3-contrib's MaskablePPO (and, with
+``mask_in_obs=True``, the mask as the observation's "action_mask" entry, for libraries
+that read it there: TorchRL, Tianshou, RLlib; docs/clients.md), take any integer scalar as
+an action (int, numpy integer, 0-d integer array as SB3's ``predict`` returns) and raise
+`gymnasium.error.ResetNeeded` on a step after the episode ended (game over or illegal
+action) until ``reset()``.
+
+`info` holds numpy arrays and scalars only, no lists: "scores" int64[P], "action_mask"
+int8[n_actions], "moves_outside_window" an int, "end_reason" None while the game runs and
+then "A" / "B" / "tiles". Readers that turn entries into tensors take the arrays (TorchRL:
+an explicit ``default_info_dict_reader(["scores"], ...)``, docs/clients.md; its
+``auto_register_info_dict`` wants every entry numpy, which "end_reason" is not)."""
 
 from __future__ import annotations
 
@@ -16,12 +24,14 @@ from gymnasium.error import ResetNeeded
 
 from ..bots.base import Agent
 from ..bots.plugins import make_opponent
-from ..checks import check_choice, check_int, check_real
+from ..checks import check_bool, check_choice, check_int, check_real
 from ..rules import Rules
-from .aec import rules_from
+from .aec import SCORES_DTYPE, rules_from
 from .driver import REWARDS, TurnDriver, check_rule_options, seat_rewards
 from .rendering import RENDER_MODES, render_game
 
+#: The observation key of the action mask with ``mask_in_obs=True`` (the AEC env's name).
+MASK_KEY = "action_mask"
 #: A `VsBotsEnv` opponent: a bot spec, an agent, or a factory ``factory(seed=...) -> agent``.
 Opponent = str | Agent | Callable[..., Agent]
 
@@ -44,7 +54,7 @@ class _SingleAgentEnv(gym.Env):
 
     def __init__(self, rules: Rules, board_size: int, action_mode: str, on_overflow: str,
                  illegal_reward: float, render_mode: str | None, obs_features: str,
-                 candidate_moves: int) -> None:
+                 candidate_moves: int, mask_in_obs: bool = False) -> None:
         if render_mode is not None:
             check_choice("render_mode", render_mode, RENDER_MODES)
         self.rules = rules
@@ -52,9 +62,15 @@ class _SingleAgentEnv(gym.Env):
         self.illegal_reward = check_real("illegal_reward", illegal_reward)
         self.driver = TurnDriver(rules, board_size, action_mode, on_overflow, obs_features,
                                  candidate_moves)
-        self.observation_space = self.driver.encoder.observation_space()
+        self.mask_in_obs = check_bool("mask_in_obs", mask_in_obs)
+        enc = self.driver.encoder
+        self.observation_space = enc.observation_space()
+        if self.mask_in_obs:  # the AEC env's key and space (`carcassonne_v0`)
+            self.observation_space = gym.spaces.Dict({
+                **self.observation_space.spaces,
+                MASK_KEY: gym.spaces.Box(0, 1, (enc.n_actions,), np.int8)})
         self._obs_keys = tuple(self.observation_space.spaces)
-        self.action_space = self.driver.encoder.action_space()
+        self.action_space = enc.action_space()
         self._over = "before the first reset()"  # why step() is refused; None: playing
 
     @property
@@ -72,9 +88,10 @@ class _SingleAgentEnv(gym.Env):
     def _obs_info(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         obs = self.driver.observe(self._observer())
         game = self.driver.game
-        info = {"scores": game.scores, "end_reason": game.end_reason,
+        info = {"scores": np.array(game.scores, SCORES_DTYPE), "end_reason": game.end_reason,
                 "action_mask": self.driver.action_mask(),
-                "moves_outside_window": self.driver.encoder.last_outside}
+                "moves_outside_window": int(self.driver.encoder.last_outside)}
+        # with mask_in_obs, obs["action_mask"] (the driver's) equals info["action_mask"]
         return {k: obs[k] for k in self._obs_keys}, info
 
     def _new_game(self, seed: int | None) -> None:
@@ -121,8 +138,9 @@ class SoloEnv(_SingleAgentEnv):
     """The 2020 solo variant: one agent places every colour's tiles and followers.
 
     Reward: the increase of the lowest colour's score, so an episode's return is the
-    result minus the starting 1. `info` carries "scores", "end_reason" ("A" / "B" /
-    "tiles" once over) and "action_mask".
+    result minus the starting 1. `info` carries "scores" (int64[colours]), "end_reason"
+    ("A" / "B" / "tiles" once over, else None), "action_mask" (int8[n_actions]) and
+    "moves_outside_window" (an int).
 
     Args:
         colours: 3 or 4 solo colours.
@@ -141,6 +159,12 @@ class SoloEnv(_SingleAgentEnv):
             which simultaneous completions and the end bonus are scored; such a step's
             action names a follower on the board (docs/observations.md, "Scoring
             decisions").
+        mask_in_obs: True adds the action mask to the observation: "action_mask"
+            int8[n_actions] (Box 0..1, 1: legal; the key and space of the PettingZoo env
+            `carcassonne_v0`), for libraries that read the mask from the observation
+            (TorchRL, Tianshou, RLlib; docs/clients.md). It equals
+            ``info["action_mask"]`` and ``action_masks()``; all zero once the episode is
+            over. Default False: the observation the shipped models were trained on.
         rule_options: further `Rules` options of the solo variant: ``followers`` (the
             seed's harder 3 or easier 5), ``expansions`` and ``expansion_mode``.
     """
@@ -149,13 +173,13 @@ class SoloEnv(_SingleAgentEnv):
                  on_overflow: str = "warn", illegal_reward: float = -1.0,
                  render_mode: str | None = None, obs_features: str = "standard",
                  scoring_order: str = "auto", candidate_moves: int = 0,
-                 **rule_options: Any) -> None:
+                 mask_in_obs: bool = False, **rule_options: Any) -> None:
         check_rule_options(type(self), rule_options)
         check_int("colours", colours, 3, 4)
         rules = Rules(variant="solo", solo_colours=colours, scoring_order=scoring_order,
                       **rule_options)
         super().__init__(rules, board_size, action_mode, on_overflow, illegal_reward,
-                         render_mode, obs_features, candidate_moves)
+                         render_mode, obs_features, candidate_moves, mask_in_obs)
 
     def _observer(self) -> int:
         return 0  # colours are absolute in solo
@@ -202,7 +226,10 @@ class VsBotsEnv(_SingleAgentEnv):
             opponents' mean gain) or "win" (+1 / 0 / -1 at the end).
         rules: a `Rules`, or its options as keywords.
         board_size, action_mode, on_overflow, illegal_reward, render_mode, obs_features,
-        candidate_moves: as `SoloEnv`.
+        candidate_moves, mask_in_obs: as `SoloEnv` (the mask: the learning seat's).
+
+    `info` carries what `SoloEnv`'s does ("scores": int64[players]) and "seat", the
+    learning seat (an int).
     """
 
     def __init__(self, opponents: Sequence[Opponent] | Opponent = ("greedy",),
@@ -210,7 +237,7 @@ class VsBotsEnv(_SingleAgentEnv):
                  board_size: int = 32, action_mode: str = "turn", on_overflow: str = "warn",
                  illegal_reward: float = -1.0, render_mode: str | None = None,
                  obs_features: str = "standard", candidate_moves: int = 0,
-                 **rule_options: Any) -> None:
+                 mask_in_obs: bool = False, **rule_options: Any) -> None:
         check_rule_options(type(self), rule_options)
         if isinstance(opponents, str) or not isinstance(opponents, Sequence):
             entries = [opponents]
@@ -239,7 +266,7 @@ class VsBotsEnv(_SingleAgentEnv):
             seat = check_int("seat", seat, 0, rules.players - 1)
         check_choice("reward", reward, REWARDS)
         super().__init__(rules, board_size, action_mode, on_overflow, illegal_reward,
-                         render_mode, obs_features, candidate_moves)
+                         render_mode, obs_features, candidate_moves, mask_in_obs)
         self.opponents = entries
         self.opponent_names = names
         self.fixed_seat = seat
@@ -282,11 +309,11 @@ class VsBotsEnv(_SingleAgentEnv):
     def _play_bots(self) -> np.ndarray:
         """Let the bots move until the learning seat is to act; their score gains."""
         game = self.driver.game
-        before = game._st.scores.copy()
+        before = game.state.scores.copy()
         while not game.done and game.current_player != self.seat:
             game.play(self._bots[game.current_player].act(game))
         self.driver.invalidate()
-        return game._st.scores - before
+        return game.state.scores - before
 
     def step(self, action):
         self._check_playing()

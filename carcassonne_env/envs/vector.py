@@ -80,7 +80,7 @@ class BatchedGamesEnv(VectorEnv):
     def game(self, i: int) -> Game:
         """Game i as a `Game` view sharing its state (read it, don't play on it; no move
         log). Take a new view after a step."""
-        return Game._over_state(self.rules, self.encoder.tileset, self._state_list[i],
+        return Game.over_state(self.rules, self.encoder.tileset, self._state_list[i],
                                 self._seeds[i])
 
     def render(self):
@@ -181,12 +181,54 @@ class BatchedGamesEnv(VectorEnv):
         self._enc = (enc.subtiles, enc.n_types, enc.slots)
         self.last_candidates = np.zeros(self.num_envs, np.int64)
 
-    def _finish_step(self, actions: np.ndarray, src: _Buffers, dst: _Buffers):
+    def _seed_decks(self, seed: int | list[int] | None) -> None:
+        """Seed game i's deck generator with ``seed + i`` (or ``seed[i]``); None keeps
+        the generators as they are."""
+        if seed is not None:
+            seeds = list(seed) if isinstance(seed, (list, tuple)) else [
+                int(seed) + i for i in range(self.num_envs)]
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"need {self.num_envs} seeds, got {len(seeds)}")
+            self._rngs = [seeding.np_random(s)[0] for s in seeds]
+
+    def _check_batch(self, num_envs: int, num_threads: int | None,
+                     render_mode: str | None) -> None:
+        """Check and set the batch size, the threads (default: numba's) and the render
+        mode, the arguments every batched env takes."""
+        self.num_envs = check_int("num_envs", num_envs, 1)
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, self.metadata["render_modes"])
+        if num_threads is None:
+            num_threads = numba_config.NUMBA_NUM_THREADS
+        num_threads = check_int("num_threads", num_threads, 1)
+        self.num_threads = min(num_threads, numba_config.NUMBA_NUM_THREADS)
+
+    def _setup(self, encoder: Encoder, illegal_reward: float, copy: bool,
+               render_mode: str | None) -> None:
+        """What every batched env builds from its encoder: the spaces, the games' states
+        (rows of one buffer for numba, a view of each for Python) and the two observation
+        buffer sets (a step reads the masks of one and writes the other)."""
+        self.encoder = encoder
+        self.illegal_reward = check_real("illegal_reward", illegal_reward)
+        self.copy = check_bool("copy", copy)
+        self.render_mode = render_mode
+        self.single_observation_space = encoder.observation_space()
+        self.single_action_space = encoder.action_space()
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        N = self.num_envs
+        self._states, self._state_list = state_rows(Game(encoder.rules, seed=0).state, N)
+        self._seeds: list[int | None] = [None] * N
+        self._deck_len = len(encoder.tileset.full_deck())
+        self._sets = [ObservationBuffers(N, encoder) for _ in range(2)]
+        self._cur = 0
+
+    def _finish_step(self, actions: np.ndarray, src: ObservationBuffers, dst: ObservationBuffers):
         """The step's return once the batch ran (observations in `dst`, the masks the
         actions were chosen from in `src`): illegal rewards, with on_overflow="truncate"
         the games cut short for want of a visible move, same-step autoreset of the
         finished games with their final observations and infos, the overflow check.
-        Subclasses provide `_final_infos`, `_deal` and `_start`."""
+        Subclasses provide `_final_extras`, `_deal` and `_start`."""
         rewards = self._rewards.copy()
         terminated = self._dones.astype(bool)
         truncated = np.zeros(self.num_envs, bool)
@@ -243,16 +285,48 @@ class BatchedGamesEnv(VectorEnv):
         if not self._outside.any():
             return
         blocked = self._blocked(np.ones(self.num_envs, bool))
-        if not blocked.size and self.encoder._warned:
+        if not blocked.size and self.encoder.overflow_warned:
             return  # warned once already, nothing to raise
         i = int(blocked[0]) if blocked.size else int(np.argmax(self._outside))
         game = self.game(i)
-        n = len(game._legal_rows())
-        self.encoder._overflow(game, n, int(self._outside[i]))
+        n = len(game.legal_rows())
+        self.encoder.report_overflow(game, n, int(self._outside[i]))
 
     def _obs(self) -> dict[str, np.ndarray]:
         return self._sets[self._cur].obs(copy=self.copy)
 
+
+    def _final_infos(self, done: np.ndarray, illegal: np.ndarray, cut: np.ndarray,
+                     actions: np.ndarray, src: ObservationBuffers,
+                     dst: ObservationBuffers) -> dict[str, Any]:
+        """Gymnasium's same-step autoreset infos (the layout `_add_info` builds, written
+        directly: it is on the hot path) of the ended games `done`: "scores" (int64[N,
+        seats]), "end_reason", "illegal_move" (the reason, where `illegal`),
+        "window_overflow" (the games `cut` short, bool[num_envs]) and the subclass's
+        `_final_extras`."""
+        N = self.num_envs
+        ended = np.zeros(N, bool)
+        ended[done] = True
+        final_obs = np.full(N, None, object)
+        scores = np.zeros((N, self._state_list[0].scores.shape[0]), np.int64)
+        reasons, reasons_why = np.full(N, None, object), np.full(N, None, object)
+        for i in done:
+            st = self._state_list[i]
+            last = src if illegal[i] else dst  # an illegal action played nothing
+            final_obs[i] = last.obs(i, copy=True)
+            scores[i] = st.scores
+            reasons[i] = C.END_NAMES[st.sc[C.SC_END]]
+            if illegal[i]:
+                reasons_why[i] = f"action {actions[i]} is not in the mask"
+        final_info: dict[str, Any] = {"scores": scores, "_scores": ended,
+                                      "end_reason": reasons, "_end_reason": ended}
+        final_info |= self._final_extras(done, ended, illegal, cut)
+        if illegal.any():
+            final_info |= {"illegal_move": reasons_why, "_illegal_move": illegal}
+        if cut.any():
+            final_info |= {"window_overflow": cut.copy(), "_window_overflow": cut.copy()}
+        return {"final_obs": final_obs, "_final_obs": ended, "final_info": final_info,
+                "_final_info": ended}
 
 class SoloVectorEnv(BatchedGamesEnv):
     """`num_envs` solo games stepped together (turn action mode).
@@ -293,33 +367,13 @@ class SoloVectorEnv(BatchedGamesEnv):
                  candidate_moves: int = 0,
                  **rule_options: Any) -> None:
         check_rule_options(type(self), rule_options)
-        self.num_envs = check_int("num_envs", num_envs, 1)
-        if render_mode is not None:
-            check_choice("render_mode", render_mode, self.metadata["render_modes"])
-        if num_threads is None:
-            num_threads = numba_config.NUMBA_NUM_THREADS
-        num_threads = check_int("num_threads", num_threads, 1)
-        self.num_threads = min(num_threads, numba_config.NUMBA_NUM_THREADS)
+        self._check_batch(num_envs, num_threads, render_mode)
         self.rules = Rules(variant="solo", solo_colours=check_int("colours", colours, 3, 4),
                            scoring_order=scoring_order, **rule_options)
-        self.encoder = enc = Encoder(self.rules, board_size, "turn", on_overflow,
-                                     obs_features=obs_features,
-                                     candidate_moves=candidate_moves)
-        self.illegal_reward = check_real("illegal_reward", illegal_reward)
-        self.copy = check_bool("copy", copy)
-        self.render_mode = render_mode
-        self.single_observation_space = enc.observation_space()
-        self.single_action_space = enc.action_space()
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._setup(Encoder(self.rules, board_size, "turn", on_overflow,
+                            obs_features=obs_features, candidate_moves=candidate_moves),
+                    illegal_reward, copy, render_mode)
         N = self.num_envs
-        # The games' states: rows of one buffer for numba, a view of each for Python.
-        self._states, self._state_list = state_rows(Game(self.rules, seed=0)._st, N)
-        self._seeds: list[int | None] = [None] * N
-        self._deck_len = len(self.encoder.tileset.full_deck())
-        # Two buffer sets: a step reads the masks of one and writes the other.
-        self._sets = [_Buffers(N, enc) for _ in range(2)]
-        self._cur = 0
         self._rewards = np.zeros(N, np.float64)
         self._dones = np.zeros(N, np.uint8)
         self._illegal = np.zeros(N, np.uint8)
@@ -332,12 +386,7 @@ class SoloVectorEnv(BatchedGamesEnv):
     # ------------------------------------------------------------------ api
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
         """Start a new game everywhere; seed i is ``seed + i`` (or ``seed[i]``)."""
-        if seed is not None:
-            seeds = list(seed) if isinstance(seed, (list, tuple)) else [
-                int(seed) + i for i in range(self.num_envs)]
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"need {self.num_envs} seeds, got {len(seeds)}")
-            self._rngs = [seeding.np_random(s)[0] for s in seeds]
+        self._seed_decks(seed)
         self._restart(self._all)
         return self._obs(), {}
 
@@ -368,39 +417,19 @@ class SoloVectorEnv(BatchedGamesEnv):
                         self._scratch, self._rewards, self._dones, self._illegal,
                         self._outside, self.last_candidates)
 
-    def _final_infos(self, done: np.ndarray, illegal: np.ndarray, cut: np.ndarray,
-                     actions: np.ndarray, src: _Buffers, dst: _Buffers) -> dict[str, Any]:
-        """Gymnasium's same-step autoreset infos (the layout `_add_info` builds, written
-        directly: it is on the hot path) of the ended games `done`: "scores",
-        "end_reason", "result" (finished games), "illegal_move" (the reason, where
-        `illegal`) and "window_overflow" (the games `cut` short, bool[num_envs])."""
-        N = self.num_envs
-        ended = np.zeros(N, bool)
-        ended[done] = True
-        final_obs = np.full(N, None, object)
-        scores, reasons, reasons_why = (np.full(N, None, object) for _ in range(3))
-        results = np.zeros(N, np.int64)
+    def _final_extras(self, done: np.ndarray, ended: np.ndarray, illegal: np.ndarray,
+                      cut: np.ndarray) -> dict[str, Any]:
+        """The solo env's own final info: "result" (the lowest colour's score) of the
+        games that finished."""
+        finished = ended & ~illegal & ~cut
+        if not finished.any():
+            return {}
+        results = np.zeros(self.num_envs, np.int64)
         for i in done:
-            st = self._state_list[i]
-            last = src if illegal[i] else dst  # an illegal action played nothing
-            final_obs[i] = last.obs(i, copy=True)
-            scores[i] = st.scores.tolist()
-            reasons[i] = C.END_NAMES[st.sc[C.SC_END]]
-            results[i] = st.scores.min()
-            if illegal[i]:
-                reasons_why[i] = f"action {actions[i]} is not in the mask"
-        final_info: dict[str, Any] = {"scores": scores, "_scores": ended,
-                                      "end_reason": reasons, "_end_reason": ended}
-        if (ended & ~illegal & ~cut).any():
-            final_info |= {"result": results, "_result": ended & ~illegal & ~cut}
-        if illegal.any():
-            final_info |= {"illegal_move": reasons_why, "_illegal_move": illegal}
-        if cut.any():
-            final_info |= {"window_overflow": cut.copy(), "_window_overflow": cut.copy()}
-        return {"final_obs": final_obs, "_final_obs": ended, "final_info": final_info,
-                "_final_info": ended}
+            results[i] = self._state_list[i].scores.min()
+        return {"result": results, "_result": finished}
 
-class _Buffers:
+class ObservationBuffers:
     """One set of preallocated observation arrays with their painted regions."""
 
     def __init__(self, n: int, enc: Encoder) -> None:

@@ -30,19 +30,15 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
-from gymnasium.vector.utils import batch_space
-from numba import config as numba_config
 
-from ..checks import check_bool, check_choice, check_int, check_real
-from ..core import config as C
-from ..core.state import state_rows
+from ..checks import check_choice, check_int
 from ..encoding import Encoder
-from ..game import Game, shuffled_deck
+from ..game import shuffled_deck
 from ..rules import Rules
 from .aec import rules_from
 from .driver import REWARDS, check_rule_options
 from .kernels import OBSERVE, RESUME, REWARD_MODES, START, STEP, learner_reward, run_batch
-from .vector import BatchedGamesEnv, _Buffers
+from .vector import BatchedGamesEnv, ObservationBuffers
 
 #: A policy opponent: called with (observations, action masks, seats) of the games where
 #: one of its seats is to move (observation arrays batched over those games, as the
@@ -132,13 +128,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         from ..bots.fast_bots import bot_spec
         from ..bots.jitted_bots import KINDS, POLICY
 
-        self.num_envs = check_int("num_envs", num_envs, 1)
-        if render_mode is not None:
-            check_choice("render_mode", render_mode, self.metadata["render_modes"])
-        if num_threads is None:
-            num_threads = numba_config.NUMBA_NUM_THREADS
-        num_threads = check_int("num_threads", num_threads, 1)
-        self.num_threads = min(num_threads, numba_config.NUMBA_NUM_THREADS)
+        self._check_batch(num_envs, num_threads, render_mode)
         check_rule_options(type(self), rule_options)
         entries = _opponent_list(opponents)
         if rules is None:
@@ -188,23 +178,9 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         self.fixed_seat = seat
         self.reward_mode = check_choice("reward", reward, REWARDS)
         self._mode = REWARD_MODES[reward]
-        self.encoder = enc = Encoder(rules, board_size, "turn", on_overflow,
-                                     obs_features=obs_features,
-                                     candidate_moves=candidate_moves)
-        self.illegal_reward = check_real("illegal_reward", illegal_reward)
-        self.copy = check_bool("copy", copy)
-        self.render_mode = render_mode
-        self.single_observation_space = enc.observation_space()
-        self.single_action_space = enc.action_space()
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._setup(Encoder(rules, board_size, "turn", on_overflow, obs_features=obs_features,
+                            candidate_moves=candidate_moves), illegal_reward, copy, render_mode)
         N = self.num_envs
-        proto = Game(rules, seed=0)._st
-        self._states, self._state_list = state_rows(proto, N)
-        self._seeds: list[int | None] = [None] * N
-        self._deck_len = len(enc.tileset.full_deck())
-        self._sets = [_Buffers(N, enc) for _ in range(2)]
-        self._cur = 0
         self._init_observe()
         self._init_bot_buffers()
         self._seats = np.zeros(N, np.int64)
@@ -224,7 +200,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         self._all = np.arange(N, dtype=np.int64)
         self._has_policies = any(k == POLICY for k, _, _ in self._slots)
         self._self_play = any(i == -1 for _, _, i in self._slots)
-        self._pbuf: _Buffers | None = None  # the policies' observation batch
+        self._pbuf: ObservationBuffers | None = None  # the policies' observation batch
         self._no_actions = np.zeros(0, np.int64)
         self._no_started = np.zeros(0, np.bool_)
         # what a policy's observation batch reports (rows of the batch, not games)
@@ -240,12 +216,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
         """Start a new game everywhere; seed i is ``seed + i`` (or ``seed[i]``). The info
         holds "seat" (the learning seat of every game)."""
-        if seed is not None:
-            seeds = list(seed) if isinstance(seed, (list, tuple)) else [
-                int(seed) + i for i in range(self.num_envs)]
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"need {self.num_envs} seeds, got {len(seeds)}")
-            self._rngs = [seeding.np_random(s)[0] for s in seeds]
+        self._seed_decks(seed)
         self._check_self_policy()
         self._stalled[:] = False
         self._restart(self._all)
@@ -366,8 +337,8 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         observation are written as `run_batch` would; else WindowOverflowError."""
         if self.encoder.on_overflow != "truncate":
             game = self.game(int(games[0]))
-            n = len(game._legal_rows())
-            self.encoder._overflow(game, n, n)  # raises: nothing fits
+            n = len(game.legal_rows())
+            self.encoder.report_overflow(game, n, n)  # raises: nothing fits
         self._waiting[games] = -1
         self._stalled[games] = True
         self._outside[games] = 0
@@ -384,44 +355,21 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                       out=tuple(a[rows] for a in out.out), outside=self._batch_outside,
                       n_cands=self.last_candidates[rows])
 
-    def _policy_buffers(self, n: int) -> _Buffers:
+    def _policy_buffers(self, n: int) -> ObservationBuffers:
         if self._pbuf is None:
-            self._pbuf = _Buffers(self.num_envs, self.encoder)
+            self._pbuf = ObservationBuffers(self.num_envs, self.encoder)
         buf = self._pbuf
         # rows are reused for other games: clear what they hold (the whole region)
         buf.dirty[:n] = (0, buf.planes.shape[1], 0, buf.planes.shape[2], 0,
                          buf.masks.shape[1])
         return buf
 
-    def _final_infos(self, done: np.ndarray, illegal: np.ndarray, cut: np.ndarray,
-                     actions: np.ndarray, src: _Buffers, dst: _Buffers) -> dict[str, Any]:
-        """Gymnasium's same-step autoreset infos: "scores", "end_reason", "seat", for an
-        illegal action "illegal_move" (the reason) and for the games `cut` short
-        (bool[num_envs]) "window_overflow"."""
-        N = self.num_envs
-        ended = np.zeros(N, bool)
-        ended[done] = True
-        final_obs = np.full(N, None, object)
-        scores, reasons, reasons_why = (np.full(N, None, object) for _ in range(3))
-        seats = np.zeros(N, np.int64)
-        for i in done:
-            st = self._state_list[i]
-            last = src if illegal[i] else dst  # an illegal action played nothing
-            final_obs[i] = last.obs(i, copy=True)
-            scores[i] = st.scores.tolist()
-            reasons[i] = C.END_NAMES[st.sc[C.SC_END]]
-            seats[i] = self._seats[i]
-            if illegal[i]:
-                reasons_why[i] = f"action {actions[i]} is not in the mask"
-        final_info: dict[str, Any] = {"scores": scores, "_scores": ended,
-                                      "end_reason": reasons, "_end_reason": ended,
-                                      "seat": seats, "_seat": ended}
-        if illegal.any():
-            final_info |= {"illegal_move": reasons_why, "_illegal_move": illegal}
-        if cut.any():
-            final_info |= {"window_overflow": cut.copy(), "_window_overflow": cut.copy()}
-        return {"final_obs": final_obs, "_final_obs": ended, "final_info": final_info,
-                "_final_info": ended}
+    def _final_extras(self, done: np.ndarray, ended: np.ndarray, illegal: np.ndarray,
+                      cut: np.ndarray) -> dict[str, Any]:
+        """The learner's "seat" in each ended game."""
+        seats = np.zeros(self.num_envs, np.int64)
+        seats[done] = self._seats[done]
+        return {"seat": seats, "_seat": ended}
 
 
 def _takes_games(policy: Callable) -> bool:

@@ -94,11 +94,11 @@ def _deck_left(game: Game, order: Counter) -> dict[str, int]:
     """Tiles not drawn yet, by kind: the record's tile order minus placed, discarded
     and held tiles."""
     used = Counter(p.tile for p in game.board.values())
-    used[game._ts.names[game._ts.start]] -= 1
+    used[game.tileset.names[game.tileset.start]] -= 1
     used.update(game.discarded)
-    st = game._st
+    st = game.state
     if game.rules.hand_size > 1:
-        used.update(game._ts.names[t] for t in st.hands.ravel().tolist() if t >= 0)
+        used.update(game.tileset.names[t] for t in st.hands.ravel().tolist() if t >= 0)
     elif game.current_tile is not None:
         used[game.current_tile] += 1
     left = order - used
@@ -107,7 +107,7 @@ def _deck_left(game: Game, order: Counter) -> dict[str, int]:
 
 def extra_turn(game: Game) -> bool:
     """True while the seat to move plays a builder's extra turn (Traders & Builders)."""
-    return bool(game._st.sc[C.SC_EXTRA]) and not game.done
+    return bool(game.state.sc[C.SC_EXTRA]) and not game.done
 
 
 def _snapshot(game: Game, order: Counter) -> dict[str, Any]:
@@ -142,7 +142,7 @@ def view_data(record: dict[str, Any]) -> dict[str, Any]:
 
     annotations = check_annotations(record)
     replay = Game.from_record(record)  # validates and checks the recorded scores
-    rules = replay.rules
+    rules, played = replay.rules, replay.moves_played
     game = Game(rules, tile_order=record["tile_order"])
     order = Counter(record["tile_order"])
     start = next(iter(game.board.items()))
@@ -150,7 +150,7 @@ def view_data(record: dict[str, Any]) -> dict[str, Any]:
     for k, m in enumerate(record["moves"]):
         seat, hand, extra = game.current_player, game.hand, extra_turn(game)
         n_events = len(game.events)
-        mv = replay._moves[k]
+        mv = played[k]
         game.play(Move(mv["x"], mv["y"], mv["rotation"], m.get("follower"), m.get("tile"),
                        m.get("figure", "follower")))
         # The move as recorded, not the board after it: a follower that scores in the
@@ -176,7 +176,7 @@ def view_data(record: dict[str, Any]) -> dict[str, Any]:
         "seats": rules.seats,
         "seat_labels": _seat_labels(record, game),
         "seat_colours": [_hex(SEAT_COLOURS[p % len(SEAT_COLOURS)]) for p in range(rules.seats)],
-        "geometry": tile_geometry(game._ts),
+        "geometry": tile_geometry(game.tileset),
         "start": {"x": start[0][0], "y": start[0][1], "tile": start[1].tile,
                   "rotation": start[1].rotation},
         "initial": _snapshot(initial, order),

@@ -23,7 +23,7 @@ def gif_frames(record: dict[str, Any], cell: int = 32, moves: int | None = None
     if not final.board:
         raise ValueError("the record has no board to draw")
     game = Game(final.rules, tile_order=record["tile_order"])
-    played = final._moves[:moves] if moves is not None else final._moves
+    played = final.moves_played[:moves] if moves is not None else final.moves_played
     coords = [(0, 0)] + [(m["x"], m["y"]) for m in played]
     x0, y0 = min(x for x, _ in coords) - 1, min(y for _, y in coords) - 1
     width = (max(x for x, _ in coords) + 2 - x0) * cell

@@ -72,6 +72,7 @@ class HumanSession:
 
     # ---------------------------------------------------------------- game flow
     def human_to_move(self) -> bool:
+        """Whether the human's seat is to move (or to choose) now."""
         return not self.game.done and (self.solo or self.game.current_player == self.human_seat)
 
     def _play_bots(self) -> None:
@@ -110,6 +111,7 @@ class HumanSession:
         return f"record of {moves} moves written to {path}"
 
     def record(self) -> dict[str, Any]:
+        """The game so far as a record (`Game.to_record`)."""
         rec = self.game.to_record()
         if not self.solo:
             rec["bots"] = list(self.names)
@@ -154,12 +156,47 @@ class HumanSession:
     def choices(self) -> list[dict[str, Any]]:
         """At a scoring decision (solo, ``scoring_order="player"``): the options, each
         the move that takes it (x, y, rotation, follower) with what it scores: `kind`,
-        `tiles`, `points` for each colour of `majority`; [] otherwise."""
+        `tiles`, `points` (the feature's value, or 2 for an end-bonus follower) for each
+        colour of `majority`, and `gains`, what each colour really gets if this option is
+        taken now (per colour; 0 for the majority too when none of its colours is lowest
+        now, docs/rules.md); [] otherwise."""
+        if not self.human_to_move():
+            return []
         return [{"x": c.move.x, "y": c.move.y, "rotation": c.move.rotation,
                  "follower": c.move.follower, "kind": c.kind,
                  "tiles": [list(t) for t in c.tiles], "points": c.points,
-                 "majority": list(c.majority)}
-                for c in (self.game.scoring_choices() if self.human_to_move() else [])]
+                 "majority": list(c.majority), "gains": self._gains(c.move)}
+                for c in self.game.scoring_choices()]
+
+    def _gains(self, move: Move) -> list[int]:
+        """What each colour gets from the scoring choice `move` now: the choice played
+        on a copy of the game, read off the scoring event it logs (the rules decide,
+        nothing is recomputed here)."""
+        game = self.game
+        first = len(game.events)
+        trial = game.clone()
+        trial.play(move)
+        event = trial.events[first]  # the chosen one: what follows scores after it
+        gains = [0] * self.rules.seats
+        for p in event.scorers:
+            gains[p] = event.points
+        return gains
+
+    def lowest(self) -> list[int]:
+        """Solo: the colours tied for the lowest score (those whose features and end
+        bonus score now); [] in other games."""
+        if not self.solo:
+            return []
+        scores = self.game.scores
+        return [p for p, v in enumerate(scores) if v == min(scores)]
+
+    def phase(self) -> str:
+        """What the game is at: "play" (tiles are placed), "end bonus" (solo, the game has
+        ended and the person orders the followers' end bonus) or "over"."""
+        game = self.game
+        if game.done:
+            return "over"
+        return "end bonus" if game.decision == "score_follower" else "play"
 
     def _board(self) -> dict[str, Any]:
         game = self.game
@@ -176,6 +213,7 @@ class HumanSession:
         return out
 
     def state(self) -> dict[str, Any]:
+        """What the play page shows now, as JSON-ready data."""
         game = self.game
         legal, figures = self._legal()
         return {
@@ -189,6 +227,8 @@ class HumanSession:
             "legal": legal,
             "legal_figures": figures,
             "choices": self.choices(),
+            "lowest": self.lowest(),
+            "phase": self.phase(),
             "bot_moves": self.bot_moves,
             "done": game.done,
             "result": game.result,
@@ -198,6 +238,7 @@ class HumanSession:
         }
 
     def page_data(self) -> dict[str, Any]:
+        """The data the play page starts from (tile drawings, seats, the first state)."""
         seats = self.rules.seats
         return {
             "solo": self.solo,
@@ -207,7 +248,7 @@ class HumanSession:
                             for p in range(seats)] if not self.solo else
             [SEAT_NAMES[p % 6] for p in range(seats)],
             "seat_colours": [_hex(SEAT_COLOURS[p % len(SEAT_COLOURS)]) for p in range(seats)],
-            "geometry": tile_geometry(self.game._ts),
+            "geometry": tile_geometry(self.game.tileset),
             "figure_kinds": list(self.rules.figures),
         }
 
@@ -327,9 +368,13 @@ def move_words(m: dict[str, Any]) -> str:
 
 
 def _choice_words(k: int, c: dict[str, Any]) -> str:
+    """A scoring choice as the terminal says it: what each majority colour really gets
+    now (`HumanSession.choices`' gains: 0 unless one of them is lowest)."""
     what = "the end bonus of the follower" if c["kind"] == "follower" else f"the {c['kind']}"
-    return (f"  {k}: {what} at ({c['x']}, {c['y']}) {c['follower']}: {c['points']} points "
-            f"to colour {', '.join(map(str, c['majority']))}")
+    gets = ", ".join(f"{c['gains'][p]} to colour {p}" for p in c["majority"])
+    zero = (f" (worth {c['points']}, but no colour of it is lowest)"
+            if c["points"] and not any(c["gains"][p] for p in c["majority"]) else "")
+    return f"  {k}: {what} at ({c['x']}, {c['y']}) {c['follower']}: {gets}{zero}"
 
 
 def _parse_move(session: HumanSession, text: str) -> Move:
@@ -398,7 +443,11 @@ def _play_tui(session: HumanSession, read: Callable[[str], str],
         seat = game.current_player
         choices = session.choices()
         if choices:
-            say(f"your scoring choice ({game.decision}): which scores next?")
+            lowest = ", ".join(map(str, session.lowest()))
+            say(f"your scoring choice ({game.decision}): which scores next? scores "
+                f"{game.scores}, lowest: colour {lowest}"
+                + ("; the game has ended, this is the end bonus"
+                   if session.phase() == "end bonus" else ""))
             for k, c in enumerate(choices, 1):
                 say(_choice_words(k, c))
         else:

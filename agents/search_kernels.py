@@ -201,7 +201,7 @@ def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, d
 
 
 # --------------------------------------------------------------------------- solo lab
-# Kernels of the solo lab's bots (issue 15: agents/solo_search.py, agents/solo_solve.py).
+# Kernels of the solo lab's bots (agents/solo_search.py, agents/solo_solve.py).
 
 
 @njit(cache=True, nogil=True)

@@ -1,0 +1,170 @@
+"""The solo commands: `carcassonne solo-bench` (a bot's results on fixed solo deals) and the
+solo strategy lab: `solo-solve` (a clairvoyant line for a deal) and
+`solo-analyze` (a solo game judged move by move)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..checks import install_hint
+from ..cli_errors import Interrupted, interrupted
+from .args import (
+    add_expansion_options,
+    add_json,
+    add_no_progress,
+    add_output,
+    add_record,
+    add_seed,
+    add_solo_deal_options,
+    add_workers,
+    command,
+    int_at_least,
+    solo_rules,
+)
+from .files import output_file, read_record, write_json
+
+
+def solo_bench_options(p: argparse.ArgumentParser) -> None:
+    """The options of `carcassonne solo-bench`."""
+    p.add_argument("--bot", default="random",
+                   help="bot spec, or several comma-separated for one stacked table "
+                   "(random, greedy, heuristic, mcts, solo-search, sb3:model=ppo_solo or "
+                   "sb3:model=FILE.zip, with options as in mcts:iterations=500); default "
+                   "random")
+    p.add_argument("--deals", type=int_at_least(1), default=1000,
+                   help="deals to play (default 1000)")
+    p.add_argument("--first-deal", type=int_at_least(0), default=0, metavar="FIRST",
+                   help="seed of the first deal (default 0: deal seeds 0..DEALS-1)")
+    add_seed(p, "bot seed, hashed with each deal seed")
+    add_workers(p, "processes")
+    add_solo_deal_options(p, "followers per colour (default 4; the seed's options: 3 "
+                          "harder, 5 easier)")
+    add_expansion_options(p)
+    p.add_argument("--hist", metavar="FILE.png", help="write a histogram of the result")
+    add_json(p, "write the summary and per-deal rows")
+    p.add_argument("--csv", metavar="FILE", help="write the per-deal rows")
+    add_no_progress(p)
+
+
+def solo_solve_options(p: argparse.ArgumentParser) -> None:
+    """The options of `carcassonne solo-solve` (solo strategy lab)."""
+    p.add_argument("--deal", type=int_at_least(0), required=True, help="deal seed")
+    p.add_argument("--seconds", type=float, default=60.0,
+                   help="time budget (default 60; the first pass always completes)")
+    add_solo_deal_options(p, "followers per colour (default 4)")
+    add_output(p, None, "game record to write (default solo_solve_N.json)", metavar="FILE")
+    add_json(p, "also write the search summary")
+
+
+def solo_analyze_options(p: argparse.ArgumentParser) -> None:
+    """The options of `carcassonne solo-analyze` (solo strategy lab)."""
+    add_record(p, "solo game record (JSON)")
+    p.add_argument("--bot", default="solo-search",
+                   help="the judging bot's spec (default solo-search)")
+    add_seed(p)
+    add_json(p, "write the analysis as JSON")
+
+
+@command("solo-bench", solo_bench_options)
+def cmd_solo_bench(args: argparse.Namespace) -> int:
+    """a bot plays fixed solo deals; prints the statistics
+
+    A bot plays the solo variant on deal seeds FIRST .. FIRST+DEALS-1 and prints a
+    markdown table of the result (lowest colour's score); see docs/solo_bench.md."""
+    # Several bots: one stacked table, and one file of each kind per bot.
+    from agents.base import warm_up
+    from agents.solo_bench import file_for_bot, histogram_format, markdown_table, run_solo_bench
+
+    from ..bots.base import split_specs
+
+    rules = solo_rules(args)
+    bots = split_specs(args.bot)
+    if not bots:
+        raise ValueError("--bot needs at least one bot spec")
+    if args.hist:
+        histogram_format(args.hist)
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise ValueError(
+                f"--hist needs matplotlib: {install_hint('plot')}") from None
+    for path in (args.hist, args.json, args.csv):
+        output_file(path)
+    for bot in bots:  # a bad spec (or a model of other rules) fails before the progress bar
+        warm_up(bot, rules)
+    results, stop = [], None
+    try:
+        for bot in bots:
+            results.append(run_solo_bench(bot, deals=args.deals, first_deal=args.first_deal,
+                                          seed=args.seed, workers=args.workers, rules=rules,
+                                          progress=not args.no_progress))
+    except Interrupted as err:  # Ctrl-C: the deals played so far are reported
+        results += [err.partial] if err.partial is not None else []
+        if not results:
+            raise
+        stop = err
+    print(markdown_table(results))
+    for res in results:
+        for path, write in ((args.hist, res.histogram_png), (args.json, res.to_json),
+                            (args.csv, res.to_csv)):
+            if path:
+                path = path if len(bots) == 1 else file_for_bot(path, res.bot)
+                write(path)
+                print(f"{res.bot}: wrote {path}", file=sys.stderr)
+    if stop is not None:
+        return interrupted(f"{stop.kept}; the results of the deals played are above"
+                           + (" and in the files written" if args.hist or args.json
+                              or args.csv else ""))
+    return 0
+
+
+@command("solo-solve", solo_solve_options)
+def cmd_solo_solve(args: argparse.Namespace) -> int:
+    """the best line found for a solo deal with every stack known
+
+    Search solo deal N with perfect information (the true order of every stack) for
+    about S seconds and write the best line as a game record that replays to its score.
+    A heuristic search: the score is a lower bound, not a proof of optimality. See
+    docs/solo_lab.md."""
+    from agents.solo_solve import solve_deal
+
+    out = Path(args.output or f"solo_solve_{args.deal}.json")
+    output_file(out)
+    output_file(args.json)
+    rules = solo_rules(args)
+    stop = None
+    try:
+        sol = solve_deal(args.deal, seconds=args.seconds, rules=rules)
+    except Interrupted as err:  # Ctrl-C after the first pass: its best line is kept
+        sol, stop = err.partial, err
+    write_json(out, sol.record)
+    if args.json:
+        write_json(args.json, sol.to_dict())
+    passes = ", ".join(f"top_k={p['top_k'] or 'all'}: {p['result']}" for p in sol.passes)
+    print(f"deal {sol.deal}: best line found {sol.result} (heuristic rollout "
+          f"{sol.baseline}; passes {passes}; {sol.seconds:.1f} s). Not a proof of "
+          f"optimality: a lower bound on what the deal allowed.")
+    print(f"wrote {out} (replays with Game.from_record)", file=sys.stderr)
+    if stop is not None:
+        return interrupted(f"{stop.kept}; the best line found so far is in {out}")
+    return 0
+
+
+@command("solo-analyze", solo_analyze_options)
+def cmd_solo_analyze(args: argparse.Namespace) -> int:
+    """per-move analysis of a solo game record by the search bot
+
+    For every move of a solo game record: the search bot's value of the move played and
+    of its best move, and the points given away; a table and a summary line. See
+    docs/solo_lab.md."""
+    from agents.solo_analyze import analyze_record
+
+    record = read_record(args.record)
+    output_file(args.json)
+    analysis = analyze_record(record, bot=args.bot, seed=args.seed)
+    print(analysis.to_markdown())
+    if args.json:
+        write_json(args.json, analysis.to_dict())
+    return 0
