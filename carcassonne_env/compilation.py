@@ -34,7 +34,7 @@ JITTED_MODULES = (
     "carcassonne_env.bots.evaluation",
     "carcassonne_env.bots.jitted_bots",
     "carcassonne_env.envs.kernels",
-)  # `agents.compilation.JITTED_MODULES` adds the search bots' modules
+)  # `agents.warmup.JITTED_MODULES` adds the search bots' modules
 
 
 def _dispatchers(module_name: str) -> list:
@@ -157,7 +157,7 @@ def warmup(report: Callable[[str], None] = print, jobs: int = 1,
            tasks: dict[str, str] | None = None, progress: bool = False) -> float:
     """Compile (or load from the cache) every jitted function of this package: a full
     game through the API with playouts, the env encoder in both action modes, the vector
-    envs and the built-in bots (`agents.compilation.warmup` adds the search bots).
+    envs and the built-in bots (`agents.warmup.warmup` adds the search bots).
     After the rules core, the parts compile in `jobs` processes at once. Returns the
     seconds it took. `report` tells each part as it starts (jobs 1) or ends; `progress`
     shows a progress bar on stderr instead."""

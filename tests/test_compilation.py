@@ -16,7 +16,7 @@ import pytest
 from conftest import ROOT, jitted_files, jitted_hash
 from numba.core.dispatcher import Dispatcher
 
-from agents.compilation import JITTED_MODULES
+from agents.warmup import JITTED_MODULES
 from carcassonne_env import Game, compilation
 from carcassonne_env.cli import main
 from carcassonne_env.core import notices
@@ -255,7 +255,7 @@ def test_warmup_compiles_every_jitted_function(tmp_path):
     callers'.) The plain candidate encoder serves only the tests. Meanwhile no compile
     notice is printed: the command reports its own progress."""
     code = ("from carcassonne_env.cli import main; main(['warmup', '-q'])\n"
-            "from agents.compilation import JITTED_MODULES\n"
+            "from agents.warmup import JITTED_MODULES\n"
             "from carcassonne_env.compilation import _dispatchers\n"
             "print([f'{m}.{f.__name__}' for m in JITTED_MODULES for f in _dispatchers(m)\n"
             "       if f.targetoptions.get('inline') != 'always'\n"

@@ -67,7 +67,7 @@ def cmd_warmup(args: argparse.Namespace) -> int:
     searches' kernels) into numba's on-disk cache, e.g. right after installing or in a
     Docker build: about 3.5 minutes of CPU time on a 2-core machine, about 2.5 minutes of
     wall time with --jobs 2."""
-    from agents.compilation import warmup
+    from agents.warmup import warmup
 
     jobs = args.jobs or os.cpu_count() or 1
     report = (lambda _: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
@@ -84,7 +84,7 @@ def cmd_clear_cache(args: argparse.Namespace) -> int:
     Delete the numba cache files of every module with jitted code. numba recompiles a
     function when its own file changes, but not when a function it calls in another file
     does: after editing the core, clear the cache (see CONTRIBUTING.md)."""
-    from agents.compilation import cache_files, clear_cache
+    from agents.warmup import cache_files, clear_cache
 
     files = cache_files() if args.dry_run else clear_cache()
     for path in files if args.verbose or args.dry_run else ():

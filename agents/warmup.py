@@ -53,10 +53,10 @@ def warmup_tasks() -> dict[str, str]:
     """The warm-up's parts: the environments' (`carcassonne_env.compilation`), then the
     solo lab's search, MCTS and, with the train extra, puct's search."""
     tasks = dict(env_compilation.WARMUP_TASKS)
-    tasks["the solo lab's search"] = "agents.compilation:_warm_solo_search"
-    tasks["the MCTS bot"] = "agents.compilation:_warm_mcts"
+    tasks["the solo lab's search"] = "agents.warmup:_warm_solo_search"
+    tasks["the MCTS bot"] = "agents.warmup:_warm_mcts"
     if has_train_extra():
-        tasks["the puct bot's search"] = "agents.compilation:_warm_puct"
+        tasks["the puct bot's search"] = "agents.warmup:_warm_puct"
     return tasks
 
 
