@@ -42,7 +42,8 @@ from tqdm.auto import tqdm
 
 from agents import split_specs
 from carcassonne_env.bots.fast_bots import bot_spec
-from carcassonne_env.envs.vector import BatchedGamesEnv, SoloVectorEnv
+from carcassonne_env.envs.batched import BatchedGamesEnv
+from carcassonne_env.envs.vector import SoloVectorEnv
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
 
 from .common import (

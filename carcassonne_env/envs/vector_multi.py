@@ -36,9 +36,9 @@ from ..encoding import Encoder
 from ..game import shuffled_deck
 from ..rules import Rules
 from .aec import rules_from
+from .batched import BatchedGamesEnv, ObservationBuffers
 from .driver import REWARDS, check_rule_options
 from .kernels import OBSERVE, RESUME, REWARD_MODES, START, STEP, learner_reward, run_batch
-from .vector import BatchedGamesEnv, ObservationBuffers
 
 #: A policy opponent: called with (observations, action masks, seats) of the games where
 #: one of its seats is to move (observation arrays batched over those games, as the
