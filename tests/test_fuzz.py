@@ -244,12 +244,15 @@ API_RULES = [
 ]
 
 
+@pytest.mark.parametrize("seeds", [  # CI plays the first games; -m slow plays more
+    pytest.param(range(3), id="games0-2"),
+    pytest.param(range(3, 12), id="games3-11", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("rules", API_RULES, ids=str)
-def test_api_fuzz_legality(rules):
+def test_api_fuzz_legality(rules, seeds):
     """Every listed move is accepted; random candidates are accepted exactly when their
     canonical form is listed, and refused ones leave the state unchanged."""
-    rng = random.Random(7)
-    for seed in range(6):
+    rng = random.Random(7 + seeds[0])
+    for seed in seeds:
         game = Game(rules, seed=seed)
         while not game.done:
             legal = game.legal_moves()
