@@ -22,7 +22,7 @@ from numba import njit
 
 from carcassonne_env.bots.evaluation import evaluate_moves, objective, position_values, unseen_tiles
 from carcassonne_env.core import config as C
-from carcassonne_env.core.jit import hot
+from carcassonne_env.core.jit import hot, hot_inline
 from carcassonne_env.core.playout import random_playout, rng_below, shuffle_undrawn
 from carcassonne_env.core.state import copy_into
 from carcassonne_env.core.turn import apply_move_auto, legal_moves, tile_to_place
@@ -47,12 +47,12 @@ def make_tree(capacity: int) -> Tree:
     )
 
 
-@hot
+@hot_inline
 def move_key(t, x, y, r, slot):
     return (((t * _OFF * 2 + x + _OFF) * _OFF * 2 + y + _OFF) * 4 + r) * 64 + slot + 1
 
 
-@hot
+@hot_inline
 def to_rewards(values, solo, margin_scale, solo_scale, out):
     """out[p], in [0, 1] for standard games, from per-seat (estimated) final scores
     `values`: in solo the lowest colour's / solo_scale for every colour (all colours are

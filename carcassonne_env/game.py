@@ -5,26 +5,36 @@ in `carcassonne_env.core`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 from sys import getrefcount
 from typing import Any
 
 import numpy as np
 
-from .checks import check_int, check_optional_int, check_seed, is_int
+from .checks import check_int, check_optional_int, check_seed
 from .core import config as C
 from .core.board import find, n_segments
 from .core.choices import auto_choice
+from .core.jit import entry_point
 from .core.playout import playouts_from
 from .core.queries import feature_tiles
 from .core.scoring import feature_points, majority
 from .core.state import GameState, copy_state, copy_whole, make_state, max_legal_rows
-from .core.turn import apply_move, check_move, legal_moves, reset, solo_ends_after_turn
-from .moves import IllegalMoveError, Move, PlacedTile, ScoringChoice, ScoringEvent
+from .core.turn import apply_move, legal_moves, reset, solo_ends_after_turn
+from .moves import (
+    IllegalMoveError,
+    Move,
+    PlacedTile,
+    ScoringChoice,
+    ScoringEvent,
+    as_move,
+    check_move_types,
+    resolve,
+    slot_labels,
+)
 from .records import RECORD_FORMAT, RECORD_VERSION, check_outcome, check_record, check_seats
 from .rules import Rules
 from .text import render_board
-from .tiles import TileSet, tileset_for
+from .tiles import TileSet, shuffled_deck, tileset_for
 
 MAX_TILES = 2000  # keeps segment and board indices inside the core's int16 arrays
 
@@ -61,18 +71,6 @@ class _Probe:
 _UNSHARED = _state_refs(_Probe())
 
 
-def _entry_point(dispatcher: Any, *args: Any) -> Any:
-    """The compiled code of jitted `dispatcher` for the types of `args`, called without
-    numba's dispatch (which types every argument on every call: about 0.5 us per state
-    or tile tables, as much as a clone's copy). Under NUMBA_DISABLE_JIT, `dispatcher`."""
-    if not hasattr(dispatcher, "overloads"):
-        return dispatcher
-    sig = tuple(dispatcher.typeof_pyval(a) for a in args)
-    if sig not in dispatcher.overloads:
-        dispatcher.compile(sig)
-    return dispatcher.overloads[sig].entry_point
-
-
 _CORE_CALLS: dict[TileSet, tuple] = {}  # a plain dict: `functools.cache` costs 0.6 us
 
 
@@ -83,47 +81,13 @@ def _core_calls(ts: TileSet) -> tuple:
     if calls is None:
         st = make_state(Rules().to_config(), 1, 1, 1)
         calls = _CORE_CALLS[ts] = (
-            _entry_point(legal_moves, st, ts.tables, np.empty((1, 5), np.int64)),
-            _entry_point(apply_move, st, ts.tables, 0, 0, 0, 0, 0),
-            _entry_point(copy_whole, st, st))
+            entry_point(legal_moves, st, ts.tables, np.empty((1, 5), np.int64)),
+            entry_point(apply_move, st, ts.tables, 0, 0, 0, 0, 0),
+            entry_point(copy_whole, st, st))
     return calls
 
 
-def shuffled_deck(ts: TileSet, seed: int | None) -> np.ndarray:
-    """The draw order of a seeded game: every tile but the start tile, shuffled with
-    numpy's PCG64 seeded by `seed`."""
-    return np.random.default_rng(seed).permutation(_full_deck(ts))
-
-
-@cache
-def _full_deck(ts: TileSet) -> np.ndarray:
-    deck = np.array(ts.full_deck(), np.int8)
-    deck.flags.writeable = False
-    return deck
-
-
 _EVENT_KINDS = (*C.KINDS, "follower", "goods")
-
-
-_MESSAGES = {
-    C.E_OVER: "the game is over",
-    C.E_NOT_IN_HAND: "that tile is not in the hand of the seat to move",
-    C.E_OCCUPIED_CELL: "cell ({x}, {y}) already holds a tile",
-    C.E_NOT_ADJACENT: "cell ({x}, {y}) shares no edge with a placed tile",
-    C.E_EDGE_MISMATCH: "tile {tile} turned {rotation} does not match every neighbouring edge "
-    "at ({x}, {y})",
-    C.E_NO_SUCH_SEGMENT: "tile {tile} turned {rotation} has no {follower!r}",
-    C.E_NO_SUPPLY: "seat {seat} has no {figure} in supply",
-    C.E_NOT_OWN: "a {figure} goes where seat {seat} already has a follower ({follower!r} "
-    "holds none of theirs{where})",
-    C.E_FEATURE_OCCUPIED: "the feature at {follower!r} already holds a follower",
-    C.E_SOLO_FARMER: "no farmers in the solo variant ({follower!r})",
-    C.E_SOLO_COMPULSORY: "solo variant: a follower must be placed when a spot is free",
-    C.E_BAD_ROTATION: "rotation must be 0, 1, 2 or 3, got {rotation}",
-    C.E_OFF_BOARD: "cell ({x}, {y}) is beyond the reach of any tile",
-    C.E_NOT_A_CHOICE: "{decision} decision: no follower awaiting scoring stands at ({x}, "
-    "{y}) on {follower!r} of a tile turned {rotation}; the choices: {choices}",
-}
 
 
 class Game:
@@ -241,9 +205,9 @@ class Game:
 
     def row_of(self, move: Move) -> list[int]:
         """The core row of a legal `move`; `IllegalMoveError` with the reason otherwise."""
-        _check_move_types(move)  # before the cache: Move(0.0, ...) == Move(0, ...) there
+        check_move_types(move)  # before the cache: Move(0.0, ...) == Move(0, ...) there
         row = self._legal.get(move) if self._legal is not None else None
-        return row if row is not None else self._resolve(move)
+        return row if row is not None else resolve(self, move)
 
     # ------------------------------------------------------------------ state
     @property
@@ -401,7 +365,7 @@ class Game:
             else:
                 tiles, names = [int(self._sc[C.SC_TILE])], [None]
             # Hot for Python users: plain tuples, locals, no per-row numpy indexing.
-            labels = [_slot_labels(ts, t, ts.max_segments) if t >= 0 else None
+            labels = [slot_labels(ts, t, ts.max_segments) if t >= 0 else None
                       for t in tiles]
             new = tuple.__new__
             for row in rows.tolist():
@@ -485,7 +449,7 @@ class Game:
         scoring when the tiles run out). Raises `IllegalMoveError` with the reason, leaving
         the state untouched; TypeError if `move` is not a `Move` or a tuple of its fields."""
         if not isinstance(move, Move):
-            move = _as_move(move)
+            move = as_move(move)
         self.play_row(*self.row_of(move), follower=move.follower)
 
     def play_row(self, h: int, x: int, y: int, r: int, slot: int,
@@ -513,73 +477,6 @@ class Game:
             entry["decision"] = decision
         self._moves.append(entry)
         self._score_log.append(self.scores)
-
-    def _resolve(self, move: Move) -> list[int]:
-        """Validate a move the legal-move cache does not know; returns core arguments."""
-        _check_move_types(move)
-        x, y, r = int(move.x), int(move.y), int(move.rotation)
-        st, ts = self._st, self._ts
-        fmt = {"x": x, "y": y, "rotation": r, "follower": move.follower, "tile": move.tile,
-               "seat": self.current_player,
-               "figure": "large follower" if move.figure == "large" else move.figure,
-               "where": ": a builder on a road or city, a pig on a field" if
-               move.figure in ("builder", "pig") else ""}
-        if self.done:
-            raise IllegalMoveError(_MESSAGES[C.E_OVER])
-        if self._sc[C.SC_PHASE] != C.PHASE_PLACE:
-            return self._resolve_choice(move, fmt)
-        h = 0
-        if self.rules.hand_size > 1:
-            hand = self.hand
-            if move.tile not in hand:
-                raise IllegalMoveError(f"tile {move.tile!r} is not in the hand {hand}")
-            h = hand.index(move.tile)
-        elif move.tile is not None and move.tile != self.current_tile:
-            raise IllegalMoveError(
-                f"the tile to place is {self.current_tile}, not {move.tile!r}"
-            )
-        t = st.hands[self._sc[C.SC_SEAT], h] if self.rules.hand_size > 1 else self._sc[C.SC_TILE]
-        fmt["tile"] = ts.names[t]
-        slot = C.NO_FOLLOWER
-        if move.figure not in self.rules.figures:
-            raise IllegalMoveError(
-                f"figure must be one of {list(self.rules.figures)} in this game, got "
-                f"{move.figure!r}" + (
-                    " (the large follower comes with Inns & Cathedrals in full mode, not "
-                    "in solo)" if move.figure == "large" else
-                    " (builder and pig come with Traders & Builders in full mode, not in "
-                    "solo)" if move.figure in ("builder", "pig") else ""))
-        if move.follower is not None:
-            if not 0 <= r < 4:
-                raise IllegalMoveError(_MESSAGES[C.E_BAD_ROTATION].format(**fmt))
-            slot = ts.slot_aliases[t][r].get(move.follower, -2)
-            if slot == -2:
-                where = ", ".join(ts.slot_names[t][r])
-                raise IllegalMoveError(
-                    f"tile {ts.names[t]} turned {r} has no follower location "
-                    f"{move.follower!r} (its segments: {where})"
-                )
-            slot += C.FIGURES.index(move.figure) * ts.max_segments
-        elif move.figure != "follower":
-            raise IllegalMoveError(f"figure {move.figure!r} without a location: name one "
-                                   "in `follower`")
-        code = check_move(st, ts.tables, h, x, y, r, slot)
-        if code != C.OK:
-            raise IllegalMoveError(_MESSAGES[code].format(**fmt))
-        return [h, x, y, r, slot]
-
-    def _resolve_choice(self, move: Move, fmt: dict[str, Any]) -> list[int]:
-        """Core arguments of a scoring choice (`decision` is not "place")."""
-        st, ts = self._st, self._ts
-        x, y, r = fmt["x"], fmt["y"], fmt["rotation"]
-        i = self.cell_index(x, y)
-        slot = -2
-        if i >= 0 and move.follower is not None and int(st.prot[i]) == r:
-            slot = ts.slot_aliases[int(st.ptype[i])][r].get(move.follower, -2)
-        if slot < 0 or check_move(st, ts.tables, 0, x, y, r, slot) != C.OK:
-            raise IllegalMoveError(_MESSAGES[C.E_NOT_A_CHOICE].format(
-                decision=self.decision, choices=self.legal_moves(), **fmt))
-        return [0, x, y, r, slot]
 
     def random_playouts(self, n: int, seed: int | None = None,
                         reshuffle: bool = True) -> np.ndarray:
@@ -693,45 +590,6 @@ class Game:
 
     def __str__(self) -> str:
         return render_board(self)
-
-
-@cache
-def _slot_labels(ts: TileSet, t: int, S: int) -> tuple:
-    """[rotation][slot + 1] -> (follower location, figure) of tile type t's moves (slot:
-    figure * S + segment, -1 none), for `Game.legal_moves`."""
-    return tuple(
-        ((None, "follower"),) + tuple(
-            (names[slot % S] if slot % S < len(names) else None, C.FIGURES[slot // S])
-            for slot in range(S * len(C.FIGURES)))
-        for names in ts.slot_names[t])
-
-
-def _as_move(move: Any) -> Move:
-    """A `Move` from a sequence of its fields; TypeError saying what a move is otherwise
-    (a string is a sequence, but never a move)."""
-    try:
-        if isinstance(move, (str, bytes)):
-            raise TypeError
-        return Move(*move)
-    except TypeError:
-        raise TypeError("a move is a Move (from legal_moves(), or Move(x, y, rotation, "
-                        "follower=None, tile=None, figure='follower')) or a tuple of its "
-                        f"fields, got {move!r}") from None
-
-
-def _check_move_types(move: Move) -> None:
-    """IllegalMoveError unless x, y, rotation are integers, follower, tile are None
-    or strings and figure a string (a fast path for the plain ints of `legal_moves`)."""
-    x, y, r, follower, tile, figure = move
-    if not isinstance(figure, str):
-        raise IllegalMoveError(f"figure must be a string, got {figure!r}")
-    if not (type(x) is int and type(y) is int and type(r) is int):
-        for name, v in (("x", x), ("y", y), ("rotation", r)):
-            if not is_int(v):
-                raise IllegalMoveError(f"{name} must be an integer, got {v!r}")
-    for name, v in (("follower", follower), ("tile", tile)):
-        if v is not None and not isinstance(v, str):
-            raise IllegalMoveError(f"{name} must be None or a string, got {v!r}")
 
 
 def _seats(mask: int) -> tuple[int, ...]:

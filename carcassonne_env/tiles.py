@@ -224,3 +224,16 @@ def tileset_for(expansions: tuple[str, ...] = ()) -> TileSet:
         slot_aliases=slot_aliases,
         canonical_rotation=canonical,
     )
+
+
+def shuffled_deck(ts: TileSet, seed: int | None) -> np.ndarray:
+    """The draw order of a seeded game: every tile but the start tile, shuffled with
+    numpy's PCG64 seeded by `seed`."""
+    return np.random.default_rng(seed).permutation(_full_deck(ts))
+
+
+@cache
+def _full_deck(ts: TileSet) -> np.ndarray:
+    deck = np.array(ts.full_deck(), np.int8)
+    deck.flags.writeable = False
+    return deck

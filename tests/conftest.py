@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 _SOURCE_DIRS = ("carcassonne_env", "agents", "training")  # what the tests run
 # A decorator (@njit, @jit, @numba.njit, the core's @hot...) or a call njit(...)(f).
 _JIT_DEFINITION = re.compile(
-    r"^\s*@(?:numba\.)?(?:njit|jit|hot|vectorize|guvectorize|cfunc|stencil)\b"
+    r"^\s*@(?:numba\.)?(?:njit|jit|hot|hot_inline|counted|vectorize|guvectorize|cfunc|stencil)\b"
     r"|\b(?:njit|jit)\([^)]*\)\s*\(\s*\w", re.MULTILINE)
 
 

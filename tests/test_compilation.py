@@ -4,6 +4,7 @@ cache key covering every file compiled code depends on."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import os
 import pkgutil
@@ -62,7 +63,7 @@ def test_the_cache_key_covers_every_module_with_jitted_code():
         assert Path(importlib.import_module(name).__file__) in covered, name
     expected = {f"carcassonne_env/core/{m}.py" for m in (
         "actions", "aggregates", "board", "candidate_columns", "candidates", "choices",
-        "closers", "config", "encode", "jit", "observe", "packed", "playout", "queries",
+        "closers", "config", "encode", "followers", "jit", "observe", "packed", "playout", "queries",
         "scoring", "state", "turn")} | {
         f"carcassonne_env/bots/{m}.py" for m in ("evaluation", "jitted_bots")
     } | {"carcassonne_env/envs/kernels.py", "agents/search_kernels.py",
@@ -70,6 +71,36 @@ def test_the_cache_key_covers_every_module_with_jitted_code():
     assert {str(p.relative_to(ROOT)) for p in covered} == expected
     if os.environ["NUMBA_CACHE_DIR"].startswith(str(ROOT / ".numba_cache")):
         assert os.environ["NUMBA_CACHE_DIR"] == str(ROOT / ".numba_cache" / jitted_hash())
+
+
+def _jitted_functions() -> list[tuple[str, ast.FunctionDef]]:
+    """Every jitted function of the packages: its decorator's name ("njit" for a call such
+    as ``njit(cache=True)``) and its definition."""
+    found = []
+    for name in JITTED_MODULES:
+        tree = ast.parse(Path(importlib.import_module(name).__file__).read_text())
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.decorator_list:
+                d = node.decorator_list[0]
+                found.append((d.id if isinstance(d, ast.Name) else "njit", node))
+    return found
+
+
+def test_inlined_functions_have_one_jitted_caller():
+    # numba copies a `hot_inline` function into each caller and types it there again:
+    # one caller costs nothing extra, several multiply the compile (core/jit.py)
+    functions = _jitted_functions()
+    inlined = [node.name for kind, node in functions if kind == "hot_inline"]
+    assert len(inlined) > 50
+    names = [node.name for _, node in functions]
+    assert [n for n in inlined if names.count(n) > 1] == []  # a call names one function
+    callers: dict[str, set[str]] = {name: set() for name in inlined}
+    for _, node in functions:
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) \
+                    and call.func.id in callers and call.func.id != node.name:
+                callers[call.func.id].add(node.name)
+    assert {name: sorted(c) for name, c in callers.items() if len(c) != 1} == {}
 
 
 def test_the_cache_key_follows_imports_of_jitted_files(tmp_path, monkeypatch):

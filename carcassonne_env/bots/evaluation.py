@@ -30,7 +30,7 @@ import numpy as np
 
 from carcassonne_env.core import config as C
 from carcassonne_env.core.board import fits, n_segments, root_of
-from carcassonne_env.core.jit import hot
+from carcassonne_env.core.jit import hot, hot_inline
 from carcassonne_env.core.scoring import (
     _farms_per_city,
     _farms_per_field,
@@ -68,7 +68,7 @@ def unseen_tiles(st, n_types, out):
     return total
 
 
-@hot
+@hot_inline
 def _fitting_tiles(tb, unseen, con):
     """Unseen tiles that fit an open cell with packed constraint `con` in some rotation."""
     n = 0
@@ -82,7 +82,7 @@ def _fitting_tiles(tb, unseen, con):
     return n
 
 
-@hot
+@hot_inline
 def _cell_chance(tb, st, unseen, k, w, fit):
     """Chance that open cell k (frontier slot) gets a fitting tile (0 when none is left).
     fit[k] caches the cell's count of fitting unseen tiles (-1: not counted yet)."""
@@ -91,7 +91,7 @@ def _cell_chance(tb, st, unseen, k, w, fit):
     return w[W_CELL] * min(1.0, fit[k] / w[W_FIT])
 
 
-@hot
+@hot_inline
 def _side_roots(st, tb, roots):
     """roots[4k + d] = the feature (root segment) across side d of open cell k, -1 if
     none: one union-find lookup per side for all the features that are valued."""
@@ -108,7 +108,7 @@ def _side_roots(st, tb, roots):
             roots[4 * k + d] = r
 
 
-@hot
+@hot_inline
 def _done_chance(st, tb, root, kind, unseen, w, draws_left, roots, fit):
     """P(done) of the unfinished road, city or monastery `root` (module docstring);
     `roots` from _side_roots, `fit` the cells' cache of _cell_chance."""

@@ -19,7 +19,7 @@ import numpy as np
 from . import config as C
 from .board import find, n_segments, root_of
 from .encode import window_origin
-from .jit import counted, hot
+from .jit import counted, hot, hot_inline
 from .scoring import _adjacency_keys, feature_points, majority, score_game_end
 from .state import copy_into
 
@@ -169,7 +169,7 @@ def pending_points(st, tb, scratch, out):
         out[p] = scratch.scores[p] - st.scores[p]
 
 
-@hot
+@hot_inline
 def _clip(value, cap):
     return min(max(value, 0), cap)
 

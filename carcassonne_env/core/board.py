@@ -14,7 +14,7 @@ of open ends reaches zero.
 import numpy as np
 
 from . import config as C
-from .jit import hot
+from .jit import hot, hot_inline
 
 _DX = np.array(C.DX, np.int64)
 _DY = np.array(C.DY, np.int64)
@@ -52,7 +52,7 @@ def root_of(parent, g):
     return g
 
 
-@hot
+@hot_inline
 def union(st, a, b, count_tiles):
     """Merge the features of segments a and b; returns the root. Aggregates are summed,
     tile sets united so a tile holding two pieces of one feature counts once."""
@@ -171,7 +171,7 @@ def constraint(st, bx, by):
     return np.int64(st.frontier[k, 2]) if k >= 0 else 0
 
 
-@hot
+@hot_inline
 def _remove_from_frontier(st, bx, by):
     """Drop open cell (bx, by) from the frontier: the last slot moves into its place."""
     frontier, board, sc = st.frontier, st.board, st.sc
@@ -184,7 +184,7 @@ def _remove_from_frontier(st, bx, by):
     board[by, bx] = EMPTY
 
 
-@hot
+@hot_inline
 def _init_segments(st, tb, t, i):
     S = n_segments(st)
     base = i * S

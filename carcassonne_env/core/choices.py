@@ -19,7 +19,7 @@ legal-move list identifies it, so every env, bot and record handles choices as m
 
 from . import config as C
 from .board import find, n_segments, origin
-from .jit import hot
+from .jit import hot, hot_inline
 from .scoring import (
     auto_order,
     first_lowest_follower,
@@ -56,7 +56,7 @@ def choice_segment(st, k):
     return best
 
 
-@hot
+@hot_inline
 def choice_index(st, g):
     """The choice named by the follower on segment `g`, -1 if none is."""
     for k in range(n_choices(st)):
@@ -75,7 +75,7 @@ def choice_row(st, k):
     return st.px[i] - o, st.py[i] - o, st.prot[i], g % S
 
 
-@hot
+@hot_inline
 def choice_rows(st, out):
     """Write the open choices as legal-move rows (0, x, y, rotation, slot); their count."""
     n = n_choices(st)
@@ -89,7 +89,7 @@ def choice_rows(st, out):
     return n
 
 
-@hot
+@hot_inline
 def start_feature_choice(st, roots, n):
     """After a move under scoring_order="player": keep the completed features that hold
     followers (the others score nothing) as pending; True if the player must choose
@@ -120,7 +120,7 @@ def bonus_needs_choice(st):
     return can_score and (colours & (colours - 1)) != 0
 
 
-@hot
+@hot_inline
 def apply_choice(st, tb, k):
     """Make choice `k`. Returns True when the decision phase is over: a feature phase
     then needs the turn ended by the caller; a bonus phase has finished the game."""

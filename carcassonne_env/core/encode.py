@@ -8,7 +8,7 @@ board index (x0, y0); cell (col, row) covers plane pixels [3row, 3row+3) x [3col
 from . import config as C
 from .actions import placement, turn_action
 from .board import find, n_segments, origin
-from .jit import hot
+from .jit import hot, hot_inline
 from .turn import solo_stack_size
 
 # Board planes (last axis of the board observation).
@@ -41,7 +41,7 @@ def window_origin(st, B):
     return (sc[C.SC_XMIN] + sc[C.SC_XMAX]) // 2 - half, (sc[C.SC_YMIN] + sc[C.SC_YMAX]) // 2 - half
 
 
-@hot
+@hot_inline
 def _paint_tile(planes, sub, t, r, row, col, channel_extra):
     """Terrain of tile t turned r at window cell (col, row); plus `channel_extra` on all
     nine pixels when >= 0."""
@@ -53,7 +53,7 @@ def _paint_tile(planes, sub, t, r, row, col, channel_extra):
                 px[channel_extra] = 1
 
 
-@hot
+@hot_inline
 def encode_board(st, tb, sub, observer, x0, y0, planes, pend_t, pend_x, pend_y, pend_r,
                  dirty):
     """Fill `planes` (int8[3B, 3B, C]) for `observer`. Only the pixel rectangle
@@ -157,7 +157,7 @@ def _count_unseen(st, observer, out, offset):
                             out[offset + st.hands[p, h]] += 1
 
 
-@hot
+@hot_inline
 def encode_features(st, n_types, observer, phase, feats):
     """Fill the float32 feature vector (layout: `carcassonne_env.encoding.feature_names`)."""
     for i in range(feats.shape[0]):
@@ -220,7 +220,7 @@ def encode_features(st, n_types, observer, phase, feats):
         feats[k + (2 + C.N_GOODS) * P] = sc[C.SC_EXTRA]  # playing a builder's extra turn
 
 
-@hot
+@hot_inline
 def mask_from_rows(st, rows, n, x0, y0, B, SL, mode, pend, mask, dirty):
     """Fill the int8 action `mask` from the legal moves in rows[:n]; returns how many lie
     outside the window. mode MODE_TURN: turn actions, MODE_PLACE: placement actions

@@ -8,16 +8,17 @@ from numba import njit
 from . import config as C
 from .board import list_placements
 from .choices import choice_row, n_choices
-from .jit import hot
+from .followers import follower_options
+from .jit import hot, hot_inline
 from .state import copy_into
-from .turn import apply_move, follower_options, reset, tile_to_place
+from .turn import apply_move, reset, tile_to_place
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
-@hot
+@hot_inline
 def rng_next(rng):
     """splitmix64 step on the one-element uint64 array `rng`; returns 64 random bits."""
     rng[0] += _GOLDEN
@@ -35,7 +36,7 @@ def rng_below(rng, n):
     return np.int64(((rng_next(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@hot
+@hot_inline
 def shuffle(a, n, rng):
     """Fisher-Yates shuffle of a[:n] in place."""
     for i in range(n - 1, 0, -1):
@@ -43,7 +44,7 @@ def shuffle(a, n, rng):
         a[i], a[j] = a[j], a[i]
 
 
-@hot
+@hot_inline
 def random_move(st, tb, rng):
     """Play one random legal move (policy in the module docstring); at a scoring
     decision (scoring_order="player"), a uniform choice."""

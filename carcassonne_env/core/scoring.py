@@ -4,7 +4,7 @@ import numpy as np
 
 from . import config as C
 from .board import find, n_segments
-from .jit import hot
+from .jit import hot, hot_inline
 
 _MAX_ORDER_SEARCH = 8  # simultaneous solo completions searched exhaustively (8! orders)
 
@@ -160,7 +160,7 @@ def solo_bonus(s, bonus, P, left):
         left[pick] -= 1
 
 
-@hot
+@hot_inline
 def _solo_outcome(scores, maj, pts, order, n, out, bonus, final, left):
     """`out` = scores after scoring features in `order` under the solo lowest-colour rule
     (then the end bonus of `bonus` followers when `final`)."""
@@ -187,7 +187,7 @@ def _better(a, b, n):
     return a_sum > b_sum
 
 
-@hot
+@hot_inline
 def solo_best_order(st, maj, pts, n, bonus, final, best):
     """Write into `best` an order of the n simultaneous completions (majority bit masks
     maj[:n], points pts[:n]) that maximises, over every order, the lowest colour's score
@@ -226,7 +226,7 @@ def solo_best_order(st, maj, pts, n, bonus, final, best):
             i += 1
 
 
-@hot
+@hot_inline
 def _same_item(maj, pts, i, j):
     """Scoring feature i or j next changes the scores alike (follower-less ones: never)."""
     return maj[i] == maj[j] and (maj[i] == 0 or pts[i] == pts[j])
@@ -364,7 +364,7 @@ def score_feature(st, tb, root):
     release_followers(st, root)
 
 
-@hot
+@hot_inline
 def _bonus_left(st, roots, n, bonus):
     """bonus[p] += followers of colour p on the board that are not on roots[:n]."""
     active, owner, parent = st.active, st.owner, st.parent
@@ -390,7 +390,7 @@ def score_game_end(st, tb):
         final_scoring(st, tb)
 
 
-@hot
+@hot_inline
 def final_scoring(st, tb):
     """End of a standard game: incomplete roads, cities, monasteries, then farms."""
     S = n_segments(st)
@@ -418,7 +418,7 @@ def final_scoring(st, tb):
         score_goods(st)
 
 
-@hot
+@hot_inline
 def score_goods(st):
     """Traders & Builders, end of game: for each trade good, the seats holding the most
     tokens (at least one) score 10 points each."""
@@ -443,7 +443,7 @@ def _award_farm(st, kind, root, maj, pigs, pts, bonus):
         st.events[st.sc[C.SC_NEVENTS] - 1, C.EV_DETAIL] = C.DETAIL_PIG
 
 
-@hot
+@hot_inline
 def sort_prefix(a, n):
     """Sort a[:n] in place (Shell sort: allocation-free, fine for a few hundred keys)."""
     gap = n // 2
@@ -566,7 +566,7 @@ def score_bonus_follower(st, k):
     _drop_active(st, k)
 
 
-@hot
+@hot_inline
 def _drop_active(st, k):
     """Take follower k off the board (solo end bonus: it stays with its score)."""
     g = st.active[k]

@@ -1,4 +1,4 @@
-"""A whole turn: follower choices, move checking, applying a move, drawing the next tile.
+"""A whole turn: move checking, applying a move, drawing the next tile.
 
 After `reset` and after every `apply_move`, the state rests at a decision point: the seat
 to move holds a tile that can be placed (unplaceable draws were discarded), or the game is
@@ -18,7 +18,6 @@ from .board import (
     has_placement,
     list_placements,
     n_segments,
-    neighbour_segment,
     origin,
     place_tile,
     root_of,
@@ -32,179 +31,10 @@ from .choices import (
     choice_rows,
     start_feature_choice,
 )
-from .jit import hot
+from .followers import follower_options
+from .jit import hot, hot_inline
 from .scoring import score_completed, score_game_end
 from .state import copy_features, copy_flat, copy_prefix, copy_rows, has_figure
-
-# ---------------------------------------------------------------------------- followers
-
-
-@hot
-def _neighbour_roots(st, tb, t, r, bx, by, s, roots, n_roots):
-    """Write the roots of the placed neighbours' features that segment s of tile t
-    (rotation r, on empty cell (bx, by)) touches into roots[8 * s:] (count in
-    n_roots[s]): across its edges for a road or city, its half-edges for a field."""
-    n_roots[s] = 0
-    kind = tb.seg_kind[t, s]
-    if kind == C.K_MONASTERY:
-        return
-    if kind == C.K_FIELD:
-        mask = np.int64(tb.seg_halves[t, r, s])
-        table, n_bits = 1, 8
-    else:
-        mask = np.int64(tb.seg_edges[t, r, s])
-        table, n_bits = 0, 4
-    parent = st.parent
-    for e in range(n_bits):
-        if mask & (1 << e):
-            g = neighbour_segment(st, tb, bx, by, e, table)
-            if g >= 0:
-                roots[8 * s + n_roots[s]] = root_of(parent, g)
-                n_roots[s] += 1
-
-
-@hot
-def occupied_segments(st, tb, t, r, bx, by, occ):
-    """occ[s] = 1 if segment s of tile t (rotation r) put on empty cell (bx, by) would
-    belong to a feature that holds a follower, else 0. Checked before placing, through
-    the neighbours' features, including merges through the tile's other segments: two
-    segments touching one neighbouring feature become one feature (e.g. both fields of a
-    road tile meeting a monastery-road tile whose field wraps around its road end).
-    Leaves each segment's neighbouring roots in st.work for `own_segments`."""
-    n = tb.n_seg[t]
-    work, fmeep = st.work, st.fmeep
-    roots = work[C.W_NROOTS]  # roots[8 * s + k]: k-th neighbouring feature of segment s
-    n_roots = work[C.W_NCOUNT]
-    for s in range(n):
-        occ[s] = 0
-        _neighbour_roots(st, tb, t, r, bx, by, s, roots, n_roots)
-        for k in range(n_roots[s]):
-            for p in range(fmeep.shape[1]):
-                if fmeep[roots[8 * s + k], p] > 0:
-                    occ[s] = 1
-    _spread(tb, t, n, roots, n_roots, occ)
-
-
-@hot
-def own_segments(st, tb, t, own, seat):
-    """own[s] = 1 if segment s of tile t would belong to a feature holding a follower of
-    `seat` (where a builder or pig may go). Reads the neighbouring roots that
-    `occupied_segments` (or `own_segments_only`) left for the same placement; a
-    separate pass so that games without builders and pigs never pay for it."""
-    n = tb.n_seg[t]
-    work, fmeep = st.work, st.fmeep
-    roots, n_roots = work[C.W_NROOTS], work[C.W_NCOUNT]
-    for s in range(n):
-        own[s] = 0
-        for k in range(n_roots[s]):
-            if fmeep[roots[8 * s + k], seat] > 0:
-                own[s] = 1
-    _spread(tb, t, n, roots, n_roots, own)
-
-
-@hot
-def own_segments_only(st, tb, t, r, bx, by, own, seat, edges, fields):
-    """`own_segments` for a seat with only a builder and / or pig left, without the
-    occupancy pass: only the kinds those figures can take are looked at (`edges`: roads
-    and cities, for a builder; `fields`: fields, for a pig; own[s] = 0 for the others).
-    About a third of a random expansion game's decisions are of this kind, and a field's
-    eight half-edges are most of the lookups."""
-    n = tb.n_seg[t]
-    seg_kind, n_roots = tb.seg_kind, st.work[C.W_NCOUNT]
-    for s in range(n):
-        kind = seg_kind[t, s]
-        n_roots[s] = 0
-        wanted = fields if kind == C.K_FIELD else edges and kind != C.K_MONASTERY
-        if wanted:
-            _neighbour_roots(st, tb, t, r, bx, by, s, st.work[C.W_NROOTS], n_roots)
-    own_segments(st, tb, t, own, seat)
-
-
-@hot
-def _spread(tb, t, n, roots, n_roots, mark):
-    """A segment sharing a neighbouring feature with a marked one of the same kind is
-    marked too (they become one feature when the tile is placed)."""
-    n_marked = 0
-    for s in range(n):
-        n_marked += mark[s]
-    changed = 0 < n_marked < n
-    seg_kind = tb.seg_kind
-    while changed:
-        changed = False
-        for a in range(n):
-            for b in range(n):
-                if mark[a] or not mark[b] or seg_kind[t, a] != seg_kind[t, b]:
-                    continue
-                for i in range(n_roots[a]):
-                    for j in range(n_roots[b]):
-                        if roots[8 * a + i] == roots[8 * b + j]:
-                            mark[a] = 1
-                            changed = True
-
-
-@hot
-def follower_options(st, tb, t, r, bx, by, out):
-    """Write the follower slots allowed after placing t/r at (bx, by) into `out`
-    (NO_FOLLOWER = none; figure f on segment s is slot f * S + s, config.FIG_*: a
-    follower or large follower on a free feature, a builder on a road or city, a pig on
-    a field, holding the seat's own follower). Returns (count, blocked): `blocked` marks
-    a solo turn where a follower is compulsory but the supply is empty (the move then
-    ends the game, end A)."""
-    solo = st.cfg[C.CFG_SOLO] != 0
-    seat = st.sc[C.SC_SEAT]
-    has_supply = st.supply[seat] > 0
-    xsupply = st.xsupply  # large follower, builder, pig: never in solo
-    extras = xsupply[seat, 0] + xsupply[seat, 1] + xsupply[seat, 2]
-    n = 0
-    if not solo:
-        out[0] = C.NO_FOLLOWER
-        n = 1
-        if not has_supply and extras == 0:
-            return n, False
-    seg_kind = tb.seg_kind
-    occ, own = st.work[C.W_OCC], st.work[C.W_OWN]
-    if not solo and not has_supply and xsupply[seat, 0] == 0:
-        # only a builder and / or a pig left: the seat's own features, no occupancy
-        builder, pig = xsupply[seat, 1] > 0, xsupply[seat, 2] > 0
-        own_segments_only(st, tb, t, r, bx, by, own, seat, builder, pig)
-        S = n_segments(st)
-        for fig in range(C.FIG_BUILDER, C.FIG_PIG + 1):  # the order of the loop below
-            for s in range(tb.n_seg[t]):
-                if own[s] and (seg_kind[t, s] == C.K_FIELD) == (fig == C.FIG_PIG):
-                    out[n] = fig * S + s
-                    n += 1
-        return n, False
-    occupied_segments(st, tb, t, r, bx, by, occ)
-    for s in range(tb.n_seg[t]):
-        if solo and seg_kind[t, s] == C.K_FIELD:
-            continue  # no farmers in the solo variant
-        if not occ[s] and (solo or has_supply):
-            out[n] = s
-            n += 1
-    if not solo and extras > 0:
-        if xsupply[seat, 1] + xsupply[seat, 2] > 0:  # builders and pigs: Traders & Builders
-            own_segments(st, tb, t, own, seat)
-        S = n_segments(st)
-        for fig in range(1, 4):
-            if xsupply[seat, fig - 1] == 0:
-                continue
-            for s in range(tb.n_seg[t]):
-                kind = seg_kind[t, s]
-                if fig == C.FIG_LARGE:
-                    ok = not occ[s]
-                elif fig == C.FIG_BUILDER:
-                    ok = own[s] and (kind == C.K_ROAD or kind == C.K_CITY)
-                else:
-                    ok = own[s] and kind == C.K_FIELD
-                if ok:
-                    out[n] = fig * S + s
-                    n += 1
-    if solo and (n == 0 or not has_supply):
-        blocked = n > 0
-        out[0] = C.NO_FOLLOWER
-        return 1, blocked
-    return n, False
-
 
 # ---------------------------------------------------------------------------- drawing
 
@@ -216,7 +46,7 @@ def _discard(st, t):
     st.sc[C.SC_NDISC] = k + 1
 
 
-@hot
+@hot_inline
 def _draw_from_deck(st, tb):
     """Next placeable tile from the shared deck (discarding unplaceable ones), or -1."""
     sc = st.sc
@@ -237,7 +67,7 @@ def solo_stack_size(st, c):
     return (n - c + colours - 1) // colours if c < n else 0
 
 
-@hot
+@hot_inline
 def _draw_from_stack(st, tb, c):
     """Solo: next placeable tile of colour c's stack (deck[c::colours]), or -1."""
     colours = st.cfg[C.CFG_SEATS]
@@ -252,7 +82,7 @@ def _draw_from_stack(st, tb, c):
     return -1
 
 
-@hot
+@hot_inline
 def _refill_hand(st, tb, p):
     """Strategic variant: replace unplaceable tiles of seat p's hand by fresh draws, then
     pack the hand to the left. Returns the number of tiles left in it."""
@@ -423,7 +253,7 @@ def apply_move(st, tb, hand_idx, x, y, r, slot):
     _end_turn(st, tb, seat, hand_idx)
 
 
-@hot
+@hot_inline
 def place_and_score(st, tb, hand_idx, x, y, r, slot, ask):
     """The first half of a placing turn (`apply_move` without passing the turn): put the
     tile and figure down, mark and score what it completed. With `ask` and
@@ -536,7 +366,7 @@ def place_figure(st, g, fig, seat):
         st.xsupply[seat, fig - 1] -= 1
 
 
-@hot
+@hot_inline
 def lift_figure(st, g, fig, seat):
     """Take back the figure that `place_figure(st, g, fig, seat)` put down, nothing
     having changed since (the candidate pass tries a position's figure options on one
@@ -558,7 +388,7 @@ def lift_figure(st, g, fig, seat):
         st.xsupply[seat, fig - 1] += 1
 
 
-@hot
+@hot_inline
 def undo_place(dst, src, tb):
     """Make `dst` play on exactly like `src` again, where dst was a copy of src (or a
     `state.copy_into` of it) on which only the steps of `place_and_score` were played
@@ -598,7 +428,7 @@ def undo_place(dst, src, tb):
     copy_features(dst, src, i * S, src.cfg[C.CFG_EXPANSIONS])
 
 
-@hot
+@hot_inline
 def _check_builder(st, tb, t, i, seat):
     """Traders & Builders: the tile just placed (placement i) earns `seat` an extra turn
     if it extends a road or city holding that seat's builder (not during an extra turn:
@@ -631,7 +461,7 @@ def solo_ends_after_turn(st):
     )
 
 
-@hot
+@hot_inline
 def _end_turn(st, tb, seat, hand_idx):
     """After the scoring of a turn: refill the hand, pass the turn or end the game."""
     st.sc[C.SC_TURN] += 1
@@ -644,7 +474,7 @@ def _end_turn(st, tb, seat, hand_idx):
     _advance(st, tb, seat)
 
 
-@hot
+@hot_inline
 def _advance(st, tb, seat):
     P = st.cfg[C.CFG_SEATS]
     if st.cfg[C.CFG_SOLO]:
@@ -678,7 +508,7 @@ def _choice_of(st, x, y, r, slot):
     return choice_index(st, i * S + slot)
 
 
-@hot
+@hot_inline
 def _earlier_in_hand(st, h, t):
     for k in range(h):
         if tile_to_place(st, k) == t:

@@ -34,7 +34,7 @@ from ..core import config as C
 from ..core.actions import split_turn_action, turn_action
 from ..core.board import origin
 from ..core.encode import MODE_TURN, window_origin
-from ..core.jit import counted, hot
+from ..core.jit import counted, hot, hot_inline
 from ..core.observe import observe
 from ..core.state import as_state
 from ..core.turn import apply_move, legal_moves, reset
@@ -88,7 +88,7 @@ def apply_action(st, tb, B, SL, a):
 # ------------------------------------------------------------------------------- solo
 
 
-@hot
+@hot_inline
 def _lowest(scores):
     low = scores[0]
     for p in range(1, scores.shape[0]):
