@@ -341,7 +341,7 @@ def _play_game(batch: _Batch, game_index: int) -> tuple[GameRow, dict | None]:
         seconds[seat] += time.perf_counter() - t0
         moves[seat] += 1
         if notes is not None:  # outside the clock
-            from .insight import explain
+            from .annotations import explain
 
             notes.append(explain(bots[seat], game))
         try:
@@ -361,7 +361,7 @@ def _play_game(batch: _Batch, game_index: int) -> tuple[GameRow, dict | None]:
             "seed": batch.seed, "table": batch.table, "game": game_index, "deck": deck,
             "deck_seed": dseed, "rotation": rotation})
         if notes is not None:
-            from carcassonne_env.annotations import annotations_block
+            from carcassonne_env.records import annotations_block
 
             record["annotations"] = annotations_block(notes)
     return row, record
@@ -409,7 +409,7 @@ def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 1
         ``t<table>_g<game>.json``; `Game.from_record` replays it.
     backend, ray_address: "process" or "ray" (see `agents.parallel.run_jobs`).
     annotate: the records also keep what each bot thought about its moves
-        (`agents.insight.explain`, docs/records.md "Annotations"; needs `records_dir`).
+        (`agents.annotations.explain`, docs/records.md "Annotations"; needs `records_dir`).
 
     Raises ValueError for bad arguments (unknown bot, games not a multiple of players...).
     """

@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 def record_72_turns() -> dict:
     from agents import make_agent
-    from agents.insight import annotate
+    from agents.annotations import annotate
     from carcassonne_env import Game, Rules
-    from carcassonne_env.annotations import annotations_block
+    from carcassonne_env.records import annotations_block
 
     rules = Rules(players=4)
     bots = [make_agent("heuristic", seed=p) for p in range(4)]

@@ -116,7 +116,7 @@ def _warm_vector() -> None:
 def _warm_bots() -> None:
     """The heuristic, the jitted bots and the VsBots vector env with its teacher."""
     from .bots.base import make_bot
-    from .bots.fast_bots import JittedBot
+    from .bots.jitted_bots import JittedBot
     from .envs.vector_multi import VsBotsVectorEnv
     from .game import Game
     from .rules import Rules

@@ -1,6 +1,10 @@
 """Game records: the format's name and version, the JSON Schema check and the checks that
 a replay agrees with what a record says (`Game.to_record` writes one, `Game.from_record`
-replays it; the format: docs/records.md)."""
+replays it; the format: docs/records.md); and the records' optional per-move annotations
+block (docs/records.md, "Annotations": what the acting agent thought about each move,
+`agents.annotations` writes them). Annotations are informative: `Game.from_record`
+checks their shape (the record schema) but never needs them; the HTML viewer shows them
+(`check_annotations`)."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ if TYPE_CHECKING:
 
 RECORD_FORMAT = "carcassonne-env/record"
 RECORD_VERSION = 1
+ANNOTATIONS_VERSION = 1  # the annotations block's own version
 
 
 def check_seats(record: dict[str, Any], rules: Rules, width: int) -> None:
@@ -84,3 +89,35 @@ def check_record(record: Any) -> None:
     if len(path) > 1 and path[0] == "moves":
         where += f" (move {path[1]})"
     raise ValueError(f"malformed record at {where}: {message}")
+
+
+# ------------------------------------------------------------------ annotations
+
+
+def check_annotations(record: dict[str, Any]) -> list[dict[str, Any] | None] | None:
+    """The per-move annotations of `record` (None when it has none). ValueError for an
+    annotations version this release does not read or a list whose length is not the
+    number of moves."""
+    ann = record.get("annotations")
+    if ann is None:
+        return None
+    if not isinstance(ann, dict):
+        raise ValueError(f"malformed record at annotations: expected an object, got "
+                         f"{type(ann).__name__}")
+    version = ann.get("version")
+    if version != ANNOTATIONS_VERSION:
+        raise ValueError(f"unsupported annotations version {version!r} (this release reads "
+                         f"version {ANNOTATIONS_VERSION}); drop the 'annotations' key to "
+                         "replay the game alone")
+    moves = ann.get("moves")
+    n = len(record.get("moves", []))
+    if not isinstance(moves, list) or len(moves) != n:
+        got = len(moves) if isinstance(moves, list) else type(moves).__name__
+        raise ValueError(f"malformed record at annotations.moves: one entry (or null) per "
+                         f"move expected, {n} moves, got {got}")
+    return moves
+
+
+def annotations_block(moves: list[dict[str, Any] | None]) -> dict[str, Any]:
+    """The record's ``annotations`` value for per-move annotations `moves`."""
+    return {"version": ANNOTATIONS_VERSION, "moves": list(moves)}

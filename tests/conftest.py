@@ -31,12 +31,22 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
+def _module_level(tree: ast.AST):
+    """The nodes of `tree` outside function bodies: what a module's globals come from.
+    An import inside a function binds a local name of that (Python) function, which no
+    compiled code reads (numba refuses an import inside a jitted function)."""
+    for node in ast.iter_child_nodes(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            yield node
+            yield from _module_level(node)
+
+
 def _imported_files(path: Path) -> set[Path]:
-    """Project files imported by `path` (`from .config import X`, `from carcassonne_env.core
-    import config`, `import carcassonne_env.bots.evaluation`)."""
+    """Project files imported at module level by `path` (`from .config import X`, `from
+    carcassonne_env.core import config`, `import carcassonne_env.bots.evaluation`)."""
     package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
     out: set[Path] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _module_level(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:

@@ -1,4 +1,4 @@
-"""Annotated records (`carcassonne play --annotate / --coach`, agents.insight)."""
+"""Annotated records (`carcassonne play --annotate / --coach`, agents.annotations)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import json
 import pytest
 
 from agents import make_agent
-from agents.insight import Coach, annotate, explain
+from agents.annotations import Coach, annotate, explain
 from carcassonne_env import Game, Move, Rules
-from carcassonne_env.annotations import annotations_block, check_annotations
 from carcassonne_env.cli import main
-from carcassonne_env.text import move_text
+from carcassonne_env.records import annotations_block, check_annotations
+from carcassonne_env.rendering.text import move_text
 from carcassonne_env.viewer import view_data
 
 

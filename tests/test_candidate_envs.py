@@ -136,7 +136,7 @@ def _candidate_model(env, tmp_path, name: str):
 def test_a_candidate_model_gets_its_env_plays_explains_and_exports(solo, tmp_path,
                                                                    one_torch_thread):
     from agents import make_agent
-    from agents.insight import explain
+    from agents.annotations import explain
     from agents.sb3_policy import SB3Agent, load_model
     from carcassonne_env.envs import make_env_for_model, model_env_options
     from carcassonne_env.envs.single import SoloEnv, VsBotsEnv

@@ -105,14 +105,16 @@ def test_inlined_functions_have_one_jitted_caller():
 
 def test_the_cache_key_follows_imports_of_jitted_files(tmp_path, monkeypatch):
     """An edit to a constant module a jitted file imports changes the key (numba alone
-    would keep serving the old machine code); an unrelated file does not."""
+    would keep serving the old machine code); an unrelated file does not, nor one the
+    jitted file imports inside a (Python) function only: no compiled code reads it."""
     import conftest
 
     core = tmp_path / "carcassonne_env" / "core"
     core.mkdir(parents=True)
     (core / "__init__.py").write_text("")
     (core / "fast.py").write_text("from . import consts as K\nfrom .jit import hot\n\n\n"
-                                  "@hot\ndef f(x):\n    return x + K.ONE\n")
+                                  "@hot\ndef f(x):\n    return x + K.ONE\n\n\n"
+                                  "def spec():\n    from .slow import g\n    return g\n")
     (core / "jit.py").write_text("from numba import njit\nhot = njit(cache=True)\n")
     (core / "consts.py").write_text("ONE = 1\n")
     (core / "slow.py").write_text("def g(x):\n    return x\n")

@@ -119,7 +119,7 @@ def test_jitted_playouts_and_envs_take_the_expansions():
 
 
 def test_pictures_draw_every_expansion_tile():
-    from carcassonne_env.render import render_rgb
+    from carcassonne_env.rendering.image import render_rgb
 
     ts = tileset_for((IC, TB))
     order = [n for n in ts.names if len(n) == 2]

@@ -9,7 +9,7 @@ from PIL import Image
 
 from carcassonne_env import Game, Rules
 from carcassonne_env.cli import main
-from carcassonne_env.render import render_rgb
+from carcassonne_env.rendering.image import render_rgb
 from carcassonne_env.viewer.gif import gif_frames
 
 

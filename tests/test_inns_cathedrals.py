@@ -228,7 +228,9 @@ def test_planes_show_inns_cathedrals_and_the_large_follower():
 
 
 def test_pictures_show_inns_cathedrals_and_the_large_follower():
-    from carcassonne_env.render import CATHEDRAL, INN_LAKE, SEAT_COLOURS, render_rgb, tile_raster
+    from carcassonne_env.rendering.image import render_rgb
+    from carcassonne_env.rendering.palette import CATHEDRAL, INN_LAKE, SEAT_COLOURS
+    from carcassonne_env.rendering.tile_pictures import tile_raster
 
     ts = Game(FULL, seed=0)._ts
     for name, colour, absent in (("EB", INN_LAKE, "EK"), ("EK", CATHEDRAL, "EB")):

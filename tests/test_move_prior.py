@@ -111,7 +111,7 @@ def test_a_prior_policy_starts_as_the_heuristic_and_the_bot_feeds_it(tmp_path):
         move = bot.act(game)
         assert values[moves.index(move)] == values.max()
         game.play(move)
-    from agents.insight import explain
+    from agents.annotations import explain
 
     insight = explain(bot, game)  # the viewer's agent insight reads the prior too
     assert insight["top"] and insight["kind"]

@@ -6,13 +6,9 @@ import numpy as np
 import pytest
 
 from carcassonne_env import Game
-from carcassonne_env.render import (
-    PENNANT,
-    SEAT_COLOURS,
-    image_format,
-    save_image,
-    tile_raster,
-)
+from carcassonne_env.rendering.image import image_format, save_image
+from carcassonne_env.rendering.palette import PENNANT, SEAT_COLOURS
+from carcassonne_env.rendering.tile_pictures import tile_raster
 from carcassonne_env.tiles import base_tileset
 
 

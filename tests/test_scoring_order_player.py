@@ -9,7 +9,7 @@ import pytest
 
 from agents import make_agent
 from carcassonne_env import Game, IllegalMoveError, Rules
-from carcassonne_env.bots.fast_bots import JittedBot
+from carcassonne_env.bots.jitted_bots import JittedBot
 from carcassonne_env.envs.single import SoloEnv
 
 PLAYER = Rules(variant="solo", scoring_order="player")

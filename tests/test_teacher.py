@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from carcassonne_env.bots.fast_bots import JittedBot
-from carcassonne_env.bots.jitted_bots import mt_seed
+from carcassonne_env.bots.jitted_bots import JittedBot, mt_seed
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
 
 

@@ -242,7 +242,9 @@ def test_env_actions_planes_and_features_of_traders_builders():
 
 
 def test_pictures_show_goods_builder_and_pig():
-    from carcassonne_env.render import GOODS_COLOURS, SEAT_COLOURS, SNOUT, render_rgb, tile_raster
+    from carcassonne_env.rendering.image import render_rgb
+    from carcassonne_env.rendering.palette import GOODS_COLOURS, SEAT_COLOURS, SNOUT
+    from carcassonne_env.rendering.tile_pictures import tile_raster
 
     ts = Game(FULL, seed=0)._ts
     for name, good in (("TT", "wine"), ("TG", "grain"), ("TK", "cloth")):

@@ -12,8 +12,7 @@ import pytest
 import carcassonne_env  # noqa: F401 - registers the ids
 from agents import make_agent
 from carcassonne_env import Game, Rules
-from carcassonne_env.bots.fast_bots import JittedBot, bot_spec
-from carcassonne_env.bots.jitted_bots import MT_WORDS, mt_below, mt_seed
+from carcassonne_env.bots.jitted_bots import MT_WORDS, JittedBot, bot_spec, mt_below, mt_seed
 
 # --------------------------------------------------------------------------- jitted bots
 

@@ -10,10 +10,10 @@ import pytest
 from browser_support import Page, browser  # noqa: F401 (fixture)
 
 from agents import make_agent
-from agents.insight import Coach, annotate
+from agents.annotations import Coach, annotate
 from carcassonne_env import Game, Rules
-from carcassonne_env.annotations import annotations_block
-from carcassonne_env.text import move_text
+from carcassonne_env.records import annotations_block
+from carcassonne_env.rendering.text import move_text
 from carcassonne_env.viewer import write_html
 
 

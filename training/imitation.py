@@ -41,7 +41,7 @@ from sb3_contrib import MaskablePPO
 from tqdm.auto import tqdm
 
 from agents import split_specs
-from carcassonne_env.bots.fast_bots import bot_spec
+from carcassonne_env.bots.jitted_bots import bot_spec
 from carcassonne_env.envs.batched import BatchedGamesEnv
 from carcassonne_env.envs.vector import SoloVectorEnv
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv

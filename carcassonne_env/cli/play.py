@@ -148,8 +148,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     bots = [make_agent(n, seed=args.seed + k) for k, n in enumerate(names)]
     coach = notes = None
     if annotate:  # per-move agent insight in the record
-        from agents.insight import Coach
-        from agents.insight import annotate as note_for
+        from agents.annotations import Coach
+        from agents.annotations import annotate as note_for
 
         coach = Coach(args.coach, seed=args.seed) if args.coach else None
         notes = []
@@ -174,7 +174,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.record:
         record = game.to_record()
         if notes is not None:
-            from ..annotations import annotations_block
+            from ..records import annotations_block
 
             record["annotations"] = annotations_block(notes)
         with open(args.record, "w", encoding="utf-8") as f:

@@ -40,7 +40,7 @@ def gif_options(p: argparse.ArgumentParser) -> None:
 def cmd_render(args: argparse.Namespace) -> int:
     """draw the board of a game record as an image"""
     from ..game import Game
-    from ..render import image_format, save_image
+    from ..rendering.image import image_format, save_image
 
     image_format(args.output)  # an unknown suffix is refused before the record is read
     record = read_record(args.record)

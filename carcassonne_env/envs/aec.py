@@ -12,9 +12,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..checks import check_choice, check_real
+from ..rendering.modes import RENDER_MODES, render_game
 from ..rules import Rules
 from .driver import REWARDS, TurnDriver, check_rule_options, seat_rewards
-from .rendering import RENDER_MODES, render_game
 
 OBS_LAYOUTS = ("dict", "classic", "flat")
 #: The dtype of ``info["scores"]`` in every env of this package (the single-agent envs'

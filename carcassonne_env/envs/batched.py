@@ -30,7 +30,7 @@ from ..core import config as C
 from ..core.state import state_rows
 from ..encoding import Encoder, WindowOverflowError
 from ..game import Game
-from .rendering import render_game
+from ..rendering.modes import render_game
 
 #: With on_overflow="truncate": how many times in a row a place may deal a game that
 #: cannot start inside the window before WindowOverflowError.
@@ -119,7 +119,7 @@ class BatchedGamesEnv(VectorEnv):
         heuristic's estimate of the points still to come: its best evaluation minus the
         banked margin over the best other seat, or in solo minus the lowest colour's
         score; 0 for the other bots)."""
-        from ..bots.fast_bots import bot_spec
+        from ..bots.jitted_bots import bot_spec
         from .kernels import teacher_batch
 
         kind, w = bot_spec(spec)

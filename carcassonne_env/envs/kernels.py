@@ -85,6 +85,18 @@ def apply_action(st, tb, B, SL, a):
     apply_move(st, tb, h, x0 + col - o, y0 + row - o, r, slot)
 
 
+@hot
+def _step_allowed(masks, i, a, rewards, dones, illegal):
+    """Start game i's step: clear its reward; whether its mask (row i of `masks`) allows
+    action `a` (in range and set). A step kernel plays nothing for another action: the
+    game is marked illegal and done."""
+    ok = 0 <= a < masks.shape[1] and masks[i, a] != 0
+    rewards[i] = 0.0
+    dones[i] = 0 if ok else 1
+    illegal[i] = 0 if ok else 1
+    return ok
+
+
 # ------------------------------------------------------------------------------- solo
 
 
@@ -112,13 +124,8 @@ def solo_batch(states, tb, enc, phase, which, actions, masks_in, deck_len, out, 
         if phase == START:
             reset(st, tb, deck_len)
         else:
-            dones[i] = 0
-            rewards[i] = 0.0
-            illegal[i] = 0
             a = actions[i]
-            if a < 0 or a >= masks_in.shape[1] or masks_in[i, a] == 0:
-                illegal[i] = 1
-                dones[i] = 1
+            if not _step_allowed(masks_in, i, a, rewards, dones, illegal):
                 continue
             low = _lowest(st.scores)
             apply_action(st, tb, B, enc[2], a)
@@ -221,13 +228,8 @@ def run_batch(states, tb, enc, phase, which, actions, masks_in, started, deck_le
                     mt_seed(mt[k, p], bot_seeds[k, p])
                 base[k, p] = st.scores[p]
         elif phase == STEP:
-            rewards[k] = 0.0
-            dones[k] = 0
-            illegal[k] = 0
             a = actions[j]
-            if a < 0 or a >= masks_in.shape[1] or masks_in[k, a] == 0:
-                illegal[k] = 1
-                dones[k] = 1
+            if not _step_allowed(masks_in, k, a, rewards, dones, illegal):
                 continue
             apply_action(st, tb, B, SL, a)
         else:

@@ -25,10 +25,10 @@ from gymnasium.error import ResetNeeded
 from ..bots.base import Agent
 from ..bots.plugins import make_opponent
 from ..checks import check_bool, check_choice, check_int, check_real
+from ..rendering.modes import RENDER_MODES, render_game
 from ..rules import Rules
 from .aec import SCORES_DTYPE, rules_from
 from .driver import REWARDS, TurnDriver, check_rule_options, seat_rewards
-from .rendering import RENDER_MODES, render_game
 
 #: The observation key of the action mask with ``mask_in_obs=True`` (the AEC env's name).
 MASK_KEY = "action_mask"

@@ -125,8 +125,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                  render_mode: str | None = None, self_policy: Policy | None = None,
                  obs_features: str = "standard", candidate_moves: int = 0,
                  **rule_options: Any) -> None:
-        from ..bots.fast_bots import bot_spec
-        from ..bots.jitted_bots import KINDS, POLICY
+        from ..bots.jitted_bots import KINDS, POLICY, bot_spec
 
         self._check_batch(num_envs, num_threads, render_mode)
         check_rule_options(type(self), rule_options)

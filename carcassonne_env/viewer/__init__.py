@@ -5,7 +5,7 @@
   annotations); `write_html(record, path)` writes the self-contained page
   (`carcassonne view record.json -o game.html`).
 - `tile_geometry(tileset)` exports the tile pictures and follower spots derived from the
-  packaged tile JSON (`carcassonne_env.tiles` / `carcassonne_env.render`), the one source
+  packaged tile JSON (`carcassonne_env.tiles` / `carcassonne_env.rendering`), the one source
   of the drawing used by the PNG renderer, the HTML viewer and the human-play page.
 - `carcassonne_env.viewer.play` serves a game against bots to a person (`play --human`).
 """
@@ -27,14 +27,9 @@ from PIL import Image
 from ..core import config as C
 from ..core.config import KINDS
 from ..game import Game, Move
-from ..render import (
-    _MEEPLE,
-    _MEEPLE_WIDTH,
-    SEAT_COLOURS,
-    SEAT_NAMES,
-    segment_anchors,
-    tile_raster,
-)
+from ..rendering.image import MEEPLE, MEEPLE_WIDTH
+from ..rendering.palette import SEAT_COLOURS, SEAT_NAMES
+from ..rendering.tile_pictures import segment_anchors, tile_raster
 from ..tiles import TileSet, base_tileset
 
 VIEW_VERSION = 1
@@ -66,7 +61,7 @@ def _geometry_cached(ts: TileSet) -> dict[str, Any]:
             "count": ts.counts[t],
         }
     return {"tiles": tiles, "start": ts.names[ts.start],
-            "meeple": [[x * _MEEPLE_WIDTH, y - 0.5] for x, y in _MEEPLE]}
+            "meeple": [[x * MEEPLE_WIDTH, y - 0.5] for x, y in MEEPLE]}
 
 
 def tile_geometry(tileset: TileSet | None = None) -> dict[str, Any]:
@@ -138,7 +133,7 @@ def view_data(record: dict[str, Any]) -> dict[str, Any]:
     ValueError (naming the problem) for a record the viewer cannot show."""
     if not isinstance(record, dict):
         raise ValueError(f"a game record is a JSON object, got {type(record).__name__}")
-    from ..annotations import check_annotations
+    from ..records import check_annotations
 
     annotations = check_annotations(record)
     replay = Game.from_record(record)  # validates and checks the recorded scores

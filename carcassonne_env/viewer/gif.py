@@ -1,5 +1,5 @@
 """A game record as an animated GIF (`carcassonne gif record.json -o game.gif`): one frame
-per turn drawn by the PNG renderer (`carcassonne_env.render`), on a fixed frame (the final
+per turn drawn by the PNG renderer (`carcassonne_env.rendering.image`), on a fixed frame (the final
 board's extent) so the board does not jump."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import numpy as np
 from PIL import Image
 
 from ..game import Game, Move
-from ..render import BACKGROUND, _score_strip, render_rgb
+from ..rendering.image import render_rgb, score_strip
+from ..rendering.palette import BACKGROUND
 
 
 def gif_frames(record: dict[str, Any], cell: int = 32, moves: int | None = None
@@ -40,7 +41,7 @@ def gif_frames(record: dict[str, Any], cell: int = 32, moves: int | None = None
         canvas = Image.new("RGB", (width, height), BACKGROUND)
         canvas.paste(image, ((bx - x0) * cell, (by - y0) * cell))
         boards.append(canvas)
-        strips.append(_score_strip(game, width))
+        strips.append(score_strip(game, width))
     strip_h = max(s.height for s in strips)
     frames = []
     for board, strip in zip(boards, strips, strict=True):

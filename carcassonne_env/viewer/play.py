@@ -21,9 +21,9 @@ from typing import Any
 
 from ..cli_errors import Interrupted
 from ..game import Game, IllegalMoveError, Move
-from ..render import SEAT_COLOURS, SEAT_NAMES
+from ..rendering.palette import SEAT_COLOURS, SEAT_NAMES
+from ..rendering.text import FIGURE_WORDS
 from ..rules import Rules
-from ..text import FIGURE_WORDS
 from . import _hex, extra_turn, page, tile_geometry
 
 HUMAN = "human"
