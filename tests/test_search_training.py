@@ -54,7 +54,8 @@ def test_train_search_loop_gates_resumes_and_refuses(tmp_path):
     assert search.main(args) == 0
     assert {p.name for p in out.iterdir()} >= {
         "config.json", "state.json", "curve.csv", "curve.png", "model.zip", "optimizer.pt",
-        "model_iter_0.zip", "model_iter_1.zip", "gen_0.zip", "gen_1.zip", "samples_1.npz"}
+        "model_iter_0.zip", "model_iter_1.zip", "gen_0.zip", "gen_1.zip", "best.zip",
+        "samples_1.npz"}
     before = load_model(out / "model_iter_0.zip", cached=False).policy.state_dict()
     after = load_model(out / "model_iter_1.zip", cached=False).policy.state_dict()
     assert any((before[k] != after[k]).any() for k in before)  # it learned something
@@ -88,6 +89,12 @@ def test_a_rejected_candidate_leaves_the_best(tmp_path):
         rows = list(csv.DictReader(f))
     if rows[1]["accepted"] == "0":  # (2 games: it may win both)
         assert rows[1]["generation"] == "0" and not (out / "gen_1.zip").exists()
+        # the best's value head was refitted, its policy left as it was
+        start = load_model(out / "gen_0.zip", cached=False).policy.state_dict()
+        best = load_model(out / "best.zip", cached=False).policy.state_dict()
+        value = [k for k in start if ".net.value." in k or k.startswith("value_net")]
+        assert value and any((start[k] != best[k]).any() for k in value)
+        assert all((start[k] == best[k]).all() for k in start if k not in value)
     assert search.main(["--out", str(out), "--resume", "--iterations", "2",
                         "--no-progress"]) == 0
     assert not (out / "samples_1.npz").exists()  # out of a replay of 1

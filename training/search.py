@@ -26,7 +26,10 @@ the candidate learns. Each iteration:
    rate (draws half) >= `gate_threshold` makes it the best: generation g + 1
    (gen_<g+1>.zip). A rejected candidate keeps its weights and goes on learning; the
    self-play goes on with the best. `gate_games` 0 accepts every candidate.
-4. Panel: every new generation (and generation 0 when the run starts) plays its raw
+4. Value refit: the best network's value MLP and `value_net` take `value_epochs` passes
+   of squared error over the replay, everything else frozen (`training.value_fit`'s
+   refit: its raw policy does not change, its searches do), saved as best.zip.
+5. Panel: every new generation (and generation 0 when the run starts) plays its raw
    policy against each bot of `panel` over `panel_games` games (the same decks for
    every generation, both seatings).
 
@@ -37,7 +40,8 @@ The run folder holds config.json, state.json (what --resume continues from), cur
 (a row per iteration: wall-clock seconds, samples, losses, the gate's win rate with its
 Wilson 95% interval, whether it was accepted, and for a new generation the panel's win
 rates with their intervals; row 0 is the start), model_iter_<k>.zip (the candidate after
-iteration k), gen_<g>.zip (the generations), samples_<k>.npz (the replay),
+iteration k), gen_<g>.zip (the generations as accepted), best.zip (the best with its
+refitted value head), samples_<k>.npz (the replay),
 optimizer.pt (the Adam state), curve.png (the curve against wall-clock time) and
 model.zip (the best). 2-player base game only.
 """
@@ -77,9 +81,9 @@ class SearchSettings:
     """Settings of a search-guided self-play run (see the module docstring)."""
 
     init: str = "ppo_duel_rl"  # the starting network: a saved model or a shipped name
-    iterations: int = 30
-    games: int = 48  # self-play games per iteration
-    simulations: int = 24  # PUCT simulations per move
+    iterations: int = 60
+    games: int = 128  # self-play games per iteration
+    simulations: int = 64  # PUCT simulations per move
     c: float = 1.5  # PUCT exploration constant
     prior_temperature: float = 3.0  # the search's priors: softmax(logits / this)
     explore_moves: int = 10  # moves per game sampled in proportion to the visits
@@ -89,6 +93,8 @@ class SearchSettings:
     learning_rate: float = 1e-4
     value_coef: float = 0.5
     value_scale: float = 10.0  # points per value unit (the init's reward_scale: 0.1)
+    value_epochs: int = 4  # passes of the best's value head over the replay (0: none)
+    value_learning_rate: float = 1e-3
     gate_games: int = 200  # candidate against best per iteration (0: accept every one)
     gate_threshold: float = 0.55
     panel_games: int = 100  # per panel bot for every generation (0: none)
@@ -101,11 +107,12 @@ class SearchSettings:
         for name in ("iterations", "games", "simulations", "replay", "epochs", "batch_size",
                      "torch_threads"):
             require(self, name, int, lambda v: v >= 1, "a positive integer")
-        for name in ("explore_moves", "gate_games", "panel_games", "seed"):
+        for name in ("explore_moves", "value_epochs", "gate_games", "panel_games", "seed"):
             require(self, name, int, lambda v: v >= 0, "an integer >= 0")
         for name in ("gate_games", "panel_games"):
             require(self, name, int, lambda v: v % 2 == 0, "even (both seatings)")
-        for name in ("learning_rate", "value_scale", "prior_temperature"):
+        for name in ("learning_rate", "value_learning_rate", "value_scale",
+                     "prior_temperature"):
             require(self, name, float, lambda v: v > 0, "a number > 0")
         for name in ("c", "value_coef"):
             require(self, name, float, lambda v: v >= 0, "a number >= 0")
@@ -122,7 +129,7 @@ def curve_columns(settings: SearchSettings) -> list[str]:
     panel = [f"{col}{b.split(':')[0]}{end}" for b in settings.panel_bots()
              for col, end in (("win_vs_", ""), ("lo_vs_", ""), ("hi_vs_", ""))]
     return ["iteration", "wall_s", "generation", "accepted", "games", "samples",
-            "replay_samples", "policy_loss", "value_loss", "gate_win", "gate_lo", "gate_hi",
+            "replay_samples", "policy_loss", "value_loss", "best_value_loss", "gate_win", "gate_lo", "gate_hi",
             *panel, "self_play_s", "fit_s", "gate_s", "panel_s"]
 
 
@@ -188,11 +195,18 @@ def pack(samples: list[Sample], value_scale: float) -> dict[str, np.ndarray]:
         "features": np.stack([s.obs["features"] for s in samples]).astype(np.float32),
         "actions": actions.astype(np.int64),
         "counts": counts.astype(np.int32),
-        "rows": np.concatenate([s.obs["candidates"][:n] for s, n in zip(samples, counts,
-                                                                          strict=True)]),
+        "rows": _compact(np.concatenate([s.obs["candidates"][:n]
+                                         for s, n in zip(samples, counts, strict=True)])),
         "target": np.stack([s.target for s in samples]).astype(np.float32),
         "value": np.array([s.value / value_scale for s in samples], np.float32),
     }
+
+
+def _compact(rows: np.ndarray) -> np.ndarray:
+    """`rows` as float16 where that keeps every value (the rule quantities are small
+    counts: half the memory), else as they are."""
+    half = rows.astype(np.float16)
+    return half if np.array_equal(half.astype(rows.dtype), rows) else rows
 
 
 def save_samples(path: Path, packed: dict[str, np.ndarray]) -> None:
@@ -262,6 +276,41 @@ def train_on(model: Any, data: dict[str, np.ndarray], settings: SearchSettings,
     return float(np.mean([p for p, _ in losses])), float(np.mean([v for _, v in losses]))
 
 
+def refit_value(model: Any, data: dict[str, np.ndarray], settings: SearchSettings,
+                rng: np.random.Generator) -> float:
+    """`value_epochs` passes of squared error over the packed samples `data` for the value
+    MLP and `value_net` of `model`, everything else frozen (its policy does not change:
+    `training.value_fit`'s refit); returns the mean squared error after them, in value
+    units^2."""
+    import torch
+
+    policy = model.policy
+    net = policy.features_extractor.net
+    head = torch.nn.Sequential(net.value, policy.value_net)
+    k = int(model.observation_space["candidates"].shape[0])
+    starts = np.concatenate([[0], np.cumsum(data["counts"])[:-1]])
+    n = len(data["value"])
+    parts = []
+    with torch.no_grad():  # the value MLP's input, once
+        for start in range(0, n, 512):
+            obs, _ = policy.obs_to_tensor(_batch(data, starts, np.arange(start, min(n, start
+                                                                                  + 512)), k))
+            parts.append(net.trunk(obs["features"], obs["candidates"],
+                                   obs["candidate_actions"].long())[1])
+    x, y = torch.cat(parts), torch.as_tensor(data["value"])
+    optimizer = torch.optim.Adam(head.parameters(), lr=settings.value_learning_rate)
+    for _ in range(settings.value_epochs):
+        order = torch.as_tensor(rng.permutation(n))
+        for start in range(0, n, 512):
+            idx = order[start:start + 512]
+            loss = ((head(x[idx]).squeeze(-1) - y[idx]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    with torch.no_grad():
+        return float(((head(x).squeeze(-1) - y) ** 2).mean())
+
+
 # ---------------------------------------------------------------------- evaluation
 def play_off(path: Path, opponents: list[str], games: int, seed: int
              ) -> dict[str, tuple[float, float, float]]:
@@ -308,6 +357,12 @@ def panel_cells(settings: SearchSettings, path: Path | None) -> list[float]:
 def _write_json(path: Path, data: dict) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=2))
+    os.replace(tmp, path)
+
+
+def _save_atomic(model: Any, path: Path) -> None:
+    tmp = path.with_name(path.stem + ".tmp.zip")
+    model.save(tmp)
     os.replace(tmp, path)
 
 
@@ -368,6 +423,7 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         out.mkdir(parents=True, exist_ok=True)
         start.save(out / "model_iter_0.zip")
         start.save(out / "gen_0.zip")
+        start.save(out / "best.zip")
         columns = curve_columns(settings)
         with open(out / "curve.csv", "w", newline="") as f:
             csv.writer(f).writerow(columns)
@@ -377,7 +433,7 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         panel_s = time.perf_counter() - t0
         _append_row(out, columns, {"iteration": 0, "wall_s": round(panel_s, 1),
                                    "generation": 0, "accepted": 1,
-                                   **dict(zip(columns[12:-4], cells, strict=True)),
+                                   **dict(zip(columns[13:-4], cells, strict=True)),
                                    "panel_s": round(panel_s, 1)})
         state = {"iteration": 0, "generation": 0, "wall_s": round(panel_s, 1)}
         _write_json(config, {"settings": dataclasses.asdict(settings)})
@@ -396,7 +452,7 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
     started = time.perf_counter() - state["wall_s"]
     for it in range(done + 1, settings.iterations + 1):
         rng = np.random.default_rng([settings.seed, it])
-        best_path = out / f"gen_{generation}.zip"
+        best_path = out / "best.zip"
         t0 = time.perf_counter()
         agent = PUCTAgent(SB3Agent(load_model(best_path, cached=False)),
                           seed=int(rng.integers(2**31)), simulations=settings.simulations,
@@ -435,6 +491,11 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         if accepted:
             generation += 1
             shutil.copyfile(path, out / f"gen_{generation}.zip")
+        best = load_model(path if accepted else best_path, cached=False)
+        best_v_loss = refit_value(best, data, settings, rng) if settings.value_epochs \
+            else _NAN
+        _save_atomic(best, best_path)
+        t3b = time.perf_counter()
         cells = panel_cells(settings, out / f"gen_{generation}.zip" if accepted else None)
         t4 = time.perf_counter()
         wall = round(t4 - started, 1)
@@ -442,11 +503,12 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
             "iteration": it, "wall_s": wall, "generation": generation,
             "accepted": int(accepted), "games": settings.games, "samples": len(samples),
             "replay_samples": len(data["value"]), "policy_loss": round(p_loss, 4),
-            "value_loss": round(v_loss, 4), "gate_win": round(win[0], 4),
+            "value_loss": round(v_loss, 4), "best_value_loss": round(best_v_loss, 4),
+            "gate_win": round(win[0], 4),
             "gate_lo": round(win[1], 4), "gate_hi": round(win[2], 4),
-            **dict(zip(columns[12:-4], cells, strict=True)),
-            "self_play_s": round(t1 - t0, 1), "fit_s": round(t2 - t1, 1),
-            "gate_s": round(t3 - t2, 1), "panel_s": round(t4 - t3, 1)})
+            **dict(zip(columns[13:-4], cells, strict=True)),
+            "self_play_s": round(t1 - t0, 1), "fit_s": round(t2 - t1, 1) + round(t3b - t3, 1),
+            "gate_s": round(t3 - t2, 1), "panel_s": round(t4 - t3b, 1)})
         _write_json(state_file, {"iteration": it, "generation": generation, "wall_s": wall})
         for old in out.glob("samples_*.npz"):  # out of the replay
             if int(old.stem.split("_")[1]) <= it - settings.replay:
@@ -457,12 +519,12 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
                               for j, b in enumerate(settings.panel_bots())
                               if not math.isnan(cells[3 * j]))
             print(f"iteration {it}: {len(samples)} samples ({len(data['value'])} in the "
-                  f"replay), policy loss {p_loss:.3f}, value loss {v_loss:.3f}, gate "
+                  f"replay), policy loss {p_loss:.3f}, value loss {v_loss:.3f} (the best's "
+                  f"{best_v_loss:.3f}), gate "
                   f"{win[0]:.3f} [{win[1]:.3f}, {win[2]:.3f}] "
                   f"{'accepted: generation ' + str(generation) if accepted else 'rejected'}"
                   f"{', ' + panel if panel else ''} ({wall / 60:.1f} min)", flush=True)
-    best = out / f"gen_{generation}.zip"
-    shutil.copyfile(best, out / "model.zip")
+    shutil.copyfile(out / "best.zip", out / "model.zip")
     return out / "model.zip"
 
 
