@@ -104,3 +104,12 @@ def test_train_search_needs_a_candidate_model(tmp_path):
     with pytest.raises(SystemExit):
         search.main(["--out", str(tmp_path / "x"), "--init", "ppo_duel_bc",
                      "--iterations", "1", "--no-progress"])
+
+
+def test_sharpened_targets_lean_to_the_most_visited():
+    shares = np.array([[0.5, 0.3, 0.2, 0.0], [1.0, 0.0, 0.0, 0.0]], np.float32)
+    np.testing.assert_allclose(search.sharpen(shares, 1.0), shares)
+    sharp = search.sharpen(shares, 0.5)
+    np.testing.assert_allclose(sharp.sum(1), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(sharp[0, :3], np.array([25, 9, 4]) / 38, rtol=1e-5)
+    assert sharp[0, 3] == 0 and sharp[1, 0] == 1

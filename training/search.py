@@ -87,6 +87,7 @@ class SearchSettings:
     c: float = 1.5  # PUCT exploration constant
     prior_temperature: float = 3.0  # the search's priors: softmax(logits / this)
     explore_moves: int = 10  # moves per game sampled in proportion to the visits
+    target_temperature: float = 1.0  # policy target: visit shares ** (1 / this), normalised
     replay: int = 4  # the iterations whose samples the candidate fits on
     epochs: int = 2  # passes over the replay per iteration
     batch_size: int = 128
@@ -112,7 +113,7 @@ class SearchSettings:
         for name in ("gate_games", "panel_games"):
             require(self, name, int, lambda v: v % 2 == 0, "even (both seatings)")
         for name in ("learning_rate", "value_learning_rate", "value_scale",
-                     "prior_temperature"):
+                     "prior_temperature", "target_temperature"):
             require(self, name, float, lambda v: v > 0, "a number > 0")
         for name in ("c", "value_coef"):
             require(self, name, float, lambda v: v >= 0, "a number >= 0")
@@ -186,9 +187,21 @@ def self_play_game(agent: PUCTAgent, rules: Rules, seed: int, explore_moves: int
 
 
 # ---------------------------------------------------------------------- the replay
-def pack(samples: list[Sample], value_scale: float) -> dict[str, np.ndarray]:
+def sharpen(shares: np.ndarray, temperature: float) -> np.ndarray:
+    """Visit shares (a row per sample) raised to 1 / `temperature` and normalised: below
+    1 the target leans to the most visited moves."""
+    if temperature == 1.0:
+        return shares.astype(np.float32)
+    logs = np.where(shares > 0, np.log(np.maximum(shares, 1e-30)), -np.inf) / temperature
+    p = np.exp(logs - logs.max(1, keepdims=True))
+    return (p / p.sum(1, keepdims=True)).astype(np.float32)
+
+
+def pack(samples: list[Sample], value_scale: float, target_temperature: float = 1.0
+         ) -> dict[str, np.ndarray]:
     """Samples as compact arrays: only the present candidate rows are kept (`counts` per
-    sample, `rows` concatenated); `value` in value units."""
+    sample, `rows` concatenated); `value` in value units; the policy targets sharpened
+    with `target_temperature`."""
     actions = np.stack([s.obs["candidate_actions"] for s in samples])
     counts = (actions >= 0).sum(1)
     return {
@@ -197,7 +210,7 @@ def pack(samples: list[Sample], value_scale: float) -> dict[str, np.ndarray]:
         "counts": counts.astype(np.int32),
         "rows": _compact(np.concatenate([s.obs["candidates"][:n]
                                          for s, n in zip(samples, counts, strict=True)])),
-        "target": np.stack([s.target for s in samples]).astype(np.float32),
+        "target": sharpen(np.stack([s.target for s in samples]), target_temperature),
         "value": np.array([s.value / value_scale for s in samples], np.float32),
     }
 
@@ -470,7 +483,7 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         except KeyboardInterrupt:
             raise Interrupted(f"stopped during iteration {it}; iterations up to {it - 1} "
                               f"are saved in {out}: --resume continues") from None
-        packed = pack(samples, settings.value_scale)
+        packed = pack(samples, settings.value_scale, settings.target_temperature)
         save_samples(out / f"samples_{it}.npz", packed)
         replay[it] = packed
         for k in [k for k in replay if k <= it - settings.replay]:
@@ -507,7 +520,7 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
             "gate_win": round(win[0], 4),
             "gate_lo": round(win[1], 4), "gate_hi": round(win[2], 4),
             **dict(zip(columns[13:-4], cells, strict=True)),
-            "self_play_s": round(t1 - t0, 1), "fit_s": round(t2 - t1, 1) + round(t3b - t3, 1),
+            "self_play_s": round(t1 - t0, 1), "fit_s": round(t2 - t1 + t3b - t3, 1),
             "gate_s": round(t3 - t2, 1), "panel_s": round(t4 - t3b, 1)})
         _write_json(state_file, {"iteration": it, "generation": generation, "wall_s": wall})
         for old in out.glob("samples_*.npz"):  # out of the replay
