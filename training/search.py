@@ -484,6 +484,8 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
             raise Interrupted(f"stopped during iteration {it}; iterations up to {it - 1} "
                               f"are saved in {out}: --resume continues") from None
         packed = pack(samples, settings.value_scale, settings.target_temperature)
+        n_samples = len(samples)
+        del samples  # (full observations: 3x the packed size)
         save_samples(out / f"samples_{it}.npz", packed)
         replay[it] = packed
         for k in [k for k in replay if k <= it - settings.replay]:
@@ -514,7 +516,7 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         wall = round(t4 - started, 1)
         _append_row(out, columns, {
             "iteration": it, "wall_s": wall, "generation": generation,
-            "accepted": int(accepted), "games": settings.games, "samples": len(samples),
+            "accepted": int(accepted), "games": settings.games, "samples": n_samples,
             "replay_samples": len(data["value"]), "policy_loss": round(p_loss, 4),
             "value_loss": round(v_loss, 4), "best_value_loss": round(best_v_loss, 4),
             "gate_win": round(win[0], 4),
@@ -523,6 +525,8 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
             "self_play_s": round(t1 - t0, 1), "fit_s": round(t2 - t1 + t3b - t3, 1),
             "gate_s": round(t3 - t2, 1), "panel_s": round(t4 - t3b, 1)})
         _write_json(state_file, {"iteration": it, "generation": generation, "wall_s": wall})
+        n_replay = len(data["value"])
+        del data, best
         for old in out.glob("samples_*.npz"):  # out of the replay
             if int(old.stem.split("_")[1]) <= it - settings.replay:
                 old.unlink()
@@ -531,7 +535,7 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
             panel = ", ".join(f"vs {b} {cells[3 * j]:.2f}"
                               for j, b in enumerate(settings.panel_bots())
                               if not math.isnan(cells[3 * j]))
-            print(f"iteration {it}: {len(samples)} samples ({len(data['value'])} in the "
+            print(f"iteration {it}: {n_samples} samples ({n_replay} in the "
                   f"replay), policy loss {p_loss:.3f}, value loss {v_loss:.3f} (the best's "
                   f"{best_v_loss:.3f}), gate "
                   f"{win[0]:.3f} [{win[1]:.3f}, {win[2]:.3f}] "
@@ -577,6 +581,7 @@ def plot_loop(out: Path) -> Path | None:
                     label=f"vs {name}")
     ax.axhline(0.5, color="grey", lw=0.8)
     ax.set_ylim(0, 1)
+    ax.set_xlim(0, max(hours.max(), 1e-3) * 1.05)
     ax.set_xlabel("wall clock (hours)")
     ax.set_ylabel("raw policy's win rate")
     last = rows[-1]
