@@ -71,7 +71,9 @@ def test_train_search_loop_gates_resumes_and_refuses(tmp_path):
     assert [r["generation"] for r in rows] == ["0", "1", "2"]  # threshold 0: accepted
     assert float(rows[2]["wall_s"]) > float(rows[1]["wall_s"]) > 0
     for r in rows[1:]:
-        assert 0 <= float(r["gate_lo"]) <= float(r["gate_win"]) <= float(r["gate_hi"]) <= 1
+        for col in ("gate", "confirm"):  # an accepted one's second match too
+            assert 0 <= float(r[f"{col}_lo"]) <= float(r[f"{col}_win"]) \
+                <= float(r[f"{col}_hi"]) <= 1
     for r in rows:  # the panel of every generation, generation 0 too
         assert 0 <= float(r["lo_vs_random"]) <= float(r["win_vs_random"]) <= 1
     # the replay was restored: iteration 2 fitted on both iterations' samples

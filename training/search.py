@@ -24,7 +24,9 @@ the candidate learns. Each iteration:
 3. Gate: the candidate plays `gate_games` games against the best, both with their raw
    policy (one forward pass per move, no search), both seatings of each deck. A win
    rate (draws half) >= `gate_threshold` makes it the best: generation g + 1
-   (gen_<g+1>.zip). A rejected candidate keeps its weights and goes on learning; the
+   (gen_<g+1>.zip), which then plays `gate_games` more games against the last one on
+   other decks (the confirmation: the gate's own figure is biased upwards, as the
+   candidate is kept for winning it). A rejected candidate keeps its weights and goes on learning; the
    self-play goes on with the best. `gate_games` 0 accepts every candidate.
 4. Value refit: the best network's value MLP and `value_net` take `value_epochs` passes
    of squared error over the replay, everything else frozen (`training.value_fit`'s
@@ -72,6 +74,7 @@ from .common import require
 
 OBS_KEYS = ("features", "candidates", "candidate_actions")  # what the network reads
 GATE_SEED = 500_000  # + iteration: the gate's decks (the arena's; no evaluation uses them)
+CONFIRM_SEED = 600_000  # + iteration: a new generation's second match against the last
 PANEL_SEED = 1  # the panel's decks: the same for every generation
 _NAN = float("nan")
 
@@ -131,7 +134,7 @@ def curve_columns(settings: SearchSettings) -> list[str]:
              for col, end in (("win_vs_", ""), ("lo_vs_", ""), ("hi_vs_", ""))]
     return ["iteration", "wall_s", "generation", "accepted", "games", "samples",
             "replay_samples", "policy_loss", "value_loss", "best_value_loss", "gate_win", "gate_lo", "gate_hi",
-            *panel, "self_play_s", "fit_s", "gate_s", "panel_s"]
+            *panel, "confirm_win", "confirm_lo", "confirm_hi", "self_play_s", "fit_s", "gate_s", "panel_s"]
 
 
 @dataclasses.dataclass
@@ -396,7 +399,7 @@ def _trim_curve(out: Path, columns: list[str], done: int) -> None:
     with open(out / "curve.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(columns)
-        writer.writerows([[r[c] for c in columns] for r in rows])
+        writer.writerows([[r.get(c, "nan") for c in columns] for r in rows])
 
 
 def run(settings: SearchSettings | None, out: Path, resume: bool = False,
@@ -446,7 +449,7 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         panel_s = time.perf_counter() - t0
         _append_row(out, columns, {"iteration": 0, "wall_s": round(panel_s, 1),
                                    "generation": 0, "accepted": 1,
-                                   **dict(zip(columns[13:-4], cells, strict=True)),
+                                   **dict(zip(columns[13:-7], cells, strict=True)),
                                    "panel_s": round(panel_s, 1)})
         state = {"iteration": 0, "generation": 0, "wall_s": round(panel_s, 1)}
         _write_json(config, {"settings": dataclasses.asdict(settings)})
@@ -502,10 +505,13 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         else:
             win = (_NAN, _NAN, _NAN)
         accepted = not settings.gate_games or win[0] >= settings.gate_threshold
-        t3 = time.perf_counter()
+        confirm = (_NAN, _NAN, _NAN)
         if accepted:
             generation += 1
             shutil.copyfile(path, out / f"gen_{generation}.zip")
+            if settings.gate_games:  # the gate picked its best draw: a fresh estimate
+                confirm = gate(path, best_path, settings.gate_games, CONFIRM_SEED + it)
+        t3 = time.perf_counter()
         best = load_model(path if accepted else best_path, cached=False)
         best_v_loss = refit_value(best, data, settings, rng) if settings.value_epochs \
             else _NAN
@@ -521,7 +527,9 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
             "value_loss": round(v_loss, 4), "best_value_loss": round(best_v_loss, 4),
             "gate_win": round(win[0], 4),
             "gate_lo": round(win[1], 4), "gate_hi": round(win[2], 4),
-            **dict(zip(columns[13:-4], cells, strict=True)),
+            "confirm_win": round(confirm[0], 4), "confirm_lo": round(confirm[1], 4),
+            "confirm_hi": round(confirm[2], 4),
+            **dict(zip(columns[13:-7], cells, strict=True)),
             "self_play_s": round(t1 - t0, 1), "fit_s": round(t2 - t1 + t3b - t3, 1),
             "gate_s": round(t3 - t2, 1), "panel_s": round(t4 - t3b, 1)})
         _write_json(state_file, {"iteration": it, "generation": generation, "wall_s": wall})
