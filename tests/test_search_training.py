@@ -1,5 +1,5 @@
-"""Search-guided self-play (`carcassonne train search`, training.search): a tiny run, its
-samples, resume and refusals."""
+"""Search-guided self-play (`carcassonne train search`, training.search): its samples and
+replay, a tiny generation end to end (self-play, fit, gate, panel), resume and refusals."""
 
 import csv
 
@@ -28,13 +28,34 @@ def test_self_play_samples_hold_visit_shares_and_margin_targets():
     assert len({s.base for s in samples}) > 3  # the projected margin moves
 
 
-def test_train_search_runs_resumes_and_refuses(tmp_path):
-    out = tmp_path / "exit"
+def test_the_replay_packs_and_pads_the_candidates(tmp_path):
+    agent = PUCTAgent(SB3Agent("ppo_duel_rl"), seed=0, simulations=2, value_base="projected")
+    samples, _ = search.self_play_game(agent, Rules(players=2), seed=3, explore_moves=2,
+                                       rng=np.random.default_rng(0))
+    packed = search.pack(samples, value_scale=10.0)
+    search.save_samples(tmp_path / "s.npz", packed)
+    data = search.union([search.load_samples(tmp_path / "s.npz")] * 2)
+    assert len(data["value"]) == 2 * len(samples)
+    starts = np.concatenate([[0], np.cumsum(data["counts"])[:-1]])
+    idx = np.array([1, len(samples) + 1])
+    batch = search._batch(data, starts, idx, 128)
+    for obs in (batch["candidates"][0], batch["candidates"][1]):
+        np.testing.assert_array_equal(obs, samples[1].obs["candidates"])
+    assert data["value"][1] == pytest.approx(samples[1].value / 10.0)
+
+
+def test_train_search_loop_gates_resumes_and_refuses(tmp_path):
+    """One tiny generation end to end (self-play, fit, gate, panel), then --resume runs
+    the next iteration from the checkpoint with the replay restored."""
+    out = tmp_path / "loop"
     args = ["--out", str(out), "--iterations", "1", "--games", "1", "--simulations", "2",
-            "--eval-games", "0", "--no-progress"]
+            "--gate-games", "2", "--gate-threshold", "0", "--panel-games", "2",
+            "--panel", "random", "--replay", "2", "--no-progress"]
     assert search.main(args) == 0
-    assert {p.name for p in out.iterdir()} >= {"config.json", "curve.csv", "model.zip",
-                                              "model_iter_0.zip", "model_iter_1.zip"}
+    assert {p.name for p in out.iterdir()} >= {
+        "config.json", "state.json", "curve.csv", "curve.png", "model.zip", "optimizer.pt",
+        "model_iter_0.zip", "model_iter_1.zip", "gen_0.zip", "gen_1.zip", "best.zip",
+        "samples_1.npz"}
     before = load_model(out / "model_iter_0.zip", cached=False).policy.state_dict()
     after = load_model(out / "model_iter_1.zip", cached=False).policy.state_dict()
     assert any((before[k] != after[k]).any() for k in before)  # it learned something
@@ -46,11 +67,51 @@ def test_train_search_runs_resumes_and_refuses(tmp_path):
                         "--no-progress"]) == 0
     with open(out / "curve.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert [r["iteration"] for r in rows] == ["1", "2"]
-    assert float(rows[1]["wall_s"]) > float(rows[0]["wall_s"])
+    assert [r["iteration"] for r in rows] == ["0", "1", "2"]
+    assert [r["generation"] for r in rows] == ["0", "1", "2"]  # threshold 0: accepted
+    assert float(rows[2]["wall_s"]) > float(rows[1]["wall_s"]) > 0
+    for r in rows[1:]:
+        for col in ("gate", "confirm"):  # an accepted one's second match too
+            assert 0 <= float(r[f"{col}_lo"]) <= float(r[f"{col}_win"]) \
+                <= float(r[f"{col}_hi"]) <= 1
+    for r in rows:  # the panel of every generation, generation 0 too
+        assert 0 <= float(r["lo_vs_random"]) <= float(r["win_vs_random"]) <= 1
+    # the replay was restored: iteration 2 fitted on both iterations' samples
+    assert int(rows[2]["replay_samples"]) == int(rows[1]["samples"]) + int(rows[2]["samples"])
+    assert (out / "samples_1.npz").exists() and (out / "samples_2.npz").exists()
+    assert load_model(out / "model.zip", cached=False) is not None
+
+
+def test_a_rejected_candidate_leaves_the_best(tmp_path):
+    out = tmp_path / "loop"
+    assert search.main(["--out", str(out), "--iterations", "1", "--games", "1",
+                        "--simulations", "2", "--gate-games", "2", "--gate-threshold", "1",
+                        "--panel-games", "0", "--replay", "1", "--no-progress"]) == 0
+    with open(out / "curve.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    if rows[1]["accepted"] == "0":  # (2 games: it may win both)
+        assert rows[1]["generation"] == "0" and not (out / "gen_1.zip").exists()
+        # the best's value head was refitted, its policy left as it was
+        start = load_model(out / "gen_0.zip", cached=False).policy.state_dict()
+        best = load_model(out / "best.zip", cached=False).policy.state_dict()
+        value = [k for k in start if ".net.value." in k or k.startswith("value_net")]
+        assert value and any((start[k] != best[k]).any() for k in value)
+        assert all((start[k] == best[k]).all() for k in start if k not in value)
+    assert search.main(["--out", str(out), "--resume", "--iterations", "2",
+                        "--no-progress"]) == 0
+    assert not (out / "samples_1.npz").exists()  # out of a replay of 1
 
 
 def test_train_search_needs_a_candidate_model(tmp_path):
     with pytest.raises(SystemExit):
         search.main(["--out", str(tmp_path / "x"), "--init", "ppo_duel_bc",
                      "--iterations", "1", "--no-progress"])
+
+
+def test_sharpened_targets_lean_to_the_most_visited():
+    shares = np.array([[0.5, 0.3, 0.2, 0.0], [1.0, 0.0, 0.0, 0.0]], np.float32)
+    np.testing.assert_allclose(search.sharpen(shares, 1.0), shares)
+    sharp = search.sharpen(shares, 0.5)
+    np.testing.assert_allclose(sharp.sum(1), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(sharp[0, :3], np.array([25, 9, 4]) / 38, rtol=1e-5)
+    assert sharp[0, 3] == 0 and sharp[1, 0] == 1

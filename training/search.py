@@ -1,27 +1,51 @@
-"""Search-guided self-play (expert iteration, AlphaZero-style) for a policy over candidate
-moves.
+"""Search-guided self-play (expert iteration, AlphaZero-style) with replay and gating, for
+a policy over candidate moves.
 
-    carcassonne train search --init ppo_duel_rl --out runs/exit       # start from a model
-    carcassonne train search --out runs/exit --resume                 # continue the run
-    carcassonne train search --init ppo_duel_rl --out runs/exit --iterations 1 \\
-        --games 2 --simulations 4 --eval-games 0                      # a smoke test
+    carcassonne train search --init ppo_duel_rl --out runs/loop       # start from a model
+    carcassonne train search --out runs/loop --resume                 # continue the run
+    carcassonne train search --init ppo_duel_rl --out runs/loop --iterations 1 \\
+        --games 1 --simulations 2 --gate-games 2 --panel-games 0      # a smoke test
 
-Each iteration plays `games` self-play games in which both seats search every move with
-`agents.puct.PUCTAgent` (the current network's priors and value; `simulations` per move;
-the first `explore_moves` moves of each game are sampled in proportion to the visits,
-the rest are the most visited). Every searched decision gives a training sample: the
-network's observation, the root's visit shares over its candidates (the policy target)
-and the seat's final margin minus its projected margin at that moment, in value units
-(the value target: what the value head predicts under projected rewards, see
-`training.shaping`). The network then takes `epochs` passes over the iteration's samples
-(cross-entropy to the visit shares plus `value_coef` x squared value error, Adam) and
-plays the next iteration. Nothing but the rules and the network's own searches goes in:
-no bot's evaluation, no cloning.
+Two networks: the best (generation g; generation 0 is `init`) plays the self-play games,
+the candidate learns. Each iteration:
 
-A run folder holds config.json, model_iter_<k>.zip (the network after iteration k;
-``model_iter_0`` is the start), curve.csv (per iteration: wall-clock seconds, samples,
-losses, the raw policy's win rate against greedy and heuristic over `eval_games` games
-each, both seatings) and model.zip (the last). 2-player base game only.
+1. Self-play: `games` games in which both seats search every move with
+   `agents.puct.PUCTAgent` on the best network (its priors at `prior_temperature` and
+   its value; `simulations` per move; the first `explore_moves` moves of each game are
+   sampled in proportion to the visits, the rest are the most visited). Every searched
+   decision is a sample: the network's inputs, the root's visit shares over its
+   candidates (the policy target) and the seat's final margin minus its projected
+   margin then, in value units (the value target: what the value head predicts under
+   projected rewards, see `training.shaping`). The samples are saved as
+   samples_<k>.npz.
+2. Fit: the candidate takes `epochs` passes over the samples of the last `replay`
+   iterations (cross-entropy to the visit shares plus `value_coef` x squared value
+   error, Adam, gradient norm 0.5).
+3. Gate: the candidate plays `gate_games` games against the best, both with their raw
+   policy (one forward pass per move, no search), both seatings of each deck. A win
+   rate (draws half) >= `gate_threshold` makes it the best: generation g + 1
+   (gen_<g+1>.zip), which then plays `gate_games` more games against the last one on
+   other decks (the confirmation: the gate's own figure is biased upwards, as the
+   candidate is kept for winning it). A rejected candidate keeps its weights and goes on learning; the
+   self-play goes on with the best. `gate_games` 0 accepts every candidate.
+4. Value refit: the best network's value MLP and `value_net` take `value_epochs` passes
+   of squared error over the replay, everything else frozen (`training.value_fit`'s
+   refit: its raw policy does not change, its searches do), saved as best.zip.
+5. Panel: every new generation (and generation 0 when the run starts) plays its raw
+   policy against each bot of `panel` over `panel_games` games (the same decks for
+   every generation, both seatings).
+
+Nothing but the rules and the networks' own searches and games goes in: no bot's
+evaluation, no cloning; the bots are opponents of the evaluation only.
+
+The run folder holds config.json, state.json (what --resume continues from), curve.csv
+(a row per iteration: wall-clock seconds, samples, losses, the gate's win rate with its
+Wilson 95% interval, whether it was accepted, and for a new generation the panel's win
+rates with their intervals; row 0 is the start), model_iter_<k>.zip (the candidate after
+iteration k), gen_<g>.zip (the generations as accepted), best.zip (the best with its
+refitted value head), samples_<k>.npz (the replay),
+optimizer.pt (the Adam state), curve.png (the curve against wall-clock time) and
+model.zip (the best). 2-player base game only.
 """
 
 from __future__ import annotations
@@ -30,6 +54,8 @@ import argparse
 import csv
 import dataclasses
 import json
+import math
+import os
 import shutil
 import time
 from pathlib import Path
@@ -39,14 +65,18 @@ import numpy as np
 
 from agents.puct import PUCTAgent, row_actions
 from agents.sb3_policy import SB3Agent, load_model
+from agents.stats import wilson_interval
 from carcassonne_env import Game, Rules
 from carcassonne_env.cli_errors import Interrupted, OneLineParser
 from carcassonne_env.encoding import WindowOverflowError
 
 from .common import require
 
-CURVE = ["iteration", "wall_s", "games", "samples", "policy_loss", "value_loss",
-         "win_vs_greedy", "win_vs_heuristic"]
+OBS_KEYS = ("features", "candidates", "candidate_actions")  # what the network reads
+GATE_SEED = 500_000  # + iteration: the gate's decks (the arena's; no evaluation uses them)
+CONFIRM_SEED = 600_000  # + iteration: a new generation's second match against the last
+PANEL_SEED = 1  # the panel's decks: the same for every generation
+_NAN = float("nan")
 
 
 @dataclasses.dataclass
@@ -54,31 +84,57 @@ class SearchSettings:
     """Settings of a search-guided self-play run (see the module docstring)."""
 
     init: str = "ppo_duel_rl"  # the starting network: a saved model or a shipped name
-    iterations: int = 20
-    games: int = 16  # self-play games per iteration
-    simulations: int = 32  # PUCT simulations per move
+    iterations: int = 60
+    games: int = 128  # self-play games per iteration
+    simulations: int = 64  # PUCT simulations per move
     c: float = 1.5  # PUCT exploration constant
+    prior_temperature: float = 3.0  # the search's priors: softmax(logits / this)
     explore_moves: int = 10  # moves per game sampled in proportion to the visits
-    epochs: int = 2
+    target_temperature: float = 1.0  # policy target: visit shares ** (1 / this), normalised
+    replay: int = 4  # the iterations whose samples the candidate fits on
+    epochs: int = 2  # passes over the replay per iteration
     batch_size: int = 128
     learning_rate: float = 1e-4
     value_coef: float = 0.5
     value_scale: float = 10.0  # points per value unit (the init's reward_scale: 0.1)
-    eval_games: int = 20  # per opponent after each iteration (0: none)
+    value_epochs: int = 4  # passes of the best's value head over the replay (0: none)
+    value_learning_rate: float = 1e-3
+    gate_games: int = 200  # candidate against best per iteration (0: accept every one)
+    gate_threshold: float = 0.55
+    panel_games: int = 100  # per panel bot for every generation (0: none)
+    panel: str = "greedy,heuristic,mcts"  # the panel's bots (arena specs, comma-separated)
     seed: int = 0
     torch_threads: int = 1
 
     def check(self) -> None:
         """ValueError naming the first setting out of its range."""
-        for name in ("iterations", "games", "simulations", "epochs", "batch_size",
+        for name in ("iterations", "games", "simulations", "replay", "epochs", "batch_size",
                      "torch_threads"):
             require(self, name, int, lambda v: v >= 1, "a positive integer")
-        for name in ("explore_moves", "eval_games", "seed"):
+        for name in ("explore_moves", "value_epochs", "gate_games", "panel_games", "seed"):
             require(self, name, int, lambda v: v >= 0, "an integer >= 0")
-        for name in ("learning_rate", "value_scale"):
+        for name in ("gate_games", "panel_games"):
+            require(self, name, int, lambda v: v % 2 == 0, "even (both seatings)")
+        for name in ("learning_rate", "value_learning_rate", "value_scale",
+                     "prior_temperature", "target_temperature"):
             require(self, name, float, lambda v: v > 0, "a number > 0")
         for name in ("c", "value_coef"):
             require(self, name, float, lambda v: v >= 0, "a number >= 0")
+        require(self, "gate_threshold", float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
+        require(self, "panel", str, lambda v: bool(self.panel_bots()) or self.panel_games == 0,
+                "comma-separated bot specs")
+
+    def panel_bots(self) -> list[str]:
+        return [b.strip() for b in self.panel.split(",") if b.strip()]
+
+
+def curve_columns(settings: SearchSettings) -> list[str]:
+    """curve.csv's columns for a run with `settings` (a column trio per panel bot)."""
+    panel = [f"{col}{b.split(':')[0]}{end}" for b in settings.panel_bots()
+             for col, end in (("win_vs_", ""), ("lo_vs_", ""), ("hi_vs_", ""))]
+    return ["iteration", "wall_s", "generation", "accepted", "games", "samples",
+            "replay_samples", "policy_loss", "value_loss", "best_value_loss", "gate_win", "gate_lo", "gate_hi",
+            *panel, "confirm_win", "confirm_lo", "confirm_hi", "self_play_s", "fit_s", "gate_s", "panel_s"]
 
 
 @dataclasses.dataclass
@@ -99,7 +155,7 @@ def self_play_game(agent: PUCTAgent, rules: Rules, seed: int, explore_moves: int
     targets in points: final margin minus the projected margin) and final scores."""
     game = Game(rules, seed=seed)
     samples: list[Sample] = []
-    keys = list(agent.net.model.observation_space.spaces)
+    keys = [k for k in agent.net.model.observation_space.spaces if k in OBS_KEYS]
     ply = 0
     while not game.done:
         moves = game.legal_moves()
@@ -133,26 +189,90 @@ def self_play_game(agent: PUCTAgent, rules: Rules, seed: int, explore_moves: int
     return samples, scores
 
 
-def train_on(model: Any, samples: list[Sample], settings: SearchSettings,
+# ---------------------------------------------------------------------- the replay
+def sharpen(shares: np.ndarray, temperature: float) -> np.ndarray:
+    """Visit shares (a row per sample) raised to 1 / `temperature` and normalised: below
+    1 the target leans to the most visited moves."""
+    if temperature == 1.0:
+        return shares.astype(np.float32)
+    logs = np.where(shares > 0, np.log(np.maximum(shares, 1e-30)), -np.inf) / temperature
+    p = np.exp(logs - logs.max(1, keepdims=True))
+    return (p / p.sum(1, keepdims=True)).astype(np.float32)
+
+
+def pack(samples: list[Sample], value_scale: float, target_temperature: float = 1.0
+         ) -> dict[str, np.ndarray]:
+    """Samples as compact arrays: only the present candidate rows are kept (`counts` per
+    sample, `rows` concatenated); `value` in value units; the policy targets sharpened
+    with `target_temperature`."""
+    actions = np.stack([s.obs["candidate_actions"] for s in samples])
+    counts = (actions >= 0).sum(1)
+    return {
+        "features": np.stack([s.obs["features"] for s in samples]).astype(np.float32),
+        "actions": actions.astype(np.int64),
+        "counts": counts.astype(np.int32),
+        "rows": _compact(np.concatenate([s.obs["candidates"][:n]
+                                         for s, n in zip(samples, counts, strict=True)])),
+        "target": sharpen(np.stack([s.target for s in samples]), target_temperature),
+        "value": np.array([s.value / value_scale for s in samples], np.float32),
+    }
+
+
+def _compact(rows: np.ndarray) -> np.ndarray:
+    """`rows` as float16 where that keeps every value (the rule quantities are small
+    counts: half the memory), else as they are."""
+    half = rows.astype(np.float16)
+    return half if np.array_equal(half.astype(rows.dtype), rows) else rows
+
+
+def save_samples(path: Path, packed: dict[str, np.ndarray]) -> None:
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, **packed)
+    os.replace(tmp, path)
+
+
+def load_samples(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path) as data:
+        return {k: data[k] for k in data.files}
+
+
+def union(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The packed samples of several iterations as one set."""
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def _batch(data: dict[str, np.ndarray], starts: np.ndarray, idx: np.ndarray,
+           k: int) -> dict[str, np.ndarray]:
+    """The observations of samples `idx` (candidate rows padded to `k`)."""
+    width = data["rows"].shape[1]
+    cand = np.zeros((len(idx), k, width), np.float32)
+    for j, i in enumerate(idx):
+        n = data["counts"][i]
+        cand[j, :n] = data["rows"][starts[i]:starts[i] + n]
+    return {"features": data["features"][idx], "candidates": cand,
+            "candidate_actions": data["actions"][idx]}
+
+
+def train_on(model: Any, data: dict[str, np.ndarray], settings: SearchSettings,
              rng: np.random.Generator, optimizer: Any) -> tuple[float, float]:
-    """`epochs` passes of cross-entropy to the visit shares and value regression over
-    `samples`; returns the mean policy and value losses of the last pass."""
+    """`epochs` passes of cross-entropy to the visit shares and value regression over the
+    packed samples `data`; returns the mean policy and value losses of the last pass."""
     import torch
 
     policy = model.policy
     policy.set_training_mode(True)
-    n = len(samples)
-    stacked = {k: np.stack([s.obs[k] for s in samples]) for k in samples[0].obs}
-    targets = torch.as_tensor(np.stack([s.target for s in samples]))
-    values = torch.as_tensor(np.array([s.value / settings.value_scale for s in samples],
-                                      np.float32))
+    n = len(data["value"])
+    k = int(model.observation_space["candidates"].shape[0])
+    starts = np.concatenate([[0], np.cumsum(data["counts"])[:-1]])
+    targets = torch.as_tensor(data["target"])
+    values = torch.as_tensor(data["value"])
     losses: list[tuple[float, float]] = []
     for _ in range(settings.epochs):
         losses = []
         order = rng.permutation(n)
         for start in range(0, n, settings.batch_size):
             idx = order[start:start + settings.batch_size]
-            obs, _ = policy.obs_to_tensor({k: v[idx] for k, v in stacked.items()})
+            obs, _ = policy.obs_to_tensor(_batch(data, starts, idx, k))
             dist = policy.get_distribution(obs)
             logits = dist.distribution.logits
             cand = obs["candidate_actions"].long()
@@ -172,20 +292,114 @@ def train_on(model: Any, samples: list[Sample], settings: SearchSettings,
     return float(np.mean([p for p, _ in losses])), float(np.mean([v for _, v in losses]))
 
 
-def evaluate_raw(path: Path, games: int, seed: int) -> tuple[float, float]:
-    """The saved network's own moves (no search) against greedy and heuristic: win rates
-    over `games` games each (seats swapped on every deck)."""
+def refit_value(model: Any, data: dict[str, np.ndarray], settings: SearchSettings,
+                rng: np.random.Generator) -> float:
+    """`value_epochs` passes of squared error over the packed samples `data` for the value
+    MLP and `value_net` of `model`, everything else frozen (its policy does not change:
+    `training.value_fit`'s refit); returns the mean squared error after them, in value
+    units^2."""
+    import torch
+
+    policy = model.policy
+    net = policy.features_extractor.net
+    head = torch.nn.Sequential(net.value, policy.value_net)
+    k = int(model.observation_space["candidates"].shape[0])
+    starts = np.concatenate([[0], np.cumsum(data["counts"])[:-1]])
+    n = len(data["value"])
+    parts = []
+    with torch.no_grad():  # the value MLP's input, once
+        for start in range(0, n, 512):
+            obs, _ = policy.obs_to_tensor(_batch(data, starts, np.arange(start, min(n, start
+                                                                                  + 512)), k))
+            parts.append(net.trunk(obs["features"], obs["candidates"],
+                                   obs["candidate_actions"].long())[1])
+    x, y = torch.cat(parts), torch.as_tensor(data["value"])
+    optimizer = torch.optim.Adam(head.parameters(), lr=settings.value_learning_rate)
+    for _ in range(settings.value_epochs):
+        order = torch.as_tensor(rng.permutation(n))
+        for start in range(0, n, 512):
+            idx = order[start:start + 512]
+            loss = ((head(x[idx]).squeeze(-1) - y[idx]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    with torch.no_grad():
+        return float(((head(x).squeeze(-1) - y) ** 2).mean())
+
+
+# ---------------------------------------------------------------------- evaluation
+def play_off(path: Path, opponents: list[str], games: int, seed: int
+             ) -> dict[str, tuple[float, float, float]]:
+    """The saved network's raw policy (one forward pass per move, no search) against
+    each of `opponents` (arena specs) over `games` games each, seats swapped on every
+    deck: opponent -> (win rate with draws half, Wilson 95% low, high)."""
     from agents.arena import run_arena
 
     spec = f"sb3:model={path}"
-    result = run_arena([spec, "greedy", "heuristic"], games=games, seed=seed,
-                       gauntlet=spec, progress=False)
+    result = run_arena([spec, *opponents], games=games, seed=seed, gauntlet=spec,
+                       progress=False)
     pairs = result.pairwise()
-    return pairs[spec, "greedy"].win_rate, pairs[spec, "heuristic"].win_rate
+    return {o: (pairs[spec, o].win_rate, pairs[spec, o].win_lo, pairs[spec, o].win_hi)
+            for o in opponents}
 
 
-def _saved_iterations(out: Path) -> list[int]:
-    return sorted(int(p.stem.rsplit("_", 1)[1]) for p in out.glob("model_iter_*.zip"))
+def evaluate_raw(path: Path, games: int, seed: int) -> tuple[float, float]:
+    """The saved network's own moves (no search) against greedy and heuristic: win rates
+    over `games` games each (seats swapped on every deck)."""
+    wins = play_off(path, ["greedy", "heuristic"], games, seed)
+    return wins["greedy"][0], wins["heuristic"][0]
+
+
+def gate(candidate: Path, best: Path, games: int, seed: int) -> tuple[float, float, float]:
+    """The candidate's raw policy against the best's over `games` games (both seatings):
+    (win rate, Wilson 95% low, high)."""
+    from agents.arena import run_arena
+
+    a, b = f"sb3:model={candidate}", f"sb3:model={best}"
+    s = run_arena([a, b], games=games, seed=seed, gauntlet=a, progress=False).pairwise()[a, b]
+    return s.win_rate, *wilson_interval(s.wins + s.draws / 2, s.games)
+
+
+def panel_cells(settings: SearchSettings, path: Path | None) -> list[float]:
+    """curve.csv's panel columns for the generation saved at `path` (NaN: no panel)."""
+    bots = settings.panel_bots()
+    if path is None or not settings.panel_games:
+        return [_NAN] * 3 * len(bots)
+    wins = play_off(path, bots, settings.panel_games, PANEL_SEED)
+    return [round(x, 4) for b in bots for x in wins[b]]
+
+
+# ---------------------------------------------------------------------- the run
+def _write_json(path: Path, data: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2))
+    os.replace(tmp, path)
+
+
+def _save_atomic(model: Any, path: Path) -> None:
+    tmp = path.with_name(path.stem + ".tmp.zip")
+    model.save(tmp)
+    os.replace(tmp, path)
+
+
+def _read_curve(out: Path) -> list[dict[str, str]]:
+    with open(out / "curve.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _append_row(out: Path, columns: list[str], row: dict[str, Any]) -> None:
+    with open(out / "curve.csv", "a", newline="") as f:
+        csv.writer(f).writerow([row.get(c, _NAN) for c in columns])
+
+
+def _trim_curve(out: Path, columns: list[str], done: int) -> None:
+    """Drop the curve rows of iterations after `done` (a run stopped before its state
+    was saved wrote them)."""
+    rows = [r for r in _read_curve(out) if int(r["iteration"]) <= done]
+    with open(out / "curve.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(columns)
+        writer.writerows([[r.get(c, "nan") for c in columns] for r in rows])
 
 
 def run(settings: SearchSettings | None, out: Path, resume: bool = False,
@@ -193,19 +407,22 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         overwrite: bool = False) -> Path:
     """Run the loop with `settings` in folder `out` (`overwrite`: replacing the run
     there), or with `resume` continue the run there with its stored settings (and
-    `iterations` in all, if given); returns the last model's path."""
+    `iterations` in all, if given); returns the best model's path."""
     import torch
     from tqdm import tqdm
 
-    config = out / "config.json"
+    config, state_file = out / "config.json", out / "state.json"
     if resume:
-        if not config.is_file() or not _saved_iterations(out):
+        if not config.is_file() or not state_file.is_file():
             raise ValueError(f"--resume: no search run in {out} (no config.json or "
-                             "model_iter_*.zip)")
+                             "state.json)")
         settings = SearchSettings(**json.loads(config.read_text())["settings"])
         if iterations is not None:
             settings.iterations = iterations
         settings.check()
+        state = json.loads(state_file.read_text())
+        columns = curve_columns(settings)
+        _trim_curve(out, columns, state["iteration"])
     else:
         if settings is None:
             raise ValueError("a new run needs its settings")
@@ -221,58 +438,170 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
             shutil.rmtree(out)
         out.mkdir(parents=True, exist_ok=True)
         start.save(out / "model_iter_0.zip")
+        start.save(out / "gen_0.zip")
+        start.save(out / "best.zip")
+        columns = curve_columns(settings)
         with open(out / "curve.csv", "w", newline="") as f:
-            csv.writer(f).writerow(CURVE)
-    config.write_text(json.dumps({"settings": dataclasses.asdict(settings)}, indent=2))
+            csv.writer(f).writerow(columns)
+        torch.set_num_threads(settings.torch_threads)
+        t0 = time.perf_counter()
+        cells = panel_cells(settings, out / "gen_0.zip")
+        panel_s = time.perf_counter() - t0
+        _append_row(out, columns, {"iteration": 0, "wall_s": round(panel_s, 1),
+                                   "generation": 0, "accepted": 1,
+                                   **dict(zip(columns[13:-7], cells, strict=True)),
+                                   "panel_s": round(panel_s, 1)})
+        state = {"iteration": 0, "generation": 0, "wall_s": round(panel_s, 1)}
+        _write_json(config, {"settings": dataclasses.asdict(settings)})
+        _write_json(state_file, state)
+        plot_loop(out)
+    _write_json(config, {"settings": dataclasses.asdict(settings)})
     torch.set_num_threads(settings.torch_threads)
-    done = _saved_iterations(out)[-1]
-    path = out / f"model_iter_{done}.zip"
-    model = load_model(path, cached=False)
+    done, generation = state["iteration"], state["generation"]
+    model = load_model(out / f"model_iter_{done}.zip", cached=False)
     optimizer = torch.optim.Adam(model.policy.parameters(), lr=settings.learning_rate)
+    if done and (out / "optimizer.pt").is_file():
+        optimizer.load_state_dict(torch.load(out / "optimizer.pt"))
+    replay = {k: load_samples(out / f"samples_{k}.npz")
+              for k in range(max(1, done - settings.replay + 1), done + 1)}
     rules = Rules(players=2)
-    started = time.perf_counter() - _elapsed(out)
+    started = time.perf_counter() - state["wall_s"]
     for it in range(done + 1, settings.iterations + 1):
         rng = np.random.default_rng([settings.seed, it])
-        agent = PUCTAgent(SB3Agent(model), seed=int(rng.integers(2**31)),
-                          simulations=settings.simulations, c=settings.c,
-                          value_scale=settings.value_scale, value_base="projected",
-                          prior_temperature=1.0,  # the priors as the policy gives them
-                          lookahead=0)  # (its runs were measured so)
+        best_path = out / "best.zip"
+        t0 = time.perf_counter()
+        agent = PUCTAgent(SB3Agent(load_model(best_path, cached=False)),
+                          seed=int(rng.integers(2**31)), simulations=settings.simulations,
+                          c=settings.c, value_scale=settings.value_scale,
+                          value_base="projected", prior_temperature=settings.prior_temperature,
+                          lookahead=0)
         samples: list[Sample] = []
-        games = range(settings.games)
         try:
-            for g in tqdm(games, desc=f"iteration {it}: self-play", unit="game",
-                          disable=not progress, leave=False):
-                # decks no evaluation uses: the evaluations' seeds are small
+            for g in tqdm(range(settings.games), desc=f"iteration {it}: self-play",
+                          unit="game", disable=not progress, leave=False):
+                # decks no evaluation uses: the evaluations' decks come from the arena
                 new, _ = self_play_game(agent, rules, 10**6 * (settings.seed + 1) + it * 1000
                                         + g, settings.explore_moves, rng)
                 samples.extend(new)
         except KeyboardInterrupt:
             raise Interrupted(f"stopped during iteration {it}; iterations up to {it - 1} "
                               f"are saved in {out}: --resume continues") from None
-        p_loss, v_loss = train_on(model, samples, settings, rng, optimizer)
+        packed = pack(samples, settings.value_scale, settings.target_temperature)
+        n_samples = len(samples)
+        del samples  # (full observations: 3x the packed size)
+        save_samples(out / f"samples_{it}.npz", packed)
+        replay[it] = packed
+        for k in [k for k in replay if k <= it - settings.replay]:
+            del replay[k]
+        t1 = time.perf_counter()
+        data = union([replay[k] for k in sorted(replay)])
+        p_loss, v_loss = train_on(model, data, settings, rng, optimizer)
         path = out / f"model_iter_{it}.zip"
         model.save(path)
-        wins = evaluate_raw(path, settings.eval_games, seed=it) if settings.eval_games \
-            else (float("nan"), float("nan"))
-        with open(out / "curve.csv", "a", newline="") as f:
-            csv.writer(f).writerow([it, round(time.perf_counter() - started, 1),
-                                    settings.games, len(samples), round(p_loss, 4),
-                                    round(v_loss, 4), *wins])
+        torch.save(optimizer.state_dict(), out / "optimizer.pt")
+        t2 = time.perf_counter()
+        if settings.gate_games:
+            win = gate(path, best_path, settings.gate_games, GATE_SEED + it)
+        else:
+            win = (_NAN, _NAN, _NAN)
+        accepted = not settings.gate_games or win[0] >= settings.gate_threshold
+        confirm = (_NAN, _NAN, _NAN)
+        if accepted:
+            generation += 1
+            shutil.copyfile(path, out / f"gen_{generation}.zip")
+            if settings.gate_games:  # the gate picked its best draw: a fresh estimate
+                confirm = gate(path, best_path, settings.gate_games, CONFIRM_SEED + it)
+        t3 = time.perf_counter()
+        best = load_model(path if accepted else best_path, cached=False)
+        best_v_loss = refit_value(best, data, settings, rng) if settings.value_epochs \
+            else _NAN
+        _save_atomic(best, best_path)
+        t3b = time.perf_counter()
+        cells = panel_cells(settings, out / f"gen_{generation}.zip" if accepted else None)
+        t4 = time.perf_counter()
+        wall = round(t4 - started, 1)
+        _append_row(out, columns, {
+            "iteration": it, "wall_s": wall, "generation": generation,
+            "accepted": int(accepted), "games": settings.games, "samples": n_samples,
+            "replay_samples": len(data["value"]), "policy_loss": round(p_loss, 4),
+            "value_loss": round(v_loss, 4), "best_value_loss": round(best_v_loss, 4),
+            "gate_win": round(win[0], 4),
+            "gate_lo": round(win[1], 4), "gate_hi": round(win[2], 4),
+            "confirm_win": round(confirm[0], 4), "confirm_lo": round(confirm[1], 4),
+            "confirm_hi": round(confirm[2], 4),
+            **dict(zip(columns[13:-7], cells, strict=True)),
+            "self_play_s": round(t1 - t0, 1), "fit_s": round(t2 - t1 + t3b - t3, 1),
+            "gate_s": round(t3 - t2, 1), "panel_s": round(t4 - t3b, 1)})
+        _write_json(state_file, {"iteration": it, "generation": generation, "wall_s": wall})
+        n_replay = len(data["value"])
+        del data, best
+        for old in out.glob("samples_*.npz"):  # out of the replay
+            if int(old.stem.split("_")[1]) <= it - settings.replay:
+                old.unlink()
+        plot_loop(out)
         if progress:
-            print(f"iteration {it}: {len(samples)} samples, policy loss {p_loss:.3f}, "
-                  f"value loss {v_loss:.3f}, raw policy vs greedy {wins[0]:.2f}, "
-                  f"vs heuristic {wins[1]:.2f}")
-    shutil.copyfile(path, out / "model.zip")
+            panel = ", ".join(f"vs {b} {cells[3 * j]:.2f}"
+                              for j, b in enumerate(settings.panel_bots())
+                              if not math.isnan(cells[3 * j]))
+            print(f"iteration {it}: {n_samples} samples ({n_replay} in the "
+                  f"replay), policy loss {p_loss:.3f}, value loss {v_loss:.3f} (the best's "
+                  f"{best_v_loss:.3f}), gate "
+                  f"{win[0]:.3f} [{win[1]:.3f}, {win[2]:.3f}] "
+                  f"{'accepted: generation ' + str(generation) if accepted else 'rejected'}"
+                  f"{', ' + panel if panel else ''} ({wall / 60:.1f} min)", flush=True)
+    shutil.copyfile(out / "best.zip", out / "model.zip")
     return out / "model.zip"
 
 
-def _elapsed(out: Path) -> float:
-    """Wall-clock seconds of the iterations already in the curve (a resumed run goes on
-    counting from there)."""
-    with open(out / "curve.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
-    return float(rows[-1]["wall_s"]) if rows else 0.0
+def plot_loop(out: Path) -> Path | None:
+    """curve.png in `out`: the gate's win rate per iteration (accepted ones filled) and
+    each generation's panel win rates, with their 95% intervals, against wall-clock
+    hours; None without matplotlib."""
+    try:
+        import matplotlib
+    except ImportError:
+        return None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = _read_curve(out)
+    hours = np.array([float(r["wall_s"]) / 3600 for r in rows])
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    gated = [i for i, r in enumerate(rows) if not math.isnan(float(r["gate_win"]))]
+    if gated:
+        win = np.array([float(rows[i]["gate_win"]) for i in gated])
+        err = np.array([[win[j] - float(rows[i]["gate_lo"]), float(rows[i]["gate_hi"]) - win[j]]
+                        for j, i in enumerate(gated)]).T
+        ax.errorbar(hours[gated], win, yerr=err, fmt="none", ecolor="grey", alpha=0.4)
+        acc = np.array([rows[i]["accepted"] == "1" for i in gated])
+        ax.plot(hours[gated][acc], win[acc], "ko", label="gate: accepted")
+        ax.plot(hours[gated][~acc], win[~acc], "o", mfc="none", mec="grey",
+                label="gate: rejected")
+    gens = [i for i, r in enumerate(rows) if r["accepted"] == "1"]
+    for name in [c[len("win_vs_"):] for c in rows[0] if c.startswith("win_vs_")]:
+        pts = [i for i in gens if not math.isnan(float(rows[i][f"win_vs_{name}"]))]
+        if not pts:
+            continue
+        y = np.array([float(rows[i][f"win_vs_{name}"]) for i in pts])
+        lo = np.array([float(rows[i][f"lo_vs_{name}"]) for i in pts])
+        hi = np.array([float(rows[i][f"hi_vs_{name}"]) for i in pts])
+        ax.errorbar(hours[pts], y, yerr=[y - lo, hi - y], marker="s", capsize=3,
+                    label=f"vs {name}")
+    ax.axhline(0.5, color="grey", lw=0.8)
+    ax.set_ylim(0, 1)
+    ax.set_xlim(0, max(hours.max(), 1e-3) * 1.05)
+    ax.set_xlabel("wall clock (hours)")
+    ax.set_ylabel("raw policy's win rate")
+    last = rows[-1]
+    ax.set_title(f"{out.name}: {last['iteration']} iterations, generation "
+                 f"{last['generation']}, {float(last['wall_s']) / 3600:.2f} h", fontsize=10)
+    ax.grid(alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "curve.png", dpi=100)
+    plt.close(fig)
+    return out / "curve.png"
 
 
 def main(argv: list[str] | None = None) -> int:
