@@ -32,8 +32,8 @@ from .moves import (
     slot_labels,
 )
 from .records import RECORD_FORMAT, RECORD_VERSION, check_outcome, check_record, check_seats
+from .rendering.text import render_board
 from .rules import Rules
-from .text import render_board
 from .tiles import TileSet, shuffled_deck, tileset_for
 
 MAX_TILES = 2000  # keeps segment and board indices inside the core's int16 arrays

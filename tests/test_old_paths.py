@@ -20,10 +20,9 @@ MOVED = {
                                     ["check_annotations", "annotations_block",
                                      "ANNOTATIONS_VERSION"], True),
     "agents.insight": ("agents.annotations", ["explain", "annotate", "Coach"], True),
-    # `Game` draws its text board through this path still: no warning yet
     "carcassonne_env.text": ("carcassonne_env.rendering.text",
                              ["render_board", "move_text", "tile_glyph", "LEGEND",
-                              "FIGURE_WORDS"], False),
+                              "FIGURE_WORDS"], True),
 }
 
 

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import sys
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from carcassonne_env.cli_errors import OneLineParser
 
@@ -79,6 +82,8 @@ def draw_curves(run_dirs: list[Path], titles: list[str] | None = None,
         steps = curve[unit]
         xs = [w / 60 for w in curve["wall_s"]] if x == "wall" else steps
         metrics = [m for m in curve if m not in _NOT_PLOTTED]
+        if unit == "iteration":  # a `train search` run: its win rates only
+            metrics = [m for m in metrics if m.startswith("win_vs_") or m == "gate_win"]
         solo = "result" in metrics
         if solo:  # the solo result only (a BC run's teacher agreement is on another scale)
             metrics = ["result"]
@@ -109,6 +114,58 @@ def draw_curves(run_dirs: list[Path], titles: list[str] | None = None,
             ax.xaxis.set_major_formatter(EngFormatter(sep=""))
     fig.tight_layout()
     return fig
+
+
+def plot_loop(out: Path) -> Path | None:
+    """curve.png in `out`, a `train search` run: the gate's win rate per iteration
+    (accepted ones filled) and each generation's panel win rates, with their 95%
+    intervals, against wall-clock hours; None without matplotlib."""
+    try:
+        import matplotlib
+    except ImportError:
+        return None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(out / CURVE_FILE, newline="") as f:
+        rows = list(csv.DictReader(f))
+    hours = np.array([float(r["wall_s"]) / 3600 for r in rows])
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    gated = [i for i, r in enumerate(rows) if not math.isnan(float(r["gate_win"]))]
+    if gated:
+        win = np.array([float(rows[i]["gate_win"]) for i in gated])
+        err = np.array([[win[j] - float(rows[i]["gate_lo"]), float(rows[i]["gate_hi"]) - win[j]]
+                        for j, i in enumerate(gated)]).T
+        ax.errorbar(hours[gated], win, yerr=err, fmt="none", ecolor="grey", alpha=0.4)
+        acc = np.array([rows[i]["accepted"] == "1" for i in gated])
+        ax.plot(hours[gated][acc], win[acc], "ko", label="gate: accepted")
+        ax.plot(hours[gated][~acc], win[~acc], "o", mfc="none", mec="grey",
+                label="gate: rejected")
+    gens = [i for i, r in enumerate(rows) if r["accepted"] == "1"]
+    for name in [c[len("win_vs_"):] for c in rows[0] if c.startswith("win_vs_")]:
+        pts = [i for i in gens if not math.isnan(float(rows[i][f"win_vs_{name}"]))]
+        if not pts:
+            continue
+        y = np.array([float(rows[i][f"win_vs_{name}"]) for i in pts])
+        lo = np.array([float(rows[i][f"lo_vs_{name}"]) for i in pts])
+        hi = np.array([float(rows[i][f"hi_vs_{name}"]) for i in pts])
+        ax.errorbar(hours[pts], y, yerr=[y - lo, hi - y], marker="s", capsize=3,
+                    label=f"vs {name}")
+    ax.axhline(0.5, color="grey", lw=0.8)
+    ax.set_ylim(0, 1)
+    ax.set_xlim(0, max(hours.max(), 1e-3) * 1.05)
+    ax.set_xlabel("wall clock (hours)")
+    ax.set_ylabel("raw policy's win rate")
+    last = rows[-1]
+    ax.set_title(f"{out.name}: {last['iteration']} iterations, generation "
+                 f"{last['generation']}, {float(last['wall_s']) / 3600:.2f} h", fontsize=10)
+    ax.grid(alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "curve.png", dpi=100)
+    plt.close(fig)
+    return out / "curve.png"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,8 +26,8 @@ the candidate learns. Each iteration:
    rate (draws half) >= `gate_threshold` makes it the best: generation g + 1
    (gen_<g+1>.zip), which then plays `gate_games` more games against the last one on
    other decks (the confirmation: the gate's own figure is biased upwards, as the
-   candidate is kept for winning it). A rejected candidate keeps its weights and goes on learning; the
-   self-play goes on with the best. `gate_games` 0 accepts every candidate.
+   candidate is kept for winning it). A rejected candidate keeps its weights and goes on
+   learning; the self-play goes on with the best. `gate_games` 0 accepts every candidate.
 4. Value refit: the best network's value MLP and `value_net` take `value_epochs` passes
    of squared error over the replay, everything else frozen (`training.value_fit`'s
    refit: its raw policy does not change, its searches do), saved as best.zip.
@@ -71,6 +71,7 @@ from carcassonne_env.cli_errors import Interrupted, OneLineParser
 from carcassonne_env.encoding import WindowOverflowError
 
 from .common import require
+from .plots import plot_loop
 
 OBS_KEYS = ("features", "candidates", "candidate_actions")  # what the network reads
 GATE_SEED = 500_000  # + iteration: the gate's decks (the arena's; no evaluation uses them)
@@ -133,8 +134,9 @@ def curve_columns(settings: SearchSettings) -> list[str]:
     panel = [f"{col}{b.split(':')[0]}{end}" for b in settings.panel_bots()
              for col, end in (("win_vs_", ""), ("lo_vs_", ""), ("hi_vs_", ""))]
     return ["iteration", "wall_s", "generation", "accepted", "games", "samples",
-            "replay_samples", "policy_loss", "value_loss", "best_value_loss", "gate_win", "gate_lo", "gate_hi",
-            *panel, "confirm_win", "confirm_lo", "confirm_hi", "self_play_s", "fit_s", "gate_s", "panel_s"]
+            "replay_samples", "policy_loss", "value_loss", "best_value_loss", "gate_win",
+            "gate_lo", "gate_hi", *panel, "confirm_win", "confirm_lo", "confirm_hi",
+            "self_play_s", "fit_s", "gate_s", "panel_s"]
 
 
 @dataclasses.dataclass
@@ -551,57 +553,6 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
                   f"{', ' + panel if panel else ''} ({wall / 60:.1f} min)", flush=True)
     shutil.copyfile(out / "best.zip", out / "model.zip")
     return out / "model.zip"
-
-
-def plot_loop(out: Path) -> Path | None:
-    """curve.png in `out`: the gate's win rate per iteration (accepted ones filled) and
-    each generation's panel win rates, with their 95% intervals, against wall-clock
-    hours; None without matplotlib."""
-    try:
-        import matplotlib
-    except ImportError:
-        return None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rows = _read_curve(out)
-    hours = np.array([float(r["wall_s"]) / 3600 for r in rows])
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    gated = [i for i, r in enumerate(rows) if not math.isnan(float(r["gate_win"]))]
-    if gated:
-        win = np.array([float(rows[i]["gate_win"]) for i in gated])
-        err = np.array([[win[j] - float(rows[i]["gate_lo"]), float(rows[i]["gate_hi"]) - win[j]]
-                        for j, i in enumerate(gated)]).T
-        ax.errorbar(hours[gated], win, yerr=err, fmt="none", ecolor="grey", alpha=0.4)
-        acc = np.array([rows[i]["accepted"] == "1" for i in gated])
-        ax.plot(hours[gated][acc], win[acc], "ko", label="gate: accepted")
-        ax.plot(hours[gated][~acc], win[~acc], "o", mfc="none", mec="grey",
-                label="gate: rejected")
-    gens = [i for i, r in enumerate(rows) if r["accepted"] == "1"]
-    for name in [c[len("win_vs_"):] for c in rows[0] if c.startswith("win_vs_")]:
-        pts = [i for i in gens if not math.isnan(float(rows[i][f"win_vs_{name}"]))]
-        if not pts:
-            continue
-        y = np.array([float(rows[i][f"win_vs_{name}"]) for i in pts])
-        lo = np.array([float(rows[i][f"lo_vs_{name}"]) for i in pts])
-        hi = np.array([float(rows[i][f"hi_vs_{name}"]) for i in pts])
-        ax.errorbar(hours[pts], y, yerr=[y - lo, hi - y], marker="s", capsize=3,
-                    label=f"vs {name}")
-    ax.axhline(0.5, color="grey", lw=0.8)
-    ax.set_ylim(0, 1)
-    ax.set_xlim(0, max(hours.max(), 1e-3) * 1.05)
-    ax.set_xlabel("wall clock (hours)")
-    ax.set_ylabel("raw policy's win rate")
-    last = rows[-1]
-    ax.set_title(f"{out.name}: {last['iteration']} iterations, generation "
-                 f"{last['generation']}, {float(last['wall_s']) / 3600:.2f} h", fontsize=10)
-    ax.grid(alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="best", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "curve.png", dpi=100)
-    plt.close(fig)
-    return out / "curve.png"
 
 
 def main(argv: list[str] | None = None) -> int:
