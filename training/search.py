@@ -126,6 +126,7 @@ class SearchSettings:
                 "comma-separated bot specs")
 
     def panel_bots(self) -> list[str]:
+        """The bots of `panel` (comma-separated) as a list."""
         return [b.strip() for b in self.panel.split(",") if b.strip()]
 
 
@@ -228,12 +229,14 @@ def _compact(rows: np.ndarray) -> np.ndarray:
 
 
 def save_samples(path: Path, packed: dict[str, np.ndarray]) -> None:
+    """Write packed samples to `path` (npz) atomically: a killed run leaves no half file."""
     tmp = path.with_name(path.name + ".tmp.npz")
     np.savez_compressed(tmp, **packed)
     os.replace(tmp, path)
 
 
 def load_samples(path: Path) -> dict[str, np.ndarray]:
+    """The packed samples `save_samples` wrote."""
     with np.load(path) as data:
         return {k: data[k] for k in data.files}
 
