@@ -1,7 +1,7 @@
 """`puct`'s search for a candidate model, simulations and all, inside numba.
 
 The same search as `agents.puct` (read its docstring first): the tree, the selection, the
-observation of a new node (`core.encode` / `core.aggregates`, `core.candidates`), the
+observation of a new node (`core.planes` / `core.aggregates`, `core.candidates`), the
 network's pass (`agents.candidate_forward`), the priors, the value and its lookahead, the
 back-up. In Python a simulation spent about half its time between the jitted calls;
 here a batch of simulations is one call. `PUCTAgent` uses it for every candidate model
@@ -24,8 +24,8 @@ from numba import njit
 
 from carcassonne_env.core import config as C
 from carcassonne_env.core.actions import turn_action
-from carcassonne_env.core.encode import MODE_TURN, window_origin
 from carcassonne_env.core.observe import observe
+from carcassonne_env.core.planes import MODE_TURN, window_origin
 from carcassonne_env.core.playout import shuffle_undrawn
 from carcassonne_env.core.state import copy_into
 from carcassonne_env.core.turn import apply_move_auto, legal_moves

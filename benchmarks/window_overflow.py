@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from carcassonne_env import Game, Rules
 from carcassonne_env.core import config as C
-from carcassonne_env.core.encode import window_origin
+from carcassonne_env.core.planes import window_origin
 from carcassonne_env.core.playout import random_move, shuffle
 from carcassonne_env.core.state import max_legal_rows
 from carcassonne_env.core.turn import legal_moves, reset

@@ -24,7 +24,7 @@ JITTED_MODULES = (
     "carcassonne_env.core.candidates",
     "carcassonne_env.core.choices",
     "carcassonne_env.core.closers",
-    "carcassonne_env.core.encode",
+    "carcassonne_env.core.planes",
     "carcassonne_env.core.followers",
     "carcassonne_env.core.observe",
     "carcassonne_env.core.playout",

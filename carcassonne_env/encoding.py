@@ -41,7 +41,8 @@ from .core.aggregates import (
 )
 from .core.candidate_columns import HEAD_FIXED, N_SLOTS, SLOT_FIXED, n_columns
 from .core.closers import new_closers_memo
-from .core.encode import (
+from .core.observe import observe
+from .core.planes import (
     MODE_FOLLOWER,
     MODE_PLACE,
     MODE_TURN,
@@ -49,7 +50,6 @@ from .core.encode import (
     N_IC_PLANES,
     N_TB_PLANES,
 )
-from .core.observe import observe
 from .core.state import STATE, copy_state, state_rows
 from .game import Game, IllegalMoveError, Move
 from .rules import Rules
@@ -311,7 +311,7 @@ class Encoder:
     # ------------------------------------------------------------------ encoding
     def window_origin(self, game: Game) -> tuple[int, int]:
         """(x, y) of the window's top-left cell in game coordinates (the formula of
-        `core.encode.window_origin`, in Python: a jitted call would cost more)."""
+        `core.planes.window_origin`, in Python: a jitted call would cost more)."""
         x_min, y_min, x_max, y_max = game.bounding_box()
         half = (self.board_size - 1) // 2
         return (x_min + x_max) // 2 - half, (y_min + y_max) // 2 - half

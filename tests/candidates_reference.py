@@ -22,8 +22,8 @@ from carcassonne_env.core.candidate_columns import (
     write_slot,
 )
 from carcassonne_env.core.candidates import _write_choice
-from carcassonne_env.core.encode import _count_unseen, window_origin
 from carcassonne_env.core.jit import counted
+from carcassonne_env.core.planes import _count_unseen, window_origin
 from carcassonne_env.core.state import copy_into
 from carcassonne_env.core.turn import legal_moves, place_and_score
 

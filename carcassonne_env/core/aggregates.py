@@ -18,8 +18,8 @@ import numpy as np
 
 from . import config as C
 from .board import find, n_segments, root_of
-from .encode import window_origin
 from .jit import counted, hot, hot_inline
+from .planes import window_origin
 from .scoring import _adjacency_keys, feature_points, majority, score_game_end
 from .state import copy_into
 

@@ -46,7 +46,7 @@ from .board import (
     root_of,
 )
 from .closers import closers
-from .jit import hot, hot_inline
+from .jit import hot
 from .scoring import feature_points, majority, score_completed, score_game_end
 from .turn import (
     figure_and_score,
@@ -84,7 +84,7 @@ def n_columns(seats: int) -> int:
     return HEAD_FIXED + 3 * seats + N_SLOTS * (SLOT_FIXED + 2 * seats)
 
 
-@hot_inline
+@hot
 def farm_cities(st, field, out, base):
     """out[base] / out[base + 1] = completed / incomplete cities touching `field`."""
     parent, pairs, fdone = st.parent, st.pairs, st.fdone
@@ -100,7 +100,7 @@ def farm_cities(st, field, out, base):
             out[base + (0 if fdone[c] else 1)] += 1
 
 
-@hot_inline
+@hot
 def features_joined(st, after, tb, i, root, kind):
     """How many features of the board before the move (`st`) feature `root` of `after`
     includes through placement i's edges (fields: half-edges)."""
@@ -125,7 +125,7 @@ def features_joined(st, after, tb, i, root, kind):
     return n
 
 
-@hot_inline
+@hot
 def slot_roots(after, tb, i, fig_root, roots, limit):
     """The distinct features of placement i's segments into roots[:n] (at most `limit`):
     `fig_root` first (if >= 0), then cities, roads, monastery, fields."""
@@ -148,7 +148,7 @@ def slot_roots(after, tb, i, fig_root, roots, limit):
     return n
 
 
-@hot_inline
+@hot
 def pair_lists(st, links):
     """Index the field-city adjacencies of `st` by the features they join: links[0, g] /
     links[1, g] the first adjacency whose field / city has root g (-1: none), links[2, k]
@@ -164,7 +164,7 @@ def pair_lists(st, links):
             links[side, g] = k
 
 
-@hot_inline
+@hot
 def once(stamp, g, gen, q):
     """Whether (feature g, tile feature q) is met the first time in placement `gen`:
     stamp[g] holds gen (from bit 16) and the bits of the q met with g in it."""
@@ -177,7 +177,7 @@ def once(stamp, g, gen, q):
     return True
 
 
-@hot_inline
+@hot
 def pair_change(after, k, roots, n_roots, farm, stamp, gen, farm_pts, pend):
     """`pending_change` for adjacency k of `after`: count its city for the tile's field
     it touches, or, for another field touching a city completed now, add that field's
@@ -203,7 +203,7 @@ def pair_change(after, k, roots, n_roots, farm, stamp, gen, farm_pts, pend):
                 pend[p] += farm_pts + (1 if fpig[f] & (1 << p) else 0)
 
 
-@hot_inline
+@hot
 def pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_counts, stamp,
                     gen, links, pend):
     """pend[p] += the change of seat p's pending end-game points from `st` to `after`
@@ -286,7 +286,7 @@ def pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_count
         goods_points(after, pend, 1)
 
 
-@hot_inline
+@hot
 def goods_differ(st, goods):
     """Whether the seats' trade goods tokens differ from goods[P, N_GOODS]."""
     for p in range(goods.shape[0]):
@@ -296,14 +296,14 @@ def goods_differ(st, goods):
     return False
 
 
-@hot_inline
+@hot
 def figure(st, tb, i, slot):
     """`turn.figure_and_score` without the player's scoring choice (compiled once, not
     inlined at each call: its scoring is long)."""
     figure_and_score(st, tb, i, slot, False)
 
 
-@hot_inline
+@hot
 def no_figure(st, tb, i):
     """`figure(st, tb, i, NO_FOLLOWER)`, the marking inlined: most placements complete
     nothing and then skip the call (it passes the state's arrays one by one)."""
@@ -312,13 +312,13 @@ def no_figure(st, tb, i):
         score_marked(st, tb, n)
 
 
-@hot_inline
+@hot
 def score_marked(st, tb, n):
     """`figure_and_score`'s scoring of the n features `mark_completed` listed."""
     score_completed(st, tb, st.work[C.W_ROOTS], n, solo_ends_after_turn(st))
 
 
-@hot_inline
+@hot
 def replay(st, after, tb, t, r, bx, by, score):
     """Put `after` back to the position `st` (`turn.undo_place`) and put tile t turned r
     on (bx, by); with `score`, the no-figure move's completions scored too (`no_figure`).
@@ -330,7 +330,7 @@ def replay(st, after, tb, t, r, bx, by, score):
     return i
 
 
-@hot_inline
+@hot
 def put_slot(after, tb, roots, cols, q, fig_root, observer, out, base, n_events):
     """Slot columns of feature roots[q] at out[base:]: its figure-free columns cols[q]
     and its holders after this move."""
@@ -339,7 +339,7 @@ def put_slot(after, tb, roots, cols, q, fig_root, observer, out, base, n_events)
     write_holders(after, tb, roots[q], fig_root, observer, out, base, n_events)
 
 
-@hot_inline
+@hot
 def write_slot(st, after, tb, root, unseen, memo, out, base, farm_done, farm_open, joined):
     """The slot columns of feature `root` of the position `after` (`st`: before the
     move) that do not depend on the move's figure: all but `holds_figure` and the
@@ -381,7 +381,7 @@ def write_slot(st, after, tb, root, unseen, memo, out, base, farm_done, farm_ope
     out[base + S_GOODS] = goods
 
 
-@hot_inline
+@hot
 def write_holders(after, tb, root, fig_root, observer, out, base, n_events):
     """The slot columns of feature `root` of `after` that the move's figure decides:
     `holds_figure`, followers and majority per seat."""
@@ -400,7 +400,7 @@ def write_holders(after, tb, root, fig_root, observer, out, base, n_events):
         out[base + S_FOLLOWERS + P + q] = 1.0 if maj & (1 << p) else 0.0
 
 
-@hot_inline
+@hot
 def write_header(st, after, tb, h, slot, observer, last_tile, out):
     """The header columns of a placing move (tile and figure down, completions scored in
     `after`) but the projected gain."""
@@ -439,7 +439,7 @@ def write_header(st, after, tb, h, slot, observer, last_tile, out):
                 out[h_mon_held + q] += st.fmeep[g, (observer + q) % P]
 
 
-@hot_inline
+@hot
 def is_last_tile(st):
     """Standard rules: whether the move ends the game: no tile left to draw and none in
     any hand but the one placed (public: the deck and hand sizes)."""
@@ -454,7 +454,7 @@ def is_last_tile(st):
     return last_tile
 
 
-@hot_inline
+@hot
 def clear(feats, actions):
     """Zero the rows written last time: the present candidates are a prefix (action
     >= 0) and an absent row is left all zeros, so the rest is clear already."""

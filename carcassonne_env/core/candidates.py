@@ -47,8 +47,8 @@ from .candidate_columns import (
     write_header,
     write_slot,
 )
-from .encode import _count_unseen, window_origin
-from .jit import counted, hot_inline
+from .jit import counted, hot
+from .planes import _count_unseen, window_origin
 from .scoring import score_game_end
 from .state import copy_into
 from .turn import (
@@ -61,7 +61,7 @@ from .turn import (
 )
 
 
-@hot_inline
+@hot
 def _write_choice(st, after, tb, h, x, y, r, slot, observer, pend_before, out):
     """A scoring choice at a solo scoring decision (`after`: a copy of `st`): only its
     points and projected gain are filled (and present, hand_0, figure_none)."""
@@ -75,7 +75,7 @@ def _write_choice(st, after, tb, h, x, y, r, slot, observer, pend_before, out):
     projected_gain(st, after, tb, observer, pend_before, out, H_FIGURE + 5 + P)
 
 
-@hot_inline
+@hot
 def _encode_choices(st, tb, after, rows, n, B, SL, observer, pend_before, feats, actions):
     """`encode_candidates` at a solo scoring decision (its rows[:n] legal choices)."""
     K = actions.shape[0]
@@ -156,7 +156,7 @@ def candidates_from_rows(st, tb, after, scratch, rows, n, B, SL, observer, unsee
                            np.zeros((4, max(st.parent.shape[0], st.pairs.shape[0])), np.int64))
 
 
-@hot_inline
+@hot
 def _twin(tb, t, r, perm):
     """The smallest rotation r0 < r in which tile t lies exactly as in rotation r (same
     edges, segments and segment properties: a symmetric tile), or -1. perm[s]: the
@@ -205,7 +205,7 @@ def _twin(tb, t, r, perm):
     return -1
 
 
-@hot_inline
+@hot
 def _block(q, fig_q):
     """Where a row puts the slot block of feature q (index into the placement's roots):
     the figure's feature first, then the others in roots order."""
@@ -216,14 +216,14 @@ def _block(q, fig_q):
     return q + 1 if q < fig_q else q
 
 
-@hot_inline
+@hot
 def _twin_slot(slot, perm, S):
     """Rotation r's follower slot as its twin rotation names it (segments renamed by
     perm; the figure kept)."""
     return slot if slot < 0 else (slot // S) * S + perm[slot % S]
 
 
-@hot_inline
+@hot
 def _copy_twin(tb, t, r, r0, perm, seg_q, row_of, n_roots, rows, k, e, h, row, col, B,
                SL, S, base, width, feats, actions, m, order):
     """Write the rows of placement rows[k:e] (tile t turned r) from those of its twin
@@ -263,7 +263,7 @@ def _copy_twin(tb, t, r, r0, perm, seg_q, row_of, n_roots, rows, k, e, h, row, c
     return True
 
 
-@hot_inline
+@hot
 def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before, memo,
                     feats, actions, roots, cols, ends, farm, tmp, goods0, city_counts, stamp,
                     perm, seg_q, row_of, n_twin, links):

@@ -12,7 +12,7 @@ from .board import (
     n_segments,
     popcount64,
 )
-from .jit import hot, hot_inline
+from .jit import hot
 
 _DX = np.array(C.DX, np.int64)
 
@@ -26,7 +26,7 @@ def new_closers_memo(size: int = 2048) -> np.ndarray:
     return np.full((size, 3), -1, np.int64)
 
 
-@hot_inline
+@hot
 def _closes(tb, t, r, nbr, root_edges, empty, whole):
     """Would tile t turned r, fitting the empty cell, complete the road or city whose open
     ends face the cell's edges root_edges (bits)? nbr[d]: the feature across edge d (-1:
@@ -51,7 +51,7 @@ def _closes(tb, t, r, nbr, root_edges, empty, whole):
         edges = grown
 
 
-@hot_inline
+@hot
 def closers(st, tb, root, kind, unseen, memo):
     """Tiles counted in `unseen` (per type) that complete feature `root` in one placement:
     a road or city whose open ends all face one empty cell, or a monastery missing one
@@ -161,7 +161,7 @@ def _type_closes(tb, t, con, nbr, root_edges, empty, whole, monastery):
     return False
 
 
-@hot_inline
+@hot
 def _closing_types(tb, memo, key, con, nbr, root_edges, empty, whole, monastery):
     """The tile types (bits of two words) that close the feature (`_type_closes`), from
     memo[M, 3] (rows: key, the two words; key -1: free) or tested and remembered (a full

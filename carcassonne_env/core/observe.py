@@ -8,8 +8,8 @@ from . import config as C
 from .aggregates import encode_aggregates
 from .board import origin
 from .candidates import candidates_from_rows
-from .encode import encode_board, encode_features, mask_from_rows, window_origin
 from .jit import counted
+from .planes import encode_board, encode_features, mask_from_rows, window_origin
 from .turn import legal_moves
 
 
@@ -23,7 +23,7 @@ def observe(st, tb, sub, n_types, SL, observer, mode, pend, rows, planes, feats,
       tile) of a pending two-step placement (tile -1: none), drawn as the last tile;
     - mask (skipped when empty): the seat to move's action mask in `mode` (MODE_TURN,
       MODE_PLACE, or MODE_FOLLOWER for `pend`); dirty (int64[6]) says where planes and
-      mask may hold ones on entry, and is updated (`core.encode`);
+      mask may hold ones on entry, and is updated (`core.planes`);
     - agg = (base plane, base feature, scratch state, counts, pending points) adds the
       aggregate planes and features (`core.aggregates`);
     - cand = (after state, scratch state, unseen, pending points before, closers memo,

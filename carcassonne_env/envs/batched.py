@@ -331,7 +331,7 @@ class ObservationBuffers:
         self.planes = np.zeros((n, *enc.board_shape), np.int8)
         self.feats = np.zeros((n, enc.n_features), np.float32)
         self.masks = np.zeros((n, enc.n_actions), np.int8)
-        self.dirty = np.zeros((n, 6), np.int64)  # see core.encode.encode
+        self.dirty = np.zeros((n, 6), np.int64)  # see core.planes.encode
         K = enc.candidate_moves  # the candidate moves (zero-sized without them)
         self.cands = np.zeros((n, K, enc.n_candidate_columns), np.float32)
         self.cand_actions = np.full((n, K), -1, np.int64)

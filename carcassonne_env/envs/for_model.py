@@ -22,7 +22,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..core.aggregates import N_AGG_FIXED
-from ..core.encode import N_FIXED_PLANES
+from ..core.planes import N_FIXED_PLANES
 from ..encoding import ACTION_MODES, OBS_FEATURES, Encoder
 from ..rules import Rules
 from ..shadowing import expected_path

@@ -33,9 +33,9 @@ from ..bots.jitted_bots import HEURISTIC, LEARNER, POLICY, choose, mt_seed, play
 from ..core import config as C
 from ..core.actions import split_turn_action, turn_action
 from ..core.board import origin
-from ..core.encode import MODE_TURN, window_origin
 from ..core.jit import counted, hot, hot_inline
 from ..core.observe import observe
+from ..core.planes import MODE_TURN, window_origin
 from ..core.state import as_state
 from ..core.turn import apply_move, legal_moves, reset
 
