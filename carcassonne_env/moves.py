@@ -132,8 +132,8 @@ def check_move_types(move: Move) -> None:
 def resolve(game: Game, move: Move) -> list[int]:
     """The core row [hand index, x, y, rotation, slot] of `move` in `game`, checked by the
     core; `IllegalMoveError` saying why if the rules do not allow it (`Game.play`'s path
-    for a move its legal-move cache does not know)."""
-    check_move_types(move)
+    for a move its legal-move cache does not know; the fields' types already passed
+    `check_move_types`)."""
     x, y, r = int(move.x), int(move.y), int(move.rotation)
     st, ts = game.state, game.tileset
     fmt = {"x": x, "y": y, "rotation": r, "follower": move.follower, "tile": move.tile,
@@ -184,6 +184,7 @@ def resolve(game: Game, move: Move) -> list[int]:
     if code != C.OK:
         raise IllegalMoveError(MESSAGES[code].format(**fmt))
     return [h, x, y, r, slot]
+
 
 def _resolve_choice(game: Game, move: Move, fmt: dict[str, Any]) -> list[int]:
     """Core arguments of a scoring choice (`decision` is not "place")."""

@@ -72,6 +72,7 @@ from carcassonne_env.encoding import WindowOverflowError
 
 from .common import require
 from .plots import plot_loop
+from .value_fit import fit_epoch
 
 OBS_KEYS = ("features", "candidates", "candidate_actions")  # what the network reads
 GATE_SEED = 500_000  # + iteration: the gate's decks (the arena's; no evaluation uses them)
@@ -321,13 +322,7 @@ def refit_value(model: Any, data: dict[str, np.ndarray], settings: SearchSetting
     x, y = torch.cat(parts), torch.as_tensor(data["value"])
     optimizer = torch.optim.Adam(head.parameters(), lr=settings.value_learning_rate)
     for _ in range(settings.value_epochs):
-        order = torch.as_tensor(rng.permutation(n))
-        for start in range(0, n, 512):
-            idx = order[start:start + 512]
-            loss = ((head(x[idx]).squeeze(-1) - y[idx]) ** 2).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+        fit_epoch(head, optimizer, x, y, torch.as_tensor(rng.permutation(n)), 512)
     with torch.no_grad():
         return float(((head(x).squeeze(-1) - y) ** 2).mean())
 

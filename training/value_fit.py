@@ -174,6 +174,17 @@ def self_play(model: Any, settings: ValueSettings, progress: bool = True
     return x, y, g
 
 
+def fit_epoch(head: Any, optimizer: Any, x: Any, y: Any, order: Any, batch_size: int) -> None:
+    """One pass of squared error of `head` on tensors (x, y), in minibatches of
+    `batch_size` taken in `order` (a permutation of the rows)."""
+    for start in range(0, len(y), batch_size):
+        idx = order[start:start + batch_size]
+        loss = ((head(x[idx]).squeeze(-1) - y[idx]) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
 def fit(model: Any, x: np.ndarray, y: np.ndarray, games: np.ndarray,
         settings: ValueSettings, out: Path, progress: bool = True) -> None:
     """Fit the value MLP and value_net of `model` on (x, y), the games with the highest
@@ -205,13 +216,7 @@ def fit(model: Any, x: np.ndarray, y: np.ndarray, games: np.ndarray,
         writer.writerow([0, 0.0, round(mse(xt, yt), 2), round(mse(xh, yh), 2)])
         for epoch in tqdm(range(1, settings.epochs + 1), desc="fit", unit="epoch",
                           disable=not progress):
-            order = torch.randperm(len(yt))
-            for start in range(0, len(yt), settings.batch_size):
-                idx = order[start:start + settings.batch_size]
-                loss = ((head(xt[idx]).squeeze(-1) - yt[idx]) ** 2).mean()
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
+            fit_epoch(head, optimizer, xt, yt, torch.randperm(len(yt)), settings.batch_size)
             writer.writerow([epoch, round(time.perf_counter() - started, 1),
                              round(mse(xt, yt), 2), round(mse(xh, yh), 2)])
             f.flush()
