@@ -138,9 +138,11 @@ def plot_loop(out: Path) -> Path | None:
                         for j, i in enumerate(gated)]).T
         ax.errorbar(hours[gated], win, yerr=err, fmt="none", ecolor="grey", alpha=0.4)
         acc = np.array([rows[i]["accepted"] == "1" for i in gated])
-        ax.plot(hours[gated][acc], win[acc], "ko", label="gate: accepted")
-        ax.plot(hours[gated][~acc], win[~acc], "o", mfc="none", mec="grey",
-                label="gate: rejected")
+        if acc.any():  # (no legend entry for a series without points)
+            ax.plot(hours[gated][acc], win[acc], "ko", label="gate: accepted")
+        if not acc.all():
+            ax.plot(hours[gated][~acc], win[~acc], "o", mfc="none", mec="grey",
+                    label="gate: rejected")
     gens = [i for i, r in enumerate(rows) if r["accepted"] == "1"]
     for name in [c[len("win_vs_"):] for c in rows[0] if c.startswith("win_vs_")]:
         pts = [i for i in gens if not math.isnan(float(rows[i][f"win_vs_{name}"]))]
