@@ -67,7 +67,7 @@ def _dense_relu(x, n, wt, b, out):
 
 
 @hot  # not inlined: numba cannot inline a call with *args (puct_kernel's)
-def _forward(features, candidates, n, wc, bc, we, be, w1, b1, w2, b2, ws, bs, wv, bv, wo, bo,
+def forward(features, candidates, n, wc, bc, we, be, w1, b1, w2, b2, ws, bs, wv, bv, wo, bo,
              context, e, e2, pooled, hidden, scores):
     """scores[:n] and the value (returned) of one observation with n present candidates
     (the network's layers in order); context and hidden [H], e and e2 [rows, H] and
@@ -150,7 +150,7 @@ class CandidateForward:
             self._rows = np.zeros((n, H), np.float32), np.zeros((n, H), np.float32)
             self._scores = np.zeros(n, np.float32)
         context, hidden, pooled = self._vectors
-        value = _forward(features, candidates, n, *self._weights, context, *self._rows,
+        value = forward(features, candidates, n, *self._weights, context, *self._rows,
                          pooled, hidden, self._scores)
         return self._scores[:n], float(value)
 

@@ -30,7 +30,7 @@ from carcassonne_env.core.playout import shuffle_undrawn
 from carcassonne_env.core.state import copy_into
 from carcassonne_env.core.turn import apply_move_auto, legal_moves
 
-from .candidate_forward import _forward
+from .candidate_forward import forward
 
 # The helpers are inlined into the two functions compiled, `search` and `_expand` (one
 # copy of the observation code): each compiled function links the core's code it calls,
@@ -138,7 +138,7 @@ def _expand(st, tb, tree, params, enc, agg, cand, net, scratch):
     present = _observe(st, tb, enc, agg, cand)
     prior = tree.edge_prior[first:first + n]
     feats, cand_feats, cand_actions = enc[9], cand[5], cand[6]
-    value = _forward(feats, cand_feats, present, *weights, context, e, e2, pooled, hidden,
+    value = forward(feats, cand_feats, present, *weights, context, e, e2, pooled, hidden,
                      scores)
     if present == n:  # every legal move a candidate, in their order
         for k in range(n):

@@ -18,7 +18,7 @@ from .core.jit import entry_point
 from .core.playout import playouts_from
 from .core.queries import feature_tiles
 from .core.scoring import feature_points, majority
-from .core.state import GameState, copy_state, copy_whole, make_state, max_legal_rows
+from .core.state import GameState, copy_game, copy_state, copy_whole, make_state, max_legal_rows
 from .core.turn import apply_move, legal_moves, reset, solo_ends_after_turn
 from .moves import (
     IllegalMoveError,
@@ -41,8 +41,11 @@ MAX_TILES = 2000  # keeps segment and board indices inside the core's int16 arra
 
 # Spare states for `Game.clone`: a dead game gives its state back here when nothing else
 # holds it (no view of one of its arrays either), and a clone copies into one (one
-# memcpy) instead of allocating. By kind (`_kind`).
-_SPARE_STATES: dict[tuple, list[GameState]] = {}
+# memcpy) instead of allocating. By kind (`_kind`): (state, handed out), where "handed
+# out" (`Game.state` was read) means code outside the game may have written past its
+# counts, so a copy into it, or from its game, copies every word (`copy_whole`, else
+# `copy_game`).
+_SPARE_STATES: dict[tuple, list[tuple[GameState, bool]]] = {}
 _SPARE_MAX = 8  # per kind: a search drops each clone before it makes the next
 
 
@@ -71,19 +74,38 @@ class _Probe:
 _UNSHARED = _state_refs(_Probe())
 
 
+# The move and score logs are persistent lists: () empty, else (earlier log, last entry).
+# Appending is one tuple and a clone shares them: no list copies per clone.
+def _log_items(log: tuple) -> list[Any]:
+    """The entries of a log (oldest first)."""
+    items = []
+    while log:
+        log, item = log
+        items.append(item)
+    items.reverse()
+    return items
+
+
+def _as_log(items: list[Any]) -> tuple:
+    log: tuple = ()
+    for item in items:
+        log = (log, item)
+    return log
+
+
 _CORE_CALLS: dict[TileSet, tuple] = {}  # a plain dict: `functools.cache` costs 0.6 us
 
 
 def _core_calls(ts: TileSet) -> tuple:
-    """(legal_moves, apply_move, copy_whole) compiled for a game's state and `ts`'s tables
-    (every game's state has the same type): `_entry_point`s."""
+    """(legal_moves, apply_move, copy_game, copy_whole) compiled for a game's state and
+    `ts`'s tables (every game's state has the same type): `_entry_point`s."""
     calls = _CORE_CALLS.get(ts)
     if calls is None:
         st = make_state(Rules().to_config(), 1, 1, 1)
         calls = _CORE_CALLS[ts] = (
             entry_point(legal_moves, st, ts.tables, np.empty((1, 5), np.int64)),
             entry_point(apply_move, st, ts.tables, 0, 0, 0, 0, 0),
-            entry_point(copy_whole, st, st))
+            entry_point(copy_game, st, st), entry_point(copy_whole, st, st))
     return calls
 
 
@@ -108,6 +130,11 @@ class Game:
     (`decision`): then `legal_moves()` lists one move per option, each naming a follower
     already on the board (`scoring_choices()` describes them).
     """
+
+    # Whether `state` was read: code outside may then have written past the state's
+    # counts (a clone copies every word of it: `_SPARE_STATES`). Set on the instance.
+    _handed_out = False
+    _kind: tuple | None = None  # (a game unpickled from a version before it: no recycling)
 
     def __init__(
         self,
@@ -154,10 +181,10 @@ class Game:
         # the shapes that make states interchangeable for clones (None: not recycled)
         self._kind: tuple | None = (self._ts, n_tiles, *self._st.active.shape,
                                     *self._st.supply.shape)
-        self._moves: list[dict[str, Any]] = []
-        self._score_log: list[list[int]] = []
+        self._moves: tuple = ()  # logs: `_log_items`
+        self._score_log: tuple = ()
         self._legal: dict[Move, list[int]] | None = None
-        self._events: list[ScoringEvent] = []
+        self._events: tuple[ScoringEvent, ...] = ()  # read from the state on demand
 
     def _hold(self, st: GameState) -> None:
         """Make `st` this game's state."""
@@ -165,8 +192,18 @@ class Game:
         self._rows_per_cell = max_legal_rows(st, 1)
 
     def __getstate__(self) -> dict[str, Any]:
-        # the cached views would unpickle as copies, apart from the state: made anew
-        return {k: v for k, v in self.__dict__.items() if k not in _VIEWS}
+        # the cached views would unpickle as copies, apart from the state: made anew;
+        # the logs as lists (as pickled before they became persistent lists)
+        state = {k: v for k, v in self.__dict__.items() if k not in _VIEWS}
+        state["_moves"], state["_score_log"] = self.moves_played, self._scores_played()
+        state["_events"] = list(self._events)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._moves = _as_log(state.get("_moves", []))
+        self._score_log = _as_log(state.get("_score_log", []))
+        self._events = tuple(state.get("_events", []))
 
     def __getattr__(self, name: str) -> Any:  # only for attributes not set yet
         if name in _VIEWS and "_st" in self.__dict__:  # cached on first use
@@ -181,7 +218,10 @@ class Game:
     def state(self) -> GameState:
         """The packed core state this game plays on (`carcassonne_env.core.state`).
         Change it through `play` / `play_row`; code that changes it through the core
-        directly calls `forget_legal_moves()` afterwards."""
+        directly calls `forget_legal_moves()` afterwards. Once handed out, the state may
+        hold anything past its counts, so clones of this game copy every word of it
+        (about 0.5 us more at mid-game than for a game only played through `play`)."""
+        self._handed_out = True  # (clones of this game copy every word: `_SPARE_STATES`)
         return self._st
 
     @property
@@ -197,7 +237,10 @@ class Game:
     @property
     def moves_played(self) -> list[dict[str, Any]]:
         """The move log as in `to_record()["moves"]` (a copy)."""
-        return [dict(m) for m in self._moves]
+        return [dict(m) for m in _log_items(self._moves)]
+
+    def _scores_played(self) -> list[list[int]]:
+        return [list(s) for s in _log_items(self._score_log)]
 
     def forget_legal_moves(self) -> None:
         """Drop the cached legal moves: the state was changed outside `play`."""
@@ -328,13 +371,14 @@ class Game:
         """Every scoring so far, in order."""
         st = self._st
         o = st.ptype.shape[0]
+        new = []
         for k in range(len(self._events), self._sc[C.SC_NEVENTS]):
             ev = st.events[k]
             kind = int(ev[C.EV_KIND])
             goods = kind == C.EV_KIND_GOODS
             placements = () if goods else feature_tiles(st, self._ts.tables,
                                                         int(ev[C.EV_ROOT]), kind)
-            self._events.append(
+            new.append(
                 ScoringEvent(
                     turn=max(int(ev[C.EV_TURN]) - int(ev[C.EV_FINAL]), 0),
                     kind=_EVENT_KINDS[kind],
@@ -346,6 +390,8 @@ class Game:
                     detail=C.GOODS[ev[C.EV_ROOT]] if goods else C.DETAILS[ev[C.EV_DETAIL]],
                 )
             )
+        if new:  # a tuple, shared with clones
+            self._events += tuple(new)
         return list(self._events)
 
     # ------------------------------------------------------------------ moves
@@ -423,11 +469,16 @@ class Game:
         # give the state to the next clone, unless something else still holds it or one
         # of its arrays (an env that kept `_st`, a view of the board...)
         try:
-            kind = self.__dict__.get("_kind")
-            if kind is not None and _state_refs(self) == _UNSHARED:
-                spare = _SPARE_STATES.setdefault(kind, [])
+            d = self.__dict__
+            kind = d.get("_kind")
+            # (`_state_refs` written out: this runs for every dropped clone)
+            if kind is not None and (getrefcount(d["_st"]) - ("_sc" in d)
+                                     - ("_scores" in d)) == _UNSHARED:
+                spare = _SPARE_STATES.get(kind)
+                if spare is None:
+                    spare = _SPARE_STATES[kind] = []
                 if len(spare) < _SPARE_MAX:
-                    spare.append(self._st)
+                    spare.append((d["_st"], self._handed_out))
         except Exception:  # noqa: BLE001 (interpreter shutdown, half-built game)
             pass
 
@@ -475,8 +526,8 @@ class Game:
             entry["figure"] = C.FIGURES[slot // S]
         if decision != "place":
             entry["decision"] = decision
-        self._moves.append(entry)
-        self._score_log.append(self.scores)
+        self._moves = (self._moves, entry)
+        self._score_log = (self._score_log, self.scores)
 
     def random_playouts(self, n: int, seed: int | None = None,
                         reshuffle: bool = True) -> np.ndarray:
@@ -505,28 +556,28 @@ class Game:
         game = cls.__new__(cls)
         game.rules, game.seed, game._ts = rules, seed, tileset
         game._hold(st)
-        game._moves, game._score_log, game._legal, game._events = [], [], None, []
+        game._moves, game._score_log, game._legal, game._events = (), (), None, ()
         game._kind = None  # the state is not the game's own: never given back
         return game
 
     def clone(self) -> Game:
         """An independent copy of this game (state and move log). Cheapest when an earlier
         game of the same kind has been dropped: its state is reused (copied into)."""
-        # (no `_kind`: a game unpickled from a version before it; it allocates)
-        kind, src = getattr(self, "_kind", None), self._st
+        kind, src, handed_out = self._kind, self._st, self._handed_out
         try:  # a dead game's state (`__del__`), else a new one
-            st = _SPARE_STATES[kind].pop()
+            st, dirty = _SPARE_STATES[kind].pop()
         except (KeyError, IndexError):
             st = copy_state(src)
         else:
-            _core_calls(self._ts)[2](st, src)
+            calls = _CORE_CALLS.get(self._ts) or _core_calls(self._ts)
+            calls[3 if dirty or handed_out else 2](st, src)
         other = Game.__new__(Game)
+        if handed_out:  # the copy holds whatever this state held past its counts
+            other._handed_out = True
         other.rules, other.seed, other._ts, other._kind = self.rules, self.seed, self._ts, kind
         other._st, other._rows_per_cell = st, self._rows_per_cell
-        other._moves = list(self._moves)
-        other._score_log = list(self._score_log)
-        other._legal = self._legal
-        other._events = list(self._events)
+        other._moves, other._score_log = self._moves, self._score_log  # immutable: shared
+        other._legal, other._events = self._legal, self._events
         return other
 
     def tile_order(self) -> list[str]:
@@ -541,8 +592,8 @@ class Game:
             "rules": self.rules.to_dict(),
             "seed": self.seed,
             "tile_order": self.tile_order(),
-            "moves": [dict(m) for m in self._moves],
-            "scores": [list(s) for s in self._score_log],
+            "moves": self.moves_played,
+            "scores": self._scores_played(),
             "discarded": self.discarded,
             "result": self.result,
             "end_reason": self.end_reason,

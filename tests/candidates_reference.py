@@ -23,7 +23,7 @@ from carcassonne_env.core.candidate_columns import (
 )
 from carcassonne_env.core.candidates import _write_choice
 from carcassonne_env.core.jit import counted
-from carcassonne_env.core.planes import _count_unseen, window_origin
+from carcassonne_env.core.planes import count_unseen, window_origin
 from carcassonne_env.core.state import copy_into
 from carcassonne_env.core.turn import legal_moves, place_and_score
 
@@ -44,7 +44,7 @@ def encode_candidates_reference(st, tb, after, scratch, rows, B, SL, observer, u
     x0, y0 = window_origin(st, B)
     o = origin(st)
     unseen[:] = 0
-    _count_unseen(st, observer, unseen, 0)
+    count_unseen(st, observer, unseen, 0)
     pending_points(st, tb, scratch, pend_before)
     placing = st.sc[C.SC_PHASE] == C.PHASE_PLACE
     S = n_segments(st)

@@ -16,8 +16,8 @@ from carcassonne_env.bots.evaluation import (
 from carcassonne_env.core import config as C
 from carcassonne_env.core.board import fits, n_segments, root_of
 from carcassonne_env.core.scoring import (
-    _farms_per_city,
-    _farms_per_field,
+    farms_per_city,
+    farms_per_field,
     feature_points,
     majority,
     segment_kind,
@@ -130,9 +130,9 @@ def position_values(st, tb, scratch, unseen, w, out):
     if not solo and n_active > 0:
         copy_into(scratch, st)
         if st.cfg[C.CFG_FARM_MODE] == 0:
-            _farms_per_field(scratch)
+            farms_per_field(scratch)
         else:
-            _farms_per_city(scratch)
+            farms_per_city(scratch)
         for p in range(P):
             out[p] += w[W_FARM] * (scratch.scores[p] - st.scores[p])
     if st.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS and not solo:

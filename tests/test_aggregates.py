@@ -123,7 +123,7 @@ def test_pending_points_summed_per_feature_equal_the_end_scoring(rules):
     checked = 0
     for seed in range(3):
         game, rng = Game(Rules(**rules), seed=seed), random.Random(seed)
-        st, tb = game._st, game._ts.tables
+        st, tb = game.state, game._ts.tables
         assert by_features(st)
         scratch, counts = copy_state(st), np.zeros(st.parent.shape[0], np.int64)
         want, got = np.zeros(game.rules.seats, np.int64), np.zeros(game.rules.seats, np.int64)

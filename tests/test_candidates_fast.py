@@ -48,7 +48,7 @@ def _rules_id(rules: dict) -> str:
 def _both(enc: Encoder, game: Game, K: int, memo: np.ndarray) -> tuple:
     """(count, feats, actions) of the fast and of the reference encoder; the fast one
     with `closers`' `memo`, which the caller keeps from position to position."""
-    st = game._st
+    st = game.state
     observer = 0 if game.rules.variant == "solo" else int(st.sc[C.SC_SEAT])
     results = []
     for fn in (encode_candidates, encode_candidates_reference):
@@ -162,13 +162,13 @@ def test_lifting_a_figure_gives_back_the_state_before_it(rules):
     tb = game._ts.tables
     kinds = set()
     while not game.done:
-        seat = int(game._st.sc[C.SC_SEAT])
-        o = int(game._st.ptype.shape[0])
+        seat = int(game.state.sc[C.SC_SEAT])
+        o = int(game.state.ptype.shape[0])
         for row in game.legal_rows():
             h, x, y, r, slot = (int(v) for v in row)
             if slot < 0:
                 continue
-            st = game.clone()._st
+            st = game.clone().state
             S = st.parent.shape[0] // st.ptype.shape[0]
             i = put_tile(st, tb, tile_to_place(st, h), r, x + o, y + o)
             before = {f: getattr(st, f).copy() for f in st.layout.names}

@@ -9,7 +9,8 @@ import pytest
 from test_copy_into import RULES, _played
 
 from carcassonne_env import Game, Rules
-from carcassonne_env.core.state import SCRATCH_FIELDS, GameState, copy_state, copy_whole
+from carcassonne_env.core import config as C
+from carcassonne_env.core.state import SCRATCH_FIELDS, GameState, copy_game, copy_state
 from carcassonne_env.game import _SPARE_STATES
 
 
@@ -18,7 +19,7 @@ def _same_state(a: GameState, b: GameState) -> bool:
     return all(np.array_equal(x[name], y[name]) for name in x if name not in SCRATCH_FIELDS)
 
 
-def _spares(game: Game) -> list[GameState]:
+def _spares(game: Game) -> list[tuple[GameState, bool]]:
     return _SPARE_STATES.setdefault(game._kind, [])
 
 
@@ -30,7 +31,7 @@ def test_a_clone_reuses_a_dead_games_state_and_copies_it_exactly(rules):
     spare = late.clone()
     spare_id = id(spare._st)
     del spare  # nothing else holds its state: given back
-    assert [id(st) for st in _spares(early)] == [spare_id]
+    assert [id(st) for st, _ in _spares(early)] == [spare_id]
     clone = early.clone()  # copies the 6-turn game into the 50-turn game's state
     assert _spares(early) == []
     assert _same_state(clone._st, copy_state(early._st))
@@ -55,20 +56,60 @@ def test_a_state_held_elsewhere_is_never_reused():
     assert other._st.board is not board
     assert np.array_equal(board, kept)
     state = Game(Rules(players=2), seed=0)._st  # the vector envs keep states this way
-    assert all(s is not state for s in _spares(game))
+    assert all(s is not state for s, _ in _spares(game))
 
 
-def test_copy_whole_copies_every_array_but_the_scratch_ones():
-    """Every byte of every array (random here), the board aside: it copies the rows
-    around the tiles of both games, the rest of a board being empty in any game."""
-    src = copy_state(Game(Rules(players=2), seed=0)._st)
-    rng = np.random.default_rng(0)
-    for name, a in src.fields().items():
-        if name in ("board", "sc"):  # (the scalars hold the tiles' bounding box)
-            continue
-        a.view(np.uint8)[...] = rng.integers(0, 256, a.nbytes, np.uint8).reshape(
-            a.view(np.uint8).shape)
-        assert name in SCRATCH_FIELDS or a.any()
-    dst = copy_state(_played(Rules(players=2), 1, 30)._st)  # a larger board to clear
-    copy_whole(dst, src)
-    assert _same_state(dst, src)
+ALL_RULES = [*RULES, Rules(players=2, hand_size=3), Rules(variant="solo", scoring_order="player"),
+             Rules(players=4, expansions=["inns_cathedrals"]),
+             Rules(players=2, expansions=["traders_builders"])]
+
+
+@pytest.mark.parametrize("rules", ALL_RULES,
+                         ids=["base", "expansions", "solo", "hand", "solo-order", "inns",
+                              "traders"])
+def test_copy_game_leaves_nothing_of_the_spares_game(rules):
+    """`copy_game` copies over the larger of the two games' extents (not every word): it
+    relies on a played game leaving every array as allocated past its counts. At every
+    turn of a whole game, a copy into the state of a longer and of a shorter game equals
+    a fresh copy in every array but the scratch ones."""
+    game, rng = Game(rules, seed=7), random.Random(7)
+    longer = _played(rules, 8, 200)._st  # a finished game: the largest extents
+    while True:
+        for spare_game in (longer, _played(rules, 9, len(game.moves_played) // 2)._st):
+            spare = copy_state(spare_game)
+            copy_game(spare, game._st)
+            assert _same_state(spare, copy_state(game._st))
+        if game.done:
+            break
+        game.play(rng.choice(game.legal_moves()))
+
+
+def _scribble_past_counts(st: GameState) -> None:
+    """Write past a state's counts, as code driving it through the core may (a search's
+    placements undone, an earlier game of a reused state)."""
+    n = st.sc[C.SC_PLACED]
+    st.ptype[n:] = 5
+    st.fbits[n * st.cfg[C.CFG_NSEG]:] = 3
+    st.events[st.sc[C.SC_NEVENTS]:] = 7
+    st.discards[st.sc[C.SC_NDISC]:] = 2
+
+
+def test_a_handed_out_state_is_copied_in_full_both_ways():
+    """A game whose `state` was read may hold anything past its counts: a clone into its
+    state when it is given back, and a clone of the game itself, copy every word."""
+    rules = Rules(players=2)
+    early = _played(rules, 2, 6)
+    _spares(early).clear()
+    late = _played(rules, 1, 20).clone()
+    _scribble_past_counts(late.state)
+    del late  # given back, marked handed out
+    assert [out for _, out in _spares(early)] == [True]
+    clone = early.clone()
+    assert _same_state(clone._st, copy_state(early._st))
+    source = _played(rules, 3, 10)
+    _scribble_past_counts(source.state)
+    _spares(source).clear()
+    _spares(source).append((copy_state(_played(rules, 4, 40)._st), False))
+    clone = source.clone()
+    assert _same_state(clone._st, copy_state(source._st))
+    assert clone._handed_out  # it holds the same unknown extents

@@ -30,7 +30,7 @@ def _finish(game: Game, seed: int) -> tuple:
     rng = random.Random(seed)
     while not game.done:
         game.play(rng.choice(game.legal_moves()))
-    st = game._st
+    st = game.state
     return game.scores, st.events[: st.sc[C.SC_NEVENTS]].tolist()
 
 
@@ -39,18 +39,18 @@ def _finish(game: Game, seed: int) -> tuple:
 def test_copy_plays_on_like_the_source(rules, src_turns, dst_turns):
     src = _played(rules, 1, src_turns)
     dst = _played(rules, 2, dst_turns)
-    copy_into(dst._st, src._st)
-    assert np.array_equal(dst._st.board, src._st.board)  # whole board, not just the box
-    assert np.array_equal(dst._st.sc, src._st.sc)
-    twin = Game.over_state(src.rules, src._ts, copy_state(src._st))
-    assert _finish(Game.over_state(dst.rules, dst._ts, dst._st), 9) == _finish(twin, 9)
+    copy_into(dst.state, src.state)
+    assert np.array_equal(dst.state.board, src.state.board)  # whole board, not just the box
+    assert np.array_equal(dst.state.sc, src.state.sc)
+    twin = Game.over_state(src.rules, src._ts, copy_state(src.state))
+    assert _finish(Game.over_state(dst.rules, dst._ts, dst.state), 9) == _finish(twin, 9)
 
 
 def test_copy_from_and_to_a_state_never_reset():
     """A fresh record (empty board, bounding box at 0) copies both ways, within the
     board: the played game's whole board comes over, and going back empties it."""
     game = _played(Rules(players=2), 3, 20)
-    st = game._st
+    st = game.state
     shape = (st.cfg, st.ptype.shape[0], int(st.cfg[C.CFG_NSEG]),
              st.pairs.shape[0] // st.ptype.shape[0])
     fresh = make_state(*shape)
@@ -85,7 +85,7 @@ def test_undo_place_gives_back_the_position(rules):
     tb = game._ts.tables
     undone = 0
     while not game.done:
-        st = game._st
+        st = game.state
         dst = copy_state(st)
         live = _live(st)
         if int(st.sc[C.SC_PHASE]) == C.PHASE_PLACE:

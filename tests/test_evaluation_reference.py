@@ -33,7 +33,7 @@ def test_position_values_equal_the_reference(name):
     checked = 0
     for deal in range(3):
         game = Game(RULES[name], seed=deal)
-        st, ts = game._st, game._ts
+        st, ts = game.state, game._ts
         scratch_new, scratch_ref = copy_state(st), copy_state(st)
         unseen = np.zeros(len(ts.names), np.int64)
         got, want = np.zeros(st.scores.shape[0]), np.zeros(st.scores.shape[0])

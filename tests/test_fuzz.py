@@ -174,7 +174,7 @@ def _run_fuzz(rules: Rules, n_games: int, seed: int) -> None:
     ts = game._ts
     deck = np.array(ts.full_deck(), np.int8)
     rng = np.array([seed], np.uint64)
-    played, moves, bad, code = fuzz_games(game._st, ts.tables, deck, n_games, rng)
+    played, moves, bad, code = fuzz_games(game.state, ts.tables, deck, n_games, rng)
     assert code == OK, f"{rules}: game {bad}: {NAMES[code]}"
     assert played == n_games and moves > 0
 
@@ -195,7 +195,7 @@ def test_jitted_fuzz_invariants_long(rules):
 
 
 def _snapshot(game: Game):
-    arrays = [a.copy() for name, a in game._st.fields().items()
+    arrays = [a.copy() for name, a in game.state.fields().items()
               if name not in SCRATCH_FIELDS]
     return (game.scores, game.turn, game.current_player, game.hand, game.board,
             game.followers_in_supply, game.discarded, len(game.events), arrays)

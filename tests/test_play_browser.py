@@ -84,7 +84,7 @@ def play_by_clicks(page, session, turn, tile=None):
         else:
             page.page.locator(f'circle.spot[data-loc="{follower}"]').click()
     page.page.wait_for_function(f"(window.moves || 0) > {done}")
-    move = session.game._moves[before]
+    move = session.game.moves_played[before]
     assert (move["x"], move["y"], move["rotation"], move["follower"]) == (x, y, rot, follower)
     if tile is not None:
         assert move["tile"] == tile

@@ -37,7 +37,7 @@ def test_fields_merged_through_a_neighbour_count_as_one_feature():
 
 
 def test_farm_scoring_without_jit_equals_the_jitted_core():
-    """Under NUMBA_DISABLE_JIT=1 the farm adjacency keys (`core.scoring._adjacency_keys`)
+    """Under NUMBA_DISABLE_JIT=1 the farm adjacency keys (`core.scoring.adjacency_keys`)
     once overflowed int16 (numpy keeps `int16 * int` in int16, numba widens), so farm
     points, the pending points and the aggregate observation differed from the jitted
     core. Both must score random games with farmers alike."""

@@ -58,7 +58,7 @@ def _brute_best(scores, items, bonus=None):
 def _engine_order(scores, items, bonus=None, search=solo_best_order):
     """The order the engine's search picks (called on a real solo state's buffers)."""
     game = Game(Rules(variant="solo", solo_colours=len(scores)), seed=0)
-    st = game._st
+    st = game.state
     st.scores[:] = scores
     n = len(items)
     maj = np.array([m for m, _ in items] + [0] * 8, np.int64)

@@ -62,7 +62,7 @@ def _digest(h: hashlib._Hash) -> np.uint64:
 
 def final_state(game: Game) -> dict[str, np.ndarray]:
     """The live part of each state array: what a core must agree on after a game."""
-    st = game._st
+    st = game.state
     sc = st.sc
     n = int(sc[C.SC_PLACED])
     g = n * int(st.cfg[C.CFG_NSEG])

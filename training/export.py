@@ -28,12 +28,12 @@ def export_model(src: str | Path, dst: str | Path) -> Path:
     """Write the slim copy of the saved model `src` (a path or a shipped model's name) to
     `dst` (parent folders are created); returns `dst`."""
     from agents.sb3_policy import load_model
-    from carcassonne_env.envs.for_model import _trained_on_solo
+    from carcassonne_env.envs.for_model import trained_on_solo
 
     model = load_model(src, cached=False)
     # The last observations go, but whether they were solo ones stays: with 3 or 4 seats
     # the spaces alone cannot tell the solo variant from a 3- or 4-player game.
-    model.carcassonne_solo = _trained_on_solo(model)
+    model.carcassonne_solo = trained_on_solo(model)
     policy = model.policy
     policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1),
                                               **policy.optimizer_kwargs)

@@ -20,7 +20,7 @@ from . import config as C
 from .board import find, n_segments, root_of
 from .jit import counted, hot, hot_inline
 from .planes import window_origin
-from .scoring import _adjacency_keys, feature_points, majority, score_game_end
+from .scoring import adjacency_keys, feature_points, majority, score_game_end
 from .state import copy_into
 
 N_AGG_FIXED = 5  # planes before the per-seat follower counts
@@ -43,7 +43,7 @@ def field_city_counts(st, counts):
     """counts[root of a field] = completed cities it touches (other entries 0)."""
     G = st.sc[C.SC_PLACED] * n_segments(st)
     counts[:G] = 0
-    m, G_all = _adjacency_keys(st, False)
+    m, G_all = adjacency_keys(st, False)
     for k in range(m):
         counts[st.keys[k] // G_all] += 1
 

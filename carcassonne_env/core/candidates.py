@@ -48,7 +48,7 @@ from .candidate_columns import (
     write_slot,
 )
 from .jit import counted, hot
-from .planes import _count_unseen, window_origin
+from .planes import count_unseen, window_origin
 from .scoring import score_game_end
 from .state import copy_into
 from .turn import (
@@ -135,7 +135,7 @@ def candidates_from_rows(st, tb, after, scratch, rows, n, B, SL, observer, unsee
     if n == 0:
         return 0
     unseen[:] = 0
-    _count_unseen(st, observer, unseen, 0)
+    count_unseen(st, observer, unseen, 0)
     placing = st.sc[C.SC_PHASE] == C.PHASE_PLACE
     if not (placing and by_features(st)):  # (else summed per feature in the pass)
         pending_points(st, tb, scratch, pend_before)

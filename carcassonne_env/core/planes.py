@@ -137,7 +137,7 @@ def encode_board(st, tb, sub, observer, x0, y0, planes, pend_t, pend_x, pend_y, 
 
 
 @hot
-def _count_unseen(st, observer, out, offset):
+def count_unseen(st, observer, out, offset):
     """Tiles the observer has not seen yet, per type: the undrawn deck (solo: every
     stack) plus, in the strategic variant, the other seats' hands."""
     sc, deck = st.sc, st.deck
@@ -177,7 +177,7 @@ def encode_features(st, n_types, observer, phase, feats):
                 if t >= 0:
                     feats[h * T + t] = 1.0
     k = HS * T
-    _count_unseen(st, observer, feats, k)
+    count_unseen(st, observer, feats, k)
     for t in range(T):
         feats[k + t] *= 0.1
     k += T

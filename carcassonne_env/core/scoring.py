@@ -411,9 +411,9 @@ def final_scoring(st, tb):
         _detail_last(st, g, kind)
         release_followers(st, g)
     if st.cfg[C.CFG_FARM_MODE] == 0:
-        _farms_per_field(st)
+        farms_per_field(st)
     else:
-        _farms_per_city(st)
+        farms_per_city(st)
     if st.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS:
         score_goods(st)
 
@@ -459,7 +459,7 @@ def sort_prefix(a, n):
 
 
 @hot
-def _adjacency_keys(st, by_city):
+def adjacency_keys(st, by_city):
     """Unique (field root, completed city root) pairs packed as major * G + minor, sorted,
     in st.keys[:m]; major is the field (or the city when `by_city`). Returns (m, G)."""
     parent, pairs, fdone, keys = st.parent, st.pairs, st.fdone, st.keys
@@ -484,9 +484,9 @@ def _adjacency_keys(st, by_city):
 
 
 @hot
-def _farms_per_field(st):
+def farms_per_field(st):
     """3rd edition: each field's majority farmers score per completed city it touches."""
-    m, G = _adjacency_keys(st, False)
+    m, G = adjacency_keys(st, False)
     keys, fmeep = st.keys, st.fmeep
     k = 0
     while k < m:
@@ -504,10 +504,10 @@ def _farms_per_field(st):
 
 
 @hot
-def _farms_per_city(st):
+def farms_per_city(st):
     """1st edition: each completed city scores once, for the most farmers in the fields
     touching it (a field touching the city twice counts once)."""
-    m, G = _adjacency_keys(st, True)
+    m, G = adjacency_keys(st, True)
     keys, fmeep = st.keys, st.fmeep
     P = fmeep.shape[1]
     counts = st.work[C.W_COUNTS]

@@ -247,19 +247,13 @@ def _copy_board(dst, src):
 
 
 @hot
-def copy_into(dst, src):
-    """Make `dst` (same shapes) a copy of `src` without allocating. Only the part in use is
-    copied: the board rectangle covering both games' tiles (outside it both are empty),
-    the segments and events that exist; the expansions' aggregates only when either game
-    has them (without, they stay zero)."""
-    expansions = src.cfg[C.CFG_EXPANSIONS] | dst.cfg[C.CFG_EXPANSIONS]
-    src_sc, dst_sc = src.sc, dst.sc
-    copy_prefix(dst.cfg, src.cfg, src.cfg.shape[0])
-    _copy_board(dst, src)
-    copy_prefix(dst_sc, src_sc, src_sc.shape[0])
-    n = src_sc[C.SC_PLACED]
+def _copy_extents(dst, src, n, nfront, npairs, ndisc, nevents, expansions):
+    """Copy src's arrays but the board and the fixed-size head (rule options, scalars):
+    the first `n` placements and their segments, the first `nfront` frontier rows,
+    `npairs` adjacencies, `ndisc` discards and `nevents` events; the small per-seat and
+    deck arrays whole; the expansions' arrays only with `expansions`."""
     g = n * src.cfg[C.CFG_NSEG]
-    copy_rows(dst.frontier, src.frontier, src_sc[C.SC_NFRONT])
+    copy_rows(dst.frontier, src.frontier, nfront)
     copy_prefix(dst.ptype, src.ptype, n)
     copy_prefix(dst.prot, src.prot, n)
     copy_prefix(dst.px, src.px, n)
@@ -269,9 +263,24 @@ def copy_into(dst, src):
     copy_prefix(dst.deck, src.deck, src.deck.shape[0])
     copy_prefix(dst.spos, src.spos, src.spos.shape[0])
     copy_rows(dst.hands, src.hands, src.hands.shape[0])
-    copy_rows(dst.pairs, src.pairs, src_sc[C.SC_NPAIRS])
-    copy_prefix(dst.discards, src.discards, src_sc[C.SC_NDISC])
-    copy_rows(dst.events, src.events, src_sc[C.SC_NEVENTS])
+    copy_rows(dst.pairs, src.pairs, npairs)
+    copy_prefix(dst.discards, src.discards, ndisc)
+    copy_rows(dst.events, src.events, nevents)
+
+
+@hot
+def copy_into(dst, src):
+    """Make `dst` (same shapes) a copy of `src` without allocating. Only the part in use is
+    copied: the board rectangle covering both games' tiles (outside it both are empty),
+    the segments and events that exist; the expansions' aggregates only when either game
+    has them (without, they stay zero). What lies past src's counts in dst stays."""
+    expansions = src.cfg[C.CFG_EXPANSIONS] | dst.cfg[C.CFG_EXPANSIONS]
+    src_sc = src.sc
+    copy_prefix(dst.cfg, src.cfg, src.cfg.shape[0])
+    _copy_board(dst, src)
+    copy_prefix(dst.sc, src_sc, src_sc.shape[0])
+    _copy_extents(dst, src, src_sc[C.SC_PLACED], src_sc[C.SC_NFRONT], src_sc[C.SC_NPAIRS],
+                  src_sc[C.SC_NDISC], src_sc[C.SC_NEVENTS], expansions)
 
 
 # Header words of the board's and the next field's byte offsets (`copy_whole`).
@@ -282,11 +291,30 @@ _AFTER_BOARD = STATE.header_word(STATE.names[STATE.index["board"] + 1])
 @hot
 def copy_whole(dst, src):
     """Make `dst` (same shapes) an exact copy of `src` but for the scratch fields, without
-    allocating: what `Game.clone` does to a spare state (unlike `copy_into`, nothing of
-    dst's earlier game is left past the live part). Every word is copied but the empty
-    part of the board (`_copy_board`): two memcpys and the board's rows in use."""
+    allocating (unlike `copy_into`, nothing of dst's earlier game is left past the live
+    part). Every word is copied but the empty part of the board (`_copy_board`): two
+    memcpys and the board's rows in use."""
     words_d, words_s = dst.words, src.words
     _copy_board(dst, src)  # (first: it reads both games' scalars)
     copy_flat(words_d, words_s, 0, words_s[_BOARD_AT] // 8)
     after = words_s[_AFTER_BOARD] // 8
     copy_flat(words_d, words_s, after, words_s[1] - after)
+
+
+@hot
+def copy_game(dst, src):
+    """`copy_whole` for two states that hold nothing past their counts (placements,
+    adjacencies, discards, events): states only `turn.reset` (on a fresh state) and
+    `turn.apply_move` ever changed, as a `Game` keeps its own until it hands it out
+    (`Game.state`). Copying src over the larger of the two games' extents then leaves
+    nothing of dst's game (tests/test_clone_spares.py) at about half the cost; the
+    frontier is copied whole (its rows past the count are stale)."""
+    src_sc, dst_sc = src.sc, dst.sc
+    expansions = src.cfg[C.CFG_EXPANSIONS] | dst.cfg[C.CFG_EXPANSIONS]
+    n = max(src_sc[C.SC_PLACED], dst_sc[C.SC_PLACED])
+    npairs = max(src_sc[C.SC_NPAIRS], dst_sc[C.SC_NPAIRS])
+    ndisc = max(src_sc[C.SC_NDISC], dst_sc[C.SC_NDISC])
+    nevents = max(src_sc[C.SC_NEVENTS], dst_sc[C.SC_NEVENTS])
+    _copy_board(dst, src)  # (before the scalars: it reads both games' boxes)
+    copy_flat(dst.words, src.words, 0, src.words[_BOARD_AT] // 8)  # header, cfg, sc
+    _copy_extents(dst, src, n, src.frontier.shape[0], npairs, ndisc, nevents, expansions)

@@ -81,7 +81,7 @@ def _load(model: Any) -> Any:
     return read_saved_model(model) if isinstance(model, (str, Path)) else model
 
 
-def _trained_on_solo(model: Any) -> bool | None:
+def trained_on_solo(model: Any) -> bool | None:
     """Whether the model was trained on the solo variant: the `carcassonne_solo` flag the
     training scripts and slim exports write, else (older files, standard layout) whether
     its last training observation had the "solo" feature (the last entry of the feature
@@ -133,7 +133,7 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
         # seats read off the planes as if standard; aggregate planes add 5 + seats more
         n_seats = seats if features == "standard" else (seats - N_AGG_FIXED) // 2
         if solo is None and n_seats in (3, 4):
-            solo = _trained_on_solo(model)
+            solo = trained_on_solo(model)
         for rules in _rules_with(n_seats, solo):
             for mode in ("turn",) if K else ACTION_MODES:  # candidates are whole turns
                 enc = Encoder(rules, max(board_shape[0] // 3, 3), mode, obs_features=features,

@@ -36,7 +36,8 @@ VIEW_VERSION = 1
 _TILE_PX = 96  # pixels of the tile pictures embedded in the page
 
 
-def _hex(rgb: tuple[int, int, int]) -> str:
+def hex_colour(rgb: tuple[int, int, int]) -> str:
+    """An (r, g, b) colour of 0-255 components as CSS writes it: "#rrggbb"."""
     return "#" + "".join(f"{c:02x}" for c in rgb)
 
 
@@ -170,7 +171,8 @@ def view_data(record: dict[str, Any]) -> dict[str, Any]:
         "solo": solo,
         "seats": rules.seats,
         "seat_labels": _seat_labels(record, game),
-        "seat_colours": [_hex(SEAT_COLOURS[p % len(SEAT_COLOURS)]) for p in range(rules.seats)],
+        "seat_colours": [hex_colour(SEAT_COLOURS[p % len(SEAT_COLOURS)])
+                         for p in range(rules.seats)],
         "geometry": tile_geometry(game.tileset),
         "start": {"x": start[0][0], "y": start[0][1], "tile": start[1].tile,
                   "rotation": start[1].rotation},

@@ -24,7 +24,7 @@ from ..game import Game, IllegalMoveError, Move
 from ..rendering.palette import SEAT_COLOURS, SEAT_NAMES
 from ..rendering.text import FIGURE_WORDS
 from ..rules import Rules
-from . import _hex, extra_turn, page, tile_geometry
+from . import extra_turn, hex_colour, page, tile_geometry
 
 HUMAN = "human"
 BOT_DELAY = 0.8  # seconds between two bot replies in the terminal: the page's default
@@ -247,7 +247,7 @@ class HumanSession:
             "seat_labels": [f"{SEAT_NAMES[p % 6]} ({self.names[p] if not self.solo else 'you'})"
                             for p in range(seats)] if not self.solo else
             [SEAT_NAMES[p % 6] for p in range(seats)],
-            "seat_colours": [_hex(SEAT_COLOURS[p % len(SEAT_COLOURS)]) for p in range(seats)],
+            "seat_colours": [hex_colour(SEAT_COLOURS[p % len(SEAT_COLOURS)]) for p in range(seats)],
             "geometry": tile_geometry(self.game.tileset),
             "figure_kinds": list(self.rules.figures),
         }
