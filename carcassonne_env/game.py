@@ -11,15 +11,24 @@ from typing import Any
 import numpy as np
 
 from .checks import check_int, check_optional_int, check_seed
+from .clones import (
+    CORE_CALLS,
+    SPARE_MAX,
+    SPARE_STATES,
+    UNSHARED,
+    VIEWS,
+    as_log,
+    core_calls,
+    log_items,
+)
 from .core import config as C
 from .core.board import find, n_segments
 from .core.choices import auto_choice
-from .core.jit import entry_point
 from .core.playout import playouts_from
 from .core.queries import feature_tiles
 from .core.scoring import feature_points, majority
-from .core.state import GameState, copy_game, copy_state, copy_whole, make_state, max_legal_rows
-from .core.turn import apply_move, legal_moves, reset, solo_ends_after_turn
+from .core.state import GameState, copy_state, make_state, max_legal_rows
+from .core.turn import reset, solo_ends_after_turn
 from .moves import (
     IllegalMoveError,
     Move,
@@ -37,76 +46,6 @@ from .rules import Rules
 from .tiles import TileSet, shuffled_deck, tileset_for
 
 MAX_TILES = 2000  # keeps segment and board indices inside the core's int16 arrays
-
-
-# Spare states for `Game.clone`: a dead game gives its state back here when nothing else
-# holds it (no view of one of its arrays either), and a clone copies into one (one
-# memcpy) instead of allocating. By kind (`_kind`): (state, handed out), where "handed
-# out" (`Game.state` was read) means code outside the game may have written past its
-# counts, so a copy into it, or from its game, copies every word (`copy_whole`, else
-# `copy_game`).
-_SPARE_STATES: dict[tuple, list[tuple[GameState, bool]]] = {}
-_SPARE_MAX = 8  # per kind: a search drops each clone before it makes the next
-
-
-def _state_refs(game: Any) -> int:
-    """References to `game._st` but the game's own cached views of its arrays (`_VIEWS`;
-    any other view of one of its arrays holds one). Written out: on every dropped clone."""
-    d = game.__dict__
-    return getrefcount(d["_st"]) - ("_sc" in d) - ("_scores" in d)
-
-
-# The state's arrays a `Game` reads on every move, as views cached on first use (a field
-# of a state is a new numpy view each time, about 1 us); `_state_refs` names them too.
-_VIEWS = ("_sc", "_scores")
-
-
-class _Probe:
-    """An object holding a state as a `Game` does and nothing else, to calibrate
-    `_state_refs`."""
-
-    def __init__(self) -> None:
-        self._st = make_state(Rules().to_config(), 1, 1, 1)
-
-
-# What `_state_refs` gives for a state held by its game alone (the interpreter's own
-# temporary references vary between Python versions: measured, not assumed).
-_UNSHARED = _state_refs(_Probe())
-
-
-# The move and score logs are persistent lists: () empty, else (earlier log, last entry).
-# Appending is one tuple and a clone shares them: no list copies per clone.
-def _log_items(log: tuple) -> list[Any]:
-    """The entries of a log (oldest first)."""
-    items = []
-    while log:
-        log, item = log
-        items.append(item)
-    items.reverse()
-    return items
-
-
-def _as_log(items: list[Any]) -> tuple:
-    log: tuple = ()
-    for item in items:
-        log = (log, item)
-    return log
-
-
-_CORE_CALLS: dict[TileSet, tuple] = {}  # a plain dict: `functools.cache` costs 0.6 us
-
-
-def _core_calls(ts: TileSet) -> tuple:
-    """(legal_moves, apply_move, copy_game, copy_whole) compiled for a game's state and
-    `ts`'s tables (every game's state has the same type): `_entry_point`s."""
-    calls = _CORE_CALLS.get(ts)
-    if calls is None:
-        st = make_state(Rules().to_config(), 1, 1, 1)
-        calls = _CORE_CALLS[ts] = (
-            entry_point(legal_moves, st, ts.tables, np.empty((1, 5), np.int64)),
-            entry_point(apply_move, st, ts.tables, 0, 0, 0, 0, 0),
-            entry_point(copy_game, st, st), entry_point(copy_whole, st, st))
-    return calls
 
 
 _EVENT_KINDS = (*C.KINDS, "follower", "goods")
@@ -132,7 +71,7 @@ class Game:
     """
 
     # Whether `state` was read: code outside may then have written past the state's
-    # counts (a clone copies every word of it: `_SPARE_STATES`). Set on the instance.
+    # counts (a clone copies every word of it: `SPARE_STATES`). Set on the instance.
     _handed_out = False
     _kind: tuple | None = None  # (a game unpickled from a version before it: no recycling)
 
@@ -181,7 +120,7 @@ class Game:
         # the shapes that make states interchangeable for clones (None: not recycled)
         self._kind: tuple | None = (self._ts, n_tiles, *self._st.active.shape,
                                     *self._st.supply.shape)
-        self._moves: tuple = ()  # logs: `_log_items`
+        self._moves: tuple = ()  # logs: `clones.log_items`
         self._score_log: tuple = ()
         self._legal: dict[Move, list[int]] | None = None
         self._events: tuple[ScoringEvent, ...] = ()  # read from the state on demand
@@ -194,19 +133,19 @@ class Game:
     def __getstate__(self) -> dict[str, Any]:
         # the cached views would unpickle as copies, apart from the state: made anew;
         # the logs as lists (as pickled before they became persistent lists)
-        state = {k: v for k, v in self.__dict__.items() if k not in _VIEWS}
+        state = {k: v for k, v in self.__dict__.items() if k not in VIEWS}
         state["_moves"], state["_score_log"] = self.moves_played, self._scores_played()
         state["_events"] = list(self._events)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._moves = _as_log(state.get("_moves", []))
-        self._score_log = _as_log(state.get("_score_log", []))
+        self._moves = as_log(state.get("_moves", []))
+        self._score_log = as_log(state.get("_score_log", []))
         self._events = tuple(state.get("_events", []))
 
     def __getattr__(self, name: str) -> Any:  # only for attributes not set yet
-        if name in _VIEWS and "_st" in self.__dict__:  # cached on first use
+        if name in VIEWS and "_st" in self.__dict__:  # cached on first use
             view = self.__dict__[name] = getattr(self._st, name[1:])
             return view
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -221,7 +160,7 @@ class Game:
         directly calls `forget_legal_moves()` afterwards. Once handed out, the state may
         hold anything past its counts, so clones of this game copy every word of it
         (about 0.5 us more at mid-game than for a game only played through `play`)."""
-        self._handed_out = True  # (clones of this game copy every word: `_SPARE_STATES`)
+        self._handed_out = True  # (clones of this game copy every word: `SPARE_STATES`)
         return self._st
 
     @property
@@ -237,10 +176,10 @@ class Game:
     @property
     def moves_played(self) -> list[dict[str, Any]]:
         """The move log as in `to_record()["moves"]` (a copy)."""
-        return [dict(m) for m in _log_items(self._moves)]
+        return [dict(m) for m in log_items(self._moves)]
 
     def _scores_played(self) -> list[list[int]]:
-        return [list(s) for s in _log_items(self._score_log)]
+        return [list(s) for s in log_items(self._score_log)]
 
     def forget_legal_moves(self) -> None:
         """Drop the cached legal moves: the state was changed outside `play`."""
@@ -471,13 +410,13 @@ class Game:
         try:
             d = self.__dict__
             kind = d.get("_kind")
-            # (`_state_refs` written out: this runs for every dropped clone)
+            # (`clones.state_refs` written out: this runs for every dropped clone)
             if kind is not None and (getrefcount(d["_st"]) - ("_sc" in d)
-                                     - ("_scores" in d)) == _UNSHARED:
-                spare = _SPARE_STATES.get(kind)
+                                     - ("_scores" in d)) == UNSHARED:
+                spare = SPARE_STATES.get(kind)
                 if spare is None:
-                    spare = _SPARE_STATES[kind] = []
-                if len(spare) < _SPARE_MAX:
+                    spare = SPARE_STATES[kind] = []
+                if len(spare) < SPARE_MAX:
                     spare.append((d["_st"], self._handed_out))
         except Exception:  # noqa: BLE001 (interpreter shutdown, half-built game)
             pass
@@ -487,7 +426,7 @@ class Game:
         (figure * max_segments + segment; -1: no follower). `play_row(*row)` plays one."""
         rows = np.empty((self._rows_per_cell * max(int(self._sc[C.SC_NFRONT]), 1), 5),
                         np.int64)
-        return rows[: _core_calls(self._ts)[0](self._st, self._ts.tables, rows)]
+        return rows[: core_calls(self._ts)[0](self._st, self._ts.tables, rows)]
 
     def bounding_box(self) -> tuple[int, int, int, int]:
         """(x_min, y_min, x_max, y_max) of the placed tiles."""
@@ -518,7 +457,7 @@ class Game:
         S = ts.max_segments  # = the core's segment slots (a jitted call costs more)
         if follower is None and slot != C.NO_FOLLOWER:
             follower = ts.slot_names[t][r][slot % S]
-        _core_calls(ts)[1](st, ts.tables, int(h), int(x), int(y), int(r), int(slot))
+        core_calls(ts)[1](st, ts.tables, int(h), int(x), int(y), int(r), int(slot))
         self._legal = None
         entry = {"player": seat, "tile": ts.names[t], "x": x, "y": y, "rotation": r,
                  "follower": follower}
@@ -565,11 +504,11 @@ class Game:
         game of the same kind has been dropped: its state is reused (copied into)."""
         kind, src, handed_out = self._kind, self._st, self._handed_out
         try:  # a dead game's state (`__del__`), else a new one
-            st, dirty = _SPARE_STATES[kind].pop()
+            st, dirty = SPARE_STATES[kind].pop()
         except (KeyError, IndexError):
             st = copy_state(src)
         else:
-            calls = _CORE_CALLS.get(self._ts) or _core_calls(self._ts)
+            calls = CORE_CALLS.get(self._ts) or core_calls(self._ts)
             calls[3 if dirty or handed_out else 2](st, src)
         other = Game.__new__(Game)
         if handed_out:  # the copy holds whatever this state held past its counts

@@ -11,7 +11,7 @@ from test_copy_into import RULES, _played
 from carcassonne_env import Game, Rules
 from carcassonne_env.core import config as C
 from carcassonne_env.core.state import SCRATCH_FIELDS, GameState, copy_game, copy_state
-from carcassonne_env.game import _SPARE_STATES
+from carcassonne_env.clones import SPARE_STATES
 
 
 def _same_state(a: GameState, b: GameState) -> bool:
@@ -20,7 +20,7 @@ def _same_state(a: GameState, b: GameState) -> bool:
 
 
 def _spares(game: Game) -> list[tuple[GameState, bool]]:
-    return _SPARE_STATES.setdefault(game._kind, [])
+    return SPARE_STATES.setdefault(game._kind, [])
 
 
 @pytest.mark.parametrize("rules", RULES, ids=["base", "expansions", "solo"])

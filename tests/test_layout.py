@@ -71,7 +71,7 @@ def test_imports_go_one_way(package, below):
 LAYERS = [
     ("core.", 0), ("checks", 0), ("cli_errors", 0), ("shadowing", 0), ("registration", 0),
     ("tiles", 1), ("rules", 1), ("moves", 1), ("records", 1), ("text", 1), ("render", 1),
-    ("rendering", 1), ("annotations", 1),
+    ("rendering", 1), ("annotations", 1), ("clones", 1),
     ("game", 2), ("encoding", 3), ("symmetry", 3), ("bots", 4), ("envs", 5),
     ("carcassonne_v0", 6), ("bench", 6), ("compilation", 6), ("viewer", 6), ("cli", 7),
     ("", 6),  # the package's __init__

@@ -1,0 +1,86 @@
+"""What makes `Game.clone` cheap: the spare states of dead games a clone copies into, the
+persistent move and score logs clones share, and the core calls a game makes, compiled
+once per tile set (`Game` in `carcassonne_env.game` uses them)."""
+
+from __future__ import annotations
+
+from sys import getrefcount
+from typing import Any
+
+import numpy as np
+
+from .core.jit import entry_point
+from .core.state import GameState, copy_game, copy_whole, make_state
+from .core.turn import apply_move, legal_moves
+from .rules import Rules
+from .tiles import TileSet
+
+# Spare states for `Game.clone`: a dead game gives its state back here when nothing else
+# holds it (no view of one of its arrays either), and a clone copies into one (one
+# memcpy) instead of allocating. By kind (`_kind`): (state, handed out), where "handed
+# out" (`Game.state` was read) means code outside the game may have written past its
+# counts, so a copy into it, or from its game, copies every word (`copy_whole`, else
+# `copy_game`).
+SPARE_STATES: dict[tuple, list[tuple[GameState, bool]]] = {}
+SPARE_MAX = 8  # per kind: a search drops each clone before it makes the next
+
+
+def state_refs(game: Any) -> int:
+    """References to `game._st` but the game's own cached views of its arrays (`VIEWS`;
+    any other view of one of its arrays holds one). Written out: on every dropped clone."""
+    d = game.__dict__
+    return getrefcount(d["_st"]) - ("_sc" in d) - ("_scores" in d)
+
+
+# The state's arrays a `Game` reads on every move, as views cached on first use (a field
+# of a state is a new numpy view each time, about 1 us); `state_refs` names them too.
+VIEWS = ("_sc", "_scores")
+
+
+class _Probe:
+    """An object holding a state as a `Game` does and nothing else, to calibrate
+    `state_refs`."""
+
+    def __init__(self) -> None:
+        self._st = make_state(Rules().to_config(), 1, 1, 1)
+
+
+# What `state_refs` gives for a state held by its game alone (the interpreter's own
+# temporary references vary between Python versions: measured, not assumed).
+UNSHARED = state_refs(_Probe())
+
+
+# The move and score logs are persistent lists: () empty, else (earlier log, last entry).
+# Appending is one tuple and a clone shares them: no list copies per clone.
+def log_items(log: tuple) -> list[Any]:
+    """The entries of a log (oldest first)."""
+    items = []
+    while log:
+        log, item = log
+        items.append(item)
+    items.reverse()
+    return items
+
+
+def as_log(items: list[Any]) -> tuple:
+    """The log of `items` (oldest first)."""
+    log: tuple = ()
+    for item in items:
+        log = (log, item)
+    return log
+
+
+CORE_CALLS: dict[TileSet, tuple] = {}  # a plain dict: `functools.cache` costs 0.6 us
+
+
+def core_calls(ts: TileSet) -> tuple:
+    """(legal_moves, apply_move, copy_game, copy_whole) compiled for a game's state and
+    `ts`'s tables (every game's state has the same type): `core.jit.entry_point`s."""
+    calls = CORE_CALLS.get(ts)
+    if calls is None:
+        st = make_state(Rules().to_config(), 1, 1, 1)
+        calls = CORE_CALLS[ts] = (
+            entry_point(legal_moves, st, ts.tables, np.empty((1, 5), np.int64)),
+            entry_point(apply_move, st, ts.tables, 0, 0, 0, 0, 0),
+            entry_point(copy_game, st, st), entry_point(copy_whole, st, st))
+    return calls
