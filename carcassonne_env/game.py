@@ -118,8 +118,7 @@ class Game:
         self._st.deck[: len(deck)] = deck
         reset(self._st, self._ts.tables, len(deck))
         # the shapes that make states interchangeable for clones (None: not recycled)
-        self._kind: tuple | None = (self._ts, n_tiles, *self._st.active.shape,
-                                    *self._st.supply.shape)
+        self._kind = (self._ts, n_tiles, *self._st.active.shape, *self._st.supply.shape)
         self._moves: tuple = ()  # logs: `clones.log_items`
         self._score_log: tuple = ()
         self._legal: dict[Move, list[int]] | None = None
