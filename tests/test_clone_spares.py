@@ -9,9 +9,9 @@ import pytest
 from test_copy_into import RULES, _played
 
 from carcassonne_env import Game, Rules
+from carcassonne_env.clones import SPARE_STATES
 from carcassonne_env.core import config as C
 from carcassonne_env.core.state import SCRATCH_FIELDS, GameState, copy_game, copy_state
-from carcassonne_env.clones import SPARE_STATES
 
 
 def _same_state(a: GameState, b: GameState) -> bool:

@@ -49,7 +49,8 @@ def test_train_search_loop_gates_resumes_and_refuses(tmp_path):
     the next iteration from the checkpoint with the replay restored."""
     out = tmp_path / "loop"
     args = ["--out", str(out), "--iterations", "1", "--games", "1", "--simulations", "2",
-            "--gate-games", "2", "--gate-threshold", "0", "--panel-games", "2",
+            "--gate-games", "2", "--gate-threshold", "0", "--confirm-threshold", "0",
+            "--panel-games", "2",
             "--panel", "random", "--replay", "2", "--no-progress"]
     assert search.main(args) == 0
     assert {p.name for p in out.iterdir()} >= {
@@ -100,6 +101,23 @@ def test_a_rejected_candidate_leaves_the_best(tmp_path):
     assert search.main(["--out", str(out), "--resume", "--iterations", "2",
                         "--no-progress"]) == 0
     assert not (out / "samples_1.npz").exists()  # out of a replay of 1
+
+
+def test_the_confirmation_decides_after_the_gate(tmp_path):
+    """A candidate through the gate (threshold 0) is not a new generation unless its
+    confirmation match reaches --confirm-threshold (1 here: it must win both games)."""
+    out = tmp_path / "loop"
+    assert search.main(["--out", str(out), "--iterations", "1", "--games", "1",
+                        "--simulations", "2", "--gate-games", "2", "--gate-threshold", "0",
+                        "--confirm-threshold", "1", "--panel-games", "0", "--replay", "1",
+                        "--no-progress"]) == 0
+    with open(out / "curve.csv", newline="") as f:
+        row = list(csv.DictReader(f))[1]
+    assert 0 <= float(row["confirm_lo"]) <= float(row["confirm_win"]) <= 1  # played
+    won_both = float(row["confirm_win"]) == 1
+    assert row["accepted"] == str(int(won_both))
+    assert row["generation"] == str(int(won_both))
+    assert (out / "gen_1.zip").exists() == won_both
 
 
 def test_train_search_needs_a_candidate_model(tmp_path):

@@ -23,11 +23,13 @@ the candidate learns. Each iteration:
    error, Adam, gradient norm 0.5).
 3. Gate: the candidate plays `gate_games` games against the best, both with their raw
    policy (one forward pass per move, no search), both seatings of each deck. A win
-   rate (draws half) >= `gate_threshold` makes it the best: generation g + 1
-   (gen_<g+1>.zip), which then plays `gate_games` more games against the last one on
-   other decks (the confirmation: the gate's own figure is biased upwards, as the
-   candidate is kept for winning it). A rejected candidate keeps its weights and goes on
-   learning; the self-play goes on with the best. `gate_games` 0 accepts every candidate.
+   rate (draws half) >= `gate_threshold` sends it to the confirmation: `gate_games` more
+   games against the best on other decks. The gate's own figure is biased upwards (of
+   many candidates, the one that won its draw passes), so the confirmation decides: a
+   win rate >= `confirm_threshold` there (0: the gate alone decides) makes the candidate
+   the best, generation g + 1 (gen_<g+1>.zip). A rejected candidate keeps its weights
+   and goes on learning; the self-play goes on with the best. `gate_games` 0 accepts
+   every candidate.
 4. Value refit: the best network's value MLP and `value_net` take `value_epochs` passes
    of squared error over the replay, everything else frozen (`training.value_fit`'s
    refit: its raw policy does not change, its searches do), saved as best.zip.
@@ -103,6 +105,7 @@ class SearchSettings:
     value_learning_rate: float = 1e-3
     gate_games: int = 200  # candidate against best per iteration (0: accept every one)
     gate_threshold: float = 0.55
+    confirm_threshold: float = 0.55  # the confirmation's win rate to accept (0: none)
     panel_games: int = 100  # per panel bot for every generation (0: none)
     panel: str = "greedy,heuristic,mcts"  # the panel's bots (arena specs, comma-separated)
     seed: int = 0
@@ -122,7 +125,8 @@ class SearchSettings:
             require(self, name, float, lambda v: v > 0, "a number > 0")
         for name in ("c", "value_coef"):
             require(self, name, float, lambda v: v >= 0, "a number >= 0")
-        require(self, "gate_threshold", float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
+        for name in ("gate_threshold", "confirm_threshold"):
+            require(self, name, float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
         require(self, "panel", str, lambda v: bool(self.panel_bots()) or self.panel_games == 0,
                 "comma-separated bot specs")
 
@@ -416,7 +420,9 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         if not config.is_file() or not state_file.is_file():
             raise ValueError(f"--resume: no search run in {out} (no config.json or "
                              "state.json)")
-        settings = SearchSettings(**json.loads(config.read_text())["settings"])
+        stored = json.loads(config.read_text())["settings"]
+        stored.setdefault("confirm_threshold", 0.0)  # a run from before it: the gate alone
+        settings = SearchSettings(**stored)
         if iterations is not None:
             settings.iterations = iterations
         settings.check()
@@ -504,13 +510,15 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
             win = gate(path, best_path, settings.gate_games, GATE_SEED + it)
         else:
             win = (_NAN, _NAN, _NAN)
-        accepted = not settings.gate_games or win[0] >= settings.gate_threshold
+        passed = not settings.gate_games or win[0] >= settings.gate_threshold
         confirm = (_NAN, _NAN, _NAN)
+        if passed and settings.gate_games:  # the gate picked its best draw: a fresh estimate
+            confirm = gate(path, best_path, settings.gate_games, CONFIRM_SEED + it)
+        accepted = passed and (not settings.gate_games
+                               or confirm[0] >= settings.confirm_threshold)
         if accepted:
             generation += 1
             shutil.copyfile(path, out / f"gen_{generation}.zip")
-            if settings.gate_games:  # the gate picked its best draw: a fresh estimate
-                confirm = gate(path, best_path, settings.gate_games, CONFIRM_SEED + it)
         t3 = time.perf_counter()
         best = load_model(path if accepted else best_path, cached=False)
         best_v_loss = refit_value(best, data, settings, rng) if settings.value_epochs \
