@@ -118,8 +118,8 @@ def draw_curves(run_dirs: list[Path], titles: list[str] | None = None,
 
 def plot_loop(out: Path) -> Path | None:
     """curve.png in `out`, a `train search` run: the gate's win rate per iteration
-    (accepted ones filled) and each generation's panel win rates, with their 95%
-    intervals, against wall-clock hours; None without matplotlib."""
+    (accepted ones filled), the confirmation matches and each generation's panel win
+    rates, with their 95% intervals, against wall-clock hours; None without matplotlib."""
     try:
         import matplotlib
     except ImportError:
@@ -143,6 +143,11 @@ def plot_loop(out: Path) -> Path | None:
         if not acc.all():
             ax.plot(hours[gated][~acc], win[~acc], "o", mfc="none", mec="grey",
                     label="gate: rejected")
+    confirmed = [i for i, r in enumerate(rows)
+                 if not math.isnan(float(r.get("confirm_win") or "nan"))]
+    if confirmed:  # the unbiased second match of a candidate through the gate
+        ax.plot(hours[confirmed], [float(rows[i]["confirm_win"]) for i in confirmed], "D",
+                color="tab:blue", mec="black", ms=7, zorder=5, label="confirmation")
     gens = [i for i, r in enumerate(rows) if r["accepted"] == "1"]
     for name in [c[len("win_vs_"):] for c in rows[0] if c.startswith("win_vs_")]:
         pts = [i for i in gens if not math.isnan(float(rows[i][f"win_vs_{name}"]))]
