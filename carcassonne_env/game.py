@@ -5,14 +5,12 @@ in `carcassonne_env.core`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from sys import getrefcount
 from typing import Any
 
 import numpy as np
 
 from .checks import check_int, check_optional_int, check_seed
 from .clones import (
-    CORE_CALLS,
     SPARE_MAX,
     SPARE_STATES,
     UNSHARED,
@@ -20,6 +18,7 @@ from .clones import (
     as_log,
     core_calls,
     log_items,
+    state_refs,
 )
 from .core import config as C
 from .core.board import find, n_segments
@@ -188,7 +187,7 @@ class Game:
         """The core row of a legal `move`; `IllegalMoveError` with the reason otherwise."""
         check_move_types(move)  # before the cache: Move(0.0, ...) == Move(0, ...) there
         row = self._legal.get(move) if self._legal is not None else None
-        return row if row is not None else resolve(self, move)
+        return row if row is not None else resolve(self, self._st, move)
 
     # ------------------------------------------------------------------ state
     @property
@@ -407,16 +406,13 @@ class Game:
         # give the state to the next clone, unless something else still holds it or one
         # of its arrays (an env that kept `_st`, a view of the board...)
         try:
-            d = self.__dict__
-            kind = d.get("_kind")
-            # (`clones.state_refs` written out: this runs for every dropped clone)
-            if kind is not None and (getrefcount(d["_st"]) - ("_sc" in d)
-                                     - ("_scores" in d)) == UNSHARED:
+            kind = self.__dict__.get("_kind")
+            if kind is not None and state_refs(self) == UNSHARED:
                 spare = SPARE_STATES.get(kind)
-                if spare is None:
+                if spare is None:  # (not `setdefault`: no list made per dropped clone)
                     spare = SPARE_STATES[kind] = []
                 if len(spare) < SPARE_MAX:
-                    spare.append((d["_st"], self._handed_out))
+                    spare.append((self._st, self._handed_out))
         except Exception:  # noqa: BLE001 (interpreter shutdown, half-built game)
             pass
 
@@ -507,8 +503,7 @@ class Game:
         except (KeyError, IndexError):
             st = copy_state(src)
         else:
-            calls = CORE_CALLS.get(self._ts) or core_calls(self._ts)
-            calls[3 if dirty or handed_out else 2](st, src)
+            core_calls(self._ts)[3 if dirty or handed_out else 2](st, src)
         other = Game.__new__(Game)
         if handed_out:  # the copy holds whatever this state held past its counts
             other._handed_out = True

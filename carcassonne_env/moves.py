@@ -12,6 +12,7 @@ from .core import config as C
 from .core.turn import check_move
 
 if TYPE_CHECKING:
+    from .core.state import GameState
     from .game import Game
     from .tiles import TileSet
 
@@ -129,13 +130,14 @@ def check_move_types(move: Move) -> None:
             raise IllegalMoveError(f"{name} must be None or a string, got {v!r}")
 
 
-def resolve(game: Game, move: Move) -> list[int]:
-    """The core row [hand index, x, y, rotation, slot] of `move` in `game`, checked by the
-    core; `IllegalMoveError` saying why if the rules do not allow it (`Game.play`'s path
-    for a move its legal-move cache does not know; the fields' types already passed
-    `check_move_types`)."""
+def resolve(game: Game, st: GameState, move: Move) -> list[int]:
+    """The core row [hand index, x, y, rotation, slot] of `move` in `game` (whose state
+    is `st`: passed by the game, which reading `Game.state` would mark as handed out),
+    checked by the core; `IllegalMoveError` saying why if the rules do not allow it
+    (`Game.play`'s path for a move its legal-move cache does not know; the fields' types
+    already passed `check_move_types`)."""
     x, y, r = int(move.x), int(move.y), int(move.rotation)
-    st, ts = game.state, game.tileset
+    ts = game.tileset
     fmt = {"x": x, "y": y, "rotation": r, "follower": move.follower, "tile": move.tile,
            "seat": game.current_player,
            "figure": "large follower" if move.figure == "large" else move.figure,
@@ -144,7 +146,7 @@ def resolve(game: Game, move: Move) -> list[int]:
     if game.done:
         raise IllegalMoveError(MESSAGES[C.E_OVER])
     if game.decision != "place":
-        return _resolve_choice(game, move, fmt)
+        return _resolve_choice(game, st, move, fmt)
     h = 0
     if game.rules.hand_size > 1:
         hand = game.hand
@@ -186,9 +188,10 @@ def resolve(game: Game, move: Move) -> list[int]:
     return [h, x, y, r, slot]
 
 
-def _resolve_choice(game: Game, move: Move, fmt: dict[str, Any]) -> list[int]:
+def _resolve_choice(game: Game, st: GameState, move: Move, fmt: dict[str, Any]
+                    ) -> list[int]:
     """Core arguments of a scoring choice (`decision` is not "place")."""
-    st, ts = game.state, game.tileset
+    ts = game.tileset
     x, y, r = fmt["x"], fmt["y"], fmt["rotation"]
     i = game.cell_index(x, y)
     slot = -2

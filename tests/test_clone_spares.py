@@ -113,3 +113,17 @@ def test_a_handed_out_state_is_copied_in_full_both_ways():
     clone = source.clone()
     assert _same_state(clone._st, copy_state(source._st))
     assert clone._handed_out  # it holds the same unknown extents
+
+
+def test_only_reading_the_state_marks_a_game_handed_out():
+    """`Game.play` of a move its legal-move cache does not hold (checked by the core
+    through `moves.resolve`) leaves the game unmarked; reading `Game.state` marks it."""
+    game = Game(Rules(players=2), seed=5)
+    rng = random.Random(5)
+    for _ in range(6):
+        move = rng.choice(game.legal_moves())
+        game.forget_legal_moves()  # the move goes through the core's check
+        game.play(move)
+    assert not game._handed_out and not game.clone()._handed_out
+    game.state  # noqa: B018
+    assert game._handed_out and game.clone()._handed_out
