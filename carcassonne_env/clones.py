@@ -74,13 +74,26 @@ CORE_CALLS: dict[TileSet, tuple] = {}  # a plain dict: `functools.cache` costs 0
 
 
 def core_calls(ts: TileSet) -> tuple:
-    """(legal_moves, apply_move, copy_game, copy_whole) compiled for a game's state and
-    `ts`'s tables (every game's state has the same type): `core.jit.entry_point`s."""
+    """(legal_moves, apply_move) compiled for a game's state and `ts`'s tables (every
+    game's state has the same type): `core.jit.entry_point`s."""
     calls = CORE_CALLS.get(ts)
     if calls is None:
         st = make_state(Rules().to_config(), 1, 1, 1)
         calls = CORE_CALLS[ts] = (
             entry_point(legal_moves, st, ts.tables, np.empty((1, 5), np.int64)),
-            entry_point(apply_move, st, ts.tables, 0, 0, 0, 0, 0),
-            entry_point(copy_game, st, st), entry_point(copy_whole, st, st))
+            entry_point(apply_move, st, ts.tables, 0, 0, 0, 0, 0))
     return calls
+
+
+COPY_CALLS: dict[bool, Any] = {}  # compiled on first use: see `copy_call`
+
+
+def copy_call(full: bool) -> Any:
+    """`copy_whole` (`full`) or `copy_game` compiled for a game's state (a
+    `core.jit.entry_point`), each compiled when a clone first copies that way into a
+    spare state: a program that never does never compiles it."""
+    call = COPY_CALLS.get(full)
+    if call is None:
+        st = make_state(Rules().to_config(), 1, 1, 1)
+        call = COPY_CALLS[full] = entry_point(copy_whole if full else copy_game, st, st)
+    return call

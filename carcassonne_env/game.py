@@ -16,6 +16,7 @@ from .clones import (
     UNSHARED,
     VIEWS,
     as_log,
+    copy_call,
     core_calls,
     log_items,
     state_refs,
@@ -503,7 +504,7 @@ class Game:
         except (KeyError, IndexError):
             st = copy_state(src)
         else:
-            core_calls(self._ts)[3 if dirty or handed_out else 2](st, src)
+            copy_call(dirty or handed_out)(st, src)
         other = Game.__new__(Game)
         if handed_out:  # the copy holds whatever this state held past its counts
             other._handed_out = True
