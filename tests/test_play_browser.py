@@ -284,7 +284,8 @@ def test_a_stopped_server_is_said_not_waited_for(browser, served):  # noqa: F811
     page.page.keyboard.press("Enter")
     if options != [None]:
         page.page.click("#no-follower")
-    page.page.wait_for_function("window.serverLost !== undefined", timeout=10_000)
+    # (not `window.serverLost`: the function of that name is a global, defined at once)
+    page.page.wait_for_function("window.lostReason !== undefined", timeout=10_000)
     message = page.page.locator("#message")
     assert "game server stopped" in message.inner_text()
     assert "carcassonne play --human" in message.inner_text()
