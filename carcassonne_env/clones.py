@@ -85,15 +85,16 @@ def core_calls(ts: TileSet) -> tuple:
     return calls
 
 
-COPY_CALLS: dict[bool, Any] = {}  # compiled on first use: see `copy_call`
+class _CopyCalls(dict):
+    """`COPY_CALLS[full]`: `copy_whole` (`full`) or `copy_game` compiled for a game's
+    state (a `core.jit.entry_point`), each compiled when a clone first copies that way
+    into a spare state: a program that never does never compiles it. (A dict, not a
+    function: one subscript per clone.)"""
 
-
-def copy_call(full: bool) -> Any:
-    """`copy_whole` (`full`) or `copy_game` compiled for a game's state (a
-    `core.jit.entry_point`), each compiled when a clone first copies that way into a
-    spare state: a program that never does never compiles it."""
-    call = COPY_CALLS.get(full)
-    if call is None:
+    def __missing__(self, full: bool) -> Any:
         st = make_state(Rules().to_config(), 1, 1, 1)
-        call = COPY_CALLS[full] = entry_point(copy_whole if full else copy_game, st, st)
-    return call
+        call = self[full] = entry_point(copy_whole if full else copy_game, st, st)
+        return call
+
+
+COPY_CALLS = _CopyCalls()

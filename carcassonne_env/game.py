@@ -11,12 +11,12 @@ import numpy as np
 
 from .checks import check_int, check_optional_int, check_seed
 from .clones import (
+    COPY_CALLS,
     SPARE_MAX,
     SPARE_STATES,
     UNSHARED,
     VIEWS,
     as_log,
-    copy_call,
     core_calls,
     log_items,
     state_refs,
@@ -407,7 +407,7 @@ class Game:
         # give the state to the next clone, unless something else still holds it or one
         # of its arrays (an env that kept `_st`, a view of the board...)
         try:
-            kind = self.__dict__.get("_kind")
+            kind = self._kind
             if kind is not None and state_refs(self) == UNSHARED:
                 spare = SPARE_STATES.get(kind)
                 if spare is None:  # (not `setdefault`: no list made per dropped clone)
@@ -504,7 +504,7 @@ class Game:
         except (KeyError, IndexError):
             st = copy_state(src)
         else:
-            copy_call(dirty or handed_out)(st, src)
+            COPY_CALLS[dirty or handed_out](st, src)
         other = Game.__new__(Game)
         if handed_out:  # the copy holds whatever this state held past its counts
             other._handed_out = True

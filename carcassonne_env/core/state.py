@@ -203,8 +203,8 @@ def copy_rows(dst, src, n):
 def copy_features(dst, src, g, expansions):
     """Copy src's first g segments' feature arrays but the tile sets (`fbits`), and the
     figures, supplies and scores (the expansions' arrays with `expansions`): what a move
-    changes besides the board, the frontier, the counters and the tile sets (shared by
-    `copy_into` and `turn.undo_place`)."""
+    changes besides the board, the frontier, the counters and the tile sets (what
+    `turn.undo_place` restores)."""
     copy_prefix(dst.parent, src.parent, g)
     copy_prefix(dst.fntiles, src.fntiles, g)
     copy_prefix(dst.fpenn, src.fpenn, g)
@@ -246,44 +246,9 @@ def _copy_board(dst, src):
         copy_flat(dst_board, src_board, y * D + x0, x1 - x0)
 
 
-@hot
-def _copy_extents(dst, src, n, nfront, npairs, ndisc, nevents, expansions):
-    """Copy src's arrays but the board and the fixed-size head (rule options, scalars):
-    the first `n` placements and their segments, the first `nfront` frontier rows,
-    `npairs` adjacencies, `ndisc` discards and `nevents` events; the small per-seat and
-    deck arrays whole; the expansions' arrays only with `expansions`."""
-    g = n * src.cfg[C.CFG_NSEG]
-    copy_rows(dst.frontier, src.frontier, nfront)
-    copy_prefix(dst.ptype, src.ptype, n)
-    copy_prefix(dst.prot, src.prot, n)
-    copy_prefix(dst.px, src.px, n)
-    copy_prefix(dst.py, src.py, n)
-    copy_rows(dst.fbits, src.fbits, g)
-    copy_features(dst, src, g, expansions)
-    copy_prefix(dst.deck, src.deck, src.deck.shape[0])
-    copy_prefix(dst.spos, src.spos, src.spos.shape[0])
-    copy_rows(dst.hands, src.hands, src.hands.shape[0])
-    copy_rows(dst.pairs, src.pairs, npairs)
-    copy_prefix(dst.discards, src.discards, ndisc)
-    copy_rows(dst.events, src.events, nevents)
-
-
-@hot
-def copy_into(dst, src):
-    """Make `dst` (same shapes) a copy of `src` without allocating. Only the part in use is
-    copied: the board rectangle covering both games' tiles (outside it both are empty),
-    the segments and events that exist; the expansions' aggregates only when either game
-    has them (without, they stay zero). What lies past src's counts in dst stays."""
-    expansions = src.cfg[C.CFG_EXPANSIONS] | dst.cfg[C.CFG_EXPANSIONS]
-    src_sc = src.sc
-    copy_prefix(dst.cfg, src.cfg, src.cfg.shape[0])
-    _copy_board(dst, src)
-    copy_prefix(dst.sc, src_sc, src_sc.shape[0])
-    _copy_extents(dst, src, src_sc[C.SC_PLACED], src_sc[C.SC_NFRONT], src_sc[C.SC_NPAIRS],
-                  src_sc[C.SC_NDISC], src_sc[C.SC_NEVENTS], expansions)
-
-
-# Header words of the board's and the next field's byte offsets (`copy_whole`).
+# Words of the header (equal in states of the same shapes: `copy_into` and `copy_game`
+# skip it); header words of the board's and the next field's byte offsets.
+_HEAD = STATE.header_words
 _BOARD_AT = STATE.header_word("board")
 _AFTER_BOARD = STATE.header_word(STATE.names[STATE.index["board"] + 1])
 
@@ -301,6 +266,81 @@ def copy_whole(dst, src):
     copy_flat(words_d, words_s, after, words_s[1] - after)
 
 
+# Each field as `_copy_field` reads it: (header word of its byte offset, followed by its
+# dimensions; item size; number of dimensions). A global named tuple: constants to numba.
+_FIELDS = namedtuple("_Fields", STATE.names)(*(
+    (STATE.header_word(f), dt.itemsize, dims if isinstance(dims, int) else len(dims))
+    for f, dt, dims, _ in STATE.fields))
+
+
+@hot
+def _copy_field(words_d, words_s, field, rows):
+    """Copy the first `rows` rows of a field (`_FIELDS`) as whole int64 words (every
+    field starts on a word; the last word's bytes past the rows are src's too): one
+    compiled copy for every field, whatever its dtype."""
+    at, itemsize, ndim = field
+    nbytes = itemsize * rows
+    for d in range(1, ndim):  # times the bytes of a row
+        nbytes *= words_s[at + 1 + d]
+    copy_flat(words_d, words_s, words_s[at] // 8, (nbytes + 7) // 8)
+
+
+@hot
+def _copy_fields(dst, src, nfront, n, npairs, ndisc, nevents, expansions):
+    """Copy src's fields after the board into dst's (same shapes): the first `nfront`
+    frontier rows, `n` placements and their segments, `npairs` adjacencies, `ndisc`
+    discards and `nevents` events; the per-seat and deck arrays whole; the expansions'
+    arrays only with `expansions`. Written out field by field: a loop over a table of
+    the fields took half as long again (a branch per field)."""
+    wd, ws, F = dst.words, src.words, _FIELDS
+    g = n * np.int64(src.cfg[C.CFG_NSEG])
+    _copy_field(wd, ws, F.frontier, nfront)
+    _copy_field(wd, ws, F.ptype, n)
+    _copy_field(wd, ws, F.prot, n)
+    _copy_field(wd, ws, F.px, n)
+    _copy_field(wd, ws, F.py, n)
+    _copy_field(wd, ws, F.parent, g)
+    _copy_field(wd, ws, F.fbits, g)
+    _copy_field(wd, ws, F.fntiles, g)
+    _copy_field(wd, ws, F.fpenn, g)
+    _copy_field(wd, ws, F.fopen, g)
+    _copy_field(wd, ws, F.fmeep, g)
+    _copy_field(wd, ws, F.fdone, g)
+    if expansions:
+        _copy_field(wd, ws, F.fflag, g)
+        _copy_field(wd, ws, F.fgoods, g)
+        _copy_field(wd, ws, F.fbuild, g)
+        _copy_field(wd, ws, F.fpig, g)
+        _copy_field(wd, ws, F.xsupply, src.xsupply.shape[0])
+        _copy_field(wd, ws, F.goods, src.goods.shape[0])
+    _copy_field(wd, ws, F.owner, g)
+    _copy_field(wd, ws, F.ofig, g)
+    _copy_field(wd, ws, F.active, src.active.shape[0])
+    _copy_field(wd, ws, F.supply, src.supply.shape[0])
+    _copy_field(wd, ws, F.scores, src.scores.shape[0])
+    _copy_field(wd, ws, F.deck, src.deck.shape[0])
+    _copy_field(wd, ws, F.spos, src.spos.shape[0])
+    _copy_field(wd, ws, F.hands, src.hands.shape[0])
+    _copy_field(wd, ws, F.pairs, npairs)
+    _copy_field(wd, ws, F.discards, ndisc)
+    _copy_field(wd, ws, F.events, nevents)
+
+
+@hot
+def copy_into(dst, src):
+    """Make `dst` (same shapes) a copy of `src` without allocating. Only the part in use is
+    copied: the board rectangle covering both games' tiles (outside it both are empty),
+    the segments and events that exist; the expansions' aggregates only when either game
+    has them (without, they stay zero). What lies past src's counts in dst stays."""
+    sc = src.sc
+    expansions = (src.cfg[C.CFG_EXPANSIONS] | dst.cfg[C.CFG_EXPANSIONS]) != 0
+    n = np.int64(sc[C.SC_PLACED])  # (int64 counts: one compiled `_copy_fields`)
+    _copy_board(dst, src)  # (before the scalars: it reads both games' boxes)
+    copy_flat(dst.words, src.words, _HEAD, src.words[_BOARD_AT] // 8 - _HEAD)  # cfg, sc
+    _copy_fields(dst, src, np.int64(sc[C.SC_NFRONT]), n, np.int64(sc[C.SC_NPAIRS]),
+                 np.int64(sc[C.SC_NDISC]), np.int64(sc[C.SC_NEVENTS]), expansions)
+
+
 @hot
 def copy_game(dst, src):
     """`copy_whole` for two states that hold nothing past their counts (placements,
@@ -310,11 +350,12 @@ def copy_game(dst, src):
     nothing of dst's game (tests/test_clone_spares.py) at about half the cost; the
     frontier is copied whole (its rows past the count are stale)."""
     src_sc, dst_sc = src.sc, dst.sc
-    expansions = src.cfg[C.CFG_EXPANSIONS] | dst.cfg[C.CFG_EXPANSIONS]
-    n = max(src_sc[C.SC_PLACED], dst_sc[C.SC_PLACED])
-    npairs = max(src_sc[C.SC_NPAIRS], dst_sc[C.SC_NPAIRS])
-    ndisc = max(src_sc[C.SC_NDISC], dst_sc[C.SC_NDISC])
-    nevents = max(src_sc[C.SC_NEVENTS], dst_sc[C.SC_NEVENTS])
+    expansions = (src.cfg[C.CFG_EXPANSIONS] | dst.cfg[C.CFG_EXPANSIONS]) != 0
+    n = max(np.int64(src_sc[C.SC_PLACED]), dst_sc[C.SC_PLACED])  # (int64 counts)
+    npairs = max(np.int64(src_sc[C.SC_NPAIRS]), dst_sc[C.SC_NPAIRS])
+    ndisc = max(np.int64(src_sc[C.SC_NDISC]), dst_sc[C.SC_NDISC])
+    nevents = max(np.int64(src_sc[C.SC_NEVENTS]), dst_sc[C.SC_NEVENTS])
     _copy_board(dst, src)  # (before the scalars: it reads both games' boxes)
-    copy_flat(dst.words, src.words, 0, src.words[_BOARD_AT] // 8)  # header, cfg, sc
-    _copy_extents(dst, src, n, src.frontier.shape[0], npairs, ndisc, nevents, expansions)
+    copy_flat(dst.words, src.words, _HEAD, src.words[_BOARD_AT] // 8 - _HEAD)  # cfg, sc
+    _copy_fields(dst, src, np.int64(src.frontier.shape[0]), n, npairs, ndisc, nevents,
+                 expansions)
