@@ -17,12 +17,22 @@ from .tiles import TileSet
 
 # Spare states for `Game.clone`: a dead game gives its state back here when nothing else
 # holds it (no view of one of its arrays either), and a clone copies into one (one
-# memcpy) instead of allocating. By kind (`_kind`): (state, handed out), where "handed
+# memcpy) instead of allocating. By kind (`spares_for`): (state, handed out), where "handed
 # out" (`Game.state` was read) means code outside the game may have written past its
 # counts, so a copy into it, or from its game, copies every word (`copy_whole`, else
 # `copy_game`).
 SPARE_STATES: dict[tuple, list[tuple[GameState, bool]]] = {}
 SPARE_MAX = 8  # per kind: a search drops each clone before it makes the next
+
+
+def spares_for(ts: TileSet, st: GameState) -> list[tuple[GameState, bool]]:
+    """The spare states a game on `ts` with state `st` takes from and gives back to:
+    those of its kind (the shapes that make states interchangeable)."""
+    kind = (ts, *st.ptype.shape, *st.active.shape, *st.supply.shape)
+    spares = SPARE_STATES.get(kind)
+    if spares is None:
+        spares = SPARE_STATES[kind] = []
+    return spares
 
 
 def state_refs(game: Any) -> int:

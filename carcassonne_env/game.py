@@ -13,12 +13,12 @@ from .checks import check_int, check_optional_int, check_seed
 from .clones import (
     COPY_CALLS,
     SPARE_MAX,
-    SPARE_STATES,
     UNSHARED,
     VIEWS,
     as_log,
     core_calls,
     log_items,
+    spares_for,
     state_refs,
 )
 from .core import config as C
@@ -73,7 +73,9 @@ class Game:
     # Whether `state` was read: code outside may then have written past the state's
     # counts (a clone copies every word of it: `SPARE_STATES`). Set on the instance.
     _handed_out = False
-    _kind: tuple | None = None  # (a game unpickled from a version before it: no recycling)
+    # The spare states of games of its kind (`clones.spares_for`); None: its state is not
+    # its own (`over_state`), never given back.
+    _spares: list | None = None
 
     def __init__(
         self,
@@ -117,8 +119,7 @@ class Game:
                               int(self._ts.tables.n_adj.max())))
         self._st.deck[: len(deck)] = deck
         reset(self._st, self._ts.tables, len(deck))
-        # the shapes that make states interchangeable for clones (None: not recycled)
-        self._kind = (self._ts, n_tiles, *self._st.active.shape, *self._st.supply.shape)
+        self._spares = spares_for(self._ts, self._st)
         self._moves: tuple = ()  # logs: `clones.log_items`
         self._score_log: tuple = ()
         self._legal: dict[Move, list[int]] | None = None
@@ -132,13 +133,15 @@ class Game:
     def __getstate__(self) -> dict[str, Any]:
         # the cached views would unpickle as copies, apart from the state: made anew;
         # the logs as lists (as pickled before they became persistent lists)
-        state = {k: v for k, v in self.__dict__.items() if k not in VIEWS}
+        state = {k: v for k, v in self.__dict__.items() if k not in VIEWS and k != "_spares"}
         state["_moves"], state["_score_log"] = self.moves_played, self._scores_played()
         state["_events"] = list(self._events)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        state.pop("_kind", None)  # (pickles of an earlier version)
         self.__dict__.update(state)
+        self._spares = spares_for(self._ts, self._st)  # its own state now: a copy
         self._moves = as_log(state.get("_moves", []))
         self._score_log = as_log(state.get("_score_log", []))
         self._events = tuple(state.get("_events", []))
@@ -407,13 +410,10 @@ class Game:
         # give the state to the next clone, unless something else still holds it or one
         # of its arrays (an env that kept `_st`, a view of the board...)
         try:
-            kind = self._kind
-            if kind is not None and state_refs(self) == UNSHARED:
-                spare = SPARE_STATES.get(kind)
-                if spare is None:  # (not `setdefault`: no list made per dropped clone)
-                    spare = SPARE_STATES[kind] = []
-                if len(spare) < SPARE_MAX:
-                    spare.append((self._st, self._handed_out))
+            spares = self._spares
+            if spares is not None and len(spares) < SPARE_MAX \
+                    and state_refs(self) == UNSHARED:
+                spares.append((self._st, self._handed_out))
         except Exception:  # noqa: BLE001 (interpreter shutdown, half-built game)
             pass
 
@@ -492,23 +492,22 @@ class Game:
         game.rules, game.seed, game._ts = rules, seed, tileset
         game._hold(st)
         game._moves, game._score_log, game._legal, game._events = (), (), None, ()
-        game._kind = None  # the state is not the game's own: never given back
+        game._spares = None  # the state is not the game's own: never given back
         return game
 
     def clone(self) -> Game:
         """An independent copy of this game (state and move log). Cheapest when an earlier
         game of the same kind has been dropped: its state is reused (copied into)."""
-        kind, src, handed_out = self._kind, self._st, self._handed_out
-        try:  # a dead game's state (`__del__`), else a new one
-            st, dirty = SPARE_STATES[kind].pop()
-        except (KeyError, IndexError):
-            st = copy_state(src)
-        else:
+        src, handed_out, spares = self._st, self._handed_out, self._spares
+        if spares:  # a dead game's state (`__del__`), else a new one
+            st, dirty = spares.pop()
             COPY_CALLS[dirty or handed_out](st, src)
+        else:
+            st = copy_state(src)
         other = Game.__new__(Game)
         if handed_out:  # the copy holds whatever this state held past its counts
             other._handed_out = True
-        other.rules, other.seed, other._ts, other._kind = self.rules, self.seed, self._ts, kind
+        other.rules, other.seed, other._ts, other._spares = self.rules, self.seed, self._ts, spares
         other._st, other._rows_per_cell = st, self._rows_per_cell
         other._moves, other._score_log = self._moves, self._score_log  # immutable: shared
         other._legal, other._events = self._legal, self._events

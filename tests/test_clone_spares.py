@@ -9,7 +9,6 @@ import pytest
 from test_copy_into import RULES, _played
 
 from carcassonne_env import Game, Rules
-from carcassonne_env.clones import SPARE_STATES
 from carcassonne_env.core import config as C
 from carcassonne_env.core.state import SCRATCH_FIELDS, GameState, copy_game, copy_state
 
@@ -20,7 +19,7 @@ def _same_state(a: GameState, b: GameState) -> bool:
 
 
 def _spares(game: Game) -> list[tuple[GameState, bool]]:
-    return SPARE_STATES.setdefault(game._kind, [])
+    return game._spares
 
 
 @pytest.mark.parametrize("rules", RULES, ids=["base", "expansions", "solo"])
