@@ -9,7 +9,8 @@ colours, 4 followers) and prints markdown: one table per setting (mean with 95% 
 p10 / p50 / p90, end A / end B, mean tiles placed, milliseconds per move), the paired
 differences to the heuristic on the deals both played, and the clairvoyant line beside
 the best fair bot. `--png` draws the score distributions of every bot at 3 colours and 4
-followers in one picture.
+followers in one picture. `--summary` prints only the README's solo table: every bot at 3
+colours and 4 followers by mean, then the clairvoyant line.
 """
 
 from __future__ import annotations
@@ -63,8 +64,7 @@ def _row(bot: str, rows: list[dict]) -> str:
         if known else "-"
     moves = [r["moves"] for r in rows if r.get("moves") is not None]
     tiles = f"{np.mean(moves):.1f}" if moves else "-"
-    secs = [r.get("act_seconds") for r in rows]
-    spm = (f"{1000 * sum(secs) / sum(moves):.1f}" if moves and None not in secs else "-")
+    spm = _ms_per_move(rows)
     first, last = rows[0]["deal"], rows[-1]["deal"]
     return (f"| `{bot}` | {len(rows)} ({first}-{last}) | {_ci(x)} | {p10:.0f} / {p50:.0f} / "
             f"{p90:.0f} | {a} | {tiles} | {spm} |")
@@ -102,6 +102,41 @@ def tables(runs: dict, clair: dict) -> str:
             lines += ["", "Paired by deal: " + "; ".join(diffs) + "."]
         out.append("\n".join(lines))
     return "\n\n".join(out)
+
+
+def _ms_per_move(rows: list[dict]) -> str:
+    moves = [r["moves"] for r in rows if r.get("moves") is not None]
+    secs = [r.get("act_seconds") for r in rows]
+    return f"{1000 * sum(secs) / sum(moves):.1f}" if moves and None not in secs else "-"
+
+
+def summary(runs: dict, clair: dict) -> str:
+    """The README's solo table: every bot at 3 colours and 4 followers, by mean result
+    (the best fair bot in bold), then the clairvoyant line."""
+    from agents.sb3_policy import shipped_models
+
+    bots = runs.get((3, 4), {})
+    means = {b: float(np.mean([r["result"] for r in rows])) for b, rows in bots.items()}
+    models = set(shipped_models())
+    lines = ["| bot | deals | mean [95% CI] | median | end A / end B | ms/move |",
+             "|---|---:|---:|---:|---:|---:|"]
+
+    def row(label: str, rows: list[dict], bold: bool) -> str:
+        x = [r["result"] for r in rows]
+        ends = [r["end_reason"] for r in rows if r.get("end_reason")]
+        end = (f"{ends.count('A') / len(ends):.1%} / {ends.count('B') / len(ends):.1%}"
+               if ends else "-")
+        mean = _ci(x).replace(" [", "** [", 1) if bold else _ci(x)
+        return (f"| {label} | {len(rows)} | {'**' if bold else ''}{mean} | "
+                f"{np.median(x):.0f} | {end} | {_ms_per_move(rows)} |")
+
+    for b in sorted(bots, key=means.get):
+        label = f"`sb3:model={b}`" if b in models else f"`{b}`"
+        lines.append(row(label, bots[b], b == max(means, key=means.get)))
+    if clair:
+        lines.append(row("clairvoyant line (`solo-solve`, stacks known)",
+                         [clair[k] for k in sorted(clair)], False))
+    return "\n".join(lines)
 
 
 def curve_table(folder: Path, runs: dict) -> str:
@@ -190,8 +225,13 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", type=Path, nargs="?", default=Path("results/solo/lab/table"))
     ap.add_argument("--png", type=Path, help="write the overlaid distributions here")
+    ap.add_argument("--summary", action="store_true",
+                    help="print only the README's table (3 colours, 4 followers)")
     args = ap.parse_args(argv)
     runs, clair = load(args.folder)
+    if args.summary:
+        print(summary(runs, clair))
+        return
     print(tables(runs, clair))
     curve = curve_table(args.folder / "curve", runs)
     if curve:
