@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from carcassonne_env.core.jit import hot, hot_inline
+from carcassonne_env.core.jit import hot_entry, hot_inline
 
 # the core's `hot` options, and sums in any order (the dot products run in SIMD lanes)
 _reassociating = njit(cache=True, nogil=True, _nrt=False, error_model="numpy", fastmath=True)
@@ -66,7 +66,7 @@ def _dense_relu(x, n, wt, b, out):
             out[i, h] = max(s, np.float32(0.0))
 
 
-@hot  # not inlined: numba cannot inline a call with *args (puct_kernel's)
+@hot_entry  # not inlined: numba cannot inline a call with *args (puct_kernel's)
 def forward(features, candidates, n, wc, bc, we, be, w1, b1, w2, b2, ws, bs, wv, bv, wo, bo,
              context, e, e2, pooled, hidden, scores):
     """scores[:n] and the value (returned) of one observation with n present candidates

@@ -22,7 +22,7 @@ from numba import njit
 
 from carcassonne_env.bots.evaluation import evaluate_moves, objective, position_values, unseen_tiles
 from carcassonne_env.core import config as C
-from carcassonne_env.core.jit import hot, hot_inline
+from carcassonne_env.core.jit import hot, hot_entry, hot_inline
 from carcassonne_env.core.playout import random_playout, rng_below, shuffle_undrawn
 from carcassonne_env.core.state import copy_into
 from carcassonne_env.core.turn import apply_move_auto, legal_moves, tile_to_place
@@ -113,7 +113,7 @@ def leaf_values(sim, tb, depth, w, after, scratch, rows, move_values, unseen, rn
     position_values(sim, tb, scratch, unseen, w, values)
 
 
-@hot
+@hot_entry
 def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, depth, w,
            sim, after, scratch, rows, move_values, path, values, reward, unseen, rng):
     """Run `iterations` iterations from the (unchanged) state `root`, whose moves to
@@ -224,7 +224,7 @@ def candidate_values(root, tb, cand, n_cand, seed, depth, w, det, sim, after, sc
         out[i] = objective(values, 0, True, w)
 
 
-@hot
+@hot_entry
 def rollout_results(root, tb, cand, n_cand, w, sim, after, scratch, rows, move_values,
                     values, unseen, out_min, out_sum):
     """For each candidate cand[i] (legal rows of `root`, left unchanged): play it, then

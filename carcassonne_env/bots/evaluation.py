@@ -30,7 +30,7 @@ import numpy as np
 
 from carcassonne_env.core import config as C
 from carcassonne_env.core.board import fits, n_segments, root_of
-from carcassonne_env.core.jit import hot, hot_inline
+from carcassonne_env.core.jit import hot, hot_entry, hot_inline
 from carcassonne_env.core.scoring import (
     farms_per_city,
     farms_per_field,
@@ -48,7 +48,7 @@ _DX = np.array(C.DX, np.int64)
 _DY = np.array(C.DY, np.int64)
 
 
-@hot
+@hot_entry
 def unseen_tiles(st, n_types, out):
     """out[t] = copies of tile type t nobody has drawn yet (what a player cannot know the
     order of): the rest of the deck, or in solo the remaining stack tiles. Returns the
@@ -230,7 +230,7 @@ def objective(values, seat, solo, w):
     return values[seat] - best_other
 
 
-@hot
+@hot_entry
 def evaluate_moves(st, tb, rows, n, w, unseen, after, scratch, values, out):
     """out[i] = objective of the seat to move after playing legal move rows[i]
     (hand, x, y, rotation, slot) from `st`, which is left unchanged. `after` and

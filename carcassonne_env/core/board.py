@@ -14,7 +14,7 @@ of open ends reaches zero.
 import numpy as np
 
 from . import config as C
-from .jit import hot, hot_inline
+from .jit import hot, hot_entry, hot_inline
 
 _DX = np.array(C.DX, np.int64)
 _DY = np.array(C.DY, np.int64)
@@ -35,7 +35,7 @@ def popcount64(x):
     return np.int64((x * _H01) >> np.uint64(56))
 
 
-@hot
+@hot_entry
 def find(parent, g):
     """Root of segment g, halving the path on the way (mutates `parent`, same partition)."""
     while parent[g] != g:
@@ -89,7 +89,7 @@ def union(st, a, b, count_tiles):
 # access reads the state's header (and, in reference-counted code, costs an atomic pair).
 
 
-@hot
+@hot_entry
 def n_segments(st):
     """Segment slots per placement (S); stored, as a division here would sit in hot loops."""
     return st.cfg[C.CFG_NSEG]

@@ -19,7 +19,7 @@ legal-move list identifies it, so every env, bot and record handles choices as m
 
 from . import config as C
 from .board import find, n_segments, origin
-from .jit import hot, hot_inline
+from .jit import hot, hot_entry, hot_inline
 from .scoring import (
     auto_order,
     first_lowest_follower,
@@ -147,7 +147,7 @@ def apply_choice(st, tb, k):
     return True
 
 
-@hot
+@hot_entry
 def auto_choice(st, tb, final):
     """The choice `scoring_order="auto"` would make now: the first feature of
     `auto_order` (`final`: the game ends after this turn), or the first follower of a

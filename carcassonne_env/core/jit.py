@@ -24,10 +24,21 @@ integer width (an int16 read from the board, an int32 from the scalars). Every
 dispatcher made here compiles integers as int64 and constants as their plain types
 (`_CanonicalDispatcher`): a caller's narrower value is widened at the call. That
 halved the compiles of a game.
+
+numba gives every function a CPython wrapper (unboxing its arguments, boxing its result)
+so Python can call it, compiled and optimised with the function whether or not Python
+ever calls it. Most of the core is only called from other jitted functions, so `hot`
+and `counted` compile without one (``no_cpython_wrapper``): that cut a cold
+`carcassonne play` by about 3 of 22 CPU s. The functions Python calls in the package's
+own programs are `hot_entry` / `counted_entry` (with the wrapper). Calling one of the
+others from Python still works (tests and the curious do): `_InnerDispatcher` compiles
+a twin with a wrapper on the first Python call, so no call ever reaches a missing
+wrapper (which would crash the interpreter).
 """
 
 from __future__ import annotations
 
+import types as pytypes
 from collections.abc import Callable
 from typing import Any
 
@@ -55,15 +66,41 @@ class _CanonicalDispatcher(CPUDispatcher):
         return super().compile(args if return_type is None else return_type(*args))
 
 
-def jitted(**options: Any) -> Callable:
+class _InnerDispatcher(_CanonicalDispatcher):
+    """A `_CanonicalDispatcher` compiled without numba's CPython wrapper (module
+    docstring): called from Python, it hands the call to a twin compiled with one."""
+
+    _options: dict[str, Any]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.python_twin()(*args, **kwargs)
+
+    def python_twin(self) -> Any:
+        """The same function compiled with a CPython wrapper (on the first Python call;
+        a copy of the function under its own name, so it has its own cache files)."""
+        twin = self.__dict__.get("_twin")
+        if twin is None:
+            fn = self.py_func
+            copy = pytypes.FunctionType(fn.__code__, fn.__globals__, fn.__name__,
+                                        fn.__defaults__, fn.__closure__)
+            copy.__qualname__ = fn.__qualname__ + "_from_python"
+            copy.__module__, copy.__doc__ = fn.__module__, fn.__doc__
+            twin = self._twin = jitted(entry=True, **self._options)(copy)
+        return twin
+
+
+def jitted(entry: bool = False, **options: Any) -> Callable:
     """``njit(cache=True, nogil=True, **options)`` with one compiled version per
-    function (`_CanonicalDispatcher`)."""
-    decorate = njit(cache=True, nogil=True, **options)
+    function (`_CanonicalDispatcher`); without numba's CPython wrapper unless `entry`
+    (`_InnerDispatcher`: module docstring)."""
+    inner = not entry
+    decorate = njit(cache=True, nogil=True, no_cpython_wrapper=inner, **options)
 
     def wrap(fn: Callable) -> Any:
         dispatcher = decorate(fn)
         if isinstance(dispatcher, CPUDispatcher):  # not under NUMBA_DISABLE_JIT
-            dispatcher.__class__ = _CanonicalDispatcher
+            dispatcher.__class__ = _InnerDispatcher if inner else _CanonicalDispatcher
+            dispatcher._options = options
         return dispatcher
 
     return wrap
@@ -75,9 +112,14 @@ def _documented(decorator: Callable, doc: str) -> Callable:
 
 
 hot = _documented(jitted(_nrt=False, error_model="numpy"), """Compile a function of the
-hot path: no reference counting (it may not allocate arrays), numpy's error model.""")
+hot path, called from jitted code: no reference counting (it may not allocate arrays),
+numpy's error model, no CPython wrapper.""")
 counted = _documented(jitted(error_model="numpy"), """Compile a function that allocates
-(numba's reference counting on), numpy's error model.""")
+(numba's reference counting on), numpy's error model, no CPython wrapper.""")
+hot_entry = _documented(jitted(entry=True, _nrt=False, error_model="numpy"), """`hot`,
+and called from Python too: compiled with numba's CPython wrapper.""")
+counted_entry = _documented(jitted(entry=True, error_model="numpy"), """`counted`, and
+called from Python too: compiled with numba's CPython wrapper.""")
 
 hot_inline = _documented(jitted(_nrt=False, error_model="numpy", inline="always"), """`hot`,
 and numba copies the function's IR into its caller.""")
@@ -89,6 +131,8 @@ def entry_point(dispatcher: Any, *args: Any) -> Any:
     or tile tables, as much as a clone's copy). Under NUMBA_DISABLE_JIT, `dispatcher`."""
     if not hasattr(dispatcher, "overloads"):
         return dispatcher
+    if isinstance(dispatcher, _InnerDispatcher):
+        dispatcher = dispatcher.python_twin()
     sig = tuple(dispatcher.typeof_pyval(a) for a in args)
     if sig not in dispatcher.overloads:
         dispatcher.compile(sig)

@@ -8,12 +8,12 @@ from . import config as C
 from .aggregates import encode_aggregates
 from .board import origin
 from .candidates import candidates_from_rows
-from .jit import counted
+from .jit import counted_entry
 from .planes import encode_board, encode_features, mask_from_rows, window_origin
 from .turn import legal_moves
 
 
-@counted
+@counted_entry
 def observe(st, tb, sub, n_types, SL, observer, mode, pend, rows, planes, feats, mask, dirty,
             agg, cand):
     """Write `observer`'s observation of `st` (every array in place; returns (legal

@@ -9,7 +9,7 @@ from . import config as C
 from .board import list_placements
 from .choices import choice_row, n_choices
 from .followers import follower_options
-from .jit import hot, hot_inline
+from .jit import hot, hot_entry, hot_inline
 from .state import copy_into
 from .turn import apply_move, reset, tile_to_place
 
@@ -104,7 +104,7 @@ def random_games(st, tb, full_deck, n_games, rng, scores_out):
     return moves
 
 
-@hot
+@hot_entry
 def shuffle_undrawn(st, rng):
     """Reshuffle the tiles nobody has drawn yet (a determinisation of the hidden order):
     the rest of the deck, or in solo every colour's remaining stack tiles together.

@@ -16,7 +16,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from . import config as C
-from .jit import hot
+from .jit import hot, hot_entry
 from .packed import Packed, PackedArray
 
 STATE = Packed("GameState", [
@@ -110,7 +110,7 @@ def has_figure(cfg, fig):
     return (cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS) != 0
 
 
-@hot
+@hot_entry
 def n_figures(cfg):
     """Figure ids a move's slot may name under the rules `cfg`: 1 + the largest FIG_*
     they have (a move's slot is figure * S + segment; ids of kinds the rules lack are
@@ -253,7 +253,7 @@ _BOARD_AT = STATE.header_word("board")
 _AFTER_BOARD = STATE.header_word(STATE.names[STATE.index["board"] + 1])
 
 
-@hot
+@hot_entry
 def copy_whole(dst, src):
     """Make `dst` (same shapes) an exact copy of `src` but for the scratch fields, without
     allocating (unlike `copy_into`, nothing of dst's earlier game is left past the live
@@ -326,7 +326,7 @@ def _copy_fields(dst, src, nfront, n, npairs, ndisc, nevents, expansions):
     _copy_field(wd, ws, F.events, nevents)
 
 
-@hot
+@hot_entry
 def copy_into(dst, src):
     """Make `dst` (same shapes) a copy of `src` without allocating. Only the part in use is
     copied: the board rectangle covering both games' tiles (outside it both are empty),
@@ -341,7 +341,7 @@ def copy_into(dst, src):
                  np.int64(sc[C.SC_NDISC]), np.int64(sc[C.SC_NEVENTS]), expansions)
 
 
-@hot
+@hot_entry
 def copy_game(dst, src):
     """`copy_whole` for two states that hold nothing past their counts (placements,
     adjacencies, discards, events): states only `turn.reset` (on a fresh state) and

@@ -32,7 +32,7 @@ from .choices import (
     start_feature_choice,
 )
 from .followers import follower_options
-from .jit import hot, hot_inline
+from .jit import hot, hot_entry, hot_inline
 from .scoring import score_completed, score_game_end
 from .state import copy_features, copy_flat, copy_prefix, copy_rows, has_figure
 
@@ -138,7 +138,7 @@ def _begin_turn(st, tb, seat):
     _end_game(st, tb, C.END_TILES)
 
 
-@hot
+@hot_entry
 def reset(st, tb, deck_len):
     """Start a game whose draw order is already in `st.deck[:deck_len]`: place the start
     tile, deal hands / stacks, give the first turn."""
@@ -191,7 +191,7 @@ def tile_to_place(st, hand_idx):
     return st.sc[C.SC_TILE]
 
 
-@hot
+@hot_entry
 def check_move(st, tb, hand_idx, x, y, r, slot):
     """Error code (config.E_*) of a move, OK if legal. Reads the state, never changes it."""
     if st.sc[C.SC_DONE]:
@@ -239,7 +239,7 @@ def check_move(st, tb, hand_idx, x, y, r, slot):
     return C.E_FEATURE_OCCUPIED
 
 
-@hot
+@hot_entry
 def apply_move(st, tb, hand_idx, x, y, r, slot):
     """Play one whole turn, or one scoring choice at a scoring decision (`core.choices`).
     The move must be legal (`check_move(...) == OK`)."""
@@ -441,7 +441,7 @@ def _check_builder(st, tb, t, i, seat):
             st.sc[C.SC_EARNED] = 1
 
 
-@hot
+@hot_entry
 def apply_move_auto(st, tb, hand_idx, x, y, r, slot):
     """`apply_move`, then the scoring choices it opens (scoring_order="player") made as
     "auto" makes them: the bots' lookahead, which assumes the automatic order."""
@@ -451,7 +451,7 @@ def apply_move_auto(st, tb, hand_idx, x, y, r, slot):
         apply_move(st, tb, 0, x, y, r, slot)
 
 
-@hot
+@hot_entry
 def solo_ends_after_turn(st):
     """Solo: whether the game ends after the current turn (end A, or the colour to move
     has placed the last tile of its stack); False outside the solo variant."""
@@ -516,7 +516,7 @@ def _earlier_in_hand(st, h, t):
     return False
 
 
-@hot
+@hot_entry
 def legal_moves(st, tb, out):
     """Write every legal move as rows (hand index, x, y, rotation, slot) into `out`;
     returns the count. Order: hand tile, frontier cell, rotation, slot."""
