@@ -54,8 +54,9 @@ def majority(counts):
 
 
 @hot
-def copy_prefix(dst, src, n):
-    """dst[:n] = src[:n] (numba's slice copy may allocate a temporary; `hot` forbids it)."""
+def copy_values(dst, src, n):
+    """dst[:n] = src[:n], element by element: the arrays' dtypes may differ (`state.copy_prefix`
+    is a memcpy); numba's slice copy may allocate a temporary, which `hot` forbids."""
     for k in range(n):
         dst[k] = src[k]
 
@@ -146,7 +147,7 @@ def solo_bonus(s, bonus, P, left):
     paid only while its colour is lowest (`left` is scratch). Scoring a lowest colour
     never stops another tied-lowest colour from scoring next, so this one order (always
     the first lowest colour that still has a follower) reaches the best result."""
-    copy_prefix(left, bonus, P)
+    copy_values(left, bonus, P)
     while True:
         low = lowest_mask(s[:P])
         pick = -1
@@ -165,7 +166,7 @@ def _solo_outcome(scores, maj, pts, order, n, out, bonus, final, left):
     """`out` = scores after scoring features in `order` under the solo lowest-colour rule
     (then the end bonus of `bonus` followers when `final`)."""
     P = scores.shape[0]
-    copy_prefix(out, scores, P)
+    copy_values(out, scores, P)
     s = out[:P]
     for k in range(n):
         f = order[k]
@@ -217,8 +218,8 @@ def solo_best_order(st, maj, pts, n, bonus, final, best):
                 order[c[i]], order[i] = order[i], order[c[i]]
             _solo_outcome(scores, maj, pts, order, n, cur, bonus, final, left)
             if _better(cur, top, P):
-                copy_prefix(top, cur, P)
-                copy_prefix(best, order, n)
+                copy_values(top, cur, P)
+                copy_values(best, order, n)
             c[i] += 1
             i = 1
         else:
@@ -247,7 +248,7 @@ def _solo_order_dfs(st, maj, pts, n, bonus, final, best):
     top, cur, left = work[C.W_SCORES_B], work[C.W_SCORES_A], work[C.W_STACK]
     for k in range(n):
         used[k] = 0
-    copy_prefix(snap, scores, P)
+    copy_values(snap, scores, P)
     found = False
     d = 0
     pick[0] = -1
@@ -258,8 +259,8 @@ def _solo_order_dfs(st, maj, pts, n, bonus, final, best):
             if final:
                 solo_bonus(cur[:P], bonus, P, left)
             if not found or _better(cur, top, P):
-                copy_prefix(top, cur, P)
-                copy_prefix(best, pick, n)
+                copy_values(top, cur, P)
+                copy_values(best, pick, n)
                 found = True
             d -= 1
             if d >= 0:
