@@ -283,8 +283,11 @@ def put_tile(st, tb, t, r, bx, by):
     """`place_and_score`'s first step: the tile down (features merged) and the builder's
     extra turn checked, no figure yet. Returns the placement index."""
     i = place_tile(st, tb, t, r, bx, by)
-    if st.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS and not st.sc[C.SC_EXTRA]:
-        _check_builder(st, tb, t, i, st.sc[C.SC_SEAT])  # before this move's own figure
+    seat = st.sc[C.SC_SEAT]
+    # (a builder in the supply is on no feature: nothing to look up)
+    if st.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS and not st.sc[C.SC_EXTRA] \
+            and st.xsupply[seat, C.FIG_BUILDER - 1] == 0:
+        _check_builder(st, tb, t, i, seat)  # before this move's own figure
     return i
 
 
