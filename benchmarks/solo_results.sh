@@ -15,12 +15,18 @@ for c in 3 4; do for f in 3 4 5; do
   [ "$c$f" = 34 ] || carcassonne solo-bench --bot solo-search:seconds=0.05 --deals 50 \
       --workers 2 --solo-colours $c --followers $f --json $T/solo-search-0.05_c${c}_f${f}.json
 done; done
-carcassonne solo-bench --bot solo-search:seconds=0.05 --deals 1000 --workers 2 \
+carcassonne solo-bench --bot solo-search:seconds=0.05 --deals 1000 --workers 1 \
     --json $T/solo-search-0.05_c3_f4.json            # the main run: all 1000 deals
 for f in 3 4 5; do
   carcassonne solo-bench --bot sb3:model=ppo_solo --deals 1000 --workers 2 --followers $f \
       --json $T/ppo_solo_c3_f$f.json
 done
+# the learned players (one process each: their time per move is compared at one worker)
+carcassonne solo-bench --bot sb3:model=ppo_solo_rl --deals 1000 --workers 1 \
+    --json $T/ppo_solo_rl_c3_f4.json
+carcassonne solo-bench --bot puct --deals 1000 --workers 1 --json $T/puct_c3_f4.json
+carcassonne solo-bench --bot solo-search:seconds=0.05:guide=ppo_solo_rl --deals 200 \
+    --workers 1 --json $T/solo-search-0.05-guided_c3_f4.json
 carcassonne solo-bench --bot solo-search:seconds=0.2 --deals 100 --workers 2 \
     --json $T/curve/solo-search-0.2_c3_f4.json
 carcassonne solo-bench --bot solo-search:seconds=1 --deals 20 --workers 2 \
@@ -30,3 +36,4 @@ for first in 0 50 100 150; do   # the clairvoyant lines, 50 deals per process
       --out $T/clairvoyant-$first.json
 done
 python -m benchmarks.solo_results_table $T --png docs/images/solo_results.png
+python -m benchmarks.solo_results_table $T --summary   # the README's solo table
