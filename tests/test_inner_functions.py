@@ -23,6 +23,7 @@ def test_an_inner_function_answers_python_through_its_twin():
     assert twin is root_of.python_twin()  # made once
     assert not isinstance(twin, _InnerDispatcher) and twin.overloads
     assert twin.py_func.__qualname__ == "root_of_from_python"  # its own cache files
+    assert {**root_of.targetoptions, "no_cpython_wrapper": False} == twin.targetoptions
     assert entry_point(root_of, parent, 3)(parent, 3) == 0
     # a jitted caller compiles (and calls) the inner version, not the twin
     assert _root_from_jitted(parent, 3) == 0

@@ -70,8 +70,6 @@ class _InnerDispatcher(_CanonicalDispatcher):
     """A `_CanonicalDispatcher` compiled without numba's CPython wrapper (module
     docstring): called from Python, it hands the call to a twin compiled with one."""
 
-    _options: dict[str, Any]
-
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.python_twin()(*args, **kwargs)
 
@@ -85,7 +83,9 @@ class _InnerDispatcher(_CanonicalDispatcher):
                                         fn.__defaults__, fn.__closure__)
             copy.__qualname__ = fn.__qualname__ + "_from_python"
             copy.__module__, copy.__doc__ = fn.__module__, fn.__doc__
-            twin = self._twin = jitted(entry=True, **self._options)(copy)
+            options = {k: v for k, v in self.targetoptions.items()
+                       if k not in ("nopython", "nogil", "no_cpython_wrapper")}
+            twin = self._twin = jitted(entry=True, **options)(copy)
         return twin
 
 
@@ -100,7 +100,6 @@ def jitted(entry: bool = False, **options: Any) -> Callable:
         dispatcher = decorate(fn)
         if isinstance(dispatcher, CPUDispatcher):  # not under NUMBA_DISABLE_JIT
             dispatcher.__class__ = _InnerDispatcher if inner else _CanonicalDispatcher
-            dispatcher._options = options
         return dispatcher
 
     return wrap
