@@ -95,16 +95,17 @@ def core_calls(ts: TileSet) -> tuple:
     return calls
 
 
-class _CopyCalls(dict):
-    """`COPY_CALLS[full]`: `copy_whole` (`full`) or `copy_game` compiled for a game's
-    state (a `core.jit.entry_point`), each compiled when a clone first copies that way
-    into a spare state: a program that never does never compiles it. (A dict, not a
-    function: one subscript per clone.)"""
+# `copy_whole` (key True) and `copy_game` (False) compiled for a game's state (`core.jit.
+# entry_point`s), each added by `copy_call` when a clone first copies that way into a
+# spare state: a program that never does never compiles it. (A plain dict that a clone
+# reads directly: one subscript.)
+COPY_CALLS: dict[bool, Any] = {}
 
-    def __missing__(self, full: bool) -> Any:
+
+def copy_call(full: bool) -> Any:
+    """`COPY_CALLS[full]`, compiled on first use."""
+    call = COPY_CALLS.get(full)
+    if call is None:
         st = make_state(Rules().to_config(), 1, 1, 1)
-        call = self[full] = entry_point(copy_whole if full else copy_game, st, st)
-        return call
-
-
-COPY_CALLS = _CopyCalls()
+        call = COPY_CALLS[full] = entry_point(copy_whole if full else copy_game, st, st)
+    return call

@@ -16,6 +16,7 @@ from .clones import (
     UNSHARED,
     VIEWS,
     as_log,
+    copy_call,
     core_calls,
     log_items,
     spares_for,
@@ -49,6 +50,7 @@ MAX_TILES = 2000  # keeps segment and board indices inside the core's int16 arra
 
 
 _EVENT_KINDS = (*C.KINDS, "follower", "goods")
+_new_object = object.__new__  # (`clone`: no lookup of `Game.__new__` per clone)
 
 
 class Game:
@@ -501,10 +503,13 @@ class Game:
         src, handed_out, spares = self._st, self._handed_out, self._spares
         if spares:  # a dead game's state (`__del__`), else a new one
             st, dirty = spares.pop()
-            COPY_CALLS[dirty or handed_out](st, src)
+            try:
+                COPY_CALLS[dirty or handed_out](st, src)
+            except KeyError:  # (once per program and kind of copy)
+                copy_call(dirty or handed_out)(st, src)
         else:
             st = copy_state(src)
-        other = Game.__new__(Game)
+        other = _new_object(Game)
         if handed_out:  # the copy holds whatever this state held past its counts
             other._handed_out = True
         other.rules, other.seed, other._ts, other._spares = self.rules, self.seed, self._ts, spares
