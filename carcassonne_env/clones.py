@@ -35,29 +35,49 @@ def spares_for(ts: TileSet, st: GameState) -> list[tuple[GameState, bool]]:
     return spares
 
 
-def state_refs(game: Any) -> int:
-    """References to `game._st` but the game's own cached views of its arrays (`VIEWS`;
-    any other view of one of its arrays holds one). Written out: on every dropped clone."""
-    d = game.__dict__
-    return getrefcount(d["_st"]) - ("_sc" in d) - ("_scores" in d)
-
-
 # The state's arrays a `Game` reads on every move, as views cached on first use (a field
-# of a state is a new numpy view each time, about 1 us); `state_refs` names them too.
+# of a state is a new numpy view each time, about 1 us); `give_back` counts them.
 VIEWS = ("_sc", "_scores")
 
 
+def give_back(game: Any) -> None:
+    """`Game.__del__`: give the game's state to the next clone (`SPARE_STATES`), unless
+    something else still holds it or one of its arrays (an env that kept `_st`, a view
+    of the board...): the references to the state but the game's own and its cached
+    views (`VIEWS`) must number `UNSHARED`. Runs on every dropped clone, so written out."""
+    try:
+        spares = game._spares
+        if spares is not None and len(spares) < SPARE_MAX:
+            d = game.__dict__
+            if getrefcount(d["_st"]) - ("_sc" in d) - ("_scores" in d) == UNSHARED:
+                spares.append((d["_st"], game._handed_out))
+    except Exception:  # noqa: BLE001 (interpreter shutdown, half-built game)
+        pass
+
+
 class _Probe:
-    """An object holding a state as a `Game` does and nothing else, to calibrate
-    `state_refs`."""
+    """An object holding a state as a `Game` does and nothing else."""
 
     def __init__(self) -> None:
         self._st = make_state(Rules().to_config(), 1, 1, 1)
+        self._spares: list = []
+        self._handed_out = False
 
 
-# What `state_refs` gives for a state held by its game alone (the interpreter's own
-# temporary references vary between Python versions: measured, not assumed).
-UNSHARED = state_refs(_Probe())
+def _unshared() -> int:
+    """The count `give_back` reads for a state its game alone holds: the interpreter's own
+    temporary references vary between Python versions, so it is measured on a probe (the
+    first count at which `give_back` takes the probe's state), not assumed."""
+    global UNSHARED
+    for UNSHARED in range(1, 16):  # (the global `give_back` reads)
+        probe = _Probe()
+        give_back(probe)
+        if probe._spares:
+            return UNSHARED
+    raise RuntimeError("could not calibrate the spare states' reference count")
+
+
+UNSHARED = _unshared()
 
 
 # The move and score logs are persistent lists: () empty, else (earlier log, last entry).

@@ -12,15 +12,13 @@ import numpy as np
 from .checks import check_int, check_optional_int, check_seed
 from .clones import (
     COPY_CALLS,
-    SPARE_MAX,
-    UNSHARED,
     VIEWS,
     as_log,
     copy_call,
     core_calls,
+    give_back,
     log_items,
     spares_for,
-    state_refs,
 )
 from .core import config as C
 from .core.board import find, n_segments
@@ -408,16 +406,7 @@ class Game:
         st = self._st
         return self._ts.slot_names[int(st.ptype[i])][int(st.prot[i])][slot]
 
-    def __del__(self) -> None:
-        # give the state to the next clone, unless something else still holds it or one
-        # of its arrays (an env that kept `_st`, a view of the board...)
-        try:
-            spares = self._spares
-            if spares is not None and len(spares) < SPARE_MAX \
-                    and state_refs(self) == UNSHARED:
-                spares.append((self._st, self._handed_out))
-        except Exception:  # noqa: BLE001 (interpreter shutdown, half-built game)
-            pass
+    __del__ = give_back  # (`clones.give_back`: the state to the next clone)
 
     def legal_rows(self) -> np.ndarray:
         """Every legal move as core rows, int64[n, 5]: hand index, x, y, rotation, slot
