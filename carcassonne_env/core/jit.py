@@ -29,7 +29,7 @@ numba gives every function a CPython wrapper (unboxing its arguments, boxing its
 so Python can call it, compiled and optimised with the function whether or not Python
 ever calls it. Most of the core is only called from other jitted functions, so `hot`
 and `counted` compile without one (``no_cpython_wrapper``): that cut a cold
-`carcassonne play` by about 3 of 22 CPU s. The functions Python calls in the package's
+`carcassonne play` by about 2 of 23 CPU s. The functions Python calls in the package's
 own programs are `hot_entry` / `counted_entry` (with the wrapper). Calling one of the
 others from Python still works (tests and the curious do): `_InnerDispatcher` compiles
 a twin with a wrapper on the first Python call, so no call ever reaches a missing

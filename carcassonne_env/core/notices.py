@@ -29,16 +29,16 @@ NOTICE_ENV = "CARCASSONNE_NO_COMPILE_NOTICE"
 # after the rules core, on the 2-core CI machine (the README's "Start-up" table;
 # tests/test_compilation.py checks that they agree).
 PARTS = {
-    "core": ("the rules core", 23),
-    "playout": ("the jitted random playouts", 8),
-    "observe": ("the observation encoder", 4),
-    "aggregates": ("the aggregate observation", 10),
-    "candidates": ("the candidate-move observation", 78),
-    "kernels": ("the vector envs", 36),
-    "evaluation": ("the heuristic bot", 9),
-    "jitted_bots": ("the jitted bots", 19),
-    "search_kernels": ("the MCTS and solo-search bots", 20),
-    "puct_kernel": ("the puct bot's search", 65),
+    "core": ("the rules core", 21),
+    "playout": ("the jitted random playouts", 6),
+    "observe": ("the observation encoder", 3),
+    "aggregates": ("the aggregate observation", 8),
+    "candidates": ("the candidate-move observation", 63),
+    "kernels": ("the vector envs", 28),
+    "evaluation": ("the heuristic bot", 8),
+    "jitted_bots": ("the jitted bots", 15),
+    "search_kernels": ("the MCTS and solo-search bots", 18),
+    "puct_kernel": ("the puct bot's search", 57),
 }
 # Modules whose compiles are announced: this package's and those `notice_modules` adds.
 _PREFIXES = ["carcassonne_env."]
