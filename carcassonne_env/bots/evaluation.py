@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from carcassonne_env.core import config as C
-from carcassonne_env.core.board import fits, n_segments, root_of
+from carcassonne_env.core.board import NEIGHBOUR_DX, NEIGHBOUR_DY, fits, n_segments, root_of
 from carcassonne_env.core.jit import hot, hot_entry, hot_inline
 from carcassonne_env.core.scoring import (
     farms_per_city,
@@ -43,9 +43,6 @@ from carcassonne_env.core.turn import apply_move_auto
 
 # Indices into the weight vector (names and defaults in carcassonne_env/bots/heuristic.py).
 W_CELL, W_FIT, W_FARM, W_FOLLOWER, W_HORIZON, W_SOLO_SUM, W_SOLO_FOLLOWER, W_SOLO_EMPTY = range(8)
-
-_DX = np.array(C.DX, np.int64)
-_DY = np.array(C.DY, np.int64)
 
 
 @hot_entry
@@ -100,7 +97,7 @@ def _side_roots(st, tb, roots):
         bx, by = st.frontier[k, 0], st.frontier[k, 1]
         for d in range(4):
             r = -1
-            j = st.board[by + _DY[d], bx + _DX[d]]
+            j = st.board[by + NEIGHBOUR_DY[d], bx + NEIGHBOUR_DX[d]]
             if j >= 0:
                 s = tb.edge_seg[st.ptype[j], st.prot[j], (d + 2) % 4]
                 if s >= 0:

@@ -16,8 +16,10 @@ import numpy as np
 from . import config as C
 from .jit import hot, hot_entry, hot_inline
 
-_DX = np.array(C.DX, np.int64)
-_DY = np.array(C.DY, np.int64)
+# Cell offsets of the neighbour across each edge (config.DX / DY as arrays: jitted code
+# indexes them with a run-time edge).
+NEIGHBOUR_DX = np.array(C.DX, np.int64)
+NEIGHBOUR_DY = np.array(C.DY, np.int64)
 _OPP_HALF = np.array(C.OPPOSITE_HALF, np.int64)
 EMPTY = -1  # board value of a cell that is neither placed nor open
 
@@ -146,7 +148,7 @@ def neighbour_segment(st, tb, bx, by, d, seg_of_edge):
     `seg_of_edge` selects the table: 0 = edge_seg (city/road), 1 = half_seg (field, d is
     then a half-edge)."""
     e = d if seg_of_edge == 0 else d // 2
-    j = st.board[by + _DY[e], bx + _DX[e]]
+    j = st.board[by + NEIGHBOUR_DY[e], bx + NEIGHBOUR_DX[e]]
     if j < 0:
         return -1
     tj = st.ptype[j]
@@ -259,8 +261,8 @@ def place_tile(st, tb, t, r, bx, by):
     edge_seg, half_seg, mon_seg = tb.edge_seg, tb.half_seg, tb.mon_seg
     code = np.int64(tb.edge_code[t, r])
     for d in range(4):
-        nx = bx + _DX[d]
-        ny = by + _DY[d]
+        nx = bx + NEIGHBOUR_DX[d]
+        ny = by + NEIGHBOUR_DY[d]
         od = (d + 2) % 4
         ter = (code >> (2 * d)) & 3
         j = board[ny, nx]

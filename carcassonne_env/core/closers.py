@@ -6,6 +6,8 @@ import numpy as np
 
 from . import config as C
 from .board import (
+    NEIGHBOUR_DX,
+    NEIGHBOUR_DY,
     constraint,
     find,
     fits,
@@ -13,11 +15,6 @@ from .board import (
     popcount64,
 )
 from .jit import hot
-
-_DX = np.array(C.DX, np.int64)
-
-
-_DY = np.array(C.DY, np.int64)
 
 
 def new_closers_memo(size: int = 2048) -> np.ndarray:
@@ -84,7 +81,7 @@ def closers(st, tb, root, kind, unseen, memo):
                     s = edge_seg[t, r, d]
                     if s < 0 or find(parent, i * S + s) != root:
                         continue
-                    x, y = st.px[i] + _DX[d], st.py[i] + _DY[d]
+                    x, y = st.px[i] + NEIGHBOUR_DX[d], st.py[i] + NEIGHBOUR_DY[d]
                     if board[y, x] >= 0:
                         continue
                     if cx >= 0 and (x != cx or y != cy):
@@ -97,7 +94,7 @@ def closers(st, tb, root, kind, unseen, memo):
     root_edges = empty = whole = 0
     if kind != C.K_MONASTERY:
         for d in range(4):
-            j = board[cy + _DY[d], cx + _DX[d]]
+            j = board[cy + NEIGHBOUR_DY[d], cx + NEIGHBOUR_DX[d]]
             if j < 0:
                 nbr[d] = -1
                 empty |= 1 << d

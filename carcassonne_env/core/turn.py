@@ -9,9 +9,9 @@ import numpy as np
 
 from . import config as C
 from .board import (
-    _DX,
-    _DY,
     EMPTY,
+    NEIGHBOUR_DX,
+    NEIGHBOUR_DY,
     constraint,
     find,
     fits,
@@ -414,7 +414,7 @@ def undo_place(dst, src, tb):
         board[by, bx] = src_board[by, bx]
         W = dst.fbits.shape[1]
         for d in range(4):
-            nx, ny = bx + _DX[d], by + _DY[d]
+            nx, ny = bx + NEIGHBOUR_DX[d], by + NEIGHBOUR_DY[d]
             j = src_board[ny, nx]
             board[ny, nx] = j
             if j >= 0:
