@@ -55,7 +55,7 @@ def majority(counts):
 
 @hot
 def copy_values(dst, src, n):
-    """dst[:n] = src[:n], element by element: the arrays' dtypes may differ (`state.copy_prefix`
+    """dst[:n] = src[:n], element by element: the arrays' dtypes may differ (`state.copy_flat`
     is a memcpy); numba's slice copy may allocate a temporary, which `hot` forbids."""
     for k in range(n):
         dst[k] = src[k]

@@ -188,44 +188,6 @@ def copy_flat(dst, src, start, n):
 
 
 @hot
-def copy_prefix(dst, src, n):
-    """dst[:n] = src[:n] for 1-D arrays, one memcpy."""
-    copy_flat(dst, src, 0, n)
-
-
-@hot
-def copy_rows(dst, src, n):
-    """dst[:n] = src[:n] for 2-D arrays, one memcpy."""
-    copy_flat(dst, src, 0, n * dst.shape[1])
-
-
-@hot
-def copy_features(dst, src, g, expansions):
-    """Copy src's first g segments' feature arrays but the tile sets (`fbits`), and the
-    figures, supplies and scores (the expansions' arrays with `expansions`): what a move
-    changes besides the board, the frontier, the counters and the tile sets (what
-    `turn.undo_place` restores)."""
-    copy_prefix(dst.parent, src.parent, g)
-    copy_prefix(dst.fntiles, src.fntiles, g)
-    copy_prefix(dst.fpenn, src.fpenn, g)
-    copy_prefix(dst.fopen, src.fopen, g)
-    copy_rows(dst.fmeep, src.fmeep, g)
-    copy_prefix(dst.fdone, src.fdone, g)
-    if expansions:
-        copy_prefix(dst.fflag, src.fflag, g)
-        copy_rows(dst.fgoods, src.fgoods, g)
-        copy_prefix(dst.fbuild, src.fbuild, g)
-        copy_prefix(dst.fpig, src.fpig, g)
-        copy_rows(dst.xsupply, src.xsupply, src.xsupply.shape[0])
-        copy_rows(dst.goods, src.goods, src.goods.shape[0])
-    copy_prefix(dst.owner, src.owner, g)
-    copy_prefix(dst.ofig, src.ofig, g)
-    copy_prefix(dst.active, src.active, src.active.shape[0])
-    copy_prefix(dst.supply, src.supply, src.supply.shape[0])
-    copy_prefix(dst.scores, src.scores, src.scores.shape[0])
-
-
-@hot
 def _copy_board(dst, src):
     """Copy src's board into dst's (same shapes; both scalars still their own): the
     rectangle covering both games' tiles and the open cells around them, outside which
@@ -266,16 +228,16 @@ def copy_whole(dst, src):
     copy_flat(words_d, words_s, after, words_s[1] - after)
 
 
-# Each field as `_copy_field` reads it: (header word of its byte offset, followed by its
+# Each field as `copy_field` reads it: (header word of its byte offset, followed by its
 # dimensions; item size; number of dimensions). A global named tuple: constants to numba.
-_FIELDS = namedtuple("_Fields", STATE.names)(*(
+STATE_FIELDS = namedtuple("StateFields", STATE.names)(*(
     (STATE.header_word(f), dt.itemsize, dims if isinstance(dims, int) else len(dims))
     for f, dt, dims, _ in STATE.fields))
 
 
 @hot
-def _copy_field(words_d, words_s, field, rows):
-    """Copy the first `rows` rows of a field (`_FIELDS`) as whole int64 words (every
+def copy_field(words_d, words_s, field, rows):
+    """Copy the first `rows` rows of a field (`STATE_FIELDS`) as whole int64 words (every
     field starts on a word; the last word's bytes past the rows are src's too): one
     compiled copy for every field, whatever its dtype."""
     at, itemsize, ndim = field
@@ -286,44 +248,54 @@ def _copy_field(words_d, words_s, field, rows):
 
 
 @hot
+def copy_features(dst, src, g, expansions):
+    """Copy src's first g segments' feature arrays but the tile sets (`fbits`), and the
+    figures, supplies and scores (the expansions' arrays with `expansions`): what a move
+    changes besides the board, the frontier, the counters and the tile sets (what
+    `turn.undo_place` restores; `copy_into` copies them too)."""
+    wd, ws, F = dst.words, src.words, STATE_FIELDS
+    copy_field(wd, ws, F.parent, g)
+    copy_field(wd, ws, F.fntiles, g)
+    copy_field(wd, ws, F.fpenn, g)
+    copy_field(wd, ws, F.fopen, g)
+    copy_field(wd, ws, F.fmeep, g)
+    copy_field(wd, ws, F.fdone, g)
+    if expansions:
+        copy_field(wd, ws, F.fflag, g)
+        copy_field(wd, ws, F.fgoods, g)
+        copy_field(wd, ws, F.fbuild, g)
+        copy_field(wd, ws, F.fpig, g)
+        copy_field(wd, ws, F.xsupply, src.xsupply.shape[0])
+        copy_field(wd, ws, F.goods, src.goods.shape[0])
+    copy_field(wd, ws, F.owner, g)
+    copy_field(wd, ws, F.ofig, g)
+    copy_field(wd, ws, F.active, src.active.shape[0])
+    copy_field(wd, ws, F.supply, src.supply.shape[0])
+    copy_field(wd, ws, F.scores, src.scores.shape[0])
+
+
+@hot
 def _copy_fields(dst, src, nfront, n, npairs, ndisc, nevents, expansions):
     """Copy src's fields after the board into dst's (same shapes): the first `nfront`
     frontier rows, `n` placements and their segments, `npairs` adjacencies, `ndisc`
     discards and `nevents` events; the per-seat and deck arrays whole; the expansions'
     arrays only with `expansions`. Written out field by field: a loop over a table of
     the fields took half as long again (a branch per field)."""
-    wd, ws, F = dst.words, src.words, _FIELDS
+    wd, ws, F = dst.words, src.words, STATE_FIELDS
     g = n * np.int64(src.cfg[C.CFG_NSEG])
-    _copy_field(wd, ws, F.frontier, nfront)
-    _copy_field(wd, ws, F.ptype, n)
-    _copy_field(wd, ws, F.prot, n)
-    _copy_field(wd, ws, F.px, n)
-    _copy_field(wd, ws, F.py, n)
-    _copy_field(wd, ws, F.parent, g)
-    _copy_field(wd, ws, F.fbits, g)
-    _copy_field(wd, ws, F.fntiles, g)
-    _copy_field(wd, ws, F.fpenn, g)
-    _copy_field(wd, ws, F.fopen, g)
-    _copy_field(wd, ws, F.fmeep, g)
-    _copy_field(wd, ws, F.fdone, g)
-    if expansions:
-        _copy_field(wd, ws, F.fflag, g)
-        _copy_field(wd, ws, F.fgoods, g)
-        _copy_field(wd, ws, F.fbuild, g)
-        _copy_field(wd, ws, F.fpig, g)
-        _copy_field(wd, ws, F.xsupply, src.xsupply.shape[0])
-        _copy_field(wd, ws, F.goods, src.goods.shape[0])
-    _copy_field(wd, ws, F.owner, g)
-    _copy_field(wd, ws, F.ofig, g)
-    _copy_field(wd, ws, F.active, src.active.shape[0])
-    _copy_field(wd, ws, F.supply, src.supply.shape[0])
-    _copy_field(wd, ws, F.scores, src.scores.shape[0])
-    _copy_field(wd, ws, F.deck, src.deck.shape[0])
-    _copy_field(wd, ws, F.spos, src.spos.shape[0])
-    _copy_field(wd, ws, F.hands, src.hands.shape[0])
-    _copy_field(wd, ws, F.pairs, npairs)
-    _copy_field(wd, ws, F.discards, ndisc)
-    _copy_field(wd, ws, F.events, nevents)
+    copy_field(wd, ws, F.frontier, nfront)
+    copy_field(wd, ws, F.ptype, n)
+    copy_field(wd, ws, F.prot, n)
+    copy_field(wd, ws, F.px, n)
+    copy_field(wd, ws, F.py, n)
+    copy_field(wd, ws, F.fbits, g)
+    copy_features(dst, src, g, expansions)
+    copy_field(wd, ws, F.deck, src.deck.shape[0])
+    copy_field(wd, ws, F.spos, src.spos.shape[0])
+    copy_field(wd, ws, F.hands, src.hands.shape[0])
+    copy_field(wd, ws, F.pairs, npairs)
+    copy_field(wd, ws, F.discards, ndisc)
+    copy_field(wd, ws, F.events, nevents)
 
 
 @hot_entry

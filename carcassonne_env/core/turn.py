@@ -34,7 +34,7 @@ from .choices import (
 from .followers import follower_options
 from .jit import hot, hot_entry, hot_inline
 from .scoring import score_completed, score_game_end
-from .state import copy_features, copy_flat, copy_prefix, copy_rows, has_figure
+from .state import STATE_FIELDS, copy_features, copy_field, copy_flat, has_figure
 
 # ---------------------------------------------------------------------------- drawing
 
@@ -426,9 +426,9 @@ def undo_place(dst, src, tb):
         if last >= 0:
             lx, ly = src.frontier[last, 0], src.frontier[last, 1]
             board[ly, lx] = src_board[ly, lx]
-    copy_prefix(sc, src_sc, src_sc.shape[0])
-    copy_rows(dst.frontier, src.frontier, src_sc[C.SC_NFRONT])
-    copy_features(dst, src, i * S, src.cfg[C.CFG_EXPANSIONS])
+    copy_field(dst.words, src.words, STATE_FIELDS.sc, C.SC_SIZE)
+    copy_field(dst.words, src.words, STATE_FIELDS.frontier, src_sc[C.SC_NFRONT])
+    copy_features(dst, src, i * S, src.cfg[C.CFG_EXPANSIONS] != 0)
 
 
 @hot_inline
