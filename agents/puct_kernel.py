@@ -24,6 +24,7 @@ from numba import njit
 
 from carcassonne_env.core import config as C
 from carcassonne_env.core.actions import turn_action
+from carcassonne_env.core.jit import jitted
 from carcassonne_env.core.observe import observe
 from carcassonne_env.core.planes import MODE_TURN, window_origin
 from carcassonne_env.core.playout import shuffle_undrawn
@@ -111,7 +112,7 @@ def _observe(st, tb, enc, agg, cand):
     return present
 
 
-@njit(cache=True, nogil=True)
+@jitted()
 def _expand(st, tb, tree, params, enc, agg, cand, net, scratch):
     """Add the node of the position `st` (not over) to the tree, valued by the network;
     returns its index. The caller leaves room (`search`)."""

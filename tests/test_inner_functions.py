@@ -2,6 +2,10 @@
 still answer a Python call, through a twin compiled with one; the inner compile itself is
 what jitted callers use."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 from numba import njit
 
@@ -33,3 +37,45 @@ def test_an_inner_function_answers_python_through_its_twin():
 def test_the_functions_python_calls_in_the_package_keep_their_wrapper():
     for fn in (legal_moves, apply_move, find):
         assert not isinstance(fn, _InnerDispatcher), fn.py_func.__name__
+
+
+_LINKED_MODULE = '''
+from carcassonne_env.core.jit import hot, hot_entry
+
+@hot
+def double(x):
+    return 2 * x
+
+@hot_entry
+def first(x):
+    return double(x) + 1
+
+@hot_entry
+def second(x):
+    return double(x) + 2
+'''
+
+_RUN = '''
+import sys
+sys.path.insert(0, {path!r})
+import linked
+value = getattr(linked, {entry!r})(3)
+(inner,) = linked.double.overloads.values()
+print(value, type(inner.library).__name__, sum(linked.double.stats.cache_hits.values()))
+'''
+
+
+def _run(tmp_path, entry):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+           "CARCASSONNE_NO_COMPILE_NOTICE": "1"}
+    out = subprocess.run([sys.executable, "-c", _RUN.format(path=str(tmp_path), entry=entry)],
+                         env=env, capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def test_inner_code_is_linked_into_its_callers_and_cached_for_later_ones(tmp_path):
+    """An inner function's library is link-only (`core.link_only`): compiled once, read
+    back from the cache by a later process whose new caller links it."""
+    (tmp_path / "linked.py").write_text(_LINKED_MODULE)
+    assert _run(tmp_path, "first") == ["7", "LinkOnlyLibrary", "0"]
+    assert _run(tmp_path, "second") == ["8", "LinkOnlyLibrary", "1"]

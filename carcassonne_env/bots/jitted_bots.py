@@ -23,6 +23,7 @@ from numba import njit
 from carcassonne_env.core import config as C
 from carcassonne_env.core.board import n_segments, root_of
 from carcassonne_env.core.choices import auto_choice
+from carcassonne_env.core.jit import jitted
 from carcassonne_env.core.state import copy_into, copy_state, max_legal_rows
 from carcassonne_env.core.turn import (
     apply_move,
@@ -49,7 +50,7 @@ _MASK32 = 0xFFFFFFFF
 # unsigned arithmetic, so no signed/unsigned casts.
 
 
-@njit(cache=True, nogil=True)
+@jitted()
 def _init_genrand(mt, s):
     mt[0] = s & _MASK32
     for i in range(1, _N):
@@ -90,7 +91,7 @@ def mt_seed(mt, seed):
     mt[_N] = _N
 
 
-@njit(cache=True, nogil=True)
+@jitted()
 def _twist(mt):
     for kk in range(_N):
         y = (mt[kk] & _UPPER) | (mt[(kk + 1) % _N] & _LOWER)
@@ -101,7 +102,7 @@ def _twist(mt):
     mt[_N] = 0
 
 
-@njit(cache=True, nogil=True)
+@jitted()
 def mt_next(mt):
     """The next 32-bit output of the generator (CPython's ``genrand_uint32``)."""
     if mt[_N] >= _N:
@@ -115,7 +116,7 @@ def mt_next(mt):
     return y
 
 
-@njit(cache=True, nogil=True)
+@jitted()
 def mt_below(mt, n):
     """``random.Random._randbelow(n)`` for 1 <= n < 2**32: a uniform integer in [0, n)."""
     k = 0
@@ -130,7 +131,7 @@ def mt_below(mt, n):
     return r
 
 
-@njit(cache=True, nogil=True)
+@jitted()
 def _greedy_keys(st, tb, row, after, seat, solo):
     """GreedyAgent._value of one legal row as (gain, second key, keep), and whether the
     move scored anything or could have (it completed a feature or ended the game)."""
@@ -140,7 +141,7 @@ def _greedy_keys(st, tb, row, after, seat, solo):
     return a, b, _keep(st, tb, row), after.sc[C.SC_DONE] != 0 or _completed(st, after, tb)
 
 
-@njit(cache=True, nogil=True)
+@jitted()
 def _score_keys(after, st, seat, solo):
     if solo:
         lo = after.scores[0]
@@ -152,7 +153,7 @@ def _score_keys(after, st, seat, solo):
     return np.int64(after.scores[seat] - st.scores[seat]), np.int64(0)
 
 
-@njit(cache=True, nogil=True)
+@jitted()
 def _keep(st, tb, row):
     """GreedyAgent's follower key: 0 none, -1 a figure on a field, 1 on another
     segment (slot: figure * S + segment)."""
@@ -164,7 +165,7 @@ def _keep(st, tb, row):
     return 1
 
 
-@njit(cache=True, nogil=True)
+@jitted()
 def _completed(st, after, tb):
     """Whether the tile just placed in `after` (played from `st`) completed a road, city
     or monastery."""
@@ -242,7 +243,7 @@ def choose(st, tb, kind, w, mt, rows, after, scratch, values, evals, unseen, key
     return keys[mt_below(mt, m), 0]
 
 
-@njit(cache=True, nogil=True)
+@jitted()
 def play_bot(st, tb, kind, w, mt, rows, after, scratch, values, evals, unseen, keys):
     """Let bot `kind` play its move in `st` (see `choose`); returns the row index."""
     i = choose(st, tb, kind, w, mt, rows, after, scratch, values, evals, unseen, keys)

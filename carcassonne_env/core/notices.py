@@ -29,16 +29,16 @@ NOTICE_ENV = "CARCASSONNE_NO_COMPILE_NOTICE"
 # after the rules core, on the 2-core CI machine (the README's "Start-up" table;
 # tests/test_compilation.py checks that they agree).
 PARTS = {
-    "core": ("the rules core", 21),
-    "playout": ("the jitted random playouts", 6),
-    "observe": ("the observation encoder", 3),
-    "aggregates": ("the aggregate observation", 8),
-    "candidates": ("the candidate-move observation", 63),
-    "kernels": ("the vector envs", 28),
+    "core": ("the rules core", 17),
+    "playout": ("the jitted random playouts", 5),
+    "observe": ("the observation encoder", 4),
+    "aggregates": ("the aggregate observation", 7),
+    "candidates": ("the candidate-move observation", 42),
+    "kernels": ("the vector envs", 26),
     "evaluation": ("the heuristic bot", 8),
-    "jitted_bots": ("the jitted bots", 15),
-    "search_kernels": ("the MCTS and solo-search bots", 18),
-    "puct_kernel": ("the puct bot's search", 57),
+    "jitted_bots": ("the jitted bots", 14),
+    "search_kernels": ("the MCTS and solo-search bots", 14),
+    "puct_kernel": ("the puct bot's search", 37),
 }
 # Modules whose compiles are announced: this package's and those `notice_modules` adds.
 _PREFIXES = ["carcassonne_env."]

@@ -33,7 +33,7 @@ from ..bots.jitted_bots import HEURISTIC, LEARNER, POLICY, choose, mt_seed, play
 from ..core import config as C
 from ..core.actions import split_turn_action, turn_action
 from ..core.board import origin
-from ..core.jit import counted, hot, hot_inline
+from ..core.jit import counted, hot, hot_inline, jitted
 from ..core.observe import observe
 from ..core.planes import MODE_TURN, window_origin
 from ..core.state import as_state
@@ -62,7 +62,7 @@ def _game_cand(cand, c, feats, actions):
             feats, actions)
 
 
-@njit(cache=True, nogil=True)
+@jitted()
 def _observe(states, i, j, c, tb, enc, observer, out, scratch, outside, n_cands):
     """Observe game i for `observer` into row j of `out` (thread c's scratch);
     outside[j], n_cands[j]: its legal moves outside the window, its candidates."""
@@ -137,7 +137,7 @@ def solo_batch(states, tb, enc, phase, which, actions, masks_in, deck_len, out, 
 # ----------------------------------------------------------------- against jitted bots
 
 
-@njit(cache=True, nogil=True)
+@jitted()
 def _run_bots(st, tb, learner, kinds, weights, mt, rows, after, scratch, values, evals,
               unseen, keys):
     """Let the jitted bots move until the learner is to act or the game is over
