@@ -69,6 +69,8 @@ def _warm_core() -> None:
     spare = game.clone()
     del spare  # its state, given back, makes the next clone copy into it
     game.clone()
+    game.state  # noqa: B018 - once read out, the game's clones copy every word
+    game.clone()
     turn = 0
     while not game.done:  # every third move with a follower: scorings to query
         moves = game.legal_moves()

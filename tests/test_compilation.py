@@ -286,14 +286,15 @@ def test_warmup_compiles_every_jitted_function(tmp_path):
     """From an empty cache (minutes): after `carcassonne warmup` every jitted function
     has up-to-date machine code in the cache, so nothing compiles later. (Functions
     inlined by numba, `inline="always"`, never compile alone: their code is their
-    callers'.) The plain candidate encoder serves only the tests. Meanwhile no compile
+    callers'.) `encode_candidates` (the candidate encoder that lists the legal moves
+    itself) serves only the tests. Meanwhile no compile
     notice is printed: the command reports its own progress."""
     code = ("from carcassonne_env.cli import main; main(['warmup', '-q'])\n"
             "from agents.warmup import JITTED_MODULES\n"
             "from carcassonne_env.compilation import _dispatchers\n"
             "print([f'{m}.{f.__name__}' for m in JITTED_MODULES for f in _dispatchers(m)\n"
             "       if f.targetoptions.get('inline') != 'always'\n"
-            "       and f.__name__ != 'encode_candidates_reference'\n"
+            "       and f.__name__ != 'encode_candidates'\n"
             "       and not f._cache._cache_file._load_index()])")
     result = _run(code, NUMBA_CACHE_DIR=str(tmp_path))
     assert result.stdout.splitlines()[-1] == "[]"

@@ -48,7 +48,6 @@ def _split_placement(a, B):
 # jitted, for the kernels
 turn_action = hot(_turn_action)
 placement = hot(_placement)
-split_placement = hot(_split_placement)
 split_turn_action = hot(_split_turn_action)
 # plain Python: ints, or whole numpy columns at once
 turn_actions = _turn_action
