@@ -11,7 +11,7 @@ import numpy as np
 
 from .core.jit import entry_point
 from .core.state import GameState, copy_game, copy_whole, make_state
-from .core.turn import apply_move, legal_moves
+from .core.turn import game_call
 from .rules import Rules
 from .tiles import TileSet
 
@@ -100,19 +100,19 @@ def as_log(items: list[Any]) -> tuple:
     return log
 
 
-CORE_CALLS: dict[TileSet, tuple] = {}  # a plain dict: `functools.cache` costs 0.6 us
+CORE_CALLS: dict[TileSet, Any] = {}  # a plain dict: `functools.cache` costs 0.6 us
+NO_ROWS = np.empty((0, 5), np.int64)  # `rows` of a `core_call` that writes none
 
 
-def core_calls(ts: TileSet) -> tuple:
-    """(legal_moves, apply_move) compiled for a game's state and `ts`'s tables (every
-    game's state has the same type): `core.jit.entry_point`s."""
-    calls = CORE_CALLS.get(ts)
-    if calls is None:
+def core_call(ts: TileSet) -> Any:
+    """`core.turn.game_call` compiled for a game's state and `ts`'s tables (every game's
+    state has the same type): a `core.jit.entry_point`."""
+    call = CORE_CALLS.get(ts)
+    if call is None:
         st = make_state(Rules().to_config(), 1, 1, 1)
-        calls = CORE_CALLS[ts] = (
-            entry_point(legal_moves, st, ts.tables, np.empty((1, 5), np.int64)),
-            entry_point(apply_move, st, ts.tables, 0, 0, 0, 0, 0))
-    return calls
+        call = CORE_CALLS[ts] = entry_point(game_call, st, ts.tables, 0, 0, 0, 0, 0, 0,
+                                            NO_ROWS)
+    return call
 
 
 # `copy_whole` (key True) and `copy_game` (False) compiled for a game's state (`core.jit.

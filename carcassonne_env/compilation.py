@@ -53,8 +53,7 @@ def core_is_compiled() -> bool:
     from .core import turn
 
     try:
-        return all(f._cache._cache_file._load_index()
-                   for f in (turn.reset, turn.apply_move, turn.legal_moves))
+        return bool(turn.game_call._cache._cache_file._load_index())
     except Exception:  # numba internals changed: say compiled rather than crash
         return True
 

@@ -12,10 +12,11 @@ import numpy as np
 from .checks import check_int, check_optional_int, check_seed
 from .clones import (
     COPY_CALLS,
+    NO_ROWS,
     VIEWS,
     as_log,
     copy_call,
-    core_calls,
+    core_call,
     give_back,
     log_items,
     spares_for,
@@ -27,7 +28,7 @@ from .core.playout import playouts_from
 from .core.queries import feature_tiles
 from .core.scoring import feature_points, majority
 from .core.state import GameState, copy_state, make_state, max_legal_rows
-from .core.turn import reset, solo_ends_after_turn
+from .core.turn import OP_APPLY_MOVE, OP_LEGAL_MOVES, OP_RESET, solo_ends_after_turn
 from .moves import (
     IllegalMoveError,
     Move,
@@ -118,7 +119,8 @@ class Game:
         self._hold(make_state(cfg, n_tiles, self._ts.max_segments,
                               int(self._ts.tables.n_adj.max())))
         self._st.deck[: len(deck)] = deck
-        reset(self._st, self._ts.tables, len(deck))
+        core_call(self._ts)(self._st, self._ts.tables, OP_RESET, len(deck), 0, 0, 0, 0,
+                            NO_ROWS)
         self._spares = spares_for(self._ts, self._st)
         self._moves: tuple = ()  # logs: `clones.log_items`
         self._score_log: tuple = ()
@@ -413,7 +415,8 @@ class Game:
         (figure * max_segments + segment; -1: no follower). `play_row(*row)` plays one."""
         rows = np.empty((self._rows_per_cell * max(int(self._sc[C.SC_NFRONT]), 1), 5),
                         np.int64)
-        return rows[: core_calls(self._ts)[0](self._st, self._ts.tables, rows)]
+        return rows[: core_call(self._ts)(self._st, self._ts.tables, OP_LEGAL_MOVES,
+                                          0, 0, 0, 0, 0, rows)]
 
     def bounding_box(self) -> tuple[int, int, int, int]:
         """(x_min, y_min, x_max, y_max) of the placed tiles."""
@@ -444,7 +447,8 @@ class Game:
         S = ts.max_segments  # = the core's segment slots (a jitted call costs more)
         if follower is None and slot != C.NO_FOLLOWER:
             follower = ts.slot_names[t][r][slot % S]
-        core_calls(ts)[1](st, ts.tables, int(h), int(x), int(y), int(r), int(slot))
+        core_call(ts)(st, ts.tables, OP_APPLY_MOVE, int(h), int(x), int(y), int(r), int(slot),
+                      NO_ROWS)
         self._legal = None
         entry = {"player": seat, "tile": ts.names[t], "x": x, "y": y, "rotation": r,
                  "follower": follower}

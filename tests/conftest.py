@@ -52,15 +52,17 @@ def _imported_files(path: Path) -> set[Path]:
             if node.level:
                 parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parts, base] if base else parts)
-            names = [f"{base}.{alias.name}" for alias in node.names] + [base]
+            # each name: the submodule if it is one, else the package
+            choices = [(f"{base}.{alias.name}", base) for alias in node.names]
         elif isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
+            choices = [(alias.name,) for alias in node.names]
         else:
             continue
-        for name in names:
-            if name.split(".")[0] in _SOURCE_DIRS and (found := _module_file(name)):
-                out.add(found)
-                break  # the submodule if it is one, else the package
+        for names in choices:
+            for name in names:
+                if name.split(".")[0] in _SOURCE_DIRS and (found := _module_file(name)):
+                    out.add(found)
+                    break
     return out
 
 

@@ -1,5 +1,5 @@
 """Copies of a `Game` (clone, copy.deepcopy, pickle) play on exactly like the original,
-also after the game has resolved its compiled core calls (`clones.core_calls`)."""
+also after the game has resolved its compiled core calls (`clones.core_call`)."""
 
 import copy
 import pickle

@@ -9,9 +9,10 @@ import sys
 import numpy as np
 from numba import njit
 
-from carcassonne_env.core.board import find, root_of
+from carcassonne_env.core.board import find, n_segments, root_of
 from carcassonne_env.core.jit import _InnerDispatcher, entry_point
-from carcassonne_env.core.turn import apply_move, legal_moves
+from carcassonne_env.core.state import copy_game, n_figures
+from carcassonne_env.core.turn import apply_move, game_call, legal_moves
 
 
 @njit
@@ -35,8 +36,10 @@ def test_an_inner_function_answers_python_through_its_twin():
 
 
 def test_the_functions_python_calls_in_the_package_keep_their_wrapper():
-    for fn in (legal_moves, apply_move, find):
+    for fn in (game_call, copy_game, n_segments, n_figures):
         assert not isinstance(fn, _InnerDispatcher), fn.py_func.__name__
+    for fn in (legal_moves, apply_move, find):  # `Game` plays through `game_call`
+        assert isinstance(fn, _InnerDispatcher), fn.py_func.__name__
 
 
 _LINKED_MODULE = '''

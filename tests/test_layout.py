@@ -181,6 +181,7 @@ FOREIGN_PRIVATE = {
     "_cache",  # numba's Dispatcher: where its on-disk cache lives
     "_get_action_dist_from_latent",  # Stable-Baselines3's policies
     "_cumulative_rewards",  # PettingZoo's AECEnv
+    "_values",  # numba's TargetConfig: the options a flags object sets
 }
 
 

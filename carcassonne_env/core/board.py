@@ -37,7 +37,7 @@ def popcount64(x):
     return np.int64((x * _H01) >> np.uint64(56))
 
 
-@hot_entry
+@hot
 def find(parent, g):
     """Root of segment g, halving the path on the way (mutates `parent`, same partition)."""
     while parent[g] != g:

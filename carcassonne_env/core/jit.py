@@ -50,7 +50,10 @@ from numba import njit, types
 from numba.core import sigutils
 from numba.core.registry import CPUDispatcher
 
-from . import notices  # noqa: F401 (the notice on a part's first compile)
+from . import (
+    notices,  # noqa: F401 (the notice on a part's first compile)
+    numba_typing,  # noqa: F401 (numba's typing of calls made cheaper)
+)
 from .link_only import LinkOnlyCompiler
 
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from . import config as C
 from .board import find, n_segments
-from .jit import hot, hot_entry, hot_inline
+from .jit import hot, hot_inline
 
 _MAX_ORDER_SEARCH = 8  # simultaneous solo completions searched exhaustively (8! orders)
 
@@ -15,7 +15,7 @@ def segment_kind(st, tb, g):
     return tb.seg_kind[st.ptype[g // S], g % S]
 
 
-@hot_entry
+@hot
 def feature_points(st, root, kind, complete):
     """Points of a road/city/monastery feature (complete: during play; else end of game)."""
     n = np.int64(st.fntiles[root])
@@ -38,7 +38,7 @@ def feature_points(st, root, kind, complete):
     return 0
 
 
-@hot_entry
+@hot
 def majority(counts):
     """Bit mask of the seats with the most followers (0 when nobody has one)."""
     mx = 0

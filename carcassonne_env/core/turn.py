@@ -138,7 +138,7 @@ def _begin_turn(st, tb, seat):
     _end_game(st, tb, C.END_TILES)
 
 
-@hot_entry
+@hot
 def reset(st, tb, deck_len):
     """Start a game whose draw order is already in `st.deck[:deck_len]`: place the start
     tile, deal hands / stacks, give the first turn."""
@@ -239,7 +239,7 @@ def check_move(st, tb, hand_idx, x, y, r, slot):
     return C.E_FEATURE_OCCUPIED
 
 
-@hot_entry
+@hot
 def apply_move(st, tb, hand_idx, x, y, r, slot):
     """Play one whole turn, or one scoring choice at a scoring decision (`core.choices`).
     The move must be legal (`check_move(...) == OK`)."""
@@ -454,7 +454,7 @@ def apply_move_auto(st, tb, hand_idx, x, y, r, slot):
         apply_move(st, tb, 0, x, y, r, slot)
 
 
-@hot_entry
+@hot
 def solo_ends_after_turn(st):
     """Solo: whether the game ends after the current turn (end A, or the colour to move
     has placed the last tile of its stack); False outside the solo variant."""
@@ -519,7 +519,7 @@ def _earlier_in_hand(st, h, t):
     return False
 
 
-@hot_entry
+@hot
 def legal_moves(st, tb, out):
     """Write every legal move as rows (hand index, x, y, rotation, slot) into `out`;
     returns the count. Order: hand tile, frontier cell, rotation, slot."""
@@ -548,3 +548,24 @@ def legal_moves(st, tb, out):
                 out[n, 4] = opts[q]
                 n += 1
     return n
+
+
+# ---------------------------------------------------------------------------- from Python
+
+OP_RESET, OP_LEGAL_MOVES, OP_APPLY_MOVE = 0, 1, 2
+
+
+@hot_entry
+def game_call(st, tb, op, a, x, y, r, slot, rows):
+    """`reset` (`a`: the deck length), `legal_moves` into `rows` (its count returned) or
+    `apply_move` (`a`: the hand index), chosen by `op`: the one compiled function through
+    which Python plays a game. The three share most of the rules core; as one function
+    Python calls, that code is optimised and turned into machine code once, not three
+    times (`core.link_only`)."""
+    if op == OP_APPLY_MOVE:
+        apply_move(st, tb, a, x, y, r, slot)
+        return 0
+    if op == OP_LEGAL_MOVES:
+        return legal_moves(st, tb, rows)
+    reset(st, tb, a)
+    return 0
