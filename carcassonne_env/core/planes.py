@@ -53,7 +53,7 @@ def _paint_tile(planes, sub, t, r, row, col, channel_extra):
                 px[channel_extra] = 1
 
 
-@hot_inline
+@hot
 def encode_board(st, tb, sub, observer, x0, y0, planes, pend_t, pend_x, pend_y, pend_r,
                  dirty):
     """Fill `planes` (int8[3B, 3B, C]) for `observer`. Only the pixel rectangle
@@ -157,7 +157,7 @@ def count_unseen(st, observer, out, offset):
                             out[offset + st.hands[p, h]] += 1
 
 
-@hot_inline
+@hot
 def encode_features(st, n_types, observer, phase, feats):
     """Fill the float32 feature vector (layout: `carcassonne_env.encoding.feature_names`)."""
     for i in range(feats.shape[0]):
@@ -220,7 +220,7 @@ def encode_features(st, n_types, observer, phase, feats):
         feats[k + (2 + C.N_GOODS) * P] = sc[C.SC_EXTRA]  # playing a builder's extra turn
 
 
-@hot_inline
+@hot
 def mask_from_rows(st, rows, n, x0, y0, B, SL, mode, pend, mask, dirty):
     """Fill the int8 action `mask` from the legal moves in rows[:n]; returns how many lie
     outside the window. mode MODE_TURN: turn actions, MODE_PLACE: placement actions
