@@ -52,11 +52,16 @@ def has_train_extra() -> bool:
 def warmup_tasks() -> dict[str, str]:
     """The warm-up's parts: the environments' (`carcassonne_env.compilation`), then the
     solo lab's search, MCTS and, with the train extra, puct's search."""
-    tasks = dict(env_compilation.WARMUP_TASKS)
-    tasks["the solo lab's search"] = "agents.warmup:_warm_solo_search"
-    tasks["the MCTS bot"] = "agents.warmup:_warm_mcts"
+    # In this order two processes (``--jobs 2``) take the longest parts first and end
+    # together; puct's search and the vector env start once the candidate-move
+    # observation they build on is in the cache (run beside it, they compiled it too).
+    env = list(env_compilation.WARMUP_TASKS.items())
+    tasks = dict(env[:3])  # the rules core, the observations, the bots and VsBots env
     if has_train_extra():
         tasks["the puct bot's search"] = "agents.warmup:_warm_puct"
+    tasks.update(env[3:])  # the vector env, the jitted playouts
+    tasks["the MCTS bot"] = "agents.warmup:_warm_mcts"
+    tasks["the solo lab's search"] = "agents.warmup:_warm_solo_search"
     return tasks
 
 
