@@ -13,7 +13,10 @@ linked as a function of its own. A function with several callers stays `hot`: nu
 would copy and type it again in every caller (inlining everything made a turn compile
 for minutes). So do the candidate-move columns (`core.candidate_columns`, `closers`,
 `candidates`): inlined, they made one function of a thousand lines, which LLVM took
-longer to optimise than the pieces (the part's compile: 59 CPU s against 38).
+longer to optimise than the pieces (the part's compile: 59 CPU s against 38). So does a
+function whose one caller is `counted` (the planes of `core.observe`): inlined, it is
+typed and lowered with the caller's reference counting, an atomic pair per array it
+reads and more code to compile (the Quick start's first compile: 1.5 CPU s more).
 
 numba compiles a function once per distinct tuple of argument types, and a constant
 argument is its own type (``f(st, 1)`` and ``f(st, 2)`` compiled twice), as is each
