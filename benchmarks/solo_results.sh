@@ -22,8 +22,10 @@ for f in 3 4 5; do
       --json $T/ppo_solo_c3_f$f.json
 done
 # the learned players (one process each: their time per move is compared at one worker)
-carcassonne solo-bench --bot sb3:model=ppo_solo_rl --deals 1000 --workers 1 \
-    --json $T/ppo_solo_rl_c3_f4.json
+for model in ppo_solo_rl ppo_solo_rl_small; do
+  carcassonne solo-bench --bot sb3:model=$model --deals 1000 --workers 1 \
+      --json $T/${model}_c3_f4.json
+done
 carcassonne solo-bench --bot puct --deals 1000 --workers 1 --json $T/puct_c3_f4.json
 carcassonne solo-bench --bot solo-search:seconds=0.05:guide=ppo_solo_rl --deals 200 \
     --workers 1 --json $T/solo-search-0.05-guided_c3_f4.json

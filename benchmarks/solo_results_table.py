@@ -204,11 +204,16 @@ def overlay_png(runs: dict, clair: dict, path: Path) -> None:
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.5))
     top = max(max(v) for v in series.values())
     bins = np.arange(0, top + 3, 2)
-    for b, v in series.items():
+    tab20 = plt.get_cmap("tab20").colors
+    colours = tab20[::2] + tab20[1::2]  # 20 distinct colours, the darker ten first
+    for i, (b, v) in enumerate(series.items()):
+        colour = "black" if b == CLAIRVOYANT else colours[i % len(colours)]
         label = f"{b} (mean {np.mean(v):.1f}, {len(v)} deals)"
-        ax.hist(v, bins=bins, histtype="step", density=True, linewidth=1.6, label=label)
+        ax.hist(v, bins=bins, histtype="step", density=True, linewidth=1.6, label=label,
+                color=colour)
         x = np.sort(v)
-        bx.step(x, np.arange(1, len(x) + 1) / len(x), where="post", linewidth=1.6)
+        bx.step(x, np.arange(1, len(x) + 1) / len(x), where="post", linewidth=1.6,
+                color=colour)
     ax.set_xlabel("result (lowest colour's final score)")
     ax.set_ylabel("share of deals per point")
     ax.legend(fontsize=8)

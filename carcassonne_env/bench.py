@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .clones import compile_copy
 from .core.playout import random_games
 from .core.state import copy_into
 from .game import Game
@@ -123,6 +124,7 @@ def bench_clone(repeats: int) -> dict[str, float]:
     py, jit = [], []
     dst, src = g.clone().state, g.clone().state
     copy_into(dst, src)
+    compile_copy(False)  # (else the first clones copy with numpy)
     for _ in range(repeats):
         t0 = time.perf_counter()
         for _ in range(n):

@@ -60,9 +60,12 @@ def core_is_compiled() -> bool:
 
 def _warm_core() -> None:
     """The rules core through the API: a whole game with clones and scoring queries."""
+    from .clones import compile_copy
     from .game import Game
     from .rules import Rules
 
+    for full in (False, True):  # (a program's first clones copy with numpy)
+        compile_copy(full)
     game = Game(Rules(players=2), seed=0)
     game.play(game.clone().legal_moves()[0])  # not in this game's cache: validated
     spare = game.clone()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from test_copy_into import RULES, _played
 
-from carcassonne_env import Game, Rules
+from carcassonne_env import Game, Rules, clones
 from carcassonne_env.core import config as C
 from carcassonne_env.core.state import SCRATCH_FIELDS, GameState, copy_game, copy_state
 
@@ -22,8 +22,36 @@ def _spares(game: Game) -> list[tuple[GameState, bool]]:
     return game._spares
 
 
+@pytest.fixture(params=["numpy", "compiled"])
+def copy_path(request, monkeypatch):
+    """Clones into spare states copy with numpy (a program's first `clones.COMPILE_AFTER`
+    clones) or with the compiled copies (every clone after)."""
+    compiled = dict(clones.COPY_CALLS)
+    clones.COPY_CALLS.clear()
+    monkeypatch.setattr(clones, "COMPILE_AFTER", 0 if request.param == "compiled" else 10**9)
+    yield request.param
+    clones.COPY_CALLS.update(compiled)
+
+
+def test_the_compiled_copies_take_over_after_compile_after_clones(monkeypatch):
+    game = _played(Rules(players=2), 4, 10)
+    _spares(game).clear()
+    compiled = dict(clones.COPY_CALLS)
+    clones.COPY_CALLS.clear()
+    monkeypatch.setattr(clones, "COMPILE_AFTER", 3)
+    monkeypatch.setattr(clones, "_copies_before_compiling", [0])
+    try:
+        for n in range(6):  # the first clone allocates; each later one reuses the last's
+            clone = game.clone()
+            assert _same_state(clone._st, copy_state(game._st))
+            assert (False in clones.COPY_CALLS) == (n >= 4), n
+            del clone
+    finally:
+        clones.COPY_CALLS.update(compiled)
+
+
 @pytest.mark.parametrize("rules", RULES, ids=["base", "expansions", "solo"])
-def test_a_clone_reuses_a_dead_games_state_and_copies_it_exactly(rules):
+def test_a_clone_reuses_a_dead_games_state_and_copies_it_exactly(rules, copy_path):
     late = _played(rules, 1, 50)  # more tiles, followers and events than `early`
     early = _played(rules, 2, 6)
     _spares(early).clear()
@@ -93,7 +121,7 @@ def _scribble_past_counts(st: GameState) -> None:
     st.discards[st.sc[C.SC_NDISC]:] = 2
 
 
-def test_a_handed_out_state_is_copied_in_full_both_ways():
+def test_a_handed_out_state_is_copied_in_full_both_ways(copy_path):
     """A game whose `state` was read may hold anything past its counts: a clone into its
     state when it is given back, and a clone of the game itself, copy every word."""
     rules = Rules(players=2)

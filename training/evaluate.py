@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="carcassonne train evaluate", description=__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", help="a saved model (.zip) or a shipped model's name "
-                        "(ppo_duel, ppo_solo; ppo_duel_rl, ppo_solo_rl)")
+                        "(ppo_duel, ppo_solo; ppo_duel_rl, ppo_solo_rl, ppo_solo_rl_small)")
     parser.add_argument("--opponents", default=None,
                         help="2-player model: comma-separated bot specs (default "
                         "random,greedy,heuristic)")
