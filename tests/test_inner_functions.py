@@ -36,8 +36,9 @@ def test_an_inner_function_answers_python_through_its_twin():
 
 
 def test_the_functions_python_calls_in_the_package_keep_their_wrapper():
-    for fn in (game_call, copy_game, n_segments, n_figures):
+    for fn in (game_call, copy_game, n_segments):
         assert not isinstance(fn, _InnerDispatcher), fn.py_func.__name__
+    assert not hasattr(n_figures, "py_func")  # plain Python: sizes buffers, compiles nothing
     for fn in (legal_moves, apply_move, find):  # `Game` plays through `game_call`
         assert isinstance(fn, _InnerDispatcher), fn.py_func.__name__
 
@@ -82,3 +83,15 @@ def test_inner_code_is_linked_into_its_callers_and_cached_for_later_ones(tmp_pat
     (tmp_path / "linked.py").write_text(_LINKED_MODULE)
     assert _run(tmp_path, "first") == ["7", "LinkOnlyLibrary", "0"]
     assert _run(tmp_path, "second") == ["8", "LinkOnlyLibrary", "1"]
+
+
+def test_n_figures_counts_the_figure_ids_of_the_rules():
+    from carcassonne_env.core.state import make_state
+    from carcassonne_env.rules import Rules
+
+    both = ["inns_cathedrals", "traders_builders"]
+    for rules, n in ((Rules(), 1), (Rules(variant="solo"), 1),
+                     (Rules(expansions=["inns_cathedrals"]), 2),  # the large follower
+                     (Rules(expansions=["traders_builders"]), 4),  # builder and pig
+                     (Rules(expansions=both), 4)):
+        assert n_figures(make_state(rules.to_config(), 1, 1, 1).cfg) == n, rules
