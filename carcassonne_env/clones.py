@@ -117,10 +117,10 @@ def core_call(ts: TileSet) -> Any:
 
 # `copy_whole` (key True) and `copy_game` (False) compiled for a game's state (`core.jit.
 # entry_point`s), each added by `copy_call` once a program has made `COMPILE_AFTER`
-# clones into spare states: until then numpy copies the whole buffer (a few us more per
-# clone), so a program that clones a few hundred times, such as a game of the greedy
-# bot, never waits for the compiler (about 0.7 s of CPU). (A plain dict that a clone
-# reads directly: one subscript.)
+# clones into spare states: until then numpy copies the buffer's live words (a few us
+# more per clone), so a program that clones a few hundred times, such as a game of the
+# greedy bot, never waits for the compiler (about 0.7 s of CPU). (A plain dict that a
+# clone reads directly: one subscript.)
 COPY_CALLS: dict[bool, Any] = {}
 COMPILE_AFTER = 5000
 _copies_before_compiling = [0]

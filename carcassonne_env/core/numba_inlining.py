@@ -13,8 +13,8 @@ the mutated IR, not an unmutated copy (numba's callers ignore it). Inlining IR t
 shared goes through numba's `inline_ir` as before.
 
 A cold `carcassonne play` deep-copied about 340 callee IRs twice each. `install()` runs
-at import; `tests/test_numba_inlining.py` checks that functions compile to the same
-machine code either way.
+at import; `tests/test_numba_inlining.py` checks that a function compiles to the same
+LLVM IR either way.
 """
 
 from __future__ import annotations
