@@ -22,32 +22,35 @@ def _spares(game: Game) -> list[tuple[GameState, bool]]:
     return game._spares
 
 
-@pytest.fixture(params=["numpy", "compiled"])
-def copy_path(request, monkeypatch):
-    """Clones into spare states copy with numpy (a program's first `clones.COMPILE_AFTER`
-    clones) or with the compiled copies (every clone after)."""
+@pytest.fixture
+def uncompiled_copies(monkeypatch):
+    """No compiled copy yet and no clone counted (as at a program's start); the compiled
+    copies are put back after the test."""
     compiled = dict(clones.COPY_CALLS)
     clones.COPY_CALLS.clear()
-    monkeypatch.setattr(clones, "COMPILE_AFTER", 0 if request.param == "compiled" else 10**9)
-    yield request.param
+    monkeypatch.setattr(clones, "_copies_before_compiling", [0])
+    yield
     clones.COPY_CALLS.update(compiled)
 
 
-def test_the_compiled_copies_take_over_after_compile_after_clones(monkeypatch):
+@pytest.fixture(params=["numpy", "compiled"])
+def copy_path(request, monkeypatch, uncompiled_copies):
+    """Clones into spare states copy with numpy (a program's first `clones.COMPILE_AFTER`
+    clones) or with the compiled copies (every clone after)."""
+    monkeypatch.setattr(clones, "COMPILE_AFTER", 0 if request.param == "compiled" else 10**9)
+    return request.param
+
+
+def test_the_compiled_copies_take_over_after_compile_after_clones(monkeypatch,
+                                                                  uncompiled_copies):
     game = _played(Rules(players=2), 4, 10)
     _spares(game).clear()
-    compiled = dict(clones.COPY_CALLS)
-    clones.COPY_CALLS.clear()
     monkeypatch.setattr(clones, "COMPILE_AFTER", 3)
-    monkeypatch.setattr(clones, "_copies_before_compiling", [0])
-    try:
-        for n in range(6):  # the first clone allocates; each later one reuses the last's
-            clone = game.clone()
-            assert _same_state(clone._st, copy_state(game._st))
-            assert (False in clones.COPY_CALLS) == (n >= 4), n
-            del clone
-    finally:
-        clones.COPY_CALLS.update(compiled)
+    for n in range(6):  # the first clone allocates; each later one reuses the last's
+        clone = game.clone()
+        assert _same_state(clone._st, copy_state(game._st))
+        assert (False in clones.COPY_CALLS) == (n >= 4), n
+        del clone
 
 
 @pytest.mark.parametrize("rules", RULES, ids=["base", "expansions", "solo"])
