@@ -295,25 +295,35 @@ class Game:
         """Placed tiles by (x, y), in placement order."""
         st, ts = self._st, self._ts
         S = n_segments(st)
-        o = st.ptype.shape[0]
+        n = int(self._sc[C.SC_PLACED])
+        # Each field read of a packed state makes a numpy view: read each once, as lists.
+        types, rotations = st.ptype[:n].tolist(), st.prot[:n].tolist()
+        owner, ofig = st.owner[: n * S].tolist(), st.ofig[: n * S].tolist()
+        cells = self._cells(range(n))
+        n_seg = ts.tables.n_seg.tolist()
         out = {}
-        for i in range(self._sc[C.SC_PLACED]):
-            t, r = int(st.ptype[i]), int(st.prot[i])
+        for i in range(n):
+            t, r = types[i], rotations[i]
             follower = figure = None
-            for s in range(ts.tables.n_seg[t]):
-                seat = st.owner[i * S + s]
+            for s in range(n_seg[t]):
+                seat = owner[i * S + s]
                 if seat >= 0:
-                    follower = (int(seat), ts.slot_names[t][r][s])
-                    figure = C.FIGURES[st.ofig[i * S + s]]
-            out[(int(st.px[i]) - o, int(st.py[i]) - o)] = PlacedTile(ts.names[t], r, follower,
-                                                                     figure)
+                    follower = (seat, ts.slot_names[t][r][s])
+                    figure = C.FIGURES[ofig[i * S + s]]
+            out[cells[i]] = PlacedTile(ts.names[t], r, follower, figure)
         return out
+
+    def _cells(self, placements: Sequence[int]) -> tuple[tuple[int, int], ...]:
+        """The (x, y) of the placed tiles with these placement indices."""
+        st, o = self._st, self._st.ptype.shape[0]
+        index = np.asarray(placements, np.int64)
+        return tuple(zip((st.px[index] - o).tolist(), (st.py[index] - o).tolist(),
+                         strict=True))
 
     @property
     def events(self) -> list[ScoringEvent]:
         """Every scoring so far, in order."""
         st = self._st
-        o = st.ptype.shape[0]
         new = []
         for k in range(len(self._events), self._sc[C.SC_NEVENTS]):
             ev = st.events[k]
@@ -325,7 +335,7 @@ class Game:
                 ScoringEvent(
                     turn=max(int(ev[C.EV_TURN]) - int(ev[C.EV_FINAL]), 0),
                     kind=_EVENT_KINDS[kind],
-                    tiles=tuple((int(st.px[i]) - o, int(st.py[i]) - o) for i in placements),
+                    tiles=self._cells(placements),
                     points=int(ev[C.EV_POINTS]),
                     majority=_seats(ev[C.EV_MAJORITY]),
                     scorers=_seats(ev[C.EV_SCORERS]),
@@ -369,7 +379,7 @@ class Game:
         st = self._st
         if self.done or self._sc[C.SC_PHASE] == C.PHASE_PLACE:
             return []
-        S, o = n_segments(st), st.ptype.shape[0]
+        S = n_segments(st)
         out = []
         for move, row in zip(self.legal_moves(), self._legal.values(), strict=True):
             g = self.cell_index(move.x, move.y) * S + row[4]
@@ -381,7 +391,7 @@ class Game:
             kind = int(self._ts.tables.seg_kind[st.ptype[g // S], g % S])
             tiles = feature_tiles(st, self._ts.tables, root, kind)
             out.append(ScoringChoice(
-                move, C.KINDS[kind], tuple((int(st.px[i]) - o, int(st.py[i]) - o) for i in tiles),
+                move, C.KINDS[kind], self._cells(tiles),
                 int(feature_points(st, root, kind, True)), _seats(majority(st.fmeep[root]))))
         return out
 

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -184,6 +185,7 @@ def segments(letter: str, rotation: int) -> tuple[Segment, ...]:
     return tuple(out)
 
 
+@cache
 def edge_terrain(letter: str, rotation: int, edge: str) -> str:
     """Terrain ("city"/"road"/"field") on ``edge`` of a rotated tile."""
     unrotated = EDGES[(EDGES.index(edge) - rotation) % 4]
@@ -333,6 +335,18 @@ def all_features(board: Board, kinds: tuple[str, ...]) -> list[Feature]:
                 seen |= feature.nodes
                 found.append(feature)
     return found
+
+
+def features_at(board: Board, pos: tuple[int, int], kinds: tuple[str, ...]) -> list[Feature]:
+    """The features of the given kinds (not monasteries) with a segment on the tile at
+    ``pos``: those of `all_features` whose tiles include ``pos``, in its order (each
+    feature's first segment in placement order, then segment order)."""
+    found: list[Feature] = []
+    for i, seg in enumerate(board.segs(pos)):
+        if seg.kind in kinds and not any((pos[0], pos[1], i) in f.nodes for f in found):
+            found.append(flood(board, (pos[0], pos[1], i)))
+    placed = {p: k for k, p in enumerate(board.tiles)}
+    return sorted(found, key=lambda f: min((placed[n[:2]], n[2]) for n in f.nodes))
 
 
 def feature_of(board: Board, node: tuple[int, int, int]) -> Feature:
@@ -575,20 +589,27 @@ def placement_error(board: Board, letter: str, x: int, y: int, rotation: int) ->
     return None if neighbours else f"{letter} at {(x, y)} touches no tile"
 
 
-def placements(board: Board, letter: str) -> list[tuple[int, int, int]]:
-    """Every legal (x, y, rotation) for a tile: all empty cells next to a tile, 4 turns."""
+def _placements(board: Board, letter: str) -> Iterator[tuple[int, int, int]]:
     cells = {
         (x + dx, y + dy)
         for x, y in board.tiles
         for dx, dy in STEP.values()
         if (x + dx, y + dy) not in board.tiles
     }
-    return [
-        (x, y, r)
-        for x, y in sorted(cells)
-        for r in range(4)
-        if placement_error(board, letter, x, y, r) is None
-    ]
+    for x, y in sorted(cells):
+        for r in range(4):
+            if placement_error(board, letter, x, y, r) is None:
+                yield x, y, r
+
+
+def placements(board: Board, letter: str) -> list[tuple[int, int, int]]:
+    """Every legal (x, y, rotation) for a tile: all empty cells next to a tile, 4 turns."""
+    return list(_placements(board, letter))
+
+
+def placeable(board: Board, letter: str) -> bool:
+    """Whether the tile has a legal placement (`placements` stops at the first)."""
+    return next(_placements(board, letter), None) is not None
 
 
 def free_spots(board: Board, pos: tuple[int, int], solo: bool) -> list[int]:
@@ -634,7 +655,7 @@ def canonical(seg: Segment) -> str:
 
 def completed_now(board: Board, pos: tuple[int, int]) -> list[Feature]:
     """Roads, cities and monasteries completed by the tile just placed at ``pos``."""
-    done = [f for f in all_features(board, ("road", "city")) if f.complete and pos in f.tiles]
+    done = [f for f in features_at(board, pos, ("road", "city")) if f.complete]
     x, y = pos
     for dx, dy in ((0, 0),) + RING:
         here = (x + dx, y + dy)
@@ -757,13 +778,13 @@ class RefGame:
             raise ValueError("the tiles are unknown: RefGame was made without a tile order")
         if self.hands is None:
             stack = self.stacks[self.to_move if self.solo else 0]
-            while stack and not placements(self.board, stack[0]):
+            while stack and not placeable(self.board, stack[0]):
                 self.discarded.append(stack.pop(0))
             return stack[:1]
         deck = self.stacks[0]
         for _ in range(self.seats):
             hand = self.hands[self.to_move]
-            while bad := [t for t in hand if not placements(self.board, t)]:
+            while bad := [t for t in hand if not placeable(self.board, t)]:
                 for letter in bad:
                     hand.remove(letter)
                     self.discarded.append(letter)

@@ -7,10 +7,10 @@ import subprocess
 import sys
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from carcassonne_env.core.board import find, n_segments, root_of
-from carcassonne_env.core.jit import _InnerDispatcher, entry_point
+from carcassonne_env.core.jit import _InnerDispatcher, entry_point, jitted
 from carcassonne_env.core.state import copy_game, n_figures
 from carcassonne_env.core.turn import apply_move, game_call, legal_moves
 
@@ -33,6 +33,25 @@ def test_an_inner_function_answers_python_through_its_twin():
     # a jitted caller compiles (and calls) the inner version, not the twin
     assert _root_from_jitted(parent, 3) == 0
     assert root_of.overloads
+
+
+def _twice(x):
+    return 2 * x
+
+
+def test_a_narrower_integer_from_python_runs_the_int64_version():
+    """One compiled version takes every integer width; after the first call with a
+    width, numba's dispatch finds it directly (it used to compile-and-look-up again on
+    every call, about 0.1 ms)."""
+    f = jitted(entry=True)(_twice)
+    assert f(np.int16(3)) == 6 and f(np.uint8(4)) == 8 and f(5) == 10
+    assert list(f.overloads) == [(types.int64,)]
+
+    def refuse(*args):
+        raise AssertionError(f"dispatched to a compile for {args}")
+
+    f._compile_for_args = refuse  # where numba's dispatch goes without an exact match
+    assert f(np.int16(7)) == 14 and f(np.uint8(1)) == 2 and f(np.int64(2)) == 4
 
 
 def test_the_functions_python_calls_in_the_package_keep_their_wrapper():
