@@ -209,6 +209,15 @@ def test_train_evaluate_takes_a_shipped_model_by_name(capsys):
     assert "sb3:model=ppo_solo_rl" in out and out.endswith("|\n")
 
 
+def test_train_evaluate_help_names_every_shipped_model(capsys):
+    from carcassonne_env.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["train", "evaluate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps the help
+    assert all(name in text for name in shipped_models()) and "puct_duel" in text
+
+
 def test_export_keeps_the_weights_and_drops_the_training_state(tmp_path, capsys):
     import torch
 

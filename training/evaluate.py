@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from agents import split_specs
-from agents.sb3_policy import load_model
+from agents.sb3_policy import load_model, shipped_models
 from carcassonne_env.cli_errors import OneLineParser
 from carcassonne_env.envs.for_model import model_rules
 
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="carcassonne train evaluate", description=__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", help="a saved model (.zip) or a shipped model's name "
-                        "(ppo_duel, ppo_solo; ppo_duel_rl, ppo_solo_rl, ppo_solo_rl_small)")
+                        f"({', '.join(shipped_models())})")
     parser.add_argument("--opponents", default=None,
                         help="2-player model: comma-separated bot specs (default "
                         "random,greedy,heuristic)")
