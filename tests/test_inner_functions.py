@@ -46,6 +46,7 @@ def test_a_narrower_integer_from_python_runs_the_int64_version():
     f = jitted(entry=True)(_twice)
     assert f(np.int16(3)) == 6 and f(np.uint8(4)) == 8 and f(5) == 10
     assert list(f.overloads) == [(types.int64,)]
+    f.compile((types.int16,))  # again, as a jitted caller's typing may ask: still one entry
 
     def refuse(*args):
         raise AssertionError(f"dispatched to a compile for {args}")

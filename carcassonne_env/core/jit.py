@@ -76,11 +76,14 @@ class _CanonicalDispatcher(CPUDispatcher):
         args, return_type = sigutils.normalize_signature(sig)
         canonical = tuple(_canonical(a) for a in args)
         entry = super().compile(canonical if return_type is None else return_type(*canonical))
-        if canonical != args and not self.targetoptions.get("no_cpython_wrapper") and not any(
-                isinstance(a, types.Literal) for a in args):
+        aliases = self.__dict__.setdefault("_aliases", set())
+        if canonical != args and args not in aliases and not self.targetoptions.get(
+                "no_cpython_wrapper") and not any(isinstance(a, types.Literal) for a in args):
             # A call from Python with these (narrower) types runs the compiled code
             # directly from now on: else numba's dispatch, finding no exact match, would
-            # come here again on every call (about 0.1 ms).
+            # come here again on every call (about 0.1 ms). Once per types: a second
+            # entry for the same types makes numba's dispatch ambiguous, back to here.
+            aliases.add(args)
             cres = self.overloads[canonical]
             self._insert([a._code for a in args], cres.entry_point, cres.objectmode)
         return entry
