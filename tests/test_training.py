@@ -179,6 +179,24 @@ def _config(out) -> dict:
     return json.loads((out / "config.json").read_text())["settings"]
 
 
+def test_init_starts_a_new_run_from_a_saved_models_weights(tmp_path):
+    settings = train_solo.SoloSettings(**TINY, total_timesteps=128)
+    first = train_solo.train(settings, tmp_path / "first", progress=False)
+    started = train_solo.SoloSettings(**TINY, total_timesteps=128, seed=7,
+                                      init=str(tmp_path / "first" / "model.zip"))
+    model = load_or_create(started, train_solo.make_env(started), tmp_path / "second",
+                           resume=False)
+    theirs = first.policy.state_dict()
+    assert all(torch.equal(w, theirs[k]) for k, w in model.policy.state_dict().items())
+    assert model.num_timesteps == 0  # a new run: only the weights come from the model
+    other = train_solo.SoloSettings(**{**TINY, "channels": 4}, total_timesteps=128,
+                                    init=started.init)
+    with pytest.raises(ValueError,
+                       match="its weights differ in shape.*trained with .--channels, --blocks"):
+        train_solo.train(other, tmp_path / "third", progress=False)
+    assert not (tmp_path / "third").exists()
+
+
 def test_a_run_folder_is_never_overwritten_or_rewritten_by_accident(tmp_path):
     """A run shorter than checkpoint_every has no checkpoint, only model.zip, config and
     curve: a new run there is refused all the same; --resume continues from model.zip,
@@ -228,6 +246,9 @@ def test_a_run_folder_is_never_overwritten_or_rewritten_by_accident(tmp_path):
     ({"gamma": 1.5}, r"--gamma must be a number in \(0, 1\]"),
     ({"seed": -1}, r"--seed must be an integer in \[0, 2\*\*32\)"),
     ({"colours": 5}, "--colours must be 3 or 4, got 5"),
+    ({"ent_coef": -0.01}, "--ent-coef must be a number >= 0"),
+    ({"vf_coef": -1}, "--vf-coef must be a number >= 0"),
+    ({"init": "no_such_model"}, "--init: no model file at no_such_model"),
 ])
 def test_bad_solo_settings_are_refused_before_any_work(tmp_path, change, message):
     settings = train_solo.SoloSettings(**{**TINY, "total_timesteps": 128, **change})

@@ -66,6 +66,9 @@ class PPOSettings:
     seed: int = 0
     checkpoint_every: int = 50_000  # timesteps
     torch_threads: int = 2
+    # a saved model (path or shipped name) whose policy weights start a new run instead
+    # of random ones (fine-tuning); its network must be the one these settings describe
+    init: str = ""
 
     def check(self) -> None:
         """Raise ValueError naming the first setting out of range (before any work)."""
@@ -85,13 +88,20 @@ class PPOSettings:
         require(self, "policy", str, lambda v: v in POLICIES, f"one of {', '.join(POLICIES)}")
         for name in ("candidate_moves", "hidden"):
             require(self, name, int, lambda v: v >= 1, "a positive integer")
+        for name in ("ent_coef", "vf_coef"):
+            require(self, name, float, lambda v: v >= 0, "a number >= 0")
+        require(self, "init", str, lambda v: True, "a model path or a shipped model's name")
+        if self.init:
+            from agents.sb3_policy import model_path
+            try:
+                model_path(self.init)
+            except FileNotFoundError as err:
+                raise ValueError(f"--init: {err}") from None
 
     def env_options(self) -> dict[str, Any]:
         """The observation options of the run's envs (obs_features, candidate_moves)."""
         return {"obs_features": self.obs_features,
                 "candidate_moves": self.candidate_moves if self.policy == "candidates" else 0}
-        for name in ("ent_coef", "vf_coef"):
-            require(self, name, float, lambda v: v >= 0, "a number >= 0")
 
 
 def require(settings: Any, name: str, kind: type, ok: Callable[[Any], bool],
@@ -155,13 +165,39 @@ def new_model(settings: PPOSettings, venv: VecEnv, run_dir: Path) -> MaskablePPO
         policy, kwargs = BoardPolicy, {
             "channels": s.channels, "blocks": s.blocks, "global_pool": bool(s.global_pool),
             **({"prior_weight": s.move_prior} if getattr(s, "move_prior", 0) else {})}
-    return MaskablePPO(
+    model = MaskablePPO(
         policy, venv, n_steps=s.n_steps, batch_size=s.batch_size, n_epochs=s.n_epochs,
         learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda,
         clip_range=s.clip_range, ent_coef=s.ent_coef, vf_coef=s.vf_coef,
         rollout_buffer_class=CompactMaskableDictRolloutBuffer,
         policy_kwargs=kwargs,
         tensorboard_log=str(run_dir / "tb"), seed=s.seed, device="cpu", verbose=0)
+    if s.init:
+        load_policy_weights(model, s.init, POLICY_OPTIONS[s.policy])
+    return model
+
+
+def load_policy_weights(model: MaskablePPO, source: str, options: tuple[str, ...]) -> None:
+    """Copy the policy weights of saved model `source` (a path or a shipped model's
+    name) into `model`; ValueError if its network or observation differ (naming the
+    settings `options` that shape the network)."""
+    from agents.sb3_policy import load_model
+
+    saved = load_model(source, cached=False)
+    if type(saved.policy) is not type(model.policy) \
+            or saved.observation_space != model.observation_space \
+            or saved.action_space != model.action_space:
+        raise ValueError(f"--init {source}: its network or spaces ({type(saved.policy).__name__}"
+                         f"; board size, observation features, players) differ from this "
+                         f"run's ({type(model.policy).__name__})")
+    mine, theirs = model.policy.state_dict(), saved.policy.state_dict()
+    differ = sorted(k for k in mine.keys() | theirs.keys()
+                    if k not in mine or k not in theirs or mine[k].shape != theirs[k].shape)
+    if differ:
+        raise ValueError(f"--init {source}: its weights differ in shape from this run's "
+                         f"network ({', '.join(differ[:4])}); give the settings it was "
+                         f"trained with ({', '.join('--' + o.replace('_', '-') for o in options)})")
+    model.policy.load_state_dict(theirs)
 
 
 def load_or_create(settings: PPOSettings, venv: VecEnv, run_dir: Path,

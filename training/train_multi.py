@@ -72,7 +72,6 @@ class MultiSettings(PPOSettings):
     reward: str = "margin"
     reward_scale: float = 0.1  # keeps value targets near 1
     env: str = "python"  # or "batched": jitted vector envs (training.batched)
-    init: str = ""  # a model whose policy weights start a new run (e.g. runs/bc/model.zip)
     # w > 0: the policy also sees the heuristic's move prior (carcassonne_env.bots.move_prior)
     # and its logits start as w x prior (w: inverse temperature, per point); 0: no prior.
     move_prior: float = 0.0
@@ -80,8 +79,6 @@ class MultiSettings(PPOSettings):
     def check(self) -> None:
         super().check()
         require(self, "env", str, lambda v: v in ("python", "batched"), "python or batched")
-        require(self, "init", str, lambda v: v == "" or Path(v).is_file(),
-                "the path of a saved model (or empty)")
         if self.env == "batched":
             for spec in split_specs(self.bots):
                 try:
@@ -268,23 +265,6 @@ def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None
     return VecMonitor(venv), league
 
 
-def start_from(model: MaskablePPO, path: str) -> None:
-    """Load the policy weights of the model at `path` into `model` (same spaces and
-    policy shape, else ValueError)."""
-    source = MaskablePPO.load(path, device="cpu")
-    if source.observation_space != model.observation_space or \
-            source.action_space != model.action_space:
-        raise ValueError(f"--init {path}: its spaces differ from this run's (board size, "
-                         "obs_features or players)")
-    try:
-        model.policy.load_state_dict(source.policy.state_dict())
-    except RuntimeError as err:
-        first = str(err).splitlines()[0] if str(err) else ""
-        raise ValueError(f"--init {path}: its policy has another shape than this run's "
-                         f"(give the same --channels, --blocks, --global-pool): "
-                         f"{first[:200]}") from None
-
-
 def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bool = True,
           changes: dict[str, Any] | None = None, overwrite: bool = False) -> MaskablePPO:
     """Train a self-play run in folder `out` (`overwrite`: replacing the run there), or
@@ -300,8 +280,6 @@ def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bo
         env = make_env(settings, pool)
     model = load_or_create(settings, env, out, resume)
     model.carcassonne_solo = False  # saved, as by the solo scripts (for_model.py)
-    if settings.init and model.num_timesteps == 0:
-        start_from(model, settings.init)
     with cleanup_on_failure(out, new_run=not resume, model=model):
         record_run(out, settings, resume, overwrite)
         if model.num_timesteps and pool is not None:

@@ -3,6 +3,7 @@
     carcassonne train solo --quick --out runs/solo-quick       # about 20-25 minutes on 2 cores
     carcassonne train solo --out runs/solo                     # the full config
     carcassonne train solo --out runs/solo --resume            # continue from the last checkpoint
+    carcassonne train solo --out runs/tuned --init ppo_solo_rl --policy candidates ...
     tensorboard --logdir runs/solo/tb
 
 A run folder holds config.json, checkpoints/model_<steps>_steps.zip, tb/ (TensorBoard),
