@@ -58,7 +58,7 @@ def test_the_card_commands_pass_the_scripts_checks(name, tmp_path, monkeypatch):
 def test_card_and_reproduce_commands(capsys, tmp_path):
     assert main(["train", "card", "ppo_solo_rl"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("ppo_solo_rl (solo): RL only") and "23.11" in out
+    assert out.startswith("ppo_solo_rl (solo): RL only") and "24.14" in out
     assert main(["train", "reproduce", "ppo_solo", "--out", str(tmp_path), "--dry-run"]) == 0
     lines = capsys.readouterr().out.splitlines()
     expected = [shlex.join(c) for c in cards.card_commands(cards.read_card("ppo_solo"),

@@ -39,7 +39,8 @@ def _play(spec: str, rules: Rules, seed: int) -> list[int]:
 
 def test_shipped_models_are_found_by_name_and_by_their_checkout_path():
     assert shipped_models() == ["ppo_duel", "ppo_duel_bc", "ppo_duel_rl", "ppo_solo",
-                                "ppo_solo_rl", "ppo_solo_rl_small", "puct_duel"]
+                                "ppo_solo_rl", "ppo_solo_rl_3m", "ppo_solo_rl_small",
+                                "puct_duel"]
     for name in shipped_models():
         assert model_path(name) == MODELS_DIR / f"{name}.zip"
         assert model_path(f"{name}.zip") == MODELS_DIR / f"{name}.zip"
@@ -52,7 +53,7 @@ def test_an_unknown_model_name_lists_the_shipped_ones():
     for bad in ("ppo_trio", "nowhere/ppo_duel.zip"):
         with pytest.raises(FileNotFoundError,
                            match="shipped models: ppo_duel, ppo_duel_bc, ppo_duel_rl, "
-                           "ppo_solo, ppo_solo_rl, ppo_solo_rl_small, puct_duel"):
+                           "ppo_solo, ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small, puct_duel"):
             load_model(bad)
     with pytest.raises(FileNotFoundError, match="ppo_trio.*shipped models: ppo_duel"):
         make_agent("sb3:model=ppo_trio")
@@ -90,7 +91,8 @@ def test_shipped_files_hold_weights_and_spaces_only():
     ("sb3:model=puct_duel", Rules(), 0, [106, 54]),
     ("sb3:model=ppo_solo_rl_small", Rules(variant="solo"), 1, [10, 12, 11]),  # candidates
     # (recorded with the slim file: the run's full checkpoints were not kept)
-    ("sb3:model=ppo_solo_rl", Rules(variant="solo"), 1, [30, 31, 31]),
+    ("sb3:model=ppo_solo_rl_3m", Rules(variant="solo"), 1, [30, 31, 31]),
+    ("sb3:model=ppo_solo_rl", Rules(variant="solo"), 1, [21, 21, 19]),  # fine-tuned
 ])
 def test_shipped_models_play_as_before_slimming(spec, rules, seed, scores):
     assert _play(spec, rules, seed) == scores
