@@ -195,6 +195,11 @@ def test_init_starts_a_new_run_from_a_saved_models_weights(tmp_path):
                        match="its weights differ in shape.*trained with .--channels, --blocks"):
         train_solo.train(other, tmp_path / "third", progress=False)
     assert not (tmp_path / "third").exists()
+    train_solo.train(started, tmp_path / "second", progress=False)
+    (tmp_path / "first" / "model.zip").unlink()  # a resumed run never reads it again
+    resumed = train_solo.train(started, tmp_path / "second", resume=True, progress=False,
+                               changes={"total_timesteps": 256})
+    assert resumed.num_timesteps == 256
 
 
 def test_a_run_folder_is_never_overwritten_or_rewritten_by_accident(tmp_path):

@@ -285,7 +285,7 @@ def plan_run(run_dir: Path, settings: Any, resume: bool = False,
                          f"{', '.join(RESUME_CHANGES)} may change, not "
                          f"{', '.join(f'{k} ({stored.get(k)!r} -> {changes[k]!r})' for k in bad)}")
     settings = type(settings)(**{**stored, **changes})
-    settings.check()
+    dataclasses.replace(settings, init="").check()  # (its start model is not read again)
     done = (saved_progress(run_dir) or (0, None))[0]
     if settings.total_timesteps < done:
         raise ValueError(f"{run_dir} has {done} timesteps done already; --total-timesteps "
