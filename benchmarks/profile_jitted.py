@@ -54,6 +54,8 @@ def write_perf_map(dispatchers: list[Any], path: str) -> int:
                     if address:
                         found[address] = fn.name
     addresses = sorted(found)
+    if not addresses:
+        return 0
     with open(path, "w") as out:
         for a, b in zip(addresses, addresses[1:] + [addresses[-1] + 4096], strict=True):
             out.write(f"{a:x} {b - a:x} {found[a]}\n")
@@ -156,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
         dispatchers, run = make()
         run()  # compile
         mapped = write_perf_map(dispatchers, f"/tmp/perf-{os.getpid()}.map")
+        if not mapped:
+            sys.exit("no compiled module in memory to map (the workload's code came from a cache)")
         data = os.path.join(cache, "perf.data")
         recorder = subprocess.Popen(
             ["perf", "record", "-q", "-F", "2000", "-p", str(os.getpid()), "-o", data,

@@ -33,3 +33,11 @@ def test_perf_map_names_each_compiled_function_at_its_address(tmp_path):
     assert any(name.endswith("outer") for name in names)
     starts = [int(start, 16) for start, _, _ in rows]
     assert starts == sorted(starts) and all(int(size, 16) > 0 for _, size, _ in rows)
+
+
+def test_perf_map_of_nothing_compiled_here_is_empty(tmp_path):
+    @njit
+    def never_called(x):
+        return x
+
+    assert write_perf_map([never_called], str(tmp_path / "perf.map")) == 0
