@@ -79,12 +79,13 @@ class PUCTAgent:
             the first move.
         seed: seeds the determinisations.
         simulations: simulations per move (a fixed budget: the same moves on any machine);
-            ignored when `time_per_move` is given.
+            ignored when `time_per_move` is given. In solo, 256 (about four times the
+            time) scores 26.35 on deals 0-999 against 24.51 at the default 64.
         time_per_move: seconds of search per move (at least one simulation).
         c: exploration constant (values in units of `value_scale` points). Default
             (None): 1.5 with 2 players (against `mcts` at equal time, 600 games on
-            seeds 1-3: 0.621 where 3 gave 0.570, docs/training.md), 3 in solo (not
-            measured there since).
+            seeds 1-3: 0.621 where 3 gave 0.570, docs/training.md), 3 in solo (1.5 and
+            6 did no better on deals 1000-1399, results/training/solo_puct).
         value_scale: points per unit of the value head (the training's reward_scale was
             0.1 for the 2-player models: 10 points per unit).
         value_base: what the value head's prediction is added to: "projected" (the
@@ -98,7 +99,8 @@ class PUCTAgent:
             choice (highest prior) on the determinisation, one network pass each (the
             nodes met join the tree); 0: by its own value. Default (None): 1 with 2
             players (against `mcts` at equal time, 200 games: 0.580 where 0 gave 0.517,
-            docs/training.md), 0 in solo (not measured there).
+            docs/training.md), 0 in solo (1 did no better there, at twice the time per
+            move: results/training/solo_puct).
     """
 
     name = "puct"

@@ -27,6 +27,8 @@ for model in ppo_solo_rl ppo_solo_rl_small; do
       --json $T/${model}_c3_f4.json
 done
 carcassonne solo-bench --bot puct --deals 1000 --workers 1 --json $T/puct_c3_f4.json
+carcassonne solo-bench --bot puct:simulations=256 --deals 1000 --workers 2 \
+    --json $T/puct-256_c3_f4.json
 carcassonne solo-bench --bot solo-search:seconds=0.05:guide=ppo_solo_rl --deals 200 \
     --workers 1 --json $T/solo-search-0.05-guided_c3_f4.json
 carcassonne solo-bench --bot solo-search:seconds=0.2 --deals 100 --workers 2 \

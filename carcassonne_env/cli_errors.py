@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 
@@ -41,3 +42,13 @@ def interrupted(what: str) -> int:
         bar.close()
     print(f"carcassonne: interrupted: {what}", file=sys.stderr)
     return 130
+
+
+def run_script(main: Callable[[], int]) -> int:
+    """Run a script's `main` (``python -m training.train_solo`` and the like) as the
+    `carcassonne` command runs it: a Ctrl-C or SIGTERM that kept work ends in the one
+    line of `interrupted`, exit status 130, not in a traceback."""
+    try:
+        return main()
+    except KeyboardInterrupt as err:
+        return interrupted(getattr(err, "kept", "") or "stopped by Ctrl-C")

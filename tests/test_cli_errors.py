@@ -430,3 +430,29 @@ def test_help_words_are_current(command, capsys):
     assert "Traders & Builders: trade goods, the builder, the pig" in text
     if command == "solo-bench":
         assert "solo-search, sb3:model=ppo_solo" in text
+
+
+def test_scripts_end_a_ctrl_c_in_one_line(capsys):
+    """`python -m training.<script>` ends a Ctrl-C (or SIGTERM) as `carcassonne` does:
+    the kept work in one line, exit status 130, no traceback."""
+    from carcassonne_env.cli_errors import Interrupted, run_script
+
+    def kept():
+        raise Interrupted("300 timesteps saved to runs/x/checkpoints/model_300_steps.zip")
+
+    def bare():
+        raise KeyboardInterrupt
+
+    assert run_script(kept) == 130
+    assert capsys.readouterr().err == (
+        "carcassonne: interrupted: 300 timesteps saved to "
+        "runs/x/checkpoints/model_300_steps.zip\n")
+    assert run_script(bare) == 130
+    assert capsys.readouterr().err == "carcassonne: interrupted: stopped by Ctrl-C\n"
+    assert run_script(lambda: 0) == 0
+    training = Path(__file__).parents[1] / "training"
+    scripts = [p for p in training.glob("*.py")  # (the RLlib example: ray stops itself)
+               if "__main__" in p.read_text() and p.name != "rllib_example.py"]
+    assert len(scripts) >= 8
+    for script in scripts:
+        assert "raise SystemExit(run_script(main))" in script.read_text(), script

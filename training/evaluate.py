@@ -19,7 +19,7 @@ from pathlib import Path
 
 from agents import split_specs
 from agents.sb3_policy import load_model, shipped_models
-from carcassonne_env.cli_errors import OneLineParser
+from carcassonne_env.cli_errors import OneLineParser, run_script
 from carcassonne_env.envs.for_model import model_rules
 
 
@@ -92,4 +92,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_script(main))

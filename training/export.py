@@ -14,7 +14,7 @@ import argparse
 import json
 from pathlib import Path
 
-from carcassonne_env.cli_errors import OneLineParser
+from carcassonne_env.cli_errors import OneLineParser, run_script
 
 from .cards import check_card, write_card
 
@@ -67,4 +67,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_script(main))

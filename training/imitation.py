@@ -42,6 +42,7 @@ from tqdm.auto import tqdm
 
 from agents import split_specs
 from carcassonne_env.bots.jitted_bots import bot_spec
+from carcassonne_env.cli_errors import run_script
 from carcassonne_env.envs.batched import BatchedGamesEnv
 from carcassonne_env.envs.vector import SoloVectorEnv
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
@@ -266,4 +267,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_script(main))

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_env.cli_errors import OneLineParser
+from carcassonne_env.cli_errors import OneLineParser, run_script
 
 from .common import CURVE_FILE
 
@@ -201,4 +201,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_script(main))

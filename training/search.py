@@ -69,7 +69,7 @@ from agents.puct import PUCTAgent, row_actions
 from agents.sb3_policy import SB3Agent, load_model
 from agents.stats import wilson_interval
 from carcassonne_env import Game, Rules
-from carcassonne_env.cli_errors import Interrupted, OneLineParser
+from carcassonne_env.cli_errors import Interrupted, OneLineParser, run_script
 from carcassonne_env.encoding import WindowOverflowError
 
 from .common import require
@@ -593,4 +593,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_script(main))

@@ -34,6 +34,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 from agents import make_agent, split_specs
 from agents.sb3_policy import SB3Agent
 from carcassonne_env.bots.jitted_bots import bot_spec
+from carcassonne_env.cli_errors import run_script
 from carcassonne_env.encoding import WindowOverflowError, empty_observation
 from carcassonne_env.envs.driver import REWARDS
 from carcassonne_env.envs.single import VsBotsEnv
@@ -298,4 +299,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_script(main))

@@ -20,6 +20,7 @@ from typing import Any
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecMonitor
 
+from carcassonne_env.cli_errors import run_script
 from carcassonne_env.envs.vector import SoloVectorEnv
 
 from .common import (
@@ -107,4 +108,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_script(main))

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from agents.sb3_policy import load_model
-from carcassonne_env.cli_errors import OneLineParser
+from carcassonne_env.cli_errors import OneLineParser, run_script
 from carcassonne_env.envs.for_model import model_env_options
 
 from .common import require
@@ -273,4 +273,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_script(main))
