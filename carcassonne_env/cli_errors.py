@@ -44,6 +44,12 @@ def interrupted(what: str) -> int:
     return 130
 
 
+def stopped(err: KeyboardInterrupt) -> int:
+    """`interrupted` for a Ctrl-C `err`: what it kept (an `Interrupted`), or that it
+    stopped the command."""
+    return interrupted(getattr(err, "kept", "") or "stopped by Ctrl-C")
+
+
 def run_script(main: Callable[[], int]) -> int:
     """Run a script's `main` (``python -m training.train_solo`` and the like) as the
     `carcassonne` command runs it: a Ctrl-C or SIGTERM that kept work ends in the one
@@ -51,4 +57,4 @@ def run_script(main: Callable[[], int]) -> int:
     try:
         return main()
     except KeyboardInterrupt as err:
-        return interrupted(getattr(err, "kept", "") or "stopped by Ctrl-C")
+        return stopped(err)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..cli_errors import OneLineParser, interrupted
+from ..cli_errors import OneLineParser, stopped
 from ..shadowing import check_package
 from .arena import cmd_arena
 from .args import Commands
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as err:  # Ctrl-C: one line; the commands keep their work
         if args.debug:
             raise
-        return interrupted(getattr(err, "kept", "") or "stopped by Ctrl-C")
+        return stopped(err)
     except USER_ERRORS as err:
         if args.debug:
             raise
