@@ -28,6 +28,17 @@ def test_self_play_samples_hold_visit_shares_and_margin_targets():
     assert len({s.base for s in samples}) > 3  # the projected margin moves
 
 
+def test_solo_self_play_targets_the_lowest_colour():
+    agent = PUCTAgent(SB3Agent("ppo_solo_rl"), seed=0, simulations=3)
+    samples, scores = search.self_play_game(agent, Rules(variant="solo"), seed=5,
+                                            explore_moves=2, rng=np.random.default_rng(0))
+    assert len(samples) > 5 and len(scores) == 3
+    for s in samples:
+        assert s.target.sum() == pytest.approx(1.0)
+        assert s.value == pytest.approx(min(scores) - s.base)
+    assert len({s.base for s in samples}) > 2  # the lowest colour's projection moves
+
+
 def test_the_replay_packs_and_pads_the_candidates(tmp_path):
     agent = PUCTAgent(SB3Agent("ppo_duel_rl"), seed=0, simulations=2, value_base="projected")
     samples, _ = search.self_play_game(agent, Rules(players=2), seed=3, explore_moves=2,

@@ -159,8 +159,10 @@ class Sample:
 
 def self_play_game(agent: PUCTAgent, rules: Rules, seed: int, explore_moves: int,
                    rng: np.random.Generator) -> tuple[list[Sample], list[int]]:
-    """One game in which both seats search with `agent`; returns its samples (value
-    targets in points: final margin minus the projected margin) and final scores."""
+    """One game in which both seats search with `agent` (solo: every colour's move);
+    returns its samples (value targets in points: the final margin minus the projected
+    margin, in solo the lowest colour's final score minus its projection: `puct`'s
+    values) and final scores."""
     game = Game(rules, seed=seed)
     samples: list[Sample] = []
     keys = [k for k in agent.net.model.observation_space.spaces if k in OBS_KEYS]
@@ -193,7 +195,9 @@ def self_play_game(agent: PUCTAgent, rules: Rules, seed: int, explore_moves: int
         ply += 1
     scores = list(game.scores)
     for s in samples:
-        s.value = scores[s.seat] - max(v for q, v in enumerate(scores) if q != s.seat) - s.base
+        final = min(scores) if rules.variant == "solo" else \
+            scores[s.seat] - max(v for q, v in enumerate(scores) if q != s.seat)
+        s.value = final - s.base
     return samples, scores
 
 

@@ -1,6 +1,6 @@
 """Solo expert iteration, one step: `puct:simulations=256` over `ppo_solo_rl` plays solo
 deals and its root visit shares become the network's policy targets (RL only: the search
-uses the network alone). `training.search` does the same for 2 players.
+uses the network alone), with `training.search`'s self-play game and fit.
 
     python exit.py gen FIRST COUNT OUT_PREFIX   # deals FIRST.., OUT_PREFIX_<games>.npz per 25
     TEMP=0.1 python exit.py fit ppo_solo_rl OUT.zip SAMPLES.npz...
@@ -17,17 +17,16 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.puct import PUCTAgent, row_actions
+from agents.puct import PUCTAgent
 from agents.sb3_policy import load_model
-from carcassonne_env import Game, Rules
-from carcassonne_env.encoding import WindowOverflowError
+from carcassonne_env import Rules
 from training.search import (
-    OBS_KEYS,
     Sample,
     SearchSettings,
     load_samples,
     pack,
     save_samples,
+    self_play_game,
     sharpen,
     train_on,
     union,
@@ -37,52 +36,16 @@ EXPLORE_MOVES = 4  # the first moves sampled in proportion to the visits
 VALUE_SCALE = 10.0  # points per value unit (the training's reward_scale 0.1)
 
 
-def game_samples(agent: PUCTAgent, seed: int, rng: np.random.Generator
-                 ) -> tuple[list[Sample], int]:
-    """One searched solo game: its samples (value target: the final lowest colour's
-    score minus the projected one at the decision) and its result."""
-    game = Game(Rules(variant="solo"), seed=seed)
-    keys = [k for k in agent.net.model.observation_space.spaces if k in OBS_KEYS]
-    out, ply = [], 0
-    while not game.done:
-        moves = game.legal_moves()
-        if len(moves) == 1:
-            game.play(moves[0])
-            continue
-        try:
-            obs = agent.net.observe(game)
-        except WindowOverflowError:
-            obs = None
-        visits = agent.search(game).astype(np.float64)
-        if obs is not None:
-            enc = agent.net.encoder_for(game)
-            actions = row_actions(game, enc, game.legal_rows())
-            share = dict(zip(actions.tolist(), (visits / visits.sum()).tolist(), strict=True))
-            target = np.array([share.get(a, 0.0) for a in obs["candidate_actions"].tolist()],
-                              np.float32)
-            if target.sum() > 0:
-                out.append(Sample({k: obs[k].copy() for k in keys}, target / target.sum(), 0,
-                                  agent.base(game, enc, obs["features"])))
-        if ply < EXPLORE_MOVES:
-            k = int(rng.choice(len(moves), p=visits / visits.sum()))
-        else:
-            k = int(np.argmax(visits + 1e-6 * agent.root_prior))
-        game.play(moves[k])
-        ply += 1
-    for s in out:
-        s.value = min(game.scores) - s.base
-    return out, min(game.scores)
-
-
 def gen(first: int, count: int, prefix: str) -> None:
     agent = PUCTAgent(model="ppo_solo_rl", simulations=256, seed=first)
     rng = np.random.default_rng(first)
     buf: list[Sample] = []
     results, t0 = [], time.time()
     for i, seed in enumerate(range(first, first + count)):
-        samples, result = game_samples(agent, seed, rng)
+        samples, scores = self_play_game(agent, Rules(variant="solo"), seed, EXPLORE_MOVES,
+                                         rng)
         buf += samples
-        results.append(result)
+        results.append(min(scores))
         if (i + 1) % 25 == 0:
             save_samples(Path(f"{prefix}_{i + 1}.npz"), pack(buf, VALUE_SCALE))
             buf = []
