@@ -20,7 +20,7 @@ from .jit import hot, hot_entry, hot_inline
 # indexes them with a run-time edge).
 NEIGHBOUR_DX = np.array(C.DX, np.int64)
 NEIGHBOUR_DY = np.array(C.DY, np.int64)
-_OPP_HALF = np.array(C.OPPOSITE_HALF, np.int64)
+OPPOSITE_HALF = np.array(C.OPPOSITE_HALF, np.int64)
 EMPTY = -1  # board value of a cell that is neither placed nor open
 
 _M1 = np.uint64(0x5555555555555555)
@@ -156,7 +156,7 @@ def neighbour_segment(st, tb, bx, by, d, seg_of_edge):
     if seg_of_edge == 0:
         s = tb.edge_seg[tj, rj, (d + 2) % 4]
     else:
-        s = tb.half_seg[tj, rj, _OPP_HALF[d]]
+        s = tb.half_seg[tj, rj, OPPOSITE_HALF[d]]
     return j * n_segments(st) + s
 
 
@@ -284,7 +284,8 @@ def place_tile(st, tb, t, r, bx, by):
             fopen[root] -= 2
         if ter != C.CITY:  # field or road edge: a field on each half
             for h in range(2 * d, 2 * d + 2):
-                union(st, base + half_seg[t, r, h], j * S + half_seg[tj, rj, _OPP_HALF[h]], False)
+                union(st, base + half_seg[t, r, h],
+                      j * S + half_seg[tj, rj, OPPOSITE_HALF[h]], False)
     # Monasteries: this tile's own, and those whose surroundings it fills.
     for dy in range(-1, 2):
         for dx in range(-1, 2):

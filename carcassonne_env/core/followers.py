@@ -4,89 +4,73 @@ neighbours' features before the tile is placed (the placing itself is `core.turn
 import numpy as np
 
 from . import config as C
-from .board import n_segments, neighbour_segment, root_of
+from .board import NEIGHBOUR_DX, NEIGHBOUR_DY, OPPOSITE_HALF, n_segments, root_of
 from .jit import hot, hot_inline
 
 
-@hot
-def _neighbour_roots(st, tb, t, r, bx, by, s, roots, n_roots):
-    """Write the roots of the placed neighbours' features that segment s of tile t
-    (rotation r, on empty cell (bx, by)) touches into roots[8 * s:] (count in
-    n_roots[s]): across its edges for a road or city, its half-edges for a field."""
-    n_roots[s] = 0
-    kind = tb.seg_kind[t, s]
-    if kind == C.K_MONASTERY:
-        return
-    if kind == C.K_FIELD:
-        mask = np.int64(tb.seg_halves[t, r, s])
-        table, n_bits = 1, 8
-    else:
-        mask = np.int64(tb.seg_edges[t, r, s])
-        table, n_bits = 0, 4
-    parent = st.parent
-    for e in range(n_bits):
-        if mask & (1 << e):
-            g = neighbour_segment(st, tb, bx, by, e, table)
-            if g >= 0:
-                roots[8 * s + n_roots[s]] = root_of(parent, g)
-                n_roots[s] += 1
+@hot_inline
+def _neighbour_roots(st, tb, t, r, bx, by, edges, fields):
+    """For each segment s of tile t (rotation r) about to go on empty cell (bx, by): the
+    roots of the placed neighbours' features it touches, across its edges for a road or
+    city (if `edges`), its half-edges for a field (if `fields`), into
+    work[W_NROOTS][8 * s:], their count in work[W_NCOUNT][s] (0 for the kinds left
+    out and monasteries)."""
+    work = st.work
+    roots, n_roots, nb = work[C.W_NROOTS], work[C.W_NCOUNT], work[C.W_NEIGH]
+    board, parent, ptype, prot = st.board, st.parent, st.ptype, st.prot
+    S = n_segments(st)
+    for d in range(4):  # the placements across the cell's edges, once for all segments
+        j = board[by + NEIGHBOUR_DY[d], bx + NEIGHBOUR_DX[d]]
+        nb[d] = j if j >= 0 else -1
+    for s in range(tb.n_seg[t]):
+        n_roots[s] = 0
+        kind = tb.seg_kind[t, s]
+        if kind == C.K_FIELD and fields:
+            mask = np.int64(tb.seg_halves[t, r, s])
+            last = -1
+            for h in range(8):
+                j = nb[h >> 1]
+                if mask & (1 << h) and j >= 0:
+                    g = j * S + tb.half_seg[ptype[j], prot[j], OPPOSITE_HALF[h]]
+                    if g != last:  # (an edge's two halves mostly meet one field)
+                        roots[8 * s + n_roots[s]] = root_of(parent, g)
+                        n_roots[s] += 1
+                        last = g
+        elif (kind == C.K_ROAD or kind == C.K_CITY) and edges:
+            mask = np.int64(tb.seg_edges[t, r, s])
+            for d in range(4):
+                j = nb[d]
+                if mask & (1 << d) and j >= 0:
+                    g = j * S + tb.edge_seg[ptype[j], prot[j], (d + 2) % 4]
+                    roots[8 * s + n_roots[s]] = root_of(parent, g)
+                    n_roots[s] += 1
 
 
 @hot_inline
-def occupied_segments(st, tb, t, r, bx, by, occ):
-    """occ[s] = 1 if segment s of tile t (rotation r) put on empty cell (bx, by) would
-    belong to a feature that holds a follower, else 0. Checked before placing, through
-    the neighbours' features, including merges through the tile's other segments: two
-    segments touching one neighbouring feature become one feature (e.g. both fields of a
-    road tile meeting a monastery-road tile whose field wraps around its road end).
-    Leaves each segment's neighbouring roots in st.work for `own_segments`."""
-    n = tb.n_seg[t]
-    work, fmeep = st.work, st.fmeep
-    roots = work[C.W_NROOTS]  # roots[8 * s + k]: k-th neighbouring feature of segment s
-    n_roots = work[C.W_NCOUNT]
-    for s in range(n):
-        occ[s] = 0
-        _neighbour_roots(st, tb, t, r, bx, by, s, roots, n_roots)
-        for k in range(n_roots[s]):
-            for p in range(fmeep.shape[1]):
-                if fmeep[roots[8 * s + k], p] > 0:
-                    occ[s] = 1
-    _spread(tb, t, n, roots, n_roots, occ)
-
-
-@hot
-def own_segments(st, tb, t, own, seat):
-    """own[s] = 1 if segment s of tile t would belong to a feature holding a follower of
-    `seat` (where a builder or pig may go). Reads the neighbouring roots that
-    `occupied_segments` (or `own_segments_only`) left for the same placement; a
-    separate pass so that games without builders and pigs never pay for it."""
+def _holders(st, tb, t, occ, own, seat, occupancy, owned):
+    """From the roots `_neighbour_roots` listed: occ[s] = 1 (if `occupancy`) when segment
+    s of tile t would belong to a feature holding a follower, own[s] = 1 (if `owned`)
+    when one of `seat`'s, each spread through the tile (`_spread`): two segments
+    touching one neighbouring feature become one feature (e.g. both fields of a road
+    tile meeting a monastery-road tile whose field wraps around its road end)."""
     n = tb.n_seg[t]
     work, fmeep = st.work, st.fmeep
     roots, n_roots = work[C.W_NROOTS], work[C.W_NCOUNT]
     for s in range(n):
+        occ[s] = 0
         own[s] = 0
         for k in range(n_roots[s]):
-            if fmeep[roots[8 * s + k], seat] > 0:
+            root = roots[8 * s + k]
+            if fmeep[root, seat] > 0:
                 own[s] = 1
-    _spread(tb, t, n, roots, n_roots, own)
-
-
-@hot_inline
-def own_segments_only(st, tb, t, r, bx, by, own, seat, edges, fields):
-    """`own_segments` for a seat with only a builder and / or pig left, without the
-    occupancy pass: only the kinds those figures can take are looked at (`edges`: roads
-    and cities, for a builder; `fields`: fields, for a pig; own[s] = 0 for the others).
-    About a third of a random expansion game's decisions are of this kind, and a field's
-    eight half-edges are most of the lookups."""
-    n = tb.n_seg[t]
-    seg_kind, n_roots = tb.seg_kind, st.work[C.W_NCOUNT]
-    for s in range(n):
-        kind = seg_kind[t, s]
-        n_roots[s] = 0
-        wanted = fields if kind == C.K_FIELD else edges and kind != C.K_MONASTERY
-        if wanted:
-            _neighbour_roots(st, tb, t, r, bx, by, s, st.work[C.W_NROOTS], n_roots)
-    own_segments(st, tb, t, own, seat)
+            if occupancy:
+                for p in range(fmeep.shape[1]):
+                    if fmeep[root, p] > 0:
+                        occ[s] = 1
+    if occupancy:
+        _spread(tb, t, n, roots, n_roots, occ)
+    if owned:
+        _spread(tb, t, n, roots, n_roots, own)
 
 
 @hot
@@ -132,10 +116,15 @@ def follower_options(st, tb, t, r, bx, by, out):
             return n, False
     seg_kind = tb.seg_kind
     occ, own = st.work[C.W_OCC], st.work[C.W_OWN]
-    if not solo and not has_supply and xsupply[seat, 0] == 0:
-        # only a builder and / or a pig left: the seat's own features, no occupancy
-        builder, pig = xsupply[seat, 1] > 0, xsupply[seat, 2] > 0
-        own_segments_only(st, tb, t, r, bx, by, own, seat, builder, pig)
+    # Only a builder and / or a pig left (about half of a random expansion game's
+    # decisions): the seat's own features, no occupancy, only the kinds they can take.
+    only_own = not solo and not has_supply and xsupply[seat, 0] == 0
+    builder, pig = xsupply[seat, 1] > 0, xsupply[seat, 2] > 0
+    # (fields: no farmers in the solo variant, and a field's 8 half-edges cost the most)
+    _neighbour_roots(st, tb, t, r, bx, by, builder or not only_own, pig or not (
+        only_own or solo))
+    _holders(st, tb, t, occ, own, seat, not only_own, builder or pig)
+    if only_own:
         S = n_segments(st)
         for fig in range(C.FIG_BUILDER, C.FIG_PIG + 1):  # the order of the loop below
             for s in range(tb.n_seg[t]):
@@ -143,7 +132,6 @@ def follower_options(st, tb, t, r, bx, by, out):
                     out[n] = fig * S + s
                     n += 1
         return n, False
-    occupied_segments(st, tb, t, r, bx, by, occ)
     for s in range(tb.n_seg[t]):
         if solo and seg_kind[t, s] == C.K_FIELD:
             continue  # no farmers in the solo variant
@@ -151,8 +139,6 @@ def follower_options(st, tb, t, r, bx, by, out):
             out[n] = s
             n += 1
     if not solo and extras > 0:
-        if xsupply[seat, 1] + xsupply[seat, 2] > 0:  # builders and pigs: Traders & Builders
-            own_segments(st, tb, t, own, seat)
         S = n_segments(st)
         for fig in range(1, 4):
             if xsupply[seat, fig - 1] == 0:
