@@ -238,8 +238,9 @@ class SB3Agent:
         return (f"rules differ: {theirs} (model: its spaces fit both) vs {mine} (this game): "
                 f"{planes}")
 
-    def _pick(self, obs: dict[str, np.ndarray], mask: np.ndarray) -> int:
-        """The policy's action restricted to `mask`: masked logits, argmax or a sample."""
+    def legal_logits(self, obs: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
+        """The policy's logits for observation `obs` (float64, one per action), -inf
+        where `mask` is 0."""
         import torch
 
         policy = self.policy
@@ -249,6 +250,11 @@ class SB3Agent:
             dist = policy.get_distribution(tensors)
             logits = dist.distribution.logits[0].cpu().numpy().astype(np.float64)
         logits[mask == 0] = -np.inf
+        return logits
+
+    def _pick(self, obs: dict[str, np.ndarray], mask: np.ndarray) -> int:
+        """The policy's action restricted to `mask`: masked logits, argmax or a sample."""
+        logits = self.legal_logits(obs, mask)
         if self.deterministic:
             return int(np.argmax(logits))
         p = np.exp(logits - logits.max())

@@ -120,9 +120,10 @@ def follower_options(st, tb, t, r, bx, by, out):
     # decisions): the seat's own features, no occupancy, only the kinds they can take.
     only_own = not solo and not has_supply and xsupply[seat, 0] == 0
     builder, pig = xsupply[seat, 1] > 0, xsupply[seat, 2] > 0
-    # (fields: no farmers in the solo variant, and a field's 8 half-edges cost the most)
-    _neighbour_roots(st, tb, t, r, bx, by, builder or not only_own, pig or not (
-        only_own or solo))
+    edges = builder if only_own else True
+    # (no farmers in the solo variant, and a field's 8 half-edges cost the most)
+    fields = pig if only_own else not solo
+    _neighbour_roots(st, tb, t, r, bx, by, edges, fields)
     _holders(st, tb, t, occ, own, seat, not only_own, builder or pig)
     if only_own:
         S = n_segments(st)

@@ -11,9 +11,8 @@ import sys
 import time
 
 import numpy as np
-import torch
 
-from agents.sb3_policy import SB3Agent, torch_threads
+from agents.sb3_policy import SB3Agent
 from carcassonne_env import Game, Rules
 
 
@@ -26,14 +25,7 @@ def pick(members: list[SB3Agent], obs: dict, mask: np.ndarray) -> int:
     """The legal action with the highest summed log-probability over the members."""
     total = np.zeros(mask.shape[0])
     for agent in members:
-        policy = agent.policy
-        tensors, _ = policy.obs_to_tensor(
-            {k: obs[k] for k in agent.model.observation_space.spaces})
-        with torch.no_grad(), torch_threads(1):
-            logits = policy.get_distribution(tensors).distribution.logits[0]
-        logits = logits.cpu().numpy().astype(np.float64)
-        logits[mask == 0] = -np.inf
-        total += log_softmax(logits)
+        total += log_softmax(agent.legal_logits(obs, mask))
     return int(np.argmax(total))
 
 
