@@ -403,7 +403,10 @@ def test_a_real_ctrl_c_stops_arena_workers_without_tracebacks(tmp_path):
         preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         deadline = time.monotonic() + 300
-        while not (records.is_dir() and any(records.iterdir())):
+        # Two records: the parent writes a game's record, then counts it, so the second
+        # record means the first game is counted (one record alone may be caught
+        # between its write and its count, and then 0 games are reported).
+        while not (records.is_dir() and len(list(records.glob("*.json"))) >= 2):
             assert run.poll() is None and time.monotonic() < deadline
             time.sleep(0.5)
         os.killpg(run.pid, signal.SIGINT)
