@@ -110,36 +110,87 @@ def fits(edge_code, t, r, con):
 
 
 @hot
+def four_rotations(tb, t):
+    """Tile t's packed edges in rotations 0-3 as bytes 0-3 of one integer (`fit_bits`)."""
+    e = tb.edge_code
+    return (np.int64(e[t, 0]) | np.int64(e[t, 1]) << 8 | np.int64(e[t, 2]) << 16
+            | np.int64(e[t, 3]) << 24)
+
+
+@hot
+def fit_bits(four, con):
+    """`fits` for the four rotations at once: bit 8r + 7 is set iff rotation r (byte r
+    of `four_rotations`) meets the packed constraint `con`. A byte-wise zero test with
+    no branch: which rotations fit is unpredictable, and a branch per rotation
+    mispredicts."""
+    y = (four ^ ((con & 0xFF) * 0x01010101)) & ((con >> 8) * 0x01010101)
+    return ~(((y & 0x7F7F7F7F) + 0x7F7F7F7F) | y | 0x7F7F7F7F) & 0x80808080
+
+
+@hot
+def n_fits(bits):
+    """Number of rotations set in `fit_bits`' result (its four bits summed in the top
+    byte by one multiply)."""
+    return (((bits >> 7) * 0x01010101) >> 24) & 0xFF
+
+
+@hot
 def has_placement(st, tb, t):
     """Can tile type t be placed anywhere?"""
     frontier = st.frontier
-    edge_code = tb.edge_code
+    four = four_rotations(tb, t)
     for k in range(st.sc[C.SC_NFRONT]):
-        con = np.int64(frontier[k, 2])
-        for r in range(4):
-            if fits(edge_code, t, r, con):
-                return True
+        if fit_bits(four, np.int64(frontier[k, 2])):
+            return True
     return False
 
 
 @hot
 def list_placements(st, tb, t, out):
     """Write every legal placement of tile t into the columns of `out` (rows: board x,
-    board y, rotation); returns the count."""
+    board y, rotation), by frontier cell then rotation; returns the count."""
     frontier = st.frontier
-    edge_code = tb.edge_code
+    four = four_rotations(tb, t)
     n = 0
     for k in range(st.sc[C.SC_NFRONT]):
-        bx = frontier[k, 0]
-        by = frontier[k, 1]
-        con = np.int64(frontier[k, 2])
-        for r in range(4):
-            if fits(edge_code, t, r, con):
-                out[0, n] = bx
-                out[1, n] = by
-                out[2, n] = r
-                n += 1
+        bits = fit_bits(four, np.int64(frontier[k, 2]))
+        for r in range(4):  # written always, kept when it fits: no branch
+            out[0, n] = frontier[k, 0]
+            out[1, n] = frontier[k, 1]
+            out[2, n] = r
+            n += (bits >> (8 * r + 7)) & 1
     return n
+
+
+@hot
+def count_placements(st, tb, t):
+    """The count `list_placements` returns, without the list."""
+    frontier = st.frontier
+    four = four_rotations(tb, t)
+    n = 0
+    for k in range(st.sc[C.SC_NFRONT]):
+        n += n_fits(fit_bits(four, np.int64(frontier[k, 2])))
+    return n
+
+
+@hot
+def nth_placement(st, tb, t, pick):
+    """Placement `pick` of `list_placements`' list (0 <= pick < its count): board x,
+    board y, rotation."""
+    frontier = st.frontier
+    four = four_rotations(tb, t)
+    for k in range(st.sc[C.SC_NFRONT]):
+        bits = fit_bits(four, np.int64(frontier[k, 2]))
+        c = n_fits(bits)
+        if pick >= c:
+            pick -= c
+            continue
+        for r in range(4):
+            if (bits >> (8 * r + 7)) & 1:
+                if pick == 0:
+                    return frontier[k, 0], frontier[k, 1], r
+                pick -= 1
+    return -1, -1, -1
 
 
 @hot

@@ -114,7 +114,6 @@ def follower_options(st, tb, t, r, bx, by, out):
         n = 1
         if not has_supply and extras == 0:
             return n, False
-    seg_kind = tb.seg_kind
     occ, own = st.work[C.W_OCC], st.work[C.W_OWN]
     # Only a builder and / or a pig left (about half of a random expansion game's
     # decisions): the seat's own features, no occupancy, only the kinds they can take.
@@ -125,38 +124,69 @@ def follower_options(st, tb, t, r, bx, by, out):
     fields = pig if only_own else not solo
     _neighbour_roots(st, tb, t, r, bx, by, edges, fields)
     _holders(st, tb, t, occ, own, seat, not only_own, builder or pig)
-    if only_own:
-        S = n_segments(st)
-        for fig in range(C.FIG_BUILDER, C.FIG_PIG + 1):  # the order of the loop below
-            for s in range(tb.n_seg[t]):
-                if own[s] and (seg_kind[t, s] == C.K_FIELD) == (fig == C.FIG_PIG):
-                    out[n] = fig * S + s
-                    n += 1
-        return n, False
+    return _write_slots(st, tb, t, seat, solo, has_supply, occ, own, out, n)
+
+
+@hot
+def _write_slots(st, tb, t, seat, solo, has_supply, occ, own, out, n):
+    """Append to out[n:] the slots allowed on tile t given occ[s] / own[s] (segment s's
+    feature holds a follower / one of `seat`'s): followers first, then large
+    followers, builders and pigs, each in segment order. Returns (count, blocked) as
+    `follower_options` does."""
+    seg_kind, xsupply = tb.seg_kind, st.xsupply
     for s in range(tb.n_seg[t]):
         if solo and seg_kind[t, s] == C.K_FIELD:
             continue  # no farmers in the solo variant
         if not occ[s] and (solo or has_supply):
             out[n] = s
             n += 1
-    if not solo and extras > 0:
-        S = n_segments(st)
-        for fig in range(1, 4):
-            if xsupply[seat, fig - 1] == 0:
-                continue
-            for s in range(tb.n_seg[t]):
-                kind = seg_kind[t, s]
-                if fig == C.FIG_LARGE:
-                    ok = not occ[s]
-                elif fig == C.FIG_BUILDER:
-                    ok = own[s] and (kind == C.K_ROAD or kind == C.K_CITY)
-                else:
-                    ok = own[s] and kind == C.K_FIELD
-                if ok:
-                    out[n] = fig * S + s
-                    n += 1
-    if solo and (n == 0 or not has_supply):
-        blocked = n > 0
-        out[0] = C.NO_FOLLOWER
-        return 1, blocked
+    if solo:
+        if n == 0 or not has_supply:
+            out[0] = C.NO_FOLLOWER
+            return 1, n > 0
+        return n, False
+    S = n_segments(st)
+    for fig in range(1, 4):
+        if xsupply[seat, fig - 1] == 0:
+            continue
+        for s in range(tb.n_seg[t]):
+            kind = seg_kind[t, s]
+            if fig == C.FIG_LARGE:
+                ok = not occ[s]
+            elif fig == C.FIG_BUILDER:
+                ok = own[s] and (kind == C.K_ROAD or kind == C.K_CITY)
+            else:
+                ok = own[s] and kind == C.K_FIELD
+            if ok:
+                out[n] = fig * S + s
+                n += 1
     return n, False
+
+
+@hot
+def options_after_put(st, tb, t, i, out):
+    """`follower_options` for tile t once `core.turn.put_tile` has put it down as
+    placement i: the same slots in the same order and the same `blocked`, read from the
+    merged features' roots rather than through the neighbours (cheaper: random
+    playouts put the tile down first). Returns (count, blocked)."""
+    solo = st.cfg[C.CFG_SOLO] != 0
+    seat = st.sc[C.SC_SEAT]
+    has_supply = st.supply[seat] > 0
+    xsupply = st.xsupply
+    n = 0
+    if not solo:
+        out[0] = C.NO_FOLLOWER
+        n = 1
+        if not has_supply and xsupply[seat, 0] + xsupply[seat, 1] + xsupply[seat, 2] == 0:
+            return n, False
+    occ, own = st.work[C.W_OCC], st.work[C.W_OWN]
+    parent, fmeep = st.parent, st.fmeep
+    base = i * n_segments(st)
+    for s in range(tb.n_seg[t]):
+        root = root_of(parent, base + s)
+        occ[s] = 0
+        for p in range(fmeep.shape[1]):
+            if fmeep[root, p] > 0:
+                occ[s] = 1
+        own[s] = 1 if fmeep[root, seat] > 0 else 0
+    return _write_slots(st, tb, t, seat, solo, has_supply, occ, own, out, n)

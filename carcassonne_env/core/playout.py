@@ -6,12 +6,12 @@ import numpy as np
 from numba import njit
 
 from . import config as C
-from .board import list_placements
+from .board import count_placements, nth_placement
 from .choices import choice_row, n_choices
-from .followers import follower_options
+from .followers import options_after_put
 from .jit import hot, hot_entry, hot_inline
 from .state import copy_into
-from .turn import apply_move, reset, tile_to_place
+from .turn import apply_move, finish_placing, put_tile, reset, tile_to_place
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -53,7 +53,6 @@ def random_move(st, tb, rng):
         apply_move(st, tb, 0, x, y, r, slot)
         return
     n_hand = st.cfg[C.CFG_HAND_SIZE]
-    places = st.places
     opts = st.work[C.W_OPTS]
     counts = st.work[C.W_COUNTS]
     total = 0
@@ -61,7 +60,7 @@ def random_move(st, tb, rng):
         counts[h] = 0
         t = tile_to_place(st, h)
         if t >= 0:
-            counts[h] = list_placements(st, tb, t, places)
+            counts[h] = count_placements(st, tb, t)
             total += counts[h]
     pick = rng_below(rng, total)
     h = 0
@@ -69,13 +68,14 @@ def random_move(st, tb, rng):
         pick -= counts[h]
         h += 1
     t = tile_to_place(st, h)
-    if n_hand > 1:
-        list_placements(st, tb, t, places)
-    bx, by, r = places[0, pick], places[1, pick], places[2, pick]
-    n_opts, _ = follower_options(st, tb, t, r, bx, by, opts)
-    slot = opts[rng_below(rng, n_opts)]
-    o = st.ptype.shape[0]
-    apply_move(st, tb, h, bx - o, by - o, r, slot)
+    bx, by, r = nth_placement(st, tb, t, pick)
+    # The tile first, then its follower slots from the merged features: the moves of
+    # `follower_options` then `apply_move`, for less work.
+    i = put_tile(st, tb, t, r, bx, by)
+    n_opts, blocked = options_after_put(st, tb, t, i, opts)
+    if blocked:  # (solo: the slot is then NO_FOLLOWER, as `place_and_score` checks)
+        st.sc[C.SC_SOLO_END_A] = 1
+    finish_placing(st, tb, h, i, opts[rng_below(rng, n_opts)])
 
 
 @hot

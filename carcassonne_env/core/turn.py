@@ -254,6 +254,16 @@ def apply_move(st, tb, hand_idx, x, y, r, slot):
 
 
 @hot_inline
+def finish_placing(st, tb, hand_idx, i, slot):
+    """The rest of `apply_move` once `put_tile` has put the hand's tile down as
+    placement i (and a solo end A is marked): the figure on `slot`, the scoring, the
+    end of the turn."""
+    seat = st.sc[C.SC_SEAT]
+    if not figure_and_score(st, tb, i, slot, True):
+        _end_turn(st, tb, seat, hand_idx)
+
+
+@hot_inline
 def place_and_score(st, tb, hand_idx, x, y, r, slot, ask):
     """The first half of a placing turn (`apply_move` without passing the turn): put the
     tile and figure down, mark and score what it completed. With `ask` and
@@ -464,7 +474,7 @@ def solo_ends_after_turn(st):
     )
 
 
-@hot_inline
+@hot
 def _end_turn(st, tb, seat, hand_idx):
     """After the scoring of a turn: refill the hand, pass the turn or end the game."""
     st.sc[C.SC_TURN] += 1
