@@ -205,7 +205,7 @@ def pair_change(after, k, roots, n_roots, farm, stamp, gen, farm_pts, pend):
 
 @hot
 def pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_counts, stamp,
-                    gen, links, pend):
+                    gen, links, ends, pend):
     """pend[p] += the change of seat p's pending end-game points from `st` to `after`
     (the tile t/r put on (bx, by), no figure, completions scored), standard rules with
     farms per field, without running the end scoring: only the features the tile
@@ -216,7 +216,8 @@ def pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_count
     roots[q] touches (a field) or joined (the `joined` column, as `joined` counts).
     city_counts[g]: completed cities touching field root g of `st`; stamp, gen: see
     `once` (gen: this placement's number, stamp: int64[G], zero at the first);
-    links: `st`'s adjacencies by feature (`pair_lists`)."""
+    links: `st`'s adjacencies by feature (`pair_lists`); ends[q]: the end points of
+    roots[q] after (written)."""
     S = n_segments(st)
     # the features of `st` the tile joined (through its edges)
     before = after.work[C.W_STACK]
@@ -268,7 +269,11 @@ def pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_count
     for k in range(st.sc[C.SC_NPAIRS], after.sc[C.SC_NPAIRS]):
         pair_change(after, k, roots, n_roots, farm, stamp, gen, farm_pts, pend)
     for q in range(n_roots):
-        end_points(after, tb, roots[q], farm[q, 0], pend, 1)
+        for p in range(pend.shape[0]):
+            ends[q, p] = 0
+        end_points(after, tb, roots[q], farm[q, 0], ends[q], 1)
+        for p in range(pend.shape[0]):
+            pend[p] += ends[q, p]
     for q in range(n_before):
         end_points(st, tb, before[q], city_counts[before[q]], pend, -1)
     # monasteries around the tile: one more neighbour, or completed and scored now

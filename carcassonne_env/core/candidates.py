@@ -95,6 +95,35 @@ def _encode_choices(st, tb, after, rows, n, B, SL, observer, pend_before, feats,
     return np.int64(m)
 
 
+@hot
+def _lift_row(after, tb, src, out, fig, seat, roots, cols, n_roots, fig_q, observer, base,
+              width, n_events):
+    """The row of a figure put on a feature the tile did not complete (`after`: the
+    no-figure move with that figure down) from the no-figure move's row `src`: nothing
+    scores, so only the figure columns, the mover's supply and the figure's feature's
+    holders differ; every other feature's block is src's, moved one block on past the
+    figure's (which comes first)."""
+    P = after.cfg[C.CFG_SEATS]
+    for j in range(base):
+        out[j] = src[j]
+    out[H_FIGURE] = 0.0
+    out[H_FIGURE + 1 + fig] = 1.0
+    h_supply = H_FIGURE + 5 + 2 * P
+    out[h_supply] = after.supply[seat]
+    for f in range(3):
+        out[h_supply + 1 + f] = after.xsupply[seat, f]
+    put_slot(after, tb, roots, cols, fig_q, roots[fig_q], observer, out, base, n_events)
+    w = 1
+    for q in range(n_roots):
+        if w == N_SLOTS:
+            break
+        if q == fig_q:
+            continue
+        for j in range(width):
+            out[base + w * width + j] = src[base + q * width + j]
+        w += 1
+
+
 @counted
 def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pend_before,
                       memo, feats, actions):
@@ -110,8 +139,9 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
     played on `after` for the columns the figure does not change (every feature's slot
     columns but its holders) and, outside solo, for the end-of-game points pending. A
     follower option on a feature the tile did not complete scores nothing now: its
-    figure is put on that no-figure move and lifted after (`turn.lift_figure`); any
-    other option plays again from the position, its figure down, and scores. Between
+    figure is put on that no-figure move and lifted after (`turn.lift_figure`), its
+    row made from the no-figure move's (`_lift_row`); any other option plays again
+    from the position, its figure down, and scores. Between
     two plays `after` goes back to the position by `turn.undo_place`, which restores
     only what a move changes. The projected gain is the no-figure one with only the
     figure's feature's end-game points replaced (`aggregates.end_points`), the rest of
@@ -149,11 +179,11 @@ def candidates_from_rows(st, tb, after, scratch, rows, n, B, SL, observer, unsee
                            np.zeros((S, width), np.float32), np.zeros((S, P), np.int64),
                            np.zeros((S, 3), np.int64), np.zeros((2, P), np.int64),
                            np.zeros((P, C.N_GOODS), np.int64),
-                           np.zeros(st.parent.shape[0], np.int64),
+                           np.empty(st.parent.shape[0], np.int64),  # (written before read)
                            np.zeros(st.parent.shape[0], np.int64), np.zeros((4, S), np.int64),
                            np.zeros((4, S), np.int64), np.zeros((4, 4 * S + 1), np.int64),
                            np.zeros(4, np.int64),
-                           np.zeros((4, max(st.parent.shape[0], st.pairs.shape[0])), np.int64))
+                           np.empty((4, max(st.parent.shape[0], st.pairs.shape[0])), np.int64))
 
 
 @hot
@@ -343,15 +373,15 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
             for p in range(P):
                 pend0[p] = pend_before[p]
             pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_counts,
-                            stamp, k + 1, links, pend0)
+                            stamp, k + 1, links, ends, pend0)
         for q in range(n_roots):
             for c in range(width):
                 cols[q, c] = 0.0
             write_slot(st, after, tb, roots[q], unseen, memo, cols[q], 0, farm[q, 0],
                         farm[q, 1], farm[q, 2])
-            for p in range(P):
-                ends[q, p] = 0
-            if not solo:
+            if not solo and not incremental:  # (incremental: pending_change's)
+                for p in range(P):
+                    ends[q, p] = 0
                 end_points(after, tb, roots[q], farm[q, 0], ends[q], 1)
         for p in range(P):
             for g in range(C.N_GOODS):
@@ -389,25 +419,29 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
                     after.sc[C.SC_SOLO_END_A] = 1
                 figure(after, tb, i, slot)
                 clean = False
-            write_header(st, after, tb, h, slot, observer, last_tile, out)
             fig_root = find(after.parent, g) if slot >= 0 else -1
             fig_q = -1
-            w = 0
-            if fig_root >= 0:
-                for q in range(n_roots):
-                    if roots[q] == fig_root:
-                        fig_q = q
-                put_slot(after, tb, roots, cols, fig_q, fig_root, observer, out, base,
-                          n_events)
-                w = 1
             for q in range(n_roots):
-                if w == N_SLOTS:
-                    break
-                if q == fig_q:
-                    continue
-                put_slot(after, tb, roots, cols, q, fig_root, observer, out,
-                          base + w * width, n_events)
-                w += 1
+                if roots[q] == fig_root:
+                    fig_q = q
+            if lift and row_of[r, 0] >= 0:
+                _lift_row(after, tb, feats[row_of[r, 0]], out, fig, seat, roots, cols,
+                          n_roots, fig_q, observer, base, width, n_events)
+            else:
+                write_header(st, after, tb, h, slot, observer, last_tile, out)
+                w = 0
+                if fig_root >= 0:
+                    put_slot(after, tb, roots, cols, fig_q, fig_root, observer, out, base,
+                              n_events)
+                    w = 1
+                for q in range(n_roots):
+                    if w == N_SLOTS:
+                        break
+                    if q == fig_q:
+                        continue
+                    put_slot(after, tb, roots, cols, q, fig_root, observer, out,
+                              base + w * width, n_events)
+                    w += 1
             if solo or goods_differ(after, goods0):
                 projected_gain(st, after, tb, observer, pend_before, out, h_proj)
                 clean = False  # (spent by the end scoring)
