@@ -113,15 +113,11 @@ def _lift_row(after, tb, src, out, fig, seat, roots, cols, n_roots, fig_q, obser
     for f in range(3):
         out[h_supply + 1 + f] = after.xsupply[seat, f]
     put_slot(after, tb, roots, cols, fig_q, roots[fig_q], observer, out, base, n_events)
-    w = 1
     for q in range(n_roots):
-        if w == N_SLOTS:
-            break
-        if q == fig_q:
-            continue
-        for j in range(width):
-            out[base + w * width + j] = src[base + q * width + j]
-        w += 1
+        at = _block(q, fig_q)  # (src, without a figure, has feature q's block at q)
+        if q != fig_q and at < N_SLOTS:
+            for j in range(width):
+                out[base + at * width + j] = src[base + q * width + j]
 
 
 @counted
@@ -429,19 +425,11 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
                           n_roots, fig_q, observer, base, width, n_events)
             else:
                 write_header(st, after, tb, h, slot, observer, last_tile, out)
-                w = 0
-                if fig_root >= 0:
-                    put_slot(after, tb, roots, cols, fig_q, fig_root, observer, out, base,
-                              n_events)
-                    w = 1
                 for q in range(n_roots):
-                    if w == N_SLOTS:
-                        break
-                    if q == fig_q:
-                        continue
-                    put_slot(after, tb, roots, cols, q, fig_root, observer, out,
-                              base + w * width, n_events)
-                    w += 1
+                    at = _block(q, fig_q)
+                    if at < N_SLOTS:
+                        put_slot(after, tb, roots, cols, q, fig_root, observer, out,
+                                  base + at * width, n_events)
             if solo or goods_differ(after, goods0):
                 projected_gain(st, after, tb, observer, pend_before, out, h_proj)
                 clean = False  # (spent by the end scoring)
