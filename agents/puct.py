@@ -74,9 +74,9 @@ class PUCTAgent:
     Args:
         model: the network: a saved model's path or shipped name, an SB3 model, or an
             `SB3Agent`; default: the shipped RL-only model of the game's kind
-            (``ppo_solo_rl`` in solo, else ``puct_duel``: ``ppo_duel_rl`` with its value
-            head refitted on its own self-play, ``carcassonne train value``), loaded on
-            the first move.
+            (``ppo_solo_rl`` in solo, else ``puct_duel``: ``ppo_duel_rl_280k`` with its
+            value head refitted on its own self-play, ``carcassonne train value``), loaded
+            on the first move.
         seed: seeds the determinisations.
         simulations: simulations per move (a fixed budget: the same moves on any machine);
             ignored when `time_per_move` is given. In solo, 256 (about four times the

@@ -18,8 +18,8 @@ evaluation, no cloning.
 
 Why: a PPO critic trained for a few hundred thousand steps predicts these targets worse
 than a constant (mean squared error 327 points^2 against 306 for 0 on held-out
-self-play of `ppo_duel_rl`), and PUCT's one-ply values are only as good as it. The refit
-head reaches about 282 (most of the rest is the tiles still to be drawn).
+self-play of `ppo_duel_rl_280k`), and PUCT's one-ply values are only as good as it. The
+refit head reaches about 282 (most of the rest is the tiles still to be drawn).
 
 The run folder holds config.json, curve.csv (per epoch: wall-clock seconds, training and
 held-out error in points^2; epoch 0 is the model before) and model.zip. 2 players, a model
