@@ -74,18 +74,19 @@ class PUCTAgent:
     Args:
         model: the network: a saved model's path or shipped name, an SB3 model, or an
             `SB3Agent`; default: the shipped RL-only model of the game's kind
-            (``ppo_solo_rl`` in solo, else ``puct_duel``: ``ppo_duel_rl_280k`` with its
-            value head refitted on its own self-play, ``carcassonne train value``), loaded
-            on the first move.
+            (``ppo_solo_rl`` in solo, else ``puct_duel``: ``ppo_duel_rl`` with its value
+            head refitted on its own self-play, ``carcassonne train value``), loaded on
+            the first move.
         seed: seeds the determinisations.
         simulations: simulations per move (a fixed budget: the same moves on any machine);
             ignored when `time_per_move` is given. In solo, 256 (about four times the
             time) scores 26.35 on deals 0-999 against 24.51 at the default 64.
         time_per_move: seconds of search per move (at least one simulation).
         c: exploration constant (values in units of `value_scale` points). Default
-            (None): 1.5 with 2 players (against `mcts` at equal time, 600 games on
-            seeds 1-3: 0.621 where 3 gave 0.570, docs/training.md), 3 in solo (1.5 and
-            6 did no better on deals 1000-1399, results/training/solo_puct).
+            (None): 1.5 with 2 players (against `mcts` at equal time: 0.621 over 600
+            games where 3 gave 0.570, docs/training.md; 1.0 and 2.5 no better with the
+            current network, results/training/puct_duel_rl), 3 in solo (1.5 and 6 did
+            no better on deals 1000-1399, results/training/solo_puct).
         value_scale: points per unit of the value head (the training's reward_scale was
             0.1 for the 2-player models: 10 points per unit).
         value_base: what the value head's prediction is added to: "projected" (the

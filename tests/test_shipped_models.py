@@ -88,10 +88,10 @@ def test_shipped_files_hold_weights_and_spaces_only():
     ("sb3:model=ppo_duel_bc", Rules(), 2, [87, 41]),
     ("sb3:model=ppo_duel_rl_280k", Rules(), 0, [106, 54]),  # candidate moves
     ("sb3:model=ppo_duel_rl_280k", Rules(), 2, [133, 33]),
-    # ppo_duel_rl_280k with its value head refitted (`train value`): the same moves
-    ("sb3:model=puct_duel", Rules(), 0, [106, 54]),
-    ("sb3:model=ppo_duel_rl", Rules(), 0, [130, 50]),  # ppo_duel_rl_280k fine-tuned
-    ("sb3:model=ppo_duel_rl", Rules(), 2, [130, 37]),
+    # ppo_duel_rl with its value head refitted (`train value`): the same moves
+    ("sb3:model=puct_duel", Rules(), 0, [117, 52]),
+    ("sb3:model=ppo_duel_rl", Rules(), 0, [117, 52]),  # ppo_duel_rl_280k fine-tuned
+    ("sb3:model=ppo_duel_rl", Rules(), 2, [112, 32]),
     ("sb3:model=ppo_solo_rl_small", Rules(variant="solo"), 1, [10, 12, 11]),  # candidates
     # (recorded with the slim file: the run's full checkpoints were not kept)
     ("sb3:model=ppo_solo_rl_3m", Rules(variant="solo"), 1, [30, 31, 31]),
