@@ -3,8 +3,10 @@ runs: run folders, resume, seeds, the self-play pool), evaluation and the CLI.""
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import json
+import math
 import warnings
 
 import numpy as np
@@ -269,6 +271,9 @@ def test_bad_solo_settings_are_refused_before_any_work(tmp_path, change, message
     ({"pool_size": 0}, "--pool-size must be a positive integer"),
     ({"reward": "points"}, "--reward must be one of score, margin, win"),
     ({"total_timesteps": -5}, "--total-timesteps must be a positive integer"),
+    ({"gate_every": -1}, "--gate-every must be an integer >= 0"),
+    ({"gate_every": 10, "gate_games": 3}, "--gate-games must be an even integer >= 0"),
+    ({"gate_every": 10, "confirm_threshold": 2.0}, r"--confirm-threshold must be a number"),
 ])
 def test_bad_multi_settings_are_refused_before_any_work(tmp_path, change, message):
     settings = train_multi.MultiSettings(**{**TINY, "total_timesteps": 64, **change})
@@ -548,3 +553,58 @@ def test_ctrl_c_before_any_training_leaves_no_run(tmp_path, capsys, monkeypatch)
     assert capsys.readouterr().err.splitlines()[-1] == (
         "carcassonne: interrupted: stopped by Ctrl-C")
     assert not out.exists()  # nothing trained: nothing kept
+
+
+def test_train_multi_generations_gate_join_the_league_and_resume(tmp_path):
+    """--gate-every: generation 0 is the start; every gate the learner plays the newest
+    generation (threshold 0: every candidate passes), joins the league's saved pool,
+    plays the panel; a resumed run carries the generations on."""
+    from training.generations import GENERATIONS_FILE
+
+    out = tmp_path / "gens"
+    settings = train_multi.MultiSettings(
+        **{**TINY, "n_envs": 2}, total_timesteps=128, env="batched", policy="candidates",
+        hidden=8, candidate_moves=16, obs_features="aggregate", reward="projected",
+        board_size=20, bots="greedy", bot_share=0.5, gate_every=64, gate_games=2,
+        gate_threshold=0.0, confirm_threshold=0.0, panel="greedy", panel_games=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", WindowOverflowWarning)
+        train_multi.train(settings, out, progress=False)
+        rows = list(csv.DictReader((out / GENERATIONS_FILE).open()))
+        assert [(r["timesteps"], r["generation"], r["accepted"]) for r in rows] == [
+            ("0", "0", "1"), ("64", "1", "1"), ("128", "2", "1")]
+        for r in rows[1:]:  # the gate and the confirmation were played, the panel too
+            assert 0 <= float(r["gate_lo"]) <= float(r["gate_win"]) <= float(r["gate_hi"])
+            assert not math.isnan(float(r["confirm_win"]))
+        assert all(0 <= float(r["win_vs_greedy"]) <= 1 for r in rows)
+        assert sorted(p.name for p in (out / "generations").iterdir()) == [
+            "gen_0.zip", "gen_1.zip", "gen_2.zip"]
+        assert sorted(p.name for p in (out / "pool").iterdir()) == [
+            "snapshot_0.pt", "snapshot_128.pt", "snapshot_64.pt"]
+        assert (out / "generations.png").is_file()
+        # a run stopped during a new generation's panel: file and weights, no row
+        (out / "generations" / "gen_3.zip").write_bytes(b"")
+        (out / "pool" / "snapshot_160.pt").write_bytes(b"")
+        train_multi.train(settings, out, resume=True, progress=False,
+                          changes={"total_timesteps": 192})
+        assert not (out / "pool" / "snapshot_160.pt").exists()
+        rows = list(csv.DictReader((out / GENERATIONS_FILE).open()))
+        assert [(r["iteration"], r["timesteps"], r["generation"]) for r in rows[-1:]] == [
+            ("3", "192", "3")]
+        assert float(rows[-1]["wall_s"]) >= float(rows[-2]["wall_s"])
+
+
+def test_a_candidate_below_the_gate_is_not_a_generation(tmp_path):
+    out = tmp_path / "gens"
+    settings = train_multi.MultiSettings(
+        **{**TINY, "n_envs": 2}, total_timesteps=64, env="batched", policy="candidates",
+        hidden=8, candidate_moves=16, obs_features="aggregate", reward="projected",
+        board_size=20, bots="greedy", gate_every=64, gate_games=2, gate_threshold=1.0,
+        panel_games=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", WindowOverflowWarning)
+        train_multi.train(settings, out, progress=False)
+    row = list(csv.DictReader((out / "generations.csv").open()))[-1]
+    if row["accepted"] == "0":  # (2 games: it may win both)
+        assert row["generation"] == "0" and math.isnan(float(row["confirm_win"]))
+        assert sorted(p.name for p in (out / "generations").iterdir()) == ["gen_0.zip"]

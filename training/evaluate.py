@@ -52,6 +52,27 @@ def evaluate(model_path: str | Path, opponents: list[str], games: int = 100,
     return result.to_markdown()
 
 
+def play_off(path: Path, opponents: list[str], games: int, seed: int
+             ) -> dict[str, tuple[float, float, float]]:
+    """The saved network's raw policy (one forward pass per move, no search) against
+    each of `opponents` (arena specs) over `games` games each, seats swapped on every
+    deck: opponent -> (win rate with draws half, Wilson 95% low, high)."""
+    from agents.arena import run_arena
+
+    spec = f"sb3:model={path}"
+    result = run_arena([spec, *opponents], games=games, seed=seed, gauntlet=spec,
+                       progress=False)
+    pairs = result.pairwise()
+    return {o: (pairs[spec, o].win_rate, pairs[spec, o].win_lo, pairs[spec, o].win_hi)
+            for o in opponents}
+
+
+def gate(candidate: Path, best: Path, games: int, seed: int) -> tuple[float, float, float]:
+    """The candidate's raw policy against the best's over `games` games (both seatings):
+    (win rate with draws half, Wilson 95% low, high)."""
+    return play_off(candidate, [f"sb3:model={best}"], games, seed)[f"sb3:model={best}"]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command with `argv` (default: the process's); returns the exit status."""
     parser = OneLineParser(prog="carcassonne train evaluate", description=__doc__,

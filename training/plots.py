@@ -116,10 +116,13 @@ def draw_curves(run_dirs: list[Path], titles: list[str] | None = None,
     return fig
 
 
-def plot_loop(out: Path) -> Path | None:
-    """curve.png in `out`, a `train search` run: the gate's win rate per iteration
-    (accepted ones filled), the confirmation matches and each generation's panel win
-    rates, with their 95% intervals, against wall-clock hours; None without matplotlib."""
+def plot_loop(out: Path, curve: str = CURVE_FILE, image: str = "curve.png",
+              unit: str = "iterations") -> Path | None:
+    """`image` in `out` from the loop's `curve` there (a `train search` run's curve.csv,
+    a `train multi --gate-every` run's generations.csv): the gate's win rate per
+    iteration or gate (accepted ones filled), the confirmation matches and each
+    generation's panel win rates, with their 95% intervals, against wall-clock hours;
+    None without matplotlib."""
     try:
         import matplotlib
     except ImportError:
@@ -127,7 +130,7 @@ def plot_loop(out: Path) -> Path | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with open(out / CURVE_FILE, newline="") as f:
+    with open(out / curve, newline="") as f:
         rows = list(csv.DictReader(f))
     hours = np.array([float(r["wall_s"]) / 3600 for r in rows])
     fig, ax = plt.subplots(figsize=(8, 4.5))
@@ -164,15 +167,15 @@ def plot_loop(out: Path) -> Path | None:
     ax.set_xlabel("wall clock (hours)")
     ax.set_ylabel("raw policy's win rate")
     last = rows[-1]
-    ax.set_title(f"{out.name}: {last['iteration']} iterations, generation "
+    ax.set_title(f"{out.name}: {last['iteration']} {unit}, generation "
                  f"{last['generation']}, {float(last['wall_s']) / 3600:.2f} h", fontsize=10)
     ax.grid(alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
-    fig.savefig(out / "curve.png", dpi=100)
+    fig.savefig(out / image, dpi=100)
     plt.close(fig)
-    return out / "curve.png"
+    return out / image
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -67,25 +67,23 @@ import numpy as np
 
 from agents.puct import PUCTAgent, row_actions
 from agents.sb3_policy import SB3Agent, load_model
-from agents.stats import wilson_interval
 from carcassonne_env import Game, Rules
 from carcassonne_env.cli_errors import Interrupted, OneLineParser, run_script
 from carcassonne_env.encoding import WindowOverflowError
 
 from .common import require
+from .generations import GateSettings, gate_and_confirm, panel_cells, panel_columns
 from .plots import plot_loop
 from .value_fit import fit_epoch
 
 OBS_KEYS = ("features", "candidates", "candidate_actions")  # what the network reads
-GATE_SEED = 500_000  # + iteration: the gate's decks (the arena's; no evaluation uses them)
-CONFIRM_SEED = 600_000  # + iteration: a new generation's second match against the last
-PANEL_SEED = 1  # the panel's decks: the same for every generation
 _NAN = float("nan")
 
 
 @dataclasses.dataclass
-class SearchSettings:
-    """Settings of a search-guided self-play run (see the module docstring)."""
+class SearchSettings(GateSettings):
+    """Settings of a search-guided self-play run (see the module docstring); gate_games
+    0 accepts every candidate."""
 
     init: str = "ppo_duel_rl"  # the starting network: a saved model or a shipped name
     iterations: int = 60
@@ -103,11 +101,6 @@ class SearchSettings:
     value_scale: float = 10.0  # points per value unit (the init's reward_scale: 0.1)
     value_epochs: int = 4  # passes of the best's value head over the replay (0: none)
     value_learning_rate: float = 1e-3
-    gate_games: int = 200  # candidate against best per iteration (0: accept every one)
-    gate_threshold: float = 0.55
-    confirm_threshold: float = 0.55  # the confirmation's win rate to accept (0: none)
-    panel_games: int = 100  # per panel bot for every generation (0: none)
-    panel: str = "greedy,heuristic,mcts"  # the panel's bots (arena specs, comma-separated)
     seed: int = 0
     torch_threads: int = 1
 
@@ -116,29 +109,19 @@ class SearchSettings:
         for name in ("iterations", "games", "simulations", "replay", "epochs", "batch_size",
                      "torch_threads"):
             require(self, name, int, lambda v: v >= 1, "a positive integer")
-        for name in ("explore_moves", "value_epochs", "gate_games", "panel_games", "seed"):
+        for name in ("explore_moves", "value_epochs", "seed"):
             require(self, name, int, lambda v: v >= 0, "an integer >= 0")
-        for name in ("gate_games", "panel_games"):
-            require(self, name, int, lambda v: v % 2 == 0, "even (both seatings)")
+        self.check_gate()
         for name in ("learning_rate", "value_learning_rate", "value_scale",
                      "prior_temperature", "target_temperature"):
             require(self, name, float, lambda v: v > 0, "a number > 0")
         for name in ("c", "value_coef"):
             require(self, name, float, lambda v: v >= 0, "a number >= 0")
-        for name in ("gate_threshold", "confirm_threshold"):
-            require(self, name, float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
-        require(self, "panel", str, lambda v: bool(self.panel_bots()) or self.panel_games == 0,
-                "comma-separated bot specs")
-
-    def panel_bots(self) -> list[str]:
-        """The bots of `panel` (comma-separated) as a list."""
-        return [b.strip() for b in self.panel.split(",") if b.strip()]
 
 
 def curve_columns(settings: SearchSettings) -> list[str]:
     """curve.csv's columns for a run with `settings` (a column trio per panel bot)."""
-    panel = [f"{col}{b.split(':')[0]}{end}" for b in settings.panel_bots()
-             for col, end in (("win_vs_", ""), ("lo_vs_", ""), ("hi_vs_", ""))]
+    panel = panel_columns(settings)
     return ["iteration", "wall_s", "generation", "accepted", "games", "samples",
             "replay_samples", "policy_loss", "value_loss", "best_value_loss", "gate_win",
             "gate_lo", "gate_hi", *panel, "confirm_win", "confirm_lo", "confirm_hi",
@@ -335,48 +318,6 @@ def refit_value(model: Any, data: dict[str, np.ndarray], settings: SearchSetting
         return float(((head(x).squeeze(-1) - y) ** 2).mean())
 
 
-# ---------------------------------------------------------------------- evaluation
-def play_off(path: Path, opponents: list[str], games: int, seed: int
-             ) -> dict[str, tuple[float, float, float]]:
-    """The saved network's raw policy (one forward pass per move, no search) against
-    each of `opponents` (arena specs) over `games` games each, seats swapped on every
-    deck: opponent -> (win rate with draws half, Wilson 95% low, high)."""
-    from agents.arena import run_arena
-
-    spec = f"sb3:model={path}"
-    result = run_arena([spec, *opponents], games=games, seed=seed, gauntlet=spec,
-                       progress=False)
-    pairs = result.pairwise()
-    return {o: (pairs[spec, o].win_rate, pairs[spec, o].win_lo, pairs[spec, o].win_hi)
-            for o in opponents}
-
-
-def evaluate_raw(path: Path, games: int, seed: int) -> tuple[float, float]:
-    """The saved network's own moves (no search) against greedy and heuristic: win rates
-    over `games` games each (seats swapped on every deck)."""
-    wins = play_off(path, ["greedy", "heuristic"], games, seed)
-    return wins["greedy"][0], wins["heuristic"][0]
-
-
-def gate(candidate: Path, best: Path, games: int, seed: int) -> tuple[float, float, float]:
-    """The candidate's raw policy against the best's over `games` games (both seatings):
-    (win rate, Wilson 95% low, high)."""
-    from agents.arena import run_arena
-
-    a, b = f"sb3:model={candidate}", f"sb3:model={best}"
-    s = run_arena([a, b], games=games, seed=seed, gauntlet=a, progress=False).pairwise()[a, b]
-    return s.win_rate, *wilson_interval(s.wins + s.draws / 2, s.games)
-
-
-def panel_cells(settings: SearchSettings, path: Path | None) -> list[float]:
-    """curve.csv's panel columns for the generation saved at `path` (NaN: no panel)."""
-    bots = settings.panel_bots()
-    if path is None or not settings.panel_games:
-        return [_NAN] * 3 * len(bots)
-    wins = play_off(path, bots, settings.panel_games, PANEL_SEED)
-    return [round(x, 4) for b in bots for x in wins[b]]
-
-
 # ---------------------------------------------------------------------- the run
 def _write_json(path: Path, data: dict) -> None:
     tmp = path.with_name(path.name + ".tmp")
@@ -510,16 +451,7 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         model.save(path)
         torch.save(optimizer.state_dict(), out / "optimizer.pt")
         t2 = time.perf_counter()
-        if settings.gate_games:
-            win = gate(path, best_path, settings.gate_games, GATE_SEED + it)
-        else:
-            win = (_NAN, _NAN, _NAN)
-        passed = not settings.gate_games or win[0] >= settings.gate_threshold
-        confirm = (_NAN, _NAN, _NAN)
-        if passed and settings.gate_games:  # the gate picked its best draw: a fresh estimate
-            confirm = gate(path, best_path, settings.gate_games, CONFIRM_SEED + it)
-        accepted = passed and (not settings.gate_games
-                               or confirm[0] >= settings.confirm_threshold)
+        accepted, win, confirm = gate_and_confirm(path, best_path, settings, it)
         if accepted:
             generation += 1
             shutil.copyfile(path, out / f"gen_{generation}.zip")

@@ -13,6 +13,10 @@ against the league of snapshots: `training.batched`), many times faster. --init 
 a new run from the policy weights of another run's model (e.g. behaviour cloning:
 ``carcassonne train bc``, `training.imitation`).
 
+--gate-every N makes the run a loop of generations: every N timesteps the learner plays
+the newest generation, and only a learner that beats it (a gate, then a confirmation)
+joins the pool, as the next generation (`training.generations`).
+
 A run folder holds config.json, checkpoints/, pool/ (the snapshots' weights), tb/,
 curve.csv (recent win rate against each kind of opponent, per rollout) and model.zip. The
 model plays as a bot: ``carcassonne arena --bots sb3:model=runs/duel/model.zip,greedy``.
@@ -21,6 +25,7 @@ model plays as a bot: ``carcassonne arena --bots sb3:model=runs/duel/model.zip,g
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -53,14 +58,16 @@ from .common import (
     require,
     run_cli,
 )
+from .generations import GateSettings, GenerationCallback, drop_unrecorded
 from .shaping import ProjectedReward
 
 SELF = "self"  # the curve's label for games against policy snapshots
 
 
 @dataclasses.dataclass
-class MultiSettings(PPOSettings):
-    """PPO settings plus the self-play pool."""
+class MultiSettings(GateSettings, PPOSettings):
+    """PPO settings plus the self-play pool and, with gate_every, the loop of generations
+    (`training.generations`)."""
 
     board_size: int = 20
     bots: str = "random,greedy,heuristic"  # built-in opponents (agents.make_agent specs)
@@ -76,9 +83,16 @@ class MultiSettings(PPOSettings):
     # w > 0: the policy also sees the heuristic's move prior (carcassonne_env.bots.move_prior)
     # and its logits start as w x prior (w: inverse temperature, per point); 0: no prior.
     move_prior: float = 0.0
+    # > 0: every gate_every timesteps the learner is gated against the newest generation,
+    # and only generations join the league (training.generations); 0: snapshots join
+    # every snapshot_every timesteps
+    gate_every: int = 0
 
     def check(self) -> None:
         super().check()
+        require(self, "gate_every", int, lambda v: v >= 0, "an integer >= 0")
+        if self.gate_every:
+            self.check_gate()
         require(self, "env", str, lambda v: v in ("python", "batched"), "python or batched")
         if self.env == "batched":
             for spec in split_specs(self.bots):
@@ -200,9 +214,17 @@ def win_against(label: str) -> Callable[[dict], float | None]:
     return metric
 
 
+def join_pool(pool: OpponentPool | League, folder: Path, policy: Any, timesteps: int) -> None:
+    """`policy` as it is after `timesteps` joins the pool; its weights are saved in
+    `folder` so a resumed run gets its pool back (`restore_pool`)."""
+    label = f"snapshot_{timesteps}"
+    folder.mkdir(parents=True, exist_ok=True)
+    torch.save(policy.state_dict(), folder / f"{label}.pt")
+    pool.add(label, policy)
+
+
 class SnapshotCallback(BaseCallback):
-    """Every `every` timesteps the current policy joins the pool; its weights are saved
-    in run_dir/pool/ so a resumed run gets its pool back."""
+    """Every `every` timesteps the current policy joins the pool (`join_pool`)."""
 
     def __init__(self, pool: OpponentPool, every: int, folder: Path) -> None:
         super().__init__()
@@ -218,10 +240,7 @@ class SnapshotCallback(BaseCallback):
     def _on_rollout_end(self) -> None:
         if self.num_timesteps - self.last >= self.every:
             self.last = self.num_timesteps
-            label = f"snapshot_{self.num_timesteps}"
-            self.folder.mkdir(parents=True, exist_ok=True)
-            torch.save(self.model.policy.state_dict(), self.folder / f"{label}.pt")
-            self.pool.add(label, self.model.policy)
+            join_pool(self.pool, self.folder, self.model.policy, self.num_timesteps)
 
 
 def restore_pool(pool: OpponentPool, policy: Any, folder: Path) -> None:
@@ -283,13 +302,26 @@ def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bo
     model.carcassonne_solo = False  # saved, as by the solo scripts (for_model.py)
     with cleanup_on_failure(out, new_run=not resume, model=model):
         record_run(out, settings, resume, overwrite)
+        if settings.gate_every:
+            drop_unrecorded(out)
         if model.num_timesteps and pool is not None:
             restore_pool(pool, model.policy, out / "pool")
+        if settings.gate_every and pool is not None and not model.num_timesteps:
+            join_pool(pool, out / "pool", model.policy, 0)  # generation 0
         if isinstance(pool, League) and not pool.snapshots:
             pool.add("snapshot_0", model.policy)  # the league's first opponent
         curve = EpisodeCurve(out, {f"win_vs_{label}": win_against(label)
                                    for label in [*bots, SELF]})
-        extra = [SnapshotCallback(pool, settings.snapshot_every, out / "pool")] if pool else []
+        if settings.gate_every:
+            def join(policy: Any, timesteps: int) -> None:
+                if pool is not None:
+                    join_pool(pool, out / "pool", policy, timesteps)
+
+            extra = [GenerationCallback(settings, settings.gate_every, out, join,
+                                        lambda: time.perf_counter() - curve.wall0)]
+        else:
+            extra = [SnapshotCallback(pool, settings.snapshot_every, out / "pool")] \
+                if pool else []
         return learn(model, settings, out, curve, extra, progress=progress)
 
 
