@@ -594,17 +594,35 @@ def test_train_multi_generations_gate_join_the_league_and_resume(tmp_path):
         assert float(rows[-1]["wall_s"]) >= float(rows[-2]["wall_s"])
 
 
-def test_a_candidate_below_the_gate_is_not_a_generation(tmp_path):
+@pytest.mark.parametrize(("matches", "accepted"), [
+    ([0.54], False),  # below the gate: no confirmation
+    ([0.60, 0.50], False),  # through the gate, not through the confirmation
+    ([0.60, 0.56], True),
+])
+def test_the_gate_then_the_confirmation_decide(tmp_path, monkeypatch, matches, accepted):
+    """The candidate meets generation 0 on the gate's decks, then (if it passed) on the
+    confirmation's; both at 0.55 or more make it generation 1, in the league's pool."""
+    from training import generations
+
+    played = []
+    monkeypatch.setattr(generations, "gate", lambda cand, best, n, seed: (
+        played.append((cand.name, best.name, seed)) or (matches[len(played) - 1], 0.4, 0.7)))
     out = tmp_path / "gens"
     settings = train_multi.MultiSettings(
         **{**TINY, "n_envs": 2}, total_timesteps=64, env="batched", policy="candidates",
         hidden=8, candidate_moves=16, obs_features="aggregate", reward="projected",
-        board_size=20, bots="greedy", gate_every=64, gate_games=2, gate_threshold=1.0,
-        panel_games=0)
+        board_size=20, bots="greedy", gate_every=64, gate_games=2, panel_games=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WindowOverflowWarning)
         train_multi.train(settings, out, progress=False)
+    assert played == [("candidate_64.zip", "gen_0.zip", seed) for seed in
+                      (generations.GATE_SEED + 1, generations.CONFIRM_SEED + 1)][:len(matches)]
     row = list(csv.DictReader((out / "generations.csv").open()))[-1]
-    if row["accepted"] == "0":  # (2 games: it may win both)
-        assert row["generation"] == "0" and math.isnan(float(row["confirm_win"]))
-        assert sorted(p.name for p in (out / "generations").iterdir()) == ["gen_0.zip"]
+    assert (row["accepted"], row["generation"]) == (str(int(accepted)), str(int(accepted)))
+    assert float(row["gate_win"]) == matches[0]
+    assert (float(row["confirm_win"]) == matches[1]) if len(matches) > 1 \
+        else math.isnan(float(row["confirm_win"]))
+    gens = ["gen_0.zip", "gen_1.zip"] if accepted else ["gen_0.zip"]
+    assert sorted(p.name for p in (out / "generations").iterdir()) == gens
+    assert sorted(p.name for p in (out / "pool").iterdir()) == (
+        ["snapshot_0.pt", "snapshot_64.pt"] if accepted else ["snapshot_0.pt"])
