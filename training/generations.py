@@ -70,6 +70,18 @@ class GateSettings:
         return [b.strip() for b in self.panel.split(",") if b.strip()]
 
 
+def read_rows(path: Path) -> list[dict[str, str]]:
+    """A loop's curve (CSV) as rows."""
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def append_row(path: Path, columns: list[str], row: dict[str, Any]) -> None:
+    """`row` appended to the curve at `path` in the order of `columns` (NaN: not given)."""
+    with open(path, "a", newline="") as f:
+        csv.writer(f).writerow([row.get(c, _NAN) for c in columns])
+
+
 def panel_columns(settings: GateSettings) -> list[str]:
     """The curve's columns for the panel: win rate, low, high per bot."""
     return [f"{col}{b.split(':')[0]}" for b in settings.panel_bots()
@@ -106,8 +118,7 @@ def drop_unrecorded(out: Path) -> None:
     path = out / GENERATIONS_FILE
     if not path.is_file():
         return
-    with open(path, newline="") as f:
-        last = list(csv.DictReader(f))[-1]
+    last = read_rows(path)[-1]
     for gen in (out / "generations").glob("gen_*.zip"):
         if int(gen.stem.split("_")[1]) > int(last["generation"]):
             gen.unlink()
@@ -137,10 +148,9 @@ class GenerationCallback(BaseCallback):
     def _on_training_start(self) -> None:
         path = self.out / GENERATIONS_FILE
         if path.is_file():  # a resumed run: its generations stay
-            with open(path, newline="") as f:
-                rows = list(csv.DictReader(f))
-            self.gates, self.last = int(rows[-1]["iteration"]), int(rows[-1]["timesteps"])
-            self.generation = int(rows[-1]["generation"])
+            last = read_rows(path)[-1]
+            self.gates, self.last = int(last["iteration"]), int(last["timesteps"])
+            self.generation = int(last["generation"])
             return
         self.folder.mkdir(parents=True, exist_ok=True)
         self.model.save(self.folder / "gen_0.zip")
@@ -195,6 +205,5 @@ class GenerationCallback(BaseCallback):
     def _row(self, cells: dict[str, Any]) -> None:
         row = {"iteration": self.gates, "timesteps": self.num_timesteps,
                "wall_s": round(self.clock(), 1), "generation": self.generation, **cells}
-        with open(self.out / GENERATIONS_FILE, "a", newline="") as f:
-            csv.writer(f).writerow([row.get(c, _NAN) for c in self.columns])
+        append_row(self.out / GENERATIONS_FILE, self.columns, row)
         plot_loop(self.out, GENERATIONS_FILE, "generations.png", unit="gates")

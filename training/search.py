@@ -72,7 +72,14 @@ from carcassonne_env.cli_errors import Interrupted, OneLineParser, run_script
 from carcassonne_env.encoding import WindowOverflowError
 
 from .common import require
-from .generations import GateSettings, gate_and_confirm, panel_cells, panel_columns
+from .generations import (
+    GateSettings,
+    append_row,
+    gate_and_confirm,
+    panel_cells,
+    panel_columns,
+    read_rows,
+)
 from .plots import plot_loop
 from .value_fit import fit_epoch
 
@@ -331,20 +338,10 @@ def _save_atomic(model: Any, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def _read_curve(out: Path) -> list[dict[str, str]]:
-    with open(out / "curve.csv", newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def _append_row(out: Path, columns: list[str], row: dict[str, Any]) -> None:
-    with open(out / "curve.csv", "a", newline="") as f:
-        csv.writer(f).writerow([row.get(c, _NAN) for c in columns])
-
-
 def _trim_curve(out: Path, columns: list[str], done: int) -> None:
     """Drop the curve rows of iterations after `done` (a run stopped before its state
     was saved wrote them)."""
-    rows = [r for r in _read_curve(out) if int(r["iteration"]) <= done]
+    rows = [r for r in read_rows(out / "curve.csv") if int(r["iteration"]) <= done]
     with open(out / "curve.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(columns)
@@ -398,10 +395,9 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         t0 = time.perf_counter()
         cells = panel_cells(settings, out / "gen_0.zip")
         panel_s = time.perf_counter() - t0
-        _append_row(out, columns, {"iteration": 0, "wall_s": round(panel_s, 1),
-                                   "generation": 0, "accepted": 1,
-                                   **dict(zip(columns[13:-7], cells, strict=True)),
-                                   "panel_s": round(panel_s, 1)})
+        append_row(out / "curve.csv", columns, {
+            "iteration": 0, "wall_s": round(panel_s, 1), "generation": 0, "accepted": 1,
+            **dict(zip(columns[13:-7], cells, strict=True)), "panel_s": round(panel_s, 1)})
         state = {"iteration": 0, "generation": 0, "wall_s": round(panel_s, 1)}
         _write_json(config, {"settings": dataclasses.asdict(settings)})
         _write_json(state_file, state)
@@ -464,7 +460,7 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         cells = panel_cells(settings, out / f"gen_{generation}.zip" if accepted else None)
         t4 = time.perf_counter()
         wall = round(t4 - started, 1)
-        _append_row(out, columns, {
+        append_row(out / "curve.csv", columns, {
             "iteration": it, "wall_s": wall, "generation": generation,
             "accepted": int(accepted), "games": settings.games, "samples": n_samples,
             "replay_samples": len(data["value"]), "policy_loss": round(p_loss, 4),
