@@ -397,7 +397,7 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         panel_s = time.perf_counter() - t0
         append_row(out / "curve.csv", columns, {
             "iteration": 0, "wall_s": round(panel_s, 1), "generation": 0, "accepted": 1,
-            **dict(zip(columns[13:-7], cells, strict=True)), "panel_s": round(panel_s, 1)})
+            **dict(zip(panel_columns(settings), cells, strict=True)), "panel_s": round(panel_s, 1)})
         state = {"iteration": 0, "generation": 0, "wall_s": round(panel_s, 1)}
         _write_json(config, {"settings": dataclasses.asdict(settings)})
         _write_json(state_file, state)
@@ -469,7 +469,7 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
             "gate_lo": round(win[1], 4), "gate_hi": round(win[2], 4),
             "confirm_win": round(confirm[0], 4), "confirm_lo": round(confirm[1], 4),
             "confirm_hi": round(confirm[2], 4),
-            **dict(zip(columns[13:-7], cells, strict=True)),
+            **dict(zip(panel_columns(settings), cells, strict=True)),
             "self_play_s": round(t1 - t0, 1), "fit_s": round(t2 - t1 + t3b - t3, 1),
             "gate_s": round(t3 - t2, 1), "panel_s": round(t4 - t3b, 1)})
         _write_json(state_file, {"iteration": it, "generation": generation, "wall_s": wall})
