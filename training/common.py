@@ -388,11 +388,23 @@ class ProgressBar(BaseCallback):
         self.bar.close()
 
 
+def read_rows(path: Path) -> list[dict[str, str]]:
+    """A curve (CSV) as rows."""
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def append_row(path: Path, columns: list[str], row: dict[str, Any]) -> None:
+    """`row` appended to the curve at `path` in the order of `columns` (NaN: not given)."""
+    with open(path, "a", newline="") as f:
+        csv.writer(f).writerow([row.get(c, float("nan")) for c in columns])
+
+
 def continue_curve(path: Path, header: list[str], timesteps: int) -> tuple[int, float]:
     """Start a curve.csv at `path` with `header`, or keep its rows up to `timesteps`
     (rows written after a resumed model's checkpoint were undone). Returns (episodes,
     wall seconds) of the last kept row, zeros if none."""
-    rows = list(csv.DictReader(path.open())) if path.exists() else []
+    rows = read_rows(path) if path.exists() else []
     rows = [r for r in rows if int(r["timesteps"]) <= timesteps]
     with path.open("w", newline="") as f:
         writer = csv.DictWriter(f, header)

@@ -34,7 +34,7 @@ from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
-from .common import require
+from .common import append_row, read_rows, require
 from .evaluate import gate, play_off
 from .plots import plot_loop
 
@@ -68,18 +68,6 @@ class GateSettings:
     def panel_bots(self) -> list[str]:
         """The bots of `panel` (comma-separated) as a list."""
         return [b.strip() for b in self.panel.split(",") if b.strip()]
-
-
-def read_rows(path: Path) -> list[dict[str, str]]:
-    """A loop's curve (CSV) as rows."""
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def append_row(path: Path, columns: list[str], row: dict[str, Any]) -> None:
-    """`row` appended to the curve at `path` in the order of `columns` (NaN: not given)."""
-    with open(path, "a", newline="") as f:
-        csv.writer(f).writerow([row.get(c, _NAN) for c in columns])
 
 
 def panel_columns(settings: GateSettings) -> list[str]:

@@ -13,7 +13,6 @@ written by `carcassonne solo-bench --json`) as dashed lines on solo panels.
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import sys
 from pathlib import Path
@@ -23,7 +22,7 @@ import numpy as np
 
 from carcassonne_env.cli_errors import OneLineParser, run_script
 
-from .common import CURVE_FILE
+from .common import CURVE_FILE, read_rows
 
 
 def read_curve(run_dir: Path) -> dict[str, list[float]]:
@@ -31,7 +30,7 @@ def read_curve(run_dir: Path) -> dict[str, list[float]]:
     path = run_dir / CURVE_FILE
     if not path.exists():
         raise FileNotFoundError(f"no {CURVE_FILE} in {run_dir}")
-    rows = list(csv.DictReader(path.open()))
+    rows = read_rows(path)
     if not rows:
         raise ValueError(f"{path} has no rows yet")
     return {k: [float(r[k]) for r in rows] for k in rows[0]}
@@ -130,8 +129,7 @@ def plot_loop(out: Path, curve: str = CURVE_FILE, image: str = "curve.png",
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with open(out / curve, newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = read_rows(out / curve)
     hours = np.array([float(r["wall_s"]) / 3600 for r in rows])
     fig, ax = plt.subplots(figsize=(8, 4.5))
     gated = [i for i, r in enumerate(rows) if not math.isnan(float(r["gate_win"]))]

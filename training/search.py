@@ -71,15 +71,8 @@ from carcassonne_env import Game, Rules
 from carcassonne_env.cli_errors import Interrupted, OneLineParser, run_script
 from carcassonne_env.encoding import WindowOverflowError
 
-from .common import require
-from .generations import (
-    GateSettings,
-    append_row,
-    gate_and_confirm,
-    panel_cells,
-    panel_columns,
-    read_rows,
-)
+from .common import append_row, read_rows, require
+from .generations import GateSettings, gate_and_confirm, panel_cells, panel_columns
 from .plots import plot_loop
 from .value_fit import fit_epoch
 
