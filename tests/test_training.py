@@ -204,6 +204,39 @@ def test_init_starts_a_new_run_from_a_saved_models_weights(tmp_path):
     assert resumed.num_timesteps == 256
 
 
+def test_init_widens_a_narrower_candidate_network_keeping_its_play(tmp_path):
+    """--init with a wider --hidden: the logits and values of the start are the saved
+    model's on real observations, the new units' outputs start at zero and training
+    reaches them; a narrower --hidden is refused."""
+    cand = {**TINY, "policy": "candidates", "candidate_moves": 16,
+            "obs_features": "aggregate"}
+    narrow = train_solo.train(train_solo.SoloSettings(**cand, hidden=8, total_timesteps=128),
+                              tmp_path / "narrow", progress=False)
+    wide = train_solo.SoloSettings(**cand, hidden=16, total_timesteps=256, seed=3,
+                                   init=str(tmp_path / "narrow" / "model.zip"))
+    venv = train_solo.make_env(wide)
+    model = load_or_create(wide, venv, tmp_path / "wide", resume=False)
+    assert model.policy.hidden == 16
+    obs = venv.reset()
+    for _ in range(12):
+        with torch.no_grad():
+            pairs = [(p.get_distribution(p.obs_to_tensor(obs)[0]).distribution.logp,
+                      p.predict_values(p.obs_to_tensor(obs)[0]))
+                     for p in (narrow.policy, model.policy)]
+        (logp_a, value_a), (logp_b, value_b) = pairs
+        assert torch.allclose(logp_a, logp_b, atol=1e-5)
+        assert torch.allclose(value_a, value_b, atol=1e-5)
+        obs, *_ = venv.step(model.predict(obs, deterministic=True)[0])
+    score = model.policy.features_extractor.net.score.weight
+    assert not score[:, 8:].any() and score[:, :8].abs().sum() > 0
+    trained = train_solo.train(wide, tmp_path / "wide", progress=False)
+    assert trained.policy.features_extractor.net.score.weight[:, 8:].abs().sum() > 0
+    back = train_solo.SoloSettings(**cand, hidden=4, total_timesteps=128,
+                                   init=wide.init)
+    with pytest.raises(ValueError, match="its weights differ in shape.*--hidden"):
+        train_solo.train(back, tmp_path / "narrower", progress=False)
+
+
 def test_a_run_folder_is_never_overwritten_or_rewritten_by_accident(tmp_path):
     """A run shorter than checkpoint_every has no checkpoint, only model.zip, config and
     curve: a new run there is refused all the same; --resume continues from model.zip,

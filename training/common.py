@@ -180,7 +180,8 @@ def new_model(settings: PPOSettings, venv: VecEnv, run_dir: Path) -> MaskablePPO
 def load_policy_weights(model: MaskablePPO, source: str, options: tuple[str, ...]) -> None:
     """Copy the policy weights of saved model `source` (a path or a shipped model's
     name) into `model`; ValueError if its network or observation differ (naming the
-    settings `options` that shape the network)."""
+    settings `options` that shape the network). A candidate network narrower than
+    `model`'s is widened to it, computing what it did (`training.widen`)."""
     from agents.sb3_policy import load_model
 
     saved = load_model(source, cached=False)
@@ -191,6 +192,12 @@ def load_policy_weights(model: MaskablePPO, source: str, options: tuple[str, ...
                          f"; board size, observation features, players) differ from this "
                          f"run's ({type(model.policy).__name__})")
     mine, theirs = model.policy.state_dict(), saved.policy.state_dict()
+    from .policy import CandidatePolicy
+
+    if isinstance(model.policy, CandidatePolicy) and saved.policy.hidden < model.policy.hidden:
+        from .widen import widen_candidate_weights
+
+        theirs = widen_candidate_weights(theirs, mine, saved.policy.hidden, model.policy.hidden)
     differ = sorted(k for k in mine.keys() | theirs.keys()
                     if k not in mine or k not in theirs or mine[k].shape != theirs[k].shape)
     if differ:
