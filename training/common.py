@@ -184,6 +184,9 @@ def load_policy_weights(model: MaskablePPO, source: str, options: tuple[str, ...
     `model`'s is widened to it, computing what it did (`training.widen`)."""
     from agents.sb3_policy import load_model
 
+    from .policy import CandidatePolicy
+    from .widen import widen_candidate_weights
+
     saved = load_model(source, cached=False)
     if type(saved.policy) is not type(model.policy) \
             or saved.observation_space != model.observation_space \
@@ -192,11 +195,7 @@ def load_policy_weights(model: MaskablePPO, source: str, options: tuple[str, ...
                          f"; board size, observation features, players) differ from this "
                          f"run's ({type(model.policy).__name__})")
     mine, theirs = model.policy.state_dict(), saved.policy.state_dict()
-    from .policy import CandidatePolicy
-
     if isinstance(model.policy, CandidatePolicy) and saved.policy.hidden < model.policy.hidden:
-        from .widen import widen_candidate_weights
-
         theirs = widen_candidate_weights(theirs, mine, saved.policy.hidden, model.policy.hidden)
     differ = sorted(k for k in mine.keys() | theirs.keys()
                     if k not in mine or k not in theirs or mine[k].shape != theirs[k].shape)
