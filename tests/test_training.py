@@ -3,7 +3,6 @@ runs: run folders, resume, seeds, the self-play pool), evaluation and the CLI.""
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import json
 import math
@@ -22,7 +21,7 @@ from carcassonne_env.encoding import Encoder, WindowOverflowWarning  # noqa: E40
 from carcassonne_env.envs.single import SoloEnv  # noqa: E402
 from training import evaluate, train_multi, train_solo  # noqa: E402
 from training.buffers import CompactMaskableDictRolloutBuffer  # noqa: E402
-from training.common import latest_checkpoint, load_or_create  # noqa: E402
+from training.common import latest_checkpoint, load_or_create, read_rows  # noqa: E402
 from training.policy import BoardPolicy, LeanMaskedCategorical  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -603,7 +602,7 @@ def test_train_multi_generations_gate_join_the_league_and_resume(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WindowOverflowWarning)
         train_multi.train(settings, out, progress=False)
-        rows = list(csv.DictReader((out / GENERATIONS_FILE).open()))
+        rows = read_rows(out / GENERATIONS_FILE)
         assert [(r["timesteps"], r["generation"], r["accepted"]) for r in rows] == [
             ("0", "0", "1"), ("64", "1", "1"), ("128", "2", "1")]
         for r in rows[1:]:  # the gate and the confirmation were played, the panel too
@@ -621,7 +620,7 @@ def test_train_multi_generations_gate_join_the_league_and_resume(tmp_path):
         train_multi.train(settings, out, resume=True, progress=False,
                           changes={"total_timesteps": 192})
         assert not (out / "pool" / "snapshot_160.pt").exists()
-        rows = list(csv.DictReader((out / GENERATIONS_FILE).open()))
+        rows = read_rows(out / GENERATIONS_FILE)
         assert [(r["iteration"], r["timesteps"], r["generation"]) for r in rows[-1:]] == [
             ("3", "192", "3")]
         assert float(rows[-1]["wall_s"]) >= float(rows[-2]["wall_s"])
@@ -650,7 +649,7 @@ def test_the_gate_then_the_confirmation_decide(tmp_path, monkeypatch, matches, a
         train_multi.train(settings, out, progress=False)
     assert played == [("candidate_64.zip", "gen_0.zip", seed) for seed in
                       (generations.GATE_SEED + 1, generations.CONFIRM_SEED + 1)][:len(matches)]
-    row = list(csv.DictReader((out / "generations.csv").open()))[-1]
+    row = read_rows(out / "generations.csv")[-1]
     assert (row["accepted"], row["generation"]) == (str(int(accepted)), str(int(accepted)))
     assert float(row["gate_win"]) == matches[0]
     assert (float(row["confirm_win"]) == matches[1]) if len(matches) > 1 \

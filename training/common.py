@@ -15,7 +15,7 @@ import threading
 import time
 import zipfile
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -398,6 +398,15 @@ def read_rows(path: Path) -> list[dict[str, str]]:
     """A curve (CSV) as rows."""
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
+
+
+def write_rows(path: Path, columns: list[str], rows: Iterable[dict[str, Any]] = ()) -> None:
+    """A curve at `path` (replaced): the header `columns`, then `rows` in that order (NaN:
+    not given)."""
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(columns)
+        writer.writerows([[r.get(c, float("nan")) for c in columns] for r in rows])
 
 
 def append_row(path: Path, columns: list[str], row: dict[str, Any]) -> None:

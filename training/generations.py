@@ -23,7 +23,6 @@ seconds the gate and the panel took; generations.png draws it against wall-clock
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import math
 import os
@@ -34,7 +33,7 @@ from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
-from .common import append_row, read_rows, require
+from .common import append_row, read_rows, require, write_rows
 from .evaluate import gate, play_off
 from .plots import plot_loop
 
@@ -142,8 +141,7 @@ class GenerationCallback(BaseCallback):
             return
         self.folder.mkdir(parents=True, exist_ok=True)
         self.model.save(self.folder / "gen_0.zip")
-        with open(path, "w", newline="") as f:
-            csv.writer(f).writerow(self.columns)
+        write_rows(path, self.columns)
         t0 = time.perf_counter()
         cells = panel_cells(self.settings, self.folder / "gen_0.zip")
         self._row({"accepted": 1, **dict(zip(panel_columns(self.settings), cells,
@@ -166,15 +164,15 @@ class GenerationCallback(BaseCallback):
             candidate, self.folder / f"gen_{self.generation}.zip", self.settings, self.gates)
         t1 = time.perf_counter()
         win, confirm = (tuple(round(x, 4) for x in w) for w in (win, confirm))
-        cells = [_NAN] * len(panel_columns(self.settings))
+        path = None
         if accepted:
             self.generation += 1
             path = self.folder / f"gen_{self.generation}.zip"
             os.replace(candidate, path)
             self.join(self.model.policy, self.num_timesteps)
-            cells = panel_cells(self.settings, path)
         else:
             candidate.unlink()
+        cells = panel_cells(self.settings, path)  # (NaN without a new generation)
         self._row({"accepted": int(accepted),
                    **dict(zip(("gate_win", "gate_lo", "gate_hi"), win, strict=True)),
                    **dict(zip(("confirm_win", "confirm_lo", "confirm_hi"), confirm,

@@ -53,7 +53,6 @@ model.zip (the best). 2-player base game only.
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
 import json
 import math
@@ -71,7 +70,7 @@ from carcassonne_env import Game, Rules
 from carcassonne_env.cli_errors import Interrupted, OneLineParser, run_script
 from carcassonne_env.encoding import WindowOverflowError
 
-from .common import append_row, read_rows, require
+from .common import append_row, read_rows, require, write_rows
 from .generations import GateSettings, gate_and_confirm, panel_cells, panel_columns
 from .plots import plot_loop
 from .value_fit import fit_epoch
@@ -335,10 +334,7 @@ def _trim_curve(out: Path, columns: list[str], done: int) -> None:
     """Drop the curve rows of iterations after `done` (a run stopped before its state
     was saved wrote them)."""
     rows = [r for r in read_rows(out / "curve.csv") if int(r["iteration"]) <= done]
-    with open(out / "curve.csv", "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(columns)
-        writer.writerows([[r.get(c, "nan") for c in columns] for r in rows])
+    write_rows(out / "curve.csv", columns, rows)
 
 
 def run(settings: SearchSettings | None, out: Path, resume: bool = False,
@@ -382,8 +378,7 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         start.save(out / "gen_0.zip")
         start.save(out / "best.zip")
         columns = curve_columns(settings)
-        with open(out / "curve.csv", "w", newline="") as f:
-            csv.writer(f).writerow(columns)
+        write_rows(out / "curve.csv", columns)
         torch.set_num_threads(settings.torch_threads)
         t0 = time.perf_counter()
         cells = panel_cells(settings, out / "gen_0.zip")

@@ -27,10 +27,10 @@ def widen_candidate_weights(old: dict[str, th.Tensor], new: dict[str, th.Tensor]
     docstring says. ValueError if the two are not candidate networks of those widths."""
     if not h < hidden:
         raise ValueError(f"widening needs a larger width: {h} -> {hidden}")
-    out = {k: v.clone() for k, v in new.items()}
     if set(old) != set(new):
         raise ValueError("not the same network: the layers differ "
                          f"({', '.join(sorted(set(old) ^ set(new))[:4])})")
+    out = {k: v.clone() for k, v in new.items()}
 
     def check(key: str, shape: tuple[int, ...]) -> None:
         if tuple(old[key].shape) != shape:
