@@ -60,6 +60,24 @@ def test_two_player_projected_rewards_sum_to_the_final_margin():
     assert len(set(margins)) > 1
 
 
+def test_a_win_bonus_rewards_the_win_at_the_games_end():
+    env = VsBotsVectorEnv(3, opponents="random", players=2, reward="margin",
+                          obs_features="aggregate", num_threads=1)
+    shaped = ProjectedReward(env.to_sb3(), env.encoder.feature_names, 2, "margin",
+                             scale=0.5, win_bonus=10)
+    played = _play(shaped, 8, seed=1)
+    outcomes = []
+    for total, start, info in played:
+        scores = list(info["scores"])
+        mine = scores.pop(int(info["seat"]))
+        outcomes.append(np.sign(mine - max(scores)))
+        assert total == pytest.approx(0.5 * (mine - max(scores) - start + 10 * outcomes[-1]))
+    assert {1, -1} <= set(outcomes)  # random against random: both a win and a loss
+    with pytest.raises(ValueError, match="margin"):
+        solo = SoloVectorEnv(1, obs_features="aggregate", num_threads=1)
+        ProjectedReward(solo.to_sb3(), solo.encoder.feature_names, 3, "lowest", win_bonus=1)
+
+
 def test_scaled_reward_multiplies():
     env = SoloVectorEnv(2, num_threads=1)
     plain, scaled = env.to_sb3(), ScaledReward(SoloVectorEnv(2, num_threads=1).to_sb3(), 0.1)

@@ -306,6 +306,8 @@ def test_bad_solo_settings_are_refused_before_any_work(tmp_path, change, message
     ({"gate_every": -1}, "--gate-every must be an integer >= 0"),
     ({"gate_every": 10, "gate_games": 3}, "--gate-games must be an even integer >= 0"),
     ({"gate_every": 10, "confirm_threshold": 2.0}, r"--confirm-threshold must be a number"),
+    ({"win_bonus": -1.0}, "--win-bonus must be a number >= 0"),
+    ({"win_bonus": 5.0}, "--win-bonus adds to --reward projected"),
 ])
 def test_bad_multi_settings_are_refused_before_any_work(tmp_path, change, message):
     settings = train_multi.MultiSettings(**{**TINY, "total_timesteps": 64, **change})

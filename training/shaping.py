@@ -31,20 +31,25 @@ class ProjectedReward(VecEnvWrapper):
       colour's final score).
 
     `feature_names` are the encoder's; a finished game's last step uses its
-    ``terminal_observation``."""
+    ``terminal_observation``. `win_bonus` (points, margin only) is added to a won game's
+    last reward and taken from a lost one's: the return then weighs winning itself, not
+    only the points (a final projected margin equals the real one)."""
 
     def __init__(self, venv: VecEnv, feature_names: Sequence[str], seats: int,
-                 potential: str = "margin", scale: float = 1.0) -> None:
+                 potential: str = "margin", scale: float = 1.0,
+                 win_bonus: float = 0.0) -> None:
         if potential not in POTENTIALS:
             raise ValueError(f"potential must be one of {', '.join(POTENTIALS)}, "
                              f"got {potential!r}")
+        if win_bonus and potential != "margin":
+            raise ValueError("a win bonus needs the margin potential (2 players or more)")
         names = list(feature_names)
         if "projected_score_0" not in names:
             raise ValueError("projected rewards need obs_features='aggregate' (the "
                              "projected scores are in that observation)")
         super().__init__(venv)
         self._columns = [names.index(f"projected_score_{q}") for q in range(seats)]
-        self.potential, self.scale = potential, scale
+        self.potential, self.scale, self.win_bonus = potential, scale, win_bonus
         self._before = np.zeros(venv.num_envs)
 
     def _value(self, features: np.ndarray) -> np.ndarray:
@@ -61,10 +66,11 @@ class ProjectedReward(VecEnvWrapper):
     def step_wait(self):
         obs, _, dones, infos = self.venv.step_wait()
         now = self._value(obs["features"])
-        after = now.copy()
+        after, bonus = now.copy(), np.zeros_like(now)
         for i in np.flatnonzero(dones):  # the finished game's last observation
             after[i] = self._value(infos[i]["terminal_observation"]["features"][None])[0]
-        rewards = (after - self._before) * self.scale
+            bonus[i] = self.win_bonus * np.sign(after[i])
+        rewards = (after - self._before + bonus) * self.scale
         self._before = now
         return obs, rewards.astype(np.float32), dones, infos
 

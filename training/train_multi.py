@@ -79,6 +79,9 @@ class MultiSettings(GateSettings, PPOSettings):
     # training.shaping.ProjectedReward)
     reward: str = "margin"
     reward_scale: float = 0.1  # keeps value targets near 1
+    # points added to a won game's projected rewards and taken from a lost one's
+    # (--reward projected): the learner weighs the win, not only the margin
+    win_bonus: float = 0.0
     env: str = "python"  # or "batched": jitted vector envs (training.batched)
     # w > 0: the policy also sees the heuristic's move prior (carcassonne_env.bots.move_prior)
     # and its logits start as w x prior (w: inverse temperature, per point); 0: no prior.
@@ -124,6 +127,9 @@ class MultiSettings(GateSettings, PPOSettings):
             raise ValueError("--reward projected needs --env batched and --obs-features "
                              "aggregate (the projected scores are in that observation)")
         require(self, "reward_scale", float, lambda v: v > 0, "a number > 0")
+        require(self, "win_bonus", float, lambda v: v >= 0, "a number >= 0")
+        if self.win_bonus and self.reward != "projected":
+            raise ValueError("--win-bonus adds to --reward projected")
 
 
 # --quick is the first 150k steps of the full run: same settings, smaller budget.
@@ -281,7 +287,8 @@ def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None
     venv = JoinedVecEnv(groups, settings.reward_scale, prior=bool(settings.move_prior))
     if settings.reward == "projected":
         venv = ProjectedReward(venv, groups[0][1].encoder.feature_names, seats=2,
-                               potential="margin", scale=settings.reward_scale)
+                               potential="margin", scale=settings.reward_scale,
+                               win_bonus=settings.win_bonus)
     return VecMonitor(venv), league
 
 
