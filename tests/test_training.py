@@ -21,7 +21,7 @@ from carcassonne_env.encoding import Encoder, WindowOverflowWarning  # noqa: E40
 from carcassonne_env.envs.single import SoloEnv  # noqa: E402
 from training import evaluate, train_multi, train_solo  # noqa: E402
 from training.buffers import CompactMaskableDictRolloutBuffer  # noqa: E402
-from training.common import latest_checkpoint, load_or_create, read_rows  # noqa: E402
+from training.common import latest_checkpoint, load_or_create, read_rows, write_rows  # noqa: E402
 from training.policy import BoardPolicy, LeanMaskedCategorical  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -619,13 +619,16 @@ def test_train_multi_generations_gate_join_the_league_and_resume(tmp_path):
         # a run stopped during a new generation's panel: file and weights, no row
         (out / "generations" / "gen_3.zip").write_bytes(b"")
         (out / "pool" / "snapshot_160.pt").write_bytes(b"")
+        # the last gate and panel came after curve.csv's last row: a long one (100 s)
+        rows[-1]["wall_s"] = float(rows[-1]["wall_s"]) + 100
+        write_rows(out / GENERATIONS_FILE, list(rows[0]), rows)
         train_multi.train(settings, out, resume=True, progress=False,
                           changes={"total_timesteps": 192})
         assert not (out / "pool" / "snapshot_160.pt").exists()
         rows = read_rows(out / GENERATIONS_FILE)
         assert [(r["iteration"], r["timesteps"], r["generation"]) for r in rows[-1:]] == [
             ("3", "192", "3")]
-        assert float(rows[-1]["wall_s"]) >= float(rows[-2]["wall_s"])
+        assert float(rows[-1]["wall_s"]) >= float(rows[-2]["wall_s"])  # the clock counts on
 
 
 @pytest.mark.parametrize(("matches", "accepted"), [
