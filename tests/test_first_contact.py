@@ -479,10 +479,11 @@ def test_model_env_options_of_the_shipped_models(models):
                                                  "action_mode": "turn",
                                                  "obs_features": "aggregate",
                                                  "candidate_moves": 128}
+    # (ppo_duel_rl: trained at 128 candidates, shipped with room for 512)
     assert model_env_options(DUEL_MODEL) == {"players": 2, "hand_size": 1, "board_size": 20,
                                              "action_mode": "turn",
                                              "obs_features": "aggregate",
-                                             "candidate_moves": 128}
+                                             "candidate_moves": 512}
     env = make_env_for_model(SOLO_MODEL)
     assert env.spec.id == "Carcassonne/Solo-v0"
     assert env.observation_space == models["solo"].observation_space

@@ -49,7 +49,7 @@ def test_the_replay_packs_and_pads_the_candidates(tmp_path):
     assert len(data["value"]) == 2 * len(samples)
     starts = np.concatenate([[0], np.cumsum(data["counts"])[:-1]])
     idx = np.array([1, len(samples) + 1])
-    batch = search._batch(data, starts, idx, 128)
+    batch = search._batch(data, starts, idx, len(samples[1].obs["candidates"]))  # the K
     for obs in (batch["candidates"][0], batch["candidates"][1]):
         np.testing.assert_array_equal(obs, samples[1].obs["candidates"])
     assert data["value"][1] == pytest.approx(samples[1].value / 10.0)

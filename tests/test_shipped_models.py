@@ -90,10 +90,12 @@ def test_shipped_files_hold_weights_and_spaces_only():
     ("sb3:model=ppo_duel_rl_280k", Rules(), 2, [133, 33]),
     ("sb3:model=ppo_duel_rl_3m", Rules(), 0, [117, 52]),  # ppo_duel_rl_280k fine-tuned
     ("sb3:model=ppo_duel_rl_3m", Rules(), 2, [112, 32]),
-    ("sb3:model=ppo_duel_rl", Rules(), 0, [106, 50]),  # ppo_duel_rl_3m fine-tuned
+    # ppo_duel_rl_3m fine-tuned, exported with room for 512 candidates (seed 0's game has
+    # a turn of more than 128 legal moves: at 128 it scored [106, 50])
+    ("sb3:model=ppo_duel_rl", Rules(), 0, [122, 50]),
     ("sb3:model=ppo_duel_rl", Rules(), 2, [130, 34]),
     # ppo_duel_rl with its value head refitted (`train value`): the same moves
-    ("sb3:model=puct_duel", Rules(), 0, [106, 50]),
+    ("sb3:model=puct_duel", Rules(), 0, [122, 50]),
     ("sb3:model=ppo_solo_rl_small", Rules(variant="solo"), 1, [10, 12, 11]),  # candidates
     # (recorded with the slim file: the run's full checkpoints were not kept)
     ("sb3:model=ppo_solo_rl_3m", Rules(variant="solo"), 1, [30, 31, 31]),
@@ -242,6 +244,40 @@ def test_export_keeps_the_weights_and_drops_the_training_state(tmp_path, capsys)
     assert slim.action_space == original.action_space
     assert slim.policy.optimizer.state_dict()["state"] == {}
     assert out.stat().st_size <= model_path("ppo_duel").stat().st_size + 10_000
+
+
+def test_export_gives_a_candidate_model_room_for_every_legal_move(tmp_path):
+    """`--candidate-moves K`: the same weights over K candidates. Where a position has
+    more legal moves than the model's K, the wider model scores the first K as before
+    and the rest too; a model without candidate moves is refused."""
+    import numpy as np
+    import torch
+
+    from agents.sb3_policy import SB3Agent
+    from carcassonne_env.cli import main
+    from training.export import export_model
+
+    out = tmp_path / "wide.zip"
+    assert main(["train", "export", "ppo_duel_rl_280k", "-o", str(out),
+                 "--candidate-moves", "512"]) == 0
+    narrow, wide = SB3Agent("ppo_duel_rl_280k"), SB3Agent(str(out))
+    assert all(torch.equal(a, b) for a, b in zip(narrow.policy.state_dict().values(),
+                                                 wide.policy.state_dict().values(),
+                                                 strict=True))
+    assert out.stat().st_size < 300_000  # the spaces' 512 x 154 bounds deflate to little
+    game, bots = Game(Rules(), seed=0), [make_agent("heuristic", seed=s) for s in (0, 1)]
+    while len(game.legal_moves()) <= 200:  # a position with many follower options
+        game.play(bots[game.current_player].act(game))
+    few, many = narrow.observe(game), wide.observe(game)
+    shown = few["candidate_actions"][few["candidate_actions"] >= 0]
+    listed = many["candidate_actions"][many["candidate_actions"] >= 0]
+    assert len(shown) == 128 and len(listed) > 200 and np.array_equal(listed[:128], shown)
+    before = narrow.legal_logits(few, few["action_mask"])[shown]
+    after = wide.legal_logits(many, many["action_mask"])
+    assert np.allclose(after[shown] - after[shown[0]], before - before[0], atol=1e-5)
+    assert np.isfinite(after[listed[128:]]).all()  # the moves past the first 128 play too
+    with pytest.raises(ValueError, match="does not observe candidate moves"):
+        export_model("ppo_duel", tmp_path / "x.zip", candidate_moves=512)
 
 
 def test_export_keeps_whether_the_model_played_solo(tmp_path):

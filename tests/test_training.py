@@ -236,6 +236,24 @@ def test_init_widens_a_narrower_candidate_network_keeping_its_play(tmp_path):
         train_solo.train(back, tmp_path / "narrower", progress=False)
 
 
+def test_init_takes_a_model_exported_with_room_for_more_candidates(tmp_path):
+    """`train export --candidate-moves` changes the observation's K, not the weights: a
+    run at the K it was trained with starts from them."""
+    from training.export import export_model
+
+    cand = {**TINY, "policy": "candidates", "candidate_moves": 16,
+            "obs_features": "aggregate", "hidden": 8}
+    first = train_solo.train(train_solo.SoloSettings(**cand, total_timesteps=128),
+                             tmp_path / "first", progress=False)
+    roomy = export_model(tmp_path / "first" / "model.zip", tmp_path / "roomy.zip",
+                         candidate_moves=32)
+    again = train_solo.SoloSettings(**cand, total_timesteps=128, init=str(roomy))
+    model = load_or_create(again, train_solo.make_env(again), tmp_path / "again",
+                           resume=False)
+    theirs = first.policy.state_dict()
+    assert all(torch.equal(w, theirs[k]) for k, w in model.policy.state_dict().items())
+
+
 def test_a_run_folder_is_never_overwritten_or_rewritten_by_accident(tmp_path):
     """A run shorter than checkpoint_every has no checkpoint, only model.zip, config and
     curve: a new run there is refused all the same; --resume continues from model.zip,

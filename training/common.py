@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
 from stable_baselines3.common.vec_env import VecEnv
@@ -189,7 +190,7 @@ def load_policy_weights(model: MaskablePPO, source: str, options: tuple[str, ...
 
     saved = load_model(source, cached=False)
     if type(saved.policy) is not type(model.policy) \
-            or saved.observation_space != model.observation_space \
+            or not _same_but_candidate_count(saved.observation_space, model.observation_space) \
             or saved.action_space != model.action_space:
         raise ValueError(f"--init {source}: its network or spaces ({type(saved.policy).__name__}"
                          f"; board size, observation features, players) differ from this "
@@ -204,6 +205,18 @@ def load_policy_weights(model: MaskablePPO, source: str, options: tuple[str, ...
                          f"network ({', '.join(differ[:4])}); give the settings it was "
                          f"trained with ({', '.join('--' + o.replace('_', '-') for o in options)})")
     model.policy.load_state_dict(theirs)
+
+
+def _same_but_candidate_count(a: Any, b: Any) -> bool:
+    """Whether observation spaces `a` and `b` are equal but for the number of candidate
+    moves (a candidate network's weights do not depend on it: `train export
+    --candidate-moves`)."""
+    keys = ("candidates", "candidate_actions")
+    if not all(isinstance(s, spaces.Dict) and set(keys) <= set(s.spaces) for s in (a, b)):
+        return a == b
+    return a.spaces.keys() == b.spaces.keys() and all(
+        a[k] == b[k] if k not in keys else
+        (a[k].shape[1:], a[k].dtype) == (b[k].shape[1:], b[k].dtype) for k in a.spaces)
 
 
 def load_or_create(settings: PPOSettings, venv: VecEnv, run_dir: Path,

@@ -6,13 +6,22 @@ A run's `model.zip` also holds the optimizer's moment estimates and the last
 observations of every training env (together ~90% of the file); playing needs neither.
 The slim file still loads with `MaskablePPO.load` (an optimizer without state stands in)
 and plays exactly as the full one; training resumed from it starts Adam afresh.
+
+`--candidate-moves K` gives a candidate-move model (`--policy candidates`) room for K
+candidates instead of the K it was trained with. Its weights do not depend on K: each
+candidate's logit comes from that move and the position alone, so the exported model
+plays as before wherever the legal moves fit the old K, and chooses among all of them
+where they did not (a 2-player position has more than 128 legal moves about one time in
+ten, and the encoder keeps the first K).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import zipfile
 from pathlib import Path
+from typing import Any
 
 from carcassonne_env.cli_errors import OneLineParser, run_script
 
@@ -24,13 +33,42 @@ TRAINING_STATE = ("_last_obs", "_last_original_obs", "_last_episode_starts", "ep
                   "rollout_buffer_kwargs")
 
 
-def export_model(src: str | Path, dst: str | Path) -> Path:
+def with_candidate_moves(model: Any, k: int) -> None:
+    """Give the candidate-move `model` (loaded) room for `k` candidates: its observation
+    space and a policy of the same weights built for it. ValueError for a model without
+    candidate moves or a k below 1."""
+    from gymnasium import spaces
+
+    space = model.observation_space
+    if not isinstance(space, spaces.Dict) or "candidates" not in space.spaces:
+        raise ValueError("--candidate-moves: the model does not observe candidate moves "
+                         "(trained without --policy candidates)")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"--candidate-moves must be a positive integer, got {k!r}")
+    rows, actions = space["candidates"], space["candidate_actions"]
+    cells = {**space.spaces,
+             "candidate_actions": spaces.Box(int(actions.low.min()), int(actions.high.max()),
+                                             (k,), actions.dtype),
+             "candidates": spaces.Box(float(rows.low.min()), float(rows.high.max()),
+                                      (k, rows.shape[1]), rows.dtype)}
+    space = spaces.Dict({name: cells[name] for name in space.spaces})
+    policy = type(model.policy)(space, model.action_space, model.lr_schedule,
+                                **model.policy_kwargs)
+    policy.load_state_dict(model.policy.state_dict())
+    model.observation_space, model.policy = space, policy
+
+
+def export_model(src: str | Path, dst: str | Path, candidate_moves: int | None = None
+                 ) -> Path:
     """Write the slim copy of the saved model `src` (a path or a shipped model's name) to
-    `dst` (parent folders are created); returns `dst`."""
+    `dst` (parent folders are created), with room for `candidate_moves` candidates if
+    given (`with_candidate_moves`); returns `dst`."""
     from agents.sb3_policy import load_model
     from carcassonne_env.envs.for_model import trained_on_solo
 
     model = load_model(src, cached=False)
+    if candidate_moves is not None:
+        with_candidate_moves(model, candidate_moves)
     # The last observations go, but whether they were solo ones stays: with 3 or 4 seats
     # the spaces alone cannot tell the solo variant from a 3- or 4-player game.
     model.carcassonne_solo = trained_on_solo(model)
@@ -40,7 +78,18 @@ def export_model(src: str | Path, dst: str | Path) -> Path:
     dst = Path(dst)
     dst.parent.mkdir(parents=True, exist_ok=True)
     model.save(dst, exclude=list(TRAINING_STATE))
+    _deflate(dst)
     return dst
+
+
+def _deflate(path: Path) -> None:
+    """Recompress the zip at `path` with deflate (SB3 stores its entries as they are; the
+    spaces' bounds, K x columns of them for candidate moves, shrink to almost nothing)."""
+    with zipfile.ZipFile(path) as archive:
+        entries = [(info.filename, archive.read(info)) for info in archive.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries:
+            archive.writestr(name, data)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", type=Path, required=True, help="slim .zip to write")
     parser.add_argument("--card", type=Path, help="a model card (JSON, as `carcassonne train "
                         "card NAME --json` prints one) to put into the file")
+    parser.add_argument("--candidate-moves", type=int, metavar="K",
+                        help="a candidate-move model: room for K candidates (see above)")
     args = parser.parse_args(argv)
     card = None
     if args.card is not None:
@@ -59,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             check_card(card)
         except (OSError, ValueError) as err:
             parser.error(f"--card {args.card}: {err}")
-    dst = export_model(args.model, args.output)
+    dst = export_model(args.model, args.output, args.candidate_moves)
     if card is not None:
         write_card(dst, card)
     print(f"wrote {dst} ({dst.stat().st_size / 1024:.0f} KiB)")
