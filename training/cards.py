@@ -48,15 +48,22 @@ def check_card(card: Any) -> None:
 def write_card(path: str | Path, card: dict[str, Any]) -> None:
     """Put `card` into the model file `path` (replacing its card, if any)."""
     check_card(card)
-    path = Path(path)
-    with zipfile.ZipFile(path) as archive:  # every entry as it was stored
+    rewrite_zip(path, {CARD_FILE: json.dumps(card, indent=1) + "\n"})
+
+
+def rewrite_zip(path: str | Path, add: dict[str, str] | None = None,
+                compression: int | None = None) -> None:
+    """Rewrite the zip at `path`: its entries but those `add` names, compressed with
+    `compression` (None: each as it was stored), then `add`'s entries, deflated."""
+    add = add or {}
+    with zipfile.ZipFile(path) as archive:
         entries = [(info, archive.read(info)) for info in archive.infolist()
-                   if info.filename != CARD_FILE]
+                   if info.filename not in add]
     with zipfile.ZipFile(path, "w") as archive:
         for info, data in entries:
-            archive.writestr(info, data)
-        archive.writestr(CARD_FILE, json.dumps(card, indent=1) + "\n",
-                         compress_type=zipfile.ZIP_DEFLATED)
+            archive.writestr(info, data, compress_type=compression)
+        for name, text in add.items():
+            archive.writestr(name, text, compress_type=zipfile.ZIP_DEFLATED)
 
 
 def card_commands(card: dict[str, Any], out: Path) -> list[list[str]]:

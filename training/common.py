@@ -446,19 +446,22 @@ def continue_curve(path: Path, header: list[str], timesteps: int) -> tuple[int, 
 class EpisodeCurve(BaseCallback):
     """Collects one number per finished episode from the infos (`metric(info)`, None to
     skip), logs their recent mean to TensorBoard and appends a row per rollout to
-    run_dir/curve.csv: timesteps, wall seconds, episodes, mean of the last `window`."""
+    run_dir/curve.csv: timesteps, wall seconds, episodes, mean of the last `window`.
+    A resumed run's wall clock counts on from curve.csv's last kept row, or from
+    `wall_floor` (seconds) if that is later: another file of the run may have recorded
+    work done after that row (a gate and panel of `train multi --gate-every`)."""
 
     def __init__(self, run_dir: Path, metrics: dict[str, Callable[[dict], float | None]],
-                 window: int = 200) -> None:
+                 window: int = 200, wall_floor: float = 0.0) -> None:
         super().__init__()
         self.path = run_dir / CURVE_FILE
-        self.metrics = metrics
+        self.metrics, self.wall_floor = metrics, wall_floor
         self.recent = {k: deque(maxlen=window) for k in metrics}
         self.episodes = 0
         self.wall0 = 0.0
 
     def _on_training_start(self) -> None:
-        self.wall0 = time.perf_counter() - self._continue_file()
+        self.wall0 = time.perf_counter() - max(self._continue_file(), self.wall_floor)
 
     def _continue_file(self) -> float:
         """Start curve.csv or keep its rows up to the (resumed) model's timesteps;

@@ -25,7 +25,7 @@ from typing import Any
 
 from carcassonne_env.cli_errors import OneLineParser, run_script
 
-from .cards import check_card, write_card
+from .cards import check_card, rewrite_zip, write_card
 
 # Saved attributes that only a running training needs.
 TRAINING_STATE = ("_last_obs", "_last_original_obs", "_last_episode_starts", "ep_info_buffer",
@@ -78,18 +78,10 @@ def export_model(src: str | Path, dst: str | Path, candidate_moves: int | None =
     dst = Path(dst)
     dst.parent.mkdir(parents=True, exist_ok=True)
     model.save(dst, exclude=list(TRAINING_STATE))
-    _deflate(dst)
+    # SB3 stores its entries uncompressed; the spaces' bounds (K x columns of them for
+    # candidate moves) deflate to almost nothing
+    rewrite_zip(dst, compression=zipfile.ZIP_DEFLATED)
     return dst
-
-
-def _deflate(path: Path) -> None:
-    """Recompress the zip at `path` with deflate (SB3 stores its entries as they are; the
-    spaces' bounds, K x columns of them for candidate moves, shrink to almost nothing)."""
-    with zipfile.ZipFile(path) as archive:
-        entries = [(info.filename, archive.read(info)) for info in archive.infolist()]
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in entries:
-            archive.writestr(name, data)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -98,6 +98,14 @@ def gate_and_confirm(candidate: Path, best: Path, settings: GateSettings, number
     return confirm[0] >= settings.confirm_threshold, win, confirm
 
 
+def recorded_wall(out: Path) -> float:
+    """The wall time of the last row of the loop's generations.csv in `out` (0 without
+    one): a resumed loop's clock counts on from it, since its last gate and panel ran
+    after curve.csv's last row (`EpisodeCurve`'s `wall_floor`)."""
+    path = out / GENERATIONS_FILE
+    return float(read_rows(path)[-1]["wall_s"]) if path.is_file() else 0.0
+
+
 def drop_unrecorded(out: Path) -> None:
     """Before a loop in `out` resumes: a run stopped between accepting a generation and
     writing its row (during the panel) left that generation's file and pool weights;
@@ -131,7 +139,6 @@ class GenerationCallback(BaseCallback):
                         "gate_win", "gate_lo", "gate_hi", "confirm_win", "confirm_lo",
                         "confirm_hi", *panel_columns(settings), "gate_s", "panel_s"]
         self.gates = self.generation = self.last = 0
-        self.wall_lag = 0.0  # seconds the clock of a resumed run lags this file's last row
 
     def _on_training_start(self) -> None:
         path = self.out / GENERATIONS_FILE
@@ -139,9 +146,6 @@ class GenerationCallback(BaseCallback):
             last = read_rows(path)[-1]
             self.gates, self.last = int(last["iteration"]), int(last["timesteps"])
             self.generation = int(last["generation"])
-            # the resumed clock counts on from curve.csv's last row, written before the
-            # last gate and panel: their time is added so the wall times keep rising
-            self.wall_lag = max(0.0, float(last["wall_s"]) - self.clock())
             return
         self.folder.mkdir(parents=True, exist_ok=True)
         self.model.save(self.folder / "gen_0.zip")
@@ -194,7 +198,6 @@ class GenerationCallback(BaseCallback):
 
     def _row(self, cells: dict[str, Any]) -> None:
         row = {"iteration": self.gates, "timesteps": self.num_timesteps,
-               "wall_s": round(self.clock() + self.wall_lag, 1),
-               "generation": self.generation, **cells}
+               "wall_s": round(self.clock(), 1), "generation": self.generation, **cells}
         append_row(self.out / GENERATIONS_FILE, self.columns, row)
         plot_loop(self.out, GENERATIONS_FILE, "generations.png", unit="gates")

@@ -58,7 +58,7 @@ from .common import (
     require,
     run_cli,
 )
-from .generations import GateSettings, GenerationCallback, drop_unrecorded
+from .generations import GateSettings, GenerationCallback, drop_unrecorded, recorded_wall
 from .shaping import ProjectedReward
 
 SELF = "self"  # the curve's label for games against policy snapshots
@@ -318,7 +318,8 @@ def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bo
         if isinstance(pool, League) and not pool.snapshots:
             pool.add("snapshot_0", model.policy)  # the league's first opponent
         curve = EpisodeCurve(out, {f"win_vs_{label}": win_against(label)
-                                   for label in [*bots, SELF]})
+                                   for label in [*bots, SELF]},
+                             wall_floor=recorded_wall(out) if settings.gate_every else 0.0)
         if settings.gate_every:
             def join(policy: Any, timesteps: int) -> None:
                 if pool is not None:
