@@ -92,6 +92,51 @@ def test_ppo_with_candidates_runs_a_rollout_and_an_update(env_and_model):
     assert model.num_timesteps >= 64
 
 
+def test_packed_rollouts_train_on_what_dense_ones_do():
+    """The rollout buffer's packed candidates (present rows only, no board planes) give
+    every minibatch the log-probabilities, values and entropies of the dense form."""
+    from training.buffers import CompactMaskableDictRolloutBuffer
+
+    env = VsBotsVectorEnv(4, opponents="random", board_size=12, candidate_moves=64,
+                          num_threads=1, on_overflow="truncate")
+    model = MaskablePPO(CandidatePolicy, env.to_sb3(), n_steps=8, policy_kwargs={"hidden": 16},
+                        seed=0, device="cpu")
+    args = (6, env.single_observation_space, env.single_action_space)
+    dense = CompactMaskableDictRolloutBuffer(*args, n_envs=4)
+    packed = CompactMaskableDictRolloutBuffer(*args, n_envs=4, pack_candidates=True,
+                                              unread_keys=("board",))
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=1)
+    for _ in range(6):
+        masks = env.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        step = dict(obs=obs, action=actions[:, None], reward=rng.random(4),
+                    episode_start=np.zeros(4), value=th.rand(4, 1), log_prob=th.rand(4),
+                    action_masks=masks)
+        for buffer in (dense, packed):
+            buffer.add(**step)
+        obs = env.step(actions)[0]
+    assert set(packed.observations) == {"features", "candidate_actions"}
+    for buffer in (dense, packed):
+        buffer.compute_returns_and_advantage(th.rand(4, 1), np.zeros(4))
+    np.random.seed(2)
+    mine = list(packed.get(7))
+    np.random.seed(2)
+    theirs = list(dense.get(7))
+    cut = False
+    with th.no_grad():
+        for a, b in zip(mine, theirs, strict=True):
+            n = (b.observations["candidate_actions"] >= 0).sum(1)
+            assert a.observations["candidates"].shape == (int(n.sum()), 154)
+            assert a.observations["candidate_actions"].shape[1] == int(n.max())
+            cut |= int(n.max()) < 64
+            got = model.policy.evaluate_actions(a.observations, a.actions.flatten())
+            want = model.policy.evaluate_actions(b.observations, b.actions.flatten())
+            for x, y in zip(got, want, strict=True):
+                assert th.allclose(x, y, atol=1e-5)
+    assert cut  # some minibatch had fewer candidates per row than K
+
+
 def test_puct_plays_legal_moves_under_a_fixed_budget():
     bot = PUCTAgent("ppo_duel_rl", seed=1, simulations=4)
     game = Game(Rules(players=2), seed=4)

@@ -621,7 +621,10 @@ def test_train_multi_generations_gate_join_the_league_and_resume(tmp_path):
         gate_threshold=0.0, confirm_threshold=0.0, panel="greedy", panel_games=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WindowOverflowWarning)
-        train_multi.train(settings, out, progress=False)
+        model = train_multi.train(settings, out, progress=False)
+        # the candidate policy's rollouts: packed rows, no board planes stored
+        assert model.rollout_buffer.pack_candidates
+        assert set(model.rollout_buffer.observations) == {"features", "candidate_actions"}
         rows = read_rows(out / GENERATIONS_FILE)
         assert [(r["timesteps"], r["generation"], r["accepted"]) for r in rows] == [
             ("0", "0", "1"), ("64", "1", "1"), ("128", "2", "1")]
@@ -640,8 +643,9 @@ def test_train_multi_generations_gate_join_the_league_and_resume(tmp_path):
         # the last gate and panel came after curve.csv's last row: a long one (100 s)
         rows[-1]["wall_s"] = float(rows[-1]["wall_s"]) + 100
         write_rows(out / GENERATIONS_FILE, list(rows[0]), rows)
-        train_multi.train(settings, out, resume=True, progress=False,
-                          changes={"total_timesteps": 192})
+        resumed = train_multi.train(settings, out, resume=True, progress=False,
+                                    changes={"total_timesteps": 192})
+        assert resumed.rollout_buffer.pack_candidates
         assert not (out / "pool" / "snapshot_160.pt").exists()
         rows = read_rows(out / GENERATIONS_FILE)
         assert [(r["iteration"], r["timesteps"], r["generation"]) for r in rows[-1:]] == [

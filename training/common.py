@@ -171,11 +171,22 @@ def new_model(settings: PPOSettings, venv: VecEnv, run_dir: Path) -> MaskablePPO
         learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda,
         clip_range=s.clip_range, ent_coef=s.ent_coef, vf_coef=s.vf_coef,
         rollout_buffer_class=CompactMaskableDictRolloutBuffer,
+        rollout_buffer_kwargs=buffer_options(s.policy, venv.observation_space),
         policy_kwargs=kwargs,
         tensorboard_log=str(run_dir / "tb"), seed=s.seed, device="cpu", verbose=0)
     if s.init:
         load_policy_weights(model, s.init, POLICY_OPTIONS[s.policy])
     return model
+
+
+def buffer_options(policy: str, observation_space: spaces.Space) -> dict[str, Any]:
+    """`CompactMaskableDictRolloutBuffer`'s options for `policy`: the candidate policy's
+    rollouts keep the candidate rows packed and leave out what it does not read."""
+    if policy != "candidates":
+        return {}
+    return {"pack_candidates": True,
+            "unread_keys": tuple(k for k in observation_space.spaces
+                                 if k not in CandidatePolicy.observation_keys)}
 
 
 def load_policy_weights(model: MaskablePPO, source: str, options: tuple[str, ...]) -> None:
@@ -229,7 +240,9 @@ def load_or_create(settings: PPOSettings, venv: VecEnv, run_dir: Path,
         return new_model(settings, venv, run_dir)
     model = MaskablePPO.load(saved[1], env=venv, device="cpu",
                              tensorboard_log=str(run_dir / "tb"),
-                             rollout_buffer_class=CompactMaskableDictRolloutBuffer)
+                             rollout_buffer_class=CompactMaskableDictRolloutBuffer,
+                             rollout_buffer_kwargs=buffer_options(settings.policy,
+                                                                  venv.observation_space))
     model.set_random_seed(settings.seed + model.num_timesteps)
     return model
 

@@ -325,6 +325,8 @@ class CandidateNet(nn.Module):
 
     Only present candidates go through the network (gathered into one batch: a position
     has far fewer legal moves than K); absent ones get logit 0 (the caller masks them).
+    `candidates` is [N, K, F], or packed: [n, F], the n present rows (actions >= 0) in
+    row-major order, as the rollout buffer gives them (`training.buffers`).
     """
 
     def __init__(self, n_features: int, n_columns: int, hidden: int = 128) -> None:
@@ -347,11 +349,12 @@ class CandidateNet(nn.Module):
               ) -> tuple[th.Tensor, th.Tensor]:
         """(logits [N, K], the value MLP's input [N, 3 hidden]: max and mean of the
         candidates' embeddings and the context) of a batch of observations."""
-        N, K, _ = candidates.shape
+        N, K = actions.shape
         present = actions >= 0  # [N, K]
         rows, cols = present.nonzero(as_tuple=True)
         context = self.context(features)
-        e = self.body(th.relu(self.embed(symlog(candidates[rows, cols])) + context[rows]))
+        picked = candidates if candidates.dim() == 2 else candidates[rows, cols]
+        e = self.body(th.relu(self.embed(symlog(picked)) + context[rows]))
         logits = th.zeros(N, K, dtype=e.dtype, device=e.device)
         logits = logits.index_put((rows, cols), self.score(e).squeeze(-1))
         # pools over each row's candidates (e >= 0 after the ReLU: 0 is a neutral max)
@@ -380,21 +383,21 @@ class CandidateExtractor(BaseFeaturesExtractor):
 
 class _CandidateHeads(nn.Module):
     """SB3's `mlp_extractor` slot: the actor gets the logits and action indices, the
-    critic the value latent."""
+    critic the value latent (a packed minibatch has fewer than K candidates per row)."""
 
     def __init__(self, n_candidates: int, hidden: int) -> None:
         super().__init__()
-        self.K = n_candidates
+        self.hidden = hidden
         self.latent_dim_pi, self.latent_dim_vf = 2 * n_candidates, hidden
 
     def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)
 
     def forward_actor(self, features: th.Tensor) -> th.Tensor:
-        return features[:, :2 * self.K]
+        return features[:, :-self.hidden]
 
     def forward_critic(self, features: th.Tensor) -> th.Tensor:
-        return features[:, 2 * self.K:]
+        return features[:, -self.hidden:]
 
 
 class CandidateCategorical(MaskableCategoricalDistribution):
@@ -481,6 +484,8 @@ class CandidatePolicy(MaskableActorCriticPolicy):
     Args (besides SB3's): hidden (width of every layer).
     """
 
+    observation_keys = ("features", *CANDIDATE_KEYS)  # what the network reads
+
     def __init__(self, observation_space: spaces.Dict, action_space: spaces.Discrete,
                  lr_schedule: Any, hidden: int = 128, **kwargs: Any) -> None:
         if not isinstance(observation_space, spaces.Dict) or \
@@ -514,7 +519,7 @@ class CandidatePolicy(MaskableActorCriticPolicy):
     def extract_features(self, obs: Any, features_extractor: Any = None) -> Any:
         # Only what the network reads: SB3 would turn every key to float first, the board
         # planes too (unused here; in PPO's updates 13% of the time).
-        used = {key: obs[key] for key in ("features", *CANDIDATE_KEYS)}
+        used = {key: obs[key] for key in self.observation_keys}
         return super().extract_features(used, features_extractor)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
