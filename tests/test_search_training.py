@@ -21,6 +21,7 @@ def test_self_play_samples_hold_visit_shares_and_margin_targets():
     assert len(samples) > 30
     for s in samples:
         present = s.obs["candidate_actions"] >= 0
+        assert len(s.obs["candidates"]) == present.sum()  # the present rows only
         assert s.target.sum() == pytest.approx(1.0)
         assert (s.target[~present] == 0).all()
         margin = scores[s.seat] - scores[1 - s.seat]
@@ -49,9 +50,13 @@ def test_the_replay_packs_and_pads_the_candidates(tmp_path):
     assert len(data["value"]) == 2 * len(samples)
     starts = np.concatenate([[0], np.cumsum(data["counts"])[:-1]])
     idx = np.array([1, len(samples) + 1])
-    batch = search._batch(data, starts, idx, len(samples[1].obs["candidates"]))  # the K
+    K = agent.net.model.observation_space["candidates"].shape[0]
+    n = len(samples[1].obs["candidates"])  # the present rows only
+    assert n == (samples[1].obs["candidate_actions"] >= 0).sum() < K
+    batch = search._batch(data, starts, idx, K)
     for obs in (batch["candidates"][0], batch["candidates"][1]):
-        np.testing.assert_array_equal(obs, samples[1].obs["candidates"])
+        np.testing.assert_array_equal(obs[:n], samples[1].obs["candidates"])
+        assert not obs[n:].any()  # padded with zeros to K
     assert data["value"][1] == pytest.approx(samples[1].value / 10.0)
 
 

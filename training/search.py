@@ -129,8 +129,9 @@ def curve_columns(settings: SearchSettings) -> list[str]:
 
 @dataclasses.dataclass
 class Sample:
-    """One searched decision: the observation, the visit shares per candidate row and
-    the value target (filled in when the game ends)."""
+    """One searched decision: the observation (its candidate rows cut to the present
+    ones: at K = 512 the rest would be 300 KB of zeros), the visit shares per candidate
+    row and the value target (filled in when the game ends)."""
 
     obs: dict[str, np.ndarray]
     target: np.ndarray
@@ -166,7 +167,10 @@ def self_play_game(agent: PUCTAgent, rules: Rules, seed: int, explore_moves: int
             target = np.array([share.get(a, 0.0) for a in obs["candidate_actions"].tolist()],
                               np.float32)
             if target.sum() > 0:  # some visited move is among the candidates
-                samples.append(Sample({k: obs[k].copy() for k in keys}, target / target.sum(),
+                n = int((obs["candidate_actions"] >= 0).sum())  # (a prefix of the rows)
+                kept = {k: obs[k][:n].copy() if k == "candidates" else obs[k].copy()
+                        for k in keys}
+                samples.append(Sample(kept, target / target.sum(),
                                       game.current_player,
                                       agent.base(game, enc, obs["features"])))
         if ply < explore_moves:
@@ -423,7 +427,7 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
                               f"are saved in {out}: --resume continues") from None
         packed = pack(samples, settings.value_scale, settings.target_temperature)
         n_samples = len(samples)
-        del samples  # (full observations: 3x the packed size)
+        del samples  # (float32 rows: twice the packed size)
         save_samples(out / f"samples_{it}.npz", packed)
         replay[it] = packed
         for k in [k for k in replay if k <= it - settings.replay]:
