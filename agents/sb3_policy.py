@@ -61,7 +61,9 @@ def load_model(model: str | Path, cached: bool = True) -> Any:
     """Load a saved MaskablePPO (sb3-contrib) or PPO model: a path to its .zip file or a
     shipped model's name (`shipped_models()`), e.g. ``load_model("ppo_duel")``. Loaded
     models are kept (per file and modification time; `cached=False` loads a private
-    copy): benchmarks build a fresh bot for every game, and the models are only read.
+    copy): benchmarks build a fresh bot for every game, and the models are only read
+    (so without the rollout buffer SB3 builds for training: to train a model, load it
+    with `MaskablePPO.load`).
     Raises FileNotFoundError for an unknown name or path, ValueError for a file that is
     not a saved model."""
     try:
@@ -86,9 +88,22 @@ def load_model(model: str | Path, cached: bool = True) -> Any:
         except Exception:  # say what the file is not, not which SB3 internal failed
             raise ValueError(f"{path} is not a saved Stable-Baselines3 model: "
                              f"{type(err).__name__}: {err}") from err
+    # SB3 builds the training rollout buffer on load (its masks alone: steps x envs x
+    # ~10^4 actions as float32, about 0.5 GB a shipped model); playing never reads it.
+    loaded.rollout_buffer = _NoRolloutBuffer()
     if cached:
         _LOADED[key] = loaded
     return loaded
+
+
+class _NoRolloutBuffer:
+    """What a model `load_model` loaded has in place of its rollout buffer: training it
+    (`learn`) says how to load it for that instead of failing on a missing array."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError("this model was loaded to play (agents.sb3_policy.load_model "
+                           "leaves out its rollout buffer): to train it, load it with "
+                           "sb3_contrib.MaskablePPO.load(path, env=...)")
 
 
 @contextmanager

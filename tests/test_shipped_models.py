@@ -105,6 +105,16 @@ def test_shipped_models_play_as_before_slimming(spec, rules, seed, scores):
     assert _play(spec, rules, seed) == scores
 
 
+def test_a_model_loaded_to_play_holds_no_rollout_buffer():
+    """SB3 builds a model's training rollout buffer on load (~0.5 GB for a duel model);
+    `load_model` leaves it out, and training such a model says how to load it."""
+    model = load_model("ppo_duel_rl", cached=False)
+    game = Game(Rules(players=2), seed=0)
+    assert make_agent("sb3:model=ppo_duel_rl").act(game) in game.legal_moves()
+    with pytest.raises(RuntimeError, match="MaskablePPO.load"):
+        model.rollout_buffer.reset()
+
+
 def test_a_corrupt_model_file_is_named_in_a_clear_error(tmp_path):
     bad = tmp_path / "bad.zip"
     bad.write_text("not a model")
