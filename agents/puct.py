@@ -74,7 +74,7 @@ class PUCTAgent:
     Args:
         model: the network: a saved model's path or shipped name, an SB3 model, or an
             `SB3Agent`; default: the shipped RL-only model of the game's kind
-            (``ppo_solo_rl`` in solo, else ``puct_duel``: ``ppo_duel_rl`` with its value
+            (``ppo_solo_rl`` in solo, else ``puct_duel``: ``ppo_duel_rl_640k`` with its value
             head refitted on its own self-play, ``carcassonne train value``), loaded on
             the first move.
         seed: seeds the determinisations.

@@ -109,11 +109,11 @@ CASES = [
 SB3_CASES = [
     (["play", "--bots", "sb3:model=missing.zip,random"],
      "no model file at missing.zip and no shipped model of that name; shipped models: "
-     "ppo_duel, ppo_duel_bc, ppo_duel_rl, ppo_duel_rl_280k, ppo_duel_rl_3m, ppo_solo, "
-     "ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small"),
+     "ppo_duel, ppo_duel_bc, ppo_duel_rl, ppo_duel_rl_280k, ppo_duel_rl_3m, ppo_duel_rl_640k, "
+     "ppo_solo, ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small"),
     (["train", "evaluate", "ppo_trio"],
      "shipped models: ppo_duel, ppo_duel_bc, ppo_duel_rl, ppo_duel_rl_280k, ppo_duel_rl_3m, "
-     "ppo_solo, ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small"),
+     "ppo_duel_rl_640k, ppo_solo, ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small"),
     (["train", "evaluate", "{bad}"], "bad.zip is not a saved model (not a zip file)"),
     (["train", "export", "{bad}", "-o", "{empty}/x.zip"], "is not a saved model"),
     (["train", "solo", "--out", "{empty}/run", "--no-such-option"],

@@ -479,7 +479,7 @@ def test_model_env_options_of_the_shipped_models(models):
                                                  "action_mode": "turn",
                                                  "obs_features": "aggregate",
                                                  "candidate_moves": 128}
-    # (ppo_duel_rl: trained at 128 candidates, shipped with room for 512)
+    # (ppo_duel_rl: trained with room for 512 candidates)
     assert model_env_options(DUEL_MODEL) == {"players": 2, "hand_size": 1, "board_size": 20,
                                              "action_mode": "turn",
                                              "obs_features": "aggregate",

@@ -39,8 +39,8 @@ def _play(spec: str, rules: Rules, seed: int) -> list[int]:
 
 def test_shipped_models_are_found_by_name_and_by_their_checkout_path():
     assert shipped_models() == ["ppo_duel", "ppo_duel_bc", "ppo_duel_rl", "ppo_duel_rl_280k",
-                                "ppo_duel_rl_3m", "ppo_solo", "ppo_solo_rl", "ppo_solo_rl_3m",
-                                "ppo_solo_rl_small", "puct_duel"]
+                                "ppo_duel_rl_3m", "ppo_duel_rl_640k", "ppo_solo", "ppo_solo_rl",
+                                "ppo_solo_rl_3m", "ppo_solo_rl_small", "puct_duel"]
     for name in shipped_models():
         assert model_path(name) == MODELS_DIR / f"{name}.zip"
         assert model_path(f"{name}.zip") == MODELS_DIR / f"{name}.zip"
@@ -53,7 +53,8 @@ def test_an_unknown_model_name_lists_the_shipped_ones():
     for bad in ("ppo_trio", "nowhere/ppo_duel.zip"):
         with pytest.raises(FileNotFoundError,
                            match="shipped models: ppo_duel, ppo_duel_bc, ppo_duel_rl, "
-                           "ppo_duel_rl_280k, ppo_duel_rl_3m, ppo_solo, ppo_solo_rl, "
+                           "ppo_duel_rl_280k, ppo_duel_rl_3m, ppo_duel_rl_640k, ppo_solo, "
+                           "ppo_solo_rl, "
                            "ppo_solo_rl_3m, ppo_solo_rl_small, puct_duel"):
             load_model(bad)
     with pytest.raises(FileNotFoundError, match="ppo_trio.*shipped models: ppo_duel"):
@@ -92,9 +93,12 @@ def test_shipped_files_hold_weights_and_spaces_only():
     ("sb3:model=ppo_duel_rl_3m", Rules(), 2, [112, 32]),
     # ppo_duel_rl_3m fine-tuned, exported with room for 512 candidates (seed 0's game has
     # a turn of more than 128 legal moves: at 128 it scored [106, 50])
-    ("sb3:model=ppo_duel_rl", Rules(), 0, [122, 50]),
-    ("sb3:model=ppo_duel_rl", Rules(), 2, [130, 34]),
-    # ppo_duel_rl with its value head refitted (`train value`): the same moves
+    ("sb3:model=ppo_duel_rl_640k", Rules(), 0, [122, 50]),
+    ("sb3:model=ppo_duel_rl_640k", Rules(), 2, [130, 34]),
+    # ppo_duel_rl_640k fine-tuned at 512 candidates (its checkpoint played the same)
+    ("sb3:model=ppo_duel_rl", Rules(), 0, [123, 49]),
+    ("sb3:model=ppo_duel_rl", Rules(), 2, [91, 17]),
+    # ppo_duel_rl_640k with its value head refitted (`train value`): the same moves
     ("sb3:model=puct_duel", Rules(), 0, [122, 50]),
     ("sb3:model=ppo_solo_rl_small", Rules(variant="solo"), 1, [10, 12, 11]),  # candidates
     # (recorded with the slim file: the run's full checkpoints were not kept)
