@@ -66,6 +66,8 @@ class CompactMaskableDictRolloutBuffer(MaskableDictRolloutBuffer):
         self._counts = np.zeros((self.buffer_size, self.n_envs), np.int64)
 
     def add(self, obs: dict[str, np.ndarray], *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        """Store one step of every env (SB3's arguments); the present candidate rows
+        packed, their actions first in each row."""
         if self.pack_candidates:
             present = np.asarray(obs["candidate_actions"]) >= 0
             # present candidates first, in their order (the encoders fill a prefix)
@@ -78,6 +80,8 @@ class CompactMaskableDictRolloutBuffer(MaskableDictRolloutBuffer):
 
     def get(self, batch_size: int | None = None  # type: ignore[override]
             ) -> Generator[MaskableDictRolloutBufferSamples, None, None]:
+        """SB3's minibatches of `batch_size` samples in a random order; with
+        pack_candidates, their candidate rows packed (`_get_samples`)."""
         if self.pack_candidates and not self.generator_ready:
             # the rows were appended step by step, each step's games in order; samples
             # are flattened game-major (`swap_and_flatten`)
