@@ -54,8 +54,7 @@ def test_an_unknown_model_name_lists_the_shipped_ones():
         with pytest.raises(FileNotFoundError,
                            match="shipped models: ppo_duel, ppo_duel_bc, ppo_duel_rl, "
                            "ppo_duel_rl_280k, ppo_duel_rl_3m, ppo_duel_rl_640k, ppo_solo, "
-                           "ppo_solo_rl, "
-                           "ppo_solo_rl_3m, ppo_solo_rl_small, puct_duel"):
+                           "ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small, puct_duel"):
             load_model(bad)
     with pytest.raises(FileNotFoundError, match="ppo_trio.*shipped models: ppo_duel"):
         make_agent("sb3:model=ppo_trio")

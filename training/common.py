@@ -32,7 +32,7 @@ from carcassonne_env.cli_errors import Interrupted, OneLineParser
 from carcassonne_env.encoding import OBS_FEATURES
 
 from .buffers import CompactMaskableDictRolloutBuffer
-from .policy import BoardPolicy, CandidatePolicy
+from .policy import CANDIDATE_KEYS, BoardPolicy, CandidatePolicy
 
 POLICIES = ("board", "candidates")
 
@@ -222,11 +222,11 @@ def _same_but_candidate_count(a: Any, b: Any) -> bool:
     """Whether observation spaces `a` and `b` are equal but for the number of candidate
     moves (a candidate network's weights do not depend on it: `train export
     --candidate-moves`)."""
-    keys = ("candidates", "candidate_actions")
-    if not all(isinstance(s, spaces.Dict) and set(keys) <= set(s.spaces) for s in (a, b)):
+    if not all(isinstance(s, spaces.Dict) and set(CANDIDATE_KEYS) <= set(s.spaces)
+               for s in (a, b)):
         return a == b
     return a.spaces.keys() == b.spaces.keys() and all(
-        a[k] == b[k] if k not in keys else
+        a[k] == b[k] if k not in CANDIDATE_KEYS else
         (a[k].shape[1:], a[k].dtype) == (b[k].shape[1:], b[k].dtype) for k in a.spaces)
 
 
