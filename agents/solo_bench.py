@@ -210,7 +210,10 @@ class SoloBenchResult:
         """Read a result written by `to_json` (e.g. to stack saved runs with
         `markdown_table`); the summary is recomputed from the rows."""
         with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+            try:
+                data = json.load(f)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                raise ValueError(f"{path}: not a solo benchmark result (not JSON)") from None
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
             raise ValueError(f"{path}: not a solo benchmark result ({_FORMAT})")
         rows = [DealResult(**dict(r, scores=tuple(r["scores"]))) for r in data["rows"]]

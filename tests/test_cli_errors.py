@@ -97,6 +97,14 @@ CASES = [
     (["solo-bench", "--deals", "0"], "argument --deals: must be >= 1, got 0"),
     (["solo-bench", "--workers", "0"], "argument --workers: must be >= 1, got 0"),
     (["solo-bench", "--deals", "2", "--json", "{plain}/x.json"], "plain"),
+    # solo-compare
+    (["solo-compare", "{game}", "--against", "{game}"],
+     "game.json: not a solo benchmark result (carcassonne-env/solo-bench)"),
+    (["solo-compare", "{broken}", "--against", "{game}"],
+     "broken.json: not a solo benchmark result (not JSON)"),
+    (["solo-compare", "{empty}/missing.json", "--against", "{game}"],
+     "No such file or directory"),
+    (["solo-compare", "{game}"], "the following arguments are required: --against"),
     # arena
     (["arena", "--bots", "random,nosuch"], "unknown bot 'nosuch'"),
     (["arena", "--games", "3"], "multiple of players=2"),

@@ -1,7 +1,8 @@
 """The `carcassonne` command line: `play` (bots play a seeded game), `bench` (speed),
 `render` (a game record as a PNG), `view` (a record as an HTML replay), `gif` (a record
 as an animation), `arena` (a tournament between bots), `solo-bench`
-(a bot's results on fixed solo deals), `train` (PPO baselines: the `training` scripts),
+(a bot's results on fixed solo deals), `solo-compare` (two bots' saved
+solo-bench runs paired by deal), `train` (PPO baselines: the `training` scripts),
 `warmup` (compile the numba code ahead of time), `clear-cache` (delete it), `solo-solve`
 (a clairvoyant line for a solo deal), `solo-analyze` (a solo game judged move by move).
 
@@ -30,7 +31,7 @@ from .args import Commands
 from .bench import cmd_bench, cmd_clear_cache, cmd_warmup
 from .files import output_file
 from .play import cmd_play
-from .solo import cmd_solo_analyze, cmd_solo_bench, cmd_solo_solve
+from .solo import cmd_solo_analyze, cmd_solo_bench, cmd_solo_compare, cmd_solo_solve
 from .train import cmd_train
 from .view import cmd_gif, cmd_render, cmd_view
 
@@ -45,7 +46,8 @@ STANDALONE_COMMANDS = {"bench", "render", "view", "gif"}
 # The commands (each marked with its name and options by .args.command), in the order
 # `carcassonne --help` lists them.
 COMMANDS = (cmd_play, cmd_bench, cmd_render, cmd_view, cmd_gif, cmd_solo_bench, cmd_arena,
-            cmd_solo_solve, cmd_solo_analyze, cmd_warmup, cmd_clear_cache, cmd_train)
+            cmd_solo_compare, cmd_solo_solve, cmd_solo_analyze, cmd_warmup, cmd_clear_cache,
+            cmd_train)
 
 
 def build_parser() -> argparse.ArgumentParser:

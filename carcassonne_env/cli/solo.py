@@ -1,6 +1,7 @@
-"""The solo commands: `carcassonne solo-bench` (a bot's results on fixed solo deals) and the
-solo strategy lab: `solo-solve` (a clairvoyant line for a deal) and
-`solo-analyze` (a solo game judged move by move)."""
+"""The solo commands: `carcassonne solo-bench` (a bot's results on fixed solo deals),
+`solo-compare` (two bots' saved runs paired by deal) and the solo strategy lab:
+`solo-solve` (a clairvoyant line for a deal) and `solo-analyze` (a solo game judged move
+by move)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,15 @@ def solo_bench_options(p: argparse.ArgumentParser) -> None:
     add_json(p, "write the summary and per-deal rows")
     p.add_argument("--csv", metavar="FILE", help="write the per-deal rows")
     add_no_progress(p)
+
+
+def solo_compare_options(p: argparse.ArgumentParser) -> None:
+    """The options of `carcassonne solo-compare`."""
+    p.add_argument("base", nargs="+", metavar="BASE.json",
+                   help="solo-bench --json files of the base bot (one per run)")
+    p.add_argument("--against", nargs="+", required=True, metavar="OTHER.json",
+                   help="solo-bench --json files of the bot compared with it (one per run)")
+    add_json(p, "write the comparison as JSON")
 
 
 def solo_solve_options(p: argparse.ArgumentParser) -> None:
@@ -117,6 +127,27 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
         return interrupted(f"{stop.kept}; the results of the deals played are above"
                            + (" and in the files written" if args.hist or args.json
                               or args.csv else ""))
+    return 0
+
+
+@command("solo-compare", solo_compare_options)
+def cmd_solo_compare(args: argparse.Namespace) -> int:
+    """two solo bots' saved solo-bench runs, paired by deal
+
+    Compare two bots from solo-bench --json files on the same deals: several runs of a
+    bot (each with its own --seed) count as the mean of each deal's results, and the
+    difference of the two bots' deal means is given with its 95% interval. A deal's
+    result varies with the bot's seed by more than with the deal, so a few runs of each
+    narrow the interval; see docs/solo_bench.md."""
+    from agents.solo_bench import SoloBenchResult
+    from agents.solo_compare import compare_runs
+
+    output_file(args.json)
+    comparison = compare_runs([SoloBenchResult.from_json(f) for f in args.base],
+                              [SoloBenchResult.from_json(f) for f in args.against])
+    print(comparison.to_markdown())
+    if args.json:
+        write_json(args.json, comparison.to_dict())
     return 0
 
 
