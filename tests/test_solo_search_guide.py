@@ -69,3 +69,16 @@ def test_bad_guide_options():
         make_agent("solo-search:guide_weight=-1")
     with pytest.raises(FileNotFoundError):
         SoloSearchAgent(guide="no_such_model")
+
+
+def test_a_guide_adds_its_four_most_likely_moves_by_default():
+    """The default (`guide_k=4`): the policy's four most likely legal moves are searched
+    beside the heuristic's `top_k` (here 1)."""
+    bot = SoloSearchAgent(seed=0, samples=2, top_k=1, depth=1, guide="ppo_solo_rl")
+    assert bot.guide_k == 4
+    game = Game(SOLO, seed=9)
+    probs = bot.guide_probs(game, game.legal_rows())
+    legal = game.legal_moves()
+    top = {legal[i] for i in np.argsort(-probs, kind="stable")[:4] if probs[i] > 0}
+    searched = {m for m, _, _ in bot.evaluate(game)}
+    assert len(top) == 4 and top <= searched and len(searched) <= 5
