@@ -12,7 +12,6 @@ the deals (normal-approximation 95% interval, as `solo-bench`'s).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
@@ -104,8 +103,7 @@ def compare_runs(base: Sequence[SoloBenchResult], other: Sequence[SoloBenchResul
     """The paired comparison of `other` against `base` (each one bot's `solo-bench`
     runs on the same deals and rules, each run with its own bot seed; module
     docstring). Raises ValueError for runs that do not fit together."""
-    rules = {json.dumps(r.rules.to_dict(), sort_keys=True) for r in (*base, *other)}
-    if len(rules) > 1:
+    if len({r.rules for r in (*base, *other)}) > 1:
         raise ValueError("the runs were played under different rules")
     a, b = _side(base, "base"), _side(other, "other")
     if set(a) != set(b):
