@@ -10,7 +10,7 @@ alternate the order A, B / B, A, so a machine that gets busier or quieter slows 
 alike; the table shows the medians over the rounds and the median of the per-round
 ratios B / A (> 1: B is faster; for the "us" rows, times, < 1: B is faster).
 
-Measures (one thread each):
+Measures (one thread each but vsbots-cores):
     playout games/s           random 2-player base-game playouts (`carcassonne bench`'s)
     Game.clone() us           Python clone of a mid-game state (turn 35)
     copy_into() us            the jitted copy of the same state, called from Python
@@ -23,6 +23,8 @@ Measures (one thread each):
     VsBots learner steps/s    `VsBotsVectorEnv(256)` against random bots, a uniformly
                               random learner, one thread; with candidate_moves=128 and
                               without (`carcassonne_env.bench._vector_rate`)
+    vsbots-cores              the same with the env's default threads (one per core;
+                              numba's NUMBA_NUM_THREADS is left at the core count)
 
 Cold-compile measures (each run in a fresh interpreter with an empty numba cache of its
 own; CPU seconds are user + sys of the process and everything it waited for):
@@ -214,7 +216,7 @@ def run_cold(tree: Path, measure: str, scratch: Path) -> dict[str, float]:
 
 
 COLD = ("cold-play", "cold-quickstart", "cold-warmup")
-def _w_vsbots(scale: float) -> dict[str, float]:
+def _w_vsbots(scale: float, threads: int | None = 1) -> dict[str, float]:
     import warnings
 
     from carcassonne_env.bench import _vector_rate
@@ -222,17 +224,27 @@ def _w_vsbots(scale: float) -> dict[str, float]:
 
     warnings.simplefilter("ignore")  # window overflow of random play
     batches = max(int(40 * scale), 3)
+    where = "" if threads == 1 else ", every core"
     out = {}
     for label, K in (("", 0), (" (candidate_moves=128)", 128)):
-        env = VsBotsVectorEnv(256, opponents="random", candidate_moves=K, num_threads=1)
+        env = VsBotsVectorEnv(256, opponents="random", candidate_moves=K,
+                              num_threads=threads)
         # (the same number of batches with candidates: a quarter of them, 0.2 s, gave
         # ratios 0.1 apart from run to run)
-        out[f"VsBots(256) learner steps/s{label}"] = _vector_rate(env, batches, 1, "random")
+        out[f"VsBots(256) learner steps/s{where}{label}"] = _vector_rate(env, batches, 1,
+                                                                         "random")
     return out
 
 
+def _w_vsbots_cores(scale: float) -> dict[str, float]:
+    return _w_vsbots(scale, None)
+
+
 WORKERS = {"playouts": _w_playouts, "clone": _w_clone, "api": _w_api, "mcts": _w_mcts,
-           "solo": _w_solo, "expansions": _w_expansions, "vsbots": _w_vsbots}
+           "solo": _w_solo, "expansions": _w_expansions, "vsbots": _w_vsbots,
+           "vsbots-cores": _w_vsbots_cores}
+# Measures that run on every core (the others on one thread).
+ALL_CORES = {"vsbots-cores"}
 # Rows where smaller is better (times).
 TIMES = {"Game.clone() us", "copy_into() us", "copy_into() us (jitted caller)",
          "expansions time ratio (per decision)", "cold play CPU s", "cold quickstart CPU s",
@@ -263,7 +275,8 @@ def export(rev: str, dest: Path) -> str:
 
 def run_worker(tree: Path, cache: Path, measure: str, scale: float) -> dict[str, float]:
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(tree),
-               NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               NUMBA_NUM_THREADS=str(os.cpu_count() if measure in ALL_CORES else 1),
+               OMP_NUM_THREADS="1",
                CARCASSONNE_NO_COMPILE_NOTICE="1")
     out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker",
                           measure, "--scale", str(scale)], cwd=tree, env=env,

@@ -152,6 +152,39 @@ def test_sub_envs_match_single_vs_bots_envs(num_envs, kwargs, seed, steps):
     assert ends.sum() >= num_envs
 
 
+@pytest.mark.parametrize("env_class", ["solo", "vs_bots"])
+def test_threads_change_nothing(env_class):
+    """Two threads taking chunks of games (`BatchedGamesEnv._in_chunks`) step every game
+    exactly as one thread does: observations, candidate moves, masks, rewards, ends."""
+    from carcassonne_env.envs.vector import SoloVectorEnv
+
+    def make(threads):
+        if env_class == "solo":
+            return SoloVectorEnv(num_envs=24, board_size=32, candidate_moves=16,
+                                 obs_features="aggregate", num_threads=threads)
+        return VsBotsVectorEnv(num_envs=24, board_size=32, opponents=["random", "greedy"],
+                               candidate_moves=16, obs_features="aggregate",
+                               num_threads=threads)
+
+    one, two = make(1), make(2)
+    assert two.num_threads == 2 and one.num_threads == 1
+    obs1, _ = one.reset(seed=5)
+    obs2, _ = two.reset(seed=5)
+    rng = np.random.default_rng(5)
+    ended = 0
+    for t in range(60):
+        for key in obs1:
+            assert np.array_equal(obs1[key], obs2[key]), (t, key)
+        masks = one.action_masks()
+        assert np.array_equal(masks, two.action_masks()), t
+        actions = pick(masks, rng)
+        obs1, r1, term1, _, _ = one.step(actions)
+        obs2, r2, term2, _, _ = two.step(actions)
+        assert np.array_equal(r1, r2) and np.array_equal(term1, term2), t
+        ended += int(term1.sum())
+    assert ended > 0  # (with the autoreset of ended games)
+
+
 def test_attributes_and_make_vec():
     venv = gymnasium.make_vec("Carcassonne/VsBots-v0", num_envs=3,
                               vectorization_mode="vector_entry_point", players=3,

@@ -17,6 +17,7 @@ default) or "raise" such a game raises `WindowOverflowError`.
 
 from __future__ import annotations
 
+import threading
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -35,6 +36,9 @@ from ..rendering.modes import render_game
 #: With on_overflow="truncate": how many times in a row a place may deal a game that
 #: cannot start inside the window before WindowOverflowError.
 _REDEALS = 100
+
+#: The fewest games a thread takes at a time (`BatchedGamesEnv._in_chunks`).
+_MIN_CHUNK = 4
 
 
 class Teacher(NamedTuple):
@@ -89,20 +93,38 @@ class BatchedGamesEnv(VectorEnv):
             pool.shutdown()
 
     def _in_chunks(self, kernel: Any, n: int, *args: Any) -> None:
-        """kernel(*args, lo, hi, c) over [0, n) cut into one chunk per thread, each in its
-        own thread (the kernels release the GIL; `carcassonne_env.envs.kernels`)."""
-        T = min(self.num_threads, n)
+        """kernel(*args, lo, hi, c) over [0, n): the calling thread and num_threads - 1
+        pool threads (the kernels release the GIL; c: the thread's scratch) take chunks
+        in turn, each a 1 / (2 * threads) share of the games left (at least
+        `_MIN_CHUNK`), until none is left. Taking chunks rather than being handed one
+        half each: a pool thread that wakes late (an idle core of a virtual machine can
+        take milliseconds) leaves its share to the others instead of making them wait."""
+        T = min(self.num_threads, -(-n // _MIN_CHUNK))
         if T <= 1:
             kernel(*args, 0, n, 0)
             return
         if getattr(self, "_pool", None) is None:
             from concurrent.futures import ThreadPoolExecutor
 
-            self._pool = ThreadPoolExecutor(self.num_threads, "carcassonne-vector")
-        chunks = [self._pool.submit(kernel, *args, c * n // T, (c + 1) * n // T, c)
-                  for c in range(T)]
-        for chunk in chunks:
-            chunk.result()
+            self._pool = ThreadPoolExecutor(self.num_threads - 1, "carcassonne-vector")
+        lock, nxt = threading.Lock(), [0]
+
+        def work(c: int) -> None:
+            while True:
+                with lock:
+                    lo = nxt[0]
+                    hi = min(n, lo + max(_MIN_CHUNK, (n - lo) // (2 * T)))
+                    nxt[0] = hi
+                if lo >= n:
+                    return
+                kernel(*args, lo, hi, c)
+
+        helpers = [self._pool.submit(work, c) for c in range(1, T)]
+        try:
+            work(0)
+        finally:  # (the helpers use the scratch: never return while one runs)
+            for helper in helpers:
+                helper.result()
 
     def teacher(self, spec: str = "heuristic", temperature: float = 1.0) -> Teacher:
         """What jitted bot `spec` ("random", "greedy", "heuristic[:weights]") would play

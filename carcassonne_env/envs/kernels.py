@@ -9,9 +9,9 @@ the observe pass needs (`core.observe`; `Encoder.batch_scratch`: the two-step pl
 (none), a legal-move buffer per thread, the aggregates' buffers per game and the
 candidate moves' per thread, None for a part the env leaves out).
 
-A call does the games (or batch rows) [lo, hi) with thread c's scratch; the envs split
-the games among threads and call each chunk from its own Python thread (the kernels
-release the GIL: `carcassonne_env.envs.batched.BatchedGamesEnv._in_chunks`). Not numba's
+A call does the games (or batch rows) [lo, hi) with thread c's scratch; the envs cut
+the games into chunks that the calling thread and helper threads take in turn (the
+kernels release the GIL: `carcassonne_env.envs.batched.BatchedGamesEnv._in_chunks`). Not numba's
 ``parallel=True``: its loop becomes a second compiled function holding the whole
 observe pass and rules again, which more than doubled a kernel's compile time.
 

@@ -46,9 +46,10 @@ class SoloVectorEnv(BatchedGamesEnv):
             of arrays take turns: what a step returns stays valid until the step after
             next overwrites it (enough for SB3, which stores an observation after the
             following step); copy them to keep them longer.
-        num_threads: threads stepping the games (default: numba's, one per core). With
-            a learner busy on the same cores (e.g. PyTorch), 1 is often faster: a
-            parallel step waits for its slowest thread.
+        num_threads: threads stepping the games (default: numba's, one per core; they
+            take chunks of games in turn). With a learner busy on the same cores (e.g.
+            PyTorch), 1 is about as fast and leaves the other cores to it
+            (docs/vector.md).
         render_mode: "ansi" or "rgb_array" (a tuple, one per game) or None.
         scoring_order, rule_options: as in `SoloEnv` (e.g. ``followers=5``).
     """

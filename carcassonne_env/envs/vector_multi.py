@@ -98,7 +98,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
             (``final_info["illegal_move"]`` says why) and restarts.
         copy: return copies of the observation arrays (see `SoloVectorEnv`).
         num_threads: threads stepping the games (default: numba's, one per core); with
-            other busy processes on the same cores, 1 is often faster (docs/vector.md).
+            other busy processes on the same cores, 1 is about as fast (docs/vector.md).
         render_mode: "ansi" or "rgb_array" (a tuple, one per game) or None.
         self_policy: the policy playing the "self" seats (a `Policy`; may be set later
             as the attribute, e.g. once the model exists; needed before reset / step).
