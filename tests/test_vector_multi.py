@@ -69,6 +69,7 @@ def test_bot_spec_errors():
 
 import gymnasium  # noqa: E402
 from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
+from numba import config as numba_config  # noqa: E402
 
 from carcassonne_env.envs.single import VsBotsEnv  # noqa: E402
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv  # noqa: E402
@@ -152,6 +153,8 @@ def test_sub_envs_match_single_vs_bots_envs(num_envs, kwargs, seed, steps):
     assert ends.sum() >= num_envs
 
 
+@pytest.mark.skipif(numba_config.NUMBA_NUM_THREADS < 2,
+                    reason="numba allows one thread here (one core or NUMBA_NUM_THREADS=1)")
 @pytest.mark.parametrize("env_class", ["solo", "vs_bots"])
 def test_threads_change_nothing(env_class):
     """Two threads taking chunks of games (`BatchedGamesEnv._in_chunks`) step every game
