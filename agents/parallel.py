@@ -74,8 +74,10 @@ def run_jobs(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int = 1, *,
 
 def _ignore_ctrl_c() -> None:
     """Worker initializer: a Ctrl-C reaches the whole process group; only the parent
-    handles it (it stops the workers), so the workers print no traceback."""
+    handles it (it stops the workers), so the workers print no traceback. SIGTERM (the
+    parent's way to stop them) ends a worker at once, not as the parent's KeyboardInterrupt."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:

@@ -4,8 +4,11 @@ or a Ctrl-C: in one line, never a usage block or a traceback."""
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 
@@ -45,9 +48,30 @@ def interrupted(what: str) -> int:
 
 
 def stopped(err: KeyboardInterrupt) -> int:
-    """`interrupted` for a Ctrl-C `err`: what it kept (an `Interrupted`), or that it
-    stopped the command."""
-    return interrupted(getattr(err, "kept", "") or "stopped by Ctrl-C")
+    """`interrupted` for a Ctrl-C or SIGTERM `err`: what it kept (an `Interrupted`), or
+    that it stopped the command."""
+    by = "SIGTERM" if err.args == ("SIGTERM",) else "Ctrl-C"
+    return interrupted(getattr(err, "kept", "") or f"stopped by {by}")
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Inside the block a SIGTERM (what `kill` and job schedulers send) stops the work as
+    a Ctrl-C does: it raises KeyboardInterrupt("SIGTERM") in the main thread, so every
+    command keeps its work the same way for both. Outside the main thread (where Python
+    runs no signal handler) it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate_as_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt("SIGTERM")
 
 
 def run_script(main: Callable[[], int]) -> int:
@@ -55,6 +79,7 @@ def run_script(main: Callable[[], int]) -> int:
     `carcassonne` command runs it: a Ctrl-C or SIGTERM that kept work ends in the one
     line of `interrupted`, exit status 130, not in a traceback."""
     try:
-        return main()
+        with sigterm_as_interrupt():
+            return main()
     except KeyboardInterrupt as err:
         return stopped(err)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..cli_errors import OneLineParser, stopped
+from ..cli_errors import OneLineParser, sigterm_as_interrupt, stopped
 from ..shadowing import check_package
 from .arena import cmd_arena
 from .args import Commands
@@ -70,8 +70,9 @@ def main(argv: list[str] | None = None) -> int:
             check_package("agents")
             if args.command == "train":
                 check_package("training")
-        return args.func(args)
-    except KeyboardInterrupt as err:  # Ctrl-C: one line; the commands keep their work
+        with sigterm_as_interrupt():
+            return args.func(args)
+    except KeyboardInterrupt as err:  # Ctrl-C or SIGTERM: one line; commands keep their work
         if args.debug:
             raise
         return stopped(err)
