@@ -5,6 +5,7 @@ refused with a message. Skips without Playwright or Chromium."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 from browser_support import Page, browser  # noqa: F401 (fixture)
@@ -34,7 +35,7 @@ def served(tmp_path):
         thread.start()
         servers.append(server)
         start.server = server
-        return session, f"http://127.0.0.1:{server.server_address[1]}/"
+        return session, server.url  # with the session's token
 
     servers: list = []
     yield start
@@ -43,10 +44,21 @@ def served(tmp_path):
         server.server_close()
 
 
+def wait_until(page, expression: str, timeout: float = 30.0) -> None:
+    """Poll the JavaScript `expression` in the page until it is true (Playwright's
+    `wait_for_function` evaluates its predicate with eval, which the page's
+    Content-Security-Policy forbids, as it should)."""
+    deadline = time.monotonic() + timeout
+    while not page.page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still false after {timeout} s: {expression}")
+        page.page.wait_for_timeout(20)
+
+
 def open_play(browser, url):  # noqa: F811
     page = Page(browser)
     page.page.goto(url)
-    page.page.wait_for_function("window.playReady === true")
+    wait_until(page, "window.playReady === true")
     return page
 
 
@@ -83,7 +95,7 @@ def play_by_clicks(page, session, turn, tile=None):
             page.page.click("#no-follower")
         else:
             page.page.locator(f'circle.spot[data-loc="{follower}"]').click()
-    page.page.wait_for_function(f"(window.moves || 0) > {done}")
+    wait_until(page, f"(window.moves || 0) > {done}")
     move = session.game.moves_played[before]
     assert (move["x"], move["y"], move["rotation"], move["follower"]) == (x, y, rot, follower)
     if tile is not None:
@@ -120,7 +132,7 @@ def test_illegal_clicks_are_refused(browser, served):  # noqa: F811
     # A move the server refuses (sent as the page would) is reported, not played.
     page.page.evaluate("""() => { sel = {x: 7, y: 7, rots: ["0"], ri: 0, phase: "place"};
                                   return submit(null); }""")
-    page.page.wait_for_function("document.getElementById('message').textContent"
+    wait_until(page, "document.getElementById('message').textContent"
                                 ".includes('shares no edge')")
     assert session.game.turn == turn
     # the only console error: the browser's note of the refused request (HTTP 400)
@@ -162,7 +174,7 @@ def test_bot_replies_one_by_one(browser, served):  # noqa: F811
         page.page.click("#no-follower")
     replies = []
     for k in (1, 2):
-        page.page.wait_for_function(f"window.repliesShown === {k}")
+        wait_until(page, f"window.repliesShown === {k}")
         if k == 1:
             replies = session.state()["bot_moves"]
         reply = replies[k - 1]
@@ -177,7 +189,7 @@ def test_bot_replies_one_by_one(browser, served):  # noqa: F811
         assert shown == reply["scores"]
         if k == 1:
             page.screenshot("play_reply_one_by_one.png")
-    page.page.wait_for_function("(window.moves || 0) >= 1")
+    wait_until(page, "(window.moves || 0) >= 1")
     assert page.page.locator("#message").inner_text().startswith("Your turn")
     assert page.page.locator("rect.legal").count() > 0
     last = page.page.locator("rect.last-tile")
@@ -228,7 +240,7 @@ def test_expansion_figures_by_clicks(browser, served):  # noqa: F811
             assert button.inner_text().endswith(f"({left} left)")
             button.click()
             page.page.locator(f'circle.spot[data-loc="{loc}"]').click()
-        page.page.wait_for_function(f"(window.moves || 0) > {done}")
+        wait_until(page, f"(window.moves || 0) > {done}")
         played = session.game.to_record()["moves"][before]
         assert (played["x"], played["y"], played["rotation"], played["follower"],
                 played.get("figure", "follower")) == (x, y, int(rot), loc, figure)
@@ -262,7 +274,7 @@ def test_solo_scoring_choices_on_the_page(browser, served):  # noqa: F811
     page.screenshot("play_solo_choices.png")
     moves = len(session.record()["moves"])
     buttons.nth(1).click()
-    page.page.wait_for_function("(window.moves || 0) >= 1")
+    wait_until(page, "(window.moves || 0) >= 1")
     record = session.record()
     assert len(record["moves"]) == moves + 1
     assert (record["moves"][-1]["x"], record["moves"][-1]["y"],
@@ -285,7 +297,7 @@ def test_a_stopped_server_is_said_not_waited_for(browser, served):  # noqa: F811
     if options != [None]:
         page.page.click("#no-follower")
     # (not `window.serverLost`: the function of that name is a global, defined at once)
-    page.page.wait_for_function("window.lostReason !== undefined", timeout=10_000)
+    wait_until(page, "window.lostReason !== undefined", timeout=10)
     message = page.page.locator("#message")
     assert "game server stopped" in message.inner_text()
     assert "carcassonne play --human" in message.inner_text()
@@ -365,7 +377,7 @@ def test_solo_end_bonus_shows_the_phase(browser, served):  # noqa: F811
     pick = next(k for k, c in enumerate(state["choices"]) if any(c["gains"]))
     first = len(session.game.events)
     buttons.nth(pick).click()
-    page.page.wait_for_function("(window.moves || 0) >= 1")
+    wait_until(page, "(window.moves || 0) >= 1")
     event = session.game.events[first]  # the chosen follower's bonus: as the button said
     assert event.scorers == tuple(state["choices"][pick]["majority"]) and event.points == 2
     assert page.errors == []

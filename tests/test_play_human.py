@@ -77,15 +77,19 @@ def test_http_server(tmp_path):
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{server.server_address[1]}"
+    token = {"X-Carcassonne-Token": server.token}
     try:
-        html = urllib.request.urlopen(url + "/").read().decode()
+        assert server.url == f"{url}/?token={server.token}"
+        html = urllib.request.urlopen(server.url).read().decode()
         assert html.startswith("<!DOCTYPE html>") and "/*DATA*/" not in html
-        state = json.loads(urllib.request.urlopen(url + "/state").read())
+        state = json.loads(urllib.request.urlopen(
+            urllib.request.Request(url + "/state", headers=token)).read())
         assert state["human_to_move"] and state["legal"]
 
         def post(body):
             req = urllib.request.Request(url + "/move", data=json.dumps(body).encode(),
-                                         method="POST")
+                                         method="POST", headers={
+                                             **token, "Content-Type": "application/json"})
             try:
                 with urllib.request.urlopen(req) as resp:
                     return resp.status, json.loads(resp.read())
@@ -237,8 +241,9 @@ def test_cli_server_stops_cleanly_on_ctrl_c(tmp_path):
         preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         line = proc.stdout.readline()
-        url = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
-        state = json.loads(urllib.request.urlopen(url + "state", timeout=60).read())
+        url, token = re.search(r"(http://127\.0\.0\.1:\d+/)\?token=([\w-]+)", line).groups()
+        request = urllib.request.Request(url + "state", headers={"X-Carcassonne-Token": token})
+        state = json.loads(urllib.request.urlopen(request, timeout=60).read())
         assert state["human_to_move"] and state["turn"] == 0
     finally:
         proc.send_signal(signal.SIGINT)

@@ -6,12 +6,16 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+from pathlib import Path
 
+from ..atomic import write_text
 from .args import add_rule_options, add_seed, command, int_at_least, non_negative_seconds, rules_of
 from .files import output_file
 
 # Options of a person's game only, refused without --human.
 HUMAN_ONLY = ("against", "tui", "no_browser", "seat", "bot_delay")
+# The record of a person's game without --record; never written over (`new_record_path`).
+DEFAULT_RECORD = "human_game.json"
 
 
 def play_options(p: argparse.ArgumentParser) -> None:
@@ -25,7 +29,9 @@ def play_options(p: argparse.ArgumentParser) -> None:
                    "one bot, default random")
     add_seed(p)
     p.add_argument("--verbose", "-v", action="store_true", help="print every move")
-    p.add_argument("--record", metavar="FILE", help="write the game record (JSON) here")
+    p.add_argument("--record", metavar="FILE", help="write the game record (JSON) here "
+                   "(with --human default human_game.json, or human_game-2.json... when "
+                   "that file exists)")
     # annotated records
     p.add_argument("--annotate", action="store_true",
                    help="store what each bot thought about its moves in the record (PPO: "
@@ -90,7 +96,12 @@ def cmd_play_human(args: argparse.Namespace) -> int:
         raise ValueError(f"--seat must be in [0, {rules.players - 1}], got {seat}")
     if args.bot_delay is not None and not args.tui:
         raise ValueError("--bot-delay needs --tui (the page has its own speed menu)")
-    record = args.record or "human_game.json"
+    record = args.record
+    if record is None:
+        record = new_record_path(DEFAULT_RECORD)
+        if record != DEFAULT_RECORD:
+            print(f"{DEFAULT_RECORD} exists (kept): this game's record goes to {record}",
+                  flush=True)
     output_file(record)
     if not args.tui:
         check_port(args.port)  # before the bots play their first moves
@@ -102,6 +113,18 @@ def cmd_play_human(args: argparse.Namespace) -> int:
     else:
         serve(session, port=args.port, open_browser=not args.no_browser)
     return 0
+
+
+def new_record_path(default: str) -> str:
+    """`default` if no file has that name yet, else the first free numbered name beside
+    it (human_game-2.json, human_game-3.json, ...): a default record is never written
+    over."""
+    path = Path(default)
+    number = 1
+    while path.exists():
+        number += 1
+        path = path.with_name(f"{Path(default).stem}-{number}{path.suffix}")
+    return str(path)
 
 
 def _bot_names(args: argparse.Namespace, solo: bool, players: int) -> list[str]:
@@ -177,7 +200,6 @@ def cmd_play(args: argparse.Namespace) -> int:
             from ..records import annotations_block
 
             record["annotations"] = annotations_block(notes)
-        with open(args.record, "w", encoding="utf-8") as f:
-            json.dump(record, f)
+        write_text(args.record, json.dumps(record))
         print(f"record written to {args.record}")
     return 0

@@ -13,17 +13,21 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import json
 import os
+import re
 from collections import Counter
 from functools import cache
+from html import escape as html_escape
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from PIL import Image
 
+from ..atomic import write_text
 from ..core import config as C
 from ..core.config import KINDS
 from ..game import Game, Move
@@ -136,8 +140,8 @@ def view_data(record: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f"a game record is a JSON object, got {type(record).__name__}")
     from ..records import check_annotations
 
-    annotations = check_annotations(record)
     replay = Game.from_record(record)  # validates and checks the recorded scores
+    annotations = check_annotations(record)
     rules, played = replay.rules, replay.moves_played
     game = Game(rules, tile_order=record["tile_order"])
     order = Counter(record["tile_order"])
@@ -189,28 +193,58 @@ def _asset(name: str) -> str:
     return resources.files("carcassonne_env.viewer").joinpath(name).read_text("utf-8")
 
 
+# The JSON embedded in a page: these characters as \u escapes (the same string to the
+# script), so no string of the data can close the <script> element or open a comment.
+_JSON_IN_HTML = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+_PLACEHOLDERS = re.compile(r"/\*BOARD_JS\*/|/\*STYLE\*/|/\*DATA\*/null|__TITLE__")
+_SCRIPT_HASHES = "__SCRIPT_HASHES__"  # in a template's Content-Security-Policy, if any
+_INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.DOTALL)
+
+
+def _script_json(data: Any) -> str:
+    """`data` as JSON text to embed in an inline script: `<`, `>` and `&` escaped."""
+    return json.dumps(data, separators=(",", ":")).translate(_JSON_IN_HTML)
+
+
+def _script_hashes(html: str) -> str:
+    """The CSP sources that allow exactly the page's inline scripts (by SHA-256): any
+    other script, inline event handlers included, does not run."""
+    return " ".join(
+        "'sha256-" + base64.b64encode(hashlib.sha256(body.encode()).digest()).decode() + "'"
+        for body in _INLINE_SCRIPT.findall(html))
+
+
 def page(template: str, data: dict[str, Any], title: str) -> str:
-    """Fill an HTML template of this package with the shared board script and `data`."""
-    text = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    html = _asset(template)
-    return (html.replace("/*BOARD_JS*/", _asset("board.js"))
-            .replace("/*STYLE*/", _asset("style.css"))
-            .replace("__TITLE__", title)
-            .replace("/*DATA*/null", text))
+    """Fill an HTML template of this package with the shared board script and `data`
+    (JSON that no string can break out of); `title` is text (escaped). A template whose
+    Content-Security-Policy names __SCRIPT_HASHES__ gets the hashes of its inline scripts
+    there."""
+    text = _asset(template)
+    parts = {"/*BOARD_JS*/": _asset("board.js"), "/*STYLE*/": _asset("style.css"),
+             "/*DATA*/null": _script_json(data), "__TITLE__": html_escape(title)}
+    # One pass: a value is never searched for placeholders (a title holding one stays text).
+    html = _PLACEHOLDERS.sub(lambda m: parts[m.group(0)], text)
+    if _SCRIPT_HASHES not in text:
+        return html
+    # The policy comes before the title and the scripts: its placeholder is the first.
+    return html.replace(_SCRIPT_HASHES, _script_hashes(html), 1)
 
 
 def view_html(record: dict[str, Any], title: str = "Carcassonne replay") -> str:
     """The self-contained replay page of `record` (HTML with inline script, style and
-    pictures; opens from disk with no network)."""
+    pictures; opens from disk with no network). Every string of the record and `title`
+    reaches the page as text, never as markup, and the page's Content-Security-Policy
+    lets only its own scripts run and load nothing from the network."""
     return page("view.html", view_data(record), title)
 
 
 def write_html(record: dict[str, Any], path: str | os.PathLike[str],
                title: str | None = None) -> Path:
-    """Write `view_html(record)` to `path`; returns the path."""
+    """Write `view_html(record)` to `path` (whole or not at all: `atomic.write_text`);
+    returns the path. The title defaults to one naming the file."""
     path = Path(path)
     html = view_html(record, title or f"Carcassonne replay: {path.stem}")
-    path.write_text(html, encoding="utf-8")
+    write_text(path, html)
     return path
 
 

@@ -12,6 +12,22 @@ function el(name, attrs, parent) {
 
 function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
 
+// Markup with data in it: html`<b>${name}</b>` escapes every value it is given (a string
+// from a record, the command line or the server becomes text, never markup), except the
+// output of another html`...` (or an array of them); setHTML puts only such output into
+// an element. A page that writes markup this way cannot be made to run a stranger's HTML.
+const HTML_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"};
+function escapeHTML(value) { return String(value).replace(/[&<>"']/g, c => HTML_ESCAPES[c]); }
+class SafeHTML { constructor(markup) { this.markup = markup; } }
+function html(strings, ...values) {
+  const part = v => v instanceof SafeHTML ? v.markup : Array.isArray(v) ? v.map(part).join("") : escapeHTML(v);
+  return new SafeHTML(strings.reduce((out, s, i) => out + part(values[i - 1]) + s));
+}
+function setHTML(node, markup) {
+  if (!(markup instanceof SafeHTML)) throw new TypeError("setHTML takes html`...` markup only");
+  node.innerHTML = markup.markup;
+}
+
 class BoardView {
   // svg: an <svg> element; geometry: tile_geometry(); colours: seat colours.
   constructor(svg, geometry, colours) {

@@ -5,12 +5,12 @@ board's extent) so the board does not jump."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from PIL import Image
 
+from ..atomic import atomic_path
 from ..game import Game, Move
 from ..rendering.image import render_rgb, score_strip
 from ..rendering.palette import BACKGROUND
@@ -54,8 +54,9 @@ def gif_frames(record: dict[str, Any], cell: int = 32, moves: int | None = None
 
 def save_gif(record: dict[str, Any], path: str | os.PathLike[str], cell: int = 32,
              fps: float = 4.0, hold: float = 3.0, moves: int | None = None) -> int:
-    """Write the animation of `record` to `path` (GIF, looping); `fps` frames (turns) per
-    second, the last frame held `hold` seconds. Returns the number of frames."""
+    """Write the animation of `record` to `path` (GIF, looping; whole or not at all:
+    `atomic.atomic_path`); `fps` frames (turns) per second, the last frame held `hold`
+    seconds. Returns the number of frames."""
     if not isinstance(cell, int) or isinstance(cell, bool) or cell < 8:
         raise ValueError(f"cell must be an integer >= 8 pixels, got {cell!r}")
     if not fps > 0:
@@ -65,8 +66,9 @@ def save_gif(record: dict[str, Any], path: str | os.PathLike[str], cell: int = 3
     frames = gif_frames(record, cell, moves)
     step = max(20, round(1000 / fps))
     durations = [step] * (len(frames) - 1) + [max(step, round(1000 * hold))]
-    frames[0].save(Path(path), format="GIF", save_all=True, append_images=frames[1:],
-                   duration=durations, loop=0, optimize=True)
+    with atomic_path(path) as tmp:
+        frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:],
+                       duration=durations, loop=0, optimize=True)
     return len(frames)
 
 

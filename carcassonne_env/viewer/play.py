@@ -3,7 +3,8 @@ on 127.0.0.1 built on the standard library's http.server) or in the terminal (`-
 
 The server owns the `Game`; the page only proposes moves. `HumanSession` is the game
 logic (legal placements for the page, the human's move checked by the rules, the bots'
-replies, the record), `serve` the HTTP front, `play_tui` the terminal one.
+replies, the record), `serve` the HTTP front (`PlayServer`: it answers its own page
+only, which holds the session's token), `play_tui` the terminal one.
 """
 
 from __future__ import annotations
@@ -11,14 +12,20 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
+import secrets
+import sys
 import threading
 import time
 import webbrowser
 from collections.abc import Callable, Sequence
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
+from ..atomic import write_text
+from ..checks import is_int
 from ..cli_errors import Interrupted
 from ..game import Game, IllegalMoveError, Move
 from ..rendering.palette import SEAT_COLOURS, SEAT_NAMES
@@ -67,7 +74,8 @@ class HumanSession:
         self.names = names if not self.solo else [HUMAN]
         self.bot_moves: list[dict[str, Any]] = []  # the bots' moves since the human's last
         self.saved = False
-        self.lock = threading.Lock()
+        # held while the game is read or played: the server answers on several threads
+        self.lock = threading.RLock()
         self._play_bots()
 
     # ---------------------------------------------------------------- game flow
@@ -104,8 +112,9 @@ class HumanSession:
 
     def quit(self) -> str:
         """Stop playing: save the record; returns the line that says where it went."""
-        path = self.save()
-        moves = len(self.game.to_record()["moves"])  # scoring choices included
+        with self.lock:
+            path = self.save()
+            moves = len(self.game.to_record()["moves"])  # scoring choices included
         if path is None:
             return f"stopped after {moves} moves; no record kept"
         return f"record of {moves} moves written to {path}"
@@ -118,12 +127,14 @@ class HumanSession:
         return rec
 
     def save(self) -> Path | None:
-        """Write the record (if a path was given); returns the path."""
+        """Write the record (if a path was given), whole or not at all
+        (`carcassonne_env.atomic`); returns the path."""
         if self.record_path is None:
             return None
-        self.record_path.parent.mkdir(parents=True, exist_ok=True)
-        self.record_path.write_text(json.dumps(self.record()), encoding="utf-8")
-        self.saved = True
+        with self.lock:
+            self.record_path.parent.mkdir(parents=True, exist_ok=True)
+            write_text(self.record_path, json.dumps(self.record()))
+            self.saved = True
         return self.record_path
 
     # ---------------------------------------------------------------- the page's view
@@ -254,60 +265,229 @@ class HumanSession:
 
 
 # -------------------------------------------------------------------- HTTP front
+TOKEN_HEADER = "X-Carcassonne-Token"
+BODY_LIMIT = 64 * 1024  # bytes of a POST body: a move is a few dozen
+IDLE_TIMEOUT = 10.0  # seconds a connection may stay silent before it is closed
+MAX_COORD = 10_000  # |x|, |y| of a move: far beyond any board, within the core's integers
+MOVE_FIELDS = ("x", "y", "rotation", "follower", "tile", "figure")
+PAGE_PATHS = ("/", "/index.html")
+# What the browser may do with an API answer: nothing but read it from the page.
+API_POLICY = "default-src 'none'; frame-ancestors 'none'"
+
+
+class _Refused(Exception):
+    """A request the server answers with `status` and the JSON error `message`."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _short(value: Any) -> str:
+    """`value` as an error message quotes it: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:30] + "..."
+
+
+def move_of(body: Any) -> Move:
+    """The move a ``POST /move`` body proposes: a JSON object of `MOVE_FIELDS` (x, y,
+    rotation required); ValueError for anything else, and for x, y outside
+    [-MAX_COORD, MAX_COORD] or a rotation outside 0-3, before the game sees it (the
+    rules judge the rest)."""
+    if not isinstance(body, dict):
+        raise ValueError("a move is a JSON object")
+    unknown = sorted(set(body) - set(MOVE_FIELDS))
+    if unknown:
+        raise ValueError(f"unknown move field {unknown[0]!r} (fields: {', '.join(MOVE_FIELDS)})")
+    for name, lo, hi in (("x", -MAX_COORD, MAX_COORD), ("y", -MAX_COORD, MAX_COORD),
+                         ("rotation", 0, 3)):
+        value = body.get(name)
+        if not (is_int(value) and lo <= value <= hi):
+            raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {_short(value)}")
+    return Move(body["x"], body["y"], body["rotation"], body.get("follower"),
+                body.get("tile"), body.get("figure", "follower"))
+
+
+def _page_policy(html: str) -> str:
+    """The page's Content-Security-Policy header: the policy of its <meta> tag (its own
+    scripts only, by hash: `page`), and what only a header can say: no framing."""
+    meta = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', html)
+    return meta.group(1) + "; frame-ancestors 'none'"
+
+
+class PlayServer(ThreadingHTTPServer):
+    """The play page's server on 127.0.0.1: one thread per connection (daemon threads; a
+    silent connection is closed after `idle_timeout` seconds), answering only its own
+    page: a request must name the server in its ``Host`` (127.0.0.1:PORT or
+    localhost:PORT), carry no foreign ``Origin``, and carry the session's `token` (the
+    page's address has it, ``?token=...``; the page sends it in the
+    ``X-Carcassonne-Token`` header of every API request). Moves are ``POST /move`` with a
+    JSON body of at most `BODY_LIMIT` bytes."""
+
+    daemon_threads = True
+    idle_timeout = IDLE_TIMEOUT
+
+    def __init__(self, address: tuple[str, int], session: HumanSession,
+                 say_error: Callable[[str], None] | None = None) -> None:
+        self.session = session
+        self.token = secrets.token_urlsafe(24)
+        self.say_error = say_error or _say_error
+        html = page("play.html", {**session.page_data(), "token": self.token},
+                    "Carcassonne: play")
+        self.html = html.encode()
+        self.page_policy = _page_policy(html)
+        super().__init__(address, _Handler)  # listens from here on
+        port = self.server_address[1]
+        self.hosts = (f"127.0.0.1:{port}", f"localhost:{port}")
+        self.origins = tuple(f"http://{host}" for host in self.hosts)
+
+    @property
+    def url(self) -> str:
+        """The page's address, with the session's token: what the person opens."""
+        return f"http://127.0.0.1:{self.server_address[1]}/?token={self.token}"
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One line on stderr for a failure outside the handler's answer (no traceback);
+        nothing for a client that went away."""
+        err = sys.exc_info()[1]
+        if isinstance(err, ConnectionError):
+            return
+        self.say_error(f"play server: connection {client_address[0]}:{client_address[1]}: "
+                       f"{type(err).__name__}: {err}")
+
+
+def _say_error(text: str) -> None:
+    print(" ".join(text.split()), file=sys.stderr, flush=True)
+
+
 class _Handler(BaseHTTPRequestHandler):
-    session: HumanSession
-    html: bytes
+    """One request: checked (host, origin, token, body), then answered; a 4xx for a
+    request refused, a JSON 500 for a failure, never a dropped connection."""
+
+    server: PlayServer
+
+    @property
+    def timeout(self) -> float:  # read by StreamRequestHandler.setup: the socket's timeout
+        return self.server.idle_timeout
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
 
-    def _send(self, status: int, body: bytes, kind: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _json(self, status: int, data: Any) -> None:
-        self._send(status, json.dumps(data).encode(), "application/json")
-
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        if self.path in ("/", "/index.html"):
-            self._send(200, self.html, "text/html; charset=utf-8")
-        elif self.path == "/favicon.ico":
-            self._send(204, b"", "image/x-icon")
-        elif self.path == "/state":
-            with self.session.lock:
-                self._json(200, self.session.state())
-        else:
-            self._json(404, {"error": f"no page {self.path}"})
+        self._answer(self._get)
 
     def do_POST(self) -> None:  # noqa: N802
-        if self.path != "/move":
-            self._json(404, {"error": f"no action {self.path}"})
-            return
+        self._answer(self._post)
+
+    def _answer(self, route: Callable[[], tuple[int, Any]]) -> None:
+        """Answer with what `route` returns, (status, JSON data or the page's bytes)."""
         try:
-            length = int(self.headers.get("Content-Length", 0))
-            body = json.loads(self.rfile.read(length) or b"{}")
-            if not isinstance(body, dict):
-                raise ValueError("a move is a JSON object")
-            self.session.move(body.get("x"), body.get("y"), body.get("rotation"),
-                              body.get("follower"), body.get("tile"),
-                              body.get("figure", "follower"))
-        except (IllegalMoveError, ValueError, TypeError) as err:
-            with self.session.lock:
-                self._json(400, {"error": str(err), "state": self.session.state()})
-            return
-        with self.session.lock:
-            self._json(200, {"ok": True, "state": self.session.state()})
+            self._check_sender()
+            status, data = route()
+            if isinstance(data, bytes):
+                self._send(status, data, "text/html; charset=utf-8", self.server.page_policy)
+                return
+            body = json.dumps(data).encode()
+        except _Refused as err:
+            status, body = err.status, json.dumps({"error": str(err)}).encode()
+        except Exception as err:  # a bug: said in one line, the server goes on
+            self.server.say_error(f"play server: {self.command} {self._path()}: "
+                                  f"{type(err).__name__}: {err}")
+            status, body = 500, json.dumps(
+                {"error": f"internal error: {type(err).__name__}: {err}"}).encode()
+        self._send(status, body, "application/json", API_POLICY)
+
+    def _send(self, status: int, body: bytes, kind: str, policy: str) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Content-Security-Policy", policy)
+            self.send_header("X-Frame-Options", "DENY")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("Referrer-Policy", "no-referrer")
+            self.send_header("Cross-Origin-Resource-Policy", "same-origin")
+            self.end_headers()
+            self.wfile.write(body)
+        except OSError:  # the client left: nobody to answer
+            self.close_connection = True
+
+    def _path(self) -> str:
+        return urlsplit(self.path).path
+
+    def _check_sender(self) -> None:
+        """Refuse a request not addressed to this server by name (DNS rebinding: 421) or
+        sent by another site's page (403)."""
+        host = (self.headers.get("Host") or "").lower()
+        if host not in self.server.hosts:
+            raise _Refused(421, f"this server answers as {self.server.hosts[0]} only")
+        origin = self.headers.get("Origin")
+        if origin is not None and origin.lower() not in self.server.origins:
+            raise _Refused(403, "requests from other sites' pages are refused")
+
+    def _check_token(self, token: str | None) -> None:
+        if token is None or not secrets.compare_digest(token.encode(),
+                                                       self.server.token.encode()):
+            raise _Refused(403, "this game's token is missing or wrong: open the address "
+                           "`carcassonne play --human` printed")
+
+    def _get(self) -> tuple[int, Any]:
+        parts = urlsplit(self.path)
+        if parts.path in PAGE_PATHS:
+            self._check_token(parse_qs(parts.query).get("token", [None])[0])
+            return 200, self.server.html
+        if parts.path == "/favicon.ico":
+            return 204, b""
+        if parts.path == "/state":
+            self._check_token(self.headers.get(TOKEN_HEADER))
+            with self.server.session.lock:
+                return 200, self.server.session.state()
+        raise _Refused(404, f"no page {_short(parts.path)}")
+
+    def _post(self) -> tuple[int, Any]:
+        if self._path() != "/move":
+            raise _Refused(404, f"no action {_short(self._path())}")
+        self._check_token(self.headers.get(TOKEN_HEADER))
+        kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            raise _Refused(415, f"a move is sent as application/json, not {_short(kind)}")
+        body = self._read_body()
+        session = self.server.session
+        with session.lock:  # the move and the state it leads to, as one
+            try:
+                session.move(*move_of(body))
+            except ValueError as err:  # IllegalMoveError is one
+                return 400, {"error": str(err), "state": session.state()}
+            return 200, {"ok": True, "state": session.state()}
+
+    def _read_body(self) -> Any:
+        """The body as JSON, read only when its length is declared and within the limit."""
+        if self.headers.get("Transfer-Encoding"):
+            raise _Refused(411, "send the move with a Content-Length, not chunked")
+        lengths = self.headers.get_all("Content-Length") or []
+        if len(lengths) != 1:
+            raise _Refused(411 if not lengths else 400, "one Content-Length header needed")
+        text = lengths[0].strip()
+        if not (text.isascii() and text.isdigit()):
+            raise _Refused(400, f"Content-Length must be a number of bytes, got {_short(text)}")
+        if int(text) > BODY_LIMIT:
+            raise _Refused(413, f"a move is at most {BODY_LIMIT} bytes, got {_short(text)}")
+        try:
+            return json.loads(self.rfile.read(int(text)))
+        except TimeoutError:
+            raise _Refused(408, "the move's body did not arrive") from None
+        except RecursionError:
+            raise _Refused(400, "the move is not JSON: nested too deeply") from None
+        except ValueError as err:  # json's errors and bad UTF-8
+            raise _Refused(400, f"the move is not JSON: {_short(str(err))}") from None
 
 
-def _bind(port: Any, handler: type[BaseHTTPRequestHandler]) -> HTTPServer:
+def _bind(port: Any, open_server: Callable[[tuple[str, int]], HTTPServer]) -> HTTPServer:
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise ValueError(f"port must be an integer in 0-65535 (0: a free one), got {port!r}")
     try:
-        return HTTPServer(("127.0.0.1", port), handler)
+        return open_server(("127.0.0.1", port))
     except OSError as err:
         if err.errno != errno.EADDRINUSE:
             raise
@@ -318,18 +498,15 @@ def _bind(port: Any, handler: type[BaseHTTPRequestHandler]) -> HTTPServer:
 def check_port(port: int) -> None:
     """Raise (one line) now, before the bots play, if the server could not listen on
     `port`: ValueError out of 0-65535, OSError when it is in use."""
-    _bind(port, BaseHTTPRequestHandler).server_close()
+    _bind(port, lambda address: HTTPServer(address, BaseHTTPRequestHandler)).server_close()
 
 
-def make_server(session: HumanSession, port: int = 0) -> HTTPServer:
-    """An HTTP server on 127.0.0.1:`port` (0: a free port) serving `session`'s page
-    (``/``), its state (``GET /state``) and the person's moves (``POST /move``).
-    ValueError for a port outside 0-65535, OSError for one in use."""
-    handler = type("Handler", (_Handler,), {
-        "session": session,
-        "html": page("play.html", session.page_data(), "Carcassonne: play").encode(),
-    })
-    return _bind(port, handler)
+def make_server(session: HumanSession, port: int = 0) -> PlayServer:
+    """A `PlayServer` on 127.0.0.1:`port` (0: a free port) serving `session`'s page
+    (``/?token=...``), its state (``GET /state``) and the person's moves
+    (``POST /move``); its `url` is the page's address. ValueError for a port outside
+    0-65535, OSError for one in use."""
+    return _bind(port, lambda address: PlayServer(address, session))
 
 
 def _say(text: str) -> None:
@@ -338,23 +515,25 @@ def _say(text: str) -> None:
 
 def serve(session: HumanSession, port: int = 0, open_browser: bool = True,
           say: Callable[[str], None] = _say) -> None:
-    """Serve `session` until Ctrl-C (then save the record of an unfinished game too)."""
+    """Serve `session` until Ctrl-C or SIGTERM (under
+    `carcassonne_env.cli_errors.sigterm_as_interrupt`, a KeyboardInterrupt as well), then
+    save the record of an unfinished game too (after a move being played, if any)."""
     server = make_server(session, port)
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
-    say(f"playing at {url} (Ctrl-C stops)")
-    if open_browser:
-        webbrowser.open(url)
     try:
+        say(f"playing at {server.url} (Ctrl-C stops)")
+        if open_browser:
+            webbrowser.open(server.url)
         server.serve_forever()
-    except KeyboardInterrupt:
-        say("stopped")
+    except KeyboardInterrupt as err:
+        say("stopped by SIGTERM" if err.args == ("SIGTERM",) else "stopped")
     finally:
         server.server_close()
-        if not session.saved:
-            if session.record_path is not None:
-                say(session.quit())
-        elif session.record_path is not None:
-            say(f"record written to {session.record_path}")
+        with session.lock:  # a move the bots are still answering ends first
+            if not session.saved:
+                if session.record_path is not None:
+                    say(session.quit())
+            elif session.record_path is not None:
+                say(f"record written to {session.record_path}")
 
 
 # -------------------------------------------------------------------- terminal front
@@ -486,5 +665,5 @@ def _play_tui(session: HumanSession, read: Callable[[str], str],
         say(f"record written to {session.record_path}")
 
 
-__all__ = ["BOT_DELAY", "HumanSession", "check_port", "make_server", "play_tui", "serve",
-           "show_replies"]
+__all__ = ["BOT_DELAY", "HumanSession", "PlayServer", "check_port", "make_server", "move_of",
+           "play_tui", "serve", "show_replies"]
