@@ -6,7 +6,9 @@ seats, win rates with Wilson intervals, score margins, OpenSkill ratings, time p
 
 Every game is a pure function of the run seed, its deck, the seating and the bots' specs,
 so the results (all but the timings) are the same whatever the number of workers or the
-backend. The scheme, the columns and the Ray setup are described in docs/arena.md.
+backend. A stopped run resumes: `run_arena(..., played=rows)` plays only the games not in
+`rows` (`read_saved_run` and `read_games_csv` read what `carcassonne arena --out` saved).
+The scheme, the columns and the Ray setup are described in docs/arena.md.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import itertools
-import json
+import math
 import random
 import statistics
 import time
@@ -29,10 +31,12 @@ import numpy as np
 from openskill.models import PlackettLuce
 
 from carcassonne_env import Game, IllegalMoveError, Rules
+from carcassonne_env.atomic import atomic_open, write_json
+from carcassonne_env.checks import check_bool, check_int
 from carcassonne_env.cli_errors import Interrupted
 
 from .base import make_agent, warm_up
-from .parallel import run_jobs
+from .parallel import read_json_file, run_jobs, setting_differences
 from .stats import mean_interval, wilson_interval
 
 RATING_ORDERS = 8  # shuffled game orders the ratings are averaged over
@@ -50,6 +54,69 @@ def bot_seed(seed: int, deck: int, seat: int, spec: str) -> int:
     were."""
     key = int.from_bytes(hashlib.sha256(spec.encode()).digest()[:4], "little")
     return int(np.random.SeedSequence([seed, 1, deck, seat, key]).generate_state(1)[0])
+
+
+@dataclass(frozen=True)
+class ArenaSettings:
+    """What fixes every game of a run (`arena_settings` checks it): the bots (a gauntlet
+    bot first), the seats, the games per table, the seed, the gauntlet bot and the rules."""
+
+    bots: tuple[str, ...]
+    players: int
+    games: int  # per table
+    seed: int
+    gauntlet: str | None
+    rules: Rules
+
+    @property
+    def tables(self) -> list[tuple[str, ...]]:
+        """The bots of each table, in rotation-0 seat order."""
+        return _tables(list(self.bots), self.players, self.gauntlet)
+
+    @property
+    def total(self) -> int:
+        """Games of the whole run."""
+        return self.games * len(self.tables)
+
+    def differences(self, other: ArenaSettings) -> list[str]:
+        """One ``"name: saved MINE, given OTHER'S"`` entry per setting that differs from
+        `other`'s (`agents.parallel.setting_differences`)."""
+        mine, theirs = (dict(bots=",".join(s.bots), games=s.games, seed=s.seed,
+                             gauntlet=s.gauntlet, rules=s.rules)  # players: in the rules
+                        for s in (self, other))
+        return setting_differences(mine, theirs)
+
+
+def arena_settings(bots: Sequence[str], *, players: int | None = None, games: int = 100,
+                   seed: int = 0, gauntlet: str | None = None,
+                   rules: Rules | None = None) -> ArenaSettings:
+    """The settings of a run of `run_arena` with these arguments (see there), checked:
+    ValueError for bots that are not distinct, games not a multiple of players, too few
+    bots for a table... The bot specs are not built here (`run_arena` does)."""
+    bots = list(bots)
+    if gauntlet is not None and gauntlet not in bots:
+        bots.insert(0, gauntlet)
+    if len(set(bots)) != len(bots):
+        raise ValueError(f"bots must be distinct, got {bots}")
+    if rules is None:
+        rules = Rules(players=2 if players is None else players)
+    elif players is not None and players != rules.players:
+        raise ValueError(f"players={players} but rules.players={rules.players}")
+    if rules.variant == "solo":
+        raise ValueError("the arena plays multi-player games; the solo variant has its own "
+                         "benchmark")
+    players = rules.players
+    if players < 2:
+        raise ValueError(f"the arena needs at least 2 players, got {players}")
+    if isinstance(games, bool) or not isinstance(games, int) or games < players \
+            or games % players:
+        raise ValueError(f"games (per table) must be a positive multiple of players="
+                         f"{players} (each deck is played once per seat rotation), "
+                         f"got {games!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    _tables(bots, players, gauntlet)  # too few bots for a table fails here
+    return ArenaSettings(tuple(bots), players, games, seed, gauntlet, rules)
 
 
 @dataclass(frozen=True)
@@ -151,6 +218,18 @@ class ArenaResult:
     tables: list[tuple[str, ...]]  # the bots of each table, in rotation-0 seat order
     rows: list[GameRow] = field(repr=False)
     complete: bool = True  # False: a Ctrl-C stopped the run (`rows` are the games played)
+    # Every bot of the run; a stopped run's `bots` and `tables` are those that played.
+    planned_bots: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.planned_bots:
+            self.planned_bots = list(self.bots)
+
+    @property
+    def settings(self) -> ArenaSettings:
+        """The settings of the run (of all its games, played or not)."""
+        return ArenaSettings(tuple(self.planned_bots), self.players, self.games, self.seed,
+                             self.gauntlet, self.rules)
 
     def _games_of(self, bot: str, table: int | None = None) -> list[tuple[GameRow, int]]:
         return [(row, row.bots.index(bot)) for row in self.rows
@@ -254,6 +333,7 @@ class ArenaResult:
         out: dict[str, Any] = {
             "bots": self.bots, "players": self.players, "games_per_table": self.games,
             "complete": self.complete, "games_played": len(self.rows),
+            "games_planned": self.settings.total, "planned_bots": self.planned_bots,
             "seed": self.seed, "gauntlet": self.gauntlet, "rules": self.rules.to_dict(),
             "tables": [list(t) for t in self.tables],
             "leaderboard": [
@@ -270,20 +350,16 @@ class ArenaResult:
         return out
 
     def to_json(self, path: str | Path, games: bool = False) -> None:
-        """Write `to_dict(games)` as JSON."""
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(self.to_dict(games), f, indent=1)
+        """Write `to_dict(games)` as JSON (whole or not at all: `carcassonne_env.atomic`)."""
+        write_json(path, self.to_dict(games))
 
     def to_csv(self, path: str | Path) -> None:
         """Write one line per game (columns in docs/arena.md); per-seat values in
-        `<name>_<seat>` columns, winners as space-separated seats."""
-        seats = range(self.players)
-        header = ["table", "game", "deck", "deck_seed", "rotation",
-                  *(f"bot_{s}" for s in seats), *(f"score_{s}" for s in seats), "winners",
-                  *(f"moves_{s}" for s in seats), *(f"seconds_{s}" for s in seats)]
-        with open(path, "w", newline="", encoding="utf-8") as f:
+        `<name>_<seat>` columns, winners as space-separated seats. `read_games_csv` reads
+        it back."""
+        with atomic_open(path, newline="") as f:
             writer = csv.writer(f)
-            writer.writerow(header)
+            writer.writerow(_csv_header(self.players))
             for r in self.rows:
                 writer.writerow([r.table, r.game, r.deck, r.deck_seed, r.rotation, *r.bots,
                                  *r.scores, " ".join(map(str, r.winners)), *r.moves,
@@ -292,7 +368,7 @@ class ArenaResult:
     def leaderboard_csv(self, path: str | Path) -> None:
         """Write the leaderboard (the `to_dict()["leaderboard"]` entries) as CSV."""
         entries = self.to_dict()["leaderboard"]
-        with open(path, "w", newline="", encoding="utf-8") as f:
+        with atomic_open(path, newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(entries[0]))
             writer.writeheader()
             writer.writerows(entries)
@@ -327,7 +403,7 @@ class _Batch(NamedTuple):
 def _play_game(batch: _Batch, game_index: int) -> tuple[GameRow, dict | None]:
     players = len(batch.bots)
     deck, rotation = divmod(game_index, players)
-    seating = tuple(batch.bots[(s + rotation) % players] for s in range(players))
+    seating = _seating(batch.bots, rotation)
     bots = [make_agent(spec, seed=bot_seed(batch.seed, deck, s, spec))
             for s, spec in enumerate(seating)]
     dseed = deck_seed(batch.seed, deck)
@@ -350,10 +426,8 @@ def _play_game(batch: _Batch, game_index: int) -> tuple[GameRow, dict | None]:
             raise ValueError(f"bot {seating[seat]} played an illegal move {tuple(move)} in "
                              f"table {batch.table} game {game_index}: {err}") from err
     scores = tuple(game.scores)
-    top = max(scores)
     row = GameRow(table=batch.table, game=game_index, deck=deck, deck_seed=dseed,
-                  rotation=rotation, bots=seating, scores=scores,
-                  winners=tuple(s for s in range(players) if scores[s] == top),
+                  rotation=rotation, bots=seating, scores=scores, winners=_winners(scores),
                   moves=tuple(moves), seconds=tuple(seconds))
     record = None
     if batch.record:
@@ -390,7 +464,8 @@ def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 1
               seed: int = 0, workers: int = 1, gauntlet: str | None = None,
               rules: Rules | None = None, records_dir: str | Path | None = None,
               progress: bool = True, backend: str = "process",
-              ray_address: str | None = None, annotate: bool = False) -> ArenaResult:
+              ray_address: str | None = None, annotate: bool = False,
+              played: Sequence[GameRow] = ()) -> ArenaResult:
     """Play a tournament and return its games and statistics.
 
     bots: bot specs for `agents.make_agent` (``"greedy"``, ``"mcts:iterations=500"``),
@@ -410,51 +485,31 @@ def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 1
     backend, ray_address: "process" or "ray" (see `agents.parallel.run_jobs`).
     annotate: the records also keep what each bot thought about its moves
         (`agents.annotations.explain`, docs/records.md "Annotations"; needs `records_dir`).
+    played: games of this run already played (a stopped run's rows): kept as they are
+        (their scores are trusted), only the other games are played (and recorded). Each
+        must be a game of these settings: its table's bots in the seats of its rotation,
+        its deck's seed; ValueError otherwise. The result is the same as a run that
+        played them all.
 
     Raises ValueError for bad arguments (unknown bot, games not a multiple of players...).
+    A Ctrl-C (or SIGTERM under `sigterm_as_interrupt`) raises
+    `carcassonne_env.cli_errors.Interrupted` whose `partial` is the result of the games
+    played so far, those of `played` included (None if none).
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
-    bots = list(bots)
-    if gauntlet is not None and gauntlet not in bots:
-        bots.insert(0, gauntlet)
-    if len(set(bots)) != len(bots):
-        raise ValueError(f"bots must be distinct, got {bots}")
-    for spec in bots:  # fail fast, before any worker starts
+    settings = arena_settings(bots, players=players, games=games, seed=seed,
+                              gauntlet=gauntlet, rules=rules)
+    for spec in settings.bots:  # fail fast, before any worker starts
         make_agent(spec, seed=0)
-    if rules is None:
-        rules = Rules(players=2 if players is None else players)
-    elif players is not None and players != rules.players:
-        raise ValueError(f"players={players} but rules.players={rules.players}")
-    if rules.variant == "solo":
-        raise ValueError("the arena plays multi-player games; the solo variant has its own "
-                         "benchmark")
-    players = rules.players
-    if players < 2:
-        raise ValueError(f"the arena needs at least 2 players, got {players}")
-    if isinstance(games, bool) or not isinstance(games, int) or games < players \
-            or games % players:
-        raise ValueError(f"games (per table) must be a positive multiple of players="
-                         f"{players} (each deck is played once per seat rotation), "
-                         f"got {games!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    tables = _tables(bots, players, gauntlet)
     if annotate and records_dir is None:
         raise ValueError("annotate=True writes into the records: give records_dir")
-
-    # Jobs of a few decks each: enough jobs to balance the workers, few enough that
-    # per-job overhead stays small. The split does not change any game.
-    decks = games // players
-    per_job = min(8, max(1, decks * len(tables) // (4 * workers)))
-    jobs = [_Batch(t, table_bots, rules, seed, d * players,
-                   min(d + per_job, decks) * players, records_dir is not None,
-                   bool(annotate))
-            for t, table_bots in enumerate(tables) for d in range(0, decks, per_job)]
+    rows = _checked_played(played, settings)
+    jobs = _jobs(settings, {(row.table, row.game) for row in rows}, workers,
+                 records_dir is not None, bool(annotate))
     if records_dir is not None:
         records_dir = Path(records_dir)
         records_dir.mkdir(parents=True, exist_ok=True)
-    rows: list[GameRow] = []
     batches = run_jobs(_play_batch, jobs, workers, progress=progress, desc="arena",
                        unit="game", weights=[b.stop - b.start for b in jobs],
                        backend=backend, address=ray_address)
@@ -465,36 +520,198 @@ def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 1
                     # Record first, then count: a Ctrl-C in between never counts a game
                     # whose record is missing.
                     if record is not None:
-                        _write_record(records_dir / f"t{row.table:02d}_g{row.game:05d}.json",
-                                      record)
+                        write_json(records_dir / f"t{row.table:02d}_g{row.game:05d}.json",
+                                   record, indent=None)
                     rows.append(row)
     except KeyboardInterrupt:
-        raise Interrupted(f"{len(rows)} of {games * len(tables)} games played",
-                          _partial(bots, players, games, seed, rules, gauntlet, tables,
-                                   rows)) from None
-    return ArenaResult(bots=bots, players=players, games=games, seed=seed, rules=rules,
-                       gauntlet=gauntlet, tables=tables, rows=rows)
+        raise Interrupted(f"{len(rows)} of {settings.total} games played",
+                          _partial(settings, rows)) from None
+    return _result(settings, rows)
 
 
-def _write_record(path: Path, record: dict) -> None:
-    """Write one game record whole or not at all (a Ctrl-C mid-write leaves no torn file)."""
-    part = path.with_name(path.name + ".part")
-    try:
-        with open(part, "w", encoding="utf-8") as f:
-            json.dump(record, f)
-        part.replace(path)
-    finally:
-        part.unlink(missing_ok=True)
+def _jobs(settings: ArenaSettings, done: set[tuple[int, int]], workers: int, record: bool,
+          annotate: bool) -> list[_Batch]:
+    """The jobs that play the games not in `done` ((table, game) pairs), table by table.
+    Jobs of a few decks each: enough jobs to balance the workers, few enough that per-job
+    overhead stays small. The split does not change any game."""
+    tables, players = settings.tables, settings.players
+    decks = (settings.total - len(done)) // players
+    size = players * min(8, max(1, decks // (4 * workers)))  # games per job
+    jobs = []
+    for t, table_bots in enumerate(tables):
+        todo = [g for g in range(settings.games) if (t, g) not in done]
+        for start, stop in _ranges(todo, size):
+            jobs.append(_Batch(t, table_bots, settings.rules, settings.seed, start, stop,
+                               record, annotate))
+    return jobs
 
 
-def _partial(bots: list[str], players: int, games: int, seed: int, rules: Rules,
-             gauntlet: str | None, tables: list[tuple[str, ...]],
-             rows: list[GameRow]) -> ArenaResult | None:
+def _ranges(indices: list[int], size: int) -> list[tuple[int, int]]:
+    """Increasing `indices` as [start, stop) ranges of consecutive indices, each at most
+    `size` long."""
+    ranges: list[tuple[int, int]] = []
+    for i in indices:
+        if ranges and ranges[-1][1] == i and i - ranges[-1][0] < size:
+            ranges[-1] = (ranges[-1][0], i + 1)
+        else:
+            ranges.append((i, i + 1))
+    return ranges
+
+
+def _checked_played(played: Sequence[GameRow], settings: ArenaSettings) -> list[GameRow]:
+    """`played` in game order, each checked to be a distinct game of `settings`."""
+    tables, players = settings.tables, settings.players
+    seen: set[tuple[int, int]] = set()
+    for row in played:
+        if not isinstance(row, GameRow):
+            raise ValueError(f"played must hold GameRow games, got {row!r}")
+        where = f"played game (table {row.table}, game {row.game})"
+        if not (isinstance(row.table, int) and 0 <= row.table < len(tables)
+                and isinstance(row.game, int) and 0 <= row.game < settings.games):
+            raise ValueError(f"{where} is not a game of this run: {len(tables)} table(s) "
+                             f"of {settings.games} games")
+        if (row.table, row.game) in seen:
+            raise ValueError(f"{where} is given twice")
+        seen.add((row.table, row.game))
+        deck, rotation = divmod(row.game, players)
+        expected = {"deck": deck, "rotation": rotation,
+                    "deck_seed": deck_seed(settings.seed, deck),
+                    "bots": _seating(tables[row.table], rotation)}
+        for name, value in expected.items():
+            if getattr(row, name) != value:
+                raise ValueError(f"{where} has {name} {getattr(row, name)!r}; this run's "
+                                 f"is {value!r}")
+        for name in ("scores", "moves", "seconds"):
+            if len(getattr(row, name)) != players:
+                raise ValueError(f"{where} has {len(getattr(row, name))} {name} for "
+                                 f"{players} seats")
+        if row.winners != _winners(row.scores):
+            raise ValueError(f"{where} has winners {row.winners}; its scores {row.scores} "
+                             f"make {_winners(row.scores)}")
+    return _in_game_order(played)
+
+
+def _in_game_order(rows: Sequence[GameRow]) -> list[GameRow]:
+    """`rows` table by table, each table's in game order: the order of a run's rows (and
+    of the games its ratings read)."""
+    return sorted(rows, key=lambda row: (row.table, row.game))
+
+
+def _seating(table_bots: tuple[str, ...], rotation: int) -> tuple[str, ...]:
+    """Seat -> bot spec of a table's game with this seat rotation."""
+    players = len(table_bots)
+    return tuple(table_bots[(s + rotation) % players] for s in range(players))
+
+
+def _winners(scores: tuple[int, ...]) -> tuple[int, ...]:
+    """The seats with the top score."""
+    return tuple(s for s, score in enumerate(scores) if score == max(scores))
+
+
+def _result(settings: ArenaSettings, rows: list[GameRow]) -> ArenaResult:
+    """The result of the whole run."""
+    return ArenaResult(bots=list(settings.bots), players=settings.players,
+                       games=settings.games, seed=settings.seed, rules=settings.rules,
+                       gauntlet=settings.gauntlet, tables=settings.tables,
+                       rows=_in_game_order(rows))
+
+
+def _partial(settings: ArenaSettings, rows: list[GameRow]) -> ArenaResult | None:
     """The result of the games played before a Ctrl-C (None if none): the tables that
-    started (jobs run table by table, so a prefix of `tables`) and their bots."""
+    started (jobs run table by table, so a prefix of the tables) and their bots."""
     if not rows:
         return None
-    started = tables[: max(row.table for row in rows) + 1]
-    playing = [b for b in bots if any(b in t for t in started)]
-    return ArenaResult(bots=playing, players=players, games=games, seed=seed, rules=rules,
-                       gauntlet=gauntlet, tables=started, rows=rows, complete=False)
+    started = settings.tables[: max(row.table for row in rows) + 1]
+    playing = [b for b in settings.bots if any(b in t for t in started)]
+    return ArenaResult(bots=playing, players=settings.players, games=settings.games,
+                       seed=settings.seed, rules=settings.rules, gauntlet=settings.gauntlet,
+                       tables=started, rows=_in_game_order(rows),
+                       complete=False, planned_bots=list(settings.bots))
+
+
+# ---- resuming a saved run -------------------------------------------------------------
+
+class SavedRun(NamedTuple):
+    """What the summary.json of `carcassonne arena --out` says about its run."""
+
+    settings: ArenaSettings
+    complete: bool
+    games_played: int
+
+
+def read_saved_run(folder: str | Path) -> SavedRun | None:
+    """The run whose summary.json (`ArenaResult.to_json`) is in `folder`; None if there is
+    none. ValueError naming the file if it is not an arena summary."""
+    path = Path(folder) / "summary.json"
+    if not path.exists():
+        return None
+    data = read_json_file(path, "an arena summary")
+    try:
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        bots = data.get("planned_bots", data.get("bots"))
+        if not (isinstance(bots, list) and all(isinstance(b, str) for b in bots)):
+            raise ValueError("bots: not a list of bot specs")
+        gauntlet = data.get("gauntlet")
+        if gauntlet is not None and not isinstance(gauntlet, str):
+            raise ValueError("gauntlet: not a bot spec")
+        if not isinstance(data.get("rules"), dict):
+            raise ValueError("rules: not a JSON object")
+        settings = arena_settings(
+            bots, players=check_int("players", data.get("players"), 2),
+            games=check_int("games_per_table", data.get("games_per_table"), 1),
+            seed=check_int("seed", data.get("seed"), 0), gauntlet=gauntlet,
+            rules=Rules.from_dict(data["rules"]))
+        # Summaries from before Ctrl-C kept games have neither: complete runs.
+        complete = check_bool("complete", data.get("complete", True))
+        played = check_int("games_played", data.get("games_played", settings.total), 0,
+                           settings.total)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{path}: not an arena summary: {err}") from None
+    return SavedRun(settings, complete, played)
+
+
+def _csv_header(players: int) -> list[str]:
+    seats = range(players)
+    return ["table", "game", "deck", "deck_seed", "rotation",
+            *(f"bot_{s}" for s in seats), *(f"score_{s}" for s in seats), "winners",
+            *(f"moves_{s}" for s in seats), *(f"seconds_{s}" for s in seats)]
+
+
+def read_games_csv(path: str | Path, players: int) -> list[GameRow]:
+    """The games of a games.csv (`ArenaResult.to_csv`) of `players`-player games, read
+    back as `GameRow`s (the seconds to the microsecond). ValueError naming the file and
+    line if it is not one."""
+    header = _csv_header(players)
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            lines = csv.reader(f)
+            if next(lines, None) != header:
+                raise ValueError(f"{path}: not the games.csv of a {players}-player arena run "
+                                 f"(its first line is not {','.join(header)})")
+            rows = []
+            for number, cells in enumerate(lines, 2):
+                try:
+                    rows.append(_game_row(cells, players, len(header)))
+                except ValueError as err:
+                    raise ValueError(f"{path}: line {number}: {err}") from None
+    except (UnicodeDecodeError, csv.Error) as err:
+        raise ValueError(f"{path}: not a games.csv: {err}") from None
+    return rows
+
+
+def _game_row(cells: list[str], players: int, columns: int) -> GameRow:
+    """One line of games.csv as a GameRow; ValueError if a cell is not what its column
+    holds."""
+    if len(cells) != columns:
+        raise ValueError(f"{len(cells)} cells, expected {columns}")
+    table, game, deck, dseed, rotation = (int(c) for c in cells[:5])
+    bots = tuple(cells[5:5 + players])
+    scores = tuple(int(c) for c in cells[5 + players:5 + 2 * players])
+    winners = tuple(int(c) for c in cells[5 + 2 * players].split())
+    moves = tuple(int(c) for c in cells[6 + 2 * players:6 + 3 * players])
+    seconds = tuple(float(c) for c in cells[6 + 3 * players:])
+    if not all(math.isfinite(t) and t >= 0 for t in seconds):
+        raise ValueError(f"seconds must be finite and >= 0, got {seconds}")
+    return GameRow(table=table, game=game, deck=deck, deck_seed=dseed, rotation=rotation,
+                   bots=bots, scores=scores, winners=winners, moves=moves, seconds=seconds)

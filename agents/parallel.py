@@ -2,20 +2,26 @@
 
 The arena and the solo benchmark split their games into jobs whose outcome depends only
 on the job's own arguments (seeds included), so the results are the same whatever the
-number of workers or the order in which jobs finish. Two backends: a local process pool
+number of workers or the order in which jobs finish, and a stopped run resumes from the
+results it saved (`read_json_file` reads them back, `setting_differences` says whether
+the settings given are the saved run's). Two backends: a local process pool
 (default) and Ray (`pip install carcassonne-env[ray]`), for a Ray cluster.
 """
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any, TypeVar
 
 from tqdm.auto import tqdm
 
+from carcassonne_env import Rules
+from carcassonne_env.atomic import held_signals
 from carcassonne_env.checks import install_hint
 
 T = TypeVar("T")
@@ -59,14 +65,15 @@ def run_jobs(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int = 1, *,
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
                                  initializer=_ignore_ctrl_c) as pool:
-            futures = [pool.submit(fn, job) for job in jobs]
-            for fut, w in zip(futures, weights, strict=True):  # the bar moves as jobs end
-                fut.add_done_callback(lambda _f, w=w: bar.update(w))
-            try:
+            try:  # from the first submit: the pool's exit alone would wait for every job
+                futures = [pool.submit(fn, job) for job in jobs]
+                for fut, w in zip(futures, weights, strict=True):  # the bar moves as jobs end
+                    fut.add_done_callback(lambda _f, w=w: bar.update(w))
                 for fut in futures:
                     yield fut.result()
-            except BaseException:  # a Ctrl-C, or the caller stopped early: stop now
-                _stop(pool)
+            except BaseException:  # a Ctrl-C, SIGTERM, or the caller stopped early: stop now
+                with held_signals():  # a second signal must not leave workers running
+                    _stop(pool)
                 raise
     finally:
         bar.close()
@@ -82,7 +89,8 @@ def _ignore_ctrl_c() -> None:
 
 def _stop(pool: ProcessPoolExecutor) -> None:
     """Cancel the pool's queued jobs and end its workers now, without waiting for the
-    running jobs (a long batch would hold up a Ctrl-C)."""
+    running jobs (a long batch would hold up a Ctrl-C). The pool's exit then reaps them;
+    the resource tracker ends with the last process that holds its pipe."""
     processes = list((pool._processes or {}).values())  # shutdown() forgets them
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
@@ -118,3 +126,32 @@ def _run_ray(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int,
     finally:
         for ref in pending:
             ray.cancel(ref)
+
+
+def read_json_file(path: str | Path, what: str) -> Any:
+    """The JSON value in the file `path`; ValueError ``PATH: not WHAT (...)`` if it is not
+    UTF-8 JSON that Python reads (too deeply nested, an integer too long...). `what`
+    names what the file should hold ("a solo benchmark result")."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except ValueError:  # not JSON, not UTF-8, an integer of thousands of digits
+        raise ValueError(f"{path}: not {what} (not JSON)") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not {what} (JSON nested too deeply)") from None
+
+
+def setting_differences(saved: dict[str, Any], given: dict[str, Any]) -> list[str]:
+    """``"NAME: saved SAVED, given GIVEN"`` for every setting (name -> value, the same
+    names in both) of a saved run that differs from the one given; `Rules` values are
+    compared option by option (``"rule farm_scoring: saved field, given city"``)."""
+    pairs: list[tuple[str, Any, Any]] = []
+    for name, mine in saved.items():
+        theirs = given[name]
+        if isinstance(mine, Rules) and isinstance(theirs, Rules):
+            a, b = mine.to_dict(), theirs.to_dict()  # later options appear when not default
+            pairs += [(f"rule {key}", a.get(key, "default"), b.get(key, "default"))
+                      for key in sorted(set(a) | set(b))]
+        else:
+            pairs.append((name, mine, theirs))
+    return [f"{name}: saved {a}, given {b}" for name, a, b in pairs if a != b]

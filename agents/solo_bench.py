@@ -3,15 +3,15 @@
 Deal ``i`` of a run is ``Game(rules, seed=first_deal + i)`` (by default the deal seeds are
 ``0..deals-1``); the bot gets a fresh instance per deal, seeded with
 ``deal_bot_seed(seed, deal_seed)``, so every deal's outcome depends only on (bot, rules,
-seed, deal seed): the same whatever the number of worker processes. The result of a deal
-is ``game.result``, the lowest colour's score. See docs/solo_bench.md.
+seed, deal seed): the same whatever the number of worker processes, and a stopped run
+resumes (`run_solo_bench(..., played=saved.rows)` plays only the other deals). The result
+of a deal is ``game.result``, the lowest colour's score. See docs/solo_bench.md.
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import math
 import os
 import platform
@@ -30,11 +30,12 @@ import numpy as np
 
 import carcassonne_env
 from carcassonne_env import Game, Rules
-from carcassonne_env.checks import install_hint
+from carcassonne_env.atomic import atomic_open, atomic_path, write_json
+from carcassonne_env.checks import check_choice, check_int, check_real, install_hint
 from carcassonne_env.cli_errors import Interrupted
 
 from .base import make_agent, warm_up
-from .parallel import run_jobs
+from .parallel import read_json_file, run_jobs
 from .stats import Z95
 
 PERCENTILES = (5, 10, 25, 50, 75, 90, 95)
@@ -130,11 +131,22 @@ class SoloBenchResult:
     workers: int = 1
     # Date, wall time, versions and machine of the run (see `_machine`).
     metadata: dict[str, Any] = field(default_factory=dict)
+    # Deals of the run, played or not (a stopped run played fewer); None: all were played.
+    deals_planned: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.deals_planned is None:
+            self.deals_planned = len(self.rows)
 
     @property
     def deals(self) -> int:
         """Number of deals played."""
         return len(self.rows)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every deal of the run was played (False: a Ctrl-C stopped it)."""
+        return len(self.rows) == self.deals_planned
 
     @property
     def results(self) -> np.ndarray:
@@ -195,37 +207,46 @@ class SoloBenchResult:
             "seed": self.seed,
             "first_deal": self.first_deal,
             "workers": self.workers,
+            "deals_planned": self.deals_planned,
+            "complete": self.complete,
             "metadata": self.metadata,
             "summary": self.summary(),
             "rows": [asdict(r) for r in self.rows],
         }
 
     def to_json(self, path: str | Path) -> None:
-        """Write `to_dict()` as JSON; `from_json` reads it back."""
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(self.to_dict(), f, indent=1)
+        """Write `to_dict()` as JSON (whole or not at all: `carcassonne_env.atomic`);
+        `from_json` reads it back."""
+        write_json(path, self.to_dict())
 
     @classmethod
     def from_json(cls, path: str | Path) -> SoloBenchResult:
         """Read a result written by `to_json` (e.g. to stack saved runs with
-        `markdown_table`); the summary is recomputed from the rows."""
-        with open(path, encoding="utf-8") as f:
-            try:
-                data = json.load(f)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                raise ValueError(f"{path}: not a solo benchmark result (not JSON)") from None
+        `markdown_table`, or to resume a stopped one); the summary is recomputed from the
+        rows. ValueError naming the file if it is not such a result."""
+        data = read_json_file(path, "a solo benchmark result")
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
             raise ValueError(f"{path}: not a solo benchmark result ({_FORMAT})")
-        rows = [DealResult(**dict(r, scores=tuple(r["scores"]))) for r in data["rows"]]
-        return cls(bot=data["bot"], rules=Rules.from_dict(data["rules"]), seed=data["seed"],
-                   first_deal=data["first_deal"], rows=rows, workers=data["workers"],
-                   metadata=data.get("metadata", {}))
+        try:
+            rows = [_deal_result(r) for r in _field(data, "rows", list)]
+            if not rows:
+                raise ValueError("no deals")
+            planned = data.get("deals_planned", len(rows))  # absent before resuming existed
+            return cls(bot=_field(data, "bot", str),
+                       rules=Rules.from_dict(_field(data, "rules", dict)),
+                       seed=check_int("seed", data.get("seed"), 0),
+                       first_deal=check_int("first_deal", data.get("first_deal"), 0),
+                       rows=rows, workers=check_int("workers", data.get("workers"), 1),
+                       metadata=_field(data, "metadata", dict, {}),
+                       deals_planned=check_int("deals_planned", planned, len(rows)))
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"{path}: not a solo benchmark result: {err}") from None
 
     def to_csv(self, path: str | Path) -> None:
         """Write the per-deal rows: deal_seed, bot_seed, result, end_reason, score_0 ..
         score_{colours-1}, moves, act_seconds, tiles."""
         colours = self.rules.solo_colours
-        with open(path, "w", newline="", encoding="utf-8") as f:
+        with atomic_open(path, newline="") as f:
             w = csv.writer(f)
             w.writerow(["deal_seed", "bot_seed", "result", "end_reason",
                         *(f"score_{c}" for c in range(colours)), "moves", "act_seconds",
@@ -269,7 +290,33 @@ class SoloBenchResult:
                      f"{self.rules.solo_colours} colours")
         ax.legend(fontsize="small")
         fig.tight_layout()
-        fig.savefig(path, format=fmt)
+        with atomic_path(path) as tmp:  # whole or not at all
+            fig.savefig(tmp, format=fmt)
+
+
+def _field(data: dict, key: str, kind: type, default: Any = None) -> Any:
+    """`data[key]`, which must be a `kind` (or missing, with a `default`)."""
+    value = data.get(key, default)
+    if not isinstance(value, kind):
+        raise ValueError(f"{key}: expected a {kind.__name__}, got {value!r:.40}")
+    return value
+
+
+def _deal_result(row: Any) -> DealResult:
+    """A saved per-deal row (`asdict(DealResult)`) back as a DealResult, its fields checked
+    to be of their types."""
+    if not isinstance(row, dict) or set(row) != set(DealResult.__dataclass_fields__):
+        raise ValueError(f"a row must have the fields {', '.join(DealResult.__dataclass_fields__)}")
+    scores = _field(row, "scores", list)
+    return DealResult(
+        deal_seed=check_int("deal_seed", row["deal_seed"], 0),
+        bot_seed=check_int("bot_seed", row["bot_seed"], 0),
+        result=check_int("result", row["result"]),
+        end_reason=check_choice("end_reason", row["end_reason"], END_REASONS),
+        scores=tuple(check_int("scores", v) for v in scores),
+        moves=check_int("moves", row["moves"], 0),
+        act_seconds=check_real("act_seconds", row["act_seconds"], 0.0),
+        tiles=_field(row, "tiles", str))
 
 
 HISTOGRAM_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
@@ -323,8 +370,8 @@ def _check_count(name: str, value: object, minimum: int) -> None:
 
 
 def run_solo_bench(bot: str, *, deals: int = 1000, first_deal: int = 0, seed: int = 0,
-                   workers: int = 1, rules: Rules | None = None,
-                   progress: bool = True) -> SoloBenchResult:
+                   workers: int = 1, rules: Rules | None = None, progress: bool = True,
+                   played: Sequence[DealResult] = ()) -> SoloBenchResult:
     """Play deals ``first_deal .. first_deal + deals - 1`` of the solo variant with `bot`
     (a `make_agent` spec such as ``"random"`` or ``"mcts:iterations=500"``).
 
@@ -337,10 +384,15 @@ def run_solo_bench(bot: str, *, deals: int = 1000, first_deal: int = 0, seed: in
             workers share cores).
         rules: solo rules (default ``Rules(variant="solo")``: 3 colours).
         progress: show a progress bar (tqdm, on stderr).
+        played: deals of this run already played (the rows of a stopped run): kept as
+            they are (their results are trusted), only the other deals are played. Each
+            must be a deal of the run, with its bot seed; the result is the same as a run
+            that played them all.
 
-    Raises ValueError for non-solo rules, bad counts or an unknown bot. On a Ctrl-C,
+    Raises ValueError for non-solo rules, bad counts, an unknown bot or a `played` deal
+    that is not one of this run. On a Ctrl-C (or SIGTERM under `sigterm_as_interrupt`),
     raises `carcassonne_env.cli_errors.Interrupted` (a KeyboardInterrupt) whose
-    `partial` is the result of the deals played so far (None if none).
+    `partial` is the result of the deals played so far, `played` included (None if none).
     """
     rules = Rules(variant="solo") if rules is None else rules
     if not isinstance(rules, Rules) or rules.variant != "solo":
@@ -352,27 +404,52 @@ def run_solo_bench(bot: str, *, deals: int = 1000, first_deal: int = 0, seed: in
     _check_count("workers", workers, 1)
     if not isinstance(bot, str):
         raise ValueError(f"bot must be a spec string such as 'random', got {bot!r}")
+    rows = _checked_played(played, range(first_deal, first_deal + deals), seed, rules)
     warm_up(bot, rules)  # a bad spec, or a bot that cannot play these rules, fails here
+    done = {r.deal_seed for r in rows}
+    todo = [d for d in range(first_deal, first_deal + deals) if d not in done]
     # At least 4 jobs per worker when there are enough deals, to balance the load.
-    per_job = max(1, min(_MAX_DEALS_PER_JOB, deals // (4 * workers)))
-    seeds = range(first_deal, first_deal + deals)
-    jobs = [_Job(bot, rules, seed, tuple(seeds[i:i + per_job]))
-            for i in range(0, deals, per_job)]
+    per_job = max(1, min(_MAX_DEALS_PER_JOB, len(todo) // (4 * workers)))
+    jobs = [_Job(bot, rules, seed, tuple(todo[i:i + per_job]))
+            for i in range(0, len(todo), per_job)]
     started = time.time()
-    rows: list[DealResult] = []
     chunks = run_jobs(_play_job, jobs, workers, progress=progress, desc=f"solo-bench {bot}",
                       unit="deal", weights=[len(j.deal_seeds) for j in jobs])
+
+    def result() -> SoloBenchResult:
+        return SoloBenchResult(bot=bot, rules=rules, seed=seed, first_deal=first_deal,
+                               rows=sorted(rows, key=lambda r: r.deal_seed), workers=workers,
+                               metadata=_machine(started), deals_planned=deals)
+
     try:
         with closing(chunks):  # a Ctrl-C stops the workers now, not at exit
             for chunk in chunks:
                 rows.extend(chunk)
-    except KeyboardInterrupt:  # the deals played so far (in deal order: a prefix)
-        partial = SoloBenchResult(bot=bot, rules=rules, seed=seed, first_deal=first_deal,
-                                  rows=rows, workers=workers, metadata=_machine(started))
+    except KeyboardInterrupt:  # the deals played so far
         raise Interrupted(f"{bot}: {len(rows)} of {deals} deals played",
-                          partial if rows else None) from None
-    return SoloBenchResult(bot=bot, rules=rules, seed=seed, first_deal=first_deal, rows=rows,
-                           workers=workers, metadata=_machine(started))
+                          result() if rows else None) from None
+    return result()
+
+
+def _checked_played(played: Sequence[DealResult], seeds: range, seed: int,
+                    rules: Rules) -> list[DealResult]:
+    """`played` as a list, each checked to be a distinct deal of `seeds` played with the
+    run's bot seed and these rules' colours."""
+    seen: set[int] = set()
+    for row in played:
+        if not isinstance(row, DealResult):
+            raise ValueError(f"played must hold DealResult rows, got {row!r:.60}")
+        if row.deal_seed not in seeds or row.deal_seed in seen:
+            raise ValueError(f"played deal {row.deal_seed!r} is not a deal of this run "
+                             f"(seeds {seeds.start}-{seeds.stop - 1}) or is given twice")
+        seen.add(row.deal_seed)
+        if row.bot_seed != deal_bot_seed(seed, row.deal_seed):
+            raise ValueError(f"played deal {row.deal_seed} has bot seed {row.bot_seed}; this "
+                             f"run's is {deal_bot_seed(seed, row.deal_seed)} (seed {seed})")
+        if len(row.scores) != rules.solo_colours or row.result != min(row.scores):
+            raise ValueError(f"played deal {row.deal_seed} has scores {row.scores} and result "
+                             f"{row.result}: not a result of {rules.solo_colours} colours")
+    return list(played)
 
 
 def _machine(started: float) -> dict[str, Any]:

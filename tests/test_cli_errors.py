@@ -326,7 +326,8 @@ def test_ctrl_c_in_the_arena_reports_and_saves_the_games_played(tmp_path, capsys
                                  "--no-progress", "--out", str(out)], capsys)
     assert code == 130
     assert err.splitlines()[-1] == (f"carcassonne: interrupted: 2 of 4 games played; their "
-                                    f"results are above and in {out}")
+                                    f"results are above and in {out}; add --resume to play "
+                                    "the rest")
     assert "Interrupted: partial results of the 2 games played" in stdout
     summary = json.loads((out / "summary.json").read_text())
     assert (summary["complete"], summary["games_played"]) == (False, 2)
@@ -354,7 +355,7 @@ def test_ctrl_c_in_solo_bench_reports_and_saves_the_deals_played(tmp_path, capsy
     assert code == 130
     assert err.splitlines()[-1] == ("carcassonne: interrupted: random: 2 of 4 deals played; "
                                     "the results of the deals played are above and in the "
-                                    "files written")
+                                    "files written; add --resume to play the rest")
     assert "| random |" in stdout
     data = json.loads(json_out.read_text())
     assert data["summary"]["deals"] == 2 and [r["deal_seed"] for r in data["rows"]] == [0, 1]

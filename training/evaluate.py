@@ -7,7 +7,8 @@ against the arena's bots, a solo model on the solo benchmark's fixed deals.
 A shipped model goes by its name, any other by its path. The task is read off the
 model's spaces. Both delegate to the arena and the solo benchmark (`agents.arena`,
 `agents.solo_bench`), so the numbers are comparable with theirs: same decks, same deals,
-Wilson / t intervals.
+Wilson / t intervals. Ctrl-C or SIGTERM stops the workers and keeps the games played: their
+table is printed and written to --out.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from agents import split_specs
 from agents.sb3_policy import load_model, shipped_models
-from carcassonne_env.cli_errors import OneLineParser, run_script
+from carcassonne_env.atomic import held_signals
+from carcassonne_env.cli_errors import Interrupted, OneLineParser, run_script
 from carcassonne_env.envs.for_model import model_rules
 
 
@@ -28,28 +31,56 @@ def evaluate(model_path: str | Path, opponents: list[str], games: int = 100,
              out: Path | None = None, progress: bool = True) -> str:
     """Evaluate `model_path`; returns a markdown table. Solo model: `deals` solo-bench
     deals. 2-player model: `games` games against each of `opponents` (seats swapped on
-    every deck). `out`: folder for the full results (JSON, CSV)."""
+    every deck). `out`: folder for the full results (JSON, CSV). A Ctrl-C (or SIGTERM
+    under `run_script`) writes the results of the games played to `out` and raises
+    `Interrupted` with them as its `partial`."""
     from agents.arena import run_arena
-    from agents.solo_bench import markdown_table, run_solo_bench
+    from agents.solo_bench import run_solo_bench
 
     rules = model_rules(load_model(model_path))
     spec = f"sb3:model={model_path}"
+    if rules.variant != "solo" and not opponents:
+        raise ValueError("name at least one opponent bot")
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-    if rules.variant == "solo":
-        result = run_solo_bench(spec, deals=deals, seed=seed, workers=workers, rules=rules,
-                                progress=progress)
-        if out is not None:
-            result.to_json(out / "solo_bench.json")
-        return markdown_table([result])
-    if not opponents:
-        raise ValueError("name at least one opponent bot")
-    result = run_arena([spec, *opponents], games=games, seed=seed, workers=workers,
-                       gauntlet=spec, rules=rules, progress=progress)
+    try:
+        if rules.variant == "solo":
+            result = run_solo_bench(spec, deals=deals, seed=seed, workers=workers,
+                                    rules=rules, progress=progress)
+        else:
+            result = run_arena([spec, *opponents], games=games, seed=seed, workers=workers,
+                               gauntlet=spec, rules=rules, progress=progress)
+    except Interrupted as err:  # the games played so far are kept
+        if err.partial is None or out is None:
+            raise
+        with held_signals():
+            _save(err.partial, out)
+        raise Interrupted(f"{err.kept}; their results are above and in {out}",
+                          err.partial) from None
     if out is not None:
-        result.to_json(out / "summary.json")
+        with held_signals():
+            _save(result, out)
+    return _table(result)
+
+
+def _save(result: Any, out: Path) -> None:
+    """Write a solo result as solo_bench.json, an arena result as games.csv and
+    summary.json (last: it never counts games that games.csv lacks)."""
+    from agents.solo_bench import SoloBenchResult
+
+    if isinstance(result, SoloBenchResult):
+        result.to_json(out / "solo_bench.json")
+    else:
         result.to_csv(out / "games.csv")
-    return result.to_markdown()
+        result.to_json(out / "summary.json")
+
+
+def _table(result: Any) -> str:
+    """The markdown table of a solo or arena result."""
+    from agents.solo_bench import SoloBenchResult, markdown_table
+
+    return markdown_table([result]) if isinstance(result, SoloBenchResult) \
+        else result.to_markdown()
 
 
 def play_off(path: Path, opponents: list[str], games: int, seed: int
@@ -103,8 +134,13 @@ def main(argv: list[str] | None = None) -> int:
                              f"{args.model} is a {'solo' if solo else '2-player'} model "
                              f"(it takes {'--deals' if solo else '--opponents, --games'})")
         opponents = split_specs(args.opponents or "random,greedy,heuristic")
-        table = evaluate(args.model, opponents, args.games or 100, args.deals or 1000,
-                         args.seed, args.workers, args.out, not args.no_progress)
+        try:
+            table = evaluate(args.model, opponents, args.games or 100, args.deals or 1000,
+                             args.seed, args.workers, args.out, not args.no_progress)
+        except Interrupted as err:  # the table of the games played, then run_script's line
+            if err.partial is not None:
+                print(_table(err.partial).rstrip("\n"))
+            raise
         print(table.rstrip("\n"))  # one final newline, solo table or arena's
     except (OSError, ValueError) as err:
         print(f"carcassonne train evaluate: error: {err}", file=sys.stderr)

@@ -1,15 +1,19 @@
 """`carcassonne arena`: a tournament between bots (round-robin or gauntlet, paired decks,
-rotated seats); prints the leaderboard and writes its files."""
+rotated seats); prints the leaderboard and writes its files; `--resume` finishes a stopped
+run."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..atomic import held_signals, write_text
 from ..cli_errors import Interrupted, interrupted
 from .args import (
     add_no_progress,
+    add_resume,
     add_rule_options,
     add_seed,
     add_workers,
@@ -17,6 +21,9 @@ from .args import (
     int_at_least,
     rules_of,
 )
+
+if TYPE_CHECKING:
+    from agents.arena import ArenaResult, ArenaSettings, GameRow
 
 
 def arena_options(p: argparse.ArgumentParser) -> None:
@@ -33,6 +40,7 @@ def arena_options(p: argparse.ArgumentParser) -> None:
     add_workers(p, "parallel jobs: processes, or Ray tasks in flight")
     p.add_argument("--out", metavar="DIR",
                    help="write summary.json, games.csv, leaderboard.csv and leaderboard.md")
+    add_resume(p, "--out DIR", "games")
     p.add_argument("--records", metavar="DIR", help="write every game record (JSON) here")
     p.add_argument("--annotate", action="store_true",
                    help="with --records: keep what each bot thought about its moves")
@@ -50,37 +58,97 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
     Round-robin (or gauntlet) tournament with paired decks and rotated seats; prints
     markdown tables (win rates with Wilson intervals, score margins, OpenSkill ratings,
-    time per move). Same seed, same results for any --workers; see docs/arena.md."""
+    time per move). Same seed, same results for any --workers; a run stopped by Ctrl-C or
+    SIGTERM keeps its games in --out, and --resume plays the rest; see docs/arena.md."""
     from agents import split_specs
-    from agents.arena import run_arena
+    from agents.arena import arena_settings, run_arena
 
-    bots = split_specs(args.bots)
     if args.annotate and not args.records:
         raise ValueError("--annotate writes into the game records: give --records DIR")
+    settings = arena_settings(split_specs(args.bots), games=args.games, seed=args.seed,
+                              gauntlet=args.gauntlet, rules=rules_of(args))
     out = Path(args.out) if args.out else None
+    if args.resume:
+        played, replaced = _saved_games(out, settings), False
+    else:
+        played, replaced = [], out is not None and _replaces_a_run(out)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
     stop = None
     try:
-        result = run_arena(bots, games=args.games, seed=args.seed, workers=args.workers,
-                           gauntlet=args.gauntlet, rules=rules_of(args),
-                           records_dir=args.records, progress=not args.no_progress,
-                           backend=args.backend, ray_address=args.ray_address,
-                           annotate=args.annotate)
-    except Interrupted as err:  # Ctrl-C: the games played so far are reported
+        result = run_arena(list(settings.bots), games=args.games, seed=args.seed,
+                           workers=args.workers, gauntlet=args.gauntlet,
+                           rules=settings.rules, records_dir=args.records,
+                           progress=not args.no_progress, backend=args.backend,
+                           ray_address=args.ray_address, annotate=args.annotate,
+                           played=played)
+    except Interrupted as err:  # Ctrl-C or SIGTERM: the games played so far are reported
         if err.partial is None:
             raise
         result, stop = err.partial, err
-    markdown = result.to_markdown()
-    print(markdown, end="")
-    if out is not None:
-        result.to_json(out / "summary.json")
-        result.to_csv(out / "games.csv")
-        result.leaderboard_csv(out / "leaderboard.csv")
-        (out / "leaderboard.md").write_text(markdown, encoding="utf-8")
-        print(f"wrote summary.json, games.csv, leaderboard.csv, leaderboard.md to {out}",
-              file=sys.stderr)
+    try:
+        with held_signals():  # a second Ctrl-C or SIGTERM waits: the files go together
+            _report(result, out, replaced)
+    except KeyboardInterrupt:
+        if stop is None:
+            raise
     if stop is not None:
         return interrupted(f"{stop.kept}; their results are above"
-                           + (f" and in {out}" if out is not None else ""))
+                           + (f" and in {out}; add --resume to play the rest"
+                              if out is not None else ""))
     return 0
+
+
+def _report(result: ArenaResult, out: Path | None, replaced: bool) -> None:
+    """Print the tables of `result` and write its files to `out` (if given); summary.json
+    last, so that it never describes games that games.csv lacks."""
+    markdown = result.to_markdown()
+    print(markdown, end="")
+    if out is None:
+        return
+    result.to_csv(out / "games.csv")
+    result.leaderboard_csv(out / "leaderboard.csv")
+    write_text(out / "leaderboard.md", markdown)
+    result.to_json(out / "summary.json")
+    print(f"wrote summary.json, games.csv, leaderboard.csv, leaderboard.md to {out}"
+          + (" (replacing the complete run there)" if replaced else ""), file=sys.stderr)
+
+
+def _saved_games(out: Path | None, settings: ArenaSettings) -> list[GameRow]:
+    """The games played by the stopped run in `out` that `--resume` finishes; ValueError
+    if there is none to finish, or it has other settings than `settings`."""
+    from agents.arena import read_games_csv, read_saved_run
+
+    if out is None:
+        raise ValueError("--resume finishes the run saved in --out DIR: give --out")
+    saved = read_saved_run(out)
+    if saved is None:
+        raise ValueError(f"nothing to resume: no summary.json in {out}")
+    if saved.complete:
+        raise ValueError(f"nothing to resume: {out} holds a complete run "
+                         f"({saved.games_played} games)")
+    differences = saved.settings.differences(settings)
+    if differences:
+        raise ValueError(f"{out} holds a run with other settings ({'; '.join(differences)})"
+                         "; --resume needs the options of that run")
+    games = read_games_csv(out / "games.csv", settings.players)
+    if len(games) != saved.games_played:
+        raise ValueError(f"{out / 'games.csv'} has {len(games)} games but summary.json says "
+                         f"{saved.games_played} were played")
+    return games
+
+
+def _replaces_a_run(out: Path) -> bool:
+    """Whether `out` holds a complete run that a new run there replaces (as it replaces
+    any other files of the same names). A stopped run is kept: ValueError."""
+    from agents.arena import read_saved_run
+
+    try:
+        saved = read_saved_run(out)
+    except (ValueError, OSError):  # not an arena run's summary: replaced as any file
+        return False
+    if saved is not None and not saved.complete:
+        raise ValueError(f"{out} holds a stopped run ({saved.games_played} of "
+                         f"{saved.settings.total} games played): add --resume to play the "
+                         "rest, or give another --out")
+    return saved is not None

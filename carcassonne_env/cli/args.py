@@ -177,6 +177,14 @@ def add_workers(p: argparse.ArgumentParser, what: str) -> None:
                    "comparable at the same count)")
 
 
+def add_resume(p: argparse.ArgumentParser, saved_in: str, what: str) -> None:
+    """--resume: finish the stopped run saved in `saved_in` (an option naming its files),
+    playing only its missing `what` (games, deals)."""
+    p.add_argument("--resume", action="store_true",
+                   help=f"finish the stopped run saved in {saved_in} (same options): play "
+                   f"only its missing {what}")
+
+
 def add_no_progress(p: argparse.ArgumentParser) -> None:
     """--no-progress: no progress bar."""
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

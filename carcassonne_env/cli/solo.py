@@ -8,7 +8,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..atomic import held_signals
 from ..checks import install_hint
 from ..cli_errors import Interrupted, interrupted
 from .args import (
@@ -17,6 +19,7 @@ from .args import (
     add_no_progress,
     add_output,
     add_record,
+    add_resume,
     add_seed,
     add_solo_deal_options,
     add_workers,
@@ -25,6 +28,10 @@ from .args import (
     solo_rules,
 )
 from .files import output_file, read_record, write_json
+
+if TYPE_CHECKING:
+    from agents.solo_bench import SoloBenchResult
+    from carcassonne_env import Rules
 
 
 def solo_bench_options(p: argparse.ArgumentParser) -> None:
@@ -46,6 +53,7 @@ def solo_bench_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hist", metavar="FILE.png", help="write a histogram of the result")
     add_json(p, "write the summary and per-deal rows")
     p.add_argument("--csv", metavar="FILE", help="write the per-deal rows")
+    add_resume(p, "--json FILE", "deals")
     add_no_progress(p)
 
 
@@ -82,10 +90,12 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
     """a bot plays fixed solo deals; prints the statistics
 
     A bot plays the solo variant on deal seeds FIRST .. FIRST+DEALS-1 and prints a
-    markdown table of the result (lowest colour's score); see docs/solo_bench.md."""
+    markdown table of the result (lowest colour's score). A run stopped by Ctrl-C or
+    SIGTERM keeps its deals in the files, and --resume plays the rest; see
+    docs/solo_bench.md."""
     # Several bots: one stacked table, and one file of each kind per bot.
     from agents.base import warm_up
-    from agents.solo_bench import file_for_bot, histogram_format, markdown_table, run_solo_bench
+    from agents.solo_bench import histogram_format, markdown_table, run_solo_bench
 
     from ..bots.base import split_specs
 
@@ -93,6 +103,8 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
     bots = split_specs(args.bot)
     if not bots:
         raise ValueError("--bot needs at least one bot spec")
+    if args.resume and not args.json:
+        raise ValueError("--resume finishes the run saved in --json FILE: give --json")
     if args.hist:
         histogram_format(args.hist)
         try:
@@ -104,30 +116,104 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
         output_file(path)
     for bot in bots:  # a bad spec (or a model of other rules) fails before the progress bar
         warm_up(bot, rules)
+    files = {bot: _bot_file(args.json, bot, bots) for bot in bots} if args.json else {}
+    saved = _saved_runs(args, rules, files)
     results, stop = [], None
     try:
         for bot in bots:
+            run = saved.get(bot)
+            if run is not None and run.complete:  # resumed: this bot had finished
+                results.append(run)
+                continue
             results.append(run_solo_bench(bot, deals=args.deals, first_deal=args.first_deal,
                                           seed=args.seed, workers=args.workers, rules=rules,
-                                          progress=not args.no_progress))
-    except Interrupted as err:  # Ctrl-C: the deals played so far are reported
+                                          progress=not args.no_progress,
+                                          played=run.rows if run is not None else ()))
+    except Interrupted as err:  # Ctrl-C or SIGTERM: the deals played so far are reported
         results += [err.partial] if err.partial is not None else []
         if not results:
             raise
         stop = err
-    print(markdown_table(results))
+    try:
+        with held_signals():  # a second Ctrl-C or SIGTERM waits: the files go together
+            print(markdown_table(results))
+            _write_files(args, results, bots, set(saved) if not args.resume else set())
+    except KeyboardInterrupt:
+        if stop is None:
+            raise
+    if stop is not None:
+        return interrupted(f"{stop.kept}; the results of the deals played are above"
+                           + (" and in the files written" if args.hist or args.json
+                              or args.csv else "")
+                           + ("; add --resume to play the rest" if args.json else ""))
+    return 0
+
+
+def _bot_file(path: str, bot: str, bots: list[str]) -> Path:
+    """The file of kind `path` (--hist, --json, --csv) of `bot`: with several bots, one
+    file per bot (`file_for_bot`)."""
+    from agents.solo_bench import file_for_bot
+
+    return Path(path) if len(bots) == 1 else file_for_bot(path, bot)
+
+
+def _write_files(args: argparse.Namespace, results: list[SoloBenchResult], bots: list[str],
+                 replaced: set[str]) -> None:
+    """Write the --hist, --json and --csv files of each result, and say so (and that the
+    --json file of a bot in `replaced` held a complete run, now replaced)."""
     for res in results:
         for path, write in ((args.hist, res.histogram_png), (args.json, res.to_json),
                             (args.csv, res.to_csv)):
             if path:
-                path = path if len(bots) == 1 else file_for_bot(path, res.bot)
-                write(path)
-                print(f"{res.bot}: wrote {path}", file=sys.stderr)
-    if stop is not None:
-        return interrupted(f"{stop.kept}; the results of the deals played are above"
-                           + (" and in the files written" if args.hist or args.json
-                              or args.csv else ""))
-    return 0
+                file = _bot_file(path, res.bot, bots)
+                write(file)
+                note = (" (replacing the complete run there)"
+                        if path == args.json and res.bot in replaced else "")
+                print(f"{res.bot}: wrote {file}{note}", file=sys.stderr)
+
+
+def _saved_runs(args: argparse.Namespace, rules: Rules,
+                files: dict[str, Path]) -> dict[str, SoloBenchResult]:
+    """The runs saved in the --json `files` (bot -> file) that this run resumes, or with
+    no --resume replaces: bot -> run, for the files that hold one. ValueError if --resume
+    has nothing to finish or a saved run's settings differ; without --resume, if a file
+    holds a stopped run (kept for --resume)."""
+    from agents.parallel import setting_differences
+    from agents.solo_bench import SoloBenchResult
+
+    runs = {}
+    for bot, path in files.items():
+        if not path.exists():
+            continue
+        try:
+            runs[bot] = SoloBenchResult.from_json(path)
+        except (ValueError, OSError):
+            if args.resume:
+                raise
+            continue  # not a solo-bench result: replaced as any file
+        if not args.resume and not runs[bot].complete:
+            raise ValueError(f"{path} holds a stopped run ({runs[bot].deals} of "
+                             f"{runs[bot].deals_planned} deals played): add --resume to play "
+                             "the rest, or give another --json")
+    if not args.resume:
+        return runs
+    if not runs:
+        raise ValueError(f"nothing to resume: {' or '.join(map(str, files.values()))} "
+                         "not found")
+    if all(run.complete for run in runs.values()):
+        raise ValueError(f"nothing to resume: {', '.join(str(files[b]) for b in runs)} "
+                         f"{'holds a complete run' if len(runs) == 1 else 'hold complete runs'}")
+    for bot, run in runs.items():
+        differences = setting_differences(
+            dict(bot=run.bot, rules=run.rules, seed=run.seed, first_deal=run.first_deal,
+                 deals=run.deals_planned),
+            dict(bot=bot, rules=rules, seed=args.seed, first_deal=args.first_deal,
+                 deals=args.deals))
+        if differences:
+            raise ValueError(f"{files[bot]} holds a run with other settings "
+                             f"({'; '.join(differences)}); --resume needs "
+                             "the options of that run")
+    return runs
 
 
 @command("solo-compare", solo_compare_options)
