@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 import zipfile
 from collections.abc import Iterator
@@ -29,12 +30,18 @@ from carcassonne_env.encoding import (
     WindowOverflowWarning,
 )
 from carcassonne_env.envs.for_model import candidate_shape, saved_policy_module
+from carcassonne_env.model_file import (
+    FRESH_KEYS,
+    check_rebuilt,
+    read_description,
+    saved_data,
+)
 from carcassonne_env.shadowing import SIBLINGS, check_package
 
 # Trained models shipped inside the package (package data); `sb3:model=NAME` finds them.
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 
-_LOADED: dict[tuple[Path, float], Any] = {}
+_LOADED: dict[tuple[Path, float, bool], Any] = {}
 
 
 def shipped_models() -> list[str]:
@@ -57,22 +64,19 @@ def model_path(model: str | Path) -> Path:
                             f"shipped models: {', '.join(shipped_models()) or 'none'}")
 
 
-def load_model(model: str | Path, cached: bool = True) -> Any:
+def load_model(model: str | Path, cached: bool = True, trust_pickle: bool = False) -> Any:
     """Load a saved MaskablePPO (sb3-contrib) or PPO model: a path to its .zip file or a
-    shipped model's name (`shipped_models()`), e.g. ``load_model("ppo_duel")``. Loaded
-    models are kept (per file and modification time; `cached=False` loads a private
-    copy): benchmarks build a fresh bot for every game, and the models are only read
-    (so without the rollout buffer SB3 builds for training: to train a model, load it
-    with `MaskablePPO.load`).
+    shipped model's name (`shipped_models()`), e.g. ``load_model("ppo_duel")``, without
+    unpickling anything (`open_model`). Loaded models are kept (per file and
+    modification time; `cached=False` loads a private copy): benchmarks build a fresh
+    bot for every game, and the models are only read (so without the rollout buffer SB3
+    builds for training: to train a model, load it with `open_model(path, env=...)`).
     Raises FileNotFoundError for an unknown name or path, ValueError for a file that is
-    not a saved model."""
-    try:
-        from sb3_contrib import MaskablePPO
-        from stable_baselines3 import PPO
-    except ImportError as err:  # pragma: no cover - the train extra is missing
-        raise ImportError(f"playing a trained policy needs: {install_hint('train')}") from err
+    not a saved model, `UnsafeModelError` (a ValueError) for one that only unpickling
+    would load (`trust_pickle=True` loads it so, running any code it holds: for files
+    one trusts only)."""
     path = model_path(model)
-    key = (path.resolve(), path.stat().st_mtime)
+    key = (path.resolve(), path.stat().st_mtime, trust_pickle)
     if cached and key in _LOADED:
         return _LOADED[key]
     if not zipfile.is_zipfile(path):
@@ -80,30 +84,141 @@ def load_model(model: str | Path, cached: bool = True) -> Any:
     package = saved_policy_module(path).split(".")[0]
     if package in SIBLINGS:  # the policy class (training.policy): not someone else's
         check_package(package)
-    try:
-        loaded = MaskablePPO.load(path, device="cpu")
-    except Exception as err:  # a plain PPO model, or a corrupt or foreign zip
-        try:
-            loaded = PPO.load(path, device="cpu")
-        except Exception:  # say what the file is not, not which SB3 internal failed
-            raise ValueError(f"{path} is not a saved Stable-Baselines3 model: "
-                             f"{type(err).__name__}: {err}") from err
     # SB3 builds the training rollout buffer on load (its masks alone: steps x envs x
     # ~10^4 actions as float32, about 0.5 GB a shipped model); playing never reads it.
-    loaded.rollout_buffer = _NoRolloutBuffer()
+    loaded = open_model(path, trust_pickle, rollout_buffer_class=_NoRolloutBuffer)
     if cached:
         _LOADED[key] = loaded
     return loaded
+
+
+def open_model(path: str | Path, trust_pickle: bool = False, **kwargs: Any) -> Any:
+    """The MaskablePPO or PPO model saved at `path`, on the CPU, built by SB3's `load`
+    (`kwargs`: its keywords, e.g. ``env``) from the file's weights (read by torch
+    without pickle) and its description (`carcassonne_env.model_file`): SB3 unpickles
+    nothing. The policy and rollout-buffer classes come only from `ALLOWED_CLASSES`.
+    ValueError for a file that is not a saved model, `UnsafeModelError` for one without
+    a description or with pickled data it does not replace, unless `trust_pickle`
+    (then SB3 unpickles the file: for files one trusts only)."""
+    try:
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3 import PPO
+    except ImportError as err:  # pragma: no cover - the train extra is missing
+        raise ImportError(f"playing a trained policy needs: {install_hint('train')}") from err
+    _check_sb3()
+    if trust_pickle:
+        model, buffer = _sb3_load(path, [MaskablePPO, PPO], **kwargs), None
+    else:
+        data = saved_data(path)
+        described = read_description(path)
+        check_rebuilt(path, data)
+        objects = _rebuilt_objects(described)
+        algorithm = {"MaskablePPO": MaskablePPO, "PPO": PPO}[described["algorithm"]]
+        model = _sb3_load(path, [algorithm], custom_objects=objects, **kwargs)
+        buffer = objects["rollout_buffer_class"]
+        if described["solo"] is not None:  # (an older file told it by its last observation)
+            model.carcassonne_solo = described["solo"]
+    if model.rollout_buffer_class is _NoRolloutBuffer:  # left out to play: saved as it was
+        model.rollout_buffer_class = buffer
+    return model
+
+
+def _sb3_load(path: str | Path, algorithms: list[type], **kwargs: Any) -> Any:
+    """SB3's `load` of the first of `algorithms` that loads the file; ValueError saying
+    what the file is not (not which SB3 internal failed) if none does."""
+    import pickle
+
+    first = None
+    for algorithm in algorithms:
+        try:
+            return algorithm.load(path, device="cpu", **kwargs)
+        except pickle.UnpicklingError as err:  # torch's weights_only refused an entry
+            named = re.search(r"Unsupported global: GLOBAL (\S+)", str(err))
+            raise ValueError(f"{path}: its weights (.pth) hold more than tensors, which would "
+                             "run code stored in the file; torch refused them"
+                             f"{f' (they name {named.group(1)})' if named else ''}") from None
+        except Exception as err:  # a PPO model, or a corrupt or foreign zip
+            first = first or err
+    message = " ".join(str(first).split())
+    raise ValueError(f"{path} is not a saved Stable-Baselines3 model: "
+                     f"{type(first).__name__}: {message}") from first
+
+
+# The modules whose classes a model file may name (`open_model`), with the base class
+# each must extend.
+ALLOWED_CLASSES = {
+    "policy_class": (("training.policy", "sb3_contrib.common.maskable.policies",
+                      "stable_baselines3.common.policies"), "BasePolicy"),
+    "rollout_buffer_class": (("training.buffers", "sb3_contrib.common.maskable.buffers",
+                              "stable_baselines3.common.buffers"), "BaseBuffer"),
+}
+
+
+def allowed_class(kind: str, name: str) -> type:
+    """The class "module.QualName" `name` for `kind` ("policy_class" or
+    "rollout_buffer_class"), imported only from `ALLOWED_CLASSES`' modules and only if
+    it extends their base class; ValueError otherwise."""
+    import importlib
+
+    from stable_baselines3.common.buffers import BaseBuffer
+    from stable_baselines3.common.policies import BasePolicy
+
+    modules, base = ALLOWED_CLASSES[kind]
+    module, _, qualname = name.rpartition(".")
+    found = getattr(importlib.import_module(module), qualname, None) \
+        if module in modules and qualname.isidentifier() else None
+    if not (isinstance(found, type)
+            and issubclass(found, {"BasePolicy": BasePolicy, "BaseBuffer": BaseBuffer}[base])):
+        raise ValueError(f"{kind} {name!r} is not one a model file may name (a {base} of "
+                         f"{', '.join(modules)})")
+    return found
+
+
+def _rebuilt_objects(described: dict[str, Any]) -> dict[str, Any]:
+    """SB3's `custom_objects` for a model with description `described`: every object SB3
+    would unpickle, from the description, and the training state fresh."""
+    from stable_baselines3.common.utils import FloatSchedule
+
+    buffer = described["rollout_buffer_class"]
+    return {"policy_class": allowed_class("policy_class", described["policy_class"]),
+            "rollout_buffer_class": buffer and allowed_class("rollout_buffer_class", buffer),
+            "observation_space": described["observation_space"],
+            "action_space": described["action_space"],
+            "learning_rate": described["learning_rate"],
+            "lr_schedule": FloatSchedule(described["learning_rate"]),
+            "clip_range": described["clip_range"],
+            "clip_range_vf": described["clip_range_vf"],
+            "carcassonne_solo": described["solo"],
+            **dict.fromkeys(FRESH_KEYS)}
+
+
+# The first stable-baselines3 whose loader reads the weights with torch's weights_only
+# (2.3.2 to 2.7.1 unpickled them).
+SAFE_SB3 = (2, 8)
+
+
+def _check_sb3() -> None:
+    """ImportError unless the installed stable-baselines3 reads weights safely."""
+    import stable_baselines3
+
+    found = tuple(int(part) for part in stable_baselines3.__version__.split(".")[:2])
+    if found < SAFE_SB3:
+        raise ImportError(f"stable-baselines3 {stable_baselines3.__version__} unpickles model "
+                          f"weights; loading models needs >= {'.'.join(map(str, SAFE_SB3))}: "
+                          f"{install_hint('train')}")
 
 
 class _NoRolloutBuffer:
     """What a model `load_model` loaded has in place of its rollout buffer: training it
     (`learn`) says how to load it for that instead of failing on a missing array."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass  # (SB3 builds it with the buffer's arguments)
+
     def __getattr__(self, name: str) -> Any:
         raise RuntimeError("this model was loaded to play (agents.sb3_policy.load_model "
                            "leaves out its rollout buffer): to train it, load it with "
-                           "sb3_contrib.MaskablePPO.load(path, env=...)")
+                           "agents.sb3_policy.open_model(path, env=...)")
 
 
 @contextmanager

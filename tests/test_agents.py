@@ -124,9 +124,10 @@ def test_sb3_spec_booleans(tmp_path, one_torch_thread):
     """`deterministic=False` samples (the string 'False' used to be truthy)."""
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from carcassonne_env.envs.single import SoloEnv
+    from carcassonne_env.model_file import save_model
 
-    sb3_contrib.MaskablePPO("MultiInputPolicy", SoloEnv(board_size=4), n_steps=16,
-                            batch_size=16, device="cpu").save(tmp_path / "m.zip")
+    save_model(sb3_contrib.MaskablePPO("MultiInputPolicy", SoloEnv(board_size=4), n_steps=16,
+                                       batch_size=16, device="cpu"), tmp_path / "m.zip")
     spec = f"sb3:model={tmp_path / 'm.zip'}"
     for text, value in [("False", False), ("false", False), ("FALSE", False), ("0", False),
                         ("True", True), ("true", True), ("1", True)]:
@@ -206,7 +207,9 @@ def test_sb3_agent_plays_a_policy_legally(env_kwargs, tmp_path, one_torch_thread
     env = gymnasium.make(env_kwargs.pop("env_id"), **env_kwargs)
     model = sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=16, batch_size=16,
                                     seed=0, device="cpu")
-    model.save(tmp_path / "policy.zip")
+    from carcassonne_env.model_file import save_model
+
+    save_model(model, tmp_path / "policy.zip")  # (with the description it loads by)
     bot = make_agent(f"sb3:model={tmp_path / 'policy.zip'}", seed=0)
     assert bot.board_size == 16
     rules = env.unwrapped.driver.encoder.rules

@@ -129,9 +129,9 @@ def _candidate_model(env, tmp_path, name: str):
     model = sb3_contrib.MaskablePPO(CandidatePolicy, env, n_steps=16, batch_size=16,
                                     device="cpu", policy_kwargs={"hidden": 16}, seed=0)
     model.learn(16)  # a rollout: `_last_obs` holds candidates, as a trained run's
-    path = tmp_path / f"{name}.zip"
-    model.save(path)
-    return path
+    from carcassonne_env.model_file import save_model
+
+    return save_model(model, tmp_path / f"{name}.zip")  # (with the description it loads by)
 
 
 @pytest.mark.parametrize("solo", [True, False], ids=["solo", "vsbots"])

@@ -19,6 +19,7 @@ from carcassonne_env.bots.heuristic import HeuristicAgent  # noqa: E402
 from carcassonne_env.bots.move_prior import PRIOR_FLOOR, PRIOR_KEY, game_prior  # noqa: E402
 from carcassonne_env.encoding import Encoder, WindowOverflowWarning  # noqa: E402
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv  # noqa: E402
+from carcassonne_env.model_file import save_model  # noqa: E402
 from training import train_multi  # noqa: E402
 from training.batched import JoinedVecEnv  # noqa: E402
 from training.policy import BoardPolicy  # noqa: E402
@@ -100,7 +101,7 @@ def test_a_prior_policy_starts_as_the_heuristic_and_the_bot_feeds_it(tmp_path):
     np.testing.assert_allclose(logits[legal], expected[legal], atol=1e-4)
     # saved and loaded, the `sb3` bot computes the prior itself and plays the heuristic's
     # best move (head zeroed: its logits are 3 x prior)
-    model.save(tmp_path / "prior.zip")
+    save_model(model, tmp_path / "prior.zip")  # (with the description it loads by)
     bot = SB3Agent(tmp_path / "prior.zip")
     assert bot.policy.action_net.prior_weight.item() == 3.0
     _zero_head(bot.policy)
@@ -146,7 +147,7 @@ def test_make_env_for_model_adds_the_prior(tmp_path):
     _, env = _joined(board_size=20)
     model = MaskablePPO(BoardPolicy, env, n_steps=8, batch_size=16, n_epochs=1,
                         policy_kwargs={"channels": 8, "blocks": 1})
-    model.save(tmp_path / "prior.zip")
+    save_model(model, tmp_path / "prior.zip")
     single = make_env_for_model(tmp_path / "prior.zip")
     obs, _ = single.reset(seed=3)
     np.testing.assert_allclose(obs[PRIOR_KEY], game_prior(single.unwrapped.game,

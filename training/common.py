@@ -6,12 +6,11 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import io
 import json
 import re
 import shutil
-import signal
 import sys
-import threading
 import time
 import zipfile
 from collections import deque
@@ -24,12 +23,14 @@ import numpy as np
 import torch
 from gymnasium import spaces
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import VecEnv
 from tqdm.auto import tqdm
 
-from carcassonne_env.cli_errors import Interrupted, OneLineParser
+from carcassonne_env.atomic import atomic_open, write_bytes, write_json
+from carcassonne_env.cli_errors import Interrupted, OneLineParser, sigterm_as_interrupt
 from carcassonne_env.encoding import OBS_FEATURES
+from carcassonne_env.model_file import save_model
 
 from .buffers import CompactMaskableDictRolloutBuffer
 from .policy import CANDIDATE_KEYS, BoardPolicy, CandidatePolicy
@@ -238,11 +239,12 @@ def load_or_create(settings: PPOSettings, venv: VecEnv, run_dir: Path,
     saved = saved_progress(run_dir) if resume else None
     if saved is None:
         return new_model(settings, venv, run_dir)
-    model = MaskablePPO.load(saved[1], env=venv, device="cpu",
-                             tensorboard_log=str(run_dir / "tb"),
-                             rollout_buffer_class=CompactMaskableDictRolloutBuffer,
-                             rollout_buffer_kwargs=buffer_options(settings.policy,
-                                                                  venv.observation_space))
+    from agents.sb3_policy import open_model
+
+    model = open_model(saved[1], env=venv, tensorboard_log=str(run_dir / "tb"),
+                       rollout_buffer_class=CompactMaskableDictRolloutBuffer,
+                       rollout_buffer_kwargs=buffer_options(settings.policy,
+                                                            venv.observation_space))
     model.set_random_seed(settings.seed + model.num_timesteps)
     return model
 
@@ -253,24 +255,54 @@ def prepare_torch(settings: PPOSettings) -> None:
     torch.set_num_threads(settings.torch_threads)
 
 
+def checkpoint_path(run_dir: Path, timesteps: int) -> Path:
+    """Where a run saves its checkpoint after `timesteps`."""
+    return run_dir / "checkpoints" / f"model_{timesteps}_steps.zip"
+
+
 def latest_checkpoint(run_dir: Path) -> Path | None:
-    """The checkpoint with the most timesteps in run_dir/checkpoints, or None."""
+    """The whole checkpoint with the most timesteps in run_dir/checkpoints, or None
+    (a torn one is skipped: `saved_timesteps`)."""
     found = [(int(m.group(1)), p) for p in (run_dir / "checkpoints").glob("model_*_steps.zip")
              if (m := re.fullmatch(r"model_(\d+)_steps\.zip", p.name))]
-    return max(found)[1] if found else None
+    for _, path in sorted(found, reverse=True):
+        if saved_timesteps(path) is not None:
+            return path
+    return None
 
 
 def saved_progress(run_dir: Path) -> tuple[int, Path] | None:
-    """(timesteps, file) of the furthest model a run has saved: its newest checkpoint or
-    model.zip (a run shorter than checkpoint_every has only the latter); None if none."""
+    """(timesteps, file) of the furthest whole model a run has saved: its newest
+    checkpoint or model.zip (a run shorter than checkpoint_every has only the latter);
+    None if none."""
     found = []
     if (checkpoint := latest_checkpoint(run_dir)) is not None:
         found.append((int(checkpoint.stem.split("_")[1]), checkpoint))
     final = run_dir / FINAL_MODEL
-    if final.is_file():
-        with zipfile.ZipFile(final) as z:  # SB3's "data" entry: JSON with num_timesteps
-            found.append((int(json.loads(z.read("data"))["num_timesteps"]), final))
+    if final.is_file() and (timesteps := saved_timesteps(final)) is not None:
+        found.append((timesteps, final))
     return max(found) if found else None
+
+
+_SKIPPED: set[Path] = set()  # the torn model files reported so far (once each)
+
+
+def saved_timesteps(path: Path) -> int | None:
+    """The timesteps of the model file `path` (SB3's "data" entry), or None, with a
+    one-line warning (once per file), if it is not whole: a zip cut short or damaged
+    (written by a run killed during a save, before saves were atomic)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            damaged = archive.testzip()
+            if damaged is not None:
+                raise ValueError(f"entry {damaged} is damaged")
+            return int(json.loads(archive.read("data"))["num_timesteps"])
+    except (zipfile.BadZipFile, OSError, ValueError, KeyError, TypeError) as err:
+        if path not in _SKIPPED:
+            _SKIPPED.add(path)
+            print(f"carcassonne: warning: skipping {path}: not a whole model file ({err})",
+                  file=sys.stderr)
+        return None
 
 
 # What a run writes into its folder; a folder holding any of them holds a run.
@@ -305,10 +337,7 @@ def plan_run(run_dir: Path, settings: Any, resume: bool = False,
                 f"{run_dir} holds a run already ({', '.join(held)}); pass --resume to "
                 "continue it, --overwrite to replace it, or choose another --out")
         return settings
-    path = run_dir / CONFIG_FILE
-    if not path.is_file():
-        raise FileNotFoundError(f"nothing to resume: no {CONFIG_FILE} in {run_dir}")
-    stored = json.loads(path.read_text())["settings"]
+    stored = read_config(run_dir)
     changes = changes or {}
     bad = sorted(k for k, v in changes.items()
                  if k not in RESUME_CHANGES and stored.get(k) != v)
@@ -316,7 +345,11 @@ def plan_run(run_dir: Path, settings: Any, resume: bool = False,
         raise ValueError(f"a resumed run keeps its settings; only "
                          f"{', '.join(RESUME_CHANGES)} may change, not "
                          f"{', '.join(f'{k} ({stored.get(k)!r} -> {changes[k]!r})' for k in bad)}")
-    settings = type(settings)(**{**stored, **changes})
+    try:
+        settings = type(settings)(**{**stored, **changes})
+    except TypeError as err:
+        raise ValueError(f"{run_dir / CONFIG_FILE} does not hold this trainer's settings "
+                         f"({err})") from None
     dataclasses.replace(settings, init="").check()  # (its start model is not read again)
     done = (saved_progress(run_dir) or (0, None))[0]
     if settings.total_timesteps < done:
@@ -325,20 +358,40 @@ def plan_run(run_dir: Path, settings: Any, resume: bool = False,
     return settings
 
 
+def read_json(path: Path) -> Any:
+    """The JSON in the file `path`; FileNotFoundError if there is none, ValueError in
+    one line if it is unreadable (cut short, or not JSON)."""
+    try:
+        return json.loads(path.read_bytes())
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path} is unreadable ({err}): not the JSON this package "
+                         "writes") from None
+
+
+def read_config(run_dir: Path) -> dict[str, Any]:
+    """The stored settings of the run in `run_dir` (its config.json); FileNotFoundError
+    if it has none, ValueError in one line if it is unreadable."""
+    path = run_dir / CONFIG_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"nothing to resume: no {CONFIG_FILE} in {run_dir}")
+    stored = read_json(path)
+    if not isinstance(stored, dict) or not isinstance(stored.get("settings"), dict):
+        raise ValueError(f"{path} is unreadable: it holds no \"settings\" object")
+    return stored["settings"]
+
+
 def record_run(run_dir: Path, settings: Any, resume: bool = False,
                overwrite: bool = False) -> None:
-    """Write the run's config.json once the run is ready to train: with `overwrite`
-    after removing the old run's files; with `resume` only the target total_timesteps
-    is rewritten (the run keeps its other settings)."""
+    """Write the run's config.json (whole) once the run is ready to train: with
+    `overwrite` after removing the old run's files; with `resume` only the target
+    total_timesteps is rewritten (the run keeps its other settings)."""
     if overwrite:
         remove_run_files(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    path = run_dir / CONFIG_FILE
     values = dataclasses.asdict(settings)
     if resume:
-        values = json.loads(path.read_text())["settings"]
-        values["total_timesteps"] = settings.total_timesteps
-    path.write_text(json.dumps({"settings": values}, indent=2))
+        values = {**read_config(run_dir), "total_timesteps": settings.total_timesteps}
+    write_json(run_dir / CONFIG_FILE, {"settings": values}, indent=2)
 
 
 def remove_run_files(run_dir: Path) -> None:
@@ -355,13 +408,12 @@ def cleanup_on_failure(run_dir: Path, new_run: bool,
     if it made it), so the folder does not look like a run; a run with a saved model
     stays for --resume. On a Ctrl-C or a SIGTERM (what `kill` sends), `model` is first
     saved as a checkpoint if it has trained past the run's furthest saved model
-    (`save_interrupted`), so the training time is kept and --resume carries on from it."""
+    (`save_interrupted`), so the training time is kept and --resume carries on from it.
+    A signal never interrupts a save (`carcassonne_env.atomic` holds it back)."""
     existed = run_dir.exists()
-    previous = None
-    if threading.current_thread() is threading.main_thread():  # (handlers live there)
-        previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     try:
-        yield
+        with sigterm_as_interrupt():
+            yield
     except BaseException as err:
         kept = None
         if isinstance(err, KeyboardInterrupt) and model is not None and run_dir.is_dir():
@@ -373,13 +425,6 @@ def cleanup_on_failure(run_dir: Path, new_run: bool,
         if kept is not None:
             raise kept from None
         raise
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-
-
-def _terminate_as_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt("SIGTERM")
 
 
 def save_interrupted(model: MaskablePPO, run_dir: Path) -> Interrupted | None:
@@ -390,9 +435,9 @@ def save_interrupted(model: MaskablePPO, run_dir: Path) -> Interrupted | None:
     done = (saved_progress(run_dir) or (0, None))[0]
     if model.num_timesteps <= done:
         return None
-    path = run_dir / "checkpoints" / f"model_{model.num_timesteps}_steps.zip"
+    path = checkpoint_path(run_dir, model.num_timesteps)
     path.parent.mkdir(exist_ok=True)
-    model.save(path)
+    save_model(model, path)
     return Interrupted(f"{model.num_timesteps} timesteps saved to {path}; --resume "
                        "carries on from there")
 
@@ -420,6 +465,24 @@ class ProgressBar(BaseCallback):
         self.bar.close()
 
 
+class Checkpoints(BaseCallback):
+    """Every `every` steps of the vector env (every x n_envs timesteps) the model is saved
+    as run_dir/checkpoints/model_<timesteps>_steps.zip, whole and with its description
+    (`carcassonne_env.model_file.save_model`)."""
+
+    def __init__(self, every: int, run_dir: Path) -> None:
+        super().__init__()
+        self.every, self.run_dir = every, run_dir
+
+    def _init_callback(self) -> None:
+        (self.run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+
+    def _on_step(self) -> bool:
+        if self.n_calls % self.every == 0:
+            save_model(self.model, checkpoint_path(self.run_dir, self.num_timesteps))
+        return True
+
+
 def read_rows(path: Path) -> list[dict[str, str]]:
     """A curve (CSV) as rows."""
     with open(path, newline="") as f:
@@ -427,30 +490,30 @@ def read_rows(path: Path) -> list[dict[str, str]]:
 
 
 def write_rows(path: Path, columns: list[str], rows: Iterable[dict[str, Any]] = ()) -> None:
-    """A curve at `path` (replaced): the header `columns`, then `rows` in that order (NaN:
-    not given)."""
-    with open(path, "w", newline="") as f:
+    """A curve at `path`, replaced whole: the header `columns`, then `rows` in that order
+    (NaN: not given)."""
+    with atomic_open(path, newline="") as f:
         writer = csv.writer(f)
         writer.writerow(columns)
         writer.writerows([[r.get(c, float("nan")) for c in columns] for r in rows])
 
 
 def append_row(path: Path, columns: list[str], row: dict[str, Any]) -> None:
-    """`row` appended to the curve at `path` in the order of `columns` (NaN: not given)."""
-    with open(path, "a", newline="") as f:
-        csv.writer(f).writerow([row.get(c, float("nan")) for c in columns])
+    """`row` added to the curve at `path` in the order of `columns` (NaN: not given). The
+    file is rewritten whole, so a row is never torn."""
+    line = io.StringIO()
+    csv.writer(line).writerow([row.get(c, float("nan")) for c in columns])
+    write_bytes(path, path.read_bytes() + line.getvalue().encode("utf-8"))
 
 
 def continue_curve(path: Path, header: list[str], timesteps: int) -> tuple[int, float]:
-    """Start a curve.csv at `path` with `header`, or keep its rows up to `timesteps`
-    (rows written after a resumed model's checkpoint were undone). Returns (episodes,
-    wall seconds) of the last kept row, zeros if none."""
+    """Start a curve.csv at `path` with `header`, or keep its whole rows up to
+    `timesteps` (rows written after a resumed model's checkpoint were undone). Returns
+    (episodes, wall seconds) of the last kept row, zeros if none."""
     rows = read_rows(path) if path.exists() else []
-    rows = [r for r in rows if int(r["timesteps"]) <= timesteps]
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, header)
-        writer.writeheader()
-        writer.writerows(rows)
+    rows = [r for r in rows if None not in r.values() and r["timesteps"].isdigit()
+            and int(r["timesteps"]) <= timesteps]
+    write_rows(path, header, rows)
     if not rows:
         return 0, 0.0
     return int(rows[-1]["episodes"]), float(rows[-1]["wall_s"])
@@ -501,11 +564,10 @@ class EpisodeCurve(BaseCallback):
         means = self.means()
         for key, value in means.items():
             self.logger.record(f"curve/{key}", value)
-        with self.path.open("a", newline="") as f:
-            csv.writer(f).writerow([self.num_timesteps,
-                                    round(time.perf_counter() - self.wall0, 1), self.episodes,
-                                    *(round(means.get(k, float("nan")), 3)
-                                      for k in self.metrics)])
+        append_row(self.path, ["timesteps", "wall_s", "episodes", *self.metrics], {
+            "timesteps": self.num_timesteps, "wall_s": round(time.perf_counter() - self.wall0, 1),
+            "episodes": self.episodes,
+            **{k: round(means.get(k, float("nan")), 3) for k in self.metrics}})
 
 
 def learn(model: MaskablePPO, settings: PPOSettings, run_dir: Path, curve: EpisodeCurve,
@@ -514,8 +576,7 @@ def learn(model: MaskablePPO, settings: PPOSettings, run_dir: Path, curve: Episo
     with checkpoints, the learning curve and a progress bar; saves run_dir/model.zip."""
     remaining = settings.total_timesteps - model.num_timesteps
     callbacks: list[BaseCallback] = [
-        CheckpointCallback(max(1, settings.checkpoint_every // settings.n_envs),
-                           str(run_dir / "checkpoints"), name_prefix="model"),
+        Checkpoints(max(1, settings.checkpoint_every // settings.n_envs), run_dir),
         curve, *extra]
     if progress:
         callbacks.append(ProgressBar(settings.total_timesteps, model.num_timesteps,
@@ -527,7 +588,7 @@ def learn(model: MaskablePPO, settings: PPOSettings, run_dir: Path, curve: Episo
         print(f"{run_dir}: {model.num_timesteps} timesteps done already (target "
               f"{settings.total_timesteps}); raise it with --total-timesteps to train on",
               file=sys.stderr)
-    model.save(run_dir / FINAL_MODEL)
+    save_model(model, run_dir / FINAL_MODEL)
     return model
 
 

@@ -1,11 +1,19 @@
 """Slim a trained model for shipping: the policy weights and the spaces, nothing else.
 
     carcassonne train export runs/duel/model.zip -o agents/models/ppo_duel.zip
+    carcassonne train export downloaded.zip -o safe.zip --trust-pickle
 
 A run's `model.zip` also holds the optimizer's moment estimates and the last
 observations of every training env (together ~90% of the file); playing needs neither.
 The slim file still loads with `MaskablePPO.load` (an optimizer without state stands in)
-and plays exactly as the full one; training resumed from it starts Adam afresh.
+and plays exactly as the full one; training resumed from it starts Adam afresh. It
+carries the description this package loads it by without unpickling anything
+(`carcassonne_env.model_file`).
+
+`--trust-pickle` reads a model file without that description (saved by SB3 itself or by
+an older version of this package) the way SB3 does: by unpickling it, which runs any
+code stored in the file. Give it only for a file you trust; the slim copy it writes
+loads safely from then on.
 
 `--candidate-moves K` gives a candidate-move model (`--policy candidates`) room for K
 candidates instead of the K it was trained with. Its weights do not depend on K: each
@@ -24,8 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from carcassonne_env.cli_errors import OneLineParser, run_script
+from carcassonne_env.model_file import save_model
 
-from .cards import check_card, rewrite_zip, write_card
+from .cards import check_card, write_card
 
 # Saved attributes that only a running training needs.
 TRAINING_STATE = ("_last_obs", "_last_original_obs", "_last_episode_starts", "ep_info_buffer",
@@ -58,15 +67,17 @@ def with_candidate_moves(model: Any, k: int) -> None:
     model.observation_space, model.policy = space, policy
 
 
-def export_model(src: str | Path, dst: str | Path, candidate_moves: int | None = None
-                 ) -> Path:
+def export_model(src: str | Path, dst: str | Path, candidate_moves: int | None = None,
+                 trust_pickle: bool = False) -> Path:
     """Write the slim copy of the saved model `src` (a path or a shipped model's name) to
-    `dst` (parent folders are created), with room for `candidate_moves` candidates if
-    given (`with_candidate_moves`); returns `dst`."""
+    `dst` (parent folders are created; the file is written whole), with room for
+    `candidate_moves` candidates if given (`with_candidate_moves`); returns `dst`.
+    `trust_pickle`: read `src` by unpickling it (`agents.sb3_policy.load_model`), for a
+    file without a description that one trusts."""
     from agents.sb3_policy import load_model
     from carcassonne_env.envs.for_model import trained_on_solo
 
-    model = load_model(src, cached=False)
+    model = load_model(src, cached=False, trust_pickle=trust_pickle)
     if candidate_moves is not None:
         with_candidate_moves(model, candidate_moves)
     # The last observations go, but whether they were solo ones stays: with 3 or 4 seats
@@ -77,11 +88,10 @@ def export_model(src: str | Path, dst: str | Path, candidate_moves: int | None =
                                               **policy.optimizer_kwargs)
     dst = Path(dst)
     dst.parent.mkdir(parents=True, exist_ok=True)
-    model.save(dst, exclude=list(TRAINING_STATE))
     # SB3 stores its entries uncompressed; the spaces' bounds (K x columns of them for
     # candidate moves) deflate to almost nothing
-    rewrite_zip(dst, compression=zipfile.ZIP_DEFLATED)
-    return dst
+    return save_model(model, dst, exclude=list(TRAINING_STATE),
+                      compression=zipfile.ZIP_DEFLATED)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
                         "card NAME --json` prints one) to put into the file")
     parser.add_argument("--candidate-moves", type=int, metavar="K",
                         help="a candidate-move model: room for K candidates (see above)")
+    parser.add_argument("--trust-pickle", action="store_true",
+                        help="read a model file without this package's description by "
+                        "unpickling it (runs code stored in the file: trusted files only)")
     args = parser.parse_args(argv)
     card = None
     if args.card is not None:
@@ -102,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             check_card(card)
         except (OSError, ValueError) as err:
             parser.error(f"--card {args.card}: {err}")
-    dst = export_model(args.model, args.output, args.candidate_moves)
+    dst = export_model(args.model, args.output, args.candidate_moves, args.trust_pickle)
     if card is not None:
         write_card(dst, card)
     print(f"wrote {dst} ({dst.stat().st_size / 1024:.0f} KiB)")

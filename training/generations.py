@@ -33,6 +33,8 @@ from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
+from carcassonne_env.model_file import save_model
+
 from .common import append_row, read_rows, require, write_rows
 from .evaluate import gate, play_off
 from .plots import plot_loop
@@ -148,7 +150,7 @@ class GenerationCallback(BaseCallback):
             self.generation = int(last["generation"])
             return
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.model.save(self.folder / "gen_0.zip")
+        save_model(self.model, self.folder / "gen_0.zip")
         write_rows(path, self.columns)
         t0 = time.perf_counter()
         cells = panel_cells(self.settings, self.folder / "gen_0.zip")
@@ -166,7 +168,7 @@ class GenerationCallback(BaseCallback):
         self.last = self.num_timesteps
         self.gates += 1
         candidate = self.folder / f"candidate_{self.num_timesteps}.zip"
-        self.model.save(candidate)
+        save_model(self.model, candidate)
         t0 = time.perf_counter()
         accepted, win, confirm = gate_and_confirm(
             candidate, self.folder / f"gen_{self.generation}.zip", self.settings, self.gates)

@@ -29,7 +29,6 @@ on it, and ``sb3:model=runs/bc/model.zip`` plays it as a bot.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import time
 from pathlib import Path
@@ -46,11 +45,14 @@ from carcassonne_env.cli_errors import run_script
 from carcassonne_env.envs.batched import BatchedGamesEnv
 from carcassonne_env.envs.vector import SoloVectorEnv
 from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
+from carcassonne_env.model_file import save_model
 
 from .common import (
     CURVE_FILE,
     FINAL_MODEL,
     PPOSettings,
+    append_row,
+    checkpoint_path,
     cleanup_on_failure,
     continue_curve,
     load_or_create,
@@ -176,15 +178,15 @@ class ImitationCurve:
 
     def __init__(self, run_dir: Path, metric: str, timesteps: int) -> None:
         self.path = run_dir / CURVE_FILE
-        header = ["timesteps", "wall_s", "episodes", metric, "teacher_agreement"]
-        self.episodes, wall = continue_curve(self.path, header, timesteps)
+        self.header = ["timesteps", "wall_s", "episodes", metric, "teacher_agreement"]
+        self.episodes, wall = continue_curve(self.path, self.header, timesteps)
         self.wall0 = time.perf_counter() - wall
 
     def add(self, timesteps: int, win: float, agreement: float) -> None:
         """Record one evaluation: the policy's win rate and its agreement with the teacher."""
-        with self.path.open("a", newline="") as f:
-            csv.writer(f).writerow([timesteps, round(time.perf_counter() - self.wall0, 1),
-                                    self.episodes, round(win, 3), round(agreement, 3)])
+        cells = [timesteps, round(time.perf_counter() - self.wall0, 1), self.episodes,
+                 round(win, 3), round(agreement, 3)]
+        append_row(self.path, self.header, dict(zip(self.header, cells, strict=True)))
 
 
 def train(settings: ImitationSettings, out: Path, resume: bool = False,
@@ -252,12 +254,12 @@ def train(settings: ImitationSettings, out: Path, resume: bool = False,
             bar.update(env.num_envs)
             if _crossed(before, model.num_timesteps, settings.checkpoint_every):
                 (out / "checkpoints").mkdir(exist_ok=True)
-                model.save(out / "checkpoints" / f"model_{model.num_timesteps}_steps.zip")
+                save_model(model, checkpoint_path(out, model.num_timesteps))
             if _crossed(before, model.num_timesteps, settings.eval_every) \
                     or model.num_timesteps >= settings.total_timesteps:
                 evaluate()
         bar.close()
-        model.save(out / FINAL_MODEL)
+        save_model(model, out / FINAL_MODEL)
         return model
 
 

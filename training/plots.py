@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from carcassonne_env.atomic import atomic_path
 from carcassonne_env.cli_errors import OneLineParser, run_script
 
 from .common import CURVE_FILE, read_rows
@@ -59,8 +60,17 @@ def plot_curves(run_dirs: list[Path], out: Path, titles: list[str] | None = None
 
     fig = draw_curves(run_dirs, titles, baselines, x)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
+    save_figure(fig, out)
     plt.close(fig)
+
+
+def save_figure(fig: Any, path: Path) -> None:
+    """`fig.savefig` to `path` whole (`carcassonne_env.atomic`), in the format its suffix
+    names (none: matplotlib's default)."""
+    import matplotlib.pyplot as plt
+
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=100, format=path.suffix[1:] or plt.rcParams["savefig.format"])
 
 
 def draw_curves(run_dirs: list[Path], titles: list[str] | None = None,
@@ -171,7 +181,7 @@ def plot_loop(out: Path, curve: str = CURVE_FILE, image: str = "curve.png",
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
-    fig.savefig(out / image, dpi=100)
+    save_figure(fig, out / image)
     plt.close(fig)
     return out / image
 

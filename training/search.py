@@ -54,9 +54,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import math
-import os
 import shutil
 import time
 from pathlib import Path
@@ -67,10 +65,12 @@ import numpy as np
 from agents.puct import PUCTAgent, row_actions
 from agents.sb3_policy import SB3Agent, load_model
 from carcassonne_env import Game, Rules
+from carcassonne_env.atomic import atomic_path, write_json
 from carcassonne_env.cli_errors import Interrupted, OneLineParser, run_script
 from carcassonne_env.encoding import WindowOverflowError
+from carcassonne_env.model_file import save_model
 
-from .common import append_row, read_rows, require, write_rows
+from .common import append_row, read_config, read_json, read_rows, require, write_rows
 from .generations import GateSettings, gate_and_confirm, panel_cells, panel_columns
 from .plots import plot_loop
 from .value_fit import fit_epoch
@@ -224,10 +224,9 @@ def _compact(rows: np.ndarray) -> np.ndarray:
 
 
 def save_samples(path: Path, packed: dict[str, np.ndarray]) -> None:
-    """Write packed samples to `path` (npz) atomically: a killed run leaves no half file."""
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez_compressed(tmp, **packed)
-    os.replace(tmp, path)
+    """Write packed samples to `path` (npz) whole: a killed run leaves no half file."""
+    with atomic_path(path) as tmp:
+        np.savez_compressed(tmp, **packed)
 
 
 def load_samples(path: Path) -> dict[str, np.ndarray]:
@@ -322,16 +321,10 @@ def refit_value(model: Any, data: dict[str, np.ndarray], settings: SearchSetting
 
 
 # ---------------------------------------------------------------------- the run
-def _write_json(path: Path, data: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2))
-    os.replace(tmp, path)
-
-
-def _save_atomic(model: Any, path: Path) -> None:
-    tmp = path.with_name(path.stem + ".tmp.zip")
-    model.save(tmp)
-    os.replace(tmp, path)
+def _copy(src: Path, dst: Path) -> None:
+    """Copy the file `src` to `dst` whole (`carcassonne_env.atomic`)."""
+    with atomic_path(dst) as tmp:
+        shutil.copyfile(src, tmp)
 
 
 def _trim_curve(out: Path, columns: list[str], done: int) -> None:
@@ -355,13 +348,20 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         if not config.is_file() or not state_file.is_file():
             raise ValueError(f"--resume: no search run in {out} (no config.json or "
                              "state.json)")
-        stored = json.loads(config.read_text())["settings"]
+        stored = read_config(out)
         stored.setdefault("confirm_threshold", 0.0)  # a run from before it: the gate alone
-        settings = SearchSettings(**stored)
+        try:
+            settings = SearchSettings(**stored)
+        except TypeError as err:
+            raise ValueError(f"{config} does not hold a search run's settings ({err})") \
+                from None
         if iterations is not None:
             settings.iterations = iterations
         settings.check()
-        state = json.loads(state_file.read_text())
+        state = read_json(state_file)
+        if not (isinstance(state, dict) and all(isinstance(state.get(k), (int, float))
+                                                for k in ("iteration", "generation", "wall_s"))):
+            raise ValueError(f"{state_file} is unreadable: not the state this package writes")
         columns = curve_columns(settings)
         _trim_curve(out, columns, state["iteration"])
     else:
@@ -378,9 +378,8 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         if overwrite and out.exists():
             shutil.rmtree(out)
         out.mkdir(parents=True, exist_ok=True)
-        start.save(out / "model_iter_0.zip")
-        start.save(out / "gen_0.zip")
-        start.save(out / "best.zip")
+        for name in ("model_iter_0.zip", "gen_0.zip", "best.zip"):
+            save_model(start, out / name)
         columns = curve_columns(settings)
         write_rows(out / "curve.csv", columns)
         torch.set_num_threads(settings.torch_threads)
@@ -391,16 +390,16 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
             "iteration": 0, "wall_s": round(panel_s, 1), "generation": 0, "accepted": 1,
             **dict(zip(panel_columns(settings), cells, strict=True)), "panel_s": round(panel_s, 1)})
         state = {"iteration": 0, "generation": 0, "wall_s": round(panel_s, 1)}
-        _write_json(config, {"settings": dataclasses.asdict(settings)})
-        _write_json(state_file, state)
+        write_json(config, {"settings": dataclasses.asdict(settings)}, indent=2)
+        write_json(state_file, state, indent=2)
         plot_loop(out)
-    _write_json(config, {"settings": dataclasses.asdict(settings)})
+    write_json(config, {"settings": dataclasses.asdict(settings)}, indent=2)
     torch.set_num_threads(settings.torch_threads)
     done, generation = state["iteration"], state["generation"]
     model = load_model(out / f"model_iter_{done}.zip", cached=False)
     optimizer = torch.optim.Adam(model.policy.parameters(), lr=settings.learning_rate)
     if done and (out / "optimizer.pt").is_file():
-        optimizer.load_state_dict(torch.load(out / "optimizer.pt"))
+        optimizer.load_state_dict(torch.load(out / "optimizer.pt", weights_only=True))
     replay = {k: load_samples(out / f"samples_{k}.npz")
               for k in range(max(1, done - settings.replay + 1), done + 1)}
     rules = Rules(players=2)
@@ -436,18 +435,19 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         data = union([replay[k] for k in sorted(replay)])
         p_loss, v_loss = train_on(model, data, settings, rng, optimizer)
         path = out / f"model_iter_{it}.zip"
-        model.save(path)
-        torch.save(optimizer.state_dict(), out / "optimizer.pt")
+        save_model(model, path)
+        with atomic_path(out / "optimizer.pt") as tmp:
+            torch.save(optimizer.state_dict(), tmp)
         t2 = time.perf_counter()
         accepted, win, confirm = gate_and_confirm(path, best_path, settings, it)
         if accepted:
             generation += 1
-            shutil.copyfile(path, out / f"gen_{generation}.zip")
+            _copy(path, out / f"gen_{generation}.zip")
         t3 = time.perf_counter()
         best = load_model(path if accepted else best_path, cached=False)
         best_v_loss = refit_value(best, data, settings, rng) if settings.value_epochs \
             else _NAN
-        _save_atomic(best, best_path)
+        save_model(best, best_path)
         t3b = time.perf_counter()
         cells = panel_cells(settings, out / f"gen_{generation}.zip" if accepted else None)
         t4 = time.perf_counter()
@@ -464,7 +464,8 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
             **dict(zip(panel_columns(settings), cells, strict=True)),
             "self_play_s": round(t1 - t0, 1), "fit_s": round(t2 - t1 + t3b - t3, 1),
             "gate_s": round(t3 - t2, 1), "panel_s": round(t4 - t3b, 1)})
-        _write_json(state_file, {"iteration": it, "generation": generation, "wall_s": wall})
+        write_json(state_file, {"iteration": it, "generation": generation, "wall_s": wall},
+                   indent=2)
         n_replay = len(data["value"])
         del data, best
         for old in out.glob("samples_*.npz"):  # out of the replay
@@ -481,7 +482,7 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
                   f"{win[0]:.3f} [{win[1]:.3f}, {win[2]:.3f}] "
                   f"{'accepted: generation ' + str(generation) if accepted else 'rejected'}"
                   f"{', ' + panel if panel else ''} ({wall / 60:.1f} min)", flush=True)
-    shutil.copyfile(out / "best.zip", out / "model.zip")
+    _copy(out / "best.zip", out / "model.zip")
     return out / "model.zip"
 
 

@@ -38,6 +38,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 from agents import make_agent, split_specs
 from agents.sb3_policy import SB3Agent
+from carcassonne_env.atomic import atomic_path
 from carcassonne_env.bots.jitted_bots import bot_spec
 from carcassonne_env.cli_errors import run_script
 from carcassonne_env.encoding import WindowOverflowError, empty_observation
@@ -225,7 +226,8 @@ def join_pool(pool: OpponentPool | League, folder: Path, policy: Any, timesteps:
     `folder` so a resumed run gets its pool back (`restore_pool`)."""
     label = f"snapshot_{timesteps}"
     folder.mkdir(parents=True, exist_ok=True)
-    torch.save(policy.state_dict(), folder / f"{label}.pt")
+    with atomic_path(folder / f"{label}.pt") as tmp:  # whole or not at all
+        torch.save(policy.state_dict(), tmp)
     pool.add(label, policy)
 
 

@@ -29,10 +29,8 @@ over candidate moves that observes the projected scores (``obs_features="aggrega
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
 import itertools
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -40,10 +38,12 @@ from typing import Any
 import numpy as np
 
 from agents.sb3_policy import load_model
+from carcassonne_env.atomic import write_json
 from carcassonne_env.cli_errors import OneLineParser, run_script
 from carcassonne_env.envs.for_model import model_env_options
+from carcassonne_env.model_file import save_model
 
-from .common import require
+from .common import require, write_rows
 
 CURVE = ["epoch", "wall_s", "train_mse", "holdout_mse"]
 
@@ -210,16 +210,16 @@ def fit(model: Any, x: np.ndarray, y: np.ndarray, games: np.ndarray,
     torch.manual_seed(settings.seed)
     optimizer = torch.optim.Adam(head.parameters(), lr=settings.learning_rate)
     started = time.perf_counter()
-    with open(out / "curve.csv", "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(CURVE)
-        writer.writerow([0, 0.0, round(mse(xt, yt), 2), round(mse(xh, yh), 2)])
-        for epoch in tqdm(range(1, settings.epochs + 1), desc="fit", unit="epoch",
-                          disable=not progress):
-            fit_epoch(head, optimizer, xt, yt, torch.randperm(len(yt)), settings.batch_size)
-            writer.writerow([epoch, round(time.perf_counter() - started, 1),
-                             round(mse(xt, yt), 2), round(mse(xh, yh), 2)])
-            f.flush()
+    rows = [dict(zip(CURVE, [0, 0.0, round(mse(xt, yt), 2), round(mse(xh, yh), 2)],
+                     strict=True))]
+    write_rows(out / "curve.csv", CURVE, rows)
+    for epoch in tqdm(range(1, settings.epochs + 1), desc="fit", unit="epoch",
+                      disable=not progress):
+        fit_epoch(head, optimizer, xt, yt, torch.randperm(len(yt)), settings.batch_size)
+        rows.append(dict(zip(CURVE, [epoch, round(time.perf_counter() - started, 1),
+                                     round(mse(xt, yt), 2), round(mse(xh, yh), 2)],
+                             strict=True)))
+        write_rows(out / "curve.csv", CURVE, rows)  # whole, after every epoch
 
 
 def run(settings: ValueSettings, out: Path, progress: bool = True,
@@ -234,17 +234,16 @@ def run(settings: ValueSettings, out: Path, progress: bool = True,
     env_options(model)  # refused before the folder changes
     torch.set_num_threads(settings.threads)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(
-        {"settings": dataclasses.asdict(settings)}, indent=2))
+    write_json(out / "config.json", {"settings": dataclasses.asdict(settings)}, indent=2)
     started = time.perf_counter()
     x, y, games = self_play(model, settings, progress)
     play_s = time.perf_counter() - started
     fit(model, x, y, games, settings, out, progress)
-    model.save(out / "model.zip")
-    (out / "config.json").write_text(json.dumps(
-        {"settings": dataclasses.asdict(settings), "samples": int(len(y)),
-         "self_play_s": round(play_s, 1),
-         "total_s": round(time.perf_counter() - started, 1)}, indent=2))
+    save_model(model, out / "model.zip")
+    write_json(out / "config.json",
+               {"settings": dataclasses.asdict(settings), "samples": int(len(y)),
+                "self_play_s": round(play_s, 1),
+                "total_s": round(time.perf_counter() - started, 1)}, indent=2)
     return out / "model.zip"
 
 

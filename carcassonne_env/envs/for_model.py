@@ -3,33 +3,30 @@ spaces fix the window size, the seats (players or solo colours), the hand size a
 action mode, and an env at other settings fails in ``model.predict`` ("Unexpected
 observation shape"). `make_env_for_model` reads them off the model::
 
-    model = MaskablePPO.load("models/ppo_solo.zip")
+    model = load_model("ppo_solo")       # agents.sb3_policy
     env = make_env_for_model(model)      # Solo-v0, 3 colours, 16-cell window
 """
 
 from __future__ import annotations
 
 import base64
-import json
-import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import cloudpickle
 import gymnasium as gym
-import numpy as np
 from gymnasium import spaces
 
 from ..core.aggregates import N_AGG_FIXED
 from ..core.planes import N_FIXED_PLANES
 from ..encoding import ACTION_MODES, OBS_FEATURES, Encoder
+from ..model_file import UnsafeModelError, read_description, saved_data, trained_on_solo
 from ..rules import Rules
 from ..shadowing import expected_path
 
 # The shipped models: package data of `agents`, installed beside this package.
 SHIPPED_MODELS = expected_path("agents") / "models"
-# What a saved model's "data" entry must give for its env to be built.
+# What SB3's "data" entry of a trusted file gives for its env to be built.
 _SAVED_KEYS = ("observation_space", "action_space", "carcassonne_solo", "_last_obs")
 
 
@@ -46,27 +43,37 @@ def _model_file(model: str | Path) -> Path:
                             f"shipped models: {names}")
 
 
-def _saved_data(path: Path) -> dict[str, Any]:
-    """The "data" entry (JSON) of a saved SB3 model's zip."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            return json.loads(archive.read("data"))
-    except (zipfile.BadZipFile, KeyError, ValueError) as err:
-        raise ValueError(f"{path} is not a saved Stable-Baselines3 model ({err})") from None
-
-
 def saved_policy_module(model: str | Path) -> str:
     """The module of a saved model's policy class ("training.policy" for the shipped
-    models; "" if the file does not say), read without loading the model."""
-    policy = _saved_data(_model_file(model)).get("policy_class")
-    return str(policy.get("__module__", "")) if isinstance(policy, dict) else ""
+    models; "" if the file does not say), read without loading the model: from its
+    description (`carcassonne_env.model_file`), else from SB3's data."""
+    path = _model_file(model)
+    try:
+        name = read_description(path)["policy_class"]
+        return name.rpartition(".")[0]
+    except UnsafeModelError:  # no description: what SB3's data says beside the pickle
+        policy = saved_data(path).get("policy_class")
+        return str(policy.get("__module__", "")) if isinstance(policy, dict) else ""
 
 
-def read_saved_model(model: str | Path) -> SimpleNamespace:
-    """The spaces (and solo flag, saved last observation) recorded in a saved SB3 model
-    (a .zip path or a shipped model's name), read without loading the model: no torch,
-    and no import of the policy's class (`training.policy.BoardPolicy`)."""
-    data = _saved_data(_model_file(model))
+def read_saved_model(model: str | Path, trust_pickle: bool = False) -> SimpleNamespace:
+    """The spaces and solo flag recorded in a saved SB3 model (a .zip path or a shipped
+    model's name), read without loading the model: no torch, no import of the policy's
+    class, and nothing unpickled: they come from the file's description
+    (`carcassonne_env.model_file`). A file without one raises `UnsafeModelError`
+    (a ValueError), unless `trust_pickle`: then they (and the saved last observation)
+    are unpickled from SB3's data, which runs any code the file holds: for files one
+    trusts only."""
+    path = _model_file(model)
+    if not trust_pickle:
+        described = read_description(path)
+        found = {"observation_space": described["observation_space"],
+                 "action_space": described["action_space"],
+                 "carcassonne_solo": described["solo"]}
+        return SimpleNamespace(**{k: v for k, v in found.items() if v is not None})
+    import cloudpickle
+
+    data = saved_data(path)
     found = {}
     for key in _SAVED_KEYS:
         item = data.get(key)
@@ -79,20 +86,6 @@ def read_saved_model(model: str | Path) -> SimpleNamespace:
 
 def _load(model: Any) -> Any:
     return read_saved_model(model) if isinstance(model, (str, Path)) else model
-
-
-def trained_on_solo(model: Any) -> bool | None:
-    """Whether the model was trained on the solo variant: the `carcassonne_solo` flag the
-    training scripts and slim exports write, else (older files, standard layout) whether
-    its last training observation had the "solo" feature (the last entry of the feature
-    vector) set; None if the file kept neither."""
-    flag = getattr(model, "carcassonne_solo", None)
-    if isinstance(flag, bool):
-        return flag
-    last = getattr(model, "_last_obs", None)
-    if isinstance(last, dict) and "features" in last:
-        return bool(np.asarray(last["features"])[..., -1].all())
-    return None
 
 
 def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
