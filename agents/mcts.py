@@ -8,12 +8,22 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from carcassonne_env import Game, Move
-from carcassonne_env.bots.base import forced_move
+from carcassonne_env.bots.base import (
+    MAX_CANDIDATES,
+    MAX_MOVES_AHEAD,
+    check_weight,
+    forced_move,
+)
 from carcassonne_env.bots.heuristic import HeuristicAgent
-from carcassonne_env.checks import check_int, check_optional_int, check_real, is_int
+from carcassonne_env.checks import at_most, check_int, check_optional_int, is_int
 from carcassonne_env.core.state import copy_state, max_legal_rows
 
 from . import search_kernels as S
+
+#: The most tree nodes of one search, iterations x trees (about 100 bytes each: 1 GB).
+MAX_NODES = 10_000_000
+#: The most trees (each with its own scratch states), and threads.
+MAX_TREES = 256
 
 
 class MCTSAgent:
@@ -46,15 +56,21 @@ class MCTSAgent:
                  trees: int = 1, threads: int = 1, depth: int = 1, top_k: int = 10,
                  margin_scale: float = 20.0, solo_scale: float = 10.0,
                  **weights: float) -> None:
-        self.iterations = check_int("iterations", iterations, 1)
-        self.trees = check_int("trees", trees, 1)
-        self.threads = check_int("threads", threads, 1)
-        self.c = check_real("c", c, 0)
-        self.margin_scale = check_real("margin_scale", margin_scale, 0)
-        self.solo_scale = check_real("solo_scale", solo_scale, 0, strict=True)
+        self.iterations = at_most("iterations", check_int("iterations", iterations, 1),
+                                  MAX_NODES, "a tree node per iteration")
+        self.trees = at_most("trees", check_int("trees", trees, 1), MAX_TREES)
+        if self.iterations * self.trees > MAX_NODES:
+            raise ValueError(f"iterations x trees must be at most {MAX_NODES:,} (a tree "
+                             f"node per iteration and tree), got {self.iterations} x "
+                             f"{self.trees}")
+        self.threads = at_most("threads", check_int("threads", threads, 1), MAX_TREES)
+        self.c = check_weight("c", c, 0)
+        self.margin_scale = check_weight("margin_scale", margin_scale, 0)
+        self.solo_scale = check_weight("solo_scale", solo_scale, 0, strict=True)
         if not is_int(depth) or depth < -1:
             raise ValueError(f"depth must be -1 (playout to the end) or >= 0, got {depth!r}")
-        self.depth, self.top_k = int(depth), check_int("top_k", top_k, 0)
+        self.depth = at_most("depth", int(depth), MAX_MOVES_AHEAD)
+        self.top_k = at_most("top_k", check_int("top_k", top_k, 0), MAX_CANDIDATES)
         self._heuristic = HeuristicAgent(**weights)  # ranks the root moves for top_k
         self._w = self._heuristic.weight_array
         self._rng = random.Random(check_optional_int("seed", seed))

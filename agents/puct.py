@@ -39,8 +39,19 @@ from typing import Any
 import numpy as np
 
 from carcassonne_env import Game, Move
-from carcassonne_env.bots.base import forced_move
-from carcassonne_env.checks import check_choice, check_int, check_optional_int, check_real
+from carcassonne_env.bots.base import (
+    MAX_MOVES_AHEAD,
+    MAX_SECONDS_PER_MOVE,
+    check_weight,
+    forced_move,
+)
+from carcassonne_env.checks import (
+    at_most,
+    check_choice,
+    check_int,
+    check_optional_int,
+    check_real,
+)
 from carcassonne_env.core import config as C
 from carcassonne_env.core.actions import turn_actions
 from carcassonne_env.core.playout import shuffle_undrawn
@@ -53,6 +64,9 @@ from .candidate_forward import CandidateForward
 from .sb3_policy import SB3Agent, observer_of, torch_threads
 
 VALUE_BASES = ("auto", "projected", "score")
+#: The most nodes a search adds to its tree (each with its moves' priors and statistics,
+#: a few kilobytes: a gigabyte at most). A search on a time budget stops there too.
+MAX_TREE_NODES = 100_000
 
 
 class _Node:
@@ -81,7 +95,8 @@ class PUCTAgent:
         simulations: simulations per move (a fixed budget: the same moves on any machine);
             ignored when `time_per_move` is given. In solo, 256 (about four times the
             time) scores 26.35 on deals 0-999 against 24.51 at the default 64.
-        time_per_move: seconds of search per move (at least one simulation).
+        time_per_move: seconds of search per move (at least one simulation, and no
+            more than the tree holds: ``MAX_TREE_NODES // (lookahead + 1)``).
         c: exploration constant (values in units of `value_scale` points). Default
             (None): 1.5 with 2 players (against `mcts` at equal time: 0.621 over 600
             games where 3 gave 0.570, docs/training.md; 1.0 and 2.5 no better with the
@@ -110,18 +125,24 @@ class PUCTAgent:
                  simulations: int = 64, time_per_move: float | None = None,
                  c: float | None = None, value_scale: float = 10.0, value_base: str = "auto",
                  prior_temperature: float = 3.0, lookahead: int | None = None) -> None:
-        self.net = model if isinstance(model, SB3Agent) or model is None else SB3Agent(model)
         self.simulations = check_int("simulations", simulations, 1)
-        self.time_per_move = None if time_per_move is None else check_real(
-            "time_per_move", time_per_move, 0, strict=True)
-        self.c = None if c is None else check_real("c", c, 0)
+        self.lookahead = None if lookahead is None else at_most(
+            "lookahead", check_int("lookahead", lookahead, 0), MAX_MOVES_AHEAD)
+        ahead = 1 if lookahead is None else self.lookahead  # (None: 1 at most)
+        at_most("simulations", self.simulations, MAX_TREE_NODES // (ahead + 1),
+                f"with lookahead {ahead}: each simulation adds up to lookahead + 1 nodes "
+                "to the tree")
+        self.time_per_move = None if time_per_move is None else at_most(
+            "time_per_move", check_real("time_per_move", time_per_move, 0, strict=True),
+            MAX_SECONDS_PER_MOVE)
+        self.c = None if c is None else check_weight("c", c, 0)
         self._c = 3.0  # the exploration constant of the game searched
-        self.value_scale = check_real("value_scale", value_scale, 0, strict=True)
+        self.value_scale = check_weight("value_scale", value_scale, 0, strict=True)
         self.value_base = check_choice("value_base", value_base, VALUE_BASES)
-        self.prior_temperature = check_real("prior_temperature", prior_temperature, 0,
-                                            strict=True)
-        self.lookahead = check_optional_int("lookahead", lookahead, 0)
+        self.prior_temperature = check_weight("prior_temperature", prior_temperature, 0,
+                                              strict=True)
         self._depth = 0  # the lookahead of the game searched
+        self.net = model if isinstance(model, SB3Agent) or model is None else SB3Agent(model)
         self._rng = np.random.default_rng(check_optional_int("seed", seed))
         self._mt = np.zeros(1, np.uint64)
         self._buffers: tuple | None = None
@@ -262,7 +283,7 @@ class PUCTAgent:
             self._simulate(root, sim, view)
             n += 1
             if (n >= self.simulations) if deadline is None else \
-                    time.perf_counter() >= deadline:
+                    time.perf_counter() >= deadline or n >= self._most_simulations():
                 break
         self.last_simulations = n
         self.last_stats = {tuple(r): (int(v), float(w / max(v, 1))) for r, v, w in
@@ -299,12 +320,13 @@ class PUCTAgent:
                 batch = self.simulations - n
             else:  # (at least one: a search runs one simulation even past its deadline)
                 pace = (time.perf_counter() - start) / n if n else math.inf
-                batch = max(1, int(0.8 * (deadline - time.perf_counter()) / pace))
+                batch = min(max(1, int(0.8 * (deadline - time.perf_counter()) / pace)),
+                            self._most_simulations() - n)
             done = K.search(st, game.tables, sim, tree, batch, per_cell, self._mt, params,
                             args, agg, cand, net, scratch, path)
             n += done
-            over = (n >= self.simulations) if deadline is None else \
-                n > 0 and time.perf_counter() >= deadline
+            over = (n >= self.simulations) if deadline is None else n > 0 and (
+                time.perf_counter() >= deadline or n >= self._most_simulations())
             if over:
                 break
             if done < batch:  # the tree might not take the next simulation's nodes
@@ -319,6 +341,11 @@ class PUCTAgent:
                            zip(rows.tolist(), visits, value, strict=True)}
         self.root_prior = tree.edge_prior[first:first + count].copy()
         return visits  # the root's edges are the game's legal rows, in move order
+
+    def _most_simulations(self) -> int:
+        """The most simulations of one search, under a time budget too: the tree holds
+        at most `MAX_TREE_NODES` nodes (each simulation adds up to lookahead + 1)."""
+        return MAX_TREE_NODES // (self._depth + 1)
 
     def _tree(self, tree: K.Tree) -> K.Tree:
         """Keep `tree` (grown: a new record) in the search's buffers."""

@@ -46,12 +46,21 @@ import warnings
 import numpy as np
 
 from carcassonne_env import Game, Move
-from carcassonne_env.bots.base import forced_move
+from carcassonne_env.bots.base import (
+    MAX_CANDIDATES,
+    MAX_MOVES_AHEAD,
+    MAX_SECONDS_PER_MOVE,
+    check_weight,
+    forced_move,
+)
 from carcassonne_env.bots.heuristic import HeuristicAgent
-from carcassonne_env.checks import check_int, check_optional_int, check_real
+from carcassonne_env.checks import at_most, check_int, check_optional_int, check_real
 from carcassonne_env.core.state import copy_state, max_legal_rows
 
 from .search_kernels import candidate_values
+
+#: The most determinisations per move (`samples`; each one plays every candidate).
+MAX_SAMPLES = 1_000_000
 
 
 class SoloSearchAgent:
@@ -87,14 +96,15 @@ class SoloSearchAgent:
                  top_k: int = 8, depth: int = 6, prior: float = 1.0, halving: int = 4,
                  guide: str | None = None, guide_k: int = 4, guide_weight: float = 1.0,
                  **weights: float) -> None:
-        self.samples = check_int("samples", samples, 1)
-        self.seconds = check_real("seconds", seconds, 0)
-        self.top_k = check_int("top_k", top_k, 1)
-        self.depth = check_int("depth", depth, 0)
-        self.prior = check_real("prior", prior, 0)
-        self.halving = check_int("halving", halving, 0)
-        self.guide_k = check_int("guide_k", guide_k, 0)
-        self.guide_weight = check_real("guide_weight", guide_weight, 0)
+        self.samples = at_most("samples", check_int("samples", samples, 1), MAX_SAMPLES)
+        self.seconds = at_most("seconds", check_real("seconds", seconds, 0),
+                               MAX_SECONDS_PER_MOVE)
+        self.top_k = at_most("top_k", check_int("top_k", top_k, 1), MAX_CANDIDATES)
+        self.depth = at_most("depth", check_int("depth", depth, 0), MAX_MOVES_AHEAD)
+        self.prior = check_weight("prior", prior, 0)
+        self.halving = at_most("halving", check_int("halving", halving, 0), MAX_SAMPLES)
+        self.guide_k = at_most("guide_k", check_int("guide_k", guide_k, 0), MAX_CANDIDATES)
+        self.guide_weight = check_weight("guide_weight", guide_weight, 0)
         self._guide = None
         if guide is not None:
             from .sb3_policy import SB3Agent

@@ -34,10 +34,22 @@ def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = Non
     if not is_int(value) or (lo is not None and value < lo) or (hi is not None and value > hi):
         if hi is None:
             what = "an integer" if lo is None else f"an integer >= {lo}"
+        elif lo is None:
+            what = f"an integer <= {hi}"
         else:
             what = f"an integer in [{lo}, {hi}]"
         raise ValueError(f"{name} must be {what}, got {value!r}")
     return int(value)
+
+
+def at_most(name: str, value: int | float, limit: int | float, why: str = "") -> Any:
+    """`value` (a number already checked) unless it exceeds `limit`, the bound that keeps
+    a budget (a search's iterations, a batch's games, seconds per move...) from
+    exhausting memory or running for days: ValueError naming the limit (and `why`)."""
+    if value > limit:
+        raise ValueError(f"{name} must be at most {limit:,}{f' ({why})' if why else ''}, "
+                         f"got {value!r}")
+    return value
 
 
 def check_optional_int(name: str, value: Any, lo: int | None = None,

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import warnings
 from functools import cache
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
+from .checks import at_most, check_int, is_int
 from .core import config as C
 from .core.actions import placements, split_placements, split_turn_actions, turn_actions
 from .core.aggregates import (
@@ -52,12 +54,18 @@ from .core.planes import (
 )
 from .core.state import STATE, copy_state, state_rows
 from .game import Game, IllegalMoveError, Move
+from .moves import core_ints, row_tile
 from .rules import Rules
 from .tiles import TileSet, tileset_for
 
 ACTION_MODES = ("turn", "two_step")
 OVERFLOW_POLICIES = ("warn", "raise", "truncate")
 OBS_FEATURES = ("standard", "aggregate")
+#: The largest `board_size`: a 256-cell window spans the board of any deck of the rule
+#: sets (115 tiles with both expansions); its observation is about 20 MB.
+MAX_BOARD_SIZE = 256
+#: The largest `candidate_moves` (more than the legal moves of nearly any position).
+MAX_CANDIDATE_MOVES = 4096
 
 
 class WindowOverflowWarning(UserWarning):
@@ -138,7 +146,8 @@ class Encoder:
 
     Args:
         rules: the rule options of every game this encoder sees.
-        board_size: window size B in cells (default 32; any B >= 3).
+        board_size: window size B in cells (default 32; any B from 3 to
+            `MAX_BOARD_SIZE`, 256).
         action_mode: "turn" (one action per turn) or "two_step" (placement, then follower).
         on_overflow: what happens when legal moves fall outside the window: "warn" (a
             `WindowOverflowWarning` once per encoder; those moves are masked out and
@@ -159,16 +168,15 @@ class Encoder:
             ("candidates", float32[K, F]: points now, projected scores, the features the
             tile joins or closes, ...; `candidate_names`, `core.candidates` and
             docs/observations.md). Rule quantities only, no bot's evaluation. 0 (the
-            default) leaves them out.
+            default) leaves them out; at most `MAX_CANDIDATE_MOVES` (4,096).
     """
 
     def __init__(self, rules: Rules | None = None, board_size: int = 32,
                  action_mode: str = "turn", on_overflow: str = "warn",
                  tileset: TileSet | None = None, obs_features: str = "standard",
                  candidate_moves: int = 0) -> None:
-        if not isinstance(board_size, (int, np.integer)) or isinstance(board_size, bool) \
-                or board_size < 3:
-            raise ValueError(f"board_size must be an integer >= 3, got {board_size!r}")
+        at_most("board_size", check_int("board_size", board_size, 3), MAX_BOARD_SIZE,
+                "a window wider than any game's board")
         if action_mode not in ACTION_MODES:
             raise ValueError(f"action_mode must be one of {ACTION_MODES}, got {action_mode!r}")
         if on_overflow not in OVERFLOW_POLICIES:
@@ -177,9 +185,8 @@ class Encoder:
         if obs_features not in OBS_FEATURES:
             raise ValueError(f"obs_features must be one of {OBS_FEATURES}, "
                              f"got {obs_features!r}")
-        if not isinstance(candidate_moves, (int, np.integer)) or isinstance(candidate_moves, bool) \
-                or candidate_moves < 0:
-            raise ValueError(f"candidate_moves must be an integer >= 0, got {candidate_moves!r}")
+        at_most("candidate_moves", check_int("candidate_moves", candidate_moves, 0),
+                MAX_CANDIDATE_MOVES)
         if candidate_moves and action_mode != "turn":
             raise ValueError("candidate_moves needs action_mode='turn' (a candidate is a whole "
                              "turn's action)")
@@ -330,7 +337,7 @@ class Encoder:
         `last_outside` counts the legal moves the window could not show. `out` reuses
         arrays of an earlier call."""
         self._check(game)
-        if not 0 <= observer < self.rules.seats:
+        if not (is_int(observer) and 0 <= observer < self.rules.seats):
             raise ValueError(f"observer must be a seat in [0, {self.rules.seats}), "
                              f"got {observer!r}")
         dirty = self._dirty
@@ -341,14 +348,15 @@ class Encoder:
                 out["action_mask"] = np.zeros(self.n_actions, np.int8)
             dirty[:] = 0
         else:  # unknown contents: clear everything
+            self._check_out(out, with_mask)
             dirty[:] = (0, self.board_shape[0], 0, self.board_shape[1], 0, self.n_actions)
         st = game.state
         pend = self._pend
         if pending is None:
             pend[:] = -1
         else:
-            pend[:4] = pending
-            pend[4] = _hand_tile(game, pending[0], pending[1], pending[2])
+            pend[:4] = pending = self._checked_pending(pending)
+            pend[4] = row_tile(game, st, *pending[:3])
         mode = (MODE_TURN if self.action_mode == "turn"
                 else MODE_PLACE if pending is None else MODE_FOLLOWER)
         need = self.hand_size * 4 * st.frontier.shape[0] * self.slots
@@ -376,6 +384,28 @@ class Encoder:
         if outside and with_mask:
             self.report_overflow(game, n, outside)
         return out
+
+    def _check_out(self, out: Any, with_mask: bool) -> None:
+        """ValueError unless `out` holds arrays `encode` can write into: those of an
+        earlier observation of this encoder (the pass writes by this layout, unchecked)."""
+        K, F = self.candidate_moves, self.n_candidate_columns
+        layout = {"board": (self.board_shape, np.int8),
+                  "features": ((self.n_features,), np.float32),
+                  "action_mask": ((self.n_actions,), np.int8),
+                  "candidates": ((K, F), np.float32), "candidate_actions": ((K,), np.int64)}
+        if not isinstance(out, dict):
+            raise ValueError(f"out must be the dict of an earlier observation, got {out!r}")
+        needed = ("board", "features", "action_mask") if with_mask else ("board", "features")
+        for key, (shape, dtype) in layout.items():
+            array = out.get(key)
+            if array is None and key not in needed:
+                continue
+            if not (isinstance(array, np.ndarray) and array.shape == shape
+                    and array.dtype == dtype and array.flags.writeable):
+                got = (f"{array.dtype} array of shape {array.shape}"
+                       if isinstance(array, np.ndarray) else repr(array))
+                raise ValueError(f"out[{key!r}] must be a writable {np.dtype(dtype).name} "
+                                 f"array of shape {shape} (this encoder's layout), got {got}")
 
     def scratch_buffers(self, st) -> tuple:
         """The observe pass's buffers for games shaped like state `st` (`core.observe`):
@@ -452,10 +482,27 @@ class Encoder:
                           WindowOverflowWarning, stacklevel=3)
 
     # ------------------------------------------------------------------ actions
+    def _checked_pending(self, pending: Any) -> list[int]:
+        """A two_step pending placement (hand, x, y, rotation) as ints the core can take
+        (x and y clamped far off the board: `moves.core_ints`); ValueError unless it is
+        four integers with a hand index and rotation in range."""
+        if not isinstance(pending, (tuple, list, np.ndarray)) or len(pending) != 4:
+            raise ValueError("pending must be a placement (hand, x, y, rotation), got "
+                             f"{pending!r}")
+        try:
+            h, x, y, r = pending = core_ints(pending, ("pending hand", "pending x",
+                                                       "pending y", "pending rotation"))
+        except IllegalMoveError as err:  # (not a move: a wrong argument)
+            raise ValueError(str(err)) from None
+        if not (0 <= h < self.hand_size and 0 <= r < 4):
+            raise ValueError(f"pending placement {tuple(pending)}: hand index must be in "
+                             f"[0, {self.hand_size}) and rotation in [0, 4)")
+        return pending
+
     def split(self, action: int) -> tuple[int, int, int, int, int]:
         """(hand, row, col, rotation, slot) of a turn-mode action, or of a two_step
         placement action (slot -1)."""
-        if not 0 <= action < self.n_actions:
+        if not (is_int(action) and 0 <= action < self.n_actions):
             raise ValueError(f"action must be in [0, {self.n_actions}), got {action!r}")
         if self.action_mode == "turn":
             return split_turn_actions(int(action), self.board_size, self.slots)
@@ -474,13 +521,13 @@ class Encoder:
             if pending is None:
                 raise ValueError("two_step mode: a whole move needs the pending placement "
                                  "(pass pending=(hand, x, y, rotation))")
-            if not 0 <= action < self.slots:
-                raise ValueError(f"follower action must be in [0, {self.slots}), got {action}")
-            (h, x, y, r), slot = pending, int(action) - 1
+            if not (is_int(action) and 0 <= action < self.slots):
+                raise ValueError(f"follower action must be in [0, {self.slots}), got {action!r}")
+            (h, x, y, r), slot = self._checked_pending(pending), int(action) - 1
         else:
             h, x, y, r = self.placement(game, action)
             slot = self.split(action)[4]
-        tile = _hand_tile(game, h, x, y)
+        tile = row_tile(game, game.state, h, x, y)
         follower, figure = None, "follower"
         if slot >= 0 and tile >= 0:
             S = self.tileset.max_segments
@@ -509,15 +556,3 @@ class Encoder:
         if self.action_mode == "turn":
             return turn_actions(h, wrow, col, r, slot, B, self.slots)
         return placements(h, wrow, col, r, B), slot + 1
-
-
-def _hand_tile(game: Game, h: int, x: int, y: int) -> int:
-    """The tile a move at (x, y) of hand index `h` concerns: the hand's tile, or at a
-    scoring decision (scoring_order="player") the tile on the board at (x, y)."""
-    st = game.state
-    if game.decision not in ("place", None):
-        i = game.cell_index(x, y)
-        return int(st.ptype[i]) if i >= 0 else -1
-    if game.rules.hand_size > 1:
-        return int(st.hands[st.sc[C.SC_SEAT], h])
-    return int(st.sc[C.SC_TILE])

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .checks import check_int, check_optional_int, check_seed
+from .checks import at_most, check_int, check_optional_int, check_seed
 from .clones import (
     COPY_CALLS,
     NO_ROWS,
@@ -30,6 +30,7 @@ from .core.scoring import feature_points, majority
 from .core.state import GameState, copy_state, make_state, max_legal_rows
 from .core.turn import OP_APPLY_MOVE, OP_LEGAL_MOVES, OP_RESET, solo_ends_after_turn
 from .moves import (
+    CORE_INT_LIMIT,
     IllegalMoveError,
     Move,
     PlacedTile,
@@ -37,7 +38,11 @@ from .moves import (
     ScoringEvent,
     as_move,
     check_move_types,
+    check_row,
+    core_row,
     resolve,
+    row_error,
+    row_tile,
     slot_labels,
 )
 from .records import RECORD_FORMAT, RECORD_VERSION, check_outcome, check_record, check_seats
@@ -46,6 +51,7 @@ from .rules import Rules
 from .tiles import TileSet, shuffled_deck, tileset_for
 
 MAX_TILES = 2000  # keeps segment and board indices inside the core's int16 arrays
+MAX_PLAYOUTS = 10_000_000  # `random_playouts`' n: its scores array (240 MB at 6 seats)
 
 
 _EVENT_KINDS = (*C.KINDS, "follower", "goods")
@@ -440,26 +446,47 @@ class Game:
         the state untouched; TypeError if `move` is not a `Move` or a tuple of its fields."""
         if not isinstance(move, Move):
             move = as_move(move)
-        self.play_row(*self.row_of(move), follower=move.follower)
+        row = self.row_of(move)
+        self._play_core_row(row, row, move.follower)
 
     def play_row(self, h: int, x: int, y: int, r: int, slot: int,
                  follower: str | None = None) -> None:
-        """Play a move given as a legal core row (a row of `legal_rows()`; the envs' path:
-        not validated here) and log it; `follower` defaults to the slot's canonical name
-        (slot: figure * S + segment)."""
-        st, ts = self._st, self._ts
-        seat = int(self._sc[C.SC_SEAT])
-        decision = C.PHASES[self._sc[C.SC_PHASE]]
-        if decision != "place":  # a scoring choice names a follower on the board
-            t = int(st.ptype[self.cell_index(x, y)])
+        """Play a move given as a core row (a row of `legal_rows()`: the envs' path) and
+        log it; `follower` names the slot's location in the log (default: its canonical
+        name; slot: figure * S + segment). The rules core checks the row before it plays
+        it: `IllegalMoveError` with the reason, the state untouched, unless it is a legal
+        move now (a hand index in the hand) and `follower` (if given) names its
+        location."""
+        L = CORE_INT_LIMIT  # (the envs' rows: plain ints in range, taken as they are)
+        if (type(h) is int and type(x) is int and type(y) is int and type(r) is int
+                and type(slot) is int and -L <= x <= L and -L <= y <= L and -L <= r <= L
+                and -L <= slot <= L):
+            row = given = [h, x, y, r, slot]
         else:
-            t = int(st.hands[seat, h] if self.rules.hand_size > 1 else self._sc[C.SC_TILE])
+            given = (h, x, y, r, slot)
+            row = core_row(given)
+        if row[0] and not 0 <= row[0] < self.rules.hand_size:  # (the core reads it
+            raise row_error(self, self._st, row, given, C.E_NOT_IN_HAND)  # only if > 1)
+        if follower is not None:
+            check_row(self, self._st, row, given, follower)
+        self._play_core_row(row, given, follower)
+
+    def _play_core_row(self, row: list[int], given: Sequence, follower: str | None) -> None:
+        """Play core row `row` (ints the core can take, from the values `given`) if the
+        core's check finds it legal (`core.turn.game_call`), and log it; IllegalMoveError
+        otherwise, the state untouched."""
+        st, ts, sc = self._st, self._ts, self._sc
+        h, x, y, r, slot = row
+        seat = int(sc[C.SC_SEAT])
+        decision = C.PHASES[sc[C.SC_PHASE]]
+        t = row_tile(self, st, h, x, y, sc)  # (the hand's tile goes with the move)
+        code = core_call(ts)(st, ts.tables, OP_APPLY_MOVE, h, x, y, r, slot, NO_ROWS)
+        if code != C.OK:
+            raise row_error(self, st, row, given, code)
+        self._legal = None
         S = ts.max_segments  # = the core's segment slots (a jitted call costs more)
         if follower is None and slot != C.NO_FOLLOWER:
             follower = ts.slot_names[t][r][slot % S]
-        core_call(ts)(st, ts.tables, OP_APPLY_MOVE, int(h), int(x), int(y), int(r), int(slot),
-                      NO_ROWS)
-        self._legal = None
         entry = {"player": seat, "tile": ts.names[t], "x": x, "y": y, "rotation": r,
                  "follower": follower}
         if slot >= S and decision == "place":
@@ -476,7 +503,7 @@ class Game:
         With `reshuffle` (default) the tiles not drawn yet are reshuffled before each
         playout (the hidden order is unknown to the players); otherwise the recorded
         order is kept. Policy: a uniform legal placement, then a uniform follower choice."""
-        n = check_int("n", n, 0)
+        n = at_most("n", check_int("n", n, 0), MAX_PLAYOUTS, "playouts per call")
         seed = check_optional_int("seed", seed)
         if seed is None:
             seed = int(np.random.default_rng().integers(2**63))

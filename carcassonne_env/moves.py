@@ -4,12 +4,16 @@ checked, turned into the core's row, and the reason when the rules refuse it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .checks import is_int
 from .core import config as C
+from .core.jit import entry_point
+from .core.state import make_state
 from .core.turn import check_move
+from .rules import Rules
 
 if TYPE_CHECKING:
     from .core.state import GameState
@@ -138,11 +142,7 @@ def resolve(game: Game, st: GameState, move: Move) -> list[int]:
     already passed `check_move_types`)."""
     x, y, r = int(move.x), int(move.y), int(move.rotation)
     ts = game.tileset
-    fmt = {"x": x, "y": y, "rotation": r, "follower": move.follower, "tile": move.tile,
-           "seat": game.current_player,
-           "figure": "large follower" if move.figure == "large" else move.figure,
-           "where": ": a builder on a road or city, a pig on a field" if
-           move.figure in ("builder", "pig") else ""}
+    fmt = _fields(game, x, y, r, move.follower, move.tile, move.figure)
     if game.done:
         raise IllegalMoveError(MESSAGES[C.E_OVER])
     if game.decision != "place":
@@ -182,7 +182,7 @@ def resolve(game: Game, st: GameState, move: Move) -> list[int]:
     elif move.figure != "follower":
         raise IllegalMoveError(f"figure {move.figure!r} without a location: name one "
                                "in `follower`")
-    code = check_move(st, ts.tables, h, x, y, r, slot)
+    code = check_call(ts)(st, ts.tables, h, *core_ints((x, y, r), ROW_FIELDS[1:4]), slot)
     if code != C.OK:
         raise IllegalMoveError(MESSAGES[code].format(**fmt))
     return [h, x, y, r, slot]
@@ -197,10 +197,129 @@ def _resolve_choice(game: Game, st: GameState, move: Move, fmt: dict[str, Any]
     slot = -2
     if i >= 0 and move.follower is not None and int(st.prot[i]) == r:
         slot = ts.slot_aliases[int(st.ptype[i])][r].get(move.follower, -2)
-    if slot < 0 or check_move(st, ts.tables, 0, x, y, r, slot) != C.OK:
+    if slot < 0 or check_call(ts)(st, ts.tables, 0, *core_ints((x, y, r), ROW_FIELDS[1:4]),
+                                  slot) != C.OK:
         raise IllegalMoveError(MESSAGES[C.E_NOT_A_CHOICE].format(
             decision=game.decision, choices=game.legal_moves(), **fmt))
     return [0, x, y, r, slot]
+
+
+def _fields(game: Game, x: int, y: int, r: int, follower: str | None, tile: str | None,
+            figure: str) -> dict[str, Any]:
+    """The fields `MESSAGES` are formatted with, for a move of these values in `game`."""
+    return {"x": x, "y": y, "rotation": r, "follower": follower, "tile": tile,
+            "seat": game.current_player,
+            "figure": "large follower" if figure == "large" else figure,
+            "where": ": a builder on a road or city, a pig on a field" if
+            figure in ("builder", "pig") else ""}
+
+
+# ---------------------------------------------------------------------- core rows
+#: The fields of a core row, as `Game.play_row` names them in its errors.
+ROW_FIELDS = ("h", "x", "y", "rotation", "slot")
+#: Beyond any hand index, cell, rotation or slot of any board: a value past it reaches
+#: the core's check as this bound, and the check says what is wrong. Not just any int64:
+#: the core adds the board's origin to a coordinate, and the machine code numba makes
+#: assumes that such a sum never overflows (x = 2**63 - 1 passed its bounds check).
+CORE_INT_LIMIT = 2**31
+
+_CHECK_CALLS: dict[TileSet, Any] = {}  # (a plain dict, as `clones.CORE_CALLS`)
+
+
+def check_call(ts: TileSet) -> Any:
+    """`core.turn.check_move` compiled for a game's state and `ts`'s tables, called
+    without numba's dispatch (`core.jit.entry_point`, which Python ints of any size
+    never reach: `core_ints`): the rules' own legality check of a core row."""
+    call = _CHECK_CALLS.get(ts)
+    if call is None:
+        st = make_state(Rules().to_config(), 1, 1, 1)
+        call = _CHECK_CALLS[ts] = entry_point(check_move, st, ts.tables, 0, 0, 0, 0, 0)
+    return call
+
+
+def core_ints(values: Sequence[Any], names: Sequence[str]) -> list[int]:
+    """`values` as Python ints the core can take, whatever their size (clamped to
+    +-`CORE_INT_LIMIT`); IllegalMoveError naming the first that is not an integer (a
+    Python or numpy integer, not a bool)."""
+    out = []
+    for name, v in zip(names, values, strict=True):
+        if type(v) is not int:
+            if not is_int(v):
+                raise IllegalMoveError(f"{name} must be an integer, got {v!r}")
+            v = int(v)
+        out.append(v if -CORE_INT_LIMIT <= v <= CORE_INT_LIMIT
+                   else CORE_INT_LIMIT if v > 0 else -CORE_INT_LIMIT)
+    return out
+
+
+def row_tile(game: Game, st: GameState, h: int, x: int, y: int, sc: Any = None) -> int:
+    """The tile type a core row (hand index h, cell (x, y)) concerns in `game` (state
+    `st`, `sc` its scalars if at hand): the hand's tile, or at a scoring decision the
+    tile on the board at (x, y); -1 if there is none (an empty hand slot, an empty
+    cell, an index out of range, the game over)."""
+    sc = st.sc if sc is None else sc
+    if sc[C.SC_DONE]:
+        return -1
+    if sc[C.SC_PHASE] != C.PHASE_PLACE:
+        i = game.cell_index(x, y)
+        return int(st.ptype[i]) if i >= 0 else -1
+    if game.rules.hand_size > 1:
+        return int(st.hands[sc[C.SC_SEAT], h]) if 0 <= h < C.HAND_MAX else -1
+    return int(sc[C.SC_TILE])
+
+
+def core_row(row: Sequence[Any]) -> list[int]:
+    """A core row (hand index, x, y, rotation, slot) as Python ints the core can take
+    (`core_ints`: IllegalMoveError naming a field that is not an integer)."""
+    return core_ints(row, ROW_FIELDS)
+
+
+def row_error(game: Game, st: GameState, row: list[int], given: Sequence[Any],
+              code: int) -> IllegalMoveError:
+    """The error of core row `row` (`core_row` of the values `given`), illegal in `game`
+    (state `st`) with core check code `code` (or `C.E_NOT_IN_HAND` for a hand index
+    out of range)."""
+    given = [int(v) for v in given]  # (the message shows them unclamped)
+    return IllegalMoveError(f"core row {tuple(given)} is not a legal move: "
+                            + _row_reason(game, st, row, given, code))
+
+
+def check_row(game: Game, st: GameState, row: list[int], given: Sequence[Any],
+              follower: str) -> None:
+    """IllegalMoveError unless core row `row` (`core_row` of `given`) is a legal move
+    of `game` (state `st`) now and `follower` names its location (the name `play_row`
+    logs instead of the canonical one)."""
+    h, x, y, r, slot = row
+    ts = game.tileset
+    code = check_call(ts)(st, ts.tables, *row)
+    if code != C.OK:
+        raise row_error(game, st, row, given, code)
+    t, S = row_tile(game, st, h, x, y), ts.max_segments
+    if not isinstance(follower, str) or slot == C.NO_FOLLOWER or \
+            ts.slot_aliases[t][r].get(follower, -2) != slot % S:
+        where = "none" if slot == C.NO_FOLLOWER else repr(ts.slot_names[t][r][slot % S])
+        raise IllegalMoveError(f"core row {tuple(row)}: follower {follower!r} does not "
+                               f"name its location (slot {slot}: {where})")
+
+
+def _row_reason(game: Game, st: GameState, row: list[int], given: list[int],
+                code: int) -> str:
+    """The reason core row `row` (`core_ints` of the values `given`) is illegal (core
+    check code `code`)."""
+    h, x, y, r, slot = row
+    if code == C.E_NOT_IN_HAND and not 0 <= h < game.rules.hand_size:
+        return f"hand index {given[0]} is not in [0, {game.rules.hand_size})"
+    ts, S = game.tileset, game.tileset.max_segments
+    t = row_tile(game, st, h, x, y)
+    names = ts.slot_names[t][r] if t >= 0 and 0 <= r < 4 else ()
+    fig = slot // S if slot >= 0 else 0
+    figure = C.FIGURES[fig] if fig < len(C.FIGURES) else "figure"
+    follower = (None if slot == C.NO_FOLLOWER else names[slot % S]
+                if slot >= 0 and slot % S < len(names) else f"segment {slot}")
+    fmt = _fields(game, *given[1:4], follower, ts.names[t] if t >= 0 else None, figure)
+    fmt["decision"] = game.decision
+    fmt["choices"] = game.legal_moves() if code == C.E_NOT_A_CHOICE else []
+    return MESSAGES[code].format(**fmt)
 
 
 @cache

@@ -63,9 +63,9 @@ def test_the_cache_key_covers_every_module_with_jitted_code():
         assert Path(importlib.import_module(name).__file__) in covered, name
     expected = {f"carcassonne_env/core/{m}.py" for m in (
         "actions", "aggregates", "board", "candidate_columns", "candidates", "choices",
-        "closers", "config", "followers", "jit", "link_only", "notices", "numba_inlining",
-        "numba_typing", "observe", "packed", "planes", "playout", "queries", "scoring",
-        "state", "turn")} | {
+        "closers", "config", "followers", "jit", "link_only", "notices", "numba_cache",
+        "numba_inlining", "numba_typing", "observe", "packed", "planes", "playout",
+        "queries", "scoring", "state", "turn")} | {
         f"carcassonne_env/bots/{m}.py" for m in ("evaluation", "jitted_bots")
     } | {"carcassonne_env/envs/kernels.py", "agents/search_kernels.py",
          "agents/candidate_forward.py", "agents/puct_kernel.py"}

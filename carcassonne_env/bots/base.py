@@ -11,7 +11,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from ..checks import is_int
+from ..checks import check_real, is_int
 from ..game import Game, Move
 
 
@@ -43,6 +43,29 @@ def forced_move(game: Game) -> Move | None:
         return choice
     moves = game.legal_moves()
     return moves[0] if len(moves) == 1 else None
+
+
+# Bounds of the bots' options (`checks.at_most`), far above any sensible setting (see
+# docs/bots.md, "Limits"): a mistyped budget fails at construction in one line instead
+# of exhausting memory or thinking for days.
+#: Seconds of thinking per move (`seconds`, `time_per_move`): an hour.
+MAX_SECONDS_PER_MOVE = 3600
+#: Moves played ahead inside a search (`depth`, `lookahead`): more than any game lasts.
+MAX_MOVES_AHEAD = 10_000
+#: Candidate moves kept (`top_k`, `guide_k`): more than any position's legal moves.
+MAX_CANDIDATES = 10_000
+#: Magnitude of a real-valued weight, scale or constant (`c`, `margin_scale`, the
+#: heuristic's weights...): the search's arithmetic stays finite.
+MAX_WEIGHT = 1_000_000
+
+
+def check_weight(name: str, value: Any, lo: float | None = None, *,
+                 strict: bool = False) -> float:
+    """`checks.check_real`, and within +-`MAX_WEIGHT`."""
+    value = check_real(name, value, lo, strict=strict)
+    if abs(value) > MAX_WEIGHT:
+        raise ValueError(f"{name} must be within +-{MAX_WEIGHT:,}, got {value!r}")
+    return value
 
 
 #: The bots the environments play by name ("module:class", imported on first use).

@@ -6,12 +6,12 @@ import random
 
 import numpy as np
 
-from carcassonne_env.checks import check_optional_int, check_real
+from carcassonne_env.checks import check_optional_int
 from carcassonne_env.core.state import copy_state
 
 from ..game import Game, Move
 from . import evaluation as E
-from .base import auto_scoring_choice
+from .base import auto_scoring_choice, check_weight
 
 #: Default weights (meaning in `carcassonne_env.bots.evaluation`'s docstring and docs/bots.md).
 DEFAULT_WEIGHTS = {
@@ -34,7 +34,7 @@ def weight_vector(overrides: dict[str, float]) -> np.ndarray:
     if unknown:
         raise TypeError(f"unknown weights {sorted(unknown)}; known: {list(_ORDER)}")
     weights = {**DEFAULT_WEIGHTS, **overrides}
-    return np.array([check_real(k, weights[k]) for k in _ORDER], np.float64)
+    return np.array([check_weight(k, weights[k]) for k in _ORDER], np.float64)
 
 
 class HeuristicAgent:

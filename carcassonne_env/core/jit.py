@@ -55,6 +55,7 @@ from numba.core.registry import CPUDispatcher
 
 from . import (
     notices,  # noqa: F401 (the notice on a part's first compile)
+    numba_cache,  # noqa: F401 (a torn cache file is compiled again, not fatal)
     numba_inlining,  # noqa: F401 (numba's inlining without copies of fresh IR)
     numba_typing,  # noqa: F401 (numba's typing of calls made cheaper)
 )

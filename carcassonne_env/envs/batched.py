@@ -26,7 +26,7 @@ from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 from numba import config as numba_config
 
-from ..checks import check_bool, check_choice, check_int, check_real
+from ..checks import check_bool, check_choice, check_int, check_real, check_seed
 from ..core import config as C
 from ..core.state import state_rows
 from ..encoding import Encoder, WindowOverflowError
@@ -39,6 +39,23 @@ _REDEALS = 100
 
 #: The fewest games a thread takes at a time (`BatchedGamesEnv._in_chunks`).
 _MIN_CHUNK = 4
+
+#: The most memory the games' states and observation buffers of one vector env may
+#: take (num_envs x board_size: `_check_buffers`).
+MAX_BUFFER_BYTES = 32 * 2**30
+
+
+def _check_buffers(num_envs: int, encoder: Encoder, state_bytes: int) -> None:
+    """ValueError if `num_envs` games of `encoder`'s observations would need more than
+    `MAX_BUFFER_BYTES`: their states (and the aggregate observation's scratch copies),
+    two sets of observation buffers (`ObservationBuffers`) and the batched observation
+    space's bounds (its low and high arrays)."""
+    per_game = (2 + encoder.aggregate) * state_bytes + 4 * ObservationBuffers.game_bytes(encoder)
+    if num_envs * per_game > MAX_BUFFER_BYTES:
+        raise ValueError(f"num_envs={num_envs} games with board_size={encoder.board_size} "
+                         f"need about {num_envs * per_game / 2**30:,.1f} GiB of states and "
+                         f"observation buffers; at most {MAX_BUFFER_BYTES // 2**30} GiB "
+                         "(fewer games or a smaller board_size)")
 
 
 class Teacher(NamedTuple):
@@ -202,8 +219,9 @@ class BatchedGamesEnv(VectorEnv):
         """Seed game i's deck generator with ``seed + i`` (or ``seed[i]``); None keeps
         the generators as they are."""
         if seed is not None:
-            seeds = list(seed) if isinstance(seed, (list, tuple)) else [
-                int(seed) + i for i in range(self.num_envs)]
+            seeds = ([check_seed(f"seed[{i}]", s) for i, s in enumerate(seed)]
+                     if isinstance(seed, (list, tuple)) else
+                     [check_seed("seed", seed) + i for i in range(self.num_envs)])
             if len(seeds) != self.num_envs:
                 raise ValueError(f"need {self.num_envs} seeds, got {len(seeds)}")
             self._rngs = [seeding.np_random(s)[0] for s in seeds]
@@ -225,6 +243,9 @@ class BatchedGamesEnv(VectorEnv):
         """What every batched env builds from its encoder: the spaces, the games' states
         (rows of one buffer for numba, a view of each for Python) and the two observation
         buffer sets (a step reads the masks of one and writes the other)."""
+        N = self.num_envs
+        proto = Game(encoder.rules, seed=0).state
+        _check_buffers(N, encoder, proto.words.nbytes)
         self.encoder = encoder
         self.illegal_reward = check_real("illegal_reward", illegal_reward)
         self.copy = check_bool("copy", copy)
@@ -233,8 +254,7 @@ class BatchedGamesEnv(VectorEnv):
         self.single_action_space = encoder.action_space()
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        N = self.num_envs
-        self._states, self._state_list = state_rows(Game(encoder.rules, seed=0).state, N)
+        self._states, self._state_list = state_rows(proto, N)
         self._seeds: list[int | None] = [None] * N
         self._deck_len = len(encoder.tileset.full_deck())
         self._sets = [ObservationBuffers(N, encoder) for _ in range(2)]
@@ -361,6 +381,12 @@ class ObservationBuffers:
         # as the kernels take them (`carcassonne_env.envs.kernels`)
         self.out = (self.planes, self.feats, self.masks, self.dirty, self.cands,
                     self.cand_actions)
+
+    @staticmethod
+    def game_bytes(enc: Encoder) -> int:
+        """The bytes of one game's row of the arrays `ObservationBuffers` holds."""
+        return (int(np.prod(enc.board_shape)) + 4 * enc.n_features + enc.n_actions + 6 * 8
+                + enc.candidate_moves * (4 * enc.n_candidate_columns + 8))
 
     def obs(self, rows: Any = None, copy: bool = False) -> dict[str, np.ndarray]:
         """The observation dict of games `rows` (a slice or an index; None: all games,

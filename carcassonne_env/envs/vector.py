@@ -27,7 +27,8 @@ class SoloVectorEnv(BatchedGamesEnv):
     """`num_envs` solo games stepped together (turn action mode).
 
     Args:
-        num_envs: number of games.
+        num_envs: number of games (their states and two sets of observation buffers
+            may take at most 32 GiB: `batched.MAX_BUFFER_BYTES`).
         colours: 3 or 4 solo colours.
         board_size, on_overflow, obs_features: see `carcassonne_env.encoding.Encoder`
             (an overflow is checked after every batch; obs_features="aggregate" adds

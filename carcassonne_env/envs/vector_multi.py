@@ -74,7 +74,8 @@ class VsBotsVectorEnv(BatchedGamesEnv):
     `VsBotsEnv`).
 
     Args:
-        num_envs: number of games.
+        num_envs: number of games (their states and two sets of observation buffers
+            may take at most 32 GiB: `batched.MAX_BUFFER_BYTES`).
         opponents: one entry per other seat, or one entry for all of them: a bot spec
             played by the jitted bots ("random", "greedy", "heuristic", with heuristic
             weight options such as "heuristic:follower=3.0"), a policy (a callable, see
@@ -318,8 +319,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                     actions = policy(obs, masks, observers, games=which)
                 else:
                     actions = policy(obs, masks, observers)
-                actions = np.asarray(actions).astype(np.int64)
-                actions = actions.reshape(n)
+                actions = _policy_actions(actions, n)
                 bad = ~masks[np.arange(n), np.clip(actions, 0, masks.shape[1] - 1)] | (
                     actions < 0) | (actions >= masks.shape[1])
                 if bad.any():
@@ -369,6 +369,16 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         seats = np.zeros(self.num_envs, np.int64)
         seats[done] = self._seats[done]
         return {"seat": seats, "_seat": ended}
+
+
+def _policy_actions(actions: Any, n: int) -> np.ndarray:
+    """A policy opponent's `actions` for `n` games as int64[n] (values still unchecked);
+    ValueError unless they are n integers."""
+    actions = np.asarray(actions)
+    if actions.dtype.kind not in "iu" or actions.size != n:
+        raise ValueError(f"a policy opponent must return {n} integer actions (one per game "
+                         f"it was asked for), got an array of {actions.size} {actions.dtype}")
+    return actions.astype(np.int64).reshape(n)  # (uint64 past int64: negative, refused)
 
 
 def _takes_games(policy: Callable) -> bool:
