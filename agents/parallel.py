@@ -11,18 +11,15 @@ the settings given are the saved run's). Two backends: a local process pool
 from __future__ import annotations
 
 import json
-import multiprocessing
-import signal
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
 from tqdm.auto import tqdm
 
 from carcassonne_env import Rules
-from carcassonne_env.atomic import held_signals
 from carcassonne_env.checks import install_hint
+from carcassonne_env.workers import worker_pool
 
 T = TypeVar("T")
 
@@ -61,40 +58,14 @@ def run_jobs(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int = 1, *,
                 yield fn(job)
                 bar.update(w)
             return
-        # fork would copy numba's threading layer state; spawn is the portable choice.
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                 initializer=_ignore_ctrl_c) as pool:
-            try:  # from the first submit: the pool's exit alone would wait for every job
-                futures = [pool.submit(fn, job) for job in jobs]
-                for fut, w in zip(futures, weights, strict=True):  # the bar moves as jobs end
-                    fut.add_done_callback(lambda _f, w=w: bar.update(w))
-                for fut in futures:
-                    yield fut.result()
-            except BaseException:  # a Ctrl-C, SIGTERM, or the caller stopped early: stop now
-                with held_signals():  # a second signal must not leave workers running
-                    _stop(pool)
-                raise
+        with worker_pool(workers) as pool:  # stopped at once on a Ctrl-C or SIGTERM
+            futures = [pool.submit(fn, job) for job in jobs]
+            for fut, w in zip(futures, weights, strict=True):  # the bar moves as jobs end
+                fut.add_done_callback(lambda _f, w=w: bar.update(w))
+            for fut in futures:
+                yield fut.result()
     finally:
         bar.close()
-
-
-def _ignore_ctrl_c() -> None:
-    """Worker initializer: a Ctrl-C reaches the whole process group; only the parent
-    handles it (it stops the workers), so the workers print no traceback. SIGTERM (the
-    parent's way to stop them) ends a worker at once, not as the parent's KeyboardInterrupt."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
-def _stop(pool: ProcessPoolExecutor) -> None:
-    """Cancel the pool's queued jobs and end its workers now, without waiting for the
-    running jobs (a long batch would hold up a Ctrl-C). The pool's exit then reaps them;
-    the resource tracker ends with the last process that holds its pipe."""
-    processes = list((pool._processes or {}).values())  # shutdown() forgets them
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        process.terminate()
 
 
 def _run_ray(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int,

@@ -294,7 +294,7 @@ class SB3Agent:
         self.board_size = model_size
         self.action_mode = action_mode
         self.deterministic = check_bool("deterministic", deterministic)
-        self.torch_threads = check_optional_int("torch_threads", torch_threads, 1)
+        self.torch_threads = check_optional_int("torch_threads", torch_threads, 1, 1024)
         self._rng = np.random.default_rng(check_seed("seed", seed))
         self._encoders: dict = {}
         self._heuristic = HeuristicAgent()  # evaluates the moves for a move-prior model

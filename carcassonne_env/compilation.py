@@ -187,11 +187,11 @@ def warmup(report: Callable[[str], None] = print, jobs: int = 1,
             if bar is not None:
                 bar.update()
     else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures import as_completed
 
-        context = multiprocessing.get_context("spawn")  # no numba state inherited
-        with ProcessPoolExecutor(min(jobs, len(rest)), mp_context=context) as pool:
+        from .workers import worker_pool
+
+        with worker_pool(min(jobs, len(rest))) as pool:  # stopped at once on a Ctrl-C
             futures = {pool.submit(run_warmup_task, tasks[name]): name for name in rest}
             for future in as_completed(futures):
                 future.result()

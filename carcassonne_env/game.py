@@ -446,8 +446,7 @@ class Game:
         the state untouched; TypeError if `move` is not a `Move` or a tuple of its fields."""
         if not isinstance(move, Move):
             move = as_move(move)
-        row = self.row_of(move)
-        self._play_core_row(row, row, move.follower)
+        self._play_legal_row(self.row_of(move), move.follower)
 
     def play_row(self, h: int, x: int, y: int, r: int, slot: int,
                  follower: str | None = None) -> None:
@@ -467,22 +466,18 @@ class Game:
             row = core_row(given)
         if row[0] and not 0 <= row[0] < self.rules.hand_size:  # (the core reads it
             raise row_error(self, self._st, row, given, C.E_NOT_IN_HAND)  # only if > 1)
-        if follower is not None:
-            check_row(self, self._st, row, given, follower)
-        self._play_core_row(row, given, follower)
+        check_row(self, self._st, row, given, follower)
+        self._play_legal_row(row, follower)
 
-    def _play_core_row(self, row: list[int], given: Sequence, follower: str | None) -> None:
-        """Play core row `row` (ints the core can take, from the values `given`) if the
-        core's check finds it legal (`core.turn.game_call`), and log it; IllegalMoveError
-        otherwise, the state untouched."""
+    def _play_legal_row(self, row: list[int], follower: str | None) -> None:
+        """Play core row `row`, a legal move (a row of the legal moves, or one the core's
+        check passed: `play`, `play_row`), and log it."""
         st, ts, sc = self._st, self._ts, self._sc
         h, x, y, r, slot = row
         seat = int(sc[C.SC_SEAT])
         decision = C.PHASES[sc[C.SC_PHASE]]
         t = row_tile(self, st, h, x, y, sc)  # (the hand's tile goes with the move)
-        code = core_call(ts)(st, ts.tables, OP_APPLY_MOVE, h, x, y, r, slot, NO_ROWS)
-        if code != C.OK:
-            raise row_error(self, st, row, given, code)
+        core_call(ts)(st, ts.tables, OP_APPLY_MOVE, h, x, y, r, slot, NO_ROWS)
         self._legal = None
         S = ts.max_segments  # = the core's segment slots (a jitted call costs more)
         if follower is None and slot != C.NO_FOLLOWER:

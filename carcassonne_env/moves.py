@@ -285,15 +285,17 @@ def row_error(game: Game, st: GameState, row: list[int], given: Sequence[Any],
 
 
 def check_row(game: Game, st: GameState, row: list[int], given: Sequence[Any],
-              follower: str) -> None:
+              follower: str | None = None) -> None:
     """IllegalMoveError unless core row `row` (`core_row` of `given`) is a legal move
-    of `game` (state `st`) now and `follower` names its location (the name `play_row`
-    logs instead of the canonical one)."""
+    of `game` (state `st`) now (the core's own check, `check_call`) and `follower`, if
+    given, names its location (the name `play_row` logs instead of the canonical one)."""
     h, x, y, r, slot = row
     ts = game.tileset
     code = check_call(ts)(st, ts.tables, *row)
     if code != C.OK:
         raise row_error(game, st, row, given, code)
+    if follower is None:
+        return
     t, S = row_tile(game, st, h, x, y), ts.max_segments
     if not isinstance(follower, str) or slot == C.NO_FOLLOWER or \
             ts.slot_aliases[t][r].get(follower, -2) != slot % S:

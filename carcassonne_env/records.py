@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 RECORD_FORMAT = "carcassonne-env/record"
 RECORD_VERSION = 1
 ANNOTATIONS_VERSION = 1  # the annotations block's own version
-MAX_RECORD_BYTES = 4 * 2**20  # a record file's size limit; a game's record is a few KB
+MAX_RECORD_BYTES = 2**20  # a record file's size limit; a game's record is a few KB
 MAX_DEPTH = 32  # levels of nesting; a record has 6, annotations included
 _SHOWN = 60  # characters of an offending value quoted in an error message
 _MESSAGE = 300  # characters of a schema error's message, at most

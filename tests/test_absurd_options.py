@@ -36,6 +36,8 @@ BOT_LIMITS = [
     ("solo-search:seconds=3600.5", "seconds must be at most 3,600, got 3600.5"),
     ("solo-search:samples=1000001", "samples must be at most 1,000,000, got 1000001"),
     ("solo-search:guide_k=10001", "guide_k must be at most 10,000, got 10001"),
+    ("sb3:model=ppo_duel:torch_threads=1025", "torch_threads must be an integer in "
+     "[1, 1024], got 1025"),
 ]
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from terminal import ctrl_c_as_in_a_terminal
+from terminal import ctrl_c_as_in_a_terminal, interrupt_on_call
 
 from carcassonne_env import Game
 from carcassonne_env.cli import main
@@ -303,24 +303,11 @@ def test_render_draws_the_first_moves_of_a_finished_game(tmp_path, capsys):
     assert code == 0 and out == f"board after 3 moves written to {tmp_path / 'b.png'}\n"
 
 
-def _interrupt_on_call(monkeypatch, module, name: str, call: int) -> None:
-    """Make module.name raise KeyboardInterrupt (a Ctrl-C) on its `call`-th call."""
-    original, calls = getattr(module, name), []
-
-    def patched(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == call:
-            raise KeyboardInterrupt
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(module, name, patched)
-
-
 def test_ctrl_c_in_the_arena_reports_and_saves_the_games_played(tmp_path, capsys,
                                                                 monkeypatch):
     import agents.arena
 
-    _interrupt_on_call(monkeypatch, agents.arena, "_play_game", 4)  # in the 2nd batch
+    interrupt_on_call(monkeypatch, agents.arena, "_play_game", 4)  # in the 2nd batch
     out = tmp_path / "out"
     code, stdout, err = run_cli(["arena", "--bots", "random,greedy", "--games", "4",
                                  "--no-progress", "--out", str(out)], capsys)
@@ -339,7 +326,7 @@ def test_ctrl_c_in_the_arena_reports_and_saves_the_games_played(tmp_path, capsys
 def test_ctrl_c_in_the_arena_before_any_game_is_one_line(capsys, monkeypatch):
     import agents.arena
 
-    _interrupt_on_call(monkeypatch, agents.arena, "_play_game", 1)
+    interrupt_on_call(monkeypatch, agents.arena, "_play_game", 1)
     code, out, err = run_cli(["arena", "--games", "2", "--no-progress"], capsys)
     assert (code, out, err) == (130, "", "carcassonne: interrupted: 0 of 2 games played\n")
 
@@ -348,7 +335,7 @@ def test_ctrl_c_in_solo_bench_reports_and_saves_the_deals_played(tmp_path, capsy
                                                                  monkeypatch):
     import agents.solo_bench
 
-    _interrupt_on_call(monkeypatch, agents.solo_bench, "play_deal", 3)
+    interrupt_on_call(monkeypatch, agents.solo_bench, "play_deal", 3)
     json_out = tmp_path / "r.json"
     code, stdout, err = run_cli(["solo-bench", "--bot", "random", "--deals", "4",
                                  "--no-progress", "--json", str(json_out)], capsys)
@@ -365,7 +352,7 @@ def test_ctrl_c_in_solo_solve_keeps_the_best_line(tmp_path, capsys, monkeypatch)
     import agents.solo_solve
     from carcassonne_env.cli_errors import Interrupted
 
-    _interrupt_on_call(monkeypatch, agents.solo_solve, "_pass", 2)  # after the first pass
+    interrupt_on_call(monkeypatch, agents.solo_solve, "_pass", 2)  # after the first pass
     with pytest.raises(Interrupted) as stop:
         agents.solo_solve.solve_deal(3, seconds=600, top_ks=(1, 2))
     best = stop.value.partial

@@ -185,7 +185,7 @@ def padded(size: int) -> bytes:
     return text + b" " * (size - len(text))
 
 
-TOO_LARGE = "not a game record: larger than 4,194,304 bytes (4 MiB, the limit for a record)"
+TOO_LARGE = "not a game record: larger than 1,048,576 bytes (1 MiB, the limit for a record)"
 # name: (the file's contents, made when needed; the error after the file name, `{what}`
 # standing for the command's own words, e.g. "cannot show this record")
 HOSTILE = {
@@ -259,8 +259,8 @@ def test_a_device_file_is_read_no_further_than_the_limit(capsys):
     assert main(["view", "/dev/zero", "-o", "/dev/null"]) == 2
     assert time.perf_counter() - start < FAST
     assert capsys.readouterr().err == (
-        "carcassonne: error: /dev/zero: not a game record: larger than 4,194,304 bytes "
-        "(4 MiB, the limit for a record)\n")
+        "carcassonne: error: /dev/zero: not a game record: larger than 1,048,576 bytes "
+        "(1 MiB, the limit for a record)\n")
 
 
 def test_a_record_within_the_limits_is_shown(tmp_path, capsys):

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from terminal import interrupt_on_call
 
 import agents.arena
 import agents.solo_bench
@@ -228,19 +229,6 @@ def test_sigterm_keeps_the_solo_deals_and_resume_finishes_the_run(tmp_path, caps
 
 # --- what --resume refuses (one line, status 2) ---------------------------------------
 
-def _interrupt_on_call(monkeypatch, module, name: str, call: int) -> None:
-    """Make module.name raise KeyboardInterrupt (a Ctrl-C) on its `call`-th call."""
-    original, calls = getattr(module, name), []
-
-    def patched(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == call:
-            raise KeyboardInterrupt
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(module, name, patched)
-
-
 def _run(argv: list[str], capsys) -> tuple[int, str, str]:
     code = main(argv)
     out, err = capsys.readouterr()
@@ -253,7 +241,7 @@ def stopped_arena(tmp_path, capsys, monkeypatch):
     argv = ["arena", "--bots", "random,greedy,heuristic", "--games", "4", "--seed", "3",
             "--no-progress", "--out", str(tmp_path / "out")]
     with monkeypatch.context() as patch:
-        _interrupt_on_call(patch, agents.arena, "_play_game", 5)  # in the 2nd batch
+        interrupt_on_call(patch, agents.arena, "_play_game", 5)  # in the 2nd batch
         assert _run(argv, capsys)[0] == 130
     return argv
 
@@ -313,7 +301,7 @@ def test_a_resumed_run_stopped_again_keeps_both_parts(stopped_arena, tmp_path, c
                                                      monkeypatch):
     out = tmp_path / "out"
     with monkeypatch.context() as patch:
-        _interrupt_on_call(patch, agents.arena, "_play_game", 3)  # 2 more games
+        interrupt_on_call(patch, agents.arena, "_play_game", 3)  # 2 more games
         code, _, err = _run(stopped_arena + ["--resume"], capsys)
     assert code == 130 and "interrupted: 6 of 12 games played" in err
     assert [(r.table, r.game) for r in read_games_csv(out / "games.csv", 2)] == [
@@ -352,7 +340,7 @@ def test_solo_bench_resume_refusals(tmp_path, capsys, monkeypatch):
     argv = ["solo-bench", "--bot", "random", "--deals", "6", "--seed", "1", "--no-progress",
             "--json", str(saved)]
     with monkeypatch.context() as patch:
-        _interrupt_on_call(patch, agents.solo_bench, "play_deal", 3)
+        interrupt_on_call(patch, agents.solo_bench, "play_deal", 3)
         assert _run(argv, capsys)[0] == 130
     before = saved.read_bytes()
     for change, line in (
@@ -385,7 +373,7 @@ def test_several_solo_bots_resume_bot_by_bot(tmp_path, capsys, monkeypatch):
     argv = ["solo-bench", "--bot", "random,greedy,heuristic", "--deals", "3",
             "--no-progress", "--json", str(tmp_path / "r.json")]
     with monkeypatch.context() as patch:
-        _interrupt_on_call(patch, agents.solo_bench, "play_deal", 5)
+        interrupt_on_call(patch, agents.solo_bench, "play_deal", 5)
         code, _, err = _run(argv, capsys)
     assert code == 130 and "greedy: 1 of 3 deals played" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r-greedy.json", "r-random.json"]
@@ -489,7 +477,7 @@ def test_train_evaluate_keeps_the_games_played(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(training.evaluate, "model_rules", lambda model: rules)
     with pytest.raises(Interrupted) as stop:
         with monkeypatch.context() as patch:
-            _interrupt_on_call(patch, agents.arena, "_play_game", 3)
+            interrupt_on_call(patch, agents.arena, "_play_game", 3)
             run_arena(["random", "greedy"], games=4, progress=False)
 
     def stopped_arena(*args, **kwargs):

@@ -39,7 +39,6 @@ def gif_options(p: argparse.ArgumentParser) -> None:
 @command("render", render_options)
 def cmd_render(args: argparse.Namespace) -> int:
     """draw the board of a game record as an image"""
-    from ..atomic import atomic_path
     from ..game import Game
     from ..rendering.image import image_format, save_image
 
@@ -57,8 +56,7 @@ def cmd_render(args: argparse.Namespace) -> int:
                 record["scores"] = record["scores"][: args.moves]
         game = Game.from_record(record)
     output_file(args.output)
-    with atomic_path(args.output) as tmp:  # same suffix: the format still follows the name
-        save_image(game, tmp, cell=args.cell)
+    save_image(game, args.output, cell=args.cell)
     print(f"board after {game.turn} moves written to {args.output}")
     return 0
 

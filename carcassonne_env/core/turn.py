@@ -568,16 +568,13 @@ OP_RESET, OP_LEGAL_MOVES, OP_APPLY_MOVE = 0, 1, 2
 @hot_entry
 def game_call(st, tb, op, a, x, y, r, slot, rows):
     """`reset` (`a`: the deck length), `legal_moves` into `rows` (its count returned) or
-    `apply_move` (`a`: the hand index) of a move `check_move` finds legal (its code
-    returned: the state is untouched unless OK), chosen by `op`: the one compiled
-    function through which Python plays a game. The three share most of the rules core;
-    as one function Python calls, that code is optimised and turned into machine code
-    once, not three times (`core.link_only`)."""
+    `apply_move` (`a`: the hand index), chosen by `op`: the one compiled function through
+    which Python plays a game. The three share most of the rules core; as one function
+    Python calls, that code is optimised and turned into machine code once, not three
+    times (`core.link_only`)."""
     if op == OP_APPLY_MOVE:
-        code = check_move(st, tb, a, x, y, r, slot)
-        if code == C.OK:
-            apply_move(st, tb, a, x, y, r, slot)
-        return code
+        apply_move(st, tb, a, x, y, r, slot)
+        return 0
     if op == OP_LEGAL_MOVES:
         return legal_moves(st, tb, rows)
     reset(st, tb, a)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from ..atomic import atomic_path
 from ..core.config import K_FIELD
 from .palette import (
     BACKGROUND,
@@ -289,8 +290,10 @@ def render_rgb(game: Game, *, cell: int = 48, highlight_last: bool = True,
 
 
 def save_png(game: Game, path: str | os.PathLike[str], **kwargs: Any) -> None:
-    """Write `render_rgb(game, **kwargs)` to `path` as a PNG."""
-    Image.fromarray(render_rgb(game, **kwargs)).save(Path(path), format="PNG")
+    """Write `render_rgb(game, **kwargs)` to `path` as a PNG, whole or not at all
+    (`carcassonne_env.atomic`)."""
+    with atomic_path(path) as tmp:
+        Image.fromarray(render_rgb(game, **kwargs)).save(tmp, format="PNG")
 
 
 # File suffix -> Pillow format of the images `save_image` writes.
@@ -313,9 +316,11 @@ def image_format(path: str | os.PathLike[str]) -> str:
 
 def save_image(game: Game, path: str | os.PathLike[str], **kwargs: Any) -> None:
     """Write `render_rgb(game, **kwargs)` to `path` in the format its suffix names
-    (`image_format`: .png, .jpg/.jpeg, .webp, .bmp)."""
+    (`image_format`: .png, .jpg/.jpeg, .webp, .bmp), whole or not at all
+    (`carcassonne_env.atomic`)."""
     fmt = image_format(path)
-    Image.fromarray(render_rgb(game, **kwargs)).save(Path(path), format=fmt)
+    with atomic_path(path) as tmp:
+        Image.fromarray(render_rgb(game, **kwargs)).save(tmp, format=fmt)
 
 
 
