@@ -21,9 +21,8 @@ from typing import Any
 import numpy as np
 
 from carcassonne_env import Game, Move
+from carcassonne_env.bots import Agent
 from carcassonne_env.rendering.text import move_text
-
-from .base import Agent
 
 
 def _move_dict(move: Move) -> dict[str, Any]:
@@ -156,12 +155,11 @@ class Coach:
     """
 
     def __init__(self, spec: str, seed: int | None = 0) -> None:
+        from carcassonne_env.bots import make_bot
         from carcassonne_env.bots.heuristic import HeuristicAgent
 
-        from .base import make_agent
-
         self.spec = spec
-        self.bot = make_agent(spec, seed=seed)
+        self.bot = make_bot(spec, seed=seed)
         self.yardstick = self.bot if isinstance(self.bot, HeuristicAgent) else HeuristicAgent()
 
     def review(self, game: Game, played: Move) -> dict[str, Any]:

@@ -32,10 +32,11 @@ from openskill.models import PlackettLuce
 
 from carcassonne_env import Game, IllegalMoveError, Rules
 from carcassonne_env.atomic import atomic_open, write_json
+from carcassonne_env.bots import make_bot
 from carcassonne_env.checks import check_bool, check_int
 from carcassonne_env.cli_errors import Interrupted
 
-from .base import make_agent, warm_up
+from .catalog import warm_up
 from .parallel import read_json_file, run_jobs, setting_differences
 from .stats import mean_interval, wilson_interval
 
@@ -404,7 +405,7 @@ def _play_game(batch: _Batch, game_index: int) -> tuple[GameRow, dict | None]:
     players = len(batch.bots)
     deck, rotation = divmod(game_index, players)
     seating = _seating(batch.bots, rotation)
-    bots = [make_agent(spec, seed=bot_seed(batch.seed, deck, s, spec))
+    bots = [make_bot(spec, seed=bot_seed(batch.seed, deck, s, spec))
             for s, spec in enumerate(seating)]
     dseed = deck_seed(batch.seed, deck)
     game = Game(batch.rules, seed=dseed)
@@ -468,7 +469,7 @@ def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 1
               played: Sequence[GameRow] = ()) -> ArenaResult:
     """Play a tournament and return its games and statistics.
 
-    bots: bot specs for `agents.make_agent` (``"greedy"``, ``"mcts:iterations=500"``),
+    bots: bot specs for `carcassonne_env.make_bot` (``"greedy"``, ``"mcts:iterations=500"``),
         distinct. Tables: every combination of `players` bots (round-robin), or with
         `gauntlet` (a spec, added to `bots` if missing) that bot against every
         combination of `players - 1` others.
@@ -501,7 +502,7 @@ def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 1
     settings = arena_settings(bots, players=players, games=games, seed=seed,
                               gauntlet=gauntlet, rules=rules)
     for spec in settings.bots:  # fail fast, before any worker starts
-        make_agent(spec, seed=0)
+        make_bot(spec, seed=0)
     if annotate and records_dir is None:
         raise ValueError("annotate=True writes into the records: give records_dir")
     rows = _checked_played(played, settings)

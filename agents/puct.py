@@ -25,8 +25,8 @@ the most visited root edge (`search` gives the visits: the targets of
 
 The network is any model these envs train (`SB3Agent`: `CandidatePolicy` or
 `BoardPolicy`); one observation and one forward pass per new node. A candidate model's
-search runs whole in numba (`agents.puct_kernel`, its pass `agents.candidate_forward`):
-2.0-3.1x the simulations of the same search in Python, which board models (their pass in
+search runs whole in numba (`agents.puct_kernel`, its pass `agents.candidate_forward`),
+several times faster than the same search in Python, which board models (their pass in
 torch) use and the tests compare it with.
 """
 
@@ -52,7 +52,7 @@ from carcassonne_env.checks import (
     check_optional_int,
     check_real,
 )
-from carcassonne_env.core import config as C
+from carcassonne_env.core import constants as C
 from carcassonne_env.core.actions import turn_actions
 from carcassonne_env.core.playout import shuffle_undrawn
 from carcassonne_env.core.state import copy_into, copy_state, max_legal_rows
@@ -93,15 +93,12 @@ class PUCTAgent:
             the first move.
         seed: seeds the determinisations.
         simulations: simulations per move (a fixed budget: the same moves on any machine);
-            ignored when `time_per_move` is given. In solo, 256 (about four times the
-            time) scores 26.35 on deals 0-999 against 24.51 at the default 64.
+            ignored when `time_per_move` is given.
         time_per_move: seconds of search per move (at least one simulation, and no
             more than the tree holds: ``MAX_TREE_NODES // (lookahead + 1)``).
         c: exploration constant (values in units of `value_scale` points). Default
-            (None): 1.5 with 2 players (against `mcts` at equal time: 0.621 over 600
-            games where 3 gave 0.570, docs/training.md; 1.0 and 2.5 no better with the
-            current network, results/training/puct_duel_rl), 3 in solo (1.5 and 6 did
-            no better on deals 1000-1399, results/training/solo_puct).
+            (None): 1.5 with 2 players, 3 in solo (the matches that chose them:
+            results/training/puct.md).
         value_scale: points per unit of the value head (the training's reward_scale was
             0.1 for the 2-player models: 10 points per unit).
         value_base: what the value head's prediction is added to: "projected" (the
@@ -109,14 +106,12 @@ class PUCTAgent:
             margin), or "auto" (projected when the model observes the projected scores).
         prior_temperature: the priors are the softmax of the policy's logits divided by
             this; above 1 they are flatter (a PPO policy's are nearly one-hot, so the
-            search seldom tries a second move). 3 (with c = 3) did best against `mcts`
-            in 100-game screens of the Python search (docs/training.md).
+            search seldom tries a second move). Default 3.
         lookahead: a new node is valued after this many more moves of the policy's
             choice (highest prior) on the determinisation, one network pass each (the
             nodes met join the tree); 0: by its own value. Default (None): 1 with 2
-            players (against `mcts` at equal time, 200 games: 0.580 where 0 gave 0.517,
-            docs/training.md), 0 in solo (1 did no better there, at twice the time per
-            move: results/training/solo_puct).
+            players, 0 in solo (where it gained nothing for its cost; the matches:
+            results/training/puct.md).
     """
 
     name = "puct"

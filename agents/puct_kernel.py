@@ -22,9 +22,9 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from carcassonne_env.core import config as C
+from carcassonne_env.compiler.jit import jitted
+from carcassonne_env.core import constants as C
 from carcassonne_env.core.actions import turn_action
-from carcassonne_env.core.jit import jitted
 from carcassonne_env.core.observe import observe
 from carcassonne_env.core.planes import MODE_TURN, window_origin
 from carcassonne_env.core.playout import shuffle_undrawn

@@ -225,7 +225,7 @@ class _NoRolloutBuffer:
 def torch_threads(n: int | None) -> Iterator[None]:
     """Run the block with `n` torch threads (None: as torch is set), restored after. One
     move's forward pass is too small to share: with more threads they mostly wait on
-    each other, and on a busy machine a pass took 40x longer with 2 threads than with 1."""
+    each other, most of all on a busy machine."""
     import torch
 
     before = torch.get_num_threads()

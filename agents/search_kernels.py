@@ -21,8 +21,8 @@ import numpy as np
 from numba import njit
 
 from carcassonne_env.bots.evaluation import evaluate_moves, objective, position_values, unseen_tiles
-from carcassonne_env.core import config as C
-from carcassonne_env.core.jit import hot, hot_entry, hot_inline
+from carcassonne_env.compiler.jit import hot, hot_entry, hot_inline
+from carcassonne_env.core import constants as C
 from carcassonne_env.core.playout import random_playout, rng_below, shuffle_undrawn
 from carcassonne_env.core.state import copy_into
 from carcassonne_env.core.turn import apply_move_auto, legal_moves, tile_to_place

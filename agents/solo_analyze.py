@@ -24,9 +24,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from carcassonne_env import Game, Move, Rules
+from carcassonne_env.bots import make_bot
 from carcassonne_env.records import check_record
-
-from .base import make_agent
 
 
 @dataclass(frozen=True)
@@ -121,7 +120,7 @@ def analyze_record(record: dict[str, Any], bot: str = "solo-search", seed: int =
     if rules.variant != "solo":
         raise ValueError(f"record: solo-analyze needs a solo game, got variant "
                          f"{rules.variant!r}")
-    judge = make_agent(bot, seed=seed)
+    judge = make_bot(bot, seed=seed)
     if not hasattr(judge, "evaluate"):
         raise ValueError(f"bot {bot!r} cannot evaluate positions (no evaluate method); "
                          "use solo-search")

@@ -31,10 +31,11 @@ import numpy as np
 import carcassonne_env
 from carcassonne_env import Game, Rules
 from carcassonne_env.atomic import atomic_open, atomic_path, write_json
+from carcassonne_env.bots import make_bot
 from carcassonne_env.checks import check_choice, check_int, check_real, install_hint
 from carcassonne_env.cli_errors import Interrupted
 
-from .base import make_agent, warm_up
+from .catalog import warm_up
 from .parallel import read_json_file, run_jobs
 from .stats import Z95
 
@@ -94,7 +95,7 @@ def play_deal(bot: str, rules: Rules, seed: int, deal_seed: int) -> DealResult:
     """Play deal `deal_seed` with a fresh `bot` seeded ``deal_bot_seed(seed, deal_seed)``;
     only the `act` calls are timed."""
     bot_seed = deal_bot_seed(seed, deal_seed)
-    agent = make_agent(bot, seed=bot_seed)
+    agent = make_bot(bot, seed=bot_seed)
     game = Game(rules, seed=deal_seed)
     moves, seconds = 0, 0.0
     while not game.done:
@@ -373,7 +374,7 @@ def run_solo_bench(bot: str, *, deals: int = 1000, first_deal: int = 0, seed: in
                    workers: int = 1, rules: Rules | None = None, progress: bool = True,
                    played: Sequence[DealResult] = ()) -> SoloBenchResult:
     """Play deals ``first_deal .. first_deal + deals - 1`` of the solo variant with `bot`
-    (a `make_agent` spec such as ``"random"`` or ``"mcts:iterations=500"``).
+    (a `make_bot` spec such as ``"random"`` or ``"mcts:iterations=500"``).
 
     Args:
         bot: bot spec; a fresh bot plays each deal, seeded ``deal_bot_seed(seed, deal)``.

@@ -1,10 +1,9 @@
 """Paired comparison of two solo bots from saved `solo-bench` runs (``carcassonne
 solo-compare``).
 
-A solo result varies far more with the bot's own seed than with the deal: for
-`solo-search` at 0.05 s per move the same deal's result has a standard deviation of about
-17 points from run to run, the deals' own spread about 6. One run of each bot over 200
-deals then gives a paired interval of about +-3 points. Several runs of each bot on the
+A search bot's solo result can vary more with the bot's own seed than with the deal
+(results/training/solo_guided.md), so one run of each bot over a few hundred deals gives
+a paired interval too wide for differences of a few points. Several runs of each bot on the
 same deals (``solo-bench --seed 1``, ``--seed 2``, ...) narrow it: each deal's result is
 the mean of its runs, and the difference of the two bots' deal means is averaged over
 the deals (normal-approximation 95% interval, as `solo-bench`'s).

@@ -28,11 +28,9 @@ probability to every legal move. Its `guide_k` most likely moves join the heuris
 `top_k` as candidates, and `guide_weight` times a candidate's probability is added to
 its mean value (in points) when the halving ranks the candidates and when the move is
 chosen. The defaults (guide_k=4, guide_weight=1: the policy's four most likely moves
-searched too, and its probability as a small prior) were chosen on deals 1000-1099 with
-several runs per deal (a deal's result varies with the search's seed by about 17
-points): +3.08 [+0.59, +5.57] over the plain search at 0.05 s per move, where the prior
-alone (guide_k=0) was level (results/training/solo_guided). The rollouts and values
-stay the jitted heuristic ones. With a time budget the clock starts before the forward
+searched too, and its probability as a small prior) come from paired runs on screening
+deals (results/training/solo_guided.md). The rollouts and values stay the jitted
+heuristic ones. With a time budget the clock starts before the forward
 pass, so the network's time is spent out of the move's `seconds`. Without a guide (the
 default) the bot plays exactly as before.
 """

@@ -17,26 +17,27 @@ JITTED_MODULES = (*env_compilation.JITTED_MODULES, "agents.search_kernels",
 
 
 def _warm_solo_search() -> None:
-    from .base import make_agent
+    from carcassonne_env.bots import make_bot
+
     from .solo_solve import solve_deal
 
     game = Game(Rules(variant="solo"), seed=0)
-    game.play(make_agent("solo-search:samples=1:top_k=2:depth=1", seed=0).act(game))
+    game.play(make_bot("solo-search:samples=1:top_k=2:depth=1", seed=0).act(game))
     solve_deal(0, seconds=0, top_ks=(1,))
 
 
 def _warm_mcts() -> None:
-    from .base import make_agent
+    from carcassonne_env.bots import make_bot
 
     game = Game(Rules(players=2), seed=2)
-    game.play(make_agent("mcts:iterations=4", seed=0).act(game))
+    game.play(make_bot("mcts:iterations=4", seed=0).act(game))
 
 
 def _warm_puct() -> None:
-    from .base import make_agent
+    from carcassonne_env.bots import make_bot
 
     game = Game(Rules(players=2), seed=2)
-    game.play(make_agent("puct:simulations=2", seed=0).act(game))
+    game.play(make_bot("puct:simulations=2", seed=0).act(game))
 
 
 def has_train_extra() -> bool:

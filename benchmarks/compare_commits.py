@@ -22,7 +22,7 @@ Measures (one thread each but vsbots-cores):
                               base game (the same tree; not a B / A ratio)
     VsBots learner steps/s    `VsBotsVectorEnv(256)` against random bots, a uniformly
                               random learner, one thread; with candidate_moves=128 and
-                              without (`carcassonne_env.bench._vector_rate`)
+                              without (`carcassonne_env.speed._vector_rate`)
     vsbots-cores              the same with the env's default threads (one per core;
                               numba's NUMBA_NUM_THREADS is left at the core count)
 
@@ -38,6 +38,7 @@ own; CPU seconds are user + sys of the process and everything it waited for):
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import resource
@@ -48,17 +49,36 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 
 # ------------------------------------------------------------------------- workers
-# These run inside the tree under test: only APIs both old and new trees have.
+# These run inside the tree under test: only APIs both old and new trees have, by the
+# new module paths, else by the paths before issue 79 (6db3797 and older).
+
+
+def _speed() -> Any:
+    """The tree's speed measures: `carcassonne_env.speed` (`carcassonne_env.bench` before)."""
+    try:
+        return importlib.import_module("carcassonne_env.speed")
+    except ModuleNotFoundError as err:
+        if err.name != "carcassonne_env.speed":
+            raise
+        return importlib.import_module("carcassonne_env.bench")
+
+
+def _vsbots_vector_env() -> type:
+    """The tree's `VsBotsVectorEnv` (in `carcassonne_env.envs.vector_multi` before)."""
+    try:
+        from carcassonne_env.envs import VsBotsVectorEnv
+    except ImportError:
+        from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
+    return VsBotsVectorEnv
 
 
 def _w_playouts(scale: float) -> dict[str, float]:
-    from carcassonne_env.bench import bench_playouts
-
-    r = bench_playouts(max(int(2000 * scale), 50), 1)
+    r = _speed().bench_playouts(max(int(2000 * scale), 50), 1)
     return {"playout games/s": r["playout games/s"]}
 
 
@@ -68,10 +88,9 @@ def _w_clone(scale: float) -> dict[str, float]:
     from numba import njit
 
     from carcassonne_env import Game, Rules
-    from carcassonne_env.bench import bench_clone
     from carcassonne_env.core.state import copy_into
 
-    r = bench_clone(max(int(3 * scale), 1))
+    r = _speed().bench_clone(max(int(3 * scale), 1))
 
     @njit(nogil=True)
     def copies(dst, src, n):  # what a search pays: copy_into called from jitted code
@@ -92,9 +111,7 @@ def _w_clone(scale: float) -> dict[str, float]:
 
 
 def _w_api(scale: float) -> dict[str, float]:
-    from carcassonne_env.bench import bench_api
-
-    return bench_api(max(int(8 * scale), 1), 1)
+    return _speed().bench_api(max(int(8 * scale), 1), 1)
 
 
 def _positions(rules, turns):
@@ -149,8 +166,8 @@ def _w_solo(scale: float) -> dict[str, float]:
 
 def _w_expansions(scale: float) -> dict[str, float]:
     from carcassonne_env import Rules
-    from carcassonne_env.bench import bench_playouts
 
+    bench_playouts = _speed().bench_playouts
     games = max(int(1000 * scale), 50)
     both = Rules(players=2, expansions=["inns_cathedrals", "traders_builders"])
     base_r, both_r = [], []
@@ -216,12 +233,12 @@ def run_cold(tree: Path, measure: str, scratch: Path) -> dict[str, float]:
 
 
 COLD = ("cold-play", "cold-quickstart", "cold-warmup")
+
+
 def _w_vsbots(scale: float, threads: int | None = 1) -> dict[str, float]:
     import warnings
 
-    from carcassonne_env.bench import _vector_rate
-    from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
-
+    VsBotsVectorEnv, vector_rate = _vsbots_vector_env(), _speed()._vector_rate
     warnings.simplefilter("ignore")  # window overflow of random play
     batches = max(int(40 * scale), 3)
     where = "" if threads == 1 else ", every core"
@@ -231,8 +248,8 @@ def _w_vsbots(scale: float, threads: int | None = 1) -> dict[str, float]:
                               num_threads=threads)
         # (the same number of batches with candidates: a quarter of them, 0.2 s, gave
         # ratios 0.1 apart from run to run)
-        out[f"VsBots(256) learner steps/s{where}{label}"] = _vector_rate(env, batches, 1,
-                                                                         "random")
+        out[f"VsBots(256) learner steps/s{where}{label}"] = vector_rate(env, batches, 1,
+                                                                        "random")
     return out
 
 

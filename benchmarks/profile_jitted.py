@@ -67,7 +67,7 @@ def candidates_workload() -> tuple[list[Any], Callable[[], None]]:
     from numba import njit
 
     from carcassonne_env import Game, Rules
-    from carcassonne_env.core import config as C
+    from carcassonne_env.core import constants as C
     from carcassonne_env.core.candidates import candidates_from_rows
     from carcassonne_env.core.turn import legal_moves
     from carcassonne_env.encoding import Encoder
@@ -106,8 +106,8 @@ def candidates_workload() -> tuple[list[Any], Callable[[], None]]:
 def playouts_workload(expansions: bool) -> tuple[list[Any], Callable[[], None]]:
     """Random playouts (`random_games`), base game or both expansions."""
     from carcassonne_env import Rules
-    from carcassonne_env.bench import bench_playouts
     from carcassonne_env.core.playout import random_games
+    from carcassonne_env.speed import bench_playouts
 
     rules = Rules(players=2, expansions=["inns_cathedrals", "traders_builders"]) \
         if expansions else None
@@ -121,8 +121,8 @@ def vsbots_workload() -> tuple[list[Any], Callable[[], None]]:
 
     import numpy as np
 
-    from carcassonne_env.envs import kernels
-    from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
+    from carcassonne_env.envs import VsBotsVectorEnv
+    from carcassonne_env.envs import vector_kernels as kernels
 
     warnings.simplefilter("ignore")
     env = VsBotsVectorEnv(256, opponents="random", num_threads=1, candidate_moves=128)

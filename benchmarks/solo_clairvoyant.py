@@ -1,7 +1,7 @@
 """Clairvoyant lines (agents/solo_solve.py) for a range of solo deals, one JSON row each.
 
     python -m benchmarks.solo_clairvoyant --deals 200 --seconds 60 \\
-        --out results/solo/clairvoyant.json
+        --out runs/solo_lab/clairvoyant.json
 
 Each row: deal, the best line's result, the heuristic rollout's result with the same
 knowledge, the passes and the seconds. Rows are written after every deal; --minutes
@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--first-deal", type=int, default=0)
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--minutes", type=float, default=0.0, help="stop after this (0: never)")
-    ap.add_argument("--out", default="results/solo/clairvoyant.json")
+    ap.add_argument("--out", default="runs/solo_lab/clairvoyant.json")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

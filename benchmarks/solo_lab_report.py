@@ -1,6 +1,6 @@
 """Markdown tables of docs/solo_results.md from the lab's result files.
 
-    python -m benchmarks.solo_lab_report results/solo/lab
+    python -m benchmarks.solo_lab_report runs/solo_lab
 
 Reads paired-*.json (benchmarks/solo_search_paired.py) and clairvoyant.json
 (benchmarks/solo_clairvoyant.py) in the folder and prints: each paired run (deals, means
@@ -91,7 +91,7 @@ def gap_lines(clair: Path, files: list[Path]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    folder = Path((argv or sys.argv[1:] or ["results/solo/lab"])[0])
+    folder = Path((argv or sys.argv[1:] or ["runs/solo_lab"])[0])
     files = sorted(folder.glob("paired-*.json"))
     print(paired_table(files))
     clair = folder / "clairvoyant.json"

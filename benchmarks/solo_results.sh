@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The runs behind docs/solo_results.md (issue 15): every bot on the solo benchmark's
-# deals for 3 and 4 colours x 3, 4 and 5 followers, the search bot's time curve, the
-# clairvoyant lines; then the tables and the picture. A few hours on 2 cores.
+# The runs behind docs/solo_results.md: every bot on the solo benchmark's deals for 3
+# and 4 colours x 3, 4 and 5 followers, the search bot's time curve, the clairvoyant
+# lines (per-deal files in runs/solo_results/, or the folder given as the argument); then
+# the tables (results/solo/tables.md, results/solo/summary.md) and the picture. A few
+# hours on 2 cores.
 set -euo pipefail
-T=results/solo/lab/table
+T=${1:-runs/solo_results}
 mkdir -p $T/curve
 for c in 3 4; do for f in 3 4 5; do
   for bot in random greedy heuristic; do
@@ -22,7 +24,7 @@ for f in 3 4 5; do
       --json $T/ppo_solo_c3_f$f.json
 done
 # the learned players (one process each: their time per move is compared at one worker)
-for model in ppo_solo_rl ppo_solo_rl_small; do
+for model in ppo_solo_rl ppo_solo_rl_3m ppo_solo_rl_small; do
   carcassonne solo-bench --bot sb3:model=$model --deals 1000 --workers 1 \
       --json $T/${model}_c3_f4.json
 done
@@ -39,5 +41,8 @@ for first in 0 50 100 150; do   # the clairvoyant lines, 50 deals per process
   python -m benchmarks.solo_clairvoyant --deals 50 --first-deal $first --seconds 0 \
       --out $T/clairvoyant-$first.json
 done
-python -m benchmarks.solo_results_table $T --png docs/images/solo_results.png
-python -m benchmarks.solo_results_table $T --summary   # the README's solo table
+python -m benchmarks.solo_results_table $T --png docs/images/solo_results.png \
+    > results/solo/tables.md.tmp && mv results/solo/tables.md.tmp results/solo/tables.md
+python -m benchmarks.solo_results_table $T --summary \
+    > results/solo/summary.md.tmp && mv results/solo/summary.md.tmp results/solo/summary.md
+cat results/solo/summary.md   # the README's solo table

@@ -1,7 +1,7 @@
 """The published solo results (docs/solo_results.md) from result files.
 
-    python -m benchmarks.solo_results_table results/solo/lab/table \\
-        --png docs/images/solo_results.png
+    python -m benchmarks.solo_results_table runs/solo_results \\
+        --png docs/images/solo_results.png > results/solo/tables.md
 
 Reads, in the folder, `BOT_cC_fF.json` (`carcassonne solo-bench --json`, C colours, F
 followers per colour) and `clairvoyant-*.json` (`benchmarks/solo_clairvoyant.py`, 3
@@ -228,7 +228,7 @@ def overlay_png(runs: dict, clair: dict, path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("folder", type=Path, nargs="?", default=Path("results/solo/lab/table"))
+    ap.add_argument("folder", type=Path, nargs="?", default=Path("runs/solo_results"))
     ap.add_argument("--png", type=Path, help="write the overlaid distributions here")
     ap.add_argument("--summary", action="store_true",
                     help="print only the README's table (3 colours, 4 followers)")

@@ -7,7 +7,7 @@ writing the rows to a JSON file after every deal; then prints each bot's mean wi
 CI and the paired difference (first bot minus each other bot) with a 95% CI.
 
     python -m benchmarks.solo_search_paired --bots solo-search,heuristic --deals 1000 \\
-        --out results/solo/paired-solo-search.json
+        --out runs/paired-solo-search.json
 
 The full evaluation of docs/solo_results.md is this command with --deals 1000 (about 8
 hours at 0.6 s per move on one core); runs stopped by --minutes say how many deals
@@ -23,11 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import warm_up
+from agents.catalog import warm_up
 from agents.solo_bench import play_deal
 from agents.stats import mean_interval
 from carcassonne_env import Rules
-from carcassonne_env.bots.base import split_specs
+from carcassonne_env.bots.factory import split_specs
 
 
 def summarise(rows: dict[str, list[dict]]) -> str:
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--first-deal", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--minutes", type=float, default=0.0, help="stop after this (0: never)")
-    ap.add_argument("--out", default="results/solo/paired.json")
+    ap.add_argument("--out", default="runs/solo_lab/paired.json")
     args = ap.parse_args(argv)
     rules = Rules(variant="solo")
     bots = split_specs(args.bots)

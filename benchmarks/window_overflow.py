@@ -16,7 +16,7 @@ from numba import njit
 from tqdm import tqdm
 
 from carcassonne_env import Game, Rules
-from carcassonne_env.core import config as C
+from carcassonne_env.core import constants as C
 from carcassonne_env.core.planes import window_origin
 from carcassonne_env.core.playout import random_move, shuffle
 from carcassonne_env.core.state import max_legal_rows

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .core.jit import entry_point
+from .compiler.jit import entry_point
 from .core.state import GameState, copy_game, copy_whole, make_state
 from .core.turn import game_call
 from .rules import Rules
@@ -36,7 +36,7 @@ def spares_for(ts: TileSet, st: GameState) -> list[tuple[GameState, bool]]:
 
 
 # The state's arrays a `Game` reads on every move, as views cached on first use (a field
-# of a state is a new numpy view each time, about 1 us); `give_back` counts them.
+# of a state is a new numpy view each time, dearer than a cached one); `give_back` counts them.
 VIEWS = ("_sc", "_scores")
 
 
@@ -100,13 +100,13 @@ def as_log(items: list[Any]) -> tuple:
     return log
 
 
-CORE_CALLS: dict[TileSet, Any] = {}  # a plain dict: `functools.cache` costs 0.6 us
+CORE_CALLS: dict[TileSet, Any] = {}  # a plain dict: one lookup, cheaper than `functools.cache`
 NO_ROWS = np.empty((0, 5), np.int64)  # `rows` of a `core_call` that writes none
 
 
 def core_call(ts: TileSet) -> Any:
     """`core.turn.game_call` compiled for a game's state and `ts`'s tables (every game's
-    state has the same type): a `core.jit.entry_point`."""
+    state has the same type): a `compiler.jit.entry_point`."""
     call = CORE_CALLS.get(ts)
     if call is None:
         st = make_state(Rules().to_config(), 1, 1, 1)
@@ -115,11 +115,11 @@ def core_call(ts: TileSet) -> Any:
     return call
 
 
-# `copy_whole` (key True) and `copy_game` (False) compiled for a game's state (`core.jit.
+# `copy_whole` (key True) and `copy_game` (False) compiled for a game's state (`compiler.jit.
 # entry_point`s), each added by `copy_call` once a program has made `COMPILE_AFTER`
-# clones into spare states: until then numpy copies the buffer's live words (a few us
-# more per clone), so a program that clones a few hundred times, such as a game of the
-# greedy bot, never waits for the compiler (about 0.7 s of CPU). (A plain dict that a
+# clones into spare states: until then numpy copies the buffer's live words (slower per
+# clone), so a program that clones a few hundred times, such as a game of the greedy
+# bot, never waits for the compiler. (A plain dict that a
 # clone reads directly: one subscript.)
 COPY_CALLS: dict[bool, Any] = {}
 COMPILE_AFTER = 5000

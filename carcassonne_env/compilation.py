@@ -1,7 +1,7 @@
 """numba compilation ahead of time: `warmup` compiles everything (``carcassonne warmup``,
 its parts in parallel processes), `clear_cache` deletes the compiled code (``carcassonne
 clear-cache``). The notices printed when a part compiles on first use are
-`carcassonne_env.core.notices`.
+`carcassonne_env.compiler.notices`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .core.notices import NOTICE_ENV, PARTS, no_notices, notice  # noqa: F401 (re-exported)
+from .compiler.notices import no_notices
 
 # Every module of this package with jitted functions (tests/conftest.py keys the test
 # cache on these files; tests/test_compilation.py checks that the list is complete).
@@ -34,7 +34,7 @@ JITTED_MODULES = (
     "carcassonne_env.core.turn",
     "carcassonne_env.bots.evaluation",
     "carcassonne_env.bots.jitted_bots",
-    "carcassonne_env.envs.kernels",
+    "carcassonne_env.envs.vector_kernels",
 )  # `agents.warmup.JITTED_MODULES` adds the search bots' modules
 
 
@@ -82,9 +82,9 @@ def _warm_core() -> None:
 
 
 def _warm_playouts() -> None:
-    from .bench import bench_playouts
     from .game import Game
     from .rules import Rules
+    from .speed import bench_playouts
 
     Game(Rules(players=2), seed=0).random_playouts(1, seed=0)
     bench_playouts(1, 1)
@@ -108,7 +108,7 @@ def _warm_encoder() -> None:
 
 
 def _warm_vector() -> None:
-    from .envs.vector import SoloVectorEnv
+    from .envs.solo import SoloVectorEnv
 
     for features, candidates in (("standard", 0), ("aggregate", 0), ("standard", 8)):
         venv = SoloVectorEnv(num_envs=2, board_size=8, num_threads=1, obs_features=features,
@@ -119,9 +119,9 @@ def _warm_vector() -> None:
 
 def _warm_bots() -> None:
     """The heuristic, the jitted bots and the VsBots vector env with its teacher."""
-    from .bots.base import make_bot
+    from .bots.factory import make_bot
     from .bots.jitted_bots import JittedBot
-    from .envs.vector_multi import VsBotsVectorEnv
+    from .envs.vs_bots import VsBotsVectorEnv
     from .game import Game
     from .rules import Rules
 

@@ -32,7 +32,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .checks import at_most, check_int, is_int
-from .core import config as C
+from .core import constants as C
 from .core.actions import placements, split_placements, split_turn_actions, turn_actions
 from .core.aggregates import (
     CAP_FOLLOWERS,
@@ -424,7 +424,7 @@ class Encoder:
         return agg, cand
 
     def batch_scratch(self, states: np.ndarray, threads: int) -> tuple:
-        """`scratch_buffers` for the vector envs' kernels (`carcassonne_env.envs.kernels`):
+        """`scratch_buffers` for the vector envs' kernels (`carcassonne_env.envs.vector_kernels`):
         the games `states` (the rows of one buffer, `core.state.state_rows`) split among
         `threads` threads. ``(pending placement (none), legal-move rows per thread, agg,
         cand)``: the aggregates' scratch states, counts and pending points one row per

@@ -21,7 +21,7 @@ from .clones import (
     log_items,
     spares_for,
 )
-from .core import config as C
+from .core import constants as C
 from .core.board import find, n_segments
 from .core.choices import auto_choice
 from .core.playout import playouts_from
@@ -140,19 +140,18 @@ class Game:
 
     def __getstate__(self) -> dict[str, Any]:
         # the cached views would unpickle as copies, apart from the state: made anew;
-        # the logs as lists (as pickled before they became persistent lists)
+        # the logs as plain lists of entries (`__setstate__` rebuilds the persistent logs)
         state = {k: v for k, v in self.__dict__.items() if k not in VIEWS and k != "_spares"}
         state["_moves"], state["_score_log"] = self.moves_played, self._scores_played()
         state["_events"] = list(self._events)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        state.pop("_kind", None)  # (pickles of an earlier version)
         self.__dict__.update(state)
         self._spares = spares_for(self._ts, self._st)  # its own state now: a copy
-        self._moves = as_log(state.get("_moves", []))
-        self._score_log = as_log(state.get("_score_log", []))
-        self._events = tuple(state.get("_events", []))
+        self._moves = as_log(state["_moves"])
+        self._score_log = as_log(state["_score_log"])
+        self._events = tuple(state["_events"])
 
     def __getattr__(self, name: str) -> Any:  # only for attributes not set yet
         if name in VIEWS and "_st" in self.__dict__:  # cached on first use
@@ -169,7 +168,7 @@ class Game:
         Change it through `play` / `play_row`; code that changes it through the core
         directly calls `forget_legal_moves()` afterwards. Once handed out, the state may
         hold anything past its counts, so clones of this game copy every word of it
-        (about 0.5 us more at mid-game than for a game only played through `play`)."""
+        (slower than for a game only played through `play`)."""
         self._handed_out = True  # (clones of this game copy every word: `SPARE_STATES`)
         return self._st
 
@@ -403,7 +402,7 @@ class Game:
 
     def auto_scoring_move(self) -> Move:
         """At a scoring decision, the option ``scoring_order="auto"`` would take (the
-        first of the best order, docs/rules.md); a player who always takes it scores
+        first of the best order, docs/rules.md 6.4); a player who always takes it scores
         what the auto mode scores. ValueError at any other point."""
         if self.done or self._sc[C.SC_PHASE] == C.PHASE_PLACE:
             raise ValueError(f"no scoring decision now (decision: {self.decision})")

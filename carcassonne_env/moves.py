@@ -9,8 +9,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .checks import is_int
-from .core import config as C
-from .core.jit import entry_point
+from .compiler.jit import entry_point
+from .core import constants as C
 from .core.state import make_state
 from .core.turn import check_move
 from .rules import Rules
@@ -228,7 +228,7 @@ _CHECK_CALLS: dict[TileSet, Any] = {}  # (a plain dict, as `clones.CORE_CALLS`)
 
 def check_call(ts: TileSet) -> Any:
     """`core.turn.check_move` compiled for a game's state and `ts`'s tables, called
-    without numba's dispatch (`core.jit.entry_point`, which Python ints of any size
+    without numba's dispatch (`compiler.jit.entry_point`, which Python ints of any size
     never reach: `core_ints`): the rules' own legality check of a core row."""
     call = _CHECK_CALLS.get(ts)
     if call is None:

@@ -4,15 +4,15 @@ PettingZoo. Entry points are strings, so nothing heavy is imported until an env 
 from __future__ import annotations
 
 GYM_IDS = {
-    "Carcassonne/Solo-v0": "carcassonne_env.envs.single:SoloEnv",
-    "Carcassonne/VsBots-v0": "carcassonne_env.envs.single:VsBotsEnv",
+    "Carcassonne/Solo-v0": "carcassonne_env.envs.solo:SoloEnv",
+    "Carcassonne/VsBots-v0": "carcassonne_env.envs.vs_bots:VsBotsEnv",
 }
 # gymnasium.make_vec("Carcassonne/Solo-v0", num_envs=N, vectorization_mode=
 # "vector_entry_point") builds the jitted vector env.
 VECTOR_ENTRY_POINTS = {
-    "Carcassonne/Solo-v0": "carcassonne_env.envs.vector:SoloVectorEnv",
+    "Carcassonne/Solo-v0": "carcassonne_env.envs.solo:SoloVectorEnv",
     # batched games against jitted bots (players=P, opponents=[...])
-    "Carcassonne/VsBots-v0": "carcassonne_env.envs.vector_multi:VsBotsVectorEnv",
+    "Carcassonne/VsBots-v0": "carcassonne_env.envs.vs_bots:VsBotsVectorEnv",
 }
 PETTINGZOO_ID = "Carcassonne/Carcassonne-v0"
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .checks import check_bool, check_choice, check_int
-from .core import config as C
+from .core import constants as C
 from .tiles import EXPANSION_TILES
 
 FARM_SCORING = ("field", "city")
@@ -42,23 +42,23 @@ class Rules:
         solo_colours: colours played in the solo variant (3 or 4).
         scoring_order: solo variant: who orders the scoring of several features completed
             by one move and of the end bonus. ``"auto"`` (default): the engine takes the
-            best order (docs/rules.md); ``"player"``: each choice is a decision of the
-            game (`Game.decision`, legal moves naming a follower; docs/rules.md).
+            best order (docs/rules.md 6.4); ``"player"``: each choice is a decision of the
+            game (`Game.decision`, legal moves naming a follower; docs/rules.md 6.5).
         expansions: the expansions whose tiles join the deck: any of
             ``"inns_cathedrals"`` (18 tiles, ids EA..EQ) and ``"traders_builders"``
-            (24 tiles, ids TA..TX); default none (docs/rules.md, "Expansions").
+            (24 tiles, ids TA..TX); default none (docs/rules.md 7).
         expansion_mode: ``"full"`` (default): the expansions with their rules and
             figures: inns and cathedrals score and each player has a large follower
             (Inns & Cathedrals); trade goods score and each player has a builder and a
             pig (Traders & Builders). In the solo variant there are no new figures and
-            no goods (docs/rules.md). ``"tiles_only"``: the expansion tiles play as
+            no goods (docs/rules.md 7.10). ``"tiles_only"``: the expansion tiles play as
             ordinary tiles (inns are roads, cathedrals cities, goods ignored; no new
             figures), as BGA offers.
         goods_from_unowned_city: Traders & Builders (full mode): whether the player who
             completes a city with trade goods takes them when no follower stands on it.
             ``True`` (default): the rulebook (the completer takes them unconditionally);
             ``False``: Board Game Arena's behaviour (a city completed without an owner
-            gives no goods; docs/rules.md).
+            gives no goods; docs/rules.md 7.7).
     """
 
     players: int | None = None

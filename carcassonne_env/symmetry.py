@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from .core import config as C
+from .core import constants as C
 from .encoding import Encoder
 from .tiles import TileSet
 

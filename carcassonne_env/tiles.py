@@ -11,14 +11,13 @@ touches edge e in the data touches edge (e + r) % 4, half-edge h becomes (h + 2r
 from __future__ import annotations
 
 import json
-from collections import namedtuple
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
 import numpy as np
 
-from .core.config import (
+from .core.constants import (
     EDGES,
     FLAG_CATHEDRAL,
     FLAG_INN,
@@ -31,10 +30,6 @@ from .core.config import (
     TERRAINS,
 )
 from .core.tables import TileTables, pack_tables
-
-# The tables' named tuple before they were packed, kept for numba's old cache indexes (see
-# `core.state.State`).
-Tables = namedtuple("Tables", ["edge_code"])
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity (holds arrays)
@@ -187,8 +182,8 @@ def load_json(filename: str = "base_tiles.json") -> dict:
     return json.loads(text)
 
 
-# The expansions' tile tables and the prefix of their tile ids (docs/rules.md,
-# "Expansions"): I&C tile "A" is "EA" (Antimonit's EA..EQ), T&B tile "A" is "TA".
+# The expansions' tile tables and the prefix of their tile ids (docs/rules.md 7.2): I&C
+# tile "A" is "EA" (Antimonit's EA..EQ), T&B tile "A" is "TA".
 EXPANSION_TILES = {"inns_cathedrals": ("i_and_c_tiles.json", "E"),
                    "traders_builders": ("t_and_b_tiles.json", "T")}
 

@@ -4,7 +4,8 @@ state and scored to the end by the engine, no shortcut."""
 
 import numpy as np
 
-from carcassonne_env.core import config as C
+from carcassonne_env.compiler.jit import counted
+from carcassonne_env.core import constants as C
 from carcassonne_env.core.actions import turn_action
 from carcassonne_env.core.aggregates import pending_points
 from carcassonne_env.core.board import find, n_segments, origin
@@ -22,7 +23,6 @@ from carcassonne_env.core.candidate_columns import (
     write_slot,
 )
 from carcassonne_env.core.candidates import _write_choice
-from carcassonne_env.core.jit import counted
 from carcassonne_env.core.planes import count_unseen, window_origin
 from carcassonne_env.core.state import copy_into
 from carcassonne_env.core.turn import legal_moves, place_and_score

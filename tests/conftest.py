@@ -72,8 +72,8 @@ def jitted_files() -> list[Path]:
     code can depend on."""
     jitted = [p for d in _SOURCE_DIRS for p in sorted((ROOT / d).rglob("*.py"))
               if _JIT_DEFINITION.search(p.read_text(encoding="utf-8"))]
-    # and the compile options' own imports (`core.link_only` decides what the cache holds)
-    options = ROOT / "carcassonne_env" / "core" / "jit.py"
+    # and the compile options' own imports (`compiler.link_only` decides what the cache holds)
+    options = ROOT / "carcassonne_env" / "compiler" / "jit.py"
     imported = [_imported_files(p) for p in jitted] + [
         _imported_files(options) if options.is_file() else set()]
     return sorted(set(jitted).union(*imported))

@@ -47,7 +47,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
+from importlib import resources
 from typing import Any
 
 EDGES = ("N", "E", "S", "W")
@@ -63,8 +63,6 @@ HALF_MATE = {
 # The eight cells around a monastery.
 RING = tuple((dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dx, dy) != (0, 0))
 START = ("D", 0, 0, 0)  # tile, x, y, rotation of the start tile
-SHARED_DIR = Path("/work/shared/tiles")
-SHARED_TILES = SHARED_DIR / "base_tiles.json"
 # Expansion name -> (tile file, prefix of its tile names).
 EXPANSION_FILES = {
     "inns_cathedrals": ("i_and_c_tiles.json", "E"),
@@ -98,33 +96,23 @@ class Segment:
     good: str | None = None  # a city segment's trade good symbol (Traders & Builders)
 
 
-def tile_file(name: str = "base_tiles.json") -> Path:
-    """The package's copy of a tile data file, or the shared copy before the package
-    exists."""
-    try:
-        import carcassonne_env
-
-        path = Path(carcassonne_env.__file__).parent / "data" / name
-        if path.exists():
-            return path
-    except Exception:  # noqa: BLE001 - any import failure means "not built yet"
-        pass
-    return SHARED_DIR / name
+def tile_data(name: str = "base_tiles.json") -> dict[str, Any]:
+    """A tile data file shipped in the package (``carcassonne_env/data/``), parsed."""
+    return json.loads(resources.files("carcassonne_env").joinpath(f"data/{name}")
+                      .read_text("utf-8"))
 
 
 @cache
 def tile_types() -> dict[str, dict[str, Any]]:
     """Base tile letter -> raw JSON entry."""
-    data = json.loads(tile_file().read_text())
-    return {t["letter"]: t for t in data["tiles"]}
+    return {t["letter"]: t for t in tile_data()["tiles"]}
 
 
 @cache
 def expansion_types(expansion: str) -> dict[str, dict[str, Any]]:
     """Tile name (prefix + letter, e.g. ``"EK"``) -> raw JSON entry of one expansion."""
     name, prefix = EXPANSION_FILES[expansion]
-    data = json.loads(tile_file(name).read_text())
-    return {prefix + t["letter"]: t for t in data["tiles"]}
+    return {prefix + t["letter"]: t for t in tile_data(name)["tiles"]}
 
 
 @cache

@@ -13,7 +13,7 @@ from carcassonne_env.bots.evaluation import (
     W_SOLO_EMPTY,
     W_SOLO_FOLLOWER,
 )
-from carcassonne_env.core import config as C
+from carcassonne_env.core import constants as C
 from carcassonne_env.core.board import fits, n_segments, root_of
 from carcassonne_env.core.scoring import (
     farms_per_city,

@@ -8,12 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import make_agent
-from carcassonne_env import Game, Rules
+from carcassonne_env import Game, Rules, make_bot
 from carcassonne_env.cli import main
 from carcassonne_env.encoding import Encoder
-from carcassonne_env.envs.vector import SoloVectorEnv
-from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
+from carcassonne_env.envs import SoloVectorEnv, VsBotsVectorEnv
 
 BOT_LIMITS = [
     ("mcts:iterations=100000000000",
@@ -44,7 +42,7 @@ BOT_LIMITS = [
 @pytest.mark.parametrize(("spec", "message"), BOT_LIMITS, ids=[s for s, _ in BOT_LIMITS])
 def test_a_bot_option_past_its_limit_is_refused_naming_it(spec, message):
     with pytest.raises(ValueError) as err:
-        make_agent(spec, seed=0)
+        make_bot(spec, seed=0)
     assert str(err.value) == message
 
 
@@ -54,7 +52,7 @@ def test_the_limits_themselves_and_the_documented_settings_are_accepted():
                  "puct:simulations=50000", "puct:simulations=100000:lookahead=0",
                  "puct:simulations=256:time_per_move=3600", "solo-search:samples=64",
                  "solo-search:seconds=3600:samples=1000000", "heuristic:follower=-1000000"]:
-        assert make_agent(spec, seed=0).name == spec
+        assert make_bot(spec, seed=0).name == spec
 
 
 def test_the_command_line_says_so_in_one_line(capsys):

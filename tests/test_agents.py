@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents import Agent, make_agent, registry
+from agents import Agent, registry
 from agents.mcts import MCTSAgent
-from carcassonne_env import Game, Rules
+from carcassonne_env import Game, Rules, make_bot
 from carcassonne_env.bots.heuristic import DEFAULT_WEIGHTS, HeuristicAgent
 
 RULE_SETS = {
@@ -26,7 +26,7 @@ FAST_BOTS = ["random", "greedy", "heuristic", "mcts:iterations=30",
 def play(rules: Rules, specs: list[str], seed: int) -> Game:
     """One game where seat s (solo: every turn) is played by specs[s]; every move is
     checked against the legal move list."""
-    bots = [make_agent(spec, seed=seed + k) for k, spec in enumerate(specs)]
+    bots = [make_bot(spec, seed=seed + k) for k, spec in enumerate(specs)]
     game = Game(rules, seed=seed)
     while not game.done:
         bot = bots[0] if rules.variant == "solo" else bots[game.current_player]
@@ -55,26 +55,26 @@ def test_bots_follow_the_protocol_and_registry():
     for name, cls in registry().items():
         assert isinstance(cls.name, str) and cls.name == name
     for spec in ("random", "greedy", "heuristic", "mcts"):
-        assert isinstance(make_agent(spec, seed=0), Agent)
+        assert isinstance(make_bot(spec, seed=0), Agent)
 
 
-def test_make_agent_options():
-    bot = make_agent("mcts:iterations=25:c=0.5:depth=1", seed=0)
+def test_make_bot_options():
+    bot = make_bot("mcts:iterations=25:c=0.5:depth=1", seed=0)
     assert (bot.iterations, bot.c, bot.depth, bot.name) == (25, 0.5, 1,
                                                            "mcts:iterations=25:c=0.5:depth=1")
-    assert make_agent("heuristic:follower=4", seed=0).weights["follower"] == 4.0
+    assert make_bot("heuristic:follower=4", seed=0).weights["follower"] == 4.0
     with pytest.raises(ValueError, match="unknown bot"):
-        make_agent("alphazero")
+        make_bot("alphazero")
     with pytest.raises(ValueError, match="not key=value"):
-        make_agent("mcts:iterations")
+        make_bot("mcts:iterations")
     with pytest.raises(ValueError, match="bad options"):
-        make_agent("mcts:budget=3")
+        make_bot("mcts:budget=3")
     with pytest.raises(ValueError, match="bad options"):
-        make_agent("heuristic:speed=3")
+        make_bot("heuristic:speed=3")
     with pytest.raises(ValueError, match="iterations"):
-        make_agent("mcts:iterations=0")
+        make_bot("mcts:iterations=0")
     with pytest.raises(ValueError, match="depth"):
-        make_agent("mcts:depth=-2")
+        make_bot("mcts:depth=-2")
 
 
 # Every built-in bot's spec options and the type each is read as (from the constructors).
@@ -91,8 +91,8 @@ UNFIT = {int: ["1.5", "x", "", "true"], float: ["x", "", "1,5"], bool: ["yes", "
 
 @pytest.mark.parametrize("name", sorted(SPEC_OPTIONS))
 def test_spec_options_are_typed_from_the_constructors(name):
-    from agents.base import agent_class
-    from carcassonne_env.bots.base import option_type
+    from agents.catalog import agent_class
+    from carcassonne_env.bots.factory import option_type
 
     for key, kind in SPEC_OPTIONS[name].items():
         assert option_type(agent_class(name), key) == kind, key
@@ -105,25 +105,25 @@ def test_spec_values_that_do_not_fit_are_refused_naming_the_option(name):
         for text in UNFIT.get(kind, []):
             with pytest.raises(ValueError, match=f"bad options for bot '{name}'.*option "
                                f"'{key}'"):
-                make_agent(f"{name}:{key}={text}")
+                make_bot(f"{name}:{key}={text}")
     if name in ("random", "greedy"):
         with pytest.raises(ValueError, match="unknown option 'depth'"):
-            make_agent(f"{name}:depth=1")
+            make_bot(f"{name}:depth=1")
     with pytest.raises(ValueError, match="seeded by the caller"):
-        make_agent(f"{name}:seed=3")
+        make_bot(f"{name}:seed=3")
 
 
 def test_spec_values_take_their_option_type():
-    bot = make_agent("mcts:iterations=25:c=1:margin_scale=5:follower=2", seed=0)
+    bot = make_bot("mcts:iterations=25:c=1:margin_scale=5:follower=2", seed=0)
     assert (bot.iterations, bot.c, bot.margin_scale) == (25, 1.0, 5.0)
     assert type(bot.c) is float and type(bot.iterations) is int
-    assert make_agent("heuristic:follower=4").weights["follower"] == 4.0
+    assert make_bot("heuristic:follower=4").weights["follower"] == 4.0
 
 
 def test_sb3_spec_booleans(tmp_path, one_torch_thread):
     """`deterministic=False` samples (the string 'False' used to be truthy)."""
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    from carcassonne_env.envs.single import SoloEnv
+    from carcassonne_env.envs import SoloEnv
     from carcassonne_env.model_file import save_model
 
     save_model(sb3_contrib.MaskablePPO("MultiInputPolicy", SoloEnv(board_size=4), n_steps=16,
@@ -131,9 +131,9 @@ def test_sb3_spec_booleans(tmp_path, one_torch_thread):
     spec = f"sb3:model={tmp_path / 'm.zip'}"
     for text, value in [("False", False), ("false", False), ("FALSE", False), ("0", False),
                         ("True", True), ("true", True), ("1", True)]:
-        bot = make_agent(f"{spec}:deterministic={text}")
+        bot = make_bot(f"{spec}:deterministic={text}")
         assert bot.deterministic is value, text
-    bot = make_agent(f"{spec}:board_size=4:action_mode=turn")
+    bot = make_bot(f"{spec}:board_size=4:action_mode=turn")
     assert (bot.board_size, bot.action_mode) == (4, "turn")
 
 
@@ -169,7 +169,7 @@ def test_mcts_root_statistics_cover_the_root_moves():
 def test_mcts_top_k_prunes_to_the_heuristics_best():
     game = Game(seed=4)
     for _ in range(6):
-        game.play(make_agent("heuristic", seed=0).act(game))
+        game.play(make_bot("heuristic", seed=0).act(game))
     bot = MCTSAgent(seed=1, iterations=50, top_k=3, depth=0)
     bot.act(game)
     _, values = HeuristicAgent(seed=0).move_values(game)
@@ -210,7 +210,7 @@ def test_sb3_agent_plays_a_policy_legally(env_kwargs, tmp_path, one_torch_thread
     from carcassonne_env.model_file import save_model
 
     save_model(model, tmp_path / "policy.zip")  # (with the description it loads by)
-    bot = make_agent(f"sb3:model={tmp_path / 'policy.zip'}", seed=0)
+    bot = make_bot(f"sb3:model={tmp_path / 'policy.zip'}", seed=0)
     assert bot.board_size == 16
     rules = env.unwrapped.driver.encoder.rules
     game = play(rules, [bot.name] * (1 if rules.variant == "solo" else rules.players), 2)
@@ -226,7 +226,7 @@ def test_sb3_agent_falls_back_when_nothing_fits_its_window(one_torch_thread):
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from agents.sb3_policy import SB3Agent
     from carcassonne_env.encoding import WindowOverflowWarning
-    from carcassonne_env.envs.single import VsBotsEnv
+    from carcassonne_env.envs import VsBotsEnv
 
     env = VsBotsEnv(board_size=4)
     bot = SB3Agent(sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=16, seed=0,
@@ -242,7 +242,7 @@ def test_sb3_agent_falls_back_when_nothing_fits_its_window(one_torch_thread):
 def test_sb3_agent_rejects_a_model_for_other_rules(one_torch_thread):
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from agents.sb3_policy import SB3Agent
-    from carcassonne_env.envs.single import SoloEnv
+    from carcassonne_env.envs import SoloEnv
 
     model = sb3_contrib.MaskablePPO("MultiInputPolicy", SoloEnv(board_size=8), n_steps=16,
                                     batch_size=16, device="cpu")
@@ -256,7 +256,7 @@ def test_sb3_agent_rejects_a_model_for_other_rules(one_torch_thread):
                        r"'standard' \(this game\); players=1 \(model\) vs 2 \(this game\)"):
         SB3Agent(model).act(Game(Rules()))
     with pytest.raises(FileNotFoundError):
-        make_agent("sb3:model=/nonexistent/policy.zip")
+        make_bot("sb3:model=/nonexistent/policy.zip")
 
 
 @pytest.mark.slow

@@ -177,8 +177,7 @@ def test_a_model_trained_on_the_aggregate_observation_plays_and_gets_its_env():
     from sb3_contrib import MaskablePPO
 
     from agents.sb3_policy import SB3Agent
-    from carcassonne_env.envs import make_env_for_model, model_env_options
-    from carcassonne_env.envs.single import SoloEnv
+    from carcassonne_env.envs import SoloEnv, make_env_for_model, model_env_options
     from training.policy import BoardPolicy
 
     model = MaskablePPO(BoardPolicy, SoloEnv(board_size=8, obs_features="aggregate"),

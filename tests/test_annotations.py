@@ -6,9 +6,8 @@ import json
 
 import pytest
 
-from agents import make_agent
 from agents.annotations import Coach, annotate, explain
-from carcassonne_env import Game, Move, Rules
+from carcassonne_env import Game, Move, Rules, make_bot
 from carcassonne_env.cli import main
 from carcassonne_env.records import annotations_block, check_annotations
 from carcassonne_env.rendering.text import move_text
@@ -17,7 +16,7 @@ from carcassonne_env.viewer import view_data
 
 def test_heuristic_explains_its_choice():
     game = Game(seed=4)
-    bot = make_agent("heuristic", seed=0)
+    bot = make_bot("heuristic", seed=0)
     move = bot.act(game)
     note = explain(bot, game, top_k=3)
     assert note["kind"] == "scores" and len(note["top"]) == 3
@@ -32,14 +31,14 @@ def test_heuristic_explains_its_choice():
 
 def test_mcts_visits_and_random_bot_exposes_nothing():
     game = Game(seed=4)
-    bot = make_agent("mcts:iterations=60", seed=0)
+    bot = make_bot("mcts:iterations=60", seed=0)
     move = bot.act(game)
     note = explain(bot, game, top_k=4)
     assert note["kind"] == "visits"
     assert sum(t["visits"] for t in note["top"]) <= 60
     assert (note["top"][0]["x"], note["top"][0]["y"]) == (move.x, move.y) or \
         note["top"][0]["visits"] == max(t["visits"] for t in note["top"])
-    assert explain(make_agent("random", seed=0), game) is None
+    assert explain(make_bot("random", seed=0), game) is None
 
 
 def test_coach_points_lost():
@@ -47,11 +46,11 @@ def test_coach_points_lost():
     coach = Coach("heuristic")
     moves, values = coach.yardstick.move_values(game)
     worst = moves[int(values.argmin())]
-    note = annotate(make_agent("random", seed=0), game, worst, coach=coach)
+    note = annotate(make_bot("random", seed=0), game, worst, coach=coach)
     assert note["kind"] == "none" and note["top"] == []
     assert note["coach"]["points_lost"] == pytest.approx(values.max() - values.min(), abs=1e-2)
     best = moves[int(values.argmax())]
-    assert annotate(make_agent("random"), game, best, coach=coach)["coach"][
+    assert annotate(make_bot("random"), game, best, coach=coach)["coach"][
         "points_lost"] == pytest.approx(0, abs=1e-6)
 
 
@@ -89,7 +88,7 @@ def test_coach_best_names_its_figure_and_feature():
 def test_sb3_policy_probabilities():
     pytest.importorskip("sb3_contrib")
     game = Game(seed=2)
-    bot = make_agent("sb3:model=ppo_duel", seed=0)
+    bot = make_bot("sb3:model=ppo_duel", seed=0)
     move = bot.act(game)
     note = explain(bot, game, top_k=5)
     assert note["kind"] == "policy" and isinstance(note["value"], float)

@@ -18,9 +18,10 @@ from agents.arena import (
     run_arena,
     wilson_interval,
 )
-from agents.base import BOTS
+from agents.catalog import BOTS, _build_bot
 from agents.parallel import run_jobs
 from carcassonne_env import Game, Rules
+from carcassonne_env.bots import factory
 from carcassonne_env.cli import main
 
 
@@ -39,6 +40,7 @@ def random2(monkeypatch):
     """A third distinct bot spec (a random bot under another name) for multi-table runs;
     only in this process, so only with workers=1."""
     monkeypatch.setitem(BOTS, "random2", "carcassonne_env.bots.simple:RandomAgent")
+    monkeypatch.setitem(factory._FACTORIES, "random2", _build_bot)
     return "random2"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from carcassonne_env import bench
+from carcassonne_env import speed as bench
 from carcassonne_env.cli import main
 
 

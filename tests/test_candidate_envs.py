@@ -137,11 +137,10 @@ def _candidate_model(env, tmp_path, name: str):
 @pytest.mark.parametrize("solo", [True, False], ids=["solo", "vsbots"])
 def test_a_candidate_model_gets_its_env_plays_explains_and_exports(solo, tmp_path,
                                                                    one_torch_thread):
-    from agents import make_agent
     from agents.annotations import explain
     from agents.sb3_policy import SB3Agent, load_model
-    from carcassonne_env.envs import make_env_for_model, model_env_options
-    from carcassonne_env.envs.single import SoloEnv, VsBotsEnv
+    from carcassonne_env import make_bot
+    from carcassonne_env.envs import SoloEnv, VsBotsEnv, make_env_for_model, model_env_options
     from training.export import export_model
 
     K = 8
@@ -171,7 +170,7 @@ def test_a_candidate_model_gets_its_env_plays_explains_and_exports(solo, tmp_pat
             break
     # the sb3 bot (by spec), its insight, and a slim export that plays the same moves
     rules = Rules(variant="solo") if solo else Rules(players=2)
-    bot = make_agent(f"sb3:model={path}", seed=0)
+    bot = make_bot(f"sb3:model={path}", seed=0)
     assert isinstance(bot, SB3Agent)
     slim = SB3Agent(load_model(export_model(path, tmp_path / "slim.zip"), cached=False))
     game = Game(rules, seed=1)

@@ -10,10 +10,9 @@ pytest.importorskip("sb3_contrib")
 
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-from agents import make_agent  # noqa: E402
 from agents.puct import PUCTAgent, row_probabilities  # noqa: E402
-from carcassonne_env import Game, Rules  # noqa: E402
-from carcassonne_env.envs.vector_multi import VsBotsVectorEnv  # noqa: E402
+from carcassonne_env import Game, Rules, make_bot  # noqa: E402
+from carcassonne_env.envs import VsBotsVectorEnv  # noqa: E402
 from training.policy import CandidatePolicy  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("candidates")  # on one worker: tests/conftest.py
@@ -217,7 +216,7 @@ def test_puct_refuses_more_than_two_players():
 
 
 def test_puct_is_a_built_in_bot_spec():
-    bot = make_agent("puct:model=ppo_duel_rl:simulations=2", seed=0)
+    bot = make_bot("puct:model=ppo_duel_rl:simulations=2", seed=0)
     assert isinstance(bot, PUCTAgent) and bot.simulations == 2
 
 
@@ -227,7 +226,7 @@ def test_puct_beats_random():
     for seed in range(4):
         game = Game(Rules(players=2), seed=seed)
         bots = {seed % 2: PUCTAgent("ppo_duel_rl", seed=seed, simulations=8),
-                1 - seed % 2: make_agent("random", seed=seed)}
+                1 - seed % 2: make_bot("random", seed=seed)}
         while not game.done:
             game.play(bots[game.current_player].act(game))
         wins += game.scores[seed % 2] > game.scores[1 - seed % 2]

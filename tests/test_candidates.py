@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from carcassonne_env import Game, Rules
-from carcassonne_env.core import config as C
+from carcassonne_env.core import constants as C
 from carcassonne_env.core.candidate_columns import HEAD_FIXED, N_SLOTS, SLOT_FIXED
 from carcassonne_env.encoding import Encoder
 

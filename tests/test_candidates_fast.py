@@ -13,7 +13,7 @@ import pytest
 from candidates_reference import encode_candidates_reference
 
 from carcassonne_env import Game, Rules
-from carcassonne_env.core import config as C
+from carcassonne_env.core import constants as C
 from carcassonne_env.core.candidate_columns import HEAD_FIXED, SLOT_FIXED
 from carcassonne_env.core.candidates import encode_candidates
 from carcassonne_env.core.closers import new_closers_memo

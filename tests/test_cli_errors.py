@@ -174,7 +174,7 @@ def test_game_names_a_bad_seed():
 
 
 def test_run_benchmarks_checks_its_counts_first():
-    from carcassonne_env.bench import run_benchmarks
+    from carcassonne_env.speed import run_benchmarks
 
     with pytest.raises(ValueError, match="games must be a positive integer, got -1"):
         run_benchmarks(games=-1)  # before the cold-start measurement, which takes ~25 s
@@ -253,11 +253,11 @@ def test_play_without_bots_seats_one_default_bot_per_player(capsys):
 
 
 def test_a_bad_bot_option_lists_that_bots_options():
-    from agents import make_agent
+    from carcassonne_env import make_bot
 
     with pytest.raises(ValueError, match="unknown option 'iterashuns'; mcts takes iterations, "
                                          "c, trees"):
-        make_agent("mcts:iterashuns=5")
+        make_bot("mcts:iterashuns=5")
 
 
 def test_the_missing_extra_hint_works_from_a_checkout():
@@ -373,12 +373,12 @@ def test_ctrl_c_in_solo_solve_keeps_the_best_line(tmp_path, capsys, monkeypatch)
 
 
 def test_ctrl_c_in_other_commands_is_one_line(capsys, monkeypatch):
-    import carcassonne_env.bench
+    import carcassonne_env.speed
 
     def interrupted(**_):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(carcassonne_env.bench, "run_benchmarks", interrupted)
+    monkeypatch.setattr(carcassonne_env.speed, "run_benchmarks", interrupted)
     code, out, err = run_cli(["bench", "--no-cold"], capsys)
     assert (code, out, err) == (130, "", "carcassonne: interrupted: stopped by Ctrl-C\n")
 
@@ -451,7 +451,7 @@ def test_scripts_end_a_ctrl_c_in_one_line(capsys):
     assert run_script(lambda: 0) == 0
     training = Path(__file__).parents[1] / "training"
     scripts = [p for p in training.glob("*.py")  # (the RLlib example: ray stops itself)
-               if "__main__" in p.read_text() and p.name != "rllib_example.py"]
+               if "__main__" in p.read_text()]
     assert len(scripts) >= 8
     for script in scripts:
         assert "raise SystemExit(run_script(main))" in script.read_text(), script

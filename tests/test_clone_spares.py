@@ -9,7 +9,7 @@ import pytest
 from test_copy_into import RULES, _played
 
 from carcassonne_env import Game, Rules, clones
-from carcassonne_env.core import config as C
+from carcassonne_env.core import constants as C
 from carcassonne_env.core.state import SCRATCH_FIELDS, GameState, copy_game, copy_state
 
 

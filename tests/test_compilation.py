@@ -20,8 +20,8 @@ from numba.core.dispatcher import Dispatcher
 from agents.warmup import JITTED_MODULES
 from carcassonne_env import Game, compilation
 from carcassonne_env.cli import main
-from carcassonne_env.core import notices
-from carcassonne_env.core.notices import NOTICE_ENV
+from carcassonne_env.compiler import notices
+from carcassonne_env.compiler.notices import NOTICE_ENV
 
 NOTICE = notices.notice("core")
 
@@ -63,11 +63,13 @@ def test_the_cache_key_covers_every_module_with_jitted_code():
         assert Path(importlib.import_module(name).__file__) in covered, name
     expected = {f"carcassonne_env/core/{m}.py" for m in (
         "actions", "aggregates", "board", "candidate_columns", "candidates", "choices",
-        "closers", "config", "followers", "jit", "link_only", "notices", "numba_cache",
-        "numba_inlining", "numba_typing", "observe", "packed", "planes", "playout",
+        "closers", "constants", "followers", "observe", "packed", "planes", "playout",
         "queries", "scoring", "state", "turn")} | {
+        f"carcassonne_env/compiler/{m}.py" for m in (
+            "jit", "link_only", "notices", "numba_cache", "numba_inlining", "numba_typing")
+    } | {
         f"carcassonne_env/bots/{m}.py" for m in ("evaluation", "jitted_bots")
-    } | {"carcassonne_env/envs/kernels.py", "agents/search_kernels.py",
+    } | {"carcassonne_env/envs/vector_kernels.py", "agents/search_kernels.py",
          "agents/candidate_forward.py", "agents/puct_kernel.py"}
     assert {str(p.relative_to(ROOT)) for p in covered} == expected
     if os.environ["NUMBA_CACHE_DIR"].startswith(str(ROOT / ".numba_cache")):
@@ -89,7 +91,7 @@ def _jitted_functions() -> list[tuple[str, ast.FunctionDef]]:
 
 def test_inlined_functions_have_one_jitted_caller():
     # numba copies a `hot_inline` function into each caller and types it there again:
-    # one caller costs nothing extra, several multiply the compile (core/jit.py)
+    # one caller costs nothing extra, several multiply the compile (compiler/jit.py)
     functions = _jitted_functions()
     inlined = [node.name for kind, node in functions if kind == "hot_inline"]
     assert len(inlined) > 40
@@ -201,14 +203,14 @@ def test_each_part_announces_its_first_compile(fresh_notices, capsys):
     encode = _jitted_in("observe", "def f(x):\n    return x + 1\n", "f")
     assert encode(1) == 2 and encode(2.5) == 3.5  # the second type compiles again: silent
     bot = _jitted_in("jitted_bots", "def g(x):\n    return 2 * x\n", "g")
-    env = _jitted_in("kernels", "def h(x):\n    return g(x) + 1\n", "h", g=bot)
+    env = _jitted_in("vector_kernels", "def h(x):\n    return g(x) + 1\n", "h", g=bot)
     assert env(1) == 3
     assert _jitted_in("somebody.else", "def k(x):\n    return x\n", "k")(1) == 1
     core = _jitted_in("turn", "def c(x):\n    return x\n", "c")
     assert core(1) == 1
     out, err = capsys.readouterr()
     assert out == ""
-    assert err == "".join(notices.notice(p) + "\n" for p in ("observe", "kernels", "core"))
+    assert err == "".join(notices.notice(p) + "\n" for p in ("observe", "vector_kernels", "core"))
     assert bot(1) == 2  # compiled inside h: the jitted bots' notice never came, nor comes
     assert capsys.readouterr().err == ""
 
@@ -217,7 +219,7 @@ def test_the_switch_silences_every_part(fresh_notices, monkeypatch, capsys):
     """With CARCASSONNE_NO_COMPILE_NOTICE=1 a first compile of each part prints nothing
     (the switch is read at each compile: set in a running program, it holds from then)."""
     monkeypatch.setenv(NOTICE_ENV, "1")
-    for i, stem in enumerate(("observe", "kernels", "turn")):
+    for i, stem in enumerate(("observe", "vector_kernels", "turn")):
         assert _jitted_in(stem, f"def f(x):\n    return x + {i}\n", "f")(1) == 1 + i
     assert capsys.readouterr().err == ""
     monkeypatch.setenv(NOTICE_ENV, "0")  # "0" is off, as unset
@@ -238,7 +240,7 @@ def test_the_observe_pass_and_the_kernels_name_the_observation_parts_they_compil
     from numba import types
 
     from carcassonne_env.core.observe import observe
-    from carcassonne_env.envs.kernels import run_batch, solo_batch
+    from carcassonne_env.envs.vector_kernels import run_batch, solo_batch
 
     args = [types.int64] * 13
     some = types.Tuple((types.int64, types.int64))
@@ -249,7 +251,7 @@ def test_the_observe_pass_and_the_kernels_name_the_observation_parts_they_compil
         head = [types.int64] * at
         plain = types.Tuple((types.int64, types.int64, types.none, types.none))
         with_cand = types.Tuple((types.int64, types.int64, types.none, some))
-        assert notices.part_of(kernel.py_func, (*head, plain)) == "kernels"
+        assert notices.part_of(kernel.py_func, (*head, plain)) == "vector_kernels"
         assert notices.part_of(kernel.py_func, (*head, with_cand)) == "candidates"
 
 
@@ -278,7 +280,7 @@ def test_notices_are_silent_when_asked_and_during_warmup(fresh_notices, monkeypa
     _jitted_in("observe", "def f(x):\n    return x\n", "f")(1)
     monkeypatch.delenv(NOTICE_ENV)
     with notices.no_notices():
-        _jitted_in("kernels", "def f(x):\n    return x\n", "f")(1)
+        _jitted_in("vector_kernels", "def f(x):\n    return x\n", "f")(1)
     assert capsys.readouterr().err == ""
     assert notices._announced == set()
 

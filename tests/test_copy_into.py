@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from carcassonne_env import Game, Rules
-from carcassonne_env.core import config as C
+from carcassonne_env.core import constants as C
 from carcassonne_env.core.scoring import score_game_end
 from carcassonne_env.core.state import SCRATCH_FIELDS, copy_into, copy_state, make_state
 from carcassonne_env.core.turn import place_and_score, undo_place

@@ -12,21 +12,21 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "CONTRIBUTING.md",
-        ROOT / "models" / "README.md"]
+        ROOT / "agents" / "models" / "README.md"]
 FENCE = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)
 
 # Budgets the test shrinks: (file, text in the snippet, text run instead). Each text must
 # be in its file, so a changed snippet fails here rather than running at full size.
 SHRINK = [
     ("README.md", "model.learn(4_096)", "model.learn(1)"),  # still one whole rollout
-    ("README.md", 'make_agent("mcts", seed=0)', 'make_agent("mcts:iterations=8", seed=0)'),
+    ("README.md", 'make_bot("mcts", seed=0)', 'make_bot("mcts:iterations=8", seed=0)'),
     ("docs/training.md", "model.learn(4_096)", "model.learn(1)"),
-    ("docs/bots.md", 'make_agent("mcts", seed=1)', 'make_agent("mcts:iterations=8", seed=1)'),
+    ("docs/bots.md", 'make_bot("mcts", seed=1)', 'make_bot("mcts:iterations=8", seed=1)'),
     ("docs/arena.md", "games=100,", "games=4,"),
     ("docs/arena.md", "workers=2)", "workers=1)"),
     ("docs/solo_bench.md", "deals=1000, workers=2)", "deals=3, workers=1, progress=False)"),
-    ("docs/solo_lab.md", 'make_agent("solo-search", seed=0)',
-     'make_agent("solo-search:samples=4", seed=0)'),
+    ("docs/solo_lab.md", 'make_bot("solo-search", seed=0)',
+     'make_bot("solo-search:samples=4", seed=0)'),
     ("docs/solo_lab.md", "solve_deal(7, seconds=60)", "solve_deal(7, seconds=1)"),
     ("docs/solo_lab.md", 'bot="solo-search")', 'bot="solo-search:samples=2:top_k=2")'),
     ("docs/vector.md", "num_envs=256,", "num_envs=4,"),
@@ -38,7 +38,7 @@ SETUP = {
     ("docs/solo_bench.md", 0): "from agents.solo_bench import run_solo_bench\n"
                                "run_solo_bench('random', deals=3, progress=False)"
                                ".to_json('random.json')",
-    ("docs/solo_bench.md", 1): "from agents import make_agent\n"
+    ("docs/solo_bench.md", 1): "from carcassonne_env import make_bot\n"
                                "from agents.solo_bench import run_solo_bench\n"
                                "from carcassonne_env import Game, Rules\n"
                                "spec, rules = 'greedy', Rules(variant='solo')\n"
@@ -46,9 +46,9 @@ SETUP = {
     ("docs/solo_lab.md", 0): "from carcassonne_env import Game, Rules\n"
                              "game = Game(Rules(variant='solo'), seed=0)\n"
                              "some_move = game.legal_moves()[0]",
-    ("docs/solo_lab.md", 2): "from agents import make_agent\n"
+    ("docs/solo_lab.md", 2): "from carcassonne_env import make_bot\n"
                              "game, bot = Game(Rules(variant='solo'), seed=1), "
-                             "make_agent('greedy', seed=0)\n"
+                             "make_bot('greedy', seed=0)\n"
                              "while not game.done:\n    game.play(bot.act(game))\n"
                              "record = game.to_record()",
 }
@@ -178,6 +178,6 @@ def test_the_history_checks_find_what_they_should():
              "a" * 30 + "1" * 10: True, "fingerprint 85f0e0815ba63567": False,
              "colour #ff8800": False, "#1f2e3d": False, "5,000 games": False,
              "`int64` buffer": False, "deadbeef": False, "1234567": False,
-             "docs/rules.md#expansions": False, "&#8212;": False, "issue-free": False}
+             "docs/rules.md#7-expansions": False, "&#8212;": False, "issue-free": False}
     for text, flagged in cases.items():
         assert bool(ISSUE.search(text) or HEX.search(text)) is flagged, text

@@ -13,7 +13,7 @@ import pytest
 from scenarios import run
 
 from carcassonne_env import Game, IllegalMoveError, Move, Rules
-from carcassonne_env.core import config as C
+from carcassonne_env.core import constants as C
 from carcassonne_env.encoding import (
     Encoder,
     WindowOverflowError,

@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 import agents  # noqa: F401 - registers the search bots, so VsBots-v0 takes "mcts" specs
 import carcassonne_env  # noqa: F401 - registers the ids
 from carcassonne_env import Rules
-from carcassonne_env.envs.single import SoloEnv, VsBotsEnv
+from carcassonne_env.envs import SoloEnv, VsBotsEnv
 
 
 def run_episode(env, seed: int, rng: np.random.Generator, check=None):

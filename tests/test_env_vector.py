@@ -9,7 +9,7 @@ import pytest
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 import carcassonne_env  # noqa: F401 - registers the ids
-from carcassonne_env.envs.vector import SoloVectorEnv
+from carcassonne_env.envs import SoloVectorEnv
 
 
 def pick(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Expansion tiles with ``expansion_mode="tiles_only"`` (issue 14, first step): the tiles
 of Inns & Cathedrals and Traders & Builders join the deck and play as ordinary tiles
-(docs/rules.md, "Expansions")."""
+(docs/rules.md 7.1, 7.2)."""
 
 import numpy as np
 import pytest
@@ -97,7 +97,7 @@ def test_jitted_playouts_and_envs_take_the_expansions():
     import gymnasium as gym
 
     import carcassonne_env  # noqa: F401  (registers the envs)
-    from carcassonne_env.envs.vector import SoloVectorEnv
+    from carcassonne_env.envs import SoloVectorEnv
 
     game = Game(_rules((IC, TB)), seed=0)
     assert game.random_playouts(4, seed=1).shape == (4, 2)

@@ -15,13 +15,18 @@ from gymnasium.error import ResetNeeded
 
 import carcassonne_env  # noqa: F401 - registers the ids
 from carcassonne_env import Game, IllegalMoveError, Move, Rules, carcassonne_v0
-from carcassonne_env.envs import make_env_for_model, model_env_options
-from carcassonne_env.envs.single import SoloEnv, VsBotsEnv
-from carcassonne_env.envs.vector import SoloVectorEnv
+from carcassonne_env.envs import (
+    SoloEnv,
+    SoloVectorEnv,
+    VsBotsEnv,
+    make_env_for_model,
+    model_env_options,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 # the standard-layout (RL-only) models: the envs below are built with default options
-SOLO_MODEL, DUEL_MODEL = ROOT / "models/ppo_solo_rl.zip", ROOT / "models/ppo_duel_rl.zip"
+SOLO_MODEL, DUEL_MODEL = (ROOT / "agents/models/ppo_solo_rl.zip",
+                          ROOT / "agents/models/ppo_duel_rl.zip")
 
 
 @pytest.fixture(scope="module")
@@ -243,7 +248,7 @@ def test_vector_env_refuses_non_integer_actions():
 
 
 def test_vs_bots_vector_env_refuses_actions_outside_the_space():
-    from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
+    from carcassonne_env.envs import VsBotsVectorEnv
 
     venv = VsBotsVectorEnv(num_envs=2, opponents="random", seat=0)
     venv.reset(seed=0)
@@ -343,11 +348,11 @@ CONSTRUCTOR_ERRORS = [
 ]
 
 
-def _make_agent(**kwargs):
-    from agents import make_agent
+def _make_bot(**kwargs):
+    from carcassonne_env import make_bot
 
     name = kwargs.pop("name")
-    return make_agent(name, **kwargs)
+    return make_bot(name, **kwargs)
 
 
 BOT_ERRORS = [
@@ -378,7 +383,7 @@ def test_constructors_refuse_wrong_types_naming_the_argument(constructor, kwargs
 @pytest.mark.parametrize(("kwargs", "match"), BOT_ERRORS, ids=str)
 def test_bots_refuse_wrong_types_naming_the_argument(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        _make_agent(**kwargs)
+        _make_bot(**kwargs)
 
 
 def test_bot_constructors_refuse_wrong_types_naming_the_argument():
@@ -546,17 +551,17 @@ def test_make_env_for_model_errors(models):
 # --------------------------------------------------------------------------- issue 28 §4
 
 
-def test_make_agent_refuses_a_spec_that_is_not_a_string_and_a_negative_seed():
-    from agents import make_agent
+def test_make_bot_refuses_a_spec_that_is_not_a_string_and_a_negative_seed():
+    from carcassonne_env import make_bot
 
     with pytest.raises(TypeError, match=re.escape("a bot spec is a string such as 'greedy' "
                                                   "or 'mcts:iterations=400', got 123")):
-        make_agent(123)
+        make_bot(123)
     for name in ("heuristic", "random", "greedy", "mcts"):
         with pytest.raises(ValueError, match=re.escape(
                 "seed must be None or a non-negative integer, got -1")):
-            make_agent(name, seed=-1)
-    assert make_agent("heuristic", seed=0).act(Game(seed=1)) in Game(seed=1).legal_moves()
+            make_bot(name, seed=-1)
+    assert make_bot("heuristic", seed=0).act(Game(seed=1)) in Game(seed=1).legal_moves()
 
 
 @pytest.mark.parametrize("move", [None, "junk", 3, (1, 2), ()])

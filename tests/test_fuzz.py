@@ -11,7 +11,7 @@ import pytest
 from numba import njit
 
 from carcassonne_env import Game, IllegalMoveError, Move, Rules
-from carcassonne_env.core import config as C
+from carcassonne_env.core import constants as C
 from carcassonne_env.core.board import root_of
 from carcassonne_env.core.playout import random_move, shuffle
 from carcassonne_env.core.state import SCRATCH_FIELDS

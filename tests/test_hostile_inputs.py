@@ -198,7 +198,7 @@ def _encoder_calls(rng, game) -> str:
 
 def _constructors(rng, game) -> str:
     from carcassonne_env import Game, Rules
-    from carcassonne_env.bots.base import make_bot
+    from carcassonne_env.bots import make_bot
 
     which = rng.randrange(4)
     try:
@@ -258,7 +258,7 @@ def hostile_calls(seed: int, rounds: int) -> dict[str, int]:
     import gymnasium
 
     from carcassonne_env import carcassonne_v0
-    from carcassonne_env.envs.vector import SoloVectorEnv
+    from carcassonne_env.envs import SoloVectorEnv
 
     warnings.simplefilter("ignore")  # (window overflow warnings of the tiny windows)
     rng = random.Random(seed)

@@ -11,10 +11,10 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
 from carcassonne_env import Rules  # noqa: E402
-from carcassonne_env.envs.vector_multi import VsBotsVectorEnv  # noqa: E402
+from carcassonne_env.envs import VsBotsVectorEnv  # noqa: E402
 from training import evaluate, imitation, train_multi  # noqa: E402
-from training.batched import JoinedVecEnv, League  # noqa: E402
-from training.common import new_model  # noqa: E402
+from training.league import JoinedVecEnv, League  # noqa: E402
+from training.ppo import new_model  # noqa: E402
 
 pytestmark = [pytest.mark.usefixtures("one_torch_thread"),
               pytest.mark.filterwarnings("ignore::carcassonne_env.encoding.WindowOverflowWarning")]

@@ -1,4 +1,4 @@
-"""Core functions compiled without numba's CPython wrapper (`core.jit`: `hot`, `counted`)
+"""Core functions compiled without numba's CPython wrapper (`compiler.jit`: `hot`, `counted`)
 still answer a Python call, through a twin compiled with one; the inner compile itself is
 what jitted callers use."""
 
@@ -9,8 +9,8 @@ import sys
 import numpy as np
 from numba import njit, types
 
+from carcassonne_env.compiler.jit import _InnerDispatcher, entry_point, jitted
 from carcassonne_env.core.board import find, n_segments, root_of
-from carcassonne_env.core.jit import _InnerDispatcher, entry_point, jitted
 from carcassonne_env.core.state import copy_game, n_figures
 from carcassonne_env.core.turn import apply_move, game_call, legal_moves
 
@@ -64,7 +64,7 @@ def test_the_functions_python_calls_in_the_package_keep_their_wrapper():
 
 
 _LINKED_MODULE = '''
-from carcassonne_env.core.jit import hot, hot_entry
+from carcassonne_env.compiler.jit import hot, hot_entry
 
 @hot
 def double(x):
@@ -98,7 +98,7 @@ def _run(tmp_path, entry):
 
 
 def test_inner_code_is_linked_into_its_callers_and_cached_for_later_ones(tmp_path):
-    """An inner function's library is link-only (`core.link_only`): compiled once, read
+    """An inner function's library is link-only (`compiler.link_only`): compiled once, read
     back from the cache by a later process whose new caller links it."""
     (tmp_path / "linked.py").write_text(_LINKED_MODULE)
     assert _run(tmp_path, "first") == ["7", "LinkOnlyLibrary", "0"]

@@ -1,4 +1,4 @@
-"""Inns & Cathedrals in full mode (docs/rules.md, "Expansions"): scenarios on fixed tile
+"""Inns & Cathedrals in full mode (docs/rules.md 7.3-7.6): scenarios on fixed tile
 orders with exact scores worked out by hand, the large follower's moves, supply and
 errors, records.
 

@@ -21,8 +21,7 @@ import pytest
 
 import carcassonne_env  # noqa: F401 - registers the ids
 from carcassonne_env import shadowing
-from carcassonne_env.bots import plugins
-from carcassonne_env.bots.base import BUILTIN_BOTS, make_bot
+from carcassonne_env.bots import BUILTIN_BOTS, factory, make_bot
 from carcassonne_env.bots.simple import GreedyAgent
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,12 +68,11 @@ def test_imports_go_one_way(package, below):
 # Layers inside carcassonne_env, low to high: a module imports only its own layer or lower
 # ones. The first matching prefix gives a module's layer.
 LAYERS = [
-    ("core.", 0), ("checks", 0), ("cli_errors", 0), ("shadowing", 0), ("registration", 0),
-    ("atomic", 0), ("model_file", 5),
-    ("tiles", 1), ("rules", 1), ("moves", 1), ("records", 1), ("text", 1), ("render", 1),
-    ("rendering", 1), ("annotations", 1), ("clones", 1),
+    ("compiler.", -1), ("core.", 0), ("checks", 0), ("cli_errors", 0), ("shadowing", 0),
+    ("registration", 0), ("atomic", 0), ("workers", 0), ("model_file", 5),
+    ("tiles", 1), ("rules", 1), ("moves", 1), ("records", 1), ("rendering", 1), ("clones", 1),
     ("game", 2), ("encoding", 3), ("symmetry", 3), ("bots", 4), ("envs", 5),
-    ("carcassonne_v0", 6), ("bench", 6), ("compilation", 6), ("viewer", 6), ("cli", 7),
+    ("carcassonne_v0", 6), ("speed", 6), ("compilation", 6), ("viewer", 6), ("cli", 7),
     ("", 6),  # the package's __init__
 ]
 
@@ -162,6 +160,7 @@ def test_no_import_circles_and_no_upward_imports_inside_carcassonne_env():
 def test_the_circle_check_can_fail():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _layer("core.state") == 0 and _layer("cli") == 7 and _layer("bots.heuristic") == 4
+    assert _layer("compiler.jit") == -1  # below the rules: the core builds on it
 
 
 def _private_names_of_classes(tree: ast.AST) -> set[str]:
@@ -216,8 +215,8 @@ import gymnasium as gym
 import numpy as np
 import carcassonne_env
 from carcassonne_env import carcassonne_v0
-from carcassonne_env.envs.vector import SoloVectorEnv
-from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
+from carcassonne_env.envs import SoloVectorEnv
+from carcassonne_env.envs import VsBotsVectorEnv
 
 def play(env, steps=4):
     obs, info = env.reset(seed=0)
@@ -449,26 +448,29 @@ def test_vsbots_refuses_other_opponents(opponents):
 
 
 def test_unknown_bots_list_the_known_ones(monkeypatch):
-    monkeypatch.setattr(plugins, "_FACTORIES", {})
-    monkeypatch.setattr(plugins, "entry_points", lambda **kw: [])
+    monkeypatch.setattr(factory, "_FACTORIES", {})
+    monkeypatch.setattr(factory, "entry_points", lambda **kw: [])
     with pytest.raises(ValueError, match=r"^unknown bot 'mcts'; available: greedy, "
-                       r"heuristic, random \(the search and policy bots register on "
-                       r"`import agents`; any other bot: pass the agent object or a factory\)$"):
+                       r"heuristic, random$"):
         gymnasium.make("Carcassonne/VsBots-v0", opponents=["mcts"])
+    factory.register_bots(["mine"], lambda spec, seed=None: GreedyAgent(seed=seed))
+    with pytest.raises(ValueError, match=r"^unknown bot 'mcst'; available: greedy, "
+                       r"heuristic, mine, random$"):
+        make_bot("mcst")
 
 
 def test_agents_registers_its_bots_for_the_envs():
     import agents
     from agents.mcts import MCTSAgent
 
-    assert {n for n, f in plugins._FACTORIES.items() if f is agents.make_agent} == {
+    assert {n for n, f in factory._FACTORIES.items() if f is agents.catalog._build_bot} == {
         "mcts", "sb3", "solo-search", "puct"}
     env = gymnasium.make("Carcassonne/VsBots-v0", opponents=["mcts:iterations=3"], seat=1,
                          board_size=24)
     env.reset(seed=0)
     assert isinstance(env.unwrapped._bots[0], MCTSAgent)
     with pytest.raises(ValueError, match="is a built-in bot"):
-        plugins.register_bots(["greedy"], agents.make_agent)
+        factory.register_bots(["greedy"], agents.catalog._build_bot)
 
 
 def test_bots_by_entry_point_need_no_import(monkeypatch):
@@ -476,17 +478,18 @@ def test_bots_by_entry_point_need_no_import(monkeypatch):
     declares the search and policy bots of `agents`) serve names nobody registered."""
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    points = declared["project"]["entry-points"][plugins.ENTRY_POINT_GROUP]
-    from agents.base import BOTS
+    points = declared["project"]["entry-points"][factory.ENTRY_POINT_GROUP]
+    from agents.catalog import BOTS
 
-    assert points == {name: "agents:make_agent" for name in BOTS if name not in BUILTIN_BOTS}
-    eps = [EntryPoint(name, value, plugins.ENTRY_POINT_GROUP) for name, value in points.items()]
-    monkeypatch.setattr(plugins, "_FACTORIES", {})
-    monkeypatch.setattr(plugins, "entry_points", lambda group, name=None: [
+    assert points == {name: "agents.catalog:_build_bot" for name in BOTS
+                      if name not in BUILTIN_BOTS}
+    eps = [EntryPoint(name, value, factory.ENTRY_POINT_GROUP) for name, value in points.items()]
+    monkeypatch.setattr(factory, "_FACTORIES", {})
+    monkeypatch.setattr(factory, "entry_points", lambda group, name=None: [
         ep for ep in eps if ep.group == group and name in (None, ep.name)])
-    bot = plugins.make_opponent("mcts:iterations=3", seed=1)
+    bot = make_bot("mcts:iterations=3", seed=1)
     assert type(bot).__name__ == "MCTSAgent" and bot.name == "mcts:iterations=3"
-    assert plugins.plugin_names() == ["mcts", "puct", "sb3", "solo-search"]
+    assert factory.plugin_names() == ["mcts", "puct", "sb3", "solo-search"]
 
 
 def test_installed_entry_points_serve_mcts_without_importing_agents(tmp_path):
@@ -494,12 +497,13 @@ def test_installed_entry_points_serve_mcts_without_importing_agents(tmp_path):
     installed metadata to hold the entry points: ``pip install -e .`` after pulling)."""
     from importlib.metadata import entry_points
 
-    if not entry_points(group=plugins.ENTRY_POINT_GROUP, name="mcts"):
+    if not entry_points(group=factory.ENTRY_POINT_GROUP, name="mcts"):
         pytest.skip("the installed carcassonne-env metadata predates its bot entry points")
     code = """
 import gymnasium as gym, carcassonne_env
 env = gym.make("Carcassonne/VsBots-v0", opponents=["mcts:iterations=2"], seat=1)
 env.reset(seed=0)
 print(type(env.unwrapped._bots[0]).__name__)
+print(type(carcassonne_env.make_bot("solo-search:samples=1", seed=0)).__name__)
 """
-    assert _run(code, tmp_path).stdout == "MCTSAgent\n"
+    assert _run(code, tmp_path).stdout == "MCTSAgent\nSoloSearchAgent\n"

@@ -18,10 +18,10 @@ from carcassonne_env import Game, Rules  # noqa: E402
 from carcassonne_env.bots.heuristic import HeuristicAgent  # noqa: E402
 from carcassonne_env.bots.move_prior import PRIOR_FLOOR, PRIOR_KEY, game_prior  # noqa: E402
 from carcassonne_env.encoding import Encoder, WindowOverflowWarning  # noqa: E402
-from carcassonne_env.envs.vector_multi import VsBotsVectorEnv  # noqa: E402
+from carcassonne_env.envs import VsBotsVectorEnv  # noqa: E402
 from carcassonne_env.model_file import save_model  # noqa: E402
 from training import train_multi  # noqa: E402
-from training.batched import JoinedVecEnv  # noqa: E402
+from training.league import JoinedVecEnv  # noqa: E402
 from training.policy import BoardPolicy  # noqa: E402
 
 pytestmark = [pytest.mark.usefixtures("one_torch_thread"),

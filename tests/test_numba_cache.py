@@ -1,7 +1,7 @@
-"""A torn file in numba's cache (`carcassonne_env.core.numba_cache`): the function is
+"""A torn file in numba's cache (`carcassonne_env.compiler.numba_cache`): the function is
 compiled again and its file rewritten, with one line on stderr, instead of every later
 run failing with an UnpicklingError. Subprocesses with a private NUMBA_CACHE_DIR and a
-small module compiled with the package's own options (`core.jit`), not the whole core."""
+small module compiled with the package's own options (`compiler.jit`), not the whole core."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 MODULE = textwrap.dedent('''
-    from carcassonne_env.core.jit import hot_entry
+    from carcassonne_env.compiler.jit import hot_entry
 
 
     @hot_entry
@@ -81,7 +81,7 @@ def test_the_package_reads_numbas_cache_through_the_guard():
     from numba.core.caching import IndexDataCacheFile
 
     import carcassonne_env  # noqa: F401
-    from carcassonne_env.core import numba_cache
+    from carcassonne_env.compiler import numba_cache
 
     assert IndexDataCacheFile._load_index is numba_cache.load_index
     assert IndexDataCacheFile._load_data is numba_cache.load_data

@@ -1,4 +1,4 @@
-"""`core.numba_inlining` inlines as numba does: the same LLVM IR (up to numbering) and
+"""`compiler.numba_inlining` inlines as numba does: the same LLVM IR (up to numbering) and
 results as numba's own inliner, for a callee inlined at two sites, in a loop, with a
 branch that returns early."""
 
@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 from numba.core import inline_closurecall
 
-from carcassonne_env.core import numba_inlining as ni
+from carcassonne_env.compiler import numba_inlining as ni
 
 
 def _program():

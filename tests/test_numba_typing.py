@@ -1,4 +1,4 @@
-"""`core.numba_typing`'s replacements decide exactly what numba's own methods decide."""
+"""`compiler.numba_typing`'s replacements decide exactly what numba's own methods decide."""
 
 import operator
 import random
@@ -8,7 +8,7 @@ from numba import types
 from numba.core import compiler, targetconfig
 from numba.core.registry import cpu_target
 
-from carcassonne_env.core import numba_typing as nt
+from carcassonne_env.compiler import numba_typing as nt
 
 
 def _random_flags(rng: random.Random) -> compiler.Flags:

@@ -13,7 +13,7 @@ from numba import njit
 from numba.core.errors import TypingError
 
 from carcassonne_env import Game, Rules
-from carcassonne_env.core import config as C
+from carcassonne_env.core import constants as C
 from carcassonne_env.core.state import (
     SCRATCH_FIELDS,
     STATE,

@@ -17,8 +17,7 @@ from test_play_human import (
     to_first_choice,
 )
 
-from agents import make_agent
-from carcassonne_env import Rules
+from carcassonne_env import Rules, make_bot
 from carcassonne_env.viewer.play import HumanSession, make_server
 
 
@@ -28,7 +27,7 @@ def served(tmp_path):
               session: HumanSession | None = None):
         """Serve a new session, or `session` (played on already)."""
         if session is None:
-            session = HumanSession(rules, [make_agent(b, seed=1) for b in bots], seed=seed,
+            session = HumanSession(rules, [make_bot(b, seed=1) for b in bots], seed=seed,
                                    record=tmp_path / "human.json", names=bots)
         server = make_server(session)
         thread = threading.Thread(target=server.serve_forever, daemon=True)

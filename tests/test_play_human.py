@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 from terminal import ctrl_c_as_in_a_terminal
 
-from agents import make_agent
-from carcassonne_env import Game, IllegalMoveError, Move, Rules
+from carcassonne_env import Game, IllegalMoveError, Move, Rules, make_bot
 from carcassonne_env.cli import main
 from carcassonne_env.viewer.play import HumanSession, make_server, play_tui
 
@@ -37,8 +36,8 @@ def first_legal(session: HumanSession) -> tuple:
 
 def test_session_plays_bots_and_refuses_illegal(tmp_path):
     path = tmp_path / "h.json"
-    session = HumanSession(Rules(players=3), [make_agent("heuristic", seed=1),
-                                              make_agent("random", seed=2)],
+    session = HumanSession(Rules(players=3), [make_bot("heuristic", seed=1),
+                                              make_bot("random", seed=2)],
                            human_seat=1, seed=4, record=path, names=["heuristic", "random"])
     assert session.human_to_move() and session.game.turn == 1  # seat 0 (a bot) played
     assert [m["seat"] for m in session.bot_moves] == [0]
@@ -61,7 +60,7 @@ def test_solo_and_strategic_hands():
     for _ in range(5):
         session.move(*first_legal(session))
     assert session.game.turn == 5 and session.state()["human_to_move"]
-    hands = HumanSession(Rules(hand_size=3), [make_agent("greedy", seed=0)], seed=3)
+    hands = HumanSession(Rules(hand_size=3), [make_bot("greedy", seed=0)], seed=3)
     x, y, r, f, tile = first_legal(hands)
     assert tile in hands.game.hand
     hands.move(x, y, r, f, tile)
@@ -71,7 +70,7 @@ def test_solo_and_strategic_hands():
 
 
 def test_http_server(tmp_path):
-    session = HumanSession(Rules(), [make_agent("greedy", seed=0)], seed=8,
+    session = HumanSession(Rules(), [make_bot("greedy", seed=0)], seed=8,
                            record=tmp_path / "r.json")
     server = make_server(session)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -110,7 +109,7 @@ def test_http_server(tmp_path):
 
 
 def test_tui_scripted(tmp_path):
-    session = HumanSession(Rules(), [make_agent("random", seed=0)], seed=2,
+    session = HumanSession(Rules(), [make_bot("random", seed=0)], seed=2,
                            record=tmp_path / "t.json")
     x, y, r, f, _ = first_legal(session)
     lines = iter(["9 9 0", "hello", "list", f"{x} {y} {r} {f or '-'}", "quit"])
@@ -138,8 +137,8 @@ def test_tui_shows_bot_replies_one_by_one():
     (whose move, what it placed, the scores after it), each followed by the pause, and
     only then the board and the person's prompt; delay 0 never pauses."""
     def play(delay: float) -> tuple[list, HumanSession]:
-        session = HumanSession(Rules(players=3), [make_agent("greedy", seed=1),
-                                                  make_agent("random", seed=2)],
+        session = HumanSession(Rules(players=3), [make_bot("greedy", seed=1),
+                                                  make_bot("random", seed=2)],
                                human_seat=1, seed=4, names=["greedy", "random"])
         x, y, r, f, _ = first_legal(session)
         lines = iter([f"{x} {y} {r} {f or '-'}", "quit"])
@@ -171,7 +170,7 @@ def test_tui_ctrl_c_keeps_the_record(tmp_path, monkeypatch, capsys):
     from carcassonne_env.cli_errors import Interrupted
 
     path = tmp_path / "c.json"
-    session = HumanSession(Rules(), [make_agent("random", seed=0)], seed=2, record=path)
+    session = HumanSession(Rules(), [make_bot("random", seed=0)], seed=2, record=path)
     x, y, r, f, _ = first_legal(session)
     lines = iter([f"{x} {y} {r} {f or '-'}"])
 
@@ -255,7 +254,7 @@ def test_cli_server_stops_cleanly_on_ctrl_c(tmp_path):
 
 def test_against_a_trained_policy():
     pytest.importorskip("sb3_contrib")
-    session = HumanSession(Rules(), [make_agent("sb3:model=ppo_duel", seed=0)], seed=5,
+    session = HumanSession(Rules(), [make_bot("sb3:model=ppo_duel", seed=0)], seed=5,
                            human_seat=1, names=["sb3:model=ppo_duel"])
     assert session.game.turn == 1 and session.bot_moves[0]["name"] == "sb3:model=ppo_duel"
     session.move(*first_legal(session))
@@ -283,7 +282,7 @@ def test_every_figure_and_the_builders_extra_turn():
     offered (`legal_figures`), their supply is in the state, and the builder's extra
     turn is flagged; the bots' replies carry the board after each one."""
     rules = Rules(expansions=("traders_builders", "inns_cathedrals"))
-    session = HumanSession(rules, [make_agent("random", seed=0)], seed=0)
+    session = HumanSession(rules, [make_bot("random", seed=0)], seed=0)
     assert session.state()["figures"] == [{"follower": 7, "large": 1, "builder": 1,
                                            "pig": 1}] * 2
     figures, extra_seen = set(), False
@@ -308,7 +307,7 @@ def test_every_figure_and_the_builders_extra_turn():
     last = session.state()["bot_moves"][-1]
     assert last["tiles"] == session.state()["tiles"]
     assert last["scores"] == session.game.scores and "figures" in last
-    assert "figures" not in HumanSession(Rules(), [make_agent("random", seed=0)],
+    assert "figures" not in HumanSession(Rules(), [make_bot("random", seed=0)],
                                          seed=1).state()
 
 
@@ -350,7 +349,7 @@ def at_end_bonus(session: HumanSession) -> bool:
 
 
 def rule_gains(game: Game, choice: dict) -> list[int]:
-    """What the solo rules give each colour for a choice now (docs/rules.md): its points
+    """What the solo rules give each colour for a choice now (docs/rules.md 6.3): its points
     to every majority colour if one of them is lowest, else nothing."""
     scores = game.scores
     lowest = {p for p, v in enumerate(scores) if v == min(scores)}
@@ -440,7 +439,7 @@ def test_tui_says_a_choice_scores_nothing():
 
 def test_tui_figures_extra_turn_and_choices(tmp_path):
     rules = Rules(expansions=("traders_builders",))
-    session = HumanSession(rules, [make_agent("random", seed=0)], seed=2,
+    session = HumanSession(rules, [make_bot("random", seed=0)], seed=2,
                            record=tmp_path / "tb.json")
     typed: list[str] = []
 
@@ -487,7 +486,7 @@ def test_port_out_of_range_or_in_use(capsys):
     """`play --human --port 99999` and a port in use: one line each, before any bot
     plays (no OverflowError traceback)."""
     with pytest.raises(ValueError, match="0-65535"):
-        make_server(HumanSession(Rules(), [make_agent("random", seed=0)], seed=1), 99999)
+        make_server(HumanSession(Rules(), [make_bot("random", seed=0)], seed=1), 99999)
     assert main(["play", "--human", "--port", "99999", "--no-browser"]) == 2
     err = capsys.readouterr().err
     assert err == ("carcassonne: error: port must be an integer in 0-65535 (0: a free one), "

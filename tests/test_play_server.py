@@ -24,8 +24,7 @@ from pathlib import Path
 import pytest
 from test_play_human import first_legal
 
-from agents import make_agent
-from carcassonne_env import Game, Rules
+from carcassonne_env import Game, Rules, make_bot
 from carcassonne_env.cli import main
 from carcassonne_env.viewer.play import HumanSession, make_server
 
@@ -33,7 +32,7 @@ from carcassonne_env.viewer.play import HumanSession, make_server
 @pytest.fixture
 def served(tmp_path):
     """A server of a new game against greedy (the person, seat 0, to move), running."""
-    session = HumanSession(Rules(), [make_agent("greedy", seed=0)], seed=8,
+    session = HumanSession(Rules(), [make_bot("greedy", seed=0)], seed=8,
                            record=tmp_path / "r.json")
     server = make_server(session)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},

@@ -11,8 +11,7 @@ import pytest
 from browser_support import Page, browser  # noqa: F401 (fixture)
 from test_play_human import first_legal
 
-from agents import make_agent
-from carcassonne_env import Rules
+from carcassonne_env import Rules, make_bot
 from carcassonne_env.viewer.play import HumanSession, make_server
 
 
@@ -34,7 +33,7 @@ class _Blank(BaseHTTPRequestHandler):
 @pytest.fixture
 def two_sites():
     """(play server, the other site's address), both running."""
-    session = HumanSession(Rules(), [make_agent("random", seed=0)], seed=4)
+    session = HumanSession(Rules(), [make_bot("random", seed=0)], seed=4)
     servers = [make_server(session), ThreadingHTTPServer(("127.0.0.1", 0), _Blank)]
     for server in servers:
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},

@@ -11,7 +11,7 @@ import pytest
 from numba import njit
 
 from carcassonne_env import Game, Rules
-from carcassonne_env.core import config as C
+from carcassonne_env.core import constants as C
 from carcassonne_env.core.board import (
     count_placements,
     fit_bits,

@@ -160,7 +160,7 @@ def test_random_playouts_continue_the_game_without_changing_it(rules):
 
 @pytest.mark.parametrize("rules", [Rules(players=2), Rules(variant="solo")], ids=str)
 def test_reshuffle_permutes_only_undrawn_tiles(rules):
-    from carcassonne_env.core import config as C
+    from carcassonne_env.core import constants as C
     from carcassonne_env.core.playout import shuffle_undrawn
     from carcassonne_env.core.state import copy_state
 

@@ -559,8 +559,9 @@ def test_placement_rules():
         ref.replay_scores(record([mv(0, "B", 0, 0, 0)], players=2))  # occupied cell
 
 
-def test_solo_order_example_from_seed():
-    """Seed 004: yellow road 3, green city 4, red road 4 all score in the right order."""
+def test_solo_order_example_from_the_rules():
+    """The solo rules' example (docs/rules.md 6.4): yellow road 3, green city 4, red road 4
+    all score in the right order."""
     yellow, green, red = 0, 1, 2
     items = (((yellow,), 3), ((green,), 4), ((red,), 4))
     outcomes = ref.solo_outcomes((2, 4, 3), items)

@@ -1,6 +1,6 @@
-"""The RLlib example (the package `training.rllib`, formerly `training/rllib_example.py`):
-the observation wrapper around RLlib's `PettingZooEnv`, and tiny local PPO runs on a
-private Ray instance (a few seconds each)."""
+"""The RLlib example (the package `training.rllib`): the observation wrapper around
+RLlib's `PettingZooEnv`, and tiny local PPO runs on a private Ray instance (a few seconds
+each)."""
 
 from __future__ import annotations
 
@@ -371,29 +371,26 @@ def test_candidate_options():
 
 
 # ------------------------------------------------------------- the package's paths
-def test_old_path_reexports_the_package():
-    """`training.rllib_example`, the path users and docs ran, still exposes the package's
-    public names (the same objects) and `main`; every class is defined in
-    ``training.rllib.*``, the module path RLlib pickles it by (checkpoints, workers)."""
+def test_classes_live_in_the_package_modules():
+    """Every public class is defined in ``training.rllib.*``, the module path RLlib
+    pickles it by (checkpoints, workers), and `main` is the package's command line."""
     import training.rllib as package
-    import training.rllib_example as old
+    from training.rllib.example import main
 
-    assert callable(old.main) and old.main is package.main
+    assert package.main is main
     for name in package.__all__:
-        assert getattr(old, name) is getattr(package, name), name
         value = getattr(package, name)
         if isinstance(value, type):
             assert value.__module__.startswith("training.rllib."), name
 
 
-@pytest.mark.parametrize("module", ["training.rllib", "training.rllib_example"])
-def test_python_m_runs_the_command_line(module):
-    """``python -m training.rllib`` and the old ``python -m training.rllib_example``."""
+def test_python_m_runs_the_command_line():
+    """``python -m training.rllib``."""
     import subprocess
     import sys
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    done = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
-                          text=True, timeout=300, check=False, cwd=root)
+    done = subprocess.run([sys.executable, "-m", "training.rllib", "--help"],
+                          capture_output=True, text=True, timeout=300, check=False, cwd=root)
     assert done.returncode == 0, done.stderr
     assert "carcassonne train rllib" in done.stdout and "--policy" in done.stdout

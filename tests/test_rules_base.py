@@ -1,4 +1,4 @@
-"""Rule-by-rule scenarios for the base game (RULES.md sections 1-4), scores worked by hand.
+"""Rule-by-rule scenarios for the base game (docs/rules.md 1-4), scores worked by hand.
 
 Maps: one cell per tile, ``Xr`` = tile letter X in rotation r; (0, 0) is the start tile D0
 (city N, road W-E, field S). Followers: s0 / s1 = seat 0 / seat 1. Two players unless said
@@ -255,7 +255,7 @@ def test_follower_on_feature_completed_this_turn_scores_and_returns(knight):
 
 
 def test_tile_with_two_cities_completes_one_and_keeps_a_knight_on_the_other():
-    """Rulebook FAQ 10: I2 closes the start city with its S cap; the knight goes on the E cap.
+    """docs/rules.md 3.3: I2 closes the start city with its S cap; the knight goes on the E cap.
 
     The closed 2-tile city has no knight: nobody scores. End: the open E cap is a 1-tile
     incomplete city = 1 for s0.
@@ -508,7 +508,7 @@ def test_incomplete_monastery_scores_one_plus_neighbours():
 
 
 def test_adjacent_monasteries_each_score_their_own_ring():
-    """Rulebook FAQ 9: monasteries may touch; each counts its own neighbours.
+    """docs/rules.md 3.4: monasteries may touch; each counts its own neighbours.
 
     ``(0,0) D0          | (1,0) U0``
     ``(0,1) B0 monk s0  | (1,1) B0 monk s1``

@@ -1,4 +1,4 @@
-"""Rule options (RULES.md sections 3-5): small_city, farm scoring, followers, players, hand.
+"""Rule options (docs/rules.md 5): small_city, farm scoring, followers, players, hand.
 
 Same conventions as test_rules_base.py: start tile D0 at (0, 0) (city N, road W-E), x east,
 y south, ``Xr`` = tile X in rotation r, s0 / s1 = seats. Scores are worked by hand.

@@ -1,4 +1,4 @@
-"""Scenario tests for the 2020 Hans im Glück solo variant (RULES.md section 6, seed 004).
+"""Scenario tests for the 2020 Hans im Glück solo variant (docs/rules.md 6).
 
 Every expected score below was worked out by hand from the rules, not read off the engine.
 
@@ -532,7 +532,7 @@ def test_end_a_compulsory_follower_with_empty_supply():
 
 
 def test_end_a_even_if_the_move_returns_followers():
-    """followers=1. The compulsory check comes before scoring (seed 004: step 2 before 3).
+    """followers=1. The compulsory check comes before scoring (docs/rules.md 6.2).
 
     (-2,0) A3 | (-1,0) U0 | (0,0) D0 | (1,0) A1;  (0,1) B0.
     0 c0: A1 + thief on the road (supply 0). 1 c1: U0, road occupied. 2 c2: B0 + monk.

@@ -19,9 +19,8 @@ pytest.importorskip("sb3_contrib")
 import cloudpickle  # noqa: E402
 import torch  # noqa: E402
 
-from agents import make_agent  # noqa: E402
 from agents.sb3_policy import SB3Agent, load_model, shipped_models  # noqa: E402
-from carcassonne_env import Game, Rules  # noqa: E402
+from carcassonne_env import Game, Rules, make_bot  # noqa: E402
 from carcassonne_env.cli import main  # noqa: E402
 from carcassonne_env.envs import make_env_for_model, model_rules  # noqa: E402
 from carcassonne_env.envs.for_model import read_saved_model  # noqa: E402
@@ -109,7 +108,7 @@ def test_a_trap_in_every_rebuilt_key_never_runs_and_the_model_plays_as_shipped(t
     assert all(torch.equal(a, b) for a, b in zip(model.policy.state_dict().values(),
                                                  shipped.policy.state_dict().values(),
                                                  strict=True))
-    bot, reference = make_agent(f"sb3:model={path}"), make_agent(f"sb3:model={SOURCE}")
+    bot, reference = make_bot(f"sb3:model={path}"), make_bot(f"sb3:model={SOURCE}")
     game = Game(Rules(variant="solo"), seed=3)
     for _ in range(4):
         move = bot.act(game)
@@ -117,7 +116,7 @@ def test_a_trap_in_every_rebuilt_key_never_runs_and_the_model_plays_as_shipped(t
         game.play(move)
     assert make_env_for_model(path).spec.id == "Carcassonne/Solo-v0"
     assert read_saved_model(path).observation_space == shipped.observation_space
-    assert make_agent(f"puct:model={path}:simulations=2").act(game) in game.legal_moves()
+    assert make_bot(f"puct:model={path}:simulations=2").act(game) in game.legal_moves()
     assert not marker.exists()
 
 
@@ -138,9 +137,9 @@ def test_a_trap_that_cannot_be_replaced_is_refused_by_every_loader(tmp_path, cap
     with pytest.raises(ValueError, match=why):
         load_model(path, cached=False)
     with pytest.raises(ValueError):
-        make_agent(f"sb3:model={path}")
+        make_bot(f"sb3:model={path}")
     with pytest.raises(ValueError):
-        make_agent(f"puct:model={path}")
+        make_bot(f"puct:model={path}")
     for argv in (["play", "--bots", f"sb3:model={path},random"],
                  ["train", "export", str(path), "-o", str(tmp_path / "out.zip")]):
         assert main(argv) == 2
@@ -267,7 +266,7 @@ def test_a_shipped_model_loads_safely_exactly_as_by_pickle(name):
         pickled.clip_range(1.0), pickled.lr_schedule(1.0), pickled.carcassonne_solo)
     a, b = SB3Agent(safe), SB3Agent(pickled)
     game = Game(model_rules(safe), seed=5)
-    greedy = make_agent("greedy", seed=0)
+    greedy = make_bot("greedy", seed=0)
     for _ in range(3):
         obs = a.observe(game)
         assert np.array_equal(a.legal_logits(obs, obs["action_mask"]),
@@ -283,7 +282,7 @@ def test_a_shipped_model_loads_safely_exactly_as_by_pickle(name):
 
 def test_the_models_a_short_run_writes_load_safely(tmp_path):
     from training import train_solo
-    from training.common import saved_progress
+    from training.run_folder import saved_progress
 
     out = tmp_path / "run"
     model = train_solo.train(train_solo.SoloSettings(**TINY, total_timesteps=256), out,

@@ -1,16 +1,15 @@
-"""The solo variant with ``scoring_order="player"`` (docs/rules.md, "Simultaneous
-completions"): the player orders the scoring of the features one move completes and of
-the end bonus, as decisions of the Game API and of the envs."""
+"""The solo variant with ``scoring_order="player"`` (docs/rules.md 6.5): the player orders
+the scoring of the features one move completes and of the end bonus, as decisions of the
+Game API and of the envs."""
 
 from itertools import permutations
 
 import numpy as np
 import pytest
 
-from agents import make_agent
-from carcassonne_env import Game, IllegalMoveError, Rules
+from carcassonne_env import Game, IllegalMoveError, Rules, make_bot
 from carcassonne_env.bots.jitted_bots import JittedBot
-from carcassonne_env.envs.single import SoloEnv
+from carcassonne_env.envs import SoloEnv
 
 PLAYER = Rules(variant="solo", scoring_order="player")
 # Heuristic games (bot seed = deal) whose moves complete two or more features holding
@@ -23,7 +22,7 @@ def _decisions(deals=DEALS):
     out = []
     for deal in deals:
         game = Game(PLAYER, seed=deal)
-        bot = make_agent("heuristic", seed=deal)
+        bot = make_bot("heuristic", seed=deal)
         while not game.done:
             if game.decision == "score_feature":
                 out.append((deal, game.clone()))
@@ -111,7 +110,7 @@ def test_auto_choices_play_exactly_the_auto_rules():
         out = []
         for rules in (Rules(variant="solo"), PLAYER):
             game = Game(rules, seed=deal)
-            bot = make_agent("heuristic", seed=deal)
+            bot = make_bot("heuristic", seed=deal)
             while not game.done:
                 game.play(bot.act(game))
             out.append((game.scores, game.end_reason, game.events))
@@ -167,7 +166,7 @@ def test_jitted_bots_take_the_python_bots_choices():
     for spec in ("greedy", "heuristic", "random"):
         for deal in (1, 38):
             game = Game(PLAYER, seed=deal)
-            python_bot, jitted = make_agent(spec, seed=deal), JittedBot(spec, deal)
+            python_bot, jitted = make_bot(spec, seed=deal), JittedBot(spec, deal)
             while not game.done:
                 move = python_bot.act(game)
                 assert jitted.act(game) == move, (spec, deal, game.turn)
@@ -178,7 +177,7 @@ def test_solo_env_masks_exactly_the_choices(decisions):
     deal, _ = decisions[0]
     env = SoloEnv(board_size=24, scoring_order="player")
     obs, info = env.reset(seed=deal)
-    bot = make_agent("heuristic", seed=deal)
+    bot = make_bot("heuristic", seed=deal)
     enc = env.unwrapped.driver.encoder
     game = env.unwrapped.game
     while game.decision != "score_feature":
@@ -197,7 +196,7 @@ def test_the_replay_viewer_shows_scoring_choices():
     from carcassonne_env.viewer import view_data, view_html
 
     game = Game(PLAYER, seed=38)
-    bot = make_agent("heuristic", seed=38)
+    bot = make_bot("heuristic", seed=38)
     while not game.done:
         game.play(bot.act(game))
     record = game.to_record()
@@ -217,7 +216,7 @@ def test_the_order_decides_who_scores_on_deal_18():
     9, 14, 7. With two features one choice ends the turn. "auto" takes the road first
     (lowest 7 rather than 6)."""
     game = Game(PLAYER, seed=18)
-    bot = make_agent("heuristic", seed=18)
+    bot = make_bot("heuristic", seed=18)
     while game.decision == "place":
         game.play(bot.act(game))
     assert (game.turn, game.scores) == (24, [5, 6, 7])
@@ -241,6 +240,6 @@ def test_search_bots_play_the_forced_move_without_searching():
     assert found
     _, game = found[0]
     assert forced_move(game) == game.auto_scoring_move()
-    assert make_agent("solo-search", seed=0).act(game) == game.auto_scoring_move()
+    assert make_bot("solo-search", seed=0).act(game) == game.auto_scoring_move()
     placing = Game(PLAYER, seed=0)
     assert len(placing.legal_moves()) > 1 and forced_move(placing) is None

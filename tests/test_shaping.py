@@ -7,8 +7,7 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from carcassonne_env.envs.vector import SoloVectorEnv  # noqa: E402
-from carcassonne_env.envs.vector_multi import VsBotsVectorEnv  # noqa: E402
+from carcassonne_env.envs import SoloVectorEnv, VsBotsVectorEnv  # noqa: E402
 from training.shaping import ProjectedReward, ScaledReward  # noqa: E402
 
 

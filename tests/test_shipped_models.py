@@ -17,9 +17,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from agents import make_agent  # noqa: E402
 from agents.sb3_policy import MODELS_DIR, load_model, model_path, shipped_models  # noqa: E402
-from carcassonne_env import Game, Rules  # noqa: E402
+from carcassonne_env import Game, Rules, make_bot  # noqa: E402
 from carcassonne_env.encoding import WindowOverflowWarning  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _play(spec: str, rules: Rules, seed: int) -> list[int]:
     """The shipped bot (seat 0, or every colour in solo) against greedy."""
-    bot, greedy = make_agent(spec, seed=0), make_agent("greedy", seed=1)
+    bot, greedy = make_bot(spec, seed=0), make_bot("greedy", seed=1)
     game = Game(rules, seed=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WindowOverflowWarning)
@@ -44,9 +43,10 @@ def test_shipped_models_are_found_by_name_and_by_their_checkout_path():
     for name in shipped_models():
         assert model_path(name) == MODELS_DIR / f"{name}.zip"
         assert model_path(f"{name}.zip") == MODELS_DIR / f"{name}.zip"
-        # The checkout's models/ folder holds links to the one copy in the package.
-        assert (ROOT / "models" / f"{name}.zip").samefile(model_path(name))
-        assert model_path(ROOT / "models" / f"{name}.zip") == ROOT / "models" / f"{name}.zip"
+        # One copy, in the package: a path to it (absolute or from the checkout) is the file.
+        assert MODELS_DIR == ROOT / "agents" / "models"
+        assert model_path(MODELS_DIR / f"{name}.zip") == MODELS_DIR / f"{name}.zip"
+    assert not (ROOT / "models").exists()  # no second home of links
 
 
 def test_an_unknown_model_name_lists_the_shipped_ones():
@@ -57,7 +57,7 @@ def test_an_unknown_model_name_lists_the_shipped_ones():
                            "ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small, puct_duel"):
             load_model(bad)
     with pytest.raises(FileNotFoundError, match="ppo_trio.*shipped models: ppo_duel"):
-        make_agent("sb3:model=ppo_trio")
+        make_bot("sb3:model=ppo_trio")
 
 
 def test_shipped_files_hold_weights_and_spaces_only():
@@ -114,7 +114,7 @@ def test_a_model_loaded_to_play_holds_no_rollout_buffer():
     `open_model`)."""
     model = load_model("ppo_duel_rl", cached=False)
     game = Game(Rules(players=2), seed=0)
-    assert make_agent("sb3:model=ppo_duel_rl").act(game) in game.legal_moves()
+    assert make_bot("sb3:model=ppo_duel_rl").act(game) in game.legal_moves()
     with pytest.raises(RuntimeError, match=r"load it with agents\.sb3_policy\.open_model"):
         model.rollout_buffer.reset()
 
@@ -134,18 +134,18 @@ def test_a_corrupt_model_file_is_named_in_a_clear_error(tmp_path):
 def test_a_model_under_other_rules_names_the_setting_that_differs():
     with pytest.raises(ValueError, match=r"rules differ: players=2 \(model\) vs 3 \(this game\)"
                        r": 17 board planes and 69 features \(model\) vs 19 and 73"):
-        make_agent("sb3:model=ppo_duel_rl").act(Game(Rules(players=3), seed=0))  # candidates
+        make_bot("sb3:model=ppo_duel_rl").act(Game(Rules(players=3), seed=0))  # candidates
     with pytest.raises(ValueError, match=r"rules differ: players=2 \(model\) vs 3 \(this game\)"
                        r": 17 board planes and 69 features \(model\) vs 19 and 73"):
-        make_agent("sb3:model=ppo_duel").act(Game(Rules(players=3), seed=0))  # aggregate
+        make_bot("sb3:model=ppo_duel").act(Game(Rules(players=3), seed=0))  # aggregate
     with pytest.raises(ValueError, match=r"rules differ: solo_colours=3 \(model\) vs 4"):
-        make_agent("sb3:model=ppo_solo").act(Game(Rules(variant="solo", solo_colours=4)))
+        make_bot("sb3:model=ppo_solo").act(Game(Rules(variant="solo", solo_colours=4)))
     with pytest.raises(ValueError, match=r"action mode differs: the model was trained with "
                        r"'turn' \(14400 actions\), the bot was given 'two_step' \(1600"):
-        make_agent("sb3:model=ppo_duel_rl:action_mode=two_step").act(Game(seed=0))
+        make_bot("sb3:model=ppo_duel_rl:action_mode=two_step").act(Game(seed=0))
     with pytest.raises(ValueError, match="board_size: the model was trained on a 20-cell "
                        "window, got board_size=16"):
-        make_agent("sb3:model=ppo_duel:board_size=16")
+        make_bot("sb3:model=ppo_duel:board_size=16")
 
 
 def _can_build_wheels() -> bool:
@@ -279,7 +279,7 @@ def test_export_gives_a_candidate_model_room_for_every_legal_move(tmp_path):
                                                  wide.policy.state_dict().values(),
                                                  strict=True))
     assert out.stat().st_size < 300_000  # the spaces' 512 x 154 bounds deflate to little
-    game, bots = Game(Rules(), seed=0), [make_agent("heuristic", seed=s) for s in (0, 1)]
+    game, bots = Game(Rules(), seed=0), [make_bot("heuristic", seed=s) for s in (0, 1)]
     while len(game.legal_moves()) <= 200:  # a position with many follower options
         game.play(bots[game.current_player].act(game))
     few, many = narrow.observe(game), wide.observe(game)
@@ -297,8 +297,7 @@ def test_export_gives_a_candidate_model_room_for_every_legal_move(tmp_path):
 def test_export_keeps_whether_the_model_played_solo(tmp_path):
     """3 or 4 seats fit both the solo variant and a 3/4-player game: the slim file keeps
     the answer its last training observation gave, so the env it needs can be built."""
-    from carcassonne_env.envs import make_env_for_model
-    from carcassonne_env.envs.single import SoloEnv
+    from carcassonne_env.envs import SoloEnv, make_env_for_model
     from training.export import export_model
 
     full = load_model("ppo_solo_rl", cached=False)  # candidate moves, as the env below

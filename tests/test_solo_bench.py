@@ -11,7 +11,6 @@ from dataclasses import replace
 import pytest
 from PIL import Image
 
-from agents import make_agent
 from agents.solo_bench import (
     PERCENTILES,
     DealResult,
@@ -22,7 +21,7 @@ from agents.solo_bench import (
     markdown_table,
     run_solo_bench,
 )
-from carcassonne_env import Game, Rules
+from carcassonne_env import Game, Rules, make_bot
 from carcassonne_env.cli import main
 
 SOLO = Rules(variant="solo")
@@ -107,14 +106,14 @@ def test_deal_seeds_are_published_and_replay(small):
     assert len({r.bot_seed for r in small.rows}) == 12
     assert deal_bot_seed(3, 5) != deal_bot_seed(4, 5) != 5
     for r in small.rows[:4]:
-        game, bot, moves = Game(SOLO, seed=r.deal_seed), make_agent("random", r.bot_seed), 0
+        game, bot, moves = Game(SOLO, seed=r.deal_seed), make_bot("random", r.bot_seed), 0
         assert "".join(game.tile_order()) == r.tiles
         while not game.done:
             game.play(bot.act(game))
             moves += 1
         assert (game.result, game.end_reason, tuple(game.scores), moves) == (
             r.result, r.end_reason, r.scores, r.moves)
-        saved, bot = Game(SOLO, tile_order=r.tiles), make_agent("random", r.bot_seed)
+        saved, bot = Game(SOLO, tile_order=r.tiles), make_bot("random", r.bot_seed)
         while not saved.done:  # the stored tile order replays without the seed
             saved.play(bot.act(saved))
         assert saved.scores == game.scores

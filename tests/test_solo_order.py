@@ -1,4 +1,4 @@
-"""The solo variant's automatic scoring order (`Rules(variant="solo")`, docs/rules.md):
+"""The solo variant's automatic scoring order (`Rules(variant="solo")`, docs/rules.md 6.4):
 among every order of the features one move completes, the engine takes one that maximises
 the lowest colour's score after the turn (after the end bonus on the game's last turn),
 then the sum of the scores. Checked against brute-force enumeration of every order."""
@@ -71,20 +71,20 @@ def _engine_order(scores, items, bonus=None, search=solo_best_order):
     return [int(k) for k in best[:n]]
 
 
-YELLOW, RED, GREEN = 0, 1, 2  # scores 1, 2, 3 before the turn (seed 004's example)
-SEED_ITEMS = [(1 << YELLOW, 3), (1 << GREEN, 4), (1 << RED, 4)]  # road 3, city 4, road 4
+YELLOW, RED, GREEN = 0, 1, 2  # scores 1, 2, 3 before the turn (the solo rules' example)
+RULES_EXAMPLE = [(1 << YELLOW, 3), (1 << GREEN, 4), (1 << RED, 4)]  # road 3, city 4, road 4
 
 
-def test_seed_worked_example_only_one_order_lets_every_colour_score():
+def test_the_rules_worked_example_only_one_order_lets_every_colour_score():
     scores = [1, 2, 3]
-    finals = {o: _outcome(scores, SEED_ITEMS, o) for o in permutations(range(3))}
+    finals = {o: _outcome(scores, RULES_EXAMPLE, o) for o in permutations(range(3))}
     everyone = [o for o, s in finals.items() if s == [4, 6, 7]]
     assert everyone == [(0, 2, 1)]  # yellow road, red road, green city
     assert all(min(s) < 4 for o, s in finals.items() if o != (0, 2, 1))
     for search in (solo_best_order, _solo_order_dfs):
-        order = _engine_order(scores, SEED_ITEMS, search=search)
+        order = _engine_order(scores, RULES_EXAMPLE, search=search)
         assert order == [0, 2, 1]
-        assert _outcome(scores, SEED_ITEMS, order) == [4, 6, 7]
+        assert _outcome(scores, RULES_EXAMPLE, order) == [4, 6, 7]
 
 
 def _random_case(rng, n):

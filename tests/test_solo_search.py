@@ -2,9 +2,9 @@
 
 import pytest
 
-from agents import make_agent, registry
+from agents import registry
 from agents.solo_search import SoloSearchAgent
-from carcassonne_env import Game, Move, Rules
+from carcassonne_env import Game, Move, Rules, make_bot
 
 SOLO = Rules(variant="solo")
 
@@ -19,8 +19,8 @@ def _play(agent, deal):
 def test_registered_and_plays_legal_reproducible_games():
     assert registry()["solo-search"] is SoloSearchAgent
     spec = "solo-search:samples=2:top_k=3:depth=2"
-    a = _play(make_agent(spec, seed=1), 3)
-    b = _play(make_agent(spec, seed=1), 3)
+    a = _play(make_bot(spec, seed=1), 3)
+    b = _play(make_bot(spec, seed=1), 3)
     assert a.to_record()["moves"] == b.to_record()["moves"]
     assert a.result == min(a.scores)
     Game.from_record(a.to_record())  # every move legal, scores replay
@@ -45,4 +45,4 @@ def test_refuses_a_standard_game_and_bad_options():
     with pytest.raises(ValueError, match="samples"):
         SoloSearchAgent(samples=0)
     with pytest.raises(ValueError, match="top_k"):
-        make_agent("solo-search:top_k=0")
+        make_bot("solo-search:top_k=0")

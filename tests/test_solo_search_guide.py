@@ -4,9 +4,8 @@ RL-only ``ppo_solo_rl``, and no change at all without a guide."""
 import numpy as np
 import pytest
 
-from agents import make_agent
 from agents.solo_search import SoloSearchAgent
-from carcassonne_env import Game, Rules
+from carcassonne_env import Game, Rules, make_bot
 
 pytest.importorskip("sb3_contrib")
 
@@ -28,7 +27,7 @@ def _moves(record: dict) -> list[tuple]:
 
 
 def test_guided_spec_plays_legal_moves():
-    bot = make_agent("solo-search:guide=ppo_solo_rl:samples=2:top_k=3:depth=2", seed=0)
+    bot = make_bot("solo-search:guide=ppo_solo_rl:samples=2:top_k=3:depth=2", seed=0)
     assert bot._guide is not None and bot._guide.torch_threads == 1
     game = Game(SOLO, seed=4)
     for _ in range(6):
@@ -64,9 +63,9 @@ def test_without_guide_the_moves_are_unchanged():
 
 def test_bad_guide_options():
     with pytest.raises(ValueError, match="guide_k"):
-        make_agent("solo-search:guide_k=-1")
+        make_bot("solo-search:guide_k=-1")
     with pytest.raises(ValueError, match="guide_weight"):
-        make_agent("solo-search:guide_weight=-1")
+        make_bot("solo-search:guide_weight=-1")
     with pytest.raises(FileNotFoundError):
         SoloSearchAgent(guide="no_such_model")
 

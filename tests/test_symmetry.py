@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from carcassonne_env import Game, Rules
-from carcassonne_env.core import config as C
+from carcassonne_env.core import constants as C
 from carcassonne_env.encoding import Encoder, subtile_table
 from carcassonne_env.game import Move
 from carcassonne_env.symmetry import Symmetry, mirror_table

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from carcassonne_env.bots.jitted_bots import JittedBot, mt_seed
-from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
+from carcassonne_env.envs import VsBotsVectorEnv
 
 
 @pytest.mark.parametrize("spec", ["greedy", "heuristic"])

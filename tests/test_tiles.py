@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from carcassonne_env.core.config import CITY, FIELD, ROAD
+from carcassonne_env.core.constants import CITY, FIELD, ROAD
 from carcassonne_env.tiles import base_tileset, load_json
-
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "tiles"
-
-
-@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared is not beside the checkout")
-@pytest.mark.parametrize("name", ["base_tiles.json", "i_and_c_tiles.json", "t_and_b_tiles.json"])
-def test_shipped_copy_matches_shared(name):
-    assert load_json(name) == json.loads((SHARED / name).read_text("utf-8"))
 
 
 def test_totals_match_the_data_schema():

@@ -1,4 +1,4 @@
-"""Traders & Builders in full mode (docs/rules.md, "Expansions"): trade goods, the
+"""Traders & Builders in full mode (docs/rules.md 7.7-7.9): trade goods, the
 builder's extra turn, the pig; scenarios on fixed tile orders with exact scores worked
 out by hand, errors, records, envs and pictures.
 
@@ -268,7 +268,7 @@ def test_pictures_show_goods_builder_and_pig():
 
 
 def test_bench_reports_the_expansions_beside_the_base_game():
-    from carcassonne_env.bench import EXPANSION_RULES, TARGETS, bench_expansions
+    from carcassonne_env.speed import EXPANSION_RULES, TARGETS, bench_expansions
 
     results = bench_expansions(games=4, steps=8, repeats=1)
     for label in EXPANSION_RULES:
@@ -295,13 +295,12 @@ def test_the_bridge_keeps_its_two_roads_apart():
 def test_the_aec_env_gives_the_extra_turn_to_the_same_agent():
     """Two heuristic bots through the PettingZoo env: after a builder's extra turn the
     same agent acts again, always the game's seat to move."""
-    from agents import make_agent
-    from carcassonne_env import carcassonne_v0
+    from carcassonne_env import carcassonne_v0, make_bot
 
     env = carcassonne_v0.env(players=2, expansions=[TB], board_size=32)
     env.reset(seed=5)
     raw = env.unwrapped
-    bots = [make_agent("heuristic", seed=1), make_agent("heuristic", seed=2)]
+    bots = [make_bot("heuristic", seed=1), make_bot("heuristic", seed=2)]
     previous, repeats = None, 0
     for agent in env.agent_iter():
         _, _, term, trunc, _ = env.last()

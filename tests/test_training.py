@@ -18,11 +18,13 @@ from sb3_contrib.common.maskable.distributions import MaskableCategorical  # noq
 
 from carcassonne_env import Game, Rules  # noqa: E402
 from carcassonne_env.encoding import Encoder, WindowOverflowWarning  # noqa: E402
-from carcassonne_env.envs.single import SoloEnv  # noqa: E402
+from carcassonne_env.envs import SoloEnv  # noqa: E402
 from training import evaluate, train_multi, train_solo  # noqa: E402
 from training.buffers import CompactMaskableDictRolloutBuffer  # noqa: E402
-from training.common import latest_checkpoint, load_or_create, read_rows, write_rows  # noqa: E402
+from training.curves import read_rows, write_rows  # noqa: E402
 from training.policy import BoardPolicy, LeanMaskedCategorical  # noqa: E402
+from training.ppo import load_or_create  # noqa: E402
+from training.run_folder import latest_checkpoint  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -493,7 +495,7 @@ def test_quick_solo_preset_beats_random(tmp_path):
     assert result.summary()["mean"] > 9.0
 
 
-MODELS = __import__("pathlib").Path(__file__).resolve().parents[1] / "models"
+MODELS = __import__("pathlib").Path(__file__).resolve().parents[1] / "agents" / "models"
 
 
 def test_shipped_solo_model_beats_random_on_the_bench_deals():
@@ -519,9 +521,10 @@ def test_ctrl_c_saves_a_checkpoint_that_resume_carries_on_from(tmp_path, capsys,
     """Issue 28: a Ctrl-C ends in one line, keeps the training done so far as a checkpoint
     (the run folder stays) and --resume continues from it to the target."""
     from carcassonne_env.cli import main
-    from training import common
+    from training.callbacks import EpisodeCurve
+    from training.run_folder import saved_progress
 
-    rollouts, original = [], common.EpisodeCurve._on_rollout_end
+    rollouts, original = [], EpisodeCurve._on_rollout_end
 
     def interrupt_at_the_second_rollout(self):
         original(self)
@@ -529,7 +532,7 @@ def test_ctrl_c_saves_a_checkpoint_that_resume_carries_on_from(tmp_path, capsys,
         if len(rollouts) == 2:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(common.EpisodeCurve, "_on_rollout_end",
+    monkeypatch.setattr(EpisodeCurve, "_on_rollout_end",
                         interrupt_at_the_second_rollout)
     out = tmp_path / "run"
     argv = ["train", "solo", "--out", str(out), "--no-progress", "--total-timesteps", "512",
@@ -542,7 +545,7 @@ def test_ctrl_c_saves_a_checkpoint_that_resume_carries_on_from(tmp_path, capsys,
         "on from there")
     assert rollouts == [128, 256] and checkpoint.is_file()
     assert not (out / "model.zip").exists()
-    assert common.saved_progress(out) == (256, checkpoint)
+    assert saved_progress(out) == (256, checkpoint)
     monkeypatch.undo()
     assert main(["train", "solo", "--out", str(out), "--no-progress", "--resume"]) == 0
     model = MaskablePPO.load(out / "model.zip", device="cpu")
@@ -558,9 +561,10 @@ def test_sigterm_saves_a_checkpoint_like_ctrl_c(tmp_path, capsys, monkeypatch):
     import signal
 
     from carcassonne_env.cli import main
-    from training import common
+    from training.callbacks import EpisodeCurve
+    from training.run_folder import saved_progress
 
-    rollouts, original = [], common.EpisodeCurve._on_rollout_end
+    rollouts, original = [], EpisodeCurve._on_rollout_end
 
     def kill_at_the_second_rollout(self):
         original(self)
@@ -568,7 +572,7 @@ def test_sigterm_saves_a_checkpoint_like_ctrl_c(tmp_path, capsys, monkeypatch):
         if len(rollouts) == 2:
             os.kill(os.getpid(), signal.SIGTERM)
 
-    monkeypatch.setattr(common.EpisodeCurve, "_on_rollout_end", kill_at_the_second_rollout)
+    monkeypatch.setattr(EpisodeCurve, "_on_rollout_end", kill_at_the_second_rollout)
     before = signal.getsignal(signal.SIGTERM)
     out = tmp_path / "run"
     argv = ["train", "solo", "--out", str(out), "--no-progress", "--total-timesteps", "512",
@@ -576,13 +580,13 @@ def test_sigterm_saves_a_checkpoint_like_ctrl_c(tmp_path, capsys, monkeypatch):
               if k != "checkpoint_every"), "--checkpoint-every", "100000"]
     assert main(argv) == 130
     checkpoint = out / "checkpoints" / "model_256_steps.zip"
-    assert checkpoint.is_file() and common.saved_progress(out) == (256, checkpoint)
+    assert checkpoint.is_file() and saved_progress(out) == (256, checkpoint)
     assert f"256 timesteps saved to {checkpoint}" in capsys.readouterr().err
     assert signal.getsignal(signal.SIGTERM) == before  # the handler is put back
 
 
 def test_a_resumed_runs_progress_bar_counts_from_the_steps_done():
-    from training.common import ProgressBar
+    from training.callbacks import ProgressBar
 
     bar = ProgressBar(500_000, 100_000, lambda: "")
     bar._on_training_start()
@@ -592,12 +596,11 @@ def test_a_resumed_runs_progress_bar_counts_from_the_steps_done():
 
 def test_ctrl_c_before_any_training_leaves_no_run(tmp_path, capsys, monkeypatch):
     from carcassonne_env.cli import main
-    from training import common
 
     def interrupt(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(common.MaskablePPO, "learn", interrupt)
+    monkeypatch.setattr(MaskablePPO, "learn", interrupt)
     out = tmp_path / "run"
     argv = ["train", "solo", "--out", str(out), "--no-progress", "--total-timesteps", "128",
             *(f"--{k.replace('_', '-')}={v}" for k, v in TINY.items())]

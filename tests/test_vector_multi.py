@@ -1,5 +1,5 @@
 """The jitted bots (`carcassonne_env.bots.jitted_bots`) against the Python bots move for
-move, and the batched `VsBots` vector env (`carcassonne_env.envs.vector_multi`) against independent
+move, and the batched `VsBots` vector env (`carcassonne_env.envs.vs_bots`) against independent
 `VsBots-v0` envs step for step."""
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 import carcassonne_env  # noqa: F401 - registers the ids
-from agents import make_agent
-from carcassonne_env import Game, Rules
+from carcassonne_env import Game, Rules, make_bot
 from carcassonne_env.bots.jitted_bots import MT_WORDS, JittedBot, bot_spec, mt_below, mt_seed
 
 # --------------------------------------------------------------------------- jitted bots
@@ -43,7 +42,7 @@ def test_jitted_bots_play_the_python_bots_moves(spec, rules):
     """Every seat asks both bots, seeded alike, for its move: always the same."""
     game = Game(rules, seed=11)
     seats = rules.seats
-    python = [make_agent(spec, seed=1000 + p) for p in range(seats)]
+    python = [make_bot(spec, seed=1000 + p) for p in range(seats)]
     jitted = [JittedBot(spec, 1000 + p) for p in range(seats)]
     moves = 0
     while not game.done:
@@ -71,8 +70,7 @@ import gymnasium  # noqa: E402
 from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
 from numba import config as numba_config  # noqa: E402
 
-from carcassonne_env.envs.single import VsBotsEnv  # noqa: E402
-from carcassonne_env.envs.vector_multi import VsBotsVectorEnv  # noqa: E402
+from carcassonne_env.envs import VsBotsEnv, VsBotsVectorEnv  # noqa: E402
 
 
 def pick(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -159,7 +157,7 @@ def test_sub_envs_match_single_vs_bots_envs(num_envs, kwargs, seed, steps):
 def test_threads_change_nothing(env_class):
     """Two threads taking chunks of games (`BatchedGamesEnv._in_chunks`) step every game
     exactly as one thread does: observations, candidate moves, masks, rewards, ends."""
-    from carcassonne_env.envs.vector import SoloVectorEnv
+    from carcassonne_env.envs import SoloVectorEnv
 
     def make(threads):
         if env_class == "solo":
@@ -333,7 +331,7 @@ def test_self_play_seats_use_the_self_policy():
 
 
 def test_bench_reports_vs_bots_beside_solo():
-    from carcassonne_env.bench import TARGETS, bench_vs_bots
+    from carcassonne_env.speed import TARGETS, bench_vs_bots
 
     results = bench_vs_bots(steps=8, repeats=1, num_envs=2)
     for bot in ("random", "greedy", "heuristic"):
@@ -347,7 +345,7 @@ def test_bench_reports_vs_bots_beside_solo():
 
 def test_maskable_ppo_self_play_with_its_own_policy_as_opponent(one_torch_thread):
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    from carcassonne_env.envs.vector_multi import sb3_policy
+    from carcassonne_env.envs.vs_bots import sb3_policy
 
     venv = VsBotsVectorEnv(num_envs=2, opponents="self", players=2, board_size=16)
     model = sb3_contrib.MaskablePPO("MultiInputPolicy", venv.to_sb3(), n_steps=16,

@@ -13,8 +13,7 @@ import pytest
 
 from carcassonne_env import Rules
 from carcassonne_env.encoding import Encoder, WindowOverflowError, WindowOverflowWarning
-from carcassonne_env.envs.vector import SoloVectorEnv
-from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
+from carcassonne_env.envs import SoloVectorEnv, VsBotsVectorEnv
 
 SEEDS = [3, 11, 42]
 

@@ -9,9 +9,8 @@ import json
 import pytest
 from browser_support import Page, browser  # noqa: F401 (fixture)
 
-from agents import make_agent
 from agents.annotations import Coach, annotate
-from carcassonne_env import Game, Rules
+from carcassonne_env import Game, Rules, make_bot
 from carcassonne_env.records import annotations_block
 from carcassonne_env.rendering.text import move_text
 from carcassonne_env.viewer import write_html
@@ -19,7 +18,7 @@ from carcassonne_env.viewer import write_html
 
 def bot_game(rules: Rules, seed: int, annotated: bool = False, bot: str = "heuristic",
              moves: int | None = None) -> dict:
-    bots = [make_agent(bot, seed=seed + p) for p in range(rules.seats)]
+    bots = [make_bot(bot, seed=seed + p) for p in range(rules.seats)]
     coach = Coach("heuristic") if annotated else None
     game, notes = Game(rules, seed=seed), []
     while not game.done and (moves is None or game.turn < moves):
@@ -177,7 +176,7 @@ def test_coach_best_names_its_figure(browser, tmp_path):  # noqa: F811
     for _ in range(4):
         legal = game.legal_moves()
         game.play(legal[(game.turn * 7) % len(legal)])
-    coach, bot = Coach("heuristic"), make_agent("greedy", seed=0)
+    coach, bot = Coach("heuristic"), make_bot("greedy", seed=0)
     move = bot.act(game)
     note = annotate(bot, game, move, 5, coach)
     game.play(move)

@@ -20,7 +20,8 @@ from carcassonne_env.cli import main  # noqa: E402
 from carcassonne_env.cli_errors import sigterm_as_interrupt  # noqa: E402
 from carcassonne_env.model_file import save_model  # noqa: E402
 from training import search  # noqa: E402
-from training.common import continue_curve, read_rows, saved_progress  # noqa: E402
+from training.curves import continue_curve, read_rows  # noqa: E402
+from training.run_folder import saved_progress  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -76,7 +77,7 @@ def test_a_torn_search_state_is_one_clear_error(tmp_path):
         {"settings": dataclasses.asdict(search.SearchSettings())}))
     (out / "state.json").write_text('{"iteration": 3, "gen')
     with pytest.raises(ValueError, match=r"state\.json is unreadable"):
-        search.run(None, out, resume=True)
+        search.run(search.SearchSettings(), out, resume=True)
 
 
 def test_a_sigterm_during_a_save_waits_for_the_whole_file(tmp_path, monkeypatch):

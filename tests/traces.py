@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from carcassonne_env.core import config as C
+from carcassonne_env.core import constants as C
 from carcassonne_env.game import Game
 from carcassonne_env.rules import Rules
 

@@ -4,7 +4,7 @@
     carcassonne train export downloaded.zip -o safe.zip --trust-pickle
 
 A run's `model.zip` also holds the optimizer's moment estimates and the last
-observations of every training env (together ~90% of the file); playing needs neither.
+observations of every training env (most of the file); playing needs neither.
 The slim file still loads with `MaskablePPO.load` (an optimizer without state stands in)
 and plays exactly as the full one; training resumed from it starts Adam afresh. It
 carries the description this package loads it by without unpickling anything

@@ -35,14 +35,15 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from carcassonne_env.model_file import save_model
 
-from .common import append_row, read_rows, require, write_rows
+from .curves import append_row, read_rows, write_rows
 from .evaluate import gate, play_off
 from .plots import plot_loop
+from .run_folder import GENERATIONS_FILE
+from .settings import require
 
 GATE_SEED = 500_000  # + the gate's number: the gate's decks (no evaluation uses them)
 CONFIRM_SEED = 600_000  # + the gate's number: the confirmation's decks
 PANEL_SEED = 1  # the panel's decks: the same for every generation
-GENERATIONS_FILE = "generations.csv"
 _NAN = float("nan")
 
 

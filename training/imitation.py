@@ -42,26 +42,23 @@ from tqdm.auto import tqdm
 from agents import split_specs
 from carcassonne_env.bots.jitted_bots import bot_spec
 from carcassonne_env.cli_errors import run_script
-from carcassonne_env.envs.batched import BatchedGamesEnv
-from carcassonne_env.envs.vector import SoloVectorEnv
-from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
+from carcassonne_env.envs import SoloVectorEnv, VsBotsVectorEnv
+from carcassonne_env.envs.vector_base import BatchedGamesEnv
 from carcassonne_env.model_file import save_model
 
-from .common import (
+from .cli import run_cli
+from .curves import append_row, continue_curve
+from .ppo import load_or_create, prepare_torch
+from .run_folder import (
+    CHECKPOINTS,
     CURVE_FILE,
     FINAL_MODEL,
-    PPOSettings,
-    append_row,
     checkpoint_path,
     cleanup_on_failure,
-    continue_curve,
-    load_or_create,
     plan_run,
-    prepare_torch,
     record_run,
-    require,
-    run_cli,
 )
+from .settings import PPOSettings, require
 
 
 @dataclasses.dataclass
@@ -193,7 +190,7 @@ def train(settings: ImitationSettings, out: Path, resume: bool = False,
           progress: bool = True, changes: dict[str, Any] | None = None,
           overwrite: bool = False) -> MaskablePPO:
     """Run behaviour cloning into folder `out` (or continue it: `resume`, see
-    `common.plan_run`); returns the model (a MaskablePPO holding the trained policy)."""
+    `run_folder.plan_run`); returns the model (a MaskablePPO holding the trained policy)."""
     settings = plan_run(out, settings, resume, changes, overwrite)
     prepare_torch(settings)
     th.manual_seed(settings.seed)
@@ -253,7 +250,7 @@ def train(settings: ImitationSettings, out: Path, resume: bool = False,
             model.num_timesteps += env.num_envs
             bar.update(env.num_envs)
             if _crossed(before, model.num_timesteps, settings.checkpoint_every):
-                (out / "checkpoints").mkdir(exist_ok=True)
+                (out / CHECKPOINTS).mkdir(exist_ok=True)
                 save_model(model, checkpoint_path(out, model.num_timesteps))
             if _crossed(before, model.num_timesteps, settings.eval_every) \
                     or model.num_timesteps >= settings.total_timesteps:

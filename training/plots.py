@@ -1,7 +1,7 @@
 """Learning curves of training runs as one PNG (needs matplotlib: the train or plot extra).
 
     carcassonne train plot runs/solo runs/duel -o docs/images/training_curves.png \
-        --baselines results/solo
+        --baselines runs/solo_bench
 
 One panel per run, read from its curve.csv: the solo result (mean of the last 200
 games) or the win rate against each kind of opponent, over timesteps (a `train search`
@@ -23,7 +23,8 @@ import numpy as np
 from carcassonne_env.atomic import atomic_path
 from carcassonne_env.cli_errors import OneLineParser, run_script
 
-from .common import CURVE_FILE, read_rows
+from .curves import read_rows
+from .run_folder import CURVE_FILE
 
 
 def read_curve(run_dir: Path) -> dict[str, list[float]]:

@@ -518,7 +518,7 @@ class CandidatePolicy(MaskableActorCriticPolicy):
 
     def extract_features(self, obs: Any, features_extractor: Any = None) -> Any:
         # Only what the network reads: SB3 would turn every key to float first, the board
-        # planes too (unused here; in PPO's updates 13% of the time).
+        # planes too (unused here, and a large share of PPO's update time).
         used = {key: obs[key] for key in self.observation_keys}
         return super().extract_features(used, features_extractor)
 

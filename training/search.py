@@ -52,7 +52,6 @@ model.zip (the best). 2-player base game only.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import shutil
@@ -66,16 +65,32 @@ from agents.puct import PUCTAgent, row_actions
 from agents.sb3_policy import SB3Agent, load_model
 from carcassonne_env import Game, Rules
 from carcassonne_env.atomic import atomic_path, write_json
-from carcassonne_env.cli_errors import Interrupted, OneLineParser, run_script
+from carcassonne_env.cli_errors import Interrupted, run_script
 from carcassonne_env.encoding import WindowOverflowError
+from carcassonne_env.envs.for_model import read_saved_model
 from carcassonne_env.model_file import save_model
 
-from .common import append_row, read_config, read_json, read_rows, require, write_rows
+from .cli import run_cli
+from .curves import append_row, read_rows, write_rows
 from .generations import GateSettings, gate_and_confirm, panel_cells, panel_columns
 from .plots import plot_loop
+from .run_folder import (
+    CONFIG_FILE,
+    CURVE_FILE,
+    FINAL_MODEL,
+    plan_folder,
+    read_json,
+    remove_run_files,
+    write_config,
+)
+from .settings import require
 from .value_fit import fit_epoch
 
 OBS_KEYS = ("features", "candidates", "candidate_actions")  # what the network reads
+STATE_FILE = "state.json"  # where --resume continues: iteration, generation, wall_s
+# What a search run writes into its folder (glob patterns; `run_folder.run_files`)
+SEARCH_FILES = (CONFIG_FILE, STATE_FILE, CURVE_FILE, "curve.png", FINAL_MODEL, "best.zip",
+                "optimizer.pt", "model_iter_*.zip", "gen_*.zip", "samples_*.npz")
 _NAN = float("nan")
 
 
@@ -330,71 +345,90 @@ def _copy(src: Path, dst: Path) -> None:
 def _trim_curve(out: Path, columns: list[str], done: int) -> None:
     """Drop the curve rows of iterations after `done` (a run stopped before its state
     was saved wrote them)."""
-    rows = [r for r in read_rows(out / "curve.csv") if int(r["iteration"]) <= done]
-    write_rows(out / "curve.csv", columns, rows)
+    rows = [r for r in read_rows(out / CURVE_FILE) if int(r["iteration"]) <= done]
+    write_rows(out / CURVE_FILE, columns, rows)
 
 
-def run(settings: SearchSettings | None, out: Path, resume: bool = False,
-        iterations: int | None = None, progress: bool = True,
-        overwrite: bool = False) -> Path:
+def plan_search(out: Path, settings: SearchSettings, resume: bool = False,
+                changes: dict[str, Any] | None = None, overwrite: bool = False
+                ) -> SearchSettings:
+    """The checks of a search run before any work, writing nothing; returns the settings
+    to run with. The folder as `run_folder.plan_folder` checks it (`SEARCH_FILES`; on
+    --resume only --iterations may change, not below the iterations done); a new run's
+    --init must be a model over candidate moves."""
+    settings = plan_folder(out, settings, resume, changes, overwrite, SEARCH_FILES,
+                           ("iterations",))
+    if not resume:
+        check_start_model(settings.init)
+    elif (done := read_state(out)["iteration"]) > settings.iterations:
+        raise ValueError(f"{out} has {done} iterations done already; --iterations "
+                         f"{settings.iterations} is below that (give more to train on)")
+    return settings
+
+
+def check_start_model(init: str) -> None:
+    """ValueError unless the saved model `init` (a path or a shipped name) is a policy
+    over candidate moves (read from its description: nothing is loaded)."""
+    space = read_saved_model(init).observation_space
+    if "candidates" not in getattr(space, "spaces", {}):
+        raise ValueError(f"--init {init}: search-guided self-play trains a policy over "
+                         "candidate moves (a model trained with --policy candidates)")
+
+
+def read_state(out: Path) -> dict[str, Any]:
+    """The run's state.json (where --resume continues: iteration, generation, wall_s);
+    FileNotFoundError if there is none, ValueError in one line if it is unreadable."""
+    path = out / STATE_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"nothing to resume: no {STATE_FILE} in {out}")
+    state = read_json(path)
+    if not (isinstance(state, dict) and all(isinstance(state.get(k), (int, float))
+                                            for k in ("iteration", "generation", "wall_s"))):
+        raise ValueError(f"{path} is unreadable: not the state this package writes")
+    return state
+
+
+def start_run(settings: SearchSettings, out: Path, overwrite: bool = False) -> dict[str, Any]:
+    """Start a new run in `out` (`overwrite`: removing the old run's files first):
+    generation 0 is `init`, its panel is the curve's row 0. Returns the run's state."""
+    start = load_model(settings.init, cached=False)
+    if overwrite:
+        remove_run_files(out, SEARCH_FILES)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("model_iter_0.zip", "gen_0.zip", "best.zip"):
+        save_model(start, out / name)
+    columns = curve_columns(settings)
+    write_rows(out / CURVE_FILE, columns)
+    t0 = time.perf_counter()
+    cells = panel_cells(settings, out / "gen_0.zip")
+    panel_s = round(time.perf_counter() - t0, 1)
+    append_row(out / CURVE_FILE, columns, {
+        "iteration": 0, "wall_s": panel_s, "generation": 0, "accepted": 1,
+        **dict(zip(panel_columns(settings), cells, strict=True)), "panel_s": panel_s})
+    state = {"iteration": 0, "generation": 0, "wall_s": panel_s}
+    write_json(out / STATE_FILE, state, indent=2)
+    return state
+
+
+def run(settings: SearchSettings, out: Path, resume: bool = False, progress: bool = True,
+        changes: dict[str, Any] | None = None, overwrite: bool = False) -> Path:
     """Run the loop with `settings` in folder `out` (`overwrite`: replacing the run
-    there), or with `resume` continue the run there with its stored settings (and
-    `iterations` in all, if given); returns the best model's path."""
+    there), or with `resume` continue the run there with its stored settings and
+    `changes` (`plan_search`: only iterations may change); returns the best model's
+    path."""
     import torch
     from tqdm import tqdm
 
-    config, state_file = out / "config.json", out / "state.json"
+    settings = plan_search(out, settings, resume, changes, overwrite)
+    torch.set_num_threads(settings.torch_threads)
+    columns = curve_columns(settings)
     if resume:
-        if not config.is_file() or not state_file.is_file():
-            raise ValueError(f"--resume: no search run in {out} (no config.json or "
-                             "state.json)")
-        stored = read_config(out)
-        stored.setdefault("confirm_threshold", 0.0)  # a run from before it: the gate alone
-        try:
-            settings = SearchSettings(**stored)
-        except TypeError as err:
-            raise ValueError(f"{config} does not hold a search run's settings ({err})") \
-                from None
-        if iterations is not None:
-            settings.iterations = iterations
-        settings.check()
-        state = read_json(state_file)
-        if not (isinstance(state, dict) and all(isinstance(state.get(k), (int, float))
-                                                for k in ("iteration", "generation", "wall_s"))):
-            raise ValueError(f"{state_file} is unreadable: not the state this package writes")
-        columns = curve_columns(settings)
+        state = read_state(out)
         _trim_curve(out, columns, state["iteration"])
     else:
-        if settings is None:
-            raise ValueError("a new run needs its settings")
-        settings.check()
-        if config.exists() and not overwrite:
-            raise ValueError(f"{out} holds a run: --resume continues it, --overwrite "
-                             "replaces it")
-        start = load_model(settings.init, cached=False)  # checked before the folder changes
-        if "candidates" not in start.observation_space.spaces:
-            raise ValueError(f"--init {settings.init}: search-guided self-play trains a policy "
-                             "over candidate moves (a model trained with --policy candidates)")
-        if overwrite and out.exists():
-            shutil.rmtree(out)
-        out.mkdir(parents=True, exist_ok=True)
-        for name in ("model_iter_0.zip", "gen_0.zip", "best.zip"):
-            save_model(start, out / name)
-        columns = curve_columns(settings)
-        write_rows(out / "curve.csv", columns)
-        torch.set_num_threads(settings.torch_threads)
-        t0 = time.perf_counter()
-        cells = panel_cells(settings, out / "gen_0.zip")
-        panel_s = time.perf_counter() - t0
-        append_row(out / "curve.csv", columns, {
-            "iteration": 0, "wall_s": round(panel_s, 1), "generation": 0, "accepted": 1,
-            **dict(zip(panel_columns(settings), cells, strict=True)), "panel_s": round(panel_s, 1)})
-        state = {"iteration": 0, "generation": 0, "wall_s": round(panel_s, 1)}
-        write_json(config, {"settings": dataclasses.asdict(settings)}, indent=2)
-        write_json(state_file, state, indent=2)
-        plot_loop(out)
-    write_json(config, {"settings": dataclasses.asdict(settings)}, indent=2)
-    torch.set_num_threads(settings.torch_threads)
+        state = start_run(settings, out, overwrite)
+    write_config(out, settings)
+    plot_loop(out)
     done, generation = state["iteration"], state["generation"]
     model = load_model(out / f"model_iter_{done}.zip", cached=False)
     optimizer = torch.optim.Adam(model.policy.parameters(), lr=settings.learning_rate)
@@ -452,7 +486,7 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
         cells = panel_cells(settings, out / f"gen_{generation}.zip" if accepted else None)
         t4 = time.perf_counter()
         wall = round(t4 - started, 1)
-        append_row(out / "curve.csv", columns, {
+        append_row(out / CURVE_FILE, columns, {
             "iteration": it, "wall_s": wall, "generation": generation,
             "accepted": int(accepted), "games": settings.games, "samples": n_samples,
             "replay_samples": len(data["value"]), "policy_loss": round(p_loss, 4),
@@ -464,8 +498,8 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
             **dict(zip(panel_columns(settings), cells, strict=True)),
             "self_play_s": round(t1 - t0, 1), "fit_s": round(t2 - t1 + t3b - t3, 1),
             "gate_s": round(t3 - t2, 1), "panel_s": round(t4 - t3b, 1)})
-        write_json(state_file, {"iteration": it, "generation": generation, "wall_s": wall},
-                   indent=2)
+        write_json(out / STATE_FILE, {"iteration": it, "generation": generation,
+                                      "wall_s": wall}, indent=2)
         n_replay = len(data["value"])
         del data, best
         for old in out.glob("samples_*.npz"):  # out of the replay
@@ -482,39 +516,15 @@ def run(settings: SearchSettings | None, out: Path, resume: bool = False,
                   f"{win[0]:.3f} [{win[1]:.3f}, {win[2]:.3f}] "
                   f"{'accepted: generation ' + str(generation) if accepted else 'rejected'}"
                   f"{', ' + panel if panel else ''} ({wall / 60:.1f} min)", flush=True)
-    _copy(out / "best.zip", out / "model.zip")
-    return out / "model.zip"
+    _copy(out / "best.zip", out / FINAL_MODEL)
+    return out / FINAL_MODEL
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command with `argv` (default: the process's); returns the exit status."""
-    parser = OneLineParser(prog="carcassonne train search", description=__doc__,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", required=True, type=Path, help="run folder")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the run in --out from its last iteration with its "
-                        "stored settings (only --iterations may change)")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace the run in --out")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    defaults = SearchSettings()
-    for field in dataclasses.fields(SearchSettings):
-        parser.add_argument("--" + field.name.replace("_", "-"), type=type(getattr(
-            defaults, field.name)), default=None, help=f"default: {getattr(defaults, field.name)}")
-    args = parser.parse_args(argv)
-    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(SearchSettings)
-             if getattr(args, f.name) is not None}
-    if args.resume and set(given) - {"iterations"}:
-        parser.error("--resume keeps the stored settings; only --iterations may change, got "
-                     + ", ".join("--" + k.replace("_", "-") for k in given if k != "iterations"))
-    try:
-        path = run(None if args.resume else dataclasses.replace(defaults, **given), args.out,
-                   resume=args.resume, iterations=given.get("iterations"),
-                   progress=not args.no_progress, overwrite=args.overwrite)
-    except ValueError as err:
-        parser.error(str(err))
-    print(f"saved {path}")
-    return 0
+    return run_cli("carcassonne train search", __doc__, SearchSettings, {"full": {}}, run, argv,
+                   plan=plan_search, resume="continue the run in --out from its last "
+                   "iteration with its stored settings (only --iterations may change)")
 
 
 if __name__ == "__main__":

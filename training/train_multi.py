@@ -2,14 +2,14 @@
 (drawn per game) meets an opponent drawn from a pool of built-in bots and frozen
 snapshots of the policy itself (the newest snapshot half of the time).
 
-    carcassonne train multi --quick --out runs/duel-quick      # about 20-25 minutes on 2 cores
+    carcassonne train multi --quick --out runs/duel-quick      # the quick preset
     carcassonne train multi --out runs/duel                    # the full config
     carcassonne train multi --out runs/duel --resume           # continue (snapshots too)
     carcassonne train multi --out runs/duel --env batched --init runs/bc/model.zip
 
 --env python (the presets' default) plays every game in a Python `VsBotsEnv` with Python
 bots; --env batched plays them in jitted `VsBotsVectorEnv`s (one per built-in bot, one
-against the league of snapshots: `training.batched`), many times faster. --init starts
+against the league of snapshots: `training.league`), many times faster. --init starts
 a new run from the policy weights of another run's model (e.g. behaviour cloning:
 ``carcassonne train bc``, `training.imitation`).
 
@@ -36,30 +36,23 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-from agents import make_agent, split_specs
+from agents import split_specs
 from agents.sb3_policy import SB3Agent
 from carcassonne_env.atomic import atomic_path
+from carcassonne_env.bots import make_bot
 from carcassonne_env.bots.jitted_bots import bot_spec
 from carcassonne_env.cli_errors import run_script
 from carcassonne_env.encoding import WindowOverflowError, empty_observation
+from carcassonne_env.envs import VsBotsEnv, VsBotsVectorEnv
 from carcassonne_env.envs.driver import REWARDS
-from carcassonne_env.envs.single import VsBotsEnv
-from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
 
-from .batched import JoinedVecEnv, League, frozen_copy
-from .common import (
-    EpisodeCurve,
-    PPOSettings,
-    cleanup_on_failure,
-    learn,
-    load_or_create,
-    plan_run,
-    prepare_torch,
-    record_run,
-    require,
-    run_cli,
-)
+from .callbacks import EpisodeCurve
+from .cli import run_cli
 from .generations import GateSettings, GenerationCallback, drop_unrecorded, recorded_wall
+from .league import JoinedVecEnv, League, frozen_copy
+from .ppo import learn, load_or_create, prepare_torch
+from .run_folder import cleanup_on_failure, plan_run, record_run
+from .settings import PPOSettings, require
 from .shaping import ProjectedReward
 
 SELF = "self"  # the curve's label for games against policy snapshots
@@ -71,7 +64,7 @@ class MultiSettings(GateSettings, PPOSettings):
     (`training.generations`)."""
 
     board_size: int = 20
-    bots: str = "random,greedy,heuristic"  # built-in opponents (agents.make_agent specs)
+    bots: str = "random,greedy,heuristic"  # built-in opponents (make_bot specs)
     bot_share: float = 0.5  # chance that an episode's opponent is a bot, not a snapshot
     snapshot_every: int = 25_000  # timesteps between snapshots joining the pool
     pool_size: int = 8  # snapshots kept (oldest leave first)
@@ -83,7 +76,7 @@ class MultiSettings(GateSettings, PPOSettings):
     # points added to a won game's projected rewards and taken from a lost one's
     # (--reward projected): the learner weighs the win, not only the margin
     win_bonus: float = 0.0
-    env: str = "python"  # or "batched": jitted vector envs (training.batched)
+    env: str = "python"  # or "batched": jitted vector envs (training.league)
     # w > 0: the policy also sees the heuristic's move prior (carcassonne_env.bots.move_prior)
     # and its logits start as w x prior (w: inverse temperature, per point); 0: no prior.
     move_prior: float = 0.0
@@ -109,7 +102,7 @@ class MultiSettings(GateSettings, PPOSettings):
                              "the first snapshot)")
         for spec in split_specs(self.bots):
             try:
-                make_agent(spec)
+                make_bot(spec)
             except ValueError as err:
                 raise ValueError(f"--bots: {err}") from None
         require(self, "bot_share", float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
@@ -150,7 +143,7 @@ class OpponentPool:
             raise ValueError("the pool needs at least one built-in bot (the opponent "
                              "before the first snapshot)")
         for spec in bots:
-            make_agent(spec)  # fail now on an unknown bot
+            make_bot(spec)  # fail now on an unknown bot
         if not 0.0 <= bot_share <= 1.0:
             raise ValueError(f"bot_share must be in [0, 1], got {bot_share}")
         self.bots, self.bot_share, self.size = bots, bot_share, size
@@ -168,7 +161,7 @@ class OpponentPool:
         snapshot), else the newest snapshot or, half of the time, an older one."""
         if not self.snapshots or (self.bots and rng.random() < self.bot_share):
             spec = self.bots[int(rng.integers(len(self.bots)))]
-            return spec, make_agent(spec, seed=int(rng.integers(2**63)))
+            return spec, make_bot(spec, seed=int(rng.integers(2**63)))
         k = len(self.snapshots) - 1
         if k and rng.random() < 0.5:
             k = int(rng.integers(k))
@@ -298,7 +291,7 @@ def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bo
           changes: dict[str, Any] | None = None, overwrite: bool = False) -> MaskablePPO:
     """Train a self-play run in folder `out` (`overwrite`: replacing the run there), or
     continue it from its furthest saved model (`resume`, with `changes` such as a larger
-    total_timesteps: see `common.plan_run`); returns the model."""
+    total_timesteps: see `run_folder.plan_run`); returns the model."""
     settings = plan_run(out, settings, resume, changes, overwrite)
     prepare_torch(settings)
     bots = split_specs(settings.bots)

@@ -1,6 +1,6 @@
 """MaskablePPO on the solo variant (`Carcassonne/Solo-v0`, batched by `SoloVectorEnv`).
 
-    carcassonne train solo --quick --out runs/solo-quick       # about 20-25 minutes on 2 cores
+    carcassonne train solo --quick --out runs/solo-quick       # the quick preset
     carcassonne train solo --out runs/solo                     # the full config
     carcassonne train solo --out runs/solo --resume            # continue from the last checkpoint
     carcassonne train solo --out runs/tuned --init ppo_solo_rl --policy candidates ...
@@ -21,20 +21,13 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecMonitor
 
 from carcassonne_env.cli_errors import run_script
-from carcassonne_env.envs.vector import SoloVectorEnv
+from carcassonne_env.envs import SoloVectorEnv
 
-from .common import (
-    EpisodeCurve,
-    PPOSettings,
-    cleanup_on_failure,
-    learn,
-    load_or_create,
-    plan_run,
-    prepare_torch,
-    record_run,
-    require,
-    run_cli,
-)
+from .callbacks import EpisodeCurve
+from .cli import run_cli
+from .ppo import learn, load_or_create, prepare_torch
+from .run_folder import cleanup_on_failure, plan_run, record_run
+from .settings import PPOSettings, require
 from .shaping import ProjectedReward, ScaledReward
 
 
@@ -91,7 +84,7 @@ def train(settings: SoloSettings, out: Path, resume: bool = False, progress: boo
           changes: dict[str, Any] | None = None, overwrite: bool = False) -> MaskablePPO:
     """Train a solo run in folder `out` (`overwrite`: replacing the run there), or
     continue it from its furthest saved model (`resume`, with `changes` such as a larger
-    total_timesteps: see `common.plan_run`); returns the model."""
+    total_timesteps: see `run_folder.plan_run`); returns the model."""
     settings = plan_run(out, settings, resume, changes, overwrite)
     prepare_torch(settings)
     model = load_or_create(settings, make_env(settings), out, resume)

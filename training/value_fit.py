@@ -1,7 +1,7 @@
 """Refit a candidate model's value head on the outcomes of its own self-play games (Monte
 Carlo value targets), its policy unchanged: the network `agents.puct` searches with.
 
-    carcassonne train value --init ppo_duel_rl --out runs/value       # about 4 minutes
+    carcassonne train value --init ppo_duel_rl --out runs/value
     carcassonne train value --init ppo_duel_rl --out runs/value --games 64 --epochs 1 \\
         --envs 32                                                     # a smoke test
 
@@ -16,10 +16,9 @@ projected margin). A share `holdout` of the games is kept out; the value MLP and
 so the model plays move for move as before. Only the game's results go in: no bot's
 evaluation, no cloning.
 
-Why: a PPO critic trained for a few hundred thousand steps predicts these targets worse
-than a constant (mean squared error 327 points^2 against 306 for 0 on held-out
-self-play of `ppo_duel_rl_280k`), and PUCT's one-ply values are only as good as it. The
-refit head reaches about 282 (most of the rest is the tiles still to be drawn).
+Why: a PPO critic can predict these targets worse than a constant, and PUCT's one-ply
+values are only as good as it; the refit fits them directly (what it gains:
+results/training/value_fit.md; most of the error left is the tiles still to be drawn).
 
 The run folder holds config.json, curve.csv (per epoch: wall-clock seconds, training and
 held-out error in points^2; epoch 0 is the model before) and model.zip. 2 players, a model
@@ -28,7 +27,6 @@ over candidate moves that observes the projected scores (``obs_features="aggrega
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import itertools
 import time
@@ -38,14 +36,24 @@ from typing import Any
 import numpy as np
 
 from agents.sb3_policy import load_model
-from carcassonne_env.atomic import write_json
-from carcassonne_env.cli_errors import OneLineParser, run_script
+from carcassonne_env.cli_errors import run_script
 from carcassonne_env.envs.for_model import model_env_options
 from carcassonne_env.model_file import save_model
 
-from .common import require, write_rows
+from .cli import run_cli
+from .curves import write_rows
+from .run_folder import (
+    CONFIG_FILE,
+    CURVE_FILE,
+    FINAL_MODEL,
+    plan_folder,
+    remove_run_files,
+    write_config,
+)
+from .settings import require
 
 CURVE = ["epoch", "wall_s", "train_mse", "holdout_mse"]
+VALUE_FILES = (CONFIG_FILE, CURVE_FILE, FINAL_MODEL)  # what a refit writes in its folder
 
 
 @dataclasses.dataclass
@@ -74,8 +82,9 @@ class ValueSettings:
 
 
 def env_options(model: Any) -> dict[str, Any]:
-    """The `VsBotsVectorEnv` settings of `model`'s games; ValueError for a model the
-    refit does not take (see the module docstring)."""
+    """The `VsBotsVectorEnv` settings of `model`'s games (a loaded model, or a saved
+    one's path or shipped name); ValueError for a model the refit does not take (see
+    the module docstring)."""
     options = model_env_options(model)
     if options.get("players") != 2 or options.get("hand_size") != 1 or \
             not options.get("candidate_moves"):
@@ -96,7 +105,7 @@ def self_play(model: Any, settings: ValueSettings, progress: bool = True
     import torch
     from tqdm import tqdm
 
-    from carcassonne_env.envs.vector_multi import VsBotsVectorEnv
+    from carcassonne_env.envs import VsBotsVectorEnv
 
     options = env_options(model)
     net = model.policy.features_extractor.net
@@ -212,63 +221,54 @@ def fit(model: Any, x: np.ndarray, y: np.ndarray, games: np.ndarray,
     started = time.perf_counter()
     rows = [dict(zip(CURVE, [0, 0.0, round(mse(xt, yt), 2), round(mse(xh, yh), 2)],
                      strict=True))]
-    write_rows(out / "curve.csv", CURVE, rows)
+    write_rows(out / CURVE_FILE, CURVE, rows)
     for epoch in tqdm(range(1, settings.epochs + 1), desc="fit", unit="epoch",
                       disable=not progress):
         fit_epoch(head, optimizer, xt, yt, torch.randperm(len(yt)), settings.batch_size)
         rows.append(dict(zip(CURVE, [epoch, round(time.perf_counter() - started, 1),
                                      round(mse(xt, yt), 2), round(mse(xh, yh), 2)],
                              strict=True)))
-        write_rows(out / "curve.csv", CURVE, rows)  # whole, after every epoch
+        write_rows(out / CURVE_FILE, CURVE, rows)  # whole, after every epoch
+
+
+def plan_value(out: Path, settings: ValueSettings, resume: bool = False,
+               changes: dict[str, Any] | None = None, overwrite: bool = False
+               ) -> ValueSettings:
+    """The checks of a refit before any work, writing nothing (`run_folder.plan_folder`:
+    a refit does not resume); returns the settings. ValueError for a model the refit
+    does not take (`env_options`)."""
+    settings = plan_folder(out, settings, resume, changes, overwrite, VALUE_FILES, ())
+    env_options(settings.init)  # read from its description: nothing is loaded
+    return settings
 
 
 def run(settings: ValueSettings, out: Path, progress: bool = True,
         overwrite: bool = False) -> Path:
-    """Refit the value head of `settings.init` in folder `out`; returns the model's path."""
+    """Refit the value head of `settings.init` in folder `out` (`overwrite`: replacing
+    the refit there); returns the model's path."""
     import torch
 
-    settings.check()
-    if (out / "config.json").exists() and not overwrite:
-        raise ValueError(f"{out} holds a run: --overwrite replaces it")
+    settings = plan_value(out, settings, overwrite=overwrite)
     model = load_model(settings.init, cached=False)
-    env_options(model)  # refused before the folder changes
     torch.set_num_threads(settings.threads)
+    if overwrite:
+        remove_run_files(out, VALUE_FILES)
     out.mkdir(parents=True, exist_ok=True)
-    write_json(out / "config.json", {"settings": dataclasses.asdict(settings)}, indent=2)
+    write_config(out, settings)
     started = time.perf_counter()
     x, y, games = self_play(model, settings, progress)
     play_s = time.perf_counter() - started
     fit(model, x, y, games, settings, out, progress)
-    save_model(model, out / "model.zip")
-    write_json(out / "config.json",
-               {"settings": dataclasses.asdict(settings), "samples": int(len(y)),
-                "self_play_s": round(play_s, 1),
-                "total_s": round(time.perf_counter() - started, 1)}, indent=2)
-    return out / "model.zip"
+    save_model(model, out / FINAL_MODEL)
+    write_config(out, settings, samples=int(len(y)), self_play_s=round(play_s, 1),
+                 total_s=round(time.perf_counter() - started, 1))
+    return out / FINAL_MODEL
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command with `argv` (default: the process's); returns the exit status."""
-    parser = OneLineParser(prog="carcassonne train value", description=__doc__,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", required=True, type=Path, help="run folder")
-    parser.add_argument("--overwrite", action="store_true", help="replace the run in --out")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
-    defaults = ValueSettings()
-    for field in dataclasses.fields(ValueSettings):
-        parser.add_argument("--" + field.name.replace("_", "-"), type=type(getattr(
-            defaults, field.name)), default=getattr(defaults, field.name),
-            help=f"default: {getattr(defaults, field.name)}")
-    args = parser.parse_args(argv)
-    settings = ValueSettings(**{f.name: getattr(args, f.name)
-                                for f in dataclasses.fields(ValueSettings)})
-    try:
-        path = run(settings, args.out, progress=not args.no_progress,
-                   overwrite=args.overwrite)
-    except ValueError as err:
-        parser.error(str(err))
-    print(f"saved {path}")
-    return 0
+    return run_cli("carcassonne train value", __doc__, ValueSettings, {"full": {}}, run, argv,
+                   plan=plan_value, resume=None)
 
 
 if __name__ == "__main__":

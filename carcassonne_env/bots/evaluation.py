@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from carcassonne_env.core import config as C
+from carcassonne_env.compiler.jit import hot, hot_entry, hot_inline
+from carcassonne_env.core import constants as C
 from carcassonne_env.core.board import NEIGHBOUR_DX, NEIGHBOUR_DY, fits, n_segments, root_of
-from carcassonne_env.core.jit import hot, hot_entry, hot_inline
 from carcassonne_env.core.scoring import (
     farms_per_city,
     farms_per_field,

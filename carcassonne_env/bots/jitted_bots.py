@@ -20,10 +20,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from carcassonne_env.core import config as C
+from carcassonne_env.compiler.jit import jitted
+from carcassonne_env.core import constants as C
 from carcassonne_env.core.board import n_segments, root_of
 from carcassonne_env.core.choices import auto_choice
-from carcassonne_env.core.jit import jitted
 from carcassonne_env.core.state import copy_into, copy_state, max_legal_rows
 from carcassonne_env.core.turn import (
     apply_move,
@@ -36,7 +36,7 @@ from carcassonne_env.core.turn import (
 from . import evaluation as E
 
 #: Bot kinds by seat in the kernel's tables (LEARNER: the learning seat; POLICY: a seat
-#: moved from Python by a policy, see `carcassonne_env.envs.vector_multi`).
+#: moved from Python by a policy, see `carcassonne_env.envs.vs_bots`).
 LEARNER, RANDOM, GREEDY, HEURISTIC, POLICY = -1, 0, 1, 2, 3
 KINDS = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC}
 MT_WORDS = 625  # 624 state words + the index
@@ -299,7 +299,7 @@ def bot_spec(spec: str) -> tuple[int, np.ndarray]:
     "greedy", "heuristic" or "heuristic:WEIGHT=VALUE:..."; ValueError otherwise."""
     # Imported here, not above: no compiled code needs the Python bots (nor does the
     # tests' numba cache key, which follows a jitted module's module-level imports).
-    from .base import make_bot
+    from .factory import make_bot
     from .heuristic import weight_vector
 
     name = spec.split(":")[0]

@@ -8,7 +8,7 @@ logits) starts as the heuristic and learns corrections to it. Two ways to comput
 equal up to float32 rounding (tests/test_move_prior.py):
 
 - for a batch of jitted games, from `BatchedGamesEnv.teacher("heuristic").probs`
-  (`prior_from_probs`; `training.batched.JoinedVecEnv(prior=True)` adds it to the
+  (`prior_from_probs`; `training.league.JoinedVecEnv(prior=True)` adds it to the
   observations);
 - for one `Game`, `game_prior` (what the `sb3` bot computes when its model takes it),
   and `MovePriorObservation`, a wrapper adding it to a single env's observations

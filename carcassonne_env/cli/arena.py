@@ -60,8 +60,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
     markdown tables (win rates with Wilson intervals, score margins, OpenSkill ratings,
     time per move). Same seed, same results for any --workers; a run stopped by Ctrl-C or
     SIGTERM keeps its games in --out, and --resume plays the rest; see docs/arena.md."""
-    from agents import split_specs
     from agents.arena import arena_settings, run_arena
+
+    from ..bots.factory import split_specs
 
     if args.annotate and not args.records:
         raise ValueError("--annotate writes into the game records: give --records DIR")

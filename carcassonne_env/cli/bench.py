@@ -41,7 +41,7 @@ def clear_cache_options(p: argparse.ArgumentParser) -> None:
 
 def _bench_parts(text: str) -> tuple[str, ...]:
     """An argparse type: `bench --only`'s comma-separated benchmark parts."""
-    from ..bench import check_parts
+    from ..speed import check_parts
 
     try:
         return check_parts([p.strip() for p in text.split(",") if p.strip()])
@@ -52,7 +52,7 @@ def _bench_parts(text: str) -> tuple[str, ...]:
 @command("bench", bench_options)
 def cmd_bench(args: argparse.Namespace) -> int:
     """speed of the rules core, the Python API and the envs"""
-    from ..bench import run_benchmarks
+    from ..speed import run_benchmarks
 
     run_benchmarks(games=args.games, api_games=args.api_games, repeats=args.repeats,
                    cold=not args.no_cold, markdown=args.markdown, only=args.only)
@@ -61,12 +61,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 @command("warmup", warmup_options)
 def cmd_warmup(args: argparse.Namespace) -> int:
-    """compile the numba code now (a part's first use otherwise waits for it: 4-90 s)
+    """compile the numba code now (a part's first use otherwise waits for it)
 
     Compile every jitted function (rules core, encoders, vector envs, the bots' and the
     searches' kernels) into numba's on-disk cache, e.g. right after installing or in a
-    Docker build: about 3.5 minutes of CPU time on a 2-core machine, about 2.5 minutes of
-    wall time with --jobs 2."""
+    Docker build (minutes of CPU time; --jobs N spreads it over N processes)."""
     from agents.warmup import warmup
 
     jobs = args.jobs or os.cpu_count() or 1

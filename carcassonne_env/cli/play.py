@@ -71,8 +71,7 @@ def _add_human_options(p: argparse.ArgumentParser) -> None:
 
 def cmd_play_human(args: argparse.Namespace) -> int:
     """`play --human`: a person against bots, in the browser or the terminal."""
-    from agents import make_agent, split_specs
-
+    from ..bots.factory import make_bot, split_specs
     from ..viewer.play import BOT_DELAY, HumanSession, check_port, play_tui, serve
 
     rules = rules_of(args)
@@ -105,7 +104,7 @@ def cmd_play_human(args: argparse.Namespace) -> int:
     output_file(record)
     if not args.tui:
         check_port(args.port)  # before the bots play their first moves
-    bots = [make_agent(n, seed=args.seed + k) for k, n in enumerate(names)]
+    bots = [make_bot(n, seed=args.seed + k) for k, n in enumerate(names)]
     session = HumanSession(rules, bots, human_seat=seat, seed=args.seed, record=record,
                            names=names)
     if args.tui:
@@ -129,7 +128,7 @@ def new_record_path(default: str) -> str:
 
 def _bot_names(args: argparse.Namespace, solo: bool, players: int) -> list[str]:
     """The bot spec of each seat (solo: the one bot) from --bots; a wrong count is refused."""
-    from agents import split_specs
+    from ..bots.factory import split_specs
 
     # default: random, greedy, random... one per seat (solo: one random bot)
     names = split_specs(args.bots) if args.bots else (
@@ -152,8 +151,7 @@ def _bot_names(args: argparse.Namespace, solo: bool, players: int) -> list[str]:
 def cmd_play(args: argparse.Namespace) -> int:
     """built-in bots play one seeded game; prints the board"""
     # Also prints the scores, and writes the record (with the bots' annotations if asked).
-    from agents import make_agent
-
+    from ..bots.factory import make_bot
     from ..game import Game
 
     if args.human:
@@ -168,7 +166,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if annotate and not args.record:
         raise ValueError("--annotate and --coach write into the record: give --record FILE")
     output_file(args.record)
-    bots = [make_agent(n, seed=args.seed + k) for k, n in enumerate(names)]
+    bots = [make_bot(n, seed=args.seed + k) for k, n in enumerate(names)]
     coach = notes = None
     if annotate:  # per-move agent insight in the record
         from agents.annotations import Coach

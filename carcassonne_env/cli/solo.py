@@ -47,7 +47,7 @@ def solo_bench_options(p: argparse.ArgumentParser) -> None:
                    help="seed of the first deal (default 0: deal seeds 0..DEALS-1)")
     add_seed(p, "bot seed, hashed with each deal seed")
     add_workers(p, "processes")
-    add_solo_deal_options(p, "followers per colour (default 4; the seed's options: 3 "
+    add_solo_deal_options(p, "followers per colour (default 4; the solo rules' options: 3 "
                           "harder, 5 easier)")
     add_expansion_options(p)
     p.add_argument("--hist", metavar="FILE.png", help="write a histogram of the result")
@@ -94,10 +94,10 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
     SIGTERM keeps its deals in the files, and --resume plays the rest; see
     docs/solo_bench.md."""
     # Several bots: one stacked table, and one file of each kind per bot.
-    from agents.base import warm_up
+    from agents.catalog import warm_up
     from agents.solo_bench import histogram_format, markdown_table, run_solo_bench
 
-    from ..bots.base import split_specs
+    from ..bots.factory import split_specs
 
     rules = solo_rules(args)
     bots = split_specs(args.bot)

@@ -11,7 +11,7 @@ else figure * S + segment). Each function is jitted for the kernels; its `py_fun
 
 from __future__ import annotations
 
-from .jit import hot
+from ..compiler.jit import hot
 
 
 def _turn_action(h, row, col, r, slot, B, SL):

@@ -16,9 +16,9 @@ Extra features, from `fbase` on: banked score plus pending end-game points of se
 
 import numpy as np
 
-from . import config as C
+from ..compiler.jit import counted, hot, hot_inline
+from . import constants as C
 from .board import find, n_segments, root_of
-from .jit import counted, hot, hot_inline
 from .planes import window_origin
 from .scoring import adjacency_keys, feature_points, majority, score_game_end
 from .state import copy_into

@@ -13,8 +13,8 @@ of open ends reaches zero.
 
 import numpy as np
 
-from . import config as C
-from .jit import hot, hot_entry, hot_inline
+from ..compiler.jit import hot, hot_entry, hot_inline
+from . import constants as C
 
 # Cell offsets of the neighbour across each edge (config.DX / DY as arrays: jitted code
 # indexes them with a run-time edge).

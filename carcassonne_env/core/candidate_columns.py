@@ -33,7 +33,8 @@ tile, frontier cell, rotation, slot); with more than K, the first K are kept.
 
 import numpy as np
 
-from . import config as C
+from ..compiler.jit import hot
+from . import constants as C
 from .aggregates import (
     contains,
     end_points,
@@ -46,7 +47,6 @@ from .board import (
     root_of,
 )
 from .closers import closers
-from .jit import hot
 from .scoring import feature_points, majority, score_completed, score_game_end
 from .turn import (
     figure_and_score,

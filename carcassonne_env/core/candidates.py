@@ -12,7 +12,8 @@ The columns: `core.candidate_columns`; the closing tile types: `core.closers`.
 
 import numpy as np
 
-from . import config as C
+from ..compiler.jit import counted, hot
+from . import constants as C
 from .actions import turn_action
 from .aggregates import (
     by_features,
@@ -47,7 +48,6 @@ from .candidate_columns import (
     write_header,
     write_slot,
 )
-from .jit import counted, hot
 from .planes import count_unseen, window_origin
 from .scoring import score_game_end
 from .state import copy_into

@@ -1,8 +1,9 @@
 """Scoring decisions of the solo variant with ``scoring_order="player"``.
 
-Seed 004 lets the player choose the order in which features completed by one move are
-scored, and the order of the end bonus. With ``Rules(scoring_order="player")`` the core
-stops at those choices instead of taking the best order itself (`core.scoring`):
+The solo rules let the player choose the order in which features completed by one move
+are scored, and the order of the end bonus (docs/rules.md 6.4, 6.5, 6.7). With
+``Rules(scoring_order="player")`` the core stops at those choices instead of taking the
+best order itself (`core.scoring`):
 
 * ``PHASE_FEATURE``: two or more completed features with followers await scoring (their
   roots in ``sc[SC_PEND:]``); a choice scores one of them. When one is left it scores by
@@ -17,9 +18,9 @@ follower, the row (hand 0, x, y, rotation of that tile, slot of the follower) of
 legal-move list identifies it, so every env, bot and record handles choices as moves.
 """
 
-from . import config as C
+from ..compiler.jit import hot, hot_entry, hot_inline
+from . import constants as C
 from .board import find, n_segments, origin
-from .jit import hot, hot_entry, hot_inline
 from .scoring import (
     auto_order,
     first_lowest_follower,

@@ -4,7 +4,8 @@ position (a column of the candidate-move observation, `core.candidate_columns`).
 
 import numpy as np
 
-from . import config as C
+from ..compiler.jit import hot
+from . import constants as C
 from .board import (
     NEIGHBOUR_DX,
     NEIGHBOUR_DY,
@@ -14,7 +15,6 @@ from .board import (
     n_segments,
     popcount64,
 )
-from .jit import hot
 
 
 def new_closers_memo(size: int = 2048) -> np.ndarray:

@@ -3,9 +3,9 @@ neighbours' features before the tile is placed (the placing itself is `core.turn
 
 import numpy as np
 
-from . import config as C
+from ..compiler.jit import hot, hot_inline
+from . import constants as C
 from .board import NEIGHBOUR_DX, NEIGHBOUR_DY, OPPOSITE_HALF, n_segments, root_of
-from .jit import hot, hot_inline
 
 
 @hot_inline

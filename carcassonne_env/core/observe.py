@@ -4,11 +4,11 @@ moves written from them (`carcassonne_env.encoding` documents every layout). `En
 the single envs, both vector envs and `puct`'s search all observe through `observe`.
 """
 
-from . import config as C
+from ..compiler.jit import counted_entry
+from . import constants as C
 from .aggregates import encode_aggregates
 from .board import origin
 from .candidates import candidates_from_rows
-from .jit import counted_entry
 from .planes import encode_board, encode_features, mask_from_rows, window_origin
 from .turn import legal_moves
 

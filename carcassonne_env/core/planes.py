@@ -5,10 +5,10 @@ this module only fills the arrays. Window coordinates: the window's top-left cel
 board index (x0, y0); cell (col, row) covers plane pixels [3row, 3row+3) x [3col, 3col+3).
 """
 
-from . import config as C
+from ..compiler.jit import hot, hot_inline
+from . import constants as C
 from .actions import placement, turn_action
 from .board import find, n_segments, origin
-from .jit import hot, hot_inline
 from .turn import solo_stack_size
 
 # Board planes (last axis of the board observation).

@@ -5,11 +5,11 @@ then a uniformly random follower choice among those allowed for it."""
 import numpy as np
 from numba import njit
 
-from . import config as C
+from ..compiler.jit import hot, hot_entry, hot_inline
+from . import constants as C
 from .board import count_placements, nth_placement
 from .choices import choice_row, n_choices
 from .followers import options_after_put
-from .jit import hot, hot_entry, hot_inline
 from .state import copy_into
 from .turn import apply_move, finish_placing, put_tile, reset, tile_to_place
 
@@ -31,8 +31,8 @@ def rng_next(rng):
 @hot
 def rng_below(rng, n):
     """Uniform integer in [0, n) for 0 < n < 2**32: the top 32 random bits scaled by n
-    (multiply and shift; each value's probability is within 2**-32 of 1/n). A 64-bit
-    modulo was 3-4% of a random playout's time: integer division is slow."""
+    (multiply and shift; each value's probability is within 2**-32 of 1/n), not a 64-bit
+    modulo: integer division is slow."""
     return np.int64(((rng_next(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-from . import config as C
+from . import constants as C
 from .board import n_segments, root_of
 
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from . import config as C
+from ..compiler.jit import hot, hot_inline
+from . import constants as C
 from .board import find, n_segments
-from .jit import hot, hot_inline
 
 _MAX_ORDER_SEARCH = 8  # simultaneous solo completions searched exhaustively (8! orders)
 

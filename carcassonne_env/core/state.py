@@ -15,8 +15,8 @@ from numba import config, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from . import config as C
-from .jit import hot, hot_entry
+from ..compiler.jit import hot, hot_entry
+from . import constants as C
 from .packed import Packed, PackedArray
 
 STATE = Packed("GameState", [
@@ -59,10 +59,6 @@ STATE = Packed("GameState", [
     ("keys", np.int64, 1, True),  # [MP]: field-city adjacency keys for farm scoring
 ], module=__name__)
 GameState = STATE.array_class  # a game's state in Python (an ndarray subclass)
-# What the state was before it was packed (a named tuple): numba's cache indexes of that
-# time pickle its type, so the name stays, letting such an index unpickle, be found out
-# of date and be recompiled, instead of failing with AttributeError after an upgrade.
-State = namedtuple("State", ["cfg"])
 as_state = STATE.cast  # jitted: an int64 row of a vector env's 2-D buffer as a state
 SCRATCH_FIELDS = frozenset(f for f, *_, scratch in STATE.fields if scratch)
 
@@ -114,7 +110,7 @@ def n_figures(cfg: np.ndarray) -> int:
     """Figure ids a move's slot may name under the rules `cfg`: 1 + the largest FIG_*
     they have (a move's slot is figure * S + segment; ids of kinds the rules lack are
     never legal). Plain Python (it sizes buffers; no compiled code calls it): compiled,
-    it cost every program about 0.5 s of CPU before its first game."""
+    it would delay every program's first game."""
     has = getattr(has_figure, "py_func", has_figure)  # (plain already without numba's JIT)
     return 1 + max((fig for fig in range(1, 4) if has(cfg, fig)), default=0)
 

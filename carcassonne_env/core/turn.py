@@ -7,7 +7,8 @@ over and fully scored.
 
 import numpy as np
 
-from . import config as C
+from ..compiler.jit import hot, hot_entry, hot_inline
+from . import constants as C
 from .board import (
     EMPTY,
     NEIGHBOUR_DX,
@@ -32,7 +33,6 @@ from .choices import (
     start_feature_choice,
 )
 from .followers import follower_options
-from .jit import hot, hot_entry, hot_inline
 from .scoring import score_completed, score_game_end
 from .state import STATE_FIELDS, copy_features, copy_field, copy_flat, has_figure
 
@@ -407,7 +407,7 @@ def undo_place(dst, src, tb):
     `state.copy_into` of it) on which only the steps of `place_and_score` were played
     since: `put_tile`, figures placed or lifted, completions scored, and the end scoring
     at most. The candidate pass tries each placement of a position this way: it restores
-    only what those steps change (a full copy costs 2-3x more), so any other change to
+    only what those steps change (cheaper than a full copy), so any other change to
     dst, or a dst holding another game, leaves it wrong.
 
     Those steps change the board only around the tile (the tile, its new open cells,
@@ -571,7 +571,7 @@ def game_call(st, tb, op, a, x, y, r, slot, rows):
     `apply_move` (`a`: the hand index), chosen by `op`: the one compiled function through
     which Python plays a game. The three share most of the rules core; as one function
     Python calls, that code is optimised and turned into machine code once, not three
-    times (`core.link_only`)."""
+    times (`compiler.link_only`)."""
     if op == OP_APPLY_MOVE:
         apply_move(st, tb, a, x, y, r, slot)
         return 0

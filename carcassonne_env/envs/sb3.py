@@ -10,8 +10,8 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
 if TYPE_CHECKING:
-    from .vector import SoloVectorEnv
-    from .vector_multi import VsBotsVectorEnv
+    from .solo import SoloVectorEnv
+    from .vs_bots import VsBotsVectorEnv
 
 
 class SB3VecEnv(VecEnv):

@@ -13,7 +13,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from ..atomic import atomic_path
-from ..core.config import K_FIELD
+from ..core.constants import K_FIELD
 from .palette import (
     BACKGROUND,
     HIGHLIGHT,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.config import CITY, HALF_EDGES, K_CITY, K_MONASTERY, K_ROAD, ROAD
+from ..core.constants import CITY, HALF_EDGES, K_CITY, K_MONASTERY, K_ROAD, ROAD
 
 if TYPE_CHECKING:
     from ..game import Game

@@ -25,7 +25,7 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw
 
-from ..core.config import FLAG_CATHEDRAL, FLAG_INN, GOODS, K_CITY, K_FIELD, K_ROAD
+from ..core.constants import FLAG_CATHEDRAL, FLAG_INN, GOODS, K_CITY, K_FIELD, K_ROAD
 from ..tiles import TileSet
 from .palette import (
     CATHEDRAL,

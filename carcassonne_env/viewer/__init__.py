@@ -28,8 +28,8 @@ from typing import Any
 from PIL import Image
 
 from ..atomic import write_text
-from ..core import config as C
-from ..core.config import KINDS
+from ..core import constants as C
+from ..core.constants import KINDS
 from ..game import Game, Move
 from ..rendering.image import MEEPLE, MEEPLE_WIDTH
 from ..rendering.palette import SEAT_COLOURS, SEAT_NAMES

@@ -170,7 +170,7 @@ class HumanSession:
         `tiles`, `points` (the feature's value, or 2 for an end-bonus follower) for each
         colour of `majority`, and `gains`, what each colour really gets if this option is
         taken now (per colour; 0 for the majority too when none of its colours is lowest
-        now, docs/rules.md); [] otherwise."""
+        now, docs/rules.md 6.3); [] otherwise."""
         if not self.human_to_move():
             return []
         return [{"x": c.move.x, "y": c.move.y, "rotation": c.move.rotation,

@@ -8,8 +8,7 @@ to one shared policy (self-play), an RLModule that plays legal moves only (`modu
 `distribution.CandidateTorchCategorical`); `config.build_config` puts them together and
 `example.main` is the command line. RLlib's new API stack (RLModule / Learner /
 EnvRunner) is used throughout. The classes live in these modules, the path RLlib records
-in checkpoints and remote workers import them by; `training.rllib_example`, the old path
-of the example, re-exports them.
+in checkpoints and remote workers import them by.
 
 Install: ``pip install -e '.[rllib]'`` (Ray's own ``ray[rllib]`` extra pins an older
 gymnasium; the ``rllib`` extra lists the few packages RLlib really imports).
@@ -20,7 +19,7 @@ Run locally (starts a private Ray instance on this machine)::
     python -m training.rllib --iterations 200 --num-env-runners 4
 
 (``carcassonne train rllib ...`` takes the same options.) The first line is a quick look
-(about a minute per iteration on a busy 2-core CPU). At the defaults (B = 24, 4000 steps
+(small batches). At the defaults (B = 24, 4000 steps
 per iteration) the MLPs have ~30M parameters and an iteration takes minutes on a CPU;
 ``--num-gpus-per-learner 1`` trains on a GPU.
 
