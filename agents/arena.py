@@ -250,7 +250,7 @@ class ArenaResult:
             random.Random(order).shuffle(rows)
             for row in rows:
                 teams = [[current[bot]] for bot in row.bots]
-                ranks = [sum(s > mine for s in row.scores) for mine in row.scores]
+                ranks: list[float] = [sum(s > mine for s in row.scores) for mine in row.scores]
                 rated = model.rate(teams, ranks=ranks)
                 for bot, [rating] in zip(row.bots, rated, strict=True):
                     current[bot] = rating
@@ -411,8 +411,7 @@ def _play_game(batch: _Batch, game_index: int) -> tuple[GameRow, dict | None]:
     game = Game(batch.rules, seed=dseed)
     moves, seconds = [0] * players, [0.0] * players
     notes: list | None = [] if batch.record and batch.annotate else None
-    while not game.done:
-        seat = game.current_player
+    while (seat := game.current_player) is not None:  # None once the game is over
         t0 = time.perf_counter()
         move = bots[seat].act(game)
         seconds[seat] += time.perf_counter() - t0
@@ -519,8 +518,8 @@ def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 1
             for batch in batches:
                 for row, record in batch:
                     # Record first, then count: a Ctrl-C in between never counts a game
-                    # whose record is missing.
-                    if record is not None:
+                    # whose record is missing. (Games have records with a records_dir.)
+                    if record is not None and records_dir is not None:
                         write_json(records_dir / f"t{row.table:02d}_g{row.game:05d}.json",
                                    record, indent=None)
                     rows.append(row)

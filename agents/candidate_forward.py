@@ -6,12 +6,13 @@ in per-call overhead, and numpy's small matrix products are not much better (BLA
 slow on these shapes); this pass is one jitted call with no such overhead. The
 candidate rows, mostly zeros, enter the first layer only through their nonzero columns.
 The weights are copied once; the numbers are
-torch's within float32 rounding (tests/test_candidate_policy.py).
+torch's within float32 rounding (tests/training/test_candidate_policy.py).
 """
 
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,21 @@ from numba import njit
 from carcassonne_env.compiler.jit import hot_entry, hot_inline
 
 # the core's `hot` options, and sums in any order (the dot products run in SIMD lanes)
-_reassociating = njit(cache=True, nogil=True, _nrt=False, error_model="numpy", fastmath=True)
+# (_nrt: an option numba takes and its type hints leave out)
+_reassociating = njit(  # type: ignore[call-overload]
+    cache=True, nogil=True, _nrt=False, error_model="numpy", fastmath=True)
+
+#: The network's layers in order, each (W^T, b) (`_linear`; w1, w2, W itself): the
+#: context, the candidates' embedding, the body's two layers, the candidate score, the
+#: value trunk and SB3's value head.
+Weights = namedtuple("Weights", ["wc", "bc", "we", "be", "w1", "b1", "w2", "b2", "ws", "bs",
+                                 "wv", "bv", "wo", "bo"])
+
+#: A pass's scratch and output for up to `rows` present candidates
+#: (`CandidateForward.buffers`): context and hidden float32[H], pooled float32[3H], e and
+#: e2 float32[rows, H], the candidates' scores float32[rows].
+ForwardBuffers = namedtuple("ForwardBuffers", ["context", "hidden", "pooled", "e", "e2",
+                                               "scores"])
 
 
 def _linear(module: Any, transpose: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -66,12 +81,13 @@ def _dense_relu(x, n, wt, b, out):
             out[i, h] = max(s, np.float32(0.0))
 
 
-@hot_entry  # not inlined: numba cannot inline a call with *args (puct_kernel's)
-def forward(features, candidates, n, wc, bc, we, be, w1, b1, w2, b2, ws, bs, wv, bv, wo, bo,
-             context, e, e2, pooled, hidden, scores):
-    """scores[:n] and the value (returned) of one observation with n present candidates
-    (the network's layers in order); context and hidden [H], e and e2 [rows, H] and
-    pooled [3H] are scratch."""
+@hot_entry  # (called from Python too)
+def forward(features, candidates, n, weights, buf):
+    """buf.scores[:n] and the value (returned) of one observation with n present
+    candidates through the network `weights` (`Weights`); `buf`: the
+    `ForwardBuffers`."""
+    wc, bc, we, be, w1, b1, w2, b2, ws, bs, wv, bv, wo, bo = weights
+    context, hidden, pooled, e, e2, scores = buf
     H = bc.shape[0]
     for h in range(H):
         context[h] = bc[h]
@@ -131,35 +147,26 @@ class CandidateForward:
         (context,) = _layers(net.context, "LR")
         body = _layers(net.body, "LRLR")
         (value,) = _layers(net.value, "LR")
-        self._weights = (*_linear(context), *_linear(net.embed), *_linear(body[0], False),
-                         *_linear(body[1], False), *_linear(net.score), *_linear(value),
-                         *_linear(policy.value_net))
-        H = self._weights[1].shape[0]
-        self._vectors = (np.zeros(H, np.float32), np.zeros(H, np.float32),
-                         np.zeros(3 * H, np.float32))
-        self._rows = np.zeros((0, H), np.float32), np.zeros((0, H), np.float32)
-        self._scores = np.zeros(0, np.float32)
+        self.weights = Weights(*_linear(context), *_linear(net.embed),
+                               *_linear(body[0], False), *_linear(body[1], False),
+                               *_linear(net.score), *_linear(value),
+                               *_linear(policy.value_net))
+        self._buffers = self.buffers(0)
 
     def __call__(self, features: np.ndarray, candidates: np.ndarray, n: int
                  ) -> tuple[np.ndarray, float]:
         """(one score per present candidate, the value head's output) for `features` [F]
         and `candidates` [K, C] (float32) of one observation, its first n rows present.
         The scores are a view of a buffer the next call overwrites."""
-        if self._rows[0].shape[0] < n:
-            H = self._weights[1].shape[0]
-            self._rows = np.zeros((n, H), np.float32), np.zeros((n, H), np.float32)
-            self._scores = np.zeros(n, np.float32)
-        context, hidden, pooled = self._vectors
-        value = forward(features, candidates, n, *self._weights, context, *self._rows,
-                         pooled, hidden, self._scores)
-        return self._scores[:n], float(value)
+        if self._buffers.scores.shape[0] < n:
+            self._buffers = self.buffers(n)
+        value = forward(features, candidates, n, self.weights, self._buffers)
+        return self._buffers.scores[:n], float(value)
 
-    def buffers(self, rows: int) -> tuple:
-        """(weights, (context, hidden, pooled), e, e2, scores): `_forward`'s arguments but
-        the observation, for a jitted caller of up to `rows` present candidates
-        (`agents.puct_kernel`); fresh scratch, shared weights."""
-        H = self._weights[1].shape[0]
-        return (self._weights,
-                (np.zeros(H, np.float32), np.zeros(H, np.float32), np.zeros(3 * H, np.float32)),
-                np.zeros((rows, H), np.float32), np.zeros((rows, H), np.float32),
-                np.zeros(rows, np.float32))
+    def buffers(self, rows: int) -> ForwardBuffers:
+        """Fresh `ForwardBuffers` for `forward` over up to `rows` present candidates
+        (also for a jitted caller: `agents.puct_kernel`)."""
+        H = self.weights.bc.shape[0]
+        return ForwardBuffers(np.zeros(H, np.float32), np.zeros(H, np.float32),
+                              np.zeros(3 * H, np.float32), np.zeros((rows, H), np.float32),
+                              np.zeros((rows, H), np.float32), np.zeros(rows, np.float32))

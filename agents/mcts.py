@@ -16,7 +16,6 @@ from carcassonne_env.bots.base import (
 )
 from carcassonne_env.bots.heuristic import HeuristicAgent
 from carcassonne_env.checks import at_most, check_int, check_optional_int, is_int
-from carcassonne_env.core.state import copy_state, max_legal_rows
 
 from . import search_kernels as S
 
@@ -52,7 +51,7 @@ class MCTSAgent:
 
     name = "mcts"
 
-    def __init__(self, seed: int | None = None, iterations: int = 200, c: float = 0.7,
+    def __init__(self, seed: int | None = None, iterations: int = 200, c: float = 4.0,
                  trees: int = 1, threads: int = 1, depth: int = 1, top_k: int = 10,
                  margin_scale: float = 20.0, solo_scale: float = 10.0,
                  **weights: float) -> None:
@@ -71,7 +70,7 @@ class MCTSAgent:
             raise ValueError(f"depth must be -1 (playout to the end) or >= 0, got {depth!r}")
         self.depth = at_most("depth", int(depth), MAX_MOVES_AHEAD)
         self.top_k = at_most("top_k", check_int("top_k", top_k, 0), MAX_CANDIDATES)
-        self._heuristic = HeuristicAgent(**weights)  # ranks the root moves for top_k
+        self._heuristic = HeuristicAgent(None, **weights)  # ranks the root moves for top_k
         self._w = self._heuristic.weight_array
         self._rng = random.Random(check_optional_int("seed", seed))
         self._buffers: dict = {}
@@ -81,13 +80,8 @@ class MCTSAgent:
         st, ts = game.state, game.tileset
         key = (st.ptype.shape[0], ts, game.rules.hand_size)
         if key not in self._buffers:
-            n_rows = max_legal_rows(st)
-            P = st.scores.shape[0]
             self._buffers = {key: [
-                (S.make_tree(self.iterations + 1), copy_state(st), copy_state(st),
-                 copy_state(st), np.zeros((n_rows, 5), np.int64), np.zeros(n_rows),
-                 np.zeros(st.ptype.shape[0] + 2, np.int64), np.zeros(P), np.zeros(P),
-                 np.zeros(len(ts.names), np.int64))
+                (S.make_tree(self.iterations + 1), S.search_buffers(st, len(ts.names)))
                 for _ in range(self.trees)]}
         return self._buffers[key]
 
@@ -101,10 +95,11 @@ class MCTSAgent:
 
     def _search(self, game: Game, root_rows: np.ndarray, k: int,
                 seed: int) -> list[tuple[tuple, int, float]]:
-        tree, *buffers = self._tree_buffers(game)[k]
-        S.search(game.state, game.tables, root_rows, tree, self.iterations, self.c,
-                 self.margin_scale, self.solo_scale, self.depth, self._w, *buffers,
-                 np.array([seed], np.uint64))
+        tree, buf = self._tree_buffers(game)[k]
+        settings = S.SearchSettings(float(self.c), float(self.margin_scale),
+                                    float(self.solo_scale), int(self.depth))
+        S.search(game.state, game.tables, root_rows, tree, self.iterations, settings, self._w,
+                 buf, np.array([seed], np.uint64))
         out = []
         ch = int(tree.child[0])
         while ch >= 0:

@@ -11,7 +11,8 @@ the settings given are the saved run's). Two backends: a local process pool
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,7 +30,7 @@ BACKENDS = ("process", "ray")
 def run_jobs(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int = 1, *,
              progress: bool = True, desc: str = "", unit: str = "job",
              weights: Sequence[int] | None = None, backend: str = "process",
-             address: str | None = None) -> Iterator[T]:
+             address: str | None = None) -> Generator[T, None, None]:
     """Yield `fn(job)` for every job, in job order. With workers > 1 the jobs run in a
     process pool (`fn` and the jobs must be picklable: module-level functions and plain
     data). `weights` (e.g. games per job) drive the progress bar.
@@ -61,7 +62,7 @@ def run_jobs(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int = 1, *,
         with worker_pool(workers) as pool:  # stopped at once on a Ctrl-C or SIGTERM
             futures = [pool.submit(fn, job) for job in jobs]
             for fut, w in zip(futures, weights, strict=True):  # the bar moves as jobs end
-                fut.add_done_callback(lambda _f, w=w: bar.update(w))
+                fut.add_done_callback(partial(_advance, bar, w))
             for fut in futures:
                 yield fut.result()
     finally:
@@ -69,7 +70,7 @@ def run_jobs(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int = 1, *,
 
 
 def _run_ray(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int,
-             weights: list[int], bar: tqdm, address: str | None) -> Iterator[T]:
+             weights: list[int], bar: tqdm, address: str | None) -> Generator[T, None, None]:
     try:
         import ray
     except ImportError:
@@ -97,6 +98,11 @@ def _run_ray(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int,
     finally:
         for ref in pending:
             ray.cancel(ref)
+
+
+def _advance(bar: tqdm, weight: int, _job: Any) -> None:
+    """Move `bar` on by `weight`: a job's future is done."""
+    bar.update(weight)
 
 
 def read_json_file(path: str | Path, what: str) -> Any:

@@ -52,7 +52,6 @@ from carcassonne_env.checks import (
     check_optional_int,
     check_real,
 )
-from carcassonne_env.core import constants as C
 from carcassonne_env.core.actions import turn_actions
 from carcassonne_env.core.playout import shuffle_undrawn
 from carcassonne_env.core.state import copy_into, copy_state, max_legal_rows
@@ -123,7 +122,7 @@ class PUCTAgent:
         self.simulations = check_int("simulations", simulations, 1)
         self.lookahead = None if lookahead is None else at_most(
             "lookahead", check_int("lookahead", lookahead, 0), MAX_MOVES_AHEAD)
-        ahead = 1 if lookahead is None else self.lookahead  # (None: 1 at most)
+        ahead = 1 if self.lookahead is None else self.lookahead  # (None: 1 at most)
         at_most("simulations", self.simulations, MAX_TREE_NODES // (ahead + 1),
                 f"with lookahead {ahead}: each simulation adds up to lookahead + 1 nodes "
                 "to the tree")
@@ -152,15 +151,22 @@ class PUCTAgent:
         self._projected: dict = {}  # encoder -> its projected_score_* feature columns
 
     # ------------------------------------------------------------------ network
+    @property
+    def _network(self) -> SB3Agent:
+        """The policy network a search reads (ValueError for an agent made without one)."""
+        if self.net is None:
+            raise ValueError("this PUCT agent has no network: give it a model")
+        return self.net
+
     def _evaluate(self, view: Game) -> tuple[np.ndarray, np.ndarray, float]:
         """(legal rows, their priors, expected final margin in points for the seat to
         move) of the position in `view`."""
         rows = view.legal_rows()
-        enc = self.net.encoder_for(view)
-        seat = int(view.state.sc[C.SC_SEAT])
+        enc = self._network.encoder_for(view)
+        seat = int(view.state.seat)
         forward = self._candidate_forward()
         try:
-            obs = self._observe(view, enc) if forward else self.net.observe(view)
+            obs = self._observe(view, enc) if forward else self._network.observe(view)
         except WindowOverflowError:  # nothing visible: uniform priors, no value
             return rows, np.full(len(rows), 1.0 / len(rows)), _margin(view.state, seat)
         if forward:  # a candidate model: its network jitted, on the present candidates
@@ -171,10 +177,10 @@ class PUCTAgent:
         else:
             import torch
 
-            policy = self.net.policy
-            with torch.no_grad(), torch_threads(self.net.torch_threads):
+            policy = self._network.policy
+            with torch.no_grad(), torch_threads(self._network.torch_threads):
                 tensors, _ = policy.obs_to_tensor({k: obs[k] for k in
-                                                   self.net.model.observation_space.spaces})
+                                                   self._network.model.observation_space.spaces})
                 latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(tensors))
                 dist = policy._get_action_dist_from_latent(latent_pi)
                 logits = dist.distribution.logits[0].cpu().numpy().astype(np.float64)
@@ -185,7 +191,7 @@ class PUCTAgent:
             prior /= prior.sum()
         else:
             if forward:  # scattered into the action space
-                logits = np.full(int(self.net.model.action_space.n), -np.inf)
+                logits = np.full(int(self._network.model.action_space.n), -np.inf)
                 logits[actions[:n]] = scores
             prior = row_probabilities(view, enc, rows, logits / self.prior_temperature)
             if prior is None:  # the policy sees none of them
@@ -197,15 +203,15 @@ class PUCTAgent:
         """The network's jitted pass when the model is a candidate model whose inputs are
         only the observation (no move prior), else None (SB3's torch pass)."""
         if self._forward is None:
-            keys = set(self.net.model.observation_space.spaces)
+            keys = set(self._network.model.observation_space.spaces)
             try:
                 if not keys <= {"board", "features", "candidates", "candidate_actions",
                                 "action_mask"}:
                     raise ValueError("the model takes more than the observation")
-                self._forward = CandidateForward(self.net.policy)
+                self._forward = CandidateForward(self._network.policy)
             except ValueError:
                 self._forward = False
-        return self._forward or None
+        return self._forward if isinstance(self._forward, CandidateForward) else None
 
     def _observe(self, view: Game, enc: Any) -> dict[str, np.ndarray]:
         """The model's observation of the seat to move, without the action mask, in
@@ -235,7 +241,7 @@ class PUCTAgent:
         (`value_base`)."""
         columns = self._base_columns(enc)
         if columns is None:
-            return _margin(view.state, int(view.state.sc[C.SC_SEAT]))
+            return _margin(view.state, int(view.state.seat))
         proj = np.asarray(features[columns], np.float64) * 100.0
         if view.rules.variant == "solo":
             return float(proj.min())
@@ -266,8 +272,9 @@ class PUCTAgent:
         self._c = (3.0 if solo else 1.5) if self.c is None else self.c
         deadline = None if self.time_per_move is None else time.perf_counter() + \
             self.time_per_move
-        if self._candidate_forward() and self._jitted:
-            return self._search_jitted(game, deadline)
+        forward = self._candidate_forward()
+        if forward is not None and self._jitted:
+            return self._search_jitted(game, deadline, forward)
         root = self._expand(game)
         sim, view = self._scratch(game)
         self._mt[0] = np.uint64(int(self._rng.integers(2**63)))
@@ -281,32 +288,37 @@ class PUCTAgent:
                     time.perf_counter() >= deadline or n >= self._most_simulations():
                 break
         self.last_simulations = n
-        self.last_stats = {tuple(r): (int(v), float(w / max(v, 1))) for r, v, w in
+        self.last_stats = {tuple(r): (int(v), float(w) / max(int(v), 1)) for r, v, w in
                            zip(root.rows.tolist(), root.visits, root.value, strict=True)}
         self._root, self.root_prior = root, root.prior
         return root.visits.copy()  # root.rows are the game's legal rows, in move order
 
-    def _search_jitted(self, game: Game, deadline: float | None) -> np.ndarray:
-        """`search` for a candidate model: the same search in `agents.puct_kernel`, in
-        batches of simulations (a time budget: each batch sized to end by the deadline,
-        after the first's single simulation measured the pace)."""
+    def _search_jitted(self, game: Game, deadline: float | None,
+                       forward: CandidateForward) -> np.ndarray:
+        """`search` for a candidate model (its pass `forward`): the same search in
+        `agents.puct_kernel`, in batches of simulations (a time budget: each batch sized
+        to end by the deadline, after the first's single simulation measured the pace)."""
         st = game.state
-        enc = self.net.encoder_for(game)
+        enc = self._network.encoder_for(game)
         columns = self._base_columns(enc)
         key = (enc, st.parent.shape, st.frontier.shape, st.deck.shape)
         if self._kernel is None or self._kernel[0] != key:
-            self._kernel = (key, K.make_tree(1024, 1 << 16), copy_state(st),
-                            *enc.observation_buffers(st),
-                            self._forward.buffers(max(enc.candidate_moves, 1)),
-                            (np.array(columns or [0], np.int64),
-                             np.zeros((max_legal_rows(st), 5), np.int64),
-                             np.zeros(max_legal_rows(st))),
-                            np.zeros((8 * st.deck.shape[0] + 16, 2), np.int64))
-        _, tree, sim, args, agg, cand, net, scratch, path = self._kernel
-        params = (float(self._c), float(self.value_scale), float(self.prior_temperature),
-                  int(columns is not None), int(self._depth))
+            scratch, obs = enc.observation_buffers(st)
+            rows = max_legal_rows(st)
+            work = K.Work(sim=copy_state(st), rng=self._mt,
+                          path=np.zeros((8 * st.deck.shape[0] + 16, 2), np.int64),
+                          columns=np.array(columns or [0], np.int64),
+                          rows=np.zeros((rows, 5), np.int64), logits=np.zeros(rows),
+                          layout=enc.layout, scratch=scratch, obs=obs,
+                          weights=forward.weights,
+                          forward=forward.buffers(max(enc.candidate_moves, 1)))
+            self._kernel = (key, K.make_tree(1024, 1 << 16), work)
+        _, tree, work = self._kernel
+        settings = K.Settings(float(self._c), float(self.value_scale),
+                              float(self.prior_temperature), int(columns is not None),
+                              int(self._depth))
         per_cell = max_legal_rows(st, 1)
-        tree = self._tree(K.grow(tree, 1, per_cell * int(st.sc[C.SC_NFRONT])))
+        tree = self._tree(K.grow(tree, 1, per_cell * int(st.nfront)))
         K.clear(tree)  # (the first call adds the root)
         self._mt[0] = np.uint64(int(self._rng.integers(2**63)))
         n, start = 0, time.perf_counter()
@@ -317,8 +329,7 @@ class PUCTAgent:
                 pace = (time.perf_counter() - start) / n if n else math.inf
                 batch = min(max(1, int(0.8 * (deadline - time.perf_counter()) / pace)),
                             self._most_simulations() - n)
-            done = K.search(st, game.tables, sim, tree, batch, per_cell, self._mt, params,
-                            args, agg, cand, net, scratch, path)
+            done = K.search(st, game.tables, tree, batch, per_cell, settings, work)
             n += done
             over = (n >= self.simulations) if deadline is None else n > 0 and (
                 time.perf_counter() >= deadline or n >= self._most_simulations())
@@ -332,7 +343,7 @@ class PUCTAgent:
         visits = tree.edge_visits[first:first + count].copy()
         value = tree.edge_value[first:first + count]
         self.last_simulations = n
-        self.last_stats = {tuple(r): (int(v), float(w / max(v, 1))) for r, v, w in
+        self.last_stats = {tuple(r): (int(v), float(w) / max(int(v), 1)) for r, v, w in
                            zip(rows.tolist(), visits, value, strict=True)}
         self.root_prior = tree.edge_prior[first:first + count].copy()
         return visits  # the root's edges are the game's legal rows, in move order
@@ -344,8 +355,10 @@ class PUCTAgent:
 
     def _tree(self, tree: K.Tree) -> K.Tree:
         """Keep `tree` (grown: a new record) in the search's buffers."""
-        if tree is not self._kernel[1]:
-            self._kernel = (self._kernel[0], tree, *self._kernel[2:])
+        kernel = self._kernel
+        assert kernel is not None  # (made by `_search_jitted`)
+        if tree is not kernel[1]:
+            self._kernel = (kernel[0], tree, *kernel[2:])
         return tree
 
     def _scratch(self, game: Game) -> tuple[Any, Game]:
@@ -358,7 +371,7 @@ class PUCTAgent:
 
     def _expand(self, view: Game) -> _Node:
         rows, prior, estimate = self._evaluate(view)
-        return _Node(rows, prior, estimate, int(view.state.sc[C.SC_SEAT]))
+        return _Node(rows, prior, estimate, int(view.state.seat))
 
     def _simulate(self, root: _Node, sim: Any, view: Game) -> None:
         """One simulation from the root on the determinised state `sim` (changed)."""
@@ -379,7 +392,7 @@ class PUCTAgent:
                     leaf.estimate = self._look_ahead(leaf, sim, view)
                 break
             node = child
-        solo = bool(sim.cfg[C.CFG_SOLO])
+        solo = bool(sim.solo)
         for node, k in path:  # the final margin expected by the seat that played the edge
             if leaf is None:
                 value = _margin(sim, node.seat)
@@ -402,7 +415,7 @@ class PUCTAgent:
             if child is None:
                 child = node.children[k][key] = self._expand(view)
             node = child
-        return _seen_by(node, leaf.seat, bool(sim.cfg[C.CFG_SOLO]))
+        return _seen_by(node, leaf.seat, bool(sim.solo))
 
     def _select(self, node: _Node) -> int:
         n = node.visits
@@ -441,7 +454,7 @@ def _play(node: _Node, k: int, sim: Any, view: Game) -> bool:
     h, x, y, r, slot = (int(v) for v in node.rows[k])
     apply_move_auto(sim, view.tables, h, x, y, r, slot)
     view.forget_legal_moves()  # they belong to the old state
-    return not sim.sc[C.SC_DONE]
+    return not sim.done
 
 
 def _seen_by(node: _Node, seat: int, solo: bool) -> float:
@@ -453,17 +466,17 @@ def _seen_by(node: _Node, seat: int, solo: bool) -> float:
 def _decision_key(st: Any) -> tuple:
     """What tells decision nodes below one edge apart: the seat to move and its tile (or
     hand), the decision kind."""
-    seat = int(st.sc[C.SC_SEAT])
-    tile = tuple(st.hands[seat].tolist()) if st.cfg[C.CFG_HAND_SIZE] > 1 else \
-        int(st.sc[C.SC_TILE])
-    return seat, tile, int(st.sc[C.SC_PHASE])
+    seat = int(st.seat)
+    tile = tuple(st.hands[seat].tolist()) if st.hand_size > 1 else \
+        int(st.tile)
+    return seat, tile, int(st.phase)
 
 
 def _margin(st: Any, seat: int) -> float:
     """The seat's standing in points: solo, the lowest colour's score; otherwise its
     score minus the best other seat's."""
     scores = st.scores
-    if st.cfg[C.CFG_SOLO]:
+    if st.solo:
         return float(scores.min())
     others = np.delete(scores, seat)
     return float(scores[seat] - others.max())

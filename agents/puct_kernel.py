@@ -23,7 +23,6 @@ import numpy as np
 from numba import njit
 
 from carcassonne_env.compiler.jit import jitted
-from carcassonne_env.core import constants as C
 from carcassonne_env.core.actions import turn_action
 from carcassonne_env.core.observe import observe
 from carcassonne_env.core.planes import MODE_TURN, window_origin
@@ -41,6 +40,22 @@ _inline = njit(cache=True, nogil=True, inline="always")
 Tree = namedtuple("Tree", ["node_seat", "node_key", "node_estimate", "node_first",
                            "node_count", "node_sibling", "edge_row", "edge_prior",
                            "edge_visits", "edge_value", "edge_child", "used"])
+
+#: The search's settings (`PUCTAgent`'s): the exploration constant `c`, `value_scale`,
+#: the priors' `temperature`, `base_kind` (1: the value's base is the projected margin
+#: the model observes, the features `Work.columns`; 0: the banked margin) and the
+#: look-ahead `depth`.
+Settings = namedtuple("Settings", ["c", "value_scale", "temperature", "base_kind", "depth"])
+
+#: A search's buffers for games of one shape (`PUCTAgent._search_jitted` keeps them):
+#: `sim`, a state of the game's shape; `rng`, `shuffle_undrawn`'s generator; `path`,
+#: int64[moves, 2], a descent's (node, edge) pairs; `columns`, the features holding the
+#: projected scores (observer first); `rows` int64[R, 5] and `logits` float64[R], a new
+#: node's legal moves and their logits; `layout`, `scratch` and `obs`, the observation's
+#: (`Encoder.layout`, `Encoder.observation_buffers`); `weights` and `forward`, the
+#: network's (`candidate_forward.Weights`, `ForwardBuffers`).
+Work = namedtuple("Work", ["sim", "rng", "path", "columns", "rows", "logits", "layout",
+                           "scratch", "obs", "weights", "forward"])
 
 
 def make_tree(nodes: int, edges: int) -> Tree:
@@ -73,7 +88,7 @@ def margin(st, seat):
     """The seat's standing in points: solo, the lowest colour's score; otherwise its score
     minus the best other seat's (`agents.puct._margin`)."""
     scores = st.scores
-    if st.cfg[C.CFG_SOLO]:
+    if st.solo:
         return float(scores.min())
     best = -1e18
     for p in range(scores.shape[0]):
@@ -85,27 +100,26 @@ def margin(st, seat):
 @_inline
 def decision_key(st):
     """One int64 for `agents.puct._decision_key`'s (seat, tile or hand, phase)."""
-    seat = st.sc[C.SC_SEAT]
-    key = seat * 8 + st.sc[C.SC_PHASE]
-    if st.cfg[C.CFG_HAND_SIZE] > 1:
+    seat = st.seat
+    key = seat * 8 + st.phase
+    if st.hand_size > 1:
         hand = st.hands[seat]
         for i in range(hand.shape[0]):
             key = key * 1024 + hand[i] + 1
     else:
-        key = key * 1024 + st.sc[C.SC_TILE] + 1
+        key = key * 1024 + st.tile + 1
     return key
 
 
 @_inline
-def _observe(st, tb, enc, agg, cand):
-    """The model's observation of the seat to move (solo: seat 0) into the buffers, as
-    `Encoder.encode` without a mask gives it (`Encoder.observation_buffers`: enc, agg,
-    cand); returns the candidates present."""
-    sub, n_types, SL, B, pend, rows, no_mask, dirty, planes, feats = enc
-    observer = 0 if st.cfg[C.CFG_SOLO] else st.sc[C.SC_SEAT]
-    observe(st, tb, sub, n_types, SL, observer, MODE_TURN, pend, rows, planes, feats, no_mask,
-            dirty, agg, cand)
-    cand_actions = cand[6]
+def _observe(st, tb, work):
+    """The model's observation of the seat to move (solo: seat 0) into work.obs, as
+    `Encoder.encode` without a mask gives it; returns the candidates present."""
+    observer = 0 if st.solo else st.seat
+    scratch = work.scratch
+    observe(st, tb, work.layout, observer, MODE_TURN, scratch.pend, scratch.rows, work.obs,
+            scratch.agg, scratch.cand)
+    cand_actions = work.obs.cand_actions
     present = 0
     while present < cand_actions.shape[0] and cand_actions[present] >= 0:
         present += 1
@@ -113,14 +127,13 @@ def _observe(st, tb, enc, agg, cand):
 
 
 @jitted()
-def _expand(st, tb, tree, params, enc, agg, cand, net, scratch):
+def _expand(st, tb, tree, settings, work):
     """Add the node of the position `st` (not over) to the tree, valued by the network;
     returns its index. The caller leaves room (`search`)."""
-    c, value_scale, temperature, base_kind, depth = params
-    projected, rows, logits = scratch[0], scratch[1], scratch[2]
-    weights, vectors, e, e2, scores = net
-    context, hidden, pooled = vectors
-    seat = st.sc[C.SC_SEAT]
+    value_scale, temperature = settings.value_scale, settings.temperature
+    projected, rows, logits = work.columns, work.rows, work.logits
+    scores = work.forward.scores
+    seat = st.seat
     node = tree.used[0]
     first = tree.used[1]
     n = legal_moves(st, tb, rows)
@@ -136,18 +149,17 @@ def _expand(st, tb, tree, params, enc, agg, cand, net, scratch):
         tree.edge_visits[first + k] = 0
         tree.edge_value[first + k] = 0.0
         tree.edge_child[first + k] = -1
-    present = _observe(st, tb, enc, agg, cand)
+    present = _observe(st, tb, work)
     prior = tree.edge_prior[first:first + n]
-    feats, cand_feats, cand_actions = enc[9], cand[5], cand[6]
-    value = forward(feats, cand_feats, present, *weights, context, e, e2, pooled, hidden,
-                     scores)
+    obs = work.obs
+    feats, cand_actions = obs.feats, obs.cand_actions
+    value = forward(feats, obs.cand_feats, present, work.weights, work.forward)
     if present == n:  # every legal move a candidate, in their order
         for k in range(n):
             logits[k] = scores[k] / temperature
     else:  # each row's action in the window (`agents.puct.row_actions`), its candidate's
         # score (-inf: none)
-        B = enc[3]
-        SL = enc[2]
+        B, SL = work.layout.board_size, work.layout.slots
         x0, y0 = window_origin(st, B)  # board indices; rows are relative to the start
         o = st.ptype.shape[0]  # tile, at board index o (`core.board.origin`)
         for k in range(n):
@@ -171,8 +183,8 @@ def _expand(st, tb, tree, params, enc, agg, cand, net, scratch):
             prior[k] = np.exp(logits[k] - top) if logits[k] > -np.inf else 0.0
             total += prior[k]
         prior /= total
-    if base_kind == 1:  # the projected margin (the model observes the projected scores)
-        if st.cfg[C.CFG_SOLO]:
+    if settings.base_kind == 1:  # the projected margin (the model observes the projected scores)
+        if st.solo:
             base = 1e18
             for i in range(projected.shape[0]):
                 base = min(base, float(feats[projected[i]]) * 100.0)
@@ -231,7 +243,7 @@ def _play(sim, tb, tree, edge):
     """Play `edge` on `sim`; False when the game ended."""
     row = tree.edge_row[edge]
     apply_move_auto(sim, tb, row[0], row[1], row[2], row[3], row[4])
-    return not sim.sc[C.SC_DONE]
+    return not sim.done
 
 
 @_inline
@@ -245,11 +257,11 @@ def _argmax_prior(tree, node):
 
 
 @_inline
-def _look_ahead(sim, tb, tree, leaf, params, enc, agg, cand, net, scratch):
+def _look_ahead(sim, tb, tree, leaf, settings, work):
     """`PUCTAgent._look_ahead`: the leaf's value after `depth` moves of the policy's choice,
     in points for the leaf's seat; the nodes met join the tree."""
-    depth = params[4]
-    solo = bool(sim.cfg[C.CFG_SOLO])
+    depth = settings.depth
+    solo = bool(sim.solo)
     seat = tree.node_seat[leaf]
     node = leaf
     for _ in range(depth):
@@ -259,26 +271,25 @@ def _look_ahead(sim, tb, tree, leaf, params, enc, agg, cand, net, scratch):
         key = decision_key(sim)
         child = _child(tree, edge, key)
         if child < 0:
-            child = _expand(sim, tb, tree, params, enc, agg, cand, net, scratch)
+            child = _expand(sim, tb, tree, settings, work)
             _add_child(tree, edge, child)
         node = child
     return _seen_by(tree, node, seat, solo)
 
 
 @njit(cache=True, nogil=True)
-def search(root, tb, sim, tree, simulations, per_cell, rng, params, enc, agg, cand, net,
-           scratch, path):
+def search(root, tb, tree, simulations, per_cell, settings, work):
     """Up to `simulations` simulations from the root (node 0; added first when the tree
-    is empty: `clear`) on fresh determinisations of `root` (`sim`: scratch state, `rng`:
-    `shuffle_undrawn`'s; the root's node also needs room: `grow`). Stops
+    is empty: `clear`) on fresh determinisations of `root` (played on work.sim, drawn
+    from work.rng; the root's node also needs room: `grow`), with the `Settings`. Stops
     early, before a simulation changes anything, when the tree might not take its new
     nodes (depth + 1 of them, each at most `per_cell` edges per open cell; the open
     cells grow by at most 2 a move). Returns the simulations run."""
-    c, value_scale = params[0], params[1]
-    depth = params[4]
-    solo = bool(root.cfg[C.CFG_SOLO])
+    c, value_scale, depth = settings.c, settings.value_scale, settings.depth
+    sim, rng, path = work.sim, work.rng, work.path
+    solo = bool(root.solo)
     if tree.used[0] == 0:
-        _expand(root, tb, tree, params, enc, agg, cand, net, scratch)
+        _expand(root, tb, tree, settings, work)
     done = 0
     while done < simulations and tree.used[0] + depth + 1 <= tree.node_seat.shape[0]:
         saved = rng[0]
@@ -297,15 +308,15 @@ def search(root, tb, sim, tree, simulations, per_cell, rng, params, enc, agg, ca
             key = decision_key(sim)
             child = _child(tree, edge, key)
             if child < 0:
-                cells = sim.sc[C.SC_NFRONT] + 2 * depth
+                cells = sim.nfront + 2 * depth
                 if tree.used[1] + (depth + 1) * per_cell * cells > tree.edge_prior.shape[0]:
                     rng[0] = saved  # (the caller grows the tree and runs it again)
                     return done
-                leaf = _expand(sim, tb, tree, params, enc, agg, cand, net, scratch)
+                leaf = _expand(sim, tb, tree, settings, work)
                 _add_child(tree, edge, leaf)
                 if depth:
-                    tree.node_estimate[leaf] = _look_ahead(sim, tb, tree, leaf, params, enc,
-                                                           agg, cand, net, scratch)
+                    tree.node_estimate[leaf] = _look_ahead(sim, tb, tree, leaf, settings,
+                                                           work)
                 break
             node = child
         for i in range(length):  # the final margin expected by the seat that played it

@@ -8,7 +8,7 @@ import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,6 +37,9 @@ from carcassonne_env.model_file import (
     saved_data,
 )
 from carcassonne_env.shadowing import SIBLINGS, check_package
+
+if TYPE_CHECKING:
+    from stable_baselines3.common.base_class import BaseAlgorithm
 
 # Trained models shipped inside the package (package data); `sb3:model=NAME` finds them.
 MODELS_DIR = Path(__file__).resolve().parent / "models"
@@ -92,8 +95,11 @@ def load_model(model: str | Path, cached: bool = True, trust_pickle: bool = Fals
     return loaded
 
 
-def open_model(path: str | Path, trust_pickle: bool = False, **kwargs: Any) -> Any:
+def open_model(path: str | Path, trust_pickle: bool = False,
+               algorithm: type[BaseAlgorithm] | None = None, **kwargs: Any) -> Any:
     """The MaskablePPO or PPO model saved at `path`, on the CPU, built by SB3's `load`
+    of `algorithm` (a subclass of the file's algorithm, e.g. a trainer's
+    `training.learner.ThreadedMaskablePPO`; default: the file's)
     (`kwargs`: its keywords, e.g. ``env``) from the file's weights (read by torch
     without pickle) and its description (`carcassonne_env.model_file`): SB3 unpickles
     nothing. The policy and rollout-buffer classes come only from `ALLOWED_CLASSES`.
@@ -107,14 +113,19 @@ def open_model(path: str | Path, trust_pickle: bool = False, **kwargs: Any) -> A
         raise ImportError(f"playing a trained policy needs: {install_hint('train')}") from err
     _check_sb3()
     if trust_pickle:
-        model, buffer = _sb3_load(path, [MaskablePPO, PPO], **kwargs), None
+        model, buffer = _sb3_load(path, [algorithm] if algorithm else [MaskablePPO, PPO],
+                                  **kwargs), None
     else:
         data = saved_data(path)
         described = read_description(path)
         check_rebuilt(path, data)
         objects = _rebuilt_objects(described)
-        algorithm = {"MaskablePPO": MaskablePPO, "PPO": PPO}[described["algorithm"]]
-        model = _sb3_load(path, [algorithm], custom_objects=objects, **kwargs)
+        algorithms: dict[str, type[BaseAlgorithm]] = {"MaskablePPO": MaskablePPO, "PPO": PPO}
+        saved_as = algorithms[described["algorithm"]]
+        if algorithm is not None and not issubclass(algorithm, saved_as):
+            raise ValueError(f"{path} holds a {saved_as.__name__} model, not one "
+                             f"{algorithm.__name__} loads")
+        model = _sb3_load(path, [algorithm or saved_as], custom_objects=objects, **kwargs)
         buffer = objects["rollout_buffer_class"]
         if described["solo"] is not None:  # (an older file told it by its last observation)
             model.carcassonne_solo = described["solo"]
@@ -123,7 +134,7 @@ def open_model(path: str | Path, trust_pickle: bool = False, **kwargs: Any) -> A
     return model
 
 
-def _sb3_load(path: str | Path, algorithms: list[type], **kwargs: Any) -> Any:
+def _sb3_load(path: str | Path, algorithms: list[type[BaseAlgorithm]], **kwargs: Any) -> Any:
     """SB3's `load` of the first of `algorithms` that loads the file; ValueError saying
     what the file is not (not which SB3 internal failed) if none does."""
     import pickle
@@ -241,8 +252,13 @@ def torch_threads(n: int | None) -> Iterator[None]:
 
 def observer_of(game: Game) -> int:
     """The seat whose view a model observes in `game` (not over): the seat to move, or
-    0 in solo (one player for every colour)."""
-    return 0 if game.rules.variant == "solo" else int(game.current_player)
+    0 in solo (one player for every colour). ValueError for a game over."""
+    if game.rules.variant == "solo":
+        return 0
+    seat = game.current_player
+    if seat is None:
+        raise ValueError("the game is over: no seat is to move")
+    return seat
 
 
 def _space_options(rules: Rules) -> dict[str, Any]:
@@ -282,7 +298,8 @@ class SB3Agent:
         self.model = load_model(model) if isinstance(model, (str, Path)) else model
         self.policy = getattr(self.model, "policy", self.model)
         space = getattr(self.model, "observation_space", None)
-        if not hasattr(space, "__getitem__") or not hasattr(self.model, "action_space"):
+        if space is None or not hasattr(space, "__getitem__") \
+                or not hasattr(self.model, "action_space"):
             raise ValueError("model must be a path to a saved model, an SB3 model or policy, "
                              f"got {type(model).__name__}")
         model_size = int(space["board"].shape[0]) // 3

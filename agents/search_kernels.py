@@ -21,14 +21,30 @@ import numpy as np
 from numba import njit
 
 from carcassonne_env.bots.evaluation import evaluate_moves, objective, position_values, unseen_tiles
+from carcassonne_env.bots.jitted_bots import bot_buffers
 from carcassonne_env.compiler.jit import hot, hot_entry, hot_inline
-from carcassonne_env.core import constants as C
 from carcassonne_env.core.playout import random_playout, rng_below, shuffle_undrawn
-from carcassonne_env.core.state import copy_into
+from carcassonne_env.core.state import GameState, copy_into, copy_state
 from carcassonne_env.core.turn import apply_move_auto, legal_moves, tile_to_place
 
 Tree = namedtuple("Tree", ["key", "seat", "child", "sibling", "visits", "avail", "value",
                            "row"])
+
+#: A search's scratch for games of one shape (`search_buffers`): `sim` and `det`, states
+#: of the game's shape (a determinisation played on, one kept); `bot`, the heuristic
+#: policy's `jitted_bots.BotBuffers` (its `values`: the leaf's per-seat values);
+#: `reward`, float64[seats]; `path`, int64[moves of a game + 2], the nodes of a descent.
+SearchBuffers = namedtuple("SearchBuffers", ["sim", "det", "bot", "reward", "path"])
+
+#: The UCB search's settings (`search`): exploration constant `c`, the scales of
+#: `to_rewards` and the leaf policy's `depth` (`leaf_values`).
+SearchSettings = namedtuple("SearchSettings", ["c", "margin_scale", "solo_scale", "depth"])
+
+
+def search_buffers(st: GameState, n_types: int) -> SearchBuffers:
+    """Fresh `SearchBuffers` for games shaped like state `st` with `n_types` tile types."""
+    return SearchBuffers(copy_state(st), copy_state(st), bot_buffers(st, n_types),
+                         np.zeros(st.scores.shape[0]), np.zeros(st.ptype.shape[0] + 2, np.int64))
 
 _OFF = 512  # coordinates are at most 72 cells from the start tile
 
@@ -80,11 +96,14 @@ def to_rewards(values, solo, margin_scale, solo_scale, out):
 
 
 @hot
-def heuristic_move(sim, tb, w, after, scratch, rows, move_values, values, unseen):
-    """Play the heuristic bot's choice (best `evaluate_moves` objective, first of ties)."""
+def heuristic_move(sim, tb, w, bot):
+    """Play the heuristic bot's choice (best `evaluate_moves` objective, first of ties;
+    `bot`: its `BotBuffers`)."""
+    rows, move_values, unseen = bot.rows, bot.evals, bot.unseen
     n = legal_moves(sim, tb, rows)
     unseen_tiles(sim, unseen.shape[0], unseen)
-    evaluate_moves(sim, tb, rows, n, w, unseen, after, scratch, values, move_values)
+    evaluate_moves(sim, tb, rows, n, w, unseen, bot.after, bot.scratch, bot.values,
+                   move_values)
     best = 0
     for i in range(1, n):
         if move_values[i] > move_values[best]:
@@ -94,35 +113,37 @@ def heuristic_move(sim, tb, w, after, scratch, rows, move_values, values, unseen
 
 
 @hot
-def leaf_values(sim, tb, depth, w, after, scratch, rows, move_values, unseen, rng, values):
-    """values[p] = final scores after a random playout (depth < 0), or the heuristic
-    estimate of `carcassonne_env.bots.evaluation` (weights w) after `depth` moves of the heuristic
-    policy; the other arguments are scratch buffers."""
+def leaf_values(sim, tb, depth, w, bot, rng):
+    """bot.values[p] = final scores after a random playout (depth < 0), or the heuristic
+    estimate of `carcassonne_env.bots.evaluation` (weights w) after `depth` moves of the
+    heuristic policy (`bot`: its `BotBuffers`; `rng`: the playout's generator)."""
+    values, unseen = bot.values, bot.unseen
     if depth < 0:
         random_playout(sim, tb, rng)
     else:
         for _ in range(depth):
-            if sim.sc[C.SC_DONE]:
+            if sim.done:
                 break
-            heuristic_move(sim, tb, w, after, scratch, rows, move_values, values, unseen)
-    if sim.sc[C.SC_DONE]:
+            heuristic_move(sim, tb, w, bot)
+    if sim.done:
         for p in range(values.shape[0]):
             values[p] = sim.scores[p]
         return
     unseen_tiles(sim, unseen.shape[0], unseen)
-    position_values(sim, tb, scratch, unseen, w, values)
+    position_values(sim, tb, bot.scratch, unseen, w, values)
 
 
 @hot_entry
-def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, depth, w,
-           sim, after, scratch, rows, move_values, path, values, reward, unseen, rng):
+def search(root, tb, root_rows, tree, iterations, settings, w, buf, rng):
     """Run `iterations` iterations from the (unchanged) state `root`, whose moves to
-    consider are `root_rows` (legal rows; a subset prunes the search). Leaves are valued
-    by `leaf_values(depth, w)` and turned into rewards by `to_rewards`. `sim`, `after`
-    and `scratch` are same-shaped scratch states, `rows`, `move_values` (legal moves),
-    `path`, `values`, `reward`, `unseen` scratch buffers, `rng` the one-element
+    consider are `root_rows` (legal rows; a subset prunes the search), with the
+    `SearchSettings`: leaves are valued by `leaf_values(settings.depth, w)` and turned
+    into rewards by `to_rewards`. `buf`: the `SearchBuffers`; `rng`: the one-element
     splitmix state. Returns the number of root children (tree.child[0], then
     tree.sibling: their tree.row, visits and value)."""
+    c, depth = settings.c, settings.depth
+    sim, bot, path, reward = buf.sim, buf.bot, buf.path, buf.reward
+    rows, values = bot.rows, bot.values
     tree.child[0] = -1
     tree.visits[0] = 0
     n_nodes = 1
@@ -132,12 +153,12 @@ def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, d
         node = 0
         level = 0
         path[0] = 0
-        while not sim.sc[C.SC_DONE]:
+        while not sim.done:
             if level == 0:  # the root's moves are known: no determinisation changes them
                 n = root_rows.shape[0]
                 for i in range(n):  # (slice copies need reference counting: not in `hot`)
-                    for c in range(5):
-                        rows[i, c] = root_rows[i, c]
+                    for j in range(5):
+                        rows[i, j] = root_rows[i, j]
             else:
                 n = legal_moves(sim, tb, rows)
             # Match legal moves to children; count availability; find untried moves.
@@ -149,8 +170,8 @@ def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, d
                 while ch >= 0 and tree.key[ch] != k:
                     ch = tree.sibling[ch]
                 if ch < 0:
-                    for c in range(5):  # compact untried rows to the front
-                        rows[untried, c] = rows[i, c]
+                    for j in range(5):  # compact untried rows to the front
+                        rows[untried, j] = rows[i, j]
                     untried += 1
                     continue
                 tree.avail[ch] += 1
@@ -158,7 +179,7 @@ def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, d
                 ucb = tree.value[ch] / v + c * np.sqrt(np.log(tree.avail[ch]) / v)
                 if ucb > best_ucb:
                     best, best_i, best_ucb = ch, i, ucb
-            seat = sim.sc[C.SC_SEAT]
+            seat = sim.seat
             if untried > 0:  # expand one untried move, then play out
                 i = rng_below(rng, untried)
                 ch = n_nodes
@@ -170,8 +191,8 @@ def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, d
                 tree.visits[ch] = 0
                 tree.avail[ch] = 1
                 tree.value[ch] = 0.0
-                for c in range(5):
-                    tree.row[ch, c] = rows[i, c]
+                for j in range(5):
+                    tree.row[ch, j] = rows[i, j]
                 tree.sibling[ch] = tree.child[node]
                 tree.child[node] = ch
                 apply_move_auto(sim, tb, rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3],
@@ -185,8 +206,8 @@ def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, d
             node = best
             level += 1
             path[level] = node
-        leaf_values(sim, tb, depth, w, after, scratch, rows, move_values, unseen, rng, values)
-        to_rewards(values, sim.cfg[C.CFG_SOLO] != 0, margin_scale, solo_scale, reward)
+        leaf_values(sim, tb, depth, w, bot, rng)
+        to_rewards(values, sim.solo != 0, settings.margin_scale, settings.solo_scale, reward)
         tree.visits[0] += 1
         for d in range(1, level + 1):
             nd = path[d]
@@ -205,13 +226,13 @@ def search(root, tb, root_rows, tree, iterations, c, margin_scale, solo_scale, d
 
 
 @njit(cache=True, nogil=True)
-def candidate_values(root, tb, cand, n_cand, seed, depth, w, det, sim, after, scratch, rows,
-                     move_values, values, unseen, out):
+def candidate_values(root, tb, cand, n_cand, seed, depth, w, buf, out):
     """out[i] = solo objective reached by candidate move cand[i] (legal rows of `root`,
     left unchanged) in one determinisation: the undrawn tiles reshuffled by the generator
     seeded with `seed` (the same order for every candidate), the move, `depth` heuristic
-    moves, then the heuristic estimate (exact final scores if the game ended). `det`,
-    `sim`, `after`, `scratch` are same-shaped scratch states; the rest scratch buffers."""
+    moves, then the heuristic estimate (exact final scores if the game ended). `buf`:
+    the `SearchBuffers`."""
+    sim, det, bot = buf.sim, buf.det, buf.bot
     rng = np.empty(1, np.uint64)
     rng[0] = seed
     copy_into(det, root)
@@ -219,22 +240,22 @@ def candidate_values(root, tb, cand, n_cand, seed, depth, w, det, sim, after, sc
     for i in range(n_cand):
         copy_into(sim, det)
         apply_move_auto(sim, tb, cand[i, 0], cand[i, 1], cand[i, 2], cand[i, 3], cand[i, 4])
-        leaf_values(sim, tb, depth, w, after, scratch, rows, move_values, unseen, rng,
-                    values)
-        out[i] = objective(values, 0, True, w)
+        leaf_values(sim, tb, depth, w, bot, rng)
+        out[i] = objective(bot.values, 0, True, w)
 
 
 @hot_entry
-def rollout_results(root, tb, cand, n_cand, w, sim, after, scratch, rows, move_values,
-                    values, unseen, out_min, out_sum):
+def rollout_results(root, tb, cand, n_cand, w, buf, out_min, out_sum):
     """For each candidate cand[i] (legal rows of `root`, left unchanged): play it, then
     the heuristic policy to the end with the state's own (true) tile order; out_min[i],
-    out_sum[i] = the lowest colour's final score and the sum of the final scores."""
+    out_sum[i] = the lowest colour's final score and the sum of the final scores. `buf`:
+    the `SearchBuffers`."""
+    sim = buf.sim
     for i in range(n_cand):
         copy_into(sim, root)
         apply_move_auto(sim, tb, cand[i, 0], cand[i, 1], cand[i, 2], cand[i, 3], cand[i, 4])
-        while not sim.sc[C.SC_DONE]:
-            heuristic_move(sim, tb, w, after, scratch, rows, move_values, values, unseen)
+        while not sim.done:
+            heuristic_move(sim, tb, w, buf.bot)
         lo = sim.scores[0]
         total = 0
         for p in range(sim.scores.shape[0]):

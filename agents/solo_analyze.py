@@ -127,13 +127,16 @@ def analyze_record(record: dict[str, Any], bot: str = "solo-search", seed: int =
     game = Game(rules, tile_order=record["tile_order"])
     rows = []
     for k, m in enumerate(record["moves"]):
+        colour = game.current_player
+        if colour is None:
+            raise ValueError(f"record: move {k + 1} comes after the end of the game")
         played = Move(m["x"], m["y"], m["rotation"], m.get("follower"))
         legal = game.legal_moves()
         if played not in legal:  # an alias of a follower location, or illegal
             args = game.row_of(played)  # IllegalMoveError (a ValueError) if illegal
             found = [i for i, r in enumerate(game.legal_rows().tolist()) if r == args]
             played = legal[found[0]]
-        colour, tile = int(game.current_player), str(game.current_tile)
+        tile = str(game.current_tile)
         if len(legal) == 1:
             rows.append(MoveAnalysis(k, colour, tile, _move_dict(played),
                                      _move_dict(played), None, None, 0.0, 1))
@@ -148,5 +151,7 @@ def analyze_record(record: dict[str, Any], bot: str = "solo-search", seed: int =
                                      _move_dict(best_move), float(pv), float(best_value),
                                      max(0.0, float(best_value - pv)), len(legal)))
         game.play(played)
-    return SoloAnalysis(bot=bot, result=game.result, end_reason=game.end_reason,
+    result = game.result  # a solo game's: an int once over
+    return SoloAnalysis(bot=bot, result=result if isinstance(result, int) else None,
+                        end_reason=game.end_reason,
                         moves=rows, min_loss=min_loss)

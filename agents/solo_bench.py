@@ -104,7 +104,9 @@ def play_deal(bot: str, rules: Rules, seed: int, deal_seed: int) -> DealResult:
         seconds += time.perf_counter() - start
         game.play(move)
         moves += 1
-    return DealResult(deal_seed=deal_seed, bot_seed=bot_seed, result=int(game.result),
+    result = game.result
+    assert isinstance(result, int)  # a finished solo game's: its lowest colour's score
+    return DealResult(deal_seed=deal_seed, bot_seed=bot_seed, result=result,
                       end_reason=str(game.end_reason), scores=tuple(game.scores),
                       moves=moves, act_seconds=seconds, tiles="".join(game.tile_order()))
 
@@ -271,7 +273,7 @@ class SoloBenchResult:
         lo, hi = s["min"], s["max"]
         # One bar per result value, merged in pairs, threes... beyond 60 bars.
         width = max(1, math.ceil((hi - lo + 1) / 60))
-        edges = np.arange(lo, hi + width + 1, width) - 0.5
+        edges = (np.arange(lo, hi + width + 1, width) - 0.5).tolist()
         by_end = [[r.result for r in self.rows if r.end_reason == e] for e in END_REASONS]
         labels = [f"end A: supply empty ({s['end_reasons']['A']['deals']} deals)",
                   f"end B: a stack ran out ({s['end_reasons']['B']['deals']} deals)"]

@@ -53,9 +53,8 @@ from carcassonne_env.bots.base import (
 )
 from carcassonne_env.bots.heuristic import HeuristicAgent
 from carcassonne_env.checks import at_most, check_int, check_optional_int, check_real
-from carcassonne_env.core.state import copy_state, max_legal_rows
 
-from .search_kernels import candidate_values
+from .search_kernels import SearchBuffers, candidate_values, search_buffers
 
 #: The most determinisations per move (`samples`; each one plays every candidate).
 MAX_SAMPLES = 1_000_000
@@ -108,23 +107,18 @@ class SoloSearchAgent:
             from .sb3_policy import SB3Agent
 
             self._guide = guide if isinstance(guide, SB3Agent) else SB3Agent(guide)
-        self._heuristic = HeuristicAgent(**weights)
+        self._heuristic = HeuristicAgent(None, **weights)  # seed None: **weights are weights
         self._w = self._heuristic.weight_array
         self._rng = random.Random(check_optional_int("seed", seed))
         self._buffers: dict = {}
         #: After each move: [(move, samples, mean value)] of the candidates, best first.
         self.last_stats: list[tuple[Move, int, float]] = []
 
-    def _scratch(self, game: Game) -> tuple:
+    def _scratch(self, game: Game) -> SearchBuffers:
         st, ts = game.state, game.tileset
         key = (st.ptype.shape[0], ts)
         if key not in self._buffers:
-            n_rows = max_legal_rows(st)
-            P = st.scores.shape[0]
-            self._buffers = {key: (
-                copy_state(st), copy_state(st), copy_state(st), copy_state(st),
-                np.zeros((n_rows, 5), np.int64), np.zeros(n_rows), np.zeros(P),
-                np.zeros(len(ts.names), np.int64))}
+            self._buffers = {key: search_buffers(st, len(ts.names))}
         return self._buffers[key]
 
     def evaluate(self, game: Game, moves: list[Move] | None = None
@@ -170,7 +164,7 @@ class SoloSearchAgent:
             while True:
                 cand = np.ascontiguousarray(rows[alive])
                 candidate_values(game.state, game.tables, cand, len(alive),
-                                 self._rng.getrandbits(63), self.depth, self._w, *buffers,
+                                 self._rng.getrandbits(63), self.depth, self._w, buffers,
                                  out)
                 for j, i in enumerate(alive):
                     total[i] += out[j]
@@ -206,6 +200,8 @@ class SoloSearchAgent:
         from .sb3_policy import torch_threads
 
         net = self._guide
+        if net is None:
+            raise ValueError("guide_probs: this search has no guide policy (guide=...)")
         enc = net.encoder_for(game)
         try:
             with warnings.catch_warnings():  # moves outside the window: probability 0

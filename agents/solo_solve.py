@@ -28,9 +28,8 @@ from carcassonne_env import Game, Rules
 from carcassonne_env.bots.heuristic import HeuristicAgent
 from carcassonne_env.checks import check_int, check_real
 from carcassonne_env.cli_errors import Interrupted
-from carcassonne_env.core.state import copy_state, max_legal_rows
 
-from .search_kernels import rollout_results
+from .search_kernels import rollout_results, search_buffers
 
 _TOP_KS = (4, 8, 16, 32, 0)  # 0: every legal move
 
@@ -67,10 +66,8 @@ def _pass(deal: int, rules: Rules, top_k: int, heuristic: HeuristicAgent, deadli
     """One pilot pass; None if the deadline came first. Returns (game, best rollout)."""
     game = Game(rules, seed=deal)
     st, ts = game.state, game.tileset
-    n_rows = max_legal_rows(st)
-    buf = (copy_state(st), copy_state(st), copy_state(st), np.zeros((n_rows, 5), np.int64),
-           np.zeros(n_rows), np.zeros(st.scores.shape[0]), np.zeros(len(ts.names), np.int64))
-    first = None
+    buf = search_buffers(st, len(ts.names))
+    first: int | None = None  # the heuristic's own result: the first rollout of its move
     while not game.done:
         if time.perf_counter() > deadline:
             return None
@@ -81,11 +78,12 @@ def _pass(deal: int, rules: Rules, top_k: int, heuristic: HeuristicAgent, deadli
         cand = np.ascontiguousarray(rows[keep])
         lo = np.zeros(len(keep), np.int64)
         total = np.zeros(len(keep), np.int64)
-        rollout_results(st, ts.tables, cand, len(keep), heuristic.weight_array, *buf, lo, total)
+        rollout_results(st, ts.tables, cand, len(keep), heuristic.weight_array, buf, lo, total)
         if first is None:
             first = int(lo[0])
         best = max(range(len(keep)), key=lambda j: (lo[j], total[j], -j))
         game.play(legal[int(keep[best])])
+    assert first is not None  # a new game has a move to play
     return game, first
 
 
@@ -105,12 +103,14 @@ def solve_deal(deal: int, seconds: float = 60.0, rules: Rules | None = None,
     heuristic = HeuristicAgent()
     start = time.perf_counter()
     best: Game | None = None
-    baseline = None
-    passes = []
+    baseline: int | None = None
+    passes: list[dict[str, Any]] = []
 
-    def solution() -> SoloSolution:
-        return SoloSolution(deal=deal, rules=rules, result=int(best.result),
-                            baseline=int(baseline), record=best.to_record(), passes=passes,
+    def solution(best: Game, baseline: int) -> SoloSolution:
+        result = best.result
+        assert isinstance(result, int)  # a finished solo game's: its lowest colour's score
+        return SoloSolution(deal=deal, rules=rules, result=result,
+                            baseline=baseline, record=best.to_record(), passes=passes,
                             seconds=time.perf_counter() - start, end_reason=best.end_reason)
 
     try:
@@ -130,8 +130,8 @@ def solve_deal(deal: int, seconds: float = 60.0, rules: Rules | None = None,
             if time.perf_counter() - start >= seconds:
                 break
     except KeyboardInterrupt:
-        if best is None:
+        if best is None or baseline is None:
             raise
-        raise Interrupted(f"after {len(passes)} pass(es)", solution()) from None
-    assert best is not None
-    return solution()
+        raise Interrupted(f"after {len(passes)} pass(es)", solution(best, baseline)) from None
+    assert best is not None and baseline is not None  # the first pass always completes
+    return solution(best, baseline)

@@ -11,7 +11,7 @@ from carcassonne_env import Game, Rules
 from carcassonne_env import compilation as env_compilation
 
 # Every module with jitted functions: the environments' and the search bots'
-# (tests/test_compilation.py checks that the list is complete).
+# (tests/compiler/test_compilation.py checks that the list is complete).
 JITTED_MODULES = (*env_compilation.JITTED_MODULES, "agents.search_kernels",
                   "agents.candidate_forward", "agents.puct_kernel")
 

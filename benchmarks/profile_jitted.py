@@ -67,18 +67,18 @@ def candidates_workload() -> tuple[list[Any], Callable[[], None]]:
     from numba import njit
 
     from carcassonne_env import Game, Rules
-    from carcassonne_env.core import constants as C
     from carcassonne_env.core.candidates import candidates_from_rows
+    from carcassonne_env.core.planes import Window, window_origin
     from carcassonne_env.core.turn import legal_moves
     from carcassonne_env.encoding import Encoder
 
     @njit
-    def passes(st, tb, after, scratch, rows, n, B, SL, observer, unseen, before, memo,
-               feats, actions, reps):
+    def passes(st, tb, rows, n, B, SL, observer, cand, obs, reps):
+        x0, y0 = window_origin(st, B)
         total = 0
         for _ in range(reps):
-            total += candidates_from_rows(st, tb, after, scratch, rows, n, B, SL, observer,
-                                          unseen, before, memo, feats, actions)
+            total += candidates_from_rows(st, tb, rows, n, Window(x0, y0, B, SL), observer,
+                                          cand, obs.cand_feats, obs.cand_actions)
         return total
 
     rules = Rules(players=2)
@@ -89,16 +89,14 @@ def candidates_workload() -> tuple[list[Any], Callable[[], None]]:
         while not game.done:
             positions.append(game.clone())
             game.play(rng.choice(game.legal_moves()))
-    buffers, _, (after, scratch, unseen, before, memo, feats, actions) = \
-        encoder.observation_buffers(positions[0].state)
-    rows = buffers[5]
+    scratch, obs = encoder.observation_buffers(positions[0].state)
+    rows = scratch.rows
 
     def run() -> None:
         for game in positions[::4]:
             st, tb = game.state, game.tileset.tables
             n = legal_moves(st, tb, rows)
-            passes(st, tb, after, scratch, rows, n, 32, encoder.slots,
-                   int(st.sc[C.SC_SEAT]), unseen, before, memo, feats, actions, 20)
+            passes(st, tb, rows, n, 32, encoder.slots, int(st.seat), scratch.cand, obs, 20)
 
     return [passes], run
 

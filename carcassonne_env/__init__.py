@@ -16,7 +16,6 @@ from .rules import Rules
 
 __all__ = ["Game", "IllegalMoveError", "Move", "PlacedTile", "Rules", "ScoringChoice",
            "ScoringEvent", "make_bot"]
-__version__ = "0.1.0"
 
 register_envs()
 
@@ -26,4 +25,11 @@ def __getattr__(name: str):
         from .bots.factory import make_bot
 
         return make_bot
+    if name == "__version__":  # the one version, pyproject.toml's (read on first use)
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("carcassonne-env")
+        except PackageNotFoundError:  # a source tree that is not installed
+            return "0+unknown"
     raise AttributeError(f"module 'carcassonne_env' has no attribute {name!r}")

@@ -8,9 +8,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from gymnasium import spaces
+
+SpaceT = TypeVar("SpaceT", bound="spaces.Space")
 
 
 def install_hint(extra: str) -> str:
@@ -24,7 +29,7 @@ def install_hint(extra: str) -> str:
     return f'pip install "carcassonne-env[{extra}]"'
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int | np.integer]:
     """True for Python and numpy integers (bools excluded)."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
@@ -91,3 +96,24 @@ def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     if not (isinstance(value, str) and value in choices):
         raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
     return str(value)
+
+
+def check_space(space: Any, kind: type[SpaceT], key: str | None = None) -> SpaceT:
+    """`space` (with `key`: the entry `key` of the Dict `space`) as a `kind` space
+    (gymnasium's `spaces.Box`, `spaces.Dict`...); ValueError unless it is one."""
+    from gymnasium import spaces  # here: gymnasium loads with the first env, not the rules
+
+    part = space
+    if key is not None:
+        part = space.spaces.get(key) if isinstance(space, spaces.Dict) else None
+    if not isinstance(part, kind):
+        where = "the space" if key is None else f"observation {key!r}"
+        raise ValueError(f"{where} must be a {kind.__name__} space, got {part!r}")
+    return part
+
+
+def discrete_size(space: Any) -> int:
+    """`n`, the number of actions, of the Discrete `space`; ValueError for any other."""
+    from gymnasium import spaces
+
+    return int(check_space(space, spaces.Discrete).n)

@@ -37,7 +37,7 @@ def spares_for(ts: TileSet, st: GameState) -> list[tuple[GameState, bool]]:
 
 # The state's arrays a `Game` reads on every move, as views cached on first use (a field
 # of a state is a new numpy view each time, dearer than a cached one); `give_back` counts them.
-VIEWS = ("_sc", "_scores")
+VIEWS = ("_scores",)
 
 
 def give_back(game: Any) -> None:
@@ -49,7 +49,7 @@ def give_back(game: Any) -> None:
         spares = game._spares
         if spares is not None and len(spares) < SPARE_MAX:
             d = game.__dict__
-            if getrefcount(d["_st"]) - ("_sc" in d) - ("_scores" in d) == UNSHARED:
+            if getrefcount(d["_st"]) - ("_scores" in d) == UNSHARED:
                 spares.append((d["_st"], game._handed_out))
     except Exception:  # noqa: BLE001 (interpreter shutdown, half-built game)
         pass

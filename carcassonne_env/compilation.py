@@ -15,7 +15,7 @@ from pathlib import Path
 from .compiler.notices import no_notices
 
 # Every module of this package with jitted functions (tests/conftest.py keys the test
-# cache on these files; tests/test_compilation.py checks that the list is complete).
+# cache on these files; tests/compiler/test_compilation.py checks that the list is complete).
 JITTED_MODULES = (
     "carcassonne_env.core.actions",
     "carcassonne_env.core.aggregates",

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from .checks import at_most, check_int, is_int
+from .checks import at_most, check_int, check_space, is_int
 from .core import constants as C
 from .core.actions import placements, split_placements, split_turn_actions, turn_actions
 from .core.aggregates import (
@@ -40,10 +40,12 @@ from .core.aggregates import (
     CAP_POINTS,
     CAP_TILES,
     N_AGG_FIXED,
+    AggregateBuffers,
 )
 from .core.candidate_columns import HEAD_FIXED, N_SLOTS, SLOT_FIXED, n_columns
+from .core.candidates import CandidateBuffers
 from .core.closers import new_closers_memo
-from .core.observe import observe
+from .core.observe import Observation, ObservationScratch, ObsLayout, observe
 from .core.planes import (
     MODE_FOLLOWER,
     MODE_PLACE,
@@ -52,7 +54,7 @@ from .core.planes import (
     N_IC_PLANES,
     N_TB_PLANES,
 )
-from .core.state import STATE, copy_state, state_rows
+from .core.state import STATE, GameState, copy_state, state_rows
 from .game import Game, IllegalMoveError, Move
 from .moves import core_ints, row_tile
 from .rules import Rules
@@ -137,8 +139,9 @@ def _tile_pixels(tb, t: int, r: int, out: np.ndarray) -> None:
 def empty_observation(space: spaces.Dict) -> dict[str, np.ndarray]:
     """An observation of the Dict `space` with nothing in it: zeros, and every candidate
     absent (``candidate_actions`` -1). For a game cut short without a visible move."""
-    return {k: np.full(s.shape, -1 if k == "candidate_actions" else 0, s.dtype)
-            for k, s in space.items()}
+    boxes = {k: check_space(space, spaces.Box, k) for k in space.spaces}
+    return {k: np.full(box.shape, -1 if k == "candidate_actions" else 0, box.dtype)
+            for k, box in boxes.items()}
 
 
 class Encoder:
@@ -215,8 +218,11 @@ class Encoder:
         self.board_shape = (3 * B, 3 * B, self._agg_base + self.aggregate * (N_AGG_FIXED + seats))
         self.n_features = len(self.feature_names)
         self._agg_fbase = self.n_features - self.aggregate * seats
-        self._buffers = self._buffers_for = None  # the observe pass's, sized by the game
+        # the observe pass's buffers (`scratch_buffers`), for games of the shape _buffers_for
+        self._buffers: tuple[AggregateBuffers | None, CandidateBuffers | None] = (None, None)
+        self._buffers_for: tuple[int, ...] | None = None
         self.subtiles = subtile_table(self.tileset)
+        self.layout = ObsLayout(self.subtiles, self.n_types, B, self.slots)  # as `observe` takes it
         self.last_outside = 0
         self.overflow_warned = False
         self._rows = np.empty((0, 5), np.int64)
@@ -224,6 +230,8 @@ class Encoder:
         self._no_mask = np.empty(0, np.int8)
         self._dirty = np.zeros(6, np.int64)
         self.n_candidate_columns = n_columns(seats)
+        self._no_candidates = (np.zeros((0, self.n_candidate_columns), np.float32),
+                               np.zeros(0, np.int64))  # an `Observation`'s, K = 0
         self.last_candidates = 0  # legal actions in the window at the last encode
 
     # ------------------------------------------------------------------ layouts
@@ -299,7 +307,7 @@ class Encoder:
         candidates: Box float32 [K, F], candidate_actions: Box int64 [K] in [-1,
         n_actions))."""
         high = np.broadcast_to(self.plane_highs(), self.board_shape).copy()
-        parts = {
+        parts: dict[str, spaces.Space] = {
             "board": spaces.Box(np.zeros(self.board_shape, np.int8), high, self.board_shape,
                                 np.int8),
             "features": spaces.Box(0.0, np.float32(C.MAX_SEATS * 1000), (self.n_features,),
@@ -355,8 +363,9 @@ class Encoder:
         if pending is None:
             pend[:] = -1
         else:
-            pend[:4] = pending = self._checked_pending(pending)
-            pend[4] = row_tile(game, st, *pending[:3])
+            h, x, y, r = self._checked_pending(pending)
+            pend[:4] = h, x, y, r
+            pend[4] = row_tile(game, st, h, x, y)
         mode = (MODE_TURN if self.action_mode == "turn"
                 else MODE_PLACE if pending is None else MODE_FOLLOWER)
         need = self.hand_size * 4 * st.frontier.shape[0] * self.slots
@@ -365,25 +374,31 @@ class Encoder:
         if self._buffers_for != st.shape:  # (games of another length: other shapes)
             self._buffers, self._buffers_for = self.scratch_buffers(st), st.shape
         agg, cand = self._buffers
-        if cand is not None:
-            K, F = self.candidate_moves, self.n_candidate_columns
-            cand_feats = out.get("candidates")
-            if cand_feats is None:
-                cand_feats = out["candidates"] = np.zeros((K, F), np.float32)
-            cand_actions = out.get("candidate_actions")
-            if cand_actions is None:  # (the pass clears only the rows its actions mark)
-                cand_actions = out["candidate_actions"] = np.full(K, -1, np.int64)
-                cand_feats[:] = 0.0
-            cand = (*cand, cand_feats, cand_actions)
-        n, outside, n_cand = observe(
-            st, self.tileset.tables, self.subtiles, self.n_types, self.slots, observer, mode,
-            pend, self._rows, out["board"], out["features"],
-            out["action_mask"] if with_mask else self._no_mask, dirty, agg, cand)
+        cand_feats, cand_actions = (self._no_candidates if cand is None
+                                    else self._candidate_arrays(out))
+        obs = Observation(out["board"], out["features"],
+                          out["action_mask"] if with_mask else self._no_mask, dirty,
+                          cand_feats, cand_actions)
+        n, outside, n_cand = observe(st, self.tileset.tables, self.layout, observer, mode,
+                                     pend, self._rows, obs, agg, cand)
         self.last_candidates = int(n_cand)
         self.last_outside = int(outside)
         if outside and with_mask:
             self.report_overflow(game, n, outside)
         return out
+
+    def _candidate_arrays(self, out: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """The candidate features and actions of the observation `out`, added when
+        missing (no candidate yet)."""
+        feats = out.get("candidates")
+        if feats is None:
+            feats = out["candidates"] = np.zeros(
+                (self.candidate_moves, self.n_candidate_columns), np.float32)
+        actions = out.get("candidate_actions")
+        if actions is None:  # (the pass clears only the rows its actions mark)
+            actions = out["candidate_actions"] = np.full(self.candidate_moves, -1, np.int64)
+            feats[:] = 0.0
+        return feats, actions
 
     def _check_out(self, out: Any, with_mask: bool) -> None:
         """ValueError unless `out` holds arrays `encode` can write into: those of an
@@ -407,66 +422,70 @@ class Encoder:
                 raise ValueError(f"out[{key!r}] must be a writable {np.dtype(dtype).name} "
                                  f"array of shape {shape} (this encoder's layout), got {got}")
 
-    def scratch_buffers(self, st) -> tuple:
+    def scratch_buffers(self, st: GameState
+                        ) -> tuple[AggregateBuffers | None, CandidateBuffers | None]:
         """The observe pass's buffers for games shaped like state `st` (`core.observe`):
-        ``(agg, cand)``, agg = (base plane, base feature, scratch state, counts, pending
-        points) with obs_features="aggregate", cand = (after state, scratch state,
-        unseen tiles, pending points before, closers memo) with candidate_moves; None
-        for a part the encoder leaves out."""
+        ``(agg, cand)``, the `AggregateBuffers` with obs_features="aggregate" and the
+        `CandidateBuffers` with candidate_moves; None for a part the encoder leaves
+        out."""
         P = self.rules.seats
         agg = cand = None
         if self.aggregate:
-            agg = (self._agg_base, self._agg_fbase, copy_state(st),
-                   np.zeros(st.parent.shape[0], np.int64), np.zeros(P, np.int64))
+            agg = AggregateBuffers(self._agg_base, self._agg_fbase, copy_state(st),
+                                   np.zeros(st.parent.shape[0], np.int64), np.zeros(P, np.int64))
         if self.candidate_moves:
-            cand = (copy_state(st), copy_state(st), np.zeros(self.n_types, np.int64),
-                    np.zeros(P, np.int64), new_closers_memo())
+            cand = self._candidate_buffers(st)
         return agg, cand
 
-    def batch_scratch(self, states: np.ndarray, threads: int) -> tuple:
+    def _candidate_buffers(self, st: GameState) -> CandidateBuffers:
+        return CandidateBuffers(copy_state(st), copy_state(st), np.zeros(self.n_types, np.int64),
+                                np.zeros(self.rules.seats, np.int64), new_closers_memo())
+
+    def batch_scratch(self, states: np.ndarray, threads: int) -> ObservationScratch:
         """`scratch_buffers` for the vector envs' kernels (`carcassonne_env.envs.vector_kernels`):
         the games `states` (the rows of one buffer, `core.state.state_rows`) split among
-        `threads` threads. ``(pending placement (none), legal-move rows per thread, agg,
-        cand)``: the aggregates' scratch states, counts and pending points one row per
-        game, the candidate pass's buffers one row per thread."""
+        `threads` threads. An `ObservationScratch` whose arrays have a row per thread
+        (the legal-move rows, the `CandidateBuffers`) or per game (the
+        `AggregateBuffers`' scratch states, counts and pending points); no pending
+        placement."""
         proto = STATE.adopt(states[0])
         T, N, P = threads, states.shape[0], self.rules.seats
         R = self.hand_size * 4 * proto.frontier.shape[0] * self.slots
         agg = cand = None
         if self.aggregate:
-            agg = (self._agg_base, self._agg_fbase, states.copy(),
-                   np.zeros((N, proto.parent.shape[0]), np.int64), np.zeros((N, P), np.int64))
+            agg = AggregateBuffers(self._agg_base, self._agg_fbase, states.copy(),
+                                   np.zeros((N, proto.parent.shape[0]), np.int64),
+                                   np.zeros((N, P), np.int64))
         if self.candidate_moves:
-            cand = (state_rows(proto, T)[0], state_rows(proto, T)[0],
-                    np.zeros((T, self.n_types), np.int64), np.zeros((T, P), np.int64),
-                    np.stack([new_closers_memo() for _ in range(T)]))
-        return np.full(5, -1, np.int64), np.empty((T, R, 5), np.int64), agg, cand
+            cand = CandidateBuffers(state_rows(proto, T)[0], state_rows(proto, T)[0],
+                                    np.zeros((T, self.n_types), np.int64),
+                                    np.zeros((T, P), np.int64),
+                                    np.stack([new_closers_memo() for _ in range(T)]))
+        return ObservationScratch(np.full(5, -1, np.int64), np.empty((T, R, 5), np.int64), agg,
+                                  cand)
 
-    def observation_buffers(self, st) -> tuple:
+    def observation_buffers(self, st: GameState) -> tuple[ObservationScratch, Observation]:
         """What a jitted caller needs to observe the seat to move of games shaped like
-        state `st` as `encode` does (turn mode, no action mask, candidate moves):
-        ``(args, agg, cand)``, args = (subtiles, n_types, slots, board_size, pending
-        placement (none), legal-move rows, no mask, dirty rectangle, board, features),
-        agg as in `scratch_buffers`, cand the same with its candidate features and
-        actions added. The observation arrays start zeroed (`dirty` says so); the caller
-        keeps `dirty` with them. Used by `agents.puct_kernel`."""
+        state `st` as `encode` does (turn mode, no action mask, candidate moves; the
+        layout: `layout`): ``(scratch, obs)``, an `ObservationScratch` (no pending
+        placement, its aggregate part as in `scratch_buffers`, its candidate part always)
+        and the `Observation` written. The observation arrays start zeroed (their
+        `dirty` says so). Used by `agents.puct_kernel`."""
         K = max(self.candidate_moves, 1)
         agg, cand = self.scratch_buffers(st)
         if cand is None:
-            cand = (copy_state(st), copy_state(st), np.zeros(self.n_types, np.int64),
-                    np.zeros(self.rules.seats, np.int64), new_closers_memo())
-        args = (self.subtiles, self.n_types, self.slots, self.board_size,
-                np.full(5, -1, np.int64),
-                np.empty((self.hand_size * 4 * st.frontier.shape[0] * self.slots, 5), np.int64),
-                self._no_mask, np.zeros(6, np.int64), np.zeros(self.board_shape, np.int8),
-                np.zeros(self.n_features, np.float32))
-        cand = (*cand, np.zeros((K, self.n_candidate_columns), np.float32),
-                np.full(K, -1, np.int64))
-        return args, agg, cand
+            cand = self._candidate_buffers(st)
+        rows = np.empty((self.hand_size * 4 * st.frontier.shape[0] * self.slots, 5), np.int64)
+        obs = Observation(np.zeros(self.board_shape, np.int8),
+                          np.zeros(self.n_features, np.float32), self._no_mask,
+                          np.zeros(6, np.int64),
+                          np.zeros((K, self.n_candidate_columns), np.float32),
+                          np.full(K, -1, np.int64))
+        return ObservationScratch(np.full(5, -1, np.int64), rows, agg, cand), obs
 
     def action_mask(self, game: Game, pending: tuple | None = None) -> np.ndarray:
         """Just the action mask (see `encode`)."""
-        return self.encode(game, int(game.state.sc[C.SC_SEAT]), pending)["action_mask"]
+        return self.encode(game, int(game.state.seat), pending)["action_mask"]
 
     def report_overflow(self, game: Game, n: int, outside: int) -> None:
         """Apply `on_overflow` to a decision of `game` where `outside` of its `n` legal
@@ -490,7 +509,7 @@ class Encoder:
             raise ValueError("pending must be a placement (hand, x, y, rotation), got "
                              f"{pending!r}")
         try:
-            h, x, y, r = pending = core_ints(pending, ("pending hand", "pending x",
+            h, x, y, r = pending = core_ints(list(pending), ("pending hand", "pending x",
                                                        "pending y", "pending rotation"))
         except IllegalMoveError as err:  # (not a move: a wrong argument)
             raise ValueError(str(err)) from None

@@ -106,6 +106,7 @@ class Game:
                 raise TypeError(f"seed must be an integer or None, got {seed!r}")
             if seed < 0:
                 raise ValueError(f"seed must be a non-negative integer, got {seed}")
+        deck: np.ndarray | list[int]
         if tile_order is None:
             deck = shuffled_deck(self._ts, seed)
         else:
@@ -119,11 +120,10 @@ class Game:
             if len(deck) > MAX_TILES:
                 raise ValueError(f"tile_order holds {len(deck)} tiles; at most {MAX_TILES}")
         self.seed = seed
-        cfg = self.rules.to_config()
-        cfg[C.CFG_START] = self._ts.start
         n_tiles = len(deck) + 1
-        self._hold(make_state(cfg, n_tiles, self._ts.max_segments,
+        self._hold(make_state(self.rules.to_config(), n_tiles, self._ts.max_segments,
                               int(self._ts.tables.n_adj.max())))
+        self._st.start_tile = self._ts.start
         self._st.deck[: len(deck)] = deck
         core_call(self._ts)(self._st, self._ts.tables, OP_RESET, len(deck), 0, 0, 0, 0,
                             NO_ROWS)
@@ -204,7 +204,7 @@ class Game:
     @property
     def done(self) -> bool:
         """True once the game is over and fully scored."""
-        return bool(self._sc[C.SC_DONE])
+        return bool(self._st.done)
 
     @property
     def decision(self) -> str | None:
@@ -212,30 +212,31 @@ class Game:
         "score_feature" (which of the features this turn completed scores next) or
         "score_follower" (which follower the end bonus scores next); the last two only
         with ``scoring_order="player"``. None once the game is over."""
-        return None if self.done else C.PHASES[self._sc[C.SC_PHASE]]
+        return None if self.done else C.PHASES[self._st.phase]
 
     @property
     def current_player(self) -> int | None:
         """Seat to move (solo: the colour), None when the game is over."""
-        return None if self.done else int(self._sc[C.SC_SEAT])
+        return None if self.done else self._st.seat
 
     @property
     def current_tile(self) -> str | None:
         """Tile to place now; None when the game is over, at a scoring decision or with
         hand_size > 1 (see `hand`)."""
-        t = self._sc[C.SC_TILE]
-        placing = self._sc[C.SC_PHASE] == C.PHASE_PLACE
+        t = self._st.tile
+        placing = self._st.phase == C.PHASE_PLACE
         return None if self.done or t < 0 or not placing else self._ts.names[t]
 
     @property
     def hand(self) -> list[str]:
         """Tiles the seat to move may place (its hand; [current_tile] with hand_size 1);
         empty at a scoring decision."""
-        if self.done or self._sc[C.SC_PHASE] != C.PHASE_PLACE:
+        if self.done or self._st.phase != C.PHASE_PLACE:
             return []
         if self.rules.hand_size == 1:
-            return [self.current_tile]
-        return [self._ts.names[t] for t in self._st.hands[self._sc[C.SC_SEAT]] if t >= 0]
+            tile = self.current_tile
+            return [] if tile is None else [tile]
+        return [self._ts.names[t] for t in self._st.hands[self._st.seat] if t >= 0]
 
     @property
     def scores(self) -> list[int]:
@@ -255,7 +256,7 @@ class Game:
     def end_reason(self) -> str | None:
         """Why the game ended: "tiles" (tiles used up), solo "A" / "B"; None while running
         (with scoring_order="player" already set while the end bonus awaits choices)."""
-        return C.END_NAMES[self._sc[C.SC_END]]
+        return C.END_NAMES[self._st.end_reason]
 
     @property
     def followers_in_supply(self) -> list[int]:
@@ -280,27 +281,27 @@ class Game:
     @property
     def turn(self) -> int:
         """Moves played so far."""
-        return int(self._sc[C.SC_TURN])
+        return self._st.turn
 
     @property
     def tiles_left(self) -> int:
         """Tiles not drawn yet (in solo: over all stacks)."""
         st = self._st
         if self.rules.variant == "solo":
-            return int(self._sc[C.SC_DECK_LEN] - st.spos.sum())
-        return int(self._sc[C.SC_DECK_LEN] - self._sc[C.SC_DECK_POS])
+            return int(self._st.deck_len - st.spos.sum())
+        return int(self._st.deck_len - self._st.deck_pos)
 
     @property
     def discarded(self) -> list[str]:
         """Tiles discarded because they could not be placed, in order."""
-        return [self._ts.names[t] for t in self._st.discards[: self._sc[C.SC_NDISC]]]
+        return [self._ts.names[t] for t in self._st.discards[: self._st.ndisc]]
 
     @property
     def board(self) -> dict[tuple[int, int], PlacedTile]:
         """Placed tiles by (x, y), in placement order."""
         st, ts = self._st, self._ts
         S = n_segments(st)
-        n = int(self._sc[C.SC_PLACED])
+        n = self._st.placed
         # Each field read of a packed state makes a numpy view: read each once, as lists.
         types, rotations = st.ptype[:n].tolist(), st.prot[:n].tolist()
         owner, ofig = st.owner[: n * S].tolist(), st.ofig[: n * S].tolist()
@@ -330,7 +331,7 @@ class Game:
         """Every scoring so far, in order."""
         st = self._st
         new = []
-        for k in range(len(self._events), self._sc[C.SC_NEVENTS]):
+        for k in range(len(self._events), self._st.nevents):
             ev = st.events[k]
             kind = int(ev[C.EV_KIND])
             goods = kind == C.EV_KIND_GOODS
@@ -359,15 +360,16 @@ class Game:
             self._legal = {}
             st, ts = self._st, self._ts
             rows = self.legal_rows()
-            if self._sc[C.SC_PHASE] != C.PHASE_PLACE:
+            if self._st.phase != C.PHASE_PLACE:
                 for row in rows.tolist():
-                    self._legal[Move(*row[1:4], self._slot_name_at(*row[1:3], row[4]))] = row
+                    _, x, y, r, slot = row
+                    self._legal[Move(x, y, r, self._slot_name_at(x, y, slot))] = row
                 return list(self._legal)
             if self.rules.hand_size > 1:
-                tiles = [int(t) for t in st.hands[self._sc[C.SC_SEAT]]]
+                tiles = [int(t) for t in st.hands[self._st.seat]]
                 names = [ts.names[t] if t >= 0 else None for t in tiles]
             else:
-                tiles, names = [int(self._sc[C.SC_TILE])], [None]
+                tiles, names = [self._st.tile], [None]
             # Hot for Python users: plain tuples, locals, no per-row numpy indexing.
             labels = [slot_labels(ts, t, ts.max_segments) if t >= 0 else None
                       for t in tiles]
@@ -382,13 +384,15 @@ class Game:
         """The options of a scoring decision (`decision` "score_feature" or
         "score_follower"), in `legal_moves()` order; [] at any other point."""
         st = self._st
-        if self.done or self._sc[C.SC_PHASE] == C.PHASE_PLACE:
+        if self.done or self._st.phase == C.PHASE_PLACE:
             return []
         S = n_segments(st)
         out = []
-        for move, row in zip(self.legal_moves(), self._legal.values(), strict=True):
+        self.legal_moves()  # fills self._legal: move -> core row
+        assert self._legal is not None
+        for move, row in self._legal.items():
             g = self.cell_index(move.x, move.y) * S + row[4]
-            if self._sc[C.SC_PHASE] == C.PHASE_BONUS:
+            if self._st.phase == C.PHASE_BONUS:
                 out.append(ScoringChoice(move, "follower", ((move.x, move.y),), 2,
                                          (int(st.owner[g]),)))
                 continue
@@ -404,7 +408,7 @@ class Game:
         """At a scoring decision, the option ``scoring_order="auto"`` would take (the
         first of the best order, docs/rules.md 6.4); a player who always takes it scores
         what the auto mode scores. ValueError at any other point."""
-        if self.done or self._sc[C.SC_PHASE] == C.PHASE_PLACE:
+        if self.done or self._st.phase == C.PHASE_PLACE:
             raise ValueError(f"no scoring decision now (decision: {self.decision})")
         k = auto_choice(self._st, self._ts.tables, solo_ends_after_turn(self._st))
         return self.legal_moves()[k]
@@ -428,16 +432,16 @@ class Game:
     def legal_rows(self) -> np.ndarray:
         """Every legal move as core rows, int64[n, 5]: hand index, x, y, rotation, slot
         (figure * max_segments + segment; -1: no follower). `play_row(*row)` plays one."""
-        rows = np.empty((self._rows_per_cell * max(int(self._sc[C.SC_NFRONT]), 1), 5),
+        rows = np.empty((self._rows_per_cell * max(self._st.nfront, 1), 5),
                         np.int64)
         return rows[: core_call(self._ts)(self._st, self._ts.tables, OP_LEGAL_MOVES,
                                           0, 0, 0, 0, 0, rows)]
 
     def bounding_box(self) -> tuple[int, int, int, int]:
         """(x_min, y_min, x_max, y_max) of the placed tiles."""
-        sc, o = self._sc, self._st.ptype.shape[0]
-        return (int(sc[C.SC_XMIN]) - o, int(sc[C.SC_YMIN]) - o,
-                int(sc[C.SC_XMAX]) - o, int(sc[C.SC_YMAX]) - o)
+        st = self._st
+        o = st.ptype.shape[0]
+        return st.xmin - o, st.ymin - o, st.xmax - o, st.ymax - o
 
     def play(self, move: Move | Sequence) -> None:
         """Play one whole turn (tile, optional follower, scoring, next draw; the final
@@ -461,7 +465,7 @@ class Game:
                 and -L <= slot <= L):
             row = given = [h, x, y, r, slot]
         else:
-            given = (h, x, y, r, slot)
+            given = [h, x, y, r, slot]
             row = core_row(given)
         if row[0] and not 0 <= row[0] < self.rules.hand_size:  # (the core reads it
             raise row_error(self, self._st, row, given, C.E_NOT_IN_HAND)  # only if > 1)
@@ -471,11 +475,11 @@ class Game:
     def _play_legal_row(self, row: list[int], follower: str | None) -> None:
         """Play core row `row`, a legal move (a row of the legal moves, or one the core's
         check passed: `play`, `play_row`), and log it."""
-        st, ts, sc = self._st, self._ts, self._sc
+        st, ts = self._st, self._ts
         h, x, y, r, slot = row
-        seat = int(sc[C.SC_SEAT])
-        decision = C.PHASES[sc[C.SC_PHASE]]
-        t = row_tile(self, st, h, x, y, sc)  # (the hand's tile goes with the move)
+        seat = st.seat
+        decision = C.PHASES[st.phase]
+        t = row_tile(self, st, h, x, y)  # (the hand's tile goes with the move)
         core_call(ts)(st, ts.tables, OP_APPLY_MOVE, h, x, y, r, slot, NO_ROWS)
         self._legal = None
         S = ts.max_segments  # = the core's segment slots (a jitted call costs more)
@@ -544,7 +548,7 @@ class Game:
 
     def tile_order(self) -> list[str]:
         """The draw order after the start tile (whole deck, drawn or not)."""
-        return [self._ts.names[t] for t in self._st.deck[: self._sc[C.SC_DECK_LEN]]]
+        return [self._ts.names[t] for t in self._st.deck[: self._st.deck_len]]
 
     def to_record(self) -> dict[str, Any]:
         """A JSON-serialisable record: rules, tile order, moves and scores after each move."""

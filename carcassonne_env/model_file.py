@@ -35,7 +35,7 @@ from .atomic import atomic_path
 
 __all__ = ["FRESH_KEYS", "MODEL_ENTRY", "REBUILT_KEYS", "UnsafeModelError", "check_rebuilt",
            "decode_space", "describe_model", "encode_space", "read_description", "rewrite_zip",
-           "save_model", "saved_data", "serialized_keys", "trained_on_solo"]
+           "mark_solo", "save_model", "saved_data", "serialized_keys", "trained_on_solo"]
 
 MODEL_ENTRY = "carcassonne.json"
 FORMAT = 1
@@ -166,7 +166,9 @@ def describe_model(model: Any) -> dict[str, Any]:
     """The description (`MODEL_ENTRY`) of a loaded SB3 MaskablePPO or PPO `model`;
     ValueError for a model it cannot describe (another algorithm, a schedule that is not
     constant)."""
-    algorithm = type(model).__name__
+    # a subclass (training.learner's) saves as the SB3 algorithm it extends
+    algorithm = next((c.__name__ for c in type(model).__mro__ if c.__name__ in ALGORITHMS),
+                     type(model).__name__)
     if algorithm not in ALGORITHMS:
         raise ValueError(f"only {' and '.join(ALGORITHMS)} models are saved with a "
                          f"description, got {algorithm}")
@@ -181,6 +183,13 @@ def describe_model(model: Any) -> dict[str, Any]:
             "learning_rate": _constant(model.learning_rate, "learning_rate"),
             "clip_range": _constant(model.clip_range, "clip_range"),
             "clip_range_vf": None if vf is None else _constant(vf, "clip_range_vf")}
+
+
+def mark_solo(model: Any, solo: bool | None) -> None:
+    """Record on `model` whether it trains on the solo variant: SB3 saves the flag with the
+    model, and `trained_on_solo` reads it back (with 3 or 4 seats the spaces alone cannot
+    tell the solo variant's colours from players)."""
+    model.carcassonne_solo = solo
 
 
 def trained_on_solo(model: Any) -> bool | None:

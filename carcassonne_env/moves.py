@@ -129,9 +129,9 @@ def check_move_types(move: Move) -> None:
         for name, v in (("x", x), ("y", y), ("rotation", r)):
             if not is_int(v):
                 raise IllegalMoveError(f"{name} must be an integer, got {v!r}")
-    for name, v in (("follower", follower), ("tile", tile)):
-        if v is not None and not isinstance(v, str):
-            raise IllegalMoveError(f"{name} must be None or a string, got {v!r}")
+    for name, text in (("follower", follower), ("tile", tile)):
+        if text is not None and not isinstance(text, str):
+            raise IllegalMoveError(f"{name} must be None or a string, got {text!r}")
 
 
 def resolve(game: Game, st: GameState, move: Move) -> list[int]:
@@ -157,7 +157,7 @@ def resolve(game: Game, st: GameState, move: Move) -> list[int]:
         raise IllegalMoveError(
             f"the tile to place is {game.current_tile}, not {move.tile!r}"
         )
-    t = st.hands[game.current_player, h] if game.rules.hand_size > 1 else st.sc[C.SC_TILE]
+    t = st.hands[game.current_player, h] if game.rules.hand_size > 1 else st.tile
     fmt["tile"] = ts.names[t]
     slot = C.NO_FOLLOWER
     if move.figure not in game.rules.figures:
@@ -252,20 +252,19 @@ def core_ints(values: Sequence[Any], names: Sequence[str]) -> list[int]:
     return out
 
 
-def row_tile(game: Game, st: GameState, h: int, x: int, y: int, sc: Any = None) -> int:
+def row_tile(game: Game, st: GameState, h: int, x: int, y: int) -> int:
     """The tile type a core row (hand index h, cell (x, y)) concerns in `game` (state
-    `st`, `sc` its scalars if at hand): the hand's tile, or at a scoring decision the
-    tile on the board at (x, y); -1 if there is none (an empty hand slot, an empty
-    cell, an index out of range, the game over)."""
-    sc = st.sc if sc is None else sc
-    if sc[C.SC_DONE]:
+    `st`): the hand's tile, or at a scoring decision the tile on the board at (x, y); -1
+    if there is none (an empty hand slot, an empty cell, an index out of range, the game
+    over)."""
+    if st.done:
         return -1
-    if sc[C.SC_PHASE] != C.PHASE_PLACE:
+    if st.phase != C.PHASE_PLACE:
         i = game.cell_index(x, y)
         return int(st.ptype[i]) if i >= 0 else -1
     if game.rules.hand_size > 1:
-        return int(st.hands[sc[C.SC_SEAT], h]) if 0 <= h < C.HAND_MAX else -1
-    return int(sc[C.SC_TILE])
+        return int(st.hands[st.seat, h]) if 0 <= h < C.HAND_MAX else -1
+    return st.tile
 
 
 def core_row(row: Sequence[Any]) -> list[int]:
@@ -318,7 +317,8 @@ def _row_reason(game: Game, st: GameState, row: list[int], given: list[int],
     figure = C.FIGURES[fig] if fig < len(C.FIGURES) else "figure"
     follower = (None if slot == C.NO_FOLLOWER else names[slot % S]
                 if slot >= 0 and slot % S < len(names) else f"segment {slot}")
-    fmt = _fields(game, *given[1:4], follower, ts.names[t] if t >= 0 else None, figure)
+    fmt = _fields(game, given[1], given[2], given[3], follower,
+                  ts.names[t] if t >= 0 else None, figure)
     fmt["decision"] = game.decision
     fmt["choices"] = game.legal_moves() if code == C.E_NOT_A_CHOICE else []
     return MESSAGES[code].format(**fmt)

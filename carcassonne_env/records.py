@@ -39,7 +39,7 @@ def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
     reference cycle counts as too deep."""
     level = [value] if isinstance(value, (dict, list)) else []
     for _ in range(limit):
-        inner = []
+        inner: list[dict | list] = []
         for node in level:
             items = node.values() if isinstance(node, dict) else node
             inner.extend(v for v in items if isinstance(v, (dict, list)))

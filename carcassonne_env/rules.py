@@ -9,6 +9,7 @@ import numpy as np
 
 from .checks import check_bool, check_choice, check_int
 from .core import constants as C
+from .core.state import rule_config
 from .tiles import EXPANSION_TILES
 
 FARM_SCORING = ("field", "city")
@@ -61,8 +62,10 @@ class Rules:
             gives no goods; docs/rules.md 7.7).
     """
 
-    players: int | None = None
-    followers: int | None = None
+    # None: the variant's default, resolved by __post_init__ (after which both are ints; the
+    # checker cannot see a field's type change there)
+    players: int = None  # type: ignore[assignment]
+    followers: int = None  # type: ignore[assignment]
     small_city: bool = False
     farm_scoring: str = "field"
     farm_city_points: int = 3
@@ -120,7 +123,7 @@ class Rules:
     @property
     def seats(self) -> int:
         """Scoring seats: players, or colours in the solo variant."""
-        return self.solo_colours if self.variant == "solo" else int(self.players)
+        return self.solo_colours if self.variant == "solo" else self.players
 
     @property
     def full_expansions(self) -> tuple[str, ...]:
@@ -162,20 +165,14 @@ class Rules:
 
     def to_config(self) -> np.ndarray:
         """Pack the options into the int32 config vector read by the jitted core."""
-        cfg = np.zeros(C.CFG_SIZE, dtype=np.int32)
-        cfg[C.CFG_SEATS] = self.seats
-        cfg[C.CFG_FOLLOWERS] = int(self.followers)
-        cfg[C.CFG_SMALL_CITY] = int(self.small_city)
-        cfg[C.CFG_FARM_MODE] = FARM_SCORING.index(self.farm_scoring)
-        cfg[C.CFG_FARM_POINTS] = self.farm_city_points
-        cfg[C.CFG_HAND_SIZE] = self.hand_size
-        cfg[C.CFG_SOLO] = int(self.variant == "solo")
-        cfg[C.CFG_PLAYER_ORDER] = int(self.scoring_order == "player")
-        cfg[C.CFG_EXPANSIONS] = (
-            C.EXP_INNS_CATHEDRALS * ("inns_cathedrals" in self.full_expansions)
-            | C.EXP_TRADERS_BUILDERS * ("traders_builders" in self.full_expansions))
-        cfg[C.CFG_GOODS_UNOWNED] = int(self.goods_from_unowned_city)
-        return cfg
+        return rule_config(
+            seats=self.seats, followers=self.followers, small_city=self.small_city,
+            farm_mode=FARM_SCORING.index(self.farm_scoring),
+            farm_points=self.farm_city_points, hand_size=self.hand_size,
+            solo=self.variant == "solo", player_order=self.scoring_order == "player",
+            expansions=(C.EXP_INNS_CATHEDRALS * ("inns_cathedrals" in self.full_expansions)
+                        | C.EXP_TRADERS_BUILDERS * ("traders_builders" in self.full_expansions)),
+            goods_unowned=self.goods_from_unowned_city)
 
 
 def _check_expansions(value: Any) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -164,9 +165,8 @@ def _env_rate(reset, step, legal, steps: int) -> float:
 def bench_envs(steps: int, repeats: int) -> dict[str, float]:
     """Steps/s with observation and mask: the PettingZoo AEC env (step + last()) and the
     Gymnasium solo env (step), with the standard and the aggregate observation."""
-    import gymnasium
-
     from . import carcassonne_v0
+    from .envs import SoloEnv
 
     aec = carcassonne_v0.env(players=2)
 
@@ -175,7 +175,7 @@ def bench_envs(steps: int, repeats: int) -> dict[str, float]:
         _, _, term, trunc, _ = aec.last()
         return term or trunc
 
-    solo = gymnasium.make("Carcassonne/Solo-v0").unwrapped
+    solo = SoloEnv()  # what gymnasium.make("Carcassonne/Solo-v0") wraps
     results = {
         "AEC env steps/s": statistics.median(
             _env_rate(lambda: (aec.reset(seed=0), aec.last()), aec_step,
@@ -187,7 +187,7 @@ def bench_envs(steps: int, repeats: int) -> dict[str, float]:
             for _ in range(repeats)),
     }
     # The same with the aggregate observation: its price per step.
-    agg = gymnasium.make("Carcassonne/Solo-v0", obs_features="aggregate").unwrapped
+    agg = SoloEnv(obs_features="aggregate")
     results["Solo-v0 env steps/s (aggregate obs)"] = statistics.median(
         _env_rate(lambda: agg.reset(seed=0), lambda a: agg.step(a)[2],
                   lambda: np.flatnonzero(agg.action_masks()), steps) for _ in range(repeats))
@@ -295,7 +295,7 @@ def bench_vs_bots(steps: int, repeats: int, num_envs: int = 256) -> dict[str, fl
 
 
 #: The expansion rule sets of the speed rows (within 1.5x of the base game).
-EXPANSION_RULES = {
+EXPANSION_RULES: dict[str, dict[str, Any]] = {
     "Inns & Cathedrals": {"expansions": ["inns_cathedrals"]},
     "both expansions": {"expansions": ["inns_cathedrals", "traders_builders"]},
     "both, tiles only": {"expansions": ["inns_cathedrals", "traders_builders"],
@@ -322,7 +322,7 @@ def bench_expansions(games: int, steps: int, repeats: int) -> dict[str, float]:
                          lambda: np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"]),
                          steps)
 
-    sets = {"base": {}, **EXPANSION_RULES}
+    sets: dict[str, dict[str, Any]] = {"base": {}, **EXPANSION_RULES}
     rates: dict[str, dict[str, list[float]]] = {k: {"games": [], "play": [], "env": []}
                                                  for k in sets}
     for _ in range(repeats):

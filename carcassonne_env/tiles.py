@@ -208,9 +208,8 @@ def tileset_for(expansions: tuple[str, ...] = ()) -> TileSet:
         tiles += extra
         names += [prefix + t["letter"] for t in extra]
     tables, slot_names, slot_aliases, canonical, S = _compile(tiles)
-    names = tuple(names)
     return TileSet(
-        names=names,
+        names=tuple(names),
         counts=tuple(t["count"] for t in tiles),
         start=names.index("D"),
         max_segments=S,

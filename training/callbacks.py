@@ -1,12 +1,15 @@
-"""The Stable-Baselines3 callbacks of the PPO trainers: a progress bar, checkpoints and
-the learning curve (curve.csv and TensorBoard)."""
+"""The Stable-Baselines3 callbacks of the PPO trainers: a progress bar, checkpoints, the
+learning curve (curve.csv and TensorBoard) and the wall-clock budget of a --minutes run
+(`TimeBudget`, `StopOnTime`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
@@ -16,29 +19,93 @@ from carcassonne_env.model_file import save_model
 
 from .curves import append_row, continue_curve
 from .run_folder import CHECKPOINTS, CURVE_FILE, checkpoint_path
+from .settings import PPOSettings
+
+P = TypeVar("P", bound=PPOSettings)
+# The step target `learn` gets in a run without one (total_timesteps 0): its time stops it.
+NO_STEP_TARGET = 10**15
+
+
+@dataclasses.dataclass
+class TimeBudget:
+    """A run's wall-clock budget: `minutes` from `start` (a `time.monotonic()` reading;
+    default: when the budget is made), of which the last `reserve_s` seconds are kept for
+    what follows the training (saving, the final evaluation, the curve's plot)."""
+
+    minutes: float
+    reserve_s: float = 0.0
+    start: float = dataclasses.field(default_factory=time.monotonic)
+
+    def elapsed(self) -> float:
+        """Seconds since `start`."""
+        return time.monotonic() - self.start
+
+    def training_left(self) -> float:
+        """Seconds left to train (negative once they are spent)."""
+        return self.minutes * 60 - self.reserve_s - self.elapsed()
+
+
+class StopOnTime(BaseCallback):
+    """Stops `learn` at its first step after the budget's training time is spent (SB3
+    drops the rollout cut short), but never before this session's first rollout has been
+    trained on: every run leaves an update and a curve row."""
+
+    def __init__(self, budget: TimeBudget) -> None:
+        super().__init__()
+        self.budget = budget
+        self.rollouts = 0
+
+    def _on_rollout_end(self) -> None:
+        self.rollouts += 1
+
+    def _on_step(self) -> bool:
+        return self.rollouts == 0 or self.budget.training_left() > 0
+
+
+def budget_session(settings: P, budget: TimeBudget | None, done: int,
+                   describe: Callable[[], str], progress: bool) -> tuple[P, list[BaseCallback]]:
+    """What a PPO trainer passes to `training.ppo.learn` for a session under `budget`
+    (None: no budget): the settings with a step target (`NO_STEP_TARGET` for a run without
+    one) and the callbacks that stop it on time and, with `progress`, show the time left
+    (`learn`'s own bar is then left out). `done`: the timesteps the model has done."""
+    if budget is None:
+        return settings, []
+    total = settings.total_timesteps
+    session = dataclasses.replace(settings, total_timesteps=total or NO_STEP_TARGET)
+    callbacks: list[BaseCallback] = [StopOnTime(budget)]
+    if progress:
+        callbacks.append(ProgressBar(total or None, done, describe, budget))
+    return session, callbacks
 
 
 class ProgressBar(BaseCallback):
-    """tqdm bar over the run's timesteps (a resumed run starts at those done), with the
-    latest curve metric."""
+    """tqdm bar over the run's timesteps (a resumed run starts at those done; `total`
+    None: a run without a step target), with the latest curve metric and, under a
+    `budget`, the training time left."""
 
-    def __init__(self, total: int, done: int, describe: Callable[[], str]) -> None:
+    def __init__(self, total: int | None, done: int, describe: Callable[[], str],
+                 budget: TimeBudget | None = None) -> None:
         super().__init__()
-        self.total, self.done, self.describe = total, done, describe
+        self.total, self.done, self.describe, self.budget = total, done, describe, budget
         self.bar: tqdm | None = None
 
     def _on_training_start(self) -> None:
         self.bar = tqdm(total=self.total, initial=self.done, unit="step", dynamic_ncols=True)
 
     def _on_step(self) -> bool:
-        self.bar.update(self.training_env.num_envs)
+        if self.bar is not None:
+            self.bar.update(self.training_env.num_envs)
         return True
 
     def _on_rollout_end(self) -> None:
-        self.bar.set_postfix_str(self.describe())
+        if self.bar is not None:
+            left = f" {max(0.0, self.budget.training_left()) / 60:.1f} min left" \
+                if self.budget is not None else ""
+            self.bar.set_postfix_str(self.describe() + left)
 
     def _on_training_end(self) -> None:
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()
 
 
 class Checkpoints(BaseCallback):
@@ -73,7 +140,7 @@ class EpisodeCurve(BaseCallback):
         self.path = run_dir / CURVE_FILE
         self.metrics, self.wall_floor = metrics, wall_floor
         self.columns = ["timesteps", "wall_s", "episodes", *metrics]
-        self.recent = {k: deque(maxlen=window) for k in metrics}
+        self.recent: dict[str, deque[float]] = {k: deque(maxlen=window) for k in metrics}
         self.episodes = 0
         self.wall0 = 0.0
 

@@ -197,7 +197,7 @@ def reproduce_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="folder of the new run")
     parser.add_argument("--from-step", type=int, default=1,
                         help="start at the card's command K (1: the first), e.g. after an "
-                             "interrupted run")
+                             "interrupted run (default: %(default)s)")
     parser.add_argument("--dry-run", action="store_true", help="print the commands only")
     parser.add_argument("--yes", action="store_true",
                         help="run the commands of a card that is not a shipped model's "

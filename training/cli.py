@@ -1,19 +1,32 @@
-"""The command line every trainer shares (`run_cli`): --out, --overwrite, --resume,
---quick, --no-progress and one option per setting, all checked with the run folder
-before any work (`training.run_folder`), each mistake in one line."""
+"""The command line every trainer shares (`run_cli`): --out, --preset, --resume,
+--overwrite, --minutes, --final-eval, --no-progress and one option per setting, all
+checked with the run folder before any work (`training.run_folder`), each mistake in one
+line."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
+import sys
+import textwrap
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from carcassonne_env.cli_errors import OneLineParser
 
-from .run_folder import FINAL_MODEL, plan_run
-from .settings import add_settings_arguments, check_policy_options, settings_from
+from .callbacks import TimeBudget
+from .evaluate import FINAL_GAMES, FINAL_OPPONENT, FINAL_SEED, describe_strength, final_seconds
+from .run_folder import CURVE_PLOT, EVALUATION_FILES, FINAL_MODEL, plan_run
+from .settings import (
+    add_settings_arguments,
+    check_policy_options,
+    option,
+    preset_changes,
+    settings_from,
+)
 
 PPO_RESUME = ("continue the run in --out from its furthest saved model with its stored "
               "settings (only --total-timesteps, --torch-threads and --checkpoint-every may "
@@ -22,43 +35,134 @@ PPO_RESUME = ("continue the run in --out from its furthest saved model with its 
 
 def run_cli(prog: str, doc: str, settings_cls: type, presets: dict[str, dict[str, Any]],
             train: Callable[..., Any], argv: list[str] | None, *,
-            plan: Callable[..., Any] = plan_run, resume: str | None = PPO_RESUME) -> int:
+            plan: Callable[..., Any] = plan_run, resume: str | None = PPO_RESUME,
+            target: str | None = None, plot: bool = True) -> int:
     """A trainer's command line `prog` (help: `doc`): parses `argv`, builds its settings
-    (`settings_cls` from `presets["full"]`, or `presets["quick"]` with --quick where
-    there is one, and the options given), checks them and the folder --out with
+    (`settings_cls` from the preset --preset names, the first of `presets` by default,
+    and the options given), checks them and the folder --out with
     `plan(out, settings, resume, changes, overwrite)` (ValueError, OSError: one line),
     then calls ``train(settings, out, progress=, overwrite=)`` (with ``resume=`` and
     ``changes=``, the options given, where the trainer resumes: `resume` is the help of
-    its --resume, None for none) and reports the model.zip it saved."""
+    its --resume, None for none) and reports the model.zip it saved.
+
+    `target`: the setting a wall-clock budget pairs with (total_timesteps, iterations),
+    for a trainer that takes --minutes: `train` then gets ``budget=`` (a `TimeBudget`
+    from the command's start, or None) and `plan` ``timed=``; a --minutes run without
+    the target option sets it to 0 (none). After `train`, a --minutes run draws
+    curve.png (`plot`; False: the trainer draws its own) and, as --final-eval asks,
+    evaluates model.zip (`training.evaluate.evaluate_run`)."""
+    start = time.monotonic()  # --minutes counts from here: compiling and loading included
+    parser = _parser(prog, doc, settings_cls, presets, resume, target)
+    args = parser.parse_args(argv)
+    resuming = getattr(args, "resume", False)
+    minutes, final = getattr(args, "minutes", None), getattr(args, "final_eval", None)
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(settings_cls)
+             if getattr(args, f.name) is not None}
+    if minutes is not None and target not in given:
+        given[str(target)] = 0  # no step target: the budget ends the run
+    changes = given if resuming else None
+    try:
+        _check_session(resuming, getattr(args, "preset", None), minutes, final)
+        preset = presets[getattr(args, "preset", None) or next(iter(presets))]
+        settings = settings_from(settings_cls, preset, given)
+        check_policy_options(settings, given)
+        timed = {"timed": minutes is not None} if target is not None else {}
+        plan(args.out, settings, resuming, changes, args.overwrite, **timed)
+    except (ValueError, OSError) as err:
+        parser.error(str(err))
+    games = final if final is not None else FINAL_GAMES if minutes is not None else 0
+    how: dict[str, Any] = {"resume": resuming, "changes": changes} if resume is not None else {}
+    if target is not None:
+        how["budget"] = None if minutes is None else \
+            TimeBudget(minutes, final_seconds(games), start)
+    train(settings, args.out, progress=not args.no_progress, overwrite=args.overwrite, **how)
+    print(f"saved {args.out / FINAL_MODEL}")
+    _finish_run(args.out, plot and minutes is not None, games, not args.no_progress)
+    if minutes is not None:
+        print(f"ended after {(time.monotonic() - start) / 60:.2f} of {minutes:g} minutes")
+    return 0
+
+
+def _parser(prog: str, doc: str, settings_cls: type, presets: dict[str, dict[str, Any]],
+            resume: str | None, target: str | None) -> OneLineParser:
+    """The trainer's parser (see `run_cli`); its epilog lists what each preset sets."""
+    default = next(iter(presets))
     parser = OneLineParser(prog=prog, description=doc,
+                           epilog=_presets_epilog(settings_cls, presets),
                            formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, required=True, help="run folder")
-    if "quick" in presets:
-        parser.add_argument("--quick", action="store_true",
-                            help="the short preset: the full one's settings on a smaller "
-                            "budget (default: the full one); new runs only")
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR",
+                        help="the run folder (required)")
+    if len(presets) > 1:
+        parser.add_argument("--preset", choices=list(presets), default=None,
+                            help="the recipe the settings start from (default: "
+                            f"{default}; what the others change: the list at the end); "
+                            "new runs only")
     if resume is not None:
         parser.add_argument("--resume", action="store_true", help=resume)
     parser.add_argument("--overwrite", action="store_true",
                         help="replace the run in --out (without it, a folder holding a run "
                         "is refused)")
+    if target is not None:
+        flag = option(target)
+        parser.add_argument(
+            "--minutes", type=float, metavar="M",
+            help="train until M minutes of wall-clock time since the command started "
+            "(compiling included) have passed, keeping the time the end needs, then save "
+            f"model.zip, draw curve.png and evaluate (--final-eval); with --resume, M more "
+            f"minutes; with {flag} too, whichever comes first (default: none, {flag} "
+            "ends the run)")
+        parser.add_argument(
+            "--final-eval", type=int, metavar="N",
+            help=f"evaluate model.zip at the end: N games against the {FINAL_OPPONENT} "
+            f"(N / 2 decks of arena seed {FINAL_SEED}, both seatings) or, solo, deals 0 to "
+            f"N - 1; written to evaluation.json and evaluation.md in --out (default: "
+            f"{FINAL_GAMES} with --minutes, else 0: none)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    add_settings_arguments(parser, settings_cls, presets)
-    args = parser.parse_args(argv)
-    quick, resuming = getattr(args, "quick", False), getattr(args, "resume", False)
-    if resuming and quick:
-        parser.error("--quick picks the preset of a new run; a resumed run keeps its "
-                     "stored settings (raise --total-timesteps to train further)")
-    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(settings_cls)
-             if getattr(args, f.name) is not None}
-    settings = settings_from(settings_cls, presets["quick" if quick else "full"], given)
-    changes = given if resuming else None
-    try:
-        check_policy_options(settings, given)
-        plan(args.out, settings, resuming, changes, args.overwrite)
-    except (ValueError, OSError) as err:
-        parser.error(str(err))
-    how = {"resume": resuming, "changes": changes} if resume is not None else {}
-    train(settings, args.out, progress=not args.no_progress, overwrite=args.overwrite, **how)
-    print(f"saved {args.out / FINAL_MODEL}")
-    return 0
+    add_settings_arguments(parser, settings_cls, presets[default])
+    return parser
+
+
+def _presets_epilog(settings_cls: type, presets: dict[str, dict[str, Any]]) -> str | None:
+    """The --help's list of presets: the default, then what each other one changes."""
+    if len(presets) < 2:
+        return None
+    names = list(presets)
+    lines = [f"presets (--preset NAME): {names[0]}, the default, sets the defaults above;"]
+    for name in names[1:]:
+        changes = " ".join(preset_changes(settings_cls, presets[names[0]], presets[name]))
+        lines.append(textwrap.fill(f"{name}: {changes}", width=88, initial_indent="  ",
+                                   subsequent_indent="      "))
+    return "\n".join(lines)
+
+
+def _check_session(resuming: bool, preset: str | None, minutes: float | None,
+                   final: int | None) -> None:
+    """ValueError for options of this session that cannot run: --preset with --resume, a
+    budget that is not a positive number of minutes, an odd or negative --final-eval."""
+    if resuming and preset is not None:
+        raise ValueError("--preset picks the recipe of a new run; a resumed run keeps its "
+                         "stored settings")
+    if minutes is not None and not (math.isfinite(minutes) and minutes > 0):
+        raise ValueError(f"--minutes must be a number > 0, got {minutes:g}")
+    if final is not None and (final < 0 or final % 2):
+        raise ValueError(f"--final-eval must be an even integer >= 0 (both seatings of each "
+                         f"deck), got {final}")
+
+
+def _finish_run(out: Path, draw_curve: bool, games: int, progress: bool = True) -> None:
+    """The end of a run in `out`: curve.png from curve.csv (`draw_curve`; a warning
+    instead if there is nothing to draw) and, with `games`, the evaluation of model.zip
+    (`training.evaluate.evaluate_run`), its headline printed."""
+    from .evaluate import evaluate_run
+
+    if draw_curve:
+        from .plots import plot_curves
+
+        try:
+            plot_curves([out], out / CURVE_PLOT, x="wall")
+        except (ValueError, OSError) as err:
+            print(f"carcassonne: warning: no {CURVE_PLOT} drawn: {err}", file=sys.stderr)
+    if games:
+        report = evaluate_run(out, games, progress=progress)
+        print(f"evaluation of {FINAL_MODEL} ({report['timesteps']} timesteps): "
+              f"{describe_strength(report)} ({out / EVALUATION_FILES[1]})")

@@ -31,8 +31,9 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from carcassonne_env.checks import check_space
 from carcassonne_env.cli_errors import OneLineParser, run_script
-from carcassonne_env.model_file import save_model
+from carcassonne_env.model_file import mark_solo, save_model, trained_on_solo
 
 from .cards import check_card, write_card
 
@@ -54,7 +55,8 @@ def with_candidate_moves(model: Any, k: int) -> None:
                          "(trained without --policy candidates)")
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ValueError(f"--candidate-moves must be a positive integer, got {k!r}")
-    rows, actions = space["candidates"], space["candidate_actions"]
+    rows = check_space(space, spaces.Box, "candidates")
+    actions = check_space(space, spaces.Box, "candidate_actions")
     cells = {**space.spaces,
              "candidate_actions": spaces.Box(int(actions.low.min()), int(actions.high.max()),
                                              (k,), actions.dtype),
@@ -75,14 +77,13 @@ def export_model(src: str | Path, dst: str | Path, candidate_moves: int | None =
     `trust_pickle`: read `src` by unpickling it (`agents.sb3_policy.load_model`), for a
     file without a description that one trusts."""
     from agents.sb3_policy import load_model
-    from carcassonne_env.envs.for_model import trained_on_solo
 
     model = load_model(src, cached=False, trust_pickle=trust_pickle)
     if candidate_moves is not None:
         with_candidate_moves(model, candidate_moves)
     # The last observations go, but whether they were solo ones stays: with 3 or 4 seats
     # the spaces alone cannot tell the solo variant from a 3- or 4-player game.
-    model.carcassonne_solo = trained_on_solo(model)
+    mark_solo(model, trained_on_solo(model))
     policy = model.policy
     policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1),
                                               **policy.optimizer_kwargs)
@@ -101,9 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("model", help="a saved model (.zip) or a shipped model's name")
     parser.add_argument("-o", "--output", type=Path, required=True, help="slim .zip to write")
     parser.add_argument("--card", type=Path, help="a model card (JSON, as `carcassonne train "
-                        "card NAME --json` prints one) to put into the file")
+                        "card NAME --json` prints one) to put into the file (default: none, the "
+                        "copy has no card)")
     parser.add_argument("--candidate-moves", type=int, metavar="K",
-                        help="a candidate-move model: room for K candidates (see above)")
+                        help="a candidate-move model: room for K candidates (see above; "
+                        "default: the model's own K)")
     parser.add_argument("--trust-pickle", action="store_true",
                         help="read a model file without this package's description by "
                         "unpickling it (runs code stored in the file: trusted files only)")

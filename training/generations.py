@@ -39,7 +39,7 @@ from .curves import append_row, read_rows, write_rows
 from .evaluate import gate, play_off
 from .plots import plot_loop
 from .run_folder import GENERATIONS_FILE
-from .settings import require
+from .settings import require, setting
 
 GATE_SEED = 500_000  # + the gate's number: the gate's decks (no evaluation uses them)
 CONFIRM_SEED = 600_000  # + the gate's number: the confirmation's decks
@@ -51,11 +51,17 @@ _NAN = float("nan")
 class GateSettings:
     """The gate, the confirmation and the panel of a loop of generations."""
 
-    gate_games: int = 200  # candidate against the newest generation per gate
-    gate_threshold: float = 0.55
-    confirm_threshold: float = 0.55  # the confirmation's win rate to accept (0: none)
-    panel_games: int = 100  # per panel bot for every generation (0: no panel)
-    panel: str = "greedy,heuristic,mcts"  # the panel's bots (arena specs, comma-separated)
+    gate_games: int = setting(200, "games of the candidate against the best (or newest) "
+                              "generation per gate, both seatings; 0: every candidate passes")
+    gate_threshold: float = setting(0.55, "the gate's win rate (draws half) that sends a "
+                                    "candidate to the confirmation")
+    confirm_threshold: float = setting(0.55, "the confirmation's win rate, on other decks, "
+                                       "that makes the candidate a generation (0: the gate "
+                                       "alone decides)")
+    panel_games: int = setting(100, "games of every new generation against each panel bot "
+                               "(0: no panel)")
+    panel: str = setting("greedy,heuristic,mcts", "the panel's bots, comma-separated arena "
+                         "specs")
 
     def check_gate(self) -> None:
         """ValueError naming the first gate setting out of its range."""

@@ -3,8 +3,8 @@ learns to choose what the teacher (by default the heuristic bot) would choose, i
 positions it reaches itself, and its value head learns the teacher's estimate of the
 margin still to come.
 
-    carcassonne train bc --quick --out runs/bc            # ~15 minutes on 2 cores
-    carcassonne train bc --out runs/bc                    # the full config
+    carcassonne train bc --out runs/bc                    # the full recipe
+    carcassonne train bc --preset quick --out runs/bc     # its first 300k steps
     carcassonne train multi --out runs/duel --init runs/bc/model.zip   # then PPO
     carcassonne train bc --players 1 --out runs/bc-solo   # the solo variant
 
@@ -44,7 +44,7 @@ from carcassonne_env.bots.jitted_bots import bot_spec
 from carcassonne_env.cli_errors import run_script
 from carcassonne_env.envs import SoloVectorEnv, VsBotsVectorEnv
 from carcassonne_env.envs.vector_base import BatchedGamesEnv
-from carcassonne_env.model_file import save_model
+from carcassonne_env.model_file import mark_solo, save_model
 
 from .cli import run_cli
 from .curves import append_row, continue_curve
@@ -58,7 +58,7 @@ from .run_folder import (
     plan_run,
     record_run,
 )
-from .settings import PPOSettings, require
+from .settings import PPOSettings, require, setting
 
 
 @dataclasses.dataclass
@@ -68,18 +68,26 @@ class ImitationSettings(PPOSettings):
     blocks, global_pool, board_size, obs_features), seed, checkpoint_every and
     torch_threads apply; the others are stored in the model for a later PPO run."""
 
-    players: int = 2  # 1: the solo variant (3 colours, SoloVectorEnv)
-    teacher: str = "heuristic"  # a jitted bot spec
-    temperature: float = 1.0  # points: the softness of the heuristic's targets
-    opponents: str = "greedy"  # jitted bot spec(s) of the other seats, comma-separated
-    teacher_share: float = 0.5  # chance that a game plays the teacher's move
-    reward_scale: float = 0.1  # value targets: the margin estimate times this
-    eval_every: int = 20_000  # steps between evaluations
-    eval_games: int = 100
-    eval_opponent: str = "greedy"
+    total_timesteps: int = setting(200_000, "the timesteps (the learner's decisions) to "
+                                   "train to, counted from the start of the run")
+    players: int = setting(2, "seats; 1: the solo variant (3 colours, SoloVectorEnv)")
+    teacher: str = setting("heuristic", "the bot cloned (a jitted bot spec)")
+    temperature: float = setting(1.0, "points: the softness of the teacher's targets "
+                                 "(softmax of its evaluations over this)")
+    opponents: str = setting("greedy", "the jitted bot(s) of the other seats, "
+                             "comma-separated")
+    teacher_share: float = setting(0.5, "the chance that a game plays the teacher's move, "
+                                   "not the policy's")
+    reward_scale: float = setting(0.1, "value targets: the teacher's margin estimate times "
+                                  "this")
+    eval_every: int = setting(20_000, "timesteps between evaluations (curve.csv rows)")
+    eval_games: int = setting(100, "games (solo: deals) of each evaluation, the same every "
+                              "time")
+    eval_opponent: str = setting("greedy", "the jitted bot of the evaluation games")
 
     def check(self) -> None:
         super().check()
+        require(self, "total_timesteps", int, lambda v: v >= 1, "a positive integer")
         require(self, "players", int, lambda v: 1 <= v <= 6,
                 "an integer in [1, 6] (1: the solo variant)")
         for name in ("teacher", "eval_opponent"):
@@ -107,9 +115,11 @@ class ImitationSettings(PPOSettings):
 _BC = {"n_envs": 128, "learning_rate": 1e-3, "channels": 32, "blocks": 3, "global_pool": 1,
        "board_size": 20, "obs_features": "aggregate", "n_steps": 64, "batch_size": 512,
        "n_epochs": 2, "checkpoint_every": 100_000}
-PRESETS = {
-    "quick": {**_BC, "total_timesteps": 300_000},
+# The recipes (--preset NAME; the first is the default): "quick" is the first 300k
+# steps of "full" (--resume --total-timesteps carries it on).
+PRESETS: dict[str, dict[str, Any]] = {
     "full": {**_BC, "total_timesteps": 1_200_000},
+    "quick": {**_BC, "total_timesteps": 300_000},
 }
 
 
@@ -196,7 +206,7 @@ def train(settings: ImitationSettings, out: Path, resume: bool = False,
     th.manual_seed(settings.seed)
     env = make_env(settings, settings.n_envs, split_specs(settings.opponents))
     model = load_or_create(settings, env.to_sb3(), out, resume)
-    model.carcassonne_solo = settings.players == 1  # saved: tells 3 colours from 3 players
+    mark_solo(model, settings.players == 1)
     policy = model.policy
     policy.set_training_mode(True)
     optimizer = policy.optimizer

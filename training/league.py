@@ -15,6 +15,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from carcassonne_env.bots.move_prior import PRIOR_KEY, prior_from_probs, prior_space
+from carcassonne_env.checks import discrete_size
 from carcassonne_env.envs import VsBotsVectorEnv
 
 
@@ -105,7 +106,7 @@ class JoinedVecEnv(VecEnv):
     def _join(self, parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
         obs = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
         if self.prior:
-            out = np.empty((self.num_envs, self.action_space.n), np.float32)
+            out = np.empty((self.num_envs, discrete_size(self.action_space)), np.float32)
             for k, venv in enumerate(self.groups):
                 prior_from_probs(venv.teacher("heuristic").probs,
                                  out[self.bounds[k]:self.bounds[k + 1]])

@@ -119,7 +119,7 @@ def draw_curves(run_dirs: list[Path], titles: list[str] | None = None,
             ax.set_ylim(0, 1)
             ax.legend(loc="best", fontsize=8)
         # From 0 so a short run is not zoomed into a few steps; 500, 1k, 1.5k, ... 1M.
-        ax.set_xlim(0, max(xs) * 1.05)
+        ax.set_xlim(0, max(max(xs), 1e-3) * 1.05)
         if x == "timesteps":
             ax.xaxis.set_major_formatter(EngFormatter(sep=""))
     fig.tight_layout()
@@ -192,10 +192,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="carcassonne train plot", description=__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", type=Path, help="run folders")
-    parser.add_argument("-o", "--output", type=Path, default=Path("training_curves.png"))
-    parser.add_argument("--titles", help="comma-separated panel titles")
+    parser.add_argument("-o", "--output", type=Path, default=Path("training_curves.png"),
+                        help="the PNG to write (default: %(default)s)")
+    parser.add_argument("--titles", help="comma-separated panel titles (default: the run "
+                        "folders' names)")
     parser.add_argument("--baselines", type=Path, metavar="DIR",
-                        help="folder of solo-bench JSON files (solo-<bot>.json) to draw")
+                        help="folder of solo-bench JSON files (solo-<bot>.json) to draw "
+                        "(default: none)")
     parser.add_argument("--x", choices=X_AXES, default="timesteps",
                         help="the x axis: timesteps (default) or wall-clock minutes")
     args = parser.parse_args(argv)

@@ -19,6 +19,7 @@ policy_kwargs={"channels": 32, "blocks": 2})``. Only the "turn" action mode is s
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import torch as th
@@ -29,7 +30,13 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from carcassonne_env.bots.move_prior import PRIOR_KEY
+from carcassonne_env.checks import check_space, discrete_size
 from carcassonne_env.tiles import base_tileset
+
+
+def _shape(observation_space: spaces.Space, key: str) -> tuple[int, ...]:
+    """The shape of the Box entry `key` of a Dict observation space (ValueError if none)."""
+    return check_space(observation_space, spaces.Box, key).shape
 
 
 def board_layout(observation_space: spaces.Dict, action_space: spaces.Discrete
@@ -40,11 +47,11 @@ def board_layout(observation_space: spaces.Dict, action_space: spaces.Discrete
             set(observation_space.spaces) - {PRIOR_KEY} != {"board", "features"}:
         raise ValueError("BoardPolicy needs the Dict(board, features) observations of the "
                          "carcassonne_env envs (and optionally the move prior)")
-    height, width, channels = observation_space["board"].shape
+    height, width, channels = _shape(observation_space, "board")
     if height != width or height % 3:
         raise ValueError(f"board planes must be [3B, 3B, C], got {(height, width, channels)}")
     B = height // 3
-    n = int(action_space.n)
+    n = discrete_size(action_space)
     per_hand = 4 * base_tileset().max_segments + 4  # rotations x (no follower + segments)
     if n % (B * B * per_hand):
         raise ValueError(f"{n} actions are not hand x {B} x {B} x {per_hand}: BoardPolicy "
@@ -69,12 +76,13 @@ class BoardExtractor(BaseFeaturesExtractor):
 
     def __init__(self, observation_space: spaces.Dict, channels: int = 32,
                  blocks: int = 2, global_pool: bool = False) -> None:
-        B = observation_space["board"].shape[0] // 3
+        board = check_space(observation_space, spaces.Box, "board")
+        B = board.shape[0] // 3
         self.prior = PRIOR_KEY in observation_space.spaces  # passed on after the cells
-        n_prior = observation_space[PRIOR_KEY].shape[0] if self.prior else 0
+        n_prior = _shape(observation_space, PRIOR_KEY)[0] if self.prior else 0
         super().__init__(observation_space, features_dim=channels * B * B + n_prior)
-        in_planes = observation_space["board"].shape[2]
-        n_features = observation_space["features"].shape[0]
+        in_planes = board.shape[2]
+        n_features = _shape(observation_space, "features")[0]
         self.board_size, self.channels = B, channels
         self.cell = nn.Conv2d(in_planes, channels, kernel_size=3, stride=3)
         self.context = nn.Linear(n_features, channels)
@@ -84,7 +92,7 @@ class BoardExtractor(BaseFeaturesExtractor):
                                    for _ in range(blocks if global_pool else 0))
         # Planes above 1 (the aggregate observation's points and counts) are scaled by
         # their space's high into [0, 1]; not saved: the space gives it back.
-        high = observation_space["board"].high[0, 0].astype("float32")
+        high = board.high[0, 0].astype("float32")
         if (high > 1).any():
             self.register_buffer("scale", th.as_tensor(1.0 / high)[:, None, None],
                                  persistent=False)
@@ -171,11 +179,11 @@ class LeanMaskedCategorical(MaskableCategoricalDistribution):
     def proba_distribution(self, action_logits: th.Tensor) -> LeanMaskedCategorical:
         self.raw = action_logits.view(-1, self.action_dim)
         self._dense: th.Tensor | None = None
-        self._rows = None  # set by apply_masking: the legal (row, column) pairs
+        self._rows: th.Tensor | None = None  # set by apply_masking: the legal (row, col) pairs
         return self
 
-    @property
-    def distribution(self) -> LeanMaskedCategorical:  # what SB3 code reads `.logits` off
+    @property  # SB3 declares a torch Categorical; it only reads `.distribution.logits`
+    def distribution(self) -> LeanMaskedCategorical:  # type: ignore[override]
         """This object: SB3 code reads `.distribution.logits`."""
         return self
 
@@ -220,15 +228,16 @@ class LeanMaskedCategorical(MaskableCategoricalDistribution):
         return -th.zeros(self.raw.shape[0], device=p_logp.device).index_add(
             0, self._rows, p_logp)
 
-    def _best(self, scores: th.Tensor) -> th.Tensor:
-        """Per row, the legal action of the highest `scores` (one per legal pair)."""
+    def _best(self, rows: th.Tensor, scores: th.Tensor) -> th.Tensor:
+        """Per row, the legal action of the highest `scores` (one per legal pair, `rows`
+        saying whose)."""
         n = self.raw.shape[0]
         top = th.full((n,), -th.inf, device=scores.device).scatter_reduce(
-            0, self._rows, scores, "amax")
+            0, rows, scores, "amax")
         # the lowest action index among a row's best (as argmax takes the first)
-        cand = th.where(scores == top[self._rows], self._cols, self.action_dim)
+        cand = th.where(scores == top[rows], self._cols, self.action_dim)
         return th.full((n,), self.action_dim, device=scores.device).scatter_reduce(
-            0, self._rows, cand, "amin")
+            0, rows, cand, "amin")
 
     def sample(self) -> th.Tensor:
         with th.no_grad():
@@ -237,13 +246,13 @@ class LeanMaskedCategorical(MaskableCategoricalDistribution):
                 u = (1.0 - th.rand(cdf.shape[0], 1, device=cdf.device)) * cdf[:, -1:]
                 return th.searchsorted(cdf, u).clamp_(max=self.action_dim - 1).squeeze(1)
             u = th.rand(self._logp.shape, device=self._logp.device).clamp_(min=1e-20)
-            return self._best(self._logp - th.log(-th.log(u)))  # Gumbel-max
+            return self._best(self._rows, self._logp - th.log(-th.log(u)))  # Gumbel-max
 
     def mode(self) -> th.Tensor:
         if self._rows is None:
             return self.logits.argmax(1)
         with th.no_grad():
-            return self._best(self._logp)
+            return self._best(self._rows, self._logp)
 
 
 class BoardPolicy(MaskableActorCriticPolicy):
@@ -253,6 +262,11 @@ class BoardPolicy(MaskableActorCriticPolicy):
     `BoardExtractor`), critic_hidden (critic MLP width). The hand size (3 in the
     strategic variant) is read off the action space.
     """
+
+    observation_space: spaces.Dict  # checked by board_layout
+    features_extractor: BoardExtractor
+    # SB3 declares its MlpExtractor: it calls latent_dim_pi/vf and forward_actor/critic
+    mlp_extractor: _Heads  # type: ignore[assignment]
 
     def __init__(self, observation_space: spaces.Dict, action_space: spaces.Discrete,
                  lr_schedule: Any, channels: int = 32, blocks: int = 2,
@@ -268,15 +282,16 @@ class BoardPolicy(MaskableActorCriticPolicy):
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        prior = self.observation_space.spaces.get(PRIOR_KEY)
+        prior = PRIOR_KEY in self.observation_space.spaces
         self.mlp_extractor = _Heads(self.channels, self.board_size, self.critic_hidden,
-                                    0 if prior is None else prior.shape[0])
+                                    _shape(self.observation_space, PRIOR_KEY)[0]
+                                    if prior else 0)
 
     def _build(self, lr_schedule: Any) -> None:
         # As MaskableActorCriticPolicy._build, with the conv head instead of a Linear one
         # (a Linear layer from K*B*B to every action would have ~10^9 weights).
         self._build_mlp_extractor()
-        self.lean_dist = LeanMaskedCategorical(int(self.action_space.n))
+        self.lean_dist = LeanMaskedCategorical(discrete_size(self.action_space))
         self.action_net = ConvActionHead(self.channels, self.board_size, self.per_cell,
                                          self.hand_size,
                                          PRIOR_KEY in self.observation_space.spaces,
@@ -286,13 +301,18 @@ class BoardPolicy(MaskableActorCriticPolicy):
             gains = {self.features_extractor: 2 ** 0.5, self.mlp_extractor: 2 ** 0.5,
                      self.action_net: 0.01, self.value_net: 1.0}
             for module, gain in gains.items():
-                module.apply(lambda m, g=gain: self.init_weights(m, gain=g))
-        self.features_extractor.to(memory_format=th.channels_last)  # after the init
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
-                                              **self.optimizer_kwargs)
+                module.apply(partial(self.init_weights, gain=gain))
+        # after the init; torch's overloads of `to` leave out its memory_format form
+        self.features_extractor.to(memory_format=th.channels_last)  # type: ignore[call-overload]
+        # SB3 types optimizer_class as the Optimizer base, whose __init__ takes no lr
+        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> LeanMaskedCategorical:
-        return self.lean_dist.proba_distribution(self.action_net(latent_pi))
+        # a new distribution per call (SB3 reuses one): the learner evaluates minibatch
+        # shards on several threads at once (training.learner)
+        return LeanMaskedCategorical(self.lean_dist.action_dim).proba_distribution(
+            self.action_net(latent_pi))
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
@@ -326,8 +346,11 @@ class CandidateNet(nn.Module):
     Only present candidates go through the network (gathered into one batch: a position
     has far fewer legal moves than K); absent ones get logit 0 (the caller masks them).
     `candidates` is [N, K, F], or packed: [n, F], the n present rows (actions >= 0) in
-    row-major order, as the rollout buffer gives them (`training.buffers`).
+    row-major order already through `inputs` (symlog), as the rollout buffer gives them
+    (`training.buffers`: once per rollout, not once per epoch).
     """
+
+    inputs = staticmethod(symlog)  # what the first layer reads of a candidate's columns
 
     def __init__(self, n_features: int, n_columns: int, hidden: int = 128) -> None:
         super().__init__()
@@ -353,8 +376,8 @@ class CandidateNet(nn.Module):
         present = actions >= 0  # [N, K]
         rows, cols = present.nonzero(as_tuple=True)
         context = self.context(features)
-        picked = candidates if candidates.dim() == 2 else candidates[rows, cols]
-        e = self.body(th.relu(self.embed(symlog(picked)) + context[rows]))
+        picked = candidates if candidates.dim() == 2 else self.inputs(candidates[rows, cols])
+        e = self.body(th.relu(self.embed(picked) + context[rows]))
         logits = th.zeros(N, K, dtype=e.dtype, device=e.device)
         logits = logits.index_put((rows, cols), self.score(e).squeeze(-1))
         # pools over each row's candidates (e >= 0 after the ReLU: 0 is a neutral max)
@@ -371,9 +394,9 @@ class CandidateExtractor(BaseFeaturesExtractor):
     indices | hidden value latent] for `CandidatePolicy`."""
 
     def __init__(self, observation_space: spaces.Dict, hidden: int = 128) -> None:
-        K, F = observation_space["candidates"].shape
+        K, F = _shape(observation_space, "candidates")
         super().__init__(observation_space, features_dim=2 * K + hidden)
-        self.net = CandidateNet(observation_space["features"].shape[0], F, hidden)
+        self.net = CandidateNet(_shape(observation_space, "features")[0], F, hidden)
 
     def forward(self, obs: dict[str, th.Tensor]) -> th.Tensor:
         actions = obs["candidate_actions"]
@@ -422,8 +445,8 @@ class CandidateCategorical(MaskableCategoricalDistribution):
         self._dense: th.Tensor | None = None
         return self
 
-    @property
-    def distribution(self) -> CandidateCategorical:  # what SB3 code reads `.logits` off
+    @property  # SB3 declares a torch Categorical; it only reads `.distribution.logits`
+    def distribution(self) -> CandidateCategorical:  # type: ignore[override]
         """This object: SB3 code reads `.distribution.logits`."""
         return self
 
@@ -485,6 +508,10 @@ class CandidatePolicy(MaskableActorCriticPolicy):
     """
 
     observation_keys = ("features", *CANDIDATE_KEYS)  # what the network reads
+    observation_space: spaces.Dict  # checked by __init__
+    features_extractor: CandidateExtractor
+    # SB3 declares its MlpExtractor: it calls latent_dim_pi/vf and forward_actor/critic
+    mlp_extractor: _CandidateHeads  # type: ignore[assignment]
 
     def __init__(self, observation_space: spaces.Dict, action_space: spaces.Discrete,
                  lr_schedule: Any, hidden: int = 128, **kwargs: Any) -> None:
@@ -498,23 +525,26 @@ class CandidatePolicy(MaskableActorCriticPolicy):
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = _CandidateHeads(self.observation_space["candidates"].shape[0],
-                                             self.hidden)
+        self.mlp_extractor = _CandidateHeads(
+            _shape(self.observation_space, "candidates")[0], self.hidden)
 
     def _build(self, lr_schedule: Any) -> None:
         self._build_mlp_extractor()
-        self.candidate_dist = CandidateCategorical(int(self.action_space.n))
+        self.candidate_dist = CandidateCategorical(discrete_size(self.action_space))
         self.action_net = nn.Identity()  # the extractor already scored the candidates
         self.value_net = nn.Linear(self.hidden, 1)
         if self.ortho_init:
             self.features_extractor.apply(lambda m: self.init_weights(m, gain=2 ** 0.5))
             self.init_weights(self.features_extractor.net.score, gain=0.01)
             self.init_weights(self.value_net, gain=1.0)
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
-                                              **self.optimizer_kwargs)
+        # SB3 types optimizer_class as the Optimizer base, whose __init__ takes no lr
+        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> CandidateCategorical:
-        return self.candidate_dist.proba_distribution(latent_pi)
+        # a new distribution per call, as BoardPolicy's
+        return CandidateCategorical(self.candidate_dist.action_dim).proba_distribution(
+            latent_pi)
 
     def extract_features(self, obs: Any, features_extractor: Any = None) -> Any:
         # Only what the network reads: SB3 would turn every key to float first, the board

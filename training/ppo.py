@@ -1,6 +1,6 @@
-"""The PPO trainers' model: a new MaskablePPO from the settings (`new_model`), or the
-resumed run's (`load_or_create`), and its training to the target with checkpoints, the
-learning curve and a progress bar (`learn`)."""
+"""The PPO trainers' model: a new MaskablePPO (the learner of `training.learner`) from
+the settings (`new_model`), or the resumed run's (`load_or_create`), and its training to
+the target with checkpoints, the learning curve and a progress bar (`learn`)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 import torch
 from gymnasium import spaces
 from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import VecEnv
 
@@ -19,25 +20,31 @@ from carcassonne_env.model_file import save_model
 
 from .buffers import CompactMaskableDictRolloutBuffer
 from .callbacks import Checkpoints, EpisodeCurve, ProgressBar
+from .learner import ThreadedMaskablePPO, candidate_buffer_options
 from .policy import BoardPolicy, CandidatePolicy
 from .run_folder import FINAL_MODEL, saved_progress
 from .settings import POLICY_OPTIONS, PPOSettings
 from .warm_start import load_policy_weights
 
 
-def new_model(settings: PPOSettings, venv: VecEnv, run_dir: Path) -> MaskablePPO:
-    """A fresh MaskablePPO with `BoardPolicy` or `CandidatePolicy` (settings.policy),
-    logging to run_dir/tb; with settings.init, its policy starts from that model's
-    weights (`training.warm_start`)."""
+def new_model(settings: PPOSettings, venv: VecEnv, run_dir: Path) -> ThreadedMaskablePPO:
+    """A fresh MaskablePPO (`ThreadedMaskablePPO`: its updates on settings.torch_threads
+    threads) with `BoardPolicy` or `CandidatePolicy` (settings.policy), logging to
+    run_dir/tb; with settings.init, its policy starts from that model's weights
+    (`training.warm_start`)."""
     s = settings
+    policy: type[MaskableActorCriticPolicy]
+    kwargs: dict[str, Any]
     if s.policy == "candidates":
         policy, kwargs = CandidatePolicy, {"hidden": s.hidden}
     else:
+        prior = getattr(s, "move_prior", 0)  # train multi's settings (training.train_multi)
         policy, kwargs = BoardPolicy, {
             "channels": s.channels, "blocks": s.blocks, "global_pool": bool(s.global_pool),
-            **({"prior_weight": s.move_prior} if getattr(s, "move_prior", 0) else {})}
-    model = MaskablePPO(
-        policy, venv, n_steps=s.n_steps, batch_size=s.batch_size, n_epochs=s.n_epochs,
+            **({"prior_weight": prior} if prior else {})}
+    model = ThreadedMaskablePPO(
+        policy, venv, threads=s.torch_threads, n_steps=s.n_steps, batch_size=s.batch_size,
+        n_epochs=s.n_epochs,
         learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda,
         clip_range=s.clip_range, ent_coef=s.ent_coef, vf_coef=s.vf_coef,
         rollout_buffer_class=CompactMaskableDictRolloutBuffer,
@@ -52,24 +59,23 @@ def new_model(settings: PPOSettings, venv: VecEnv, run_dir: Path) -> MaskablePPO
 def buffer_options(policy: str, observation_space: spaces.Space) -> dict[str, Any]:
     """`CompactMaskableDictRolloutBuffer`'s options for `policy`: the candidate policy's
     rollouts keep the candidate rows packed and leave out what it does not read."""
-    if policy != "candidates":
-        return {}
-    return {"pack_candidates": True,
-            "unread_keys": tuple(k for k in observation_space.spaces
-                                 if k not in CandidatePolicy.observation_keys)}
+    return candidate_buffer_options(observation_space) if policy == "candidates" else {}
 
 
 def load_or_create(settings: PPOSettings, venv: VecEnv, run_dir: Path,
-                   resume: bool) -> MaskablePPO:
+                   resume: bool) -> ThreadedMaskablePPO:
     """With `resume`, the run's furthest saved model (`saved_progress`; reseeded with
-    seed + its timesteps: reproducible, fresh games) bound to `venv`; otherwise, or if
-    the run has saved no model yet, a new model."""
+    seed + its timesteps: reproducible, fresh games) bound to `venv`, as a
+    `ThreadedMaskablePPO` on settings.torch_threads threads; otherwise, or if the run has
+    saved no model yet, a new model."""
     saved = saved_progress(run_dir) if resume else None
     if saved is None:
         return new_model(settings, venv, run_dir)
     from agents.sb3_policy import open_model
 
-    model = open_model(saved[1], env=venv, tensorboard_log=str(run_dir / "tb"),
+    model = open_model(saved[1], algorithm=ThreadedMaskablePPO,
+                       threads=settings.torch_threads, env=venv,
+                       tensorboard_log=str(run_dir / "tb"),
                        rollout_buffer_class=CompactMaskableDictRolloutBuffer,
                        rollout_buffer_kwargs=buffer_options(settings.policy,
                                                             venv.observation_space))
@@ -78,8 +84,8 @@ def load_or_create(settings: PPOSettings, venv: VecEnv, run_dir: Path,
 
 
 def prepare_torch(settings: PPOSettings) -> None:
-    """PyTorch's thread count (with two cores, two threads; one when another job shares
-    them: spinning threads on a busy core slow every update down)."""
+    """PyTorch's thread count outside the PPO learner's phases (which run PyTorch on one
+    thread each and parallelise otherwise: `training.learner`): settings.torch_threads."""
     torch.set_num_threads(settings.torch_threads)
 
 

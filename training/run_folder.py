@@ -21,6 +21,8 @@ from carcassonne_env.atomic import write_json
 from carcassonne_env.cli_errors import Interrupted, sigterm_as_interrupt
 from carcassonne_env.model_file import save_model
 
+from .settings import option
+
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
 
@@ -29,11 +31,14 @@ FINAL_MODEL = "model.zip"
 CURVE_FILE = "curve.csv"
 CHECKPOINTS = "checkpoints"  # model_<timesteps>_steps.zip
 GENERATIONS_FILE = "generations.csv"  # `train multi --gate-every`: a row per gate
+CURVE_PLOT = "curve.png"  # curve.csv drawn at the end of a --minutes run
+# The evaluation of model.zip at the end of a --minutes run (`training.evaluate.evaluate_run`)
+EVALUATION_FILES = ("evaluation.json", "evaluation.md")
 
 # What a PPO run (`train solo`, `multi`, `bc`) writes into its folder (glob patterns); a
 # folder holding any of them holds a run.
 RUN_FILES = (CONFIG_FILE, FINAL_MODEL, CURVE_FILE, CHECKPOINTS, "pool", "tb",
-             GENERATIONS_FILE, "generations.png", "generations")
+             GENERATIONS_FILE, "generations.png", "generations", CURVE_PLOT, *EVALUATION_FILES)
 # What a resumed PPO run may change: the target (written to config.json) and, for this
 # session only, how it runs.
 RESUME_CHANGES = ("total_timesteps", "torch_threads", "checkpoint_every")
@@ -144,18 +149,30 @@ def _without_start_model(settings: Any) -> Any:
 
 
 def plan_run(run_dir: Path, settings: Any, resume: bool = False,
-             changes: dict[str, Any] | None = None, overwrite: bool = False) -> Any:
+             changes: dict[str, Any] | None = None, overwrite: bool = False, *,
+             timed: bool = False) -> Any:
     """`plan_folder` for a PPO run (`RUN_FILES`, `RESUME_CHANGES`); a resumed run's
-    total_timesteps may not fall below the timesteps it has done."""
+    total_timesteps may not fall below the timesteps it has done. A run without a step
+    target (total_timesteps 0) needs a wall-clock budget (`timed`: --minutes)."""
     settings = plan_folder(run_dir, settings, resume, changes, overwrite, RUN_FILES,
                            RESUME_CHANGES)
-    if resume:
+    check_target(settings, "total_timesteps", timed)
+    if resume and settings.total_timesteps:
         done = (saved_progress(run_dir) or (0, None))[0]
         if settings.total_timesteps < done:
             raise ValueError(f"{run_dir} has {done} timesteps done already; "
                              f"--total-timesteps {settings.total_timesteps} is below that "
                              "(give more to train on)")
     return settings
+
+
+def check_target(settings: Any, target: str, timed: bool) -> None:
+    """ValueError if the run's `target` setting (its step or iteration target) is 0, no
+    target, and the session has no wall-clock budget (`timed`) to end it."""
+    if not timed and getattr(settings, target) == 0:
+        flag = option(target)
+        raise ValueError(f"the run has no {flag} target (0: a --minutes run's); give "
+                         f"--minutes M or {flag} N")
 
 
 def read_json(path: Path) -> Any:

@@ -3,6 +3,7 @@ a policy over candidate moves.
 
     carcassonne train search --init ppo_duel_rl --out runs/loop       # start from a model
     carcassonne train search --out runs/loop --resume                 # continue the run
+    carcassonne train search --init ppo_duel_rl --out runs/loop --minutes 60   # by time
     carcassonne train search --init ppo_duel_rl --out runs/loop --iterations 1 \\
         --games 1 --simulations 2 --gate-games 2 --panel-games 0      # a smoke test
 
@@ -48,14 +49,22 @@ iteration k), gen_<g>.zip (the generations as accepted), best.zip (the best with
 refitted value head), samples_<k>.npz (the replay),
 optimizer.pt (the Adam state), curve.png (the curve against wall-clock time) and
 model.zip (the best). 2-player base game only.
+
+With --minutes M the run ends when M minutes have passed (or at --iterations, whichever
+comes first; without --iterations, no iteration target): an iteration starts only while
+the time left is at least the longest iteration's so far, and one whose time runs out
+during its self-play is dropped (as Ctrl-C drops it); its fit, gate and panel are never
+cut. model.zip is then the best and evaluation.json / evaluation.md its evaluation.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import shutil
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +79,7 @@ from carcassonne_env.encoding import WindowOverflowError
 from carcassonne_env.envs.for_model import read_saved_model
 from carcassonne_env.model_file import save_model
 
+from .callbacks import TimeBudget
 from .cli import run_cli
 from .curves import append_row, read_rows, write_rows
 from .generations import GateSettings, gate_and_confirm, panel_cells, panel_columns
@@ -77,20 +87,24 @@ from .plots import plot_loop
 from .run_folder import (
     CONFIG_FILE,
     CURVE_FILE,
+    CURVE_PLOT,
+    EVALUATION_FILES,
     FINAL_MODEL,
+    check_target,
     plan_folder,
     read_json,
     remove_run_files,
     write_config,
 )
-from .settings import require
+from .settings import require, setting
 from .value_fit import fit_epoch
 
 OBS_KEYS = ("features", "candidates", "candidate_actions")  # what the network reads
 STATE_FILE = "state.json"  # where --resume continues: iteration, generation, wall_s
 # What a search run writes into its folder (glob patterns; `run_folder.run_files`)
-SEARCH_FILES = (CONFIG_FILE, STATE_FILE, CURVE_FILE, "curve.png", FINAL_MODEL, "best.zip",
-                "optimizer.pt", "model_iter_*.zip", "gen_*.zip", "samples_*.npz")
+SEARCH_FILES = (CONFIG_FILE, STATE_FILE, CURVE_FILE, CURVE_PLOT, FINAL_MODEL, "best.zip",
+                "optimizer.pt", "model_iter_*.zip", "gen_*.zip", "samples_*.npz",
+                *EVALUATION_FILES)
 _NAN = float("nan")
 
 
@@ -99,28 +113,36 @@ class SearchSettings(GateSettings):
     """Settings of a search-guided self-play run (see the module docstring); gate_games
     0 accepts every candidate."""
 
-    init: str = "ppo_duel_rl"  # the starting network: a saved model or a shipped name
-    iterations: int = 60
-    games: int = 128  # self-play games per iteration
-    simulations: int = 64  # PUCT simulations per move
-    c: float = 1.5  # PUCT exploration constant
-    prior_temperature: float = 3.0  # the search's priors: softmax(logits / this)
-    explore_moves: int = 10  # moves per game sampled in proportion to the visits
-    target_temperature: float = 1.0  # policy target: visit shares ** (1 / this), normalised
-    replay: int = 4  # the iterations whose samples the candidate fits on
-    epochs: int = 2  # passes over the replay per iteration
-    batch_size: int = 128
-    learning_rate: float = 1e-4
-    value_coef: float = 0.5
-    value_scale: float = 10.0  # points per value unit (the init's reward_scale: 0.1)
-    value_epochs: int = 4  # passes of the best's value head over the replay (0: none)
-    value_learning_rate: float = 1e-3
-    seed: int = 0
-    torch_threads: int = 1
+    init: str = setting("ppo_duel_rl", "the starting network (generation 0): a saved model "
+                        "over candidate moves or a shipped model's name")
+    iterations: int = setting(60, "iterations to run to, counted from the start of the run; "
+                              "0: no iteration target (a --minutes run)")
+    games: int = setting(128, "self-play games per iteration")
+    simulations: int = setting(64, "PUCT simulations per move")
+    c: float = setting(1.5, "PUCT's exploration constant")
+    prior_temperature: float = setting(3.0, "the search's priors: softmax(logits / this)")
+    explore_moves: int = setting(10, "moves per game sampled in proportion to the visits "
+                                 "(the rest: the most visited)")
+    target_temperature: float = setting(1.0, "the policy target: visit shares ** (1 / this), "
+                                        "normalised")
+    replay: int = setting(4, "the iterations whose samples the candidate fits on")
+    epochs: int = setting(2, "passes over the replay per iteration")
+    batch_size: int = setting(128, "minibatch of the fit")
+    learning_rate: float = setting(1e-4, "Adam's learning rate of the fit")
+    value_coef: float = setting(0.5, "weight of the value error in the fit")
+    value_scale: float = setting(10.0, "points per value unit (the start model's reward "
+                                 "scale 0.1: 10)")
+    value_epochs: int = setting(4, "passes of the best's value head over the replay (0: no "
+                                "refit)")
+    value_learning_rate: float = setting(1e-3, "Adam's learning rate of the value refit")
+    seed: int = setting(0, "seeds the self-play decks, the searches and the fit")
+    torch_threads: int = setting(1, "PyTorch's threads")
 
     def check(self) -> None:
         """ValueError naming the first setting out of its range."""
-        for name in ("iterations", "games", "simulations", "replay", "epochs", "batch_size",
+        require(self, "iterations", int, lambda v: v >= 0,
+                "an integer >= 0 (0: no iteration target, with --minutes)")
+        for name in ("games", "simulations", "replay", "epochs", "batch_size",
                      "torch_threads"):
             require(self, name, int, lambda v: v >= 1, "a positive integer")
         for name in ("explore_moves", "value_epochs", "seed"):
@@ -161,22 +183,25 @@ def self_play_game(agent: PUCTAgent, rules: Rules, seed: int, explore_moves: int
     returns its samples (value targets in points: the final margin minus the projected
     margin, in solo the lowest colour's final score minus its projection: `puct`'s
     values) and final scores."""
+    net = agent.net
+    if net is None:
+        raise ValueError("self-play learns from a PUCT agent with a network, got one without")
     game = Game(rules, seed=seed)
     samples: list[Sample] = []
-    keys = [k for k in agent.net.model.observation_space.spaces if k in OBS_KEYS]
+    keys = [k for k in net.model.observation_space.spaces if k in OBS_KEYS]
     ply = 0
-    while not game.done:
+    while (seat := game.current_player) is not None:  # None once the game is over
         moves = game.legal_moves()
         if len(moves) == 1:
             game.play(moves[0])
             continue
         try:
-            obs = agent.net.observe(game)
+            obs = net.observe(game)
         except WindowOverflowError:  # the window cannot show it: no sample
             obs = None
         visits = agent.search(game).astype(np.float64)
         if obs is not None:
-            enc = agent.net.encoder_for(game)
+            enc = net.encoder_for(game)
             actions = row_actions(game, enc, game.legal_rows())  # the root's edges
             share = dict(zip(actions.tolist(), (visits / visits.sum()).tolist(), strict=True))
             target = np.array([share.get(a, 0.0) for a in obs["candidate_actions"].tolist()],
@@ -185,8 +210,7 @@ def self_play_game(agent: PUCTAgent, rules: Rules, seed: int, explore_moves: int
                 n = int((obs["candidate_actions"] >= 0).sum())  # (a prefix of the rows)
                 kept = {k: obs[k][:n].copy() if k == "candidates" else obs[k].copy()
                         for k in keys}
-                samples.append(Sample(kept, target / target.sum(),
-                                      game.current_player,
+                samples.append(Sample(kept, target / target.sum(), seat,
                                       agent.base(game, enc, obs["features"])))
         if ply < explore_moves:
             k = int(rng.choice(len(moves), p=visits / visits.sum()))
@@ -241,7 +265,8 @@ def _compact(rows: np.ndarray) -> np.ndarray:
 def save_samples(path: Path, packed: dict[str, np.ndarray]) -> None:
     """Write packed samples to `path` (npz) whole: a killed run leaves no half file."""
     with atomic_path(path) as tmp:
-        np.savez_compressed(tmp, **packed)
+        # the keys name arrays: none is savez's own keyword allow_pickle (a bool)
+        np.savez_compressed(tmp, **packed)  # type: ignore[arg-type]
 
 
 def load_samples(path: Path) -> dict[str, np.ndarray]:
@@ -350,17 +375,19 @@ def _trim_curve(out: Path, columns: list[str], done: int) -> None:
 
 
 def plan_search(out: Path, settings: SearchSettings, resume: bool = False,
-                changes: dict[str, Any] | None = None, overwrite: bool = False
-                ) -> SearchSettings:
+                changes: dict[str, Any] | None = None, overwrite: bool = False, *,
+                timed: bool = False) -> SearchSettings:
     """The checks of a search run before any work, writing nothing; returns the settings
     to run with. The folder as `run_folder.plan_folder` checks it (`SEARCH_FILES`; on
     --resume only --iterations may change, not below the iterations done); a new run's
-    --init must be a model over candidate moves."""
+    --init must be a model over candidate moves; a run without an iteration target
+    (iterations 0) needs a wall-clock budget (`timed`: --minutes)."""
     settings = plan_folder(out, settings, resume, changes, overwrite, SEARCH_FILES,
                            ("iterations",))
+    check_target(settings, "iterations", timed)
     if not resume:
         check_start_model(settings.init)
-    elif (done := read_state(out)["iteration"]) > settings.iterations:
+    elif settings.iterations and (done := read_state(out)["iteration"]) > settings.iterations:
         raise ValueError(f"{out} has {done} iterations done already; --iterations "
                          f"{settings.iterations} is below that (give more to train on)")
     return settings
@@ -410,16 +437,42 @@ def start_run(settings: SearchSettings, out: Path, overwrite: bool = False) -> d
     return state
 
 
+def self_play_iteration(agent: PUCTAgent, settings: SearchSettings, it: int,
+                        rng: np.random.Generator, out: Path, budget: TimeBudget | None,
+                        progress: bool) -> list[Sample] | None:
+    """The self-play games of iteration `it` (decks no evaluation uses: the evaluations'
+    come from the arena); None if the `budget`'s training time runs out before the last
+    one (the iteration is dropped). Ctrl-C: `Interrupted`, naming what is saved."""
+    from tqdm import tqdm
+
+    samples: list[Sample] = []
+    try:
+        for g in tqdm(range(settings.games), desc=f"iteration {it}: self-play",
+                      unit="game", disable=not progress, leave=False):
+            if budget is not None and budget.training_left() <= 0:
+                return None
+            new, _ = self_play_game(agent, Rules(players=2),
+                                    10**6 * (settings.seed + 1) + it * 1000 + g,
+                                    settings.explore_moves, rng)
+            samples.extend(new)
+    except KeyboardInterrupt:
+        raise Interrupted(f"stopped during iteration {it}; iterations up to {it - 1} "
+                          f"are saved in {out}: --resume continues") from None
+    return samples
+
+
 def run(settings: SearchSettings, out: Path, resume: bool = False, progress: bool = True,
-        changes: dict[str, Any] | None = None, overwrite: bool = False) -> Path:
+        changes: dict[str, Any] | None = None, overwrite: bool = False,
+        budget: TimeBudget | None = None) -> Path:
     """Run the loop with `settings` in folder `out` (`overwrite`: replacing the run
     there), or with `resume` continue the run there with its stored settings and
     `changes` (`plan_search`: only iterations may change); returns the best model's
-    path."""
+    path. `budget`: a wall-clock budget that also ends the run (see the module
+    docstring; iterations 0: no iteration target)."""
     import torch
-    from tqdm import tqdm
 
-    settings = plan_search(out, settings, resume, changes, overwrite)
+    settings = plan_search(out, settings, resume, changes, overwrite,
+                           timed=budget is not None)
     torch.set_num_threads(settings.torch_threads)
     columns = curve_columns(settings)
     if resume:
@@ -436,9 +489,13 @@ def run(settings: SearchSettings, out: Path, resume: bool = False, progress: boo
         optimizer.load_state_dict(torch.load(out / "optimizer.pt", weights_only=True))
     replay = {k: load_samples(out / f"samples_{k}.npz")
               for k in range(max(1, done - settings.replay + 1), done + 1)}
-    rules = Rules(players=2)
     started = time.perf_counter() - state["wall_s"]
-    for it in range(done + 1, settings.iterations + 1):
+    longest = 0.0  # the longest iteration's seconds: one starts only if that much is left
+    todo: Iterable[int] = range(done + 1, settings.iterations + 1) if settings.iterations \
+        else itertools.count(done + 1)
+    for it in todo:
+        if budget is not None and budget.training_left() < longest:
+            break
         rng = np.random.default_rng([settings.seed, it])
         best_path = out / "best.zip"
         t0 = time.perf_counter()
@@ -447,17 +504,11 @@ def run(settings: SearchSettings, out: Path, resume: bool = False, progress: boo
                           c=settings.c, value_scale=settings.value_scale,
                           value_base="projected", prior_temperature=settings.prior_temperature,
                           lookahead=0)
-        samples: list[Sample] = []
-        try:
-            for g in tqdm(range(settings.games), desc=f"iteration {it}: self-play",
-                          unit="game", disable=not progress, leave=False):
-                # decks no evaluation uses: the evaluations' decks come from the arena
-                new, _ = self_play_game(agent, rules, 10**6 * (settings.seed + 1) + it * 1000
-                                        + g, settings.explore_moves, rng)
-                samples.extend(new)
-        except KeyboardInterrupt:
-            raise Interrupted(f"stopped during iteration {it}; iterations up to {it - 1} "
-                              f"are saved in {out}: --resume continues") from None
+        samples = self_play_iteration(agent, settings, it, rng, out, budget, progress)
+        if samples is None:
+            if progress:
+                print(f"iteration {it} dropped: the time is up", flush=True)
+            break
         packed = pack(samples, settings.value_scale, settings.target_temperature)
         n_samples = len(samples)
         del samples  # (float32 rows: twice the packed size)
@@ -516,6 +567,7 @@ def run(settings: SearchSettings, out: Path, resume: bool = False, progress: boo
                   f"{win[0]:.3f} [{win[1]:.3f}, {win[2]:.3f}] "
                   f"{'accepted: generation ' + str(generation) if accepted else 'rejected'}"
                   f"{', ' + panel if panel else ''} ({wall / 60:.1f} min)", flush=True)
+        longest = max(longest, time.perf_counter() - t0)
     _copy(out / "best.zip", out / FINAL_MODEL)
     return out / FINAL_MODEL
 
@@ -524,7 +576,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command with `argv` (default: the process's); returns the exit status."""
     return run_cli("carcassonne train search", __doc__, SearchSettings, {"full": {}}, run, argv,
                    plan=plan_search, resume="continue the run in --out from its last "
-                   "iteration with its stored settings (only --iterations may change)")
+                   "iteration with its stored settings (only --iterations may change)",
+                   target="iterations", plot=False)
 
 
 if __name__ == "__main__":

@@ -1,53 +1,74 @@
 """The trainers' settings: `PPOSettings` (MaskablePPO and its policy, the base of the PPO
-trainers' settings), the range checks every settings record uses (`require`), and how a
-settings record is built from a preset and the command line."""
+trainers' settings), each field declared with its description (`setting`: what its
+option's --help says), the range checks every settings record uses (`require`), and how a
+settings record is built from a preset (a trainer's `PRESETS` table) and the command
+line."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from carcassonne_env.encoding import OBS_FEATURES
 
 POLICIES = ("board", "candidates")
+T = TypeVar("T")
+
+
+def setting(default: T, help: str) -> T:
+    """A settings field with its default and its description (`help`: what
+    `--help` says of its option; `add_settings_arguments`)."""
+    return dataclasses.field(default=default, metadata={"help": help})
 
 
 @dataclasses.dataclass
 class PPOSettings:
     """MaskablePPO and policy settings (see SB3's PPO for the meaning of each)."""
 
-    total_timesteps: int = 200_000
-    n_envs: int = 32
-    n_steps: int = 64  # per env and rollout: a rollout is n_envs * n_steps decisions
-    batch_size: int = 512
-    n_epochs: int = 4
-    learning_rate: float = 3e-4
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    board_size: int = 16
-    channels: int = 32
-    blocks: int = 2
-    global_pool: int = 0  # 1: BoardPolicy's blocks see the whole board (pooled context)
-    obs_features: str = "standard"  # or "aggregate" (docs/observations.md)
-    policy: str = "board"  # BoardPolicy (CNN over the planes) or "candidates" (CandidatePolicy)
-    candidate_moves: int = 128  # K of the candidate-move observation (--policy candidates)
-    hidden: int = 128  # CandidatePolicy's layer width
-    seed: int = 0
-    checkpoint_every: int = 50_000  # timesteps
-    torch_threads: int = 2
-    # a saved model (path or shipped name) whose policy weights start a new run instead
-    # of random ones (fine-tuning); its network must be the one these settings describe
-    init: str = ""
+    total_timesteps: int = setting(
+        200_000, "the timesteps (the learner's decisions) to train to, counted from the start "
+        "of the run; 0: no step target (a --minutes run)")
+    n_envs: int = setting(32, "games played at once")
+    n_steps: int = setting(64, "steps per game and rollout: a rollout is n_envs x n_steps "
+                           "decisions")
+    batch_size: int = setting(512, "minibatch of the PPO update")
+    n_epochs: int = setting(4, "passes over each rollout in its update")
+    learning_rate: float = setting(3e-4, "Adam's learning rate")
+    gamma: float = setting(0.99, "discount factor per decision")
+    gae_lambda: float = setting(0.95, "lambda of the advantages (GAE)")
+    clip_range: float = setting(0.2, "PPO's clip of the probability ratio")
+    ent_coef: float = setting(0.01, "weight of the entropy bonus")
+    vf_coef: float = setting(0.5, "weight of the value loss")
+    board_size: int = setting(16, "the observation's window B (cells a side; moves outside "
+                              "it are masked out)")
+    channels: int = setting(32, "board policy: channels of its convolutions")
+    blocks: int = setting(2, "board policy: residual blocks")
+    global_pool: int = setting(0, "board policy: 1 lets its blocks see the whole board "
+                               "(pooled context), 0 not")
+    obs_features: str = setting("standard", "the observation's features: standard or "
+                                "aggregate (docs/observations.md)")
+    policy: str = setting("board", "the network: board (a CNN over the board planes) or "
+                          "candidates (a network over the candidate moves)")
+    candidate_moves: int = setting(128, "candidate policy: K, the legal moves it sees per "
+                                   "position")
+    hidden: int = setting(128, "candidate policy: its layers' width")
+    seed: int = setting(0, "seeds PyTorch, the policy's sampling and the games")
+    checkpoint_every: int = setting(50_000, "timesteps between checkpoints "
+                                    "(checkpoints/model_<steps>_steps.zip)")
+    torch_threads: int = setting(2, "threads of the learner's network passes and of "
+                                 "the batched games (one per core)")
+    init: str = setting("", "a saved model (path or shipped name) whose policy weights start "
+                        "a new run instead of random ones (fine-tuning); its network must be "
+                        "the one these settings describe")
 
     def check(self) -> None:
         """Raise ValueError naming the first setting out of range (before any work)."""
-        for name in ("total_timesteps", "n_envs", "n_steps", "n_epochs", "channels", "blocks",
-                     "checkpoint_every", "torch_threads"):
+        require(self, "total_timesteps", int, lambda v: v >= 0,
+                "an integer >= 0 (0: no step target, with --minutes)")
+        for name in ("n_envs", "n_steps", "n_epochs", "channels", "blocks", "checkpoint_every",
+                     "torch_threads"):
             require(self, name, int, lambda v: v >= 1, "a positive integer")
         require(self, "batch_size", int, lambda v: v >= 2, "an integer >= 2")
         require(self, "board_size", int, lambda v: v >= 3, "an integer >= 3")
@@ -123,14 +144,31 @@ def check_policy_options(settings: Any, given: dict[str, Any]) -> None:
 
 
 def add_settings_arguments(parser: argparse.ArgumentParser, cls: type,
-                           presets: dict[str, dict[str, Any]]) -> None:
-    """One --option per settings field (defaults None: the preset decides; the help
-    shows the default, each preset's where there are several)."""
-    group = parser.add_argument_group("settings (override the preset)" if len(presets) > 1
-                                      else "settings")
+                           preset: dict[str, Any]) -> None:
+    """One --option per settings field of `cls`: its help is the field's description and
+    its default, the value in `preset` (the default recipe) or else the field's own. The
+    options default to None: what is not given comes from the preset the run uses."""
+    group = parser.add_argument_group("settings (each given one overrides the preset's "
+                                      "value)")
     for f in dataclasses.fields(cls):
-        kind = {"int": int, "float": float, "str": str}[str(f.type)]
-        values = [(name, preset.get(f.name, f.default)) for name, preset in presets.items()]
-        shown = ", ".join(f"{name} {value}" for name, value in values) if len(values) > 1 \
-            else str(values[0][1])
-        group.add_argument(option(f.name), type=kind, default=None, help=f"default: {shown}")
+        kind, metavar = {"int": (int, "N"), "float": (float, "X"), "str": (str, "TEXT")}[
+            str(f.type)]
+        about = f"{f.metadata.get('help', '')} (default: {shown(preset.get(f.name, f.default))})"
+        group.add_argument(option(f.name), type=kind, default=None, metavar=metavar,
+                           help=about.replace("%", "%%"))
+
+
+def shown(value: Any) -> str:
+    """A setting's value as the help and the preset list show it ("" as "none")."""
+    return "none" if value == "" else str(value)
+
+
+def preset_changes(cls: type, base: dict[str, Any], preset: dict[str, Any]) -> list[str]:
+    """The options that turn the recipe `base` into `preset` (settings of `cls`), as
+    "--name value" in the fields' order."""
+    before, after = settings_from(cls, base, {}), settings_from(cls, preset, {})
+    policy = getattr(after, "policy", None)
+    unread = [n for other, names in POLICY_OPTIONS.items() if other != policy for n in names]
+    return [f"{option(f.name)} {shown(getattr(after, f.name))}"
+            for f in dataclasses.fields(cls)
+            if getattr(after, f.name) != getattr(before, f.name) and f.name not in unread]

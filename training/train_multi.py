@@ -2,23 +2,30 @@
 (drawn per game) meets an opponent drawn from a pool of built-in bots and frozen
 snapshots of the policy itself (the newest snapshot half of the time).
 
-    carcassonne train multi --quick --out runs/duel-quick      # the quick preset
-    carcassonne train multi --out runs/duel                    # the full config
-    carcassonne train multi --out runs/duel --resume           # continue (snapshots too)
-    carcassonne train multi --out runs/duel --env batched --init runs/bc/model.zip
+    carcassonne train multi --out runs/duel --minutes 15       # the default recipe, 15 min
+    carcassonne train multi --out runs/duel --resume --minutes 15  # 15 minutes more
+    carcassonne train multi --out runs/duel                    # to its step target
+    carcassonne train multi --preset board --out runs/board    # the board planes
+    carcassonne train multi --out runs/duel2 --init ppo_duel_rl_280k --bots heuristic
 
---env python (the presets' default) plays every game in a Python `VsBotsEnv` with Python
-bots; --env batched plays them in jitted `VsBotsVectorEnv`s (one per built-in bot, one
-against the league of snapshots: `training.league`), many times faster. --init starts
-a new run from the policy weights of another run's model (e.g. behaviour cloning:
-``carcassonne train bc``, `training.imitation`).
+The default recipe (preset "candidates") learns by RL alone over the candidate moves,
+rewarded by the rise of the projected margin, every game against the jitted greedy or
+heuristic bot: ppo_duel_rl_280k's, the start of ppo_duel_rl (``carcassonne train card
+ppo_duel_rl_280k``).
+
+--env python plays every game in a Python `VsBotsEnv` with Python bots; --env batched
+plays them in jitted `VsBotsVectorEnv`s (one per built-in bot, one against the league of
+snapshots: `training.league`), many times faster. --init starts a new run from the
+policy weights of another run's model (e.g. behaviour cloning: ``carcassonne train bc``,
+`training.imitation`).
 
 --gate-every N makes the run a loop of generations: every N timesteps the learner plays
 the newest generation, and only a learner that beats it (a gate, then a confirmation)
 joins the pool, as the next generation (`training.generations`).
 
 A run folder holds config.json, checkpoints/, pool/ (the snapshots' weights), tb/,
-curve.csv (recent win rate against each kind of opponent, per rollout) and model.zip. The
+curve.csv (recent win rate against each kind of opponent, per rollout) and model.zip; a
+--minutes run adds curve.png and its evaluation (evaluation.json, evaluation.md). The
 model plays as a bot: ``carcassonne arena --bots sb3:model=runs/duel/model.zip,greedy``.
 """
 
@@ -26,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +41,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 
 from agents import split_specs
 from agents.sb3_policy import SB3Agent
@@ -45,14 +52,15 @@ from carcassonne_env.cli_errors import run_script
 from carcassonne_env.encoding import WindowOverflowError, empty_observation
 from carcassonne_env.envs import VsBotsEnv, VsBotsVectorEnv
 from carcassonne_env.envs.driver import REWARDS
+from carcassonne_env.model_file import mark_solo
 
-from .callbacks import EpisodeCurve
+from .callbacks import EpisodeCurve, TimeBudget, budget_session
 from .cli import run_cli
 from .generations import GateSettings, GenerationCallback, drop_unrecorded, recorded_wall
 from .league import JoinedVecEnv, League, frozen_copy
 from .ppo import learn, load_or_create, prepare_torch
 from .run_folder import cleanup_on_failure, plan_run, record_run
-from .settings import PPOSettings, require
+from .settings import PPOSettings, require, setting
 from .shaping import ProjectedReward
 
 SELF = "self"  # the curve's label for games against policy snapshots
@@ -63,27 +71,30 @@ class MultiSettings(GateSettings, PPOSettings):
     """PPO settings plus the self-play pool and, with gate_every, the loop of generations
     (`training.generations`)."""
 
-    board_size: int = 20
-    bots: str = "random,greedy,heuristic"  # built-in opponents (make_bot specs)
-    bot_share: float = 0.5  # chance that an episode's opponent is a bot, not a snapshot
-    snapshot_every: int = 25_000  # timesteps between snapshots joining the pool
-    pool_size: int = 8  # snapshots kept (oldest leave first)
-    # VsBots-v0 reward: "margin" (own points minus the opponent's), "score", "win"; or
-    # "projected": the rise of the projected margin (--env batched, aggregate observation;
-    # training.shaping.ProjectedReward)
-    reward: str = "margin"
-    reward_scale: float = 0.1  # keeps value targets near 1
-    # points added to a won game's projected rewards and taken from a lost one's
-    # (--reward projected): the learner weighs the win, not only the margin
-    win_bonus: float = 0.0
-    env: str = "python"  # or "batched": jitted vector envs (training.league)
-    # w > 0: the policy also sees the heuristic's move prior (carcassonne_env.bots.move_prior)
-    # and its logits start as w x prior (w: inverse temperature, per point); 0: no prior.
-    move_prior: float = 0.0
-    # > 0: every gate_every timesteps the learner is gated against the newest generation,
-    # and only generations join the league (training.generations); 0: snapshots join
-    # every snapshot_every timesteps
-    gate_every: int = 0
+    board_size: int = setting(20, "the observation's window B (cells a side; moves outside "
+                              "it are masked out)")
+    bots: str = setting("random,greedy,heuristic", "the built-in opponents, comma-separated "
+                        "bot specs")
+    bot_share: float = setting(0.5, "the share of games against a built-in bot; the others "
+                               "meet snapshots of the policy")
+    snapshot_every: int = setting(25_000, "timesteps between snapshots of the policy joining "
+                                  "the pool")
+    pool_size: int = setting(8, "snapshots kept in the pool (the oldest leave first)")
+    reward: str = setting("margin", "margin (own points minus the opponent's), score or win "
+                          "at the end; projected: the rise of the projected margin every "
+                          "step (--env batched, --obs-features aggregate; training.shaping)")
+    reward_scale: float = setting(0.1, "the rewards are multiplied by this (keeps the value "
+                                  "targets near 1)")
+    win_bonus: float = setting(0.0, "points added to a won game's projected rewards and "
+                               "taken from a lost one's (--reward projected)")
+    env: str = setting("python", "python: Python envs and bots; batched: jitted vector envs, "
+                       "many times faster (training.league)")
+    move_prior: float = setting(0.0, "w > 0: the board policy also sees the heuristic's move "
+                                "prior and its logits start as w x prior; 0: no prior")
+    gate_every: int = setting(0, "N > 0: every N timesteps the learner is gated against the "
+                              "newest generation and only generations join the league "
+                              "(training.generations); 0: snapshots join every "
+                              "--snapshot-every timesteps")
 
     def check(self) -> None:
         super().check()
@@ -126,12 +137,21 @@ class MultiSettings(GateSettings, PPOSettings):
             raise ValueError("--win-bonus adds to --reward projected")
 
 
-# --quick is the first 150k steps of the full run: same settings, smaller budget.
-_MULTI = {"n_envs": 16, "n_steps": 128, "batch_size": 256, "n_epochs": 2,
-          "learning_rate": 1e-3, "channels": 32, "blocks": 2}
-PRESETS = {
-    "quick": {**_MULTI, "total_timesteps": 150_000, "checkpoint_every": 50_000},
-    "full": {**_MULTI, "total_timesteps": 450_000, "checkpoint_every": 50_000},
+# The recipes (--preset NAME; the first is the default), each the settings it takes from
+# MultiSettings' defaults: the one place a recipe is set. "candidates": ppo_duel_rl_280k's
+# (see the module docstring); "board": the board planes (BoardPolicy) over Python envs
+# against bots and snapshots, 450k steps; "board-quick": its first 150k steps.
+_BOARD = {"n_envs": 16, "n_steps": 128, "batch_size": 256, "n_epochs": 2,
+          "learning_rate": 1e-3, "channels": 32, "blocks": 2, "checkpoint_every": 50_000}
+PRESETS: dict[str, dict[str, Any]] = {
+    "candidates": {"env": "batched", "policy": "candidates", "hidden": 64,
+                   "obs_features": "aggregate", "reward": "projected", "board_size": 20,
+                   "bots": "greedy,heuristic", "bot_share": 1.0, "n_envs": 128, "n_steps": 16,
+                   "batch_size": 512, "n_epochs": 2, "learning_rate": 1e-3, "ent_coef": 0.0,
+                   "gamma": 0.97, "gae_lambda": 0.8, "torch_threads": 2,
+                   "total_timesteps": 2_000_000, "checkpoint_every": 100_000},
+    "board": {**_BOARD, "total_timesteps": 450_000},
+    "board-quick": {**_BOARD, "total_timesteps": 150_000},
 }
 
 
@@ -227,7 +247,7 @@ def join_pool(pool: OpponentPool | League, folder: Path, policy: Any, timesteps:
 class SnapshotCallback(BaseCallback):
     """Every `every` timesteps the current policy joins the pool (`join_pool`)."""
 
-    def __init__(self, pool: OpponentPool, every: int, folder: Path) -> None:
+    def __init__(self, pool: OpponentPool | League, every: int, folder: Path) -> None:
         super().__init__()
         self.pool, self.every, self.folder = pool, every, folder
         self.last = 0
@@ -244,7 +264,7 @@ class SnapshotCallback(BaseCallback):
             join_pool(self.pool, self.folder, self.model.policy, self.num_timesteps)
 
 
-def restore_pool(pool: OpponentPool, policy: Any, folder: Path) -> None:
+def restore_pool(pool: OpponentPool | League, policy: Any, folder: Path) -> None:
     """Reload the saved snapshots (oldest first) into the pool."""
     saved = sorted(folder.glob("snapshot_*.pt"), key=lambda p: int(p.stem.split("_")[1]))
     for path in saved[-pool.size:]:
@@ -279,7 +299,7 @@ def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None
     groups = [(spec, group(per_bot, spec)) for spec in bots if per_bot]
     if league is not None:
         groups.append((SELF, group(n_league, league)))
-    venv = JoinedVecEnv(groups, settings.reward_scale, prior=bool(settings.move_prior))
+    venv: VecEnv = JoinedVecEnv(groups, settings.reward_scale, prior=bool(settings.move_prior))
     if settings.reward == "projected":
         venv = ProjectedReward(venv, groups[0][1].encoder.feature_names, seats=2,
                                potential="margin", scale=settings.reward_scale,
@@ -288,20 +308,25 @@ def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None
 
 
 def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bool = True,
-          changes: dict[str, Any] | None = None, overwrite: bool = False) -> MaskablePPO:
+          changes: dict[str, Any] | None = None, overwrite: bool = False,
+          budget: TimeBudget | None = None, callbacks: Sequence[BaseCallback] = ()
+          ) -> MaskablePPO:
     """Train a self-play run in folder `out` (`overwrite`: replacing the run there), or
     continue it from its furthest saved model (`resume`, with `changes` such as a larger
-    total_timesteps: see `run_folder.plan_run`); returns the model."""
-    settings = plan_run(out, settings, resume, changes, overwrite)
+    total_timesteps: see `run_folder.plan_run`); returns the model. `budget`: a
+    wall-clock budget that also ends the session (whichever of it and total_timesteps
+    comes first; total_timesteps 0: none); `callbacks`: more SB3 callbacks for `learn`."""
+    settings = plan_run(out, settings, resume, changes, overwrite, timed=budget is not None)
     prepare_torch(settings)
     bots = split_specs(settings.bots)
+    pool: OpponentPool | League | None
     if settings.env == "batched":
         env, pool = make_batched_env(settings)
     else:
         pool = OpponentPool(bots, settings.bot_share, settings.pool_size)
         env = make_env(settings, pool)
     model = load_or_create(settings, env, out, resume)
-    model.carcassonne_solo = False  # saved, as by the solo scripts (for_model.py)
+    mark_solo(model, False)
     with cleanup_on_failure(out, new_run=not resume, model=model):
         record_run(out, settings, resume, overwrite)
         if settings.gate_every:
@@ -315,6 +340,7 @@ def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bo
         curve = EpisodeCurve(out, {f"win_vs_{label}": win_against(label)
                                    for label in [*bots, SELF]},
                              wall_floor=recorded_wall(out) if settings.gate_every else 0.0)
+        extra: list[BaseCallback]
         if settings.gate_every:
             def join(policy: Any, timesteps: int) -> None:
                 if pool is not None:
@@ -325,12 +351,16 @@ def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bo
         else:
             extra = [SnapshotCallback(pool, settings.snapshot_every, out / "pool")] \
                 if pool else []
-        return learn(model, settings, out, curve, extra, progress=progress)
+        session, timing = budget_session(settings, budget, model.num_timesteps,
+                                         curve.describe, progress)
+        return learn(model, session, out, curve, [*extra, *timing, *callbacks],
+                     progress=progress and not timing)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command with `argv` (default: the process's); returns the exit status."""
-    return run_cli("carcassonne train multi", __doc__, MultiSettings, PRESETS, train, argv)
+    return run_cli("carcassonne train multi", __doc__, MultiSettings, PRESETS, train, argv,
+                   target="total_timesteps")
 
 
 if __name__ == "__main__":

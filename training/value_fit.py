@@ -50,7 +50,7 @@ from .run_folder import (
     remove_run_files,
     write_config,
 )
-from .settings import require
+from .settings import require, setting
 
 CURVE = ["epoch", "wall_s", "train_mse", "holdout_mse"]
 VALUE_FILES = (CONFIG_FILE, CURVE_FILE, FINAL_MODEL)  # what a refit writes in its folder
@@ -60,16 +60,18 @@ VALUE_FILES = (CONFIG_FILE, CURVE_FILE, FINAL_MODEL)  # what a refit writes in i
 class ValueSettings:
     """Settings of a value refit (see the module docstring)."""
 
-    init: str = "ppo_duel_rl"  # the model: a saved model or a shipped name
-    games: int = 3000  # self-play games (a few more finish in the last batch)
-    envs: int = 128  # games played at once
-    epochs: int = 8
-    batch_size: int = 512
-    learning_rate: float = 1e-3
-    value_scale: float = 10.0  # points per value unit (the init's reward_scale: 0.1)
-    holdout: float = 0.1  # share of the games kept out of the fit, for its error
-    seed: int = 0
-    threads: int = 2  # numba and torch threads
+    init: str = setting("ppo_duel_rl", "the model refitted: a saved model or a shipped "
+                        "model's name")
+    games: int = setting(3000, "self-play games (a few more finish in the last batch)")
+    envs: int = setting(128, "games played at once")
+    epochs: int = setting(8, "passes of the fit over the samples")
+    batch_size: int = setting(512, "minibatch of the fit")
+    learning_rate: float = setting(1e-3, "Adam's learning rate")
+    value_scale: float = setting(10.0, "points per value unit (the model's reward scale "
+                                 "0.1: 10)")
+    holdout: float = setting(0.1, "share of the games kept out of the fit, for its error")
+    seed: int = setting(0, "seeds the games and the fit")
+    threads: int = setting(2, "numba and PyTorch threads")
 
     def check(self) -> None:
         """ValueError naming the first setting out of its range."""
@@ -165,7 +167,7 @@ def self_play(model: Any, settings: ValueSettings, progress: bool = True
         while len(parts) < settings.games:
             actions = act(obs, np.arange(settings.envs), env.seats)
             obs, _, terminated, truncated, info = env.step(actions)
-            for i in np.flatnonzero(terminated | truncated):
+            for i in np.flatnonzero(terminated | truncated).tolist():
                 ended = samples.pop(games[i].pop(0))  # the oldest open game of env i
                 if not games[i]:  # the next one has not decided yet
                     open_game(i)

@@ -47,7 +47,8 @@ def load_policy_weights(model: MaskablePPO, source: str, options: tuple[str, ...
                          f"; board size, observation features, players) differ from this "
                          f"run's ({type(model.policy).__name__})")
     mine, theirs = model.policy.state_dict(), saved.policy.state_dict()
-    if isinstance(model.policy, CandidatePolicy) and saved.policy.hidden < model.policy.hidden:
+    if isinstance(model.policy, CandidatePolicy) and isinstance(saved.policy, CandidatePolicy) \
+            and saved.policy.hidden < model.policy.hidden:
         theirs = widen_candidate_weights(theirs, mine, saved.policy.hidden, model.policy.hidden)
     differ = sorted(k for k in mine.keys() | theirs.keys()
                     if k not in mine or k not in theirs or mine[k].shape != theirs[k].shape)

@@ -52,14 +52,14 @@ def unseen_tiles(st, n_types, out):
     total."""
     out[:] = 0
     total = 0
-    if st.cfg[C.CFG_SOLO]:
-        colours = st.cfg[C.CFG_SEATS]
-        for k in range(st.sc[C.SC_DECK_LEN]):
+    if st.solo:
+        colours = st.seats
+        for k in range(st.deck_len):
             if k // colours >= st.spos[k % colours]:
                 out[st.deck[k]] += 1
                 total += 1
         return total
-    for k in range(st.sc[C.SC_DECK_POS], st.sc[C.SC_DECK_LEN]):
+    for k in range(st.deck_pos, st.deck_len):
         out[st.deck[k]] += 1
         total += 1
     return total
@@ -93,7 +93,7 @@ def _side_roots(st, tb, roots):
     """roots[4k + d] = the feature (root segment) across side d of open cell k, -1 if
     none: one union-find lookup per side for all the features that are valued."""
     S = n_segments(st)
-    for k in range(st.sc[C.SC_NFRONT]):
+    for k in range(st.nfront):
         bx, by = st.frontier[k, 0], st.frontier[k, 1]
         for d in range(4):
             r = -1
@@ -125,7 +125,7 @@ def _done_chance(st, tb, root, kind, unseen, w, draws_left, roots, fit):
                     p *= _cell_chance(tb, st, unseen, -2 - v, w, fit)
                     cells += 1
     else:
-        for k in range(st.sc[C.SC_NFRONT]):
+        for k in range(st.nfront):
             if (roots[4 * k] == root or roots[4 * k + 1] == root
                     or roots[4 * k + 2] == root or roots[4 * k + 3] == root):
                 p *= _cell_chance(tb, st, unseen, k, w, fit)
@@ -141,8 +141,8 @@ def position_values(st, tb, scratch, unseen, w, out):
     same-shaped state (its scratch rows hold the lookups of this call; its game arrays
     count farm points)."""
     P = st.scores.shape[0]
-    solo = st.cfg[C.CFG_SOLO] != 0
-    seats = st.cfg[C.CFG_SEATS]
+    solo = st.solo != 0
+    seats = st.seats
     n_unseen = 0
     for t in range(unseen.shape[0]):
         n_unseen += unseen[t]
@@ -155,11 +155,11 @@ def position_values(st, tb, scratch, unseen, w, out):
         if solo and st.supply[p] == 0:  # its next turn may end the game (end A)
             out[p] -= w[W_SOLO_EMPTY]
     # Followers on the board: each feature once (its followers all sit in `active`).
-    n_active = st.sc[C.SC_NACTIVE]
+    n_active = st.nactive
     roots, fit, active_roots = scratch.places[0], scratch.places[1], scratch.places[2]
     if n_active > 0:
         _side_roots(st, tb, roots)
-        for k in range(st.sc[C.SC_NFRONT]):
+        for k in range(st.nfront):
             fit[k] = -1
         for k in range(n_active):
             active_roots[k] = root_of(st.parent, st.active[k])
@@ -194,13 +194,13 @@ def position_values(st, tb, scratch, unseen, w, out):
                 out[p] += chance * done_pts + (1.0 - chance) * end_pts
     if not solo and n_active > 0:  # farm points as they stand
         copy_into(scratch, st)
-        if st.cfg[C.CFG_FARM_MODE] == 0:
+        if st.farm_mode == 0:
             farms_per_field(scratch)
         else:
             farms_per_city(scratch)
         for p in range(P):
             out[p] += w[W_FARM] * (scratch.scores[p] - st.scores[p])
-    if st.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS and not solo:
+    if st.expansions & C.EXP_TRADERS_BUILDERS and not solo:
         for k in range(C.N_GOODS):  # trade goods majorities as they stand
             maj = majority(st.goods[:, k])
             for p in range(P):
@@ -232,12 +232,12 @@ def evaluate_moves(st, tb, rows, n, w, unseen, after, scratch, values, out):
     """out[i] = objective of the seat to move after playing legal move rows[i]
     (hand, x, y, rotation, slot) from `st`, which is left unchanged. `after` and
     `scratch` are same-shaped states; `values` a float buffer of one entry per seat."""
-    seat = st.sc[C.SC_SEAT]
-    solo = st.cfg[C.CFG_SOLO] != 0
+    seat = st.seat
+    solo = st.solo != 0
     for i in range(n):
         copy_into(after, st)
         apply_move_auto(after, tb, rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3], rows[i, 4])
-        if after.sc[C.SC_DONE]:
+        if after.done:
             for p in range(values.shape[0]):
                 values[p] = after.scores[p]
         else:

@@ -104,7 +104,7 @@ _TRUE, _FALSE = ("true", "1"), ("false", "0")
 
 def _named_options(cls: type) -> list[str]:
     """The options bot class `cls` names in its constructor (not seed, not **kwargs)."""
-    params = inspect.signature(cls.__init__).parameters.values()
+    params = inspect.signature(cls).parameters.values()  # the constructor's, without self
     return [p.name for p in params if p.name not in ("self", "seed") and p.kind not in (
         inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
 
@@ -113,8 +113,8 @@ def option_type(cls: type, key: str) -> Any:
     """The annotated type of constructor option `key` of bot class `cls` (the type of
     its ``**kwargs`` for a name the signature does not list; Optional stripped), or
     None if the class takes no such option."""
-    hints = typing.get_type_hints(cls.__init__)
-    params = inspect.signature(cls.__init__).parameters
+    hints = typing.get_type_hints(cls.__init__)  # type: ignore[misc]  # read, not called
+    params = inspect.signature(cls).parameters
     if key in params and params[key].kind not in (inspect.Parameter.VAR_POSITIONAL,
                                                    inspect.Parameter.VAR_KEYWORD):
         kind = hints.get(key, Any)

@@ -12,10 +12,13 @@ generator (`mt_seed`, `mt_below`) on an int64[625] state (624 32-bit words, then
 a jitted bot seeded like a Python bot draws the same numbers. The moves are chosen from
 the core's legal rows, in the order of ``Game.legal_moves()``; the greedy values are the
 same integers, the heuristic values come from the same jitted evaluation
-(`carcassonne_env.bots.evaluation.evaluate_moves`). tests/test_vector_multi.py checks move for move.
+(`carcassonne_env.bots.evaluation.evaluate_moves`). tests/bots/test_jitted_bots.py checks
+move for move.
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -24,7 +27,7 @@ from carcassonne_env.compiler.jit import jitted
 from carcassonne_env.core import constants as C
 from carcassonne_env.core.board import n_segments, root_of
 from carcassonne_env.core.choices import auto_choice
-from carcassonne_env.core.state import copy_into, copy_state, max_legal_rows
+from carcassonne_env.core.state import GameState, copy_into, copy_state, max_legal_rows
 from carcassonne_env.core.turn import (
     apply_move,
     apply_move_auto,
@@ -40,6 +43,21 @@ from . import evaluation as E
 LEARNER, RANDOM, GREEDY, HEURISTIC, POLICY = -1, 0, 1, 2, 3
 KINDS = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC}
 MT_WORDS = 625  # 624 state words + the index
+
+#: A jitted bot's buffers for games of one shape (`bot_buffers`): `rows`, legal-move rows
+#: int64[R, 5]; `after` and `scratch`, states of the game's shape; `values`,
+#: float64[seats]; `evals`, float64[R]; `unseen`, int64[tile types]; `keys`,
+#: int64[R, 3]. A vector env holds one record whose arrays have a row per thread.
+BotBuffers = namedtuple("BotBuffers", ["rows", "after", "scratch", "values", "evals",
+                                       "unseen", "keys"])
+
+
+def bot_buffers(st: GameState, n_types: int) -> BotBuffers:
+    """Fresh `BotBuffers` for games shaped like state `st` with `n_types` tile types."""
+    R = max_legal_rows(st)
+    return BotBuffers(np.empty((R, 5), np.int64), copy_state(st), copy_state(st),
+                      np.zeros(st.scores.shape[0]), np.zeros(R), np.zeros(n_types, np.int64),
+                      np.zeros((R, 3), np.int64))
 
 _N, _M = 624, 397
 _MATRIX_A = 0x9908B0DF
@@ -138,7 +156,7 @@ def _greedy_keys(st, tb, row, after, seat, solo):
     copy_into(after, st)
     apply_move_auto(after, tb, row[0], row[1], row[2], row[3], row[4])
     a, b = _score_keys(after, st, seat, solo)
-    return a, b, _keep(st, tb, row), after.sc[C.SC_DONE] != 0 or _completed(st, after, tb)
+    return a, b, _keep(st, tb, row), after.done != 0 or _completed(st, after, tb)
 
 
 @jitted()
@@ -170,7 +188,7 @@ def _completed(st, after, tb):
     """Whether the tile just placed in `after` (played from `st`) completed a road, city
     or monastery."""
     S = n_segments(after)
-    i = after.sc[C.SC_PLACED] - 1
+    i = after.placed - 1
     t = after.ptype[i]
     for s in range(tb.n_seg[t]):
         kind = tb.seg_kind[t, s]
@@ -189,22 +207,22 @@ def _completed(st, after, tb):
 
 
 @njit(cache=True, nogil=True)
-def choose(st, tb, kind, w, mt, rows, after, scratch, values, evals, unseen, keys):
-    """Index into `rows` (filled here with the legal moves, `Game.legal_moves` order) of
+def choose(st, tb, kind, w, mt, buf):
+    """Index into buf.rows (filled here with the legal moves, `Game.legal_moves` order) of
     the move bot `kind` (RANDOM / GREEDY / HEURISTIC) plays in `st`, drawing from its
-    generator `mt`; -1 if the game is over. `w`: heuristic weights; `after`, `scratch`:
-    same-shaped scratch states; `values` float64[seats], `evals` float64[len(rows)],
-    `unseen` int64[tile types], `keys` int64[len(rows), 3] are buffers."""
+    generator `mt`; -1 if the game is over. `w`: heuristic weights; `buf`: the
+    `BotBuffers`."""
+    rows, after, keys = buf.rows, buf.after, buf.keys
     n = legal_moves(st, tb, rows)
     if n == 0:
         return -1
     if kind == RANDOM:
         return mt_below(mt, n)
-    if st.sc[C.SC_PHASE] != C.PHASE_PLACE:  # a scoring choice: what "auto" would take
+    if st.phase != C.PHASE_PLACE:  # a scoring choice: what "auto" would take
         return auto_choice(st, tb, solo_ends_after_turn(st))
-    seat = st.sc[C.SC_SEAT]
+    seat = st.seat
     if kind == GREEDY:
-        solo = st.cfg[C.CFG_SOLO] != 0
+        solo = st.solo != 0
         # The follower choices of one placement (consecutive rows) score the same unless
         # the placement completes a feature or ends the game: then each row is played.
         quiet = False
@@ -230,8 +248,9 @@ def choose(st, tb, kind, w, mt, rows, after, scratch, values, evals, unseen, key
                 m += 1
         return keys[mt_below(mt, m), 2]
     # HEURISTIC
+    unseen, evals = buf.unseen, buf.evals
     E.unseen_tiles(st, unseen.shape[0], unseen)
-    E.evaluate_moves(st, tb, rows, n, w, unseen, after, scratch, values, evals)
+    E.evaluate_moves(st, tb, rows, n, w, unseen, after, buf.scratch, buf.values, evals)
     best_v = evals[0]
     for i in range(1, n):
         best_v = max(best_v, evals[i])
@@ -244,9 +263,10 @@ def choose(st, tb, kind, w, mt, rows, after, scratch, values, evals, unseen, key
 
 
 @jitted()
-def play_bot(st, tb, kind, w, mt, rows, after, scratch, values, evals, unseen, keys):
+def play_bot(st, tb, kind, w, mt, buf):
     """Let bot `kind` play its move in `st` (see `choose`); returns the row index."""
-    i = choose(st, tb, kind, w, mt, rows, after, scratch, values, evals, unseen, keys)
+    i = choose(st, tb, kind, w, mt, buf)
+    rows = buf.rows
     if i >= 0:
         apply_move(st, tb, rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3], rows[i, 4])
     return i
@@ -278,13 +298,11 @@ class JittedBot:
     def choose_row(self, game) -> np.ndarray:
         """The core row (hand, x, y, rotation, slot) this bot plays in `game`."""
         st, ts = game.state, game.tileset
-        rows = np.empty((max_legal_rows(st), 5), np.int64)
-        i = choose(st, ts.tables, self.kind, self.weights, self.mt, rows, copy_state(st),
-                   copy_state(st), np.zeros(st.scores.shape[0]), np.zeros(rows.shape[0]),
-                   np.zeros(len(ts.names), np.int64), np.zeros((rows.shape[0], 3), np.int64))
+        buf = bot_buffers(st, len(ts.names))
+        i = choose(st, ts.tables, self.kind, self.weights, self.mt, buf)
         if i < 0:
             raise ValueError("the game is over")
-        return rows[i].copy()
+        return buf.rows[i].copy()
 
     def act(self, game):
         """The move the jitted bot chooses in `game` (the Python bot's move)."""
@@ -300,12 +318,12 @@ def bot_spec(spec: str) -> tuple[int, np.ndarray]:
     # Imported here, not above: no compiled code needs the Python bots (nor does the
     # tests' numba cache key, which follows a jitted module's module-level imports).
     from .factory import make_bot
-    from .heuristic import weight_vector
+    from .heuristic import HeuristicAgent, weight_vector
 
     name = spec.split(":")[0]
     if name not in KINDS:
         raise ValueError(f"no jitted version of bot {spec!r}; jitted bots: "
                          f"{', '.join(KINDS)}")
     agent = make_bot(spec, seed=0)  # validates the options
-    w = agent.weight_array.copy() if name == "heuristic" else weight_vector({})
+    w = agent.weight_array.copy() if isinstance(agent, HeuristicAgent) else weight_vector({})
     return KINDS[name], w

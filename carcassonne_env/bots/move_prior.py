@@ -5,7 +5,7 @@ point), `PRIOR_FLOOR` for every other action.
 
 A policy given it (`training.policy.BoardPolicy` adds ``prior_weight x prior`` to its
 logits) starts as the heuristic and learns corrections to it. Two ways to compute it,
-equal up to float32 rounding (tests/test_move_prior.py):
+equal up to float32 rounding (tests/bots/test_move_prior.py):
 
 - for a batch of jitted games, from `BatchedGamesEnv.teacher("heuristic").probs`
   (`prior_from_probs`; `training.league.JoinedVecEnv(prior=True)` adds it to the
@@ -27,6 +27,7 @@ from gymnasium import spaces
 from carcassonne_env.core.actions import turn_actions
 from carcassonne_env.encoding import Encoder
 
+from ..checks import check_space
 from ..game import Game
 from .heuristic import HeuristicAgent
 
@@ -80,13 +81,18 @@ class MovePriorObservation(gym.ObservationWrapper):
 
     def __init__(self, env: gym.Env) -> None:
         super().__init__(env)
-        self.encoder = env.unwrapped.driver.encoder
+        self._driver: Any = getattr(env.unwrapped, "driver", None)  # the envs' `TurnDriver`
+        if self._driver is None:
+            raise ValueError("the move prior observes this package's single-agent envs "
+                             f"(Solo-v0, VsBots-v0), got {type(env.unwrapped).__name__}")
+        self.encoder = self._driver.encoder
         if self.encoder.action_mode != "turn":
             raise ValueError("the move prior needs the 'turn' action mode")
-        self.observation_space = spaces.Dict({**env.observation_space.spaces,
+        self.observation_space = spaces.Dict({**check_space(env.observation_space,
+                                                            spaces.Dict).spaces,
                                               PRIOR_KEY: prior_space(self.encoder.n_actions)})
         self._heuristic = HeuristicAgent()
 
     def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
         return {**observation,
-                PRIOR_KEY: game_prior(self.env.unwrapped.game, self.encoder, self._heuristic)}
+                PRIOR_KEY: game_prior(self._driver.game, self.encoder, self._heuristic)}

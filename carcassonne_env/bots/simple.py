@@ -39,6 +39,7 @@ class GreedyAgent:
         while (choice := auto_scoring_choice(after)) is not None:  # as the auto order
             after.play(choice)
         scores = after.scores
+        gain: tuple[int, ...]
         if game.rules.variant == "solo":
             gain = (min(scores), sum(scores))
         else:
@@ -56,6 +57,8 @@ class GreedyAgent:
         if (choice := auto_scoring_choice(game)) is not None:
             return choice
         seat = game.current_player
+        if seat is None:
+            raise ValueError("the game is over: there is no move to choose")
         moves = game.legal_moves()
         values = [self._value(game, m, seat) for m in moves]
         best = max(values)

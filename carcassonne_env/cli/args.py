@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import Protocol, cast
 
 from ..rules import EXPANSION_MODES, EXPANSIONS, FARM_SCORING, Rules
 
@@ -46,16 +47,26 @@ def non_negative_seconds(text: str) -> float:
 Run = Callable[[argparse.Namespace], int]
 
 
+class Command(Protocol):
+    """A command's function marked by `command`: its name and options ride on it."""
+
+    command_name: str
+    add_options: Callable[[argparse.ArgumentParser], None]
+
+    def __call__(self, args: argparse.Namespace, /) -> int: ...
+
+
 def command(name: str, add_options: Callable[[argparse.ArgumentParser], None]
-            ) -> Callable[[Run], Run]:
+            ) -> Callable[[Run], Command]:
     """Mark a function as the command `name`, whose options `add_options(parser)` adds;
     `Commands.add` reads the mark. The command's line in the list of commands is the first
     paragraph of the function's docstring, its own --help description the rest (if any),
     so that a command's help text stands next to its code."""
 
-    def mark(run: Run) -> Run:
-        run.command_name, run.add_options = name, add_options
-        return run
+    def mark(run: Run) -> Command:
+        marked = cast(Command, run)  # the same function, its attributes set just below
+        marked.command_name, marked.add_options = name, add_options
+        return marked
 
     return mark
 
@@ -72,7 +83,7 @@ class Commands:
                                   help=DEBUG_HELP)
         self._sub = parser.add_subparsers(dest="command", required=True)
 
-    def add(self, run: Run) -> None:
+    def add(self, run: Command) -> None:
         """Add the parser of the command `run` (marked by `command`): its help, its options
         and --debug after its name too."""
         # argparse folds the docstring's line breaks and indentation into single spaces

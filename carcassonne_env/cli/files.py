@@ -91,8 +91,9 @@ def record_errors(path: str, what: str,
     """Report a record the block cannot use as a user's mistake: the ValueError,
     KeyError, TypeError (or an exception of `also`) raised inside becomes ValueError
     ``PATH: WHAT: DETAIL``."""
+    caught: tuple[type[Exception], ...] = (ValueError, KeyError, TypeError, *also)
     try:
         yield
-    except (ValueError, KeyError, TypeError, *also) as err:
+    except caught as err:
         detail = f"missing field {err}" if isinstance(err, KeyError) else str(err)
         raise ValueError(f"{path}: {what}: {detail}") from None

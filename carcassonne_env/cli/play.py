@@ -7,6 +7,7 @@ import argparse
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 from ..atomic import write_text
 from .args import add_rule_options, add_seed, command, int_at_least, non_negative_seconds, rules_of
@@ -167,7 +168,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise ValueError("--annotate and --coach write into the record: give --record FILE")
     output_file(args.record)
     bots = [make_bot(n, seed=args.seed + k) for k, n in enumerate(names)]
-    coach = notes = None
+    coach = None
+    notes: list[dict[str, Any] | None] | None = None  # a note per move when annotating
     if annotate:  # per-move agent insight in the record
         from agents.annotations import Coach
         from agents.annotations import annotate as note_for
@@ -175,8 +177,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         coach = Coach(args.coach, seed=args.seed) if args.coach else None
         notes = []
     game = Game(rules, seed=args.seed)
-    while not game.done:
-        seat = game.current_player
+    while (seat := game.current_player) is not None:  # None once the game is over
         bot = bots[0] if solo else bots[seat]
         move = bot.act(game)
         if notes is not None:

@@ -35,12 +35,14 @@ def train_options(p: argparse.ArgumentParser) -> None:
 def cmd_train(args: argparse.Namespace) -> int:
     """PPO baselines: train, resume, evaluate (train extra)
 
-    solo: MaskablePPO on the solo variant; multi: 2-player self-play; evaluate: a saved
-    model against bots or on the solo benchmark; plot: learning curves of runs as a PNG;
-    export: a slim copy of a model (weights and spaces); search: search-guided self-play
-    (expert iteration with the puct bot); value: a candidate model's value head refitted
-    on its own self-play outcomes (for puct); rllib: the RLlib example (rllib extra);
-    card: a model's card (how it was made, its evaluation); reproduce: run a card again.
+    solo: MaskablePPO on the solo variant; multi: 2-player PPO (both run the best RL-only
+    recipe unless --preset names another; --minutes M: train for M minutes, then evaluate);
+    evaluate: a saved model against bots or on the solo benchmark; plot: learning curves
+    of runs as a PNG; export: a slim copy of a model (weights and spaces); search:
+    search-guided self-play (expert iteration with the puct bot); value: a candidate
+    model's value head refitted on its own self-play outcomes (for puct); rllib: the RLlib
+    example (rllib extra); card: a model's card (how it was made, its evaluation);
+    reproduce: run a card again.
     Options after the name go to that script: carcassonne train solo --help."""
     # The script's exit status is the command's; a missing extra is named.
     import importlib

@@ -27,7 +27,7 @@ from numba.core import event
 NOTICE_ENV = "CARCASSONNE_NO_COMPILE_NOTICE"
 # Each part: what the notice names and the most CPU seconds its first compile took
 # after the rules core, on the 2-core CI machine (the README's "Start-up" table;
-# tests/test_compilation.py checks that they agree).
+# tests/compiler/test_compilation.py checks that they agree).
 PARTS = {
     "core": ("the rules core", 13),
     "playout": ("the jitted random playouts", 5),

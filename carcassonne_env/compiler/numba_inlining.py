@@ -13,7 +13,7 @@ the mutated IR, not an unmutated copy (numba's callers ignore it). Inlining IR t
 shared goes through numba's `inline_ir` as before.
 
 Without it a cold start deep-copies each inlined callee's IR twice. `install()` runs
-at import; `tests/test_numba_inlining.py` checks that a function compiles to the same
+at import; `tests/compiler/test_numba_inlining.py` checks that a function compiles to the same
 LLVM IR either way.
 """
 

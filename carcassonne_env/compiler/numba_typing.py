@@ -21,7 +21,7 @@ every call, for answers that never change:
   lowering as the first resolution did. Calls of jitted functions (dispatchers) are
   typed as before.
 
-Both shorten a cold start. `install()` runs at import; `tests/test_numba_typing.py`
+Both shorten a cold start. `install()` runs at import; `tests/compiler/test_numba_typing.py`
 checks each replacement against numba's own.
 """
 

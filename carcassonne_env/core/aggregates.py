@@ -14,6 +14,8 @@ Extra features, from `fbase` on: banked score plus pending end-game points of se
 (observer + q) % P, times 0.01 (what the scores would be if the game ended now).
 """
 
+from collections import namedtuple
+
 import numpy as np
 
 from ..compiler.jit import counted, hot, hot_inline
@@ -28,6 +30,13 @@ N_AGG_FIXED = 5  # planes before the per-seat follower counts
 
 CAP_POINTS, CAP_OPEN, CAP_TILES, CAP_FOLLOWERS = 60, 20, 40, 10
 
+#: The aggregate part's inputs and buffers (`encode_aggregates`): its first plane
+#: (`base`) and feature (`fbase`), a scratch state of the game's shape, counts
+#: int64[segments] and the pending points int64[seats]. The vector envs hold one
+#: scratch state, counts and points row per game.
+AggregateBuffers = namedtuple("AggregateBuffers", ["base", "fbase", "scratch", "counts",
+                                                   "pending"])
+
 
 @hot
 def contains(values, n, v):
@@ -41,7 +50,7 @@ def contains(values, n, v):
 @hot
 def field_city_counts(st, counts):
     """counts[root of a field] = completed cities it touches (other entries 0)."""
-    G = st.sc[C.SC_PLACED] * n_segments(st)
+    G = st.placed * n_segments(st)
     counts[:G] = 0
     m, G_all = adjacency_keys(st, False)
     for k in range(m):
@@ -58,7 +67,7 @@ def end_points(st, tb, root, n_cities, out, sign):
     that city's farm award, which the other fields touching the city share in.
     Nothing for a completed feature."""
     S = n_segments(st)
-    P = st.cfg[C.CFG_SEATS]
+    P = st.seats
     kind = tb.seg_kind[st.ptype[root // S], root % S]
     fmeep, fpig = st.fmeep, st.fpig
     if kind != C.K_FIELD:
@@ -71,15 +80,15 @@ def end_points(st, tb, root, n_cities, out, sign):
                 if maj & (1 << p):
                     out[p] += sign * pts
         return
-    farm = np.int64(st.cfg[C.CFG_FARM_POINTS])
-    if st.cfg[C.CFG_FARM_MODE] == 0:
+    farm = np.int64(st.farm_points)
+    if st.farm_mode == 0:
         maj = majority(fmeep[root])
         for p in range(P):
             if maj & (1 << p):
                 out[p] += sign * (n_cities * farm + (n_cities if fpig[root] & (1 << p) else 0))
         return
     parent, pairs, fdone = st.parent, st.pairs, st.fdone
-    n_pairs = st.sc[C.SC_NPAIRS]
+    n_pairs = st.npairs
     cities, fields, counts = st.work[C.W_OWN], st.work[C.W_STACK], st.work[C.W_COUNTS]
     n = 0
     for k in range(n_pairs):
@@ -125,7 +134,7 @@ def by_features(st):
     """Whether the rules let the pending points be summed feature by feature
     (`pending_from_features`, `core.candidates`' projected gain by difference):
     standard rules with farms per field."""
-    return st.cfg[C.CFG_SOLO] == 0 and st.cfg[C.CFG_FARM_MODE] == 0
+    return st.solo == 0 and st.farm_mode == 0
 
 
 @hot
@@ -136,12 +145,12 @@ def pending_from_features(st, tb, counts, out):
     counts, `field_city_counts`) and, with Traders & Builders, the trade goods'
     majorities. A feature nobody holds scores nothing, so only the followers' features
     are visited."""
-    P = st.cfg[C.CFG_SEATS]
+    P = st.seats
     out[:P] = 0
-    if st.sc[C.SC_DONE]:
+    if st.done:
         return
     parent, active = st.parent, st.active
-    n = st.sc[C.SC_NACTIVE]
+    n = st.nactive
     for k in range(n):
         root = root_of(parent, active[k])
         first = True  # each feature once: at its first follower in the list
@@ -151,7 +160,7 @@ def pending_from_features(st, tb, counts, out):
                 break
         if first:
             end_points(st, tb, root, counts[root], out, 1)
-    if st.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS:
+    if st.expansions & C.EXP_TRADERS_BUILDERS:
         goods_points(st, out, 1)
 
 
@@ -159,9 +168,9 @@ def pending_from_features(st, tb, counts, out):
 def pending_points(st, tb, scratch, out):
     """out[p] = points seat p would score if the game ended now (0 once it has ended):
     the engine's own end-of-game scoring run on `scratch`, a copy of `st`."""
-    P = st.cfg[C.CFG_SEATS]
+    P = st.seats
     out[:P] = 0
-    if st.sc[C.SC_DONE]:
+    if st.done:
         return
     copy_into(scratch, st)
     score_game_end(scratch, tb)
@@ -175,19 +184,19 @@ def _clip(value, cap):
 
 
 @counted
-def encode_aggregates(st, tb, sub, observer, planes, base, feats, fbase, scratch, counts,
-                      pending):
+def encode_aggregates(st, tb, sub, observer, planes, feats, agg):
     """Paint the aggregate planes over the placed tiles in the window (the pixels the
     base encoder just painted, so its dirty rectangle covers them) and write the
-    projected scores into `feats`."""
+    projected scores into `feats` (`agg`: `AggregateBuffers`)."""
+    base, counts, pending = agg.base, agg.counts, agg.pending
     B = planes.shape[0] // 3
     x0, y0 = window_origin(st, B)
     S = n_segments(st)
-    P = st.cfg[C.CFG_SEATS]
+    P = st.seats
     parent, fdone, fmeep = st.parent, st.fdone, st.fmeep
-    farm_points = np.int64(st.cfg[C.CFG_FARM_POINTS])
+    farm_points = np.int64(st.farm_points)
     field_city_counts(st, counts)
-    for i in range(st.sc[C.SC_PLACED]):
+    for i in range(st.placed):
         col, row = st.px[i] - x0, st.py[i] - y0
         if not (0 <= col < B and 0 <= row < B):
             continue
@@ -223,8 +232,8 @@ def encode_aggregates(st, tb, sub, observer, planes, base, feats, fbase, scratch
     if by_features(st):
         pending_from_features(st, tb, counts, pending)
     else:
-        pending_points(st, tb, scratch, pending)
+        pending_points(st, tb, agg.scratch, pending)
     for q in range(P):
         p = (observer + q) % P
-        feats[fbase + q] = (st.scores[p] + pending[p]) * 0.01
+        feats[agg.fbase + q] = (st.scores[p] + pending[p]) * 0.01
 

@@ -68,7 +68,7 @@ def union(st, a, b, count_tiles):
     parent[rb] = ra
     st.fpenn[ra] += st.fpenn[rb]
     st.fopen[ra] += st.fopen[rb]
-    if st.cfg[C.CFG_EXPANSIONS]:  # their aggregates stay zero without them
+    if st.expansions:  # their aggregates stay zero without them
         st.fflag[ra] |= st.fflag[rb]
         st.fbuild[ra] |= st.fbuild[rb]
         st.fpig[ra] |= st.fpig[rb]
@@ -94,7 +94,7 @@ def union(st, a, b, count_tiles):
 @hot_entry
 def n_segments(st):
     """Segment slots per placement (S); stored, as a division here would sit in hot loops."""
-    return st.cfg[C.CFG_NSEG]
+    return st.nseg
 
 
 @hot
@@ -139,7 +139,7 @@ def has_placement(st, tb, t):
     """Can tile type t be placed anywhere?"""
     frontier = st.frontier
     four = four_rotations(tb, t)
-    for k in range(st.sc[C.SC_NFRONT]):
+    for k in range(st.nfront):
         if fit_bits(four, np.int64(frontier[k, 2])):
             return True
     return False
@@ -152,7 +152,7 @@ def list_placements(st, tb, t, out):
     frontier = st.frontier
     four = four_rotations(tb, t)
     n = 0
-    for k in range(st.sc[C.SC_NFRONT]):
+    for k in range(st.nfront):
         bits = fit_bits(four, np.int64(frontier[k, 2]))
         for r in range(4):  # written always, kept when it fits: no branch
             out[0, n] = frontier[k, 0]
@@ -168,7 +168,7 @@ def count_placements(st, tb, t):
     frontier = st.frontier
     four = four_rotations(tb, t)
     n = 0
-    for k in range(st.sc[C.SC_NFRONT]):
+    for k in range(st.nfront):
         n += n_fits(fit_bits(four, np.int64(frontier[k, 2])))
     return n
 
@@ -179,7 +179,7 @@ def nth_placement(st, tb, t, pick):
     board y, rotation."""
     frontier = st.frontier
     four = four_rotations(tb, t)
-    for k in range(st.sc[C.SC_NFRONT]):
+    for k in range(st.nfront):
         bits = fit_bits(four, np.int64(frontier[k, 2]))
         c = n_fits(bits)
         if pick >= c:
@@ -227,13 +227,13 @@ def constraint(st, bx, by):
 @hot_inline
 def _remove_from_frontier(st, bx, by):
     """Drop open cell (bx, by) from the frontier: the last slot moves into its place."""
-    frontier, board, sc = st.frontier, st.board, st.sc
+    frontier, board = st.frontier, st.board
     k = frontier_slot(board[by, bx])
-    last = sc[C.SC_NFRONT] - 1
+    last = st.nfront - 1
     for c in range(3):
         frontier[k, c] = frontier[last, c]
     board[frontier[k, 1], frontier[k, 0]] = -2 - k
-    sc[C.SC_NFRONT] = last
+    st.nfront = last
     board[by, bx] = EMPTY
 
 
@@ -246,11 +246,11 @@ def _init_segments(st, tb, t, i):
     parent, fbits, fntiles, fpenn = st.parent, st.fbits, st.fntiles, st.fpenn
     fopen, fmeep, fdone, owner = st.fopen, st.fmeep, st.fdone, st.owner
     fflag, fgoods = st.fflag, st.fgoods
-    pairs, sc = st.pairs, st.sc
+    pairs = st.pairs
     # Inns and cathedrals count only with Inns & Cathedrals in full mode, trade goods
     # only with Traders & Builders in full mode outside solo.
-    flags = st.cfg[C.CFG_EXPANSIONS] & C.EXP_INNS_CATHEDRALS
-    goods = st.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS and not st.cfg[C.CFG_SOLO]
+    flags = st.expansions & C.EXP_INNS_CATHEDRALS
+    goods = st.expansions & C.EXP_TRADERS_BUILDERS and not st.solo
     seg_kind, seg_pennants, seg_flag = tb.seg_kind, tb.seg_pennants, tb.seg_flag
     seg_open, seg_adj = tb.seg_open, tb.seg_adj
     for s in range(tb.n_seg[t]):
@@ -265,7 +265,7 @@ def _init_segments(st, tb, t, i):
         for p in range(fmeep.shape[1]):
             fmeep[g, p] = 0
         fdone[g] = 0
-        if st.cfg[C.CFG_EXPANSIONS]:  # (never set without them: zero from make_state)
+        if st.expansions:  # (never set without them: zero from make_state)
             fflag[g] = seg_flag[t, s] if flags else 0
             for k in range(C.N_GOODS):
                 fgoods[g, k] = 0
@@ -278,10 +278,10 @@ def _init_segments(st, tb, t, i):
             adj = seg_adj[t, s]
             for c in range(S):
                 if adj & (1 << c):
-                    k = sc[C.SC_NPAIRS]
+                    k = st.npairs
                     pairs[k, 0] = g
                     pairs[k, 1] = base + c
-                    sc[C.SC_NPAIRS] = k + 1
+                    st.npairs = k + 1
 
 
 @hot
@@ -289,17 +289,16 @@ def place_tile(st, tb, t, r, bx, by):
     """Put tile t (rotation r) on empty frontier cell (bx, by): update the frontier and
     constraints, merge features, count monastery neighbours. Returns the placement index.
     Assumes the placement is legal (`fits`)."""
-    sc = st.sc
     board = st.board
     frontier = st.frontier
     ptype, prot = st.ptype, st.prot
     fopen = st.fopen
-    i = sc[C.SC_PLACED]
-    sc[C.SC_PLACED] = i + 1
-    sc[C.SC_XMIN] = min(sc[C.SC_XMIN], bx)
-    sc[C.SC_XMAX] = max(sc[C.SC_XMAX], bx)
-    sc[C.SC_YMIN] = min(sc[C.SC_YMIN], by)
-    sc[C.SC_YMAX] = max(sc[C.SC_YMAX], by)
+    i = st.placed
+    st.placed = i + 1
+    st.xmin = min(st.xmin, bx)
+    st.xmax = max(st.xmax, bx)
+    st.ymin = min(st.ymin, by)
+    st.ymax = max(st.ymax, by)
     ptype[i] = t
     prot[i] = r
     st.px[i] = bx
@@ -320,12 +319,12 @@ def place_tile(st, tb, t, r, bx, by):
         if j < 0:
             k = frontier_slot(j)
             if k < 0:  # a new open cell
-                k = sc[C.SC_NFRONT]
+                k = st.nfront
                 frontier[k, 0] = nx
                 frontier[k, 1] = ny
                 frontier[k, 2] = 0
                 board[ny, nx] = -2 - k
-                sc[C.SC_NFRONT] = k + 1
+                st.nfront = k + 1
             frontier[k, 2] |= (3 << (8 + 2 * od)) | (ter << (2 * od))
             continue
         tj = ptype[j]

@@ -90,7 +90,7 @@ def farm_cities(st, field, out, base):
     parent, pairs, fdone = st.parent, st.pairs, st.fdone
     seen = st.work[C.W_OWN]
     n = 0
-    for k in range(st.sc[C.SC_NPAIRS]):
+    for k in range(st.npairs):
         if find(parent, pairs[k, 0]) != field:
             continue
         c = find(parent, pairs[k, 1])
@@ -153,11 +153,11 @@ def pair_lists(st, links):
     """Index the field-city adjacencies of `st` by the features they join: links[0, g] /
     links[1, g] the first adjacency whose field / city has root g (-1: none), links[2, k]
     / links[3, k] the next one after adjacency k with the same field / city root."""
-    G = st.sc[C.SC_PLACED] * n_segments(st)
+    G = st.placed * n_segments(st)
     for g in range(G):
         links[0, g] = -1
         links[1, g] = -1
-    for k in range(st.sc[C.SC_NPAIRS]):
+    for k in range(st.npairs):
         for side in range(2):
             g = root_of(st.parent, st.pairs[k, side])
             links[2 + side, k] = links[side, g]
@@ -198,14 +198,13 @@ def pair_change(after, k, roots, n_roots, farm, stamp, gen, farm_pts, pend):
             farm[qf, 0 if fdone[c] else 1] += 1
     elif qc >= 0 and fdone[c] and once(stamp, f, gen, qc):  # completed now
         maj = majority(fmeep[f])
-        for p in range(after.cfg[C.CFG_SEATS]):
+        for p in range(after.seats):
             if maj & (1 << p):
                 pend[p] += farm_pts + (1 if fpig[f] & (1 << p) else 0)
 
 
 @hot
-def pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_counts, stamp,
-                    gen, links, ends, pend):
+def pending_change(st, after, tb, t, r, bx, by, n_roots, gen, work):
     """pend[p] += the change of seat p's pending end-game points from `st` to `after`
     (the tile t/r put on (bx, by), no figure, completions scored), standard rules with
     farms per field, without running the end scoring: only the features the tile
@@ -214,10 +213,13 @@ def pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_count
     A city completed now adds its farm points to every other field touching it. Also
     fills farm[q] = (completed cities, incomplete cities, features of `st`) that
     roots[q] touches (a field) or joined (the `joined` column, as `joined` counts).
-    city_counts[g]: completed cities touching field root g of `st`; stamp, gen: see
-    `once` (gen: this placement's number, stamp: int64[G], zero at the first);
-    links: `st`'s adjacencies by feature (`pair_lists`); ends[q]: the end points of
-    roots[q] after (written)."""
+    The arrays are those of `work` (`candidates.PlacingWork`): city_counts[g], the
+    completed cities touching field root g of `st`; stamp, gen: see `once` (gen: this
+    placement's number, stamp: int64[G], zero at the first); links: `st`'s adjacencies
+    by feature (`pair_lists`); ends[q]: the end points of roots[q] after (written);
+    pend, the points changed."""
+    roots, farm, city_counts, stamp = work.roots, work.farm, work.city_counts, work.stamp
+    links, ends, pend = work.links, work.ends, work.pend
     S = n_segments(st)
     # the features of `st` the tile joined (through its edges)
     before = after.work[C.W_STACK]
@@ -251,7 +253,7 @@ def pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_count
         g = roots[q]
         if tb.seg_kind[after.ptype[g // S], g % S] == C.K_CITY and after.fdone[g]:
             done_now = True
-    farm_pts = np.int64(after.cfg[C.CFG_FARM_POINTS])
+    farm_pts = np.int64(after.farm_points)
     for q in range(n_before):
         b = before[q]
         g = find(after.parent, b)  # a feature joined lies in one of the tile's now
@@ -266,7 +268,7 @@ def pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_count
         while k >= 0:
             pair_change(after, k, roots, n_roots, farm, stamp, gen, farm_pts, pend)
             k = links[2 + side, k]
-    for k in range(st.sc[C.SC_NPAIRS], after.sc[C.SC_NPAIRS]):
+    for k in range(st.npairs, after.npairs):
         pair_change(after, k, roots, n_roots, farm, stamp, gen, farm_pts, pend)
     for q in range(n_roots):
         for p in range(pend.shape[0]):
@@ -277,7 +279,7 @@ def pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_count
     for q in range(n_before):
         end_points(st, tb, before[q], city_counts[before[q]], pend, -1)
     # monasteries around the tile: one more neighbour, or completed and scored now
-    i = after.sc[C.SC_PLACED] - 1
+    i = after.placed - 1
     for dy in range(-1, 2):
         for dx in range(-1, 2):
             j = after.board[by + dy, bx + dx]
@@ -286,7 +288,7 @@ def pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_count
             g = j * S + tb.mon_seg[after.ptype[j]]
             end_points(st, tb, g, 0, pend, -1)
             end_points(after, tb, g, 0, pend, 1)
-    if after.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS:
+    if after.expansions & C.EXP_TRADERS_BUILDERS:
         goods_points(st, pend, -1)
         goods_points(after, pend, 1)
 
@@ -345,12 +347,13 @@ def put_slot(after, tb, roots, cols, q, fig_root, observer, out, base, n_events)
 
 
 @hot
-def write_slot(st, after, tb, root, unseen, memo, out, base, farm_done, farm_open, joined):
+def write_slot(st, after, tb, root, unseen, memo, out, base, farm):
     """The slot columns of feature `root` of the position `after` (`st`: before the
     move) that do not depend on the move's figure: all but `holds_figure` and the
-    followers and majorities (`write_holders`). A field's completed and incomplete
-    cities are farm_done / farm_open, and the features joined `joined`, when known
-    (>= 0), else counted here."""
+    followers and majorities (`write_holders`). farm = (a field's completed cities,
+    its incomplete cities, the features joined), each when known (>= 0), else counted
+    here."""
+    farm_done, farm_open, joined = farm[0], farm[1], farm[2]
     kind = tb.seg_kind[after.ptype[root // n_segments(after)], root % n_segments(after)]
     out[base + S_KIND + kind] = 1.0
     done = after.fdone[root] != 0
@@ -361,7 +364,7 @@ def write_slot(st, after, tb, root, unseen, memo, out, base, farm_done, farm_ope
             out[base + S_FARM_OPEN] = farm_open
         else:
             farm_cities(after, root, out, base + S_FARM_DONE)
-        value = out[base + S_FARM_DONE] * after.cfg[C.CFG_FARM_POINTS]
+        value = out[base + S_FARM_DONE] * after.farm_points
         out[base + S_POINTS_DONE] = value
         out[base + S_POINTS_END] = value
     else:
@@ -376,7 +379,7 @@ def write_slot(st, after, tb, root, unseen, memo, out, base, farm_done, farm_ope
             out[base + S_POINTS_END] = feature_points(after, root, kind, False)
         out[base + S_CLOSERS] = closers(after, tb, root, kind, unseen, memo)
     out[base + S_JOINED] = joined if joined >= 0 else features_joined(
-        st, after, tb, after.sc[C.SC_PLACED] - 1, root, kind)
+        st, after, tb, after.placed - 1, root, kind)
     flag = after.fflag[root]
     out[base + S_INN] = 1.0 if flag & C.FLAG_INN else 0.0
     out[base + S_CATHEDRAL] = 1.0 if flag & C.FLAG_CATHEDRAL else 0.0
@@ -390,13 +393,13 @@ def write_slot(st, after, tb, root, unseen, memo, out, base, farm_done, farm_ope
 def write_holders(after, tb, root, fig_root, observer, out, base, n_events):
     """The slot columns of feature `root` of `after` that the move's figure decides:
     `holds_figure`, followers and majority per seat."""
-    P = after.cfg[C.CFG_SEATS]
+    P = after.seats
     S = n_segments(after)
     kind = tb.seg_kind[after.ptype[root // S], root % S]
     out[base + S_FIGURE] = 1.0 if root == fig_root else 0.0
     maj = majority(after.fmeep[root])
     if after.fdone[root]:  # scored now: its followers went home; the event keeps the majority
-        for e in range(n_events, after.sc[C.SC_NEVENTS]):
+        for e in range(n_events, after.nevents):
             if after.events[e, C.EV_ROOT] == root and after.events[e, C.EV_KIND] == kind:
                 maj = after.events[e, C.EV_MAJORITY]
     for q in range(P):
@@ -409,9 +412,9 @@ def write_holders(after, tb, root, fig_root, observer, out, base, n_events):
 def write_header(st, after, tb, h, slot, observer, last_tile, out):
     """The header columns of a placing move (tile and figure down, completions scored in
     `after`) but the projected gain."""
-    P = st.cfg[C.CFG_SEATS]
+    P = st.seats
     S = n_segments(st)
-    seat = st.sc[C.SC_SEAT]
+    seat = st.seat
     h_points = H_FIGURE + 5
     h_supply = h_points + 2 * P
     h_extra = h_supply + 4
@@ -425,12 +428,12 @@ def write_header(st, after, tb, h, slot, observer, last_tile, out):
     out[h_supply] = after.supply[seat]
     for f in range(3):
         out[h_supply + 1 + f] = after.xsupply[seat, f]
-    out[h_extra] = after.sc[C.SC_EARNED]
-    if st.cfg[C.CFG_SOLO]:
+    out[h_extra] = after.earned
+    if st.solo:
         out[h_extra + 1] = 1.0 if solo_ends_after_turn(after) else 0.0
     else:
         out[h_extra + 1] = 1.0 if last_tile else 0.0
-    i = after.sc[C.SC_PLACED] - 1
+    i = after.placed - 1
     bx, by = after.px[i], after.py[i]
     for dy in range(-1, 2):
         for dx in range(-1, 2):
@@ -448,8 +451,8 @@ def write_header(st, after, tb, h, slot, observer, last_tile, out):
 def is_last_tile(st):
     """Standard rules: whether the move ends the game: no tile left to draw and none in
     any hand but the one placed (public: the deck and hand sizes)."""
-    last_tile = st.sc[C.SC_DECK_POS] >= st.sc[C.SC_DECK_LEN]
-    if last_tile and st.cfg[C.CFG_HAND_SIZE] > 1:
+    last_tile = st.deck_pos >= st.deck_len
+    if last_tile and st.hand_size > 1:
         in_hands = 0
         for p in range(st.hands.shape[0]):
             for q in range(st.hands.shape[1]):
@@ -476,8 +479,8 @@ def projected_gain(st, after, tb, observer, pend_before, out, base):
     """out[base + q] = seat q's score plus pending end-game points in `after` minus the
     same in `st` (pend_before), with the engine's own end scoring run on `after` (which
     it spends: call it last)."""
-    P = st.cfg[C.CFG_SEATS]
-    if not after.sc[C.SC_DONE]:
+    P = st.seats
+    if not after.done:
         score_game_end(after, tb)
     for q in range(P):
         p = (observer + q) % P

@@ -5,10 +5,12 @@ down, completions scored, the turn not yet passed, so nothing of the hidden deck
 Each placement is played once and its follower options derived from it, the projected
 gain comes by difference, and a symmetric tile's rotation that lies like an earlier one
 on the same cell copies that one's rows (`encode_candidates`);
-tests/candidates_reference.py plays every move in full, for the tests.
+tests/support/candidates_reference.py plays every move in full, for the tests.
 
 The columns: `core.candidate_columns`; the closing tile types: `core.closers`.
 """
+
+from collections import namedtuple
 
 import numpy as np
 
@@ -48,7 +50,7 @@ from .candidate_columns import (
     write_header,
     write_slot,
 )
-from .planes import count_unseen, window_origin
+from .planes import Window, count_unseen, window_origin
 from .scoring import score_game_end
 from .state import copy_into
 from .turn import (
@@ -60,13 +62,46 @@ from .turn import (
     tile_to_place,
 )
 
+#: The candidate part's buffers: `after` and `scratch`, states of the game's shape
+#: (overwritten); `unseen`, int64[tile types]; `before`, the pending points before the
+#: move, int64[seats]; `memo`, the closing tile types' table (`closers.new_closers_memo`,
+#: kept from call to call with the same tile set). The vector envs hold one of each per
+#: thread.
+CandidateBuffers = namedtuple("CandidateBuffers", ["after", "scratch", "unseen", "before",
+                                                   "memo"])
+
+#: `_encode_placing`'s work arrays, made per call (`_placing_work`). Per placement: its
+#: features (kind order) in `roots`, their figure-free columns in `cols`, their end
+#: points in `ends`, and in `farm` their cities touched (fields) and the features they
+#: joined (`pending_change`; the no-figure move); `pend` the no-figure move's pending
+#: end-game points, `fig_end` a figure's feature's end points; `goods0` the trade goods
+#: after the no-figure move; `city_counts` (`field_city_counts`), `stamp` (`once`) and
+#: `links` (`pair_lists`) for the pending points by difference. Per rotation of the
+#: cell (a symmetric tile's twin, `_copy_twin`): `perm` (`_twin`), `seg_q` (its segments'
+#: roots indices), `row_of` (its rows by slot) and `n_twin` (its roots count, -1 before
+#: it is played).
+PlacingWork = namedtuple("PlacingWork", [
+    "roots", "cols", "ends", "farm", "pend", "fig_end", "goods0", "city_counts", "stamp",
+    "perm", "seg_q", "row_of", "n_twin", "links"])
+
+#: What `_encode_placing` keeps for a position: the observer (its seat columns first),
+#: the segment slots per tile S, the first slot block's column `base`, a slot block's
+#: columns `width` and the events before the move `n_events`.
+PlacingFrame = namedtuple("PlacingFrame", ["observer", "S", "base", "width", "n_events"])
+
+#: A placement's legal rows rows[k:e]: hand index h (tile t) turned r on window cell
+#: (col, row).
+Placement = namedtuple("Placement", ["h", "t", "r", "row", "col", "k", "e"])
+
 
 @hot
-def _write_choice(st, after, tb, h, x, y, r, slot, observer, pend_before, out):
-    """A scoring choice at a solo scoring decision (`after`: a copy of `st`): only its
-    points and projected gain are filled (and present, hand_0, figure_none)."""
-    P = st.cfg[C.CFG_SEATS]
-    apply_move(after, tb, h, x, y, r, slot)
+def _write_choice(st, after, tb, move, observer, pend_before, out):
+    """A scoring choice at a solo scoring decision (`after`: a copy of `st`; `move`: its
+    legal row): only its points and projected gain are filled (and present, hand_0,
+    figure_none)."""
+    P = st.seats
+    h = move[0]
+    apply_move(after, tb, h, move[1], move[2], move[3], move[4])
     out[H_PRESENT] = 1.0
     out[H_HAND + h] = 1.0
     out[H_FIGURE] = 1.0
@@ -76,10 +111,11 @@ def _write_choice(st, after, tb, h, x, y, r, slot, observer, pend_before, out):
 
 
 @hot
-def _encode_choices(st, tb, after, rows, n, B, SL, observer, pend_before, feats, actions):
+def _encode_choices(st, tb, rows, n, window, observer, cand, feats, actions):
     """`encode_candidates` at a solo scoring decision (its rows[:n] legal choices)."""
     K = actions.shape[0]
-    x0, y0 = window_origin(st, B)
+    x0, y0, B, SL = window.x0, window.y0, window.size, window.slots
+    after = cand.after
     o = origin(st)
     m = 0
     for k in range(n):
@@ -90,20 +126,20 @@ def _encode_choices(st, tb, after, rows, n, B, SL, observer, pend_before, feats,
         if m < K:
             actions[m] = turn_action(h, row, col, r, slot, B, SL)
             copy_into(after, st)
-            _write_choice(st, after, tb, h, x, y, r, slot, observer, pend_before, feats[m])
+            _write_choice(st, after, tb, rows[k], observer, cand.before, feats[m])
         m += 1
     return np.int64(m)
 
 
 @hot
-def _lift_row(after, tb, src, out, fig, seat, roots, cols, n_roots, fig_q, observer, base,
-              width, n_events):
+def _lift_row(after, tb, src, out, fig, seat, fig_q, n_roots, work, frame):
     """The row of a figure put on a feature the tile did not complete (`after`: the
-    no-figure move with that figure down) from the no-figure move's row `src`: nothing
-    scores, so only the figure columns, the mover's supply and the figure's feature's
-    holders differ; every other feature's block is src's, moved one block on past the
-    figure's (which comes first)."""
-    P = after.cfg[C.CFG_SEATS]
+    no-figure move with that figure down; `fig_q`: the feature's index in work.roots)
+    from the no-figure move's row `src`: nothing scores, so only the figure columns, the
+    mover's supply and the figure's feature's holders differ; every other feature's block
+    is src's, moved one block on past the figure's (which comes first)."""
+    roots, base, width = work.roots, frame.base, frame.width
+    P = after.seats
     for j in range(base):
         out[j] = src[j]
     out[H_FIGURE] = 0.0
@@ -112,7 +148,8 @@ def _lift_row(after, tb, src, out, fig, seat, roots, cols, n_roots, fig_q, obser
     out[h_supply] = after.supply[seat]
     for f in range(3):
         out[h_supply + 1 + f] = after.xsupply[seat, f]
-    put_slot(after, tb, roots, cols, fig_q, roots[fig_q], observer, out, base, n_events)
+    put_slot(after, tb, roots, work.cols, fig_q, roots[fig_q], frame.observer, out, base,
+             frame.n_events)
     for q in range(n_roots):
         at = _block(q, fig_q)  # (src, without a figure, has feature q's block at q)
         if q != fig_q and at < N_SLOTS:
@@ -121,15 +158,12 @@ def _lift_row(after, tb, src, out, fig, seat, roots, cols, n_roots, fig_q, obser
 
 
 @counted
-def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pend_before,
-                      memo, feats, actions):
+def encode_candidates(st, tb, rows, B, SL, observer, cand, feats, actions):
     """Write the candidate-move observation of `observer` (the seat to move) into
     feats[K, F] (zeros for absent candidates) and actions[K] (their turn-mode action
-    indices in the B-cell window, -1 when absent). `after`, `scratch`: states of the
-    game's shape (overwritten); rows: a legal-move buffer; unseen: int64[n_types];
-    pend_before: int64[P]; memo: int64[M, 3], the `closers` table (`new_closers_memo`),
-    kept from call to call with the same tile set. Returns the legal actions inside the
-    window (more than K: the rest were left out).
+    indices in the B-cell window, SL slots per cell; -1 when absent). rows: a legal-move
+    buffer; cand: the `CandidateBuffers`. Returns the legal actions inside the window
+    (more than K: the rest were left out).
 
     Each placement (tile, cell, rotation) is evaluated once: the no-figure move is
     played on `after` for the columns the figure does not change (every feature's slot
@@ -143,43 +177,48 @@ def encode_candidates(st, tb, after, scratch, rows, B, SL, observer, unseen, pen
     figure's feature's end-game points replaced (`aggregates.end_points`), the rest of
     the end scoring being unchanged by a figure. Solo (its end bonus depends on every
     colour's score) and a city whose trade goods the figure earns score to the end in
-    full. `scratch` serves the end scoring of the position where the points pending are
-    not summed per feature.
-    tests/candidates_reference.py is the plain way; the tests compare the two."""
+    full. `cand.scratch` serves the end scoring of the position where the points pending
+    are not summed per feature.
+    tests/support/candidates_reference.py is the plain way; the tests compare the two."""
     n = legal_moves(st, tb, rows)
-    return candidates_from_rows(st, tb, after, scratch, rows, n, B, SL, observer, unseen,
-                                pend_before, memo, feats, actions)
+    x0, y0 = window_origin(st, B)
+    return candidates_from_rows(st, tb, rows, n, Window(x0, y0, B, SL), observer, cand,
+                                feats, actions)
 
 
 @counted
-def candidates_from_rows(st, tb, after, scratch, rows, n, B, SL, observer, unseen,
-                         pend_before, memo, feats, actions):
+def candidates_from_rows(st, tb, rows, n, window, observer, cand, feats, actions):
     """`encode_candidates` with the legal moves already listed in rows[:n] (the observe
-    pass lists them once for the mask and the candidates)."""
-    P = st.cfg[C.CFG_SEATS]
+    pass lists them once for the mask and the candidates) and the `window`
+    (`planes.Window`) worked out."""
     clear(feats, actions)
     if n == 0:
         return 0
-    unseen[:] = 0
-    count_unseen(st, observer, unseen, 0)
-    placing = st.sc[C.SC_PHASE] == C.PHASE_PLACE
+    cand.unseen[:] = 0
+    count_unseen(st, observer, cand.unseen, 0)
+    placing = st.phase == C.PHASE_PLACE
     if not (placing and by_features(st)):  # (else summed per feature in the pass)
-        pending_points(st, tb, scratch, pend_before)
+        pending_points(st, tb, cand.scratch, cand.before)
     if not placing:  # a solo scoring decision: few, cheap rows
-        return _encode_choices(st, tb, after, rows, n, B, SL, observer, pend_before, feats,
-                               actions)
-    S = n_segments(st)
-    width = SLOT_FIXED + 2 * P
-    return _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen,
-                           pend_before, memo, feats, actions, np.zeros(S, np.int64),
-                           np.zeros((S, width), np.float32), np.zeros((S, P), np.int64),
-                           np.zeros((S, 3), np.int64), np.zeros((2, P), np.int64),
-                           np.zeros((P, C.N_GOODS), np.int64),
-                           np.empty(st.parent.shape[0], np.int64),  # (written before read)
-                           np.zeros(st.parent.shape[0], np.int64), np.zeros((4, S), np.int64),
-                           np.zeros((4, S), np.int64), np.zeros((4, 4 * S + 1), np.int64),
-                           np.zeros(4, np.int64),
-                           np.empty((4, max(st.parent.shape[0], st.pairs.shape[0])), np.int64))
+        return _encode_choices(st, tb, rows, n, window, observer, cand, feats, actions)
+    return _encode_placing(st, tb, rows, n, window, observer, cand, feats, actions,
+                           _placing_work(st))
+
+
+@counted
+def _placing_work(st):
+    """Fresh `PlacingWork` for a position of `st`'s game."""
+    P, S, G = st.seats, n_segments(st), st.parent.shape[0]
+    return PlacingWork(
+        roots=np.zeros(S, np.int64), cols=np.zeros((S, SLOT_FIXED + 2 * P), np.float32),
+        ends=np.zeros((S, P), np.int64), farm=np.zeros((S, 3), np.int64),
+        pend=np.zeros(P, np.int64), fig_end=np.zeros(P, np.int64),
+        goods0=np.zeros((P, C.N_GOODS), np.int64),
+        city_counts=np.empty(G, np.int64),  # (written before read)
+        stamp=np.zeros(G, np.int64), perm=np.zeros((4, S), np.int64),
+        seg_q=np.zeros((4, S), np.int64), row_of=np.zeros((4, 4 * S + 1), np.int64),
+        n_twin=np.zeros(4, np.int64),
+        links=np.empty((4, max(G, st.pairs.shape[0])), np.int64))
 
 
 @hot
@@ -250,13 +289,17 @@ def _twin_slot(slot, perm, S):
 
 
 @hot
-def _copy_twin(tb, t, r, r0, perm, seg_q, row_of, n_roots, rows, k, e, h, row, col, B,
-               SL, S, base, width, feats, actions, m, order):
-    """Write the rows of placement rows[k:e] (tile t turned r) from those of its twin
-    rotation r0 (`_twin`: the same board, segments renamed by perm): the same columns,
-    the feature blocks in the order rotation r lists them. seg_q[s]: the roots index of
-    r0's segment s; row_of[slot + 1]: r0's row of each slot. False (nothing written)
-    when a row is missing."""
+def _copy_twin(tb, place, r0, rows, window, work, frame, feats, actions, m):
+    """Write the rows of `place` (`Placement`: rows[k:e], tile t turned r) into feats and
+    actions from row m on, from those of its twin rotation r0 (`_twin`: the same board,
+    segments renamed by work.perm[r]): the same columns, the feature blocks in the order
+    rotation r lists them. work.seg_q[r0, s]: the roots index of r0's segment s;
+    work.row_of[r0, slot + 1]: r0's row of each slot. False (nothing written) when a row
+    is missing."""
+    t, r, k, e, h, row, col = place.t, place.r, place.k, place.e, place.h, place.row, place.col
+    perm, seg_q, row_of = work.perm[r], work.seg_q[r0], work.row_of[r0]
+    n_roots, order = work.n_twin[r0], work.roots
+    B, SL, S, base, width = window.size, window.slots, frame.S, frame.base, frame.width
     for c in range(k, e):
         if row_of[_twin_slot(rows[c, 4], perm, S) + 1] < 0:
             return False
@@ -290,37 +333,34 @@ def _copy_twin(tb, t, r, r0, perm, seg_q, row_of, n_roots, rows, k, e, h, row, c
 
 
 @hot
-def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before, memo,
-                    feats, actions, roots, cols, ends, farm, tmp, goods0, city_counts, stamp,
-                    perm, seg_q, row_of, n_twin, links):
-    """`encode_candidates` at a placing decision, the rows[:n] legal moves listed; one
-    call without reference counting (a state passed to a call from counted code costs
-    an atomic pair per array). Per placement: its features (kind order) in roots, their
-    figure-free columns in cols, their end points in ends, and in farm their cities
-    touched (fields) and the features they joined (`pending_change`; the no-figure
-    move); tmp[0] the no-figure move's pending end-game points, tmp[1] a figure's
-    feature's end points. A symmetric tile's rotation that lies like an earlier one of
-    the same cell copies its rows (`_copy_twin`): per rotation of the cell, perm
-    (`_twin`), seg_q (its segments' roots indices), row_of (its rows by slot) and n_twin
-    (its roots count, -1 before it is played). links: `pair_lists`; stamp: `once`."""
+def _encode_placing(st, tb, rows, n, window, observer, cand, feats, actions, work):
+    """`encode_candidates` at a placing decision, the rows[:n] legal moves listed, with
+    the `PlacingWork` arrays `work`; one call without reference counting (a state
+    passed to a call from counted code costs an atomic pair per array). A symmetric
+    tile's rotation that lies like an earlier one of the same cell copies its rows
+    (`_copy_twin`)."""
     K = actions.shape[0]
-    P = st.cfg[C.CFG_SEATS]
-    x0, y0 = window_origin(st, B)
+    P = st.seats
+    x0, y0, B, SL = window.x0, window.y0, window.size, window.slots
+    after, unseen, pend_before, memo = cand.after, cand.unseen, cand.before, cand.memo
+    roots, cols, ends, farm = work.roots, work.cols, work.ends, work.farm
+    pend0, fig_end, goods0 = work.pend, work.fig_end, work.goods0
+    perm, seg_q, row_of, n_twin = work.perm, work.seg_q, work.row_of, work.n_twin
+    city_counts = work.city_counts
     o = origin(st)
     S = n_segments(st)
-    solo = st.cfg[C.CFG_SOLO] != 0
+    solo = st.solo != 0
     # standard rules with farms per field: pending points by difference (pending_change)
     incremental = by_features(st)
     if incremental:
         field_city_counts(st, city_counts)
         pending_from_features(st, tb, city_counts, pend_before)
-        pair_lists(st, links)
+        pair_lists(st, work.links)
     h_proj = H_FIGURE + 5 + P
     width = SLOT_FIXED + 2 * P
     base = HEAD_FIXED + 3 * P
+    frame = PlacingFrame(observer, S, base, width, st.nevents)
     last_tile = is_last_tile(st)
-    n_events = st.sc[C.SC_NEVENTS]
-    pend0, fig_end = tmp[0], tmp[1]
     copy_into(after, st)  # (it held another position: `undo_place` restores only a move)
     m = 0
     k = 0
@@ -344,8 +384,8 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
                 n_twin[q] = -1
         r0 = _twin(tb, t, r, perm[r])
         if r0 >= 0 and 0 <= n_twin[r0] <= N_SLOTS and e - k <= K - m and _copy_twin(
-                tb, t, r, r0, perm[r], seg_q[r0], row_of[r0], n_twin[r0], rows, k, e, h,
-                row, col, B, SL, S, base, width, feats, actions, m, roots):
+                tb, Placement(h, t, r, row, col, k, e), r0, rows, window, work, frame,
+                feats, actions, m):
             m += e - k
             k = e
             continue
@@ -368,13 +408,11 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
         if incremental:
             for p in range(P):
                 pend0[p] = pend_before[p]
-            pending_change(st, after, tb, t, r, bx, by, roots, n_roots, farm, city_counts,
-                            stamp, k + 1, links, ends, pend0)
+            pending_change(st, after, tb, t, r, bx, by, n_roots, k + 1, work)
         for q in range(n_roots):
             for c in range(width):
                 cols[q, c] = 0.0
-            write_slot(st, after, tb, roots[q], unseen, memo, cols[q], 0, farm[q, 0],
-                        farm[q, 1], farm[q, 2])
+            write_slot(st, after, tb, roots[q], unseen, memo, cols[q], 0, farm[q])
             if not solo and not incremental:  # (incremental: pending_change's)
                 for p in range(P):
                     ends[q, p] = 0
@@ -389,7 +427,7 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
             for p in range(P):
                 pend0[p] += after.scores[p]
         clean = incremental  # `after` holds the no-figure move
-        seat = st.sc[C.SC_SEAT]
+        seat = st.seat
         for c in range(k, e):
             if m >= K:
                 m += e - c
@@ -412,7 +450,7 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
             else:
                 replay(st, after, tb, t, r, bx, by, False)
                 if blocked and slot == C.NO_FOLLOWER:
-                    after.sc[C.SC_SOLO_END_A] = 1
+                    after.solo_end_a = 1
                 figure(after, tb, i, slot)
                 clean = False
             fig_root = find(after.parent, g) if slot >= 0 else -1
@@ -421,15 +459,15 @@ def _encode_placing(st, tb, after, rows, n, B, SL, observer, unseen, pend_before
                 if roots[q] == fig_root:
                     fig_q = q
             if lift and row_of[r, 0] >= 0:
-                _lift_row(after, tb, feats[row_of[r, 0]], out, fig, seat, roots, cols,
-                          n_roots, fig_q, observer, base, width, n_events)
+                _lift_row(after, tb, feats[row_of[r, 0]], out, fig, seat, fig_q, n_roots,
+                          work, frame)
             else:
                 write_header(st, after, tb, h, slot, observer, last_tile, out)
                 for q in range(n_roots):
                     at = _block(q, fig_q)
                     if at < N_SLOTS:
                         put_slot(after, tb, roots, cols, q, fig_root, observer, out,
-                                  base + at * width, n_events)
+                                 base + at * width, frame.n_events)
             if solo or goods_differ(after, goods0):
                 projected_gain(st, after, tb, observer, pend_before, out, h_proj)
                 clean = False  # (spent by the end scoring)

@@ -6,7 +6,7 @@ are scored, and the order of the end bonus (docs/rules.md 6.4, 6.5, 6.7). With
 best order itself (`core.scoring`):
 
 * ``PHASE_FEATURE``: two or more completed features with followers await scoring (their
-  roots in ``sc[SC_PEND:]``); a choice scores one of them. When one is left it scores by
+  roots in ``st.pend``); a choice scores one of them. When one is left it scores by
   itself, and the turn ends.
 * ``PHASE_BONUS``: the game is over and followers of two or more colours stand on the
   board, one of which could score now; a choice scores one follower (2 points if its
@@ -35,22 +35,22 @@ from .scoring import (
 @hot
 def n_choices(st):
     """Choices open at the current decision (0 when it is a tile placement)."""
-    phase = st.sc[C.SC_PHASE]
+    phase = st.phase
     if phase == C.PHASE_FEATURE:
-        return st.sc[C.SC_NPEND]
+        return st.npend
     if phase == C.PHASE_BONUS:
-        return st.sc[C.SC_NACTIVE]
+        return st.nactive
     return 0
 
 
 @hot
 def choice_segment(st, k):
     """Segment of the follower that names choice `k`."""
-    if st.sc[C.SC_PHASE] == C.PHASE_BONUS:
+    if st.phase == C.PHASE_BONUS:
         return st.active[k]
-    root = st.sc[C.SC_PEND + k]
+    root = st.pend[k]
     best = -1
-    for j in range(st.sc[C.SC_NACTIVE]):
+    for j in range(st.nactive):
         g = st.active[j]
         if (best < 0 or g < best) and find(st.parent, g) == root:
             best = g
@@ -98,12 +98,12 @@ def start_feature_choice(st, roots, n):
     m = 0
     for k in range(n):
         if majority(st.fmeep[roots[k]]) != 0:
-            st.sc[C.SC_PEND + m] = roots[k]
+            st.pend[m] = roots[k]
             m += 1
     if m < 2:
         return False
-    st.sc[C.SC_NPEND] = m
-    st.sc[C.SC_PHASE] = C.PHASE_FEATURE
+    st.npend = m
+    st.phase = C.PHASE_FEATURE
     return True
 
 
@@ -114,7 +114,7 @@ def bonus_needs_choice(st):
     low = lowest_mask(st.scores)
     colours = 0
     can_score = False
-    for k in range(st.sc[C.SC_NACTIVE]):
+    for k in range(st.nactive):
         p = st.owner[st.active[k]]
         colours |= 1 << p
         can_score = can_score or (low >> p) & 1 == 1
@@ -125,26 +125,26 @@ def bonus_needs_choice(st):
 def apply_choice(st, tb, k):
     """Make choice `k`. Returns True when the decision phase is over: a feature phase
     then needs the turn ended by the caller; a bonus phase has finished the game."""
-    if st.sc[C.SC_PHASE] == C.PHASE_BONUS:
+    if st.phase == C.PHASE_BONUS:
         score_bonus_follower(st, k)
         if bonus_needs_choice(st):
             return False
         solo_final_scoring(st)
-        st.sc[C.SC_PHASE] = C.PHASE_PLACE
-        st.sc[C.SC_DONE] = 1
+        st.phase = C.PHASE_PLACE
+        st.done = 1
         return True
-    root = st.sc[C.SC_PEND + k]
-    n = st.sc[C.SC_NPEND] - 1
+    root = st.pend[k]
+    n = st.npend - 1
     for j in range(k, n):  # keep the others in order
-        st.sc[C.SC_PEND + j] = st.sc[C.SC_PEND + j + 1]
-    st.sc[C.SC_NPEND] = n
+        st.pend[j] = st.pend[j + 1]
+    st.npend = n
     score_feature(st, tb, root)
     if n > 1:
         return False
     if n == 1:
-        score_feature(st, tb, st.sc[C.SC_PEND])
-        st.sc[C.SC_NPEND] = 0
-    st.sc[C.SC_PHASE] = C.PHASE_PLACE
+        score_feature(st, tb, st.pend[0])
+        st.npend = 0
+    st.phase = C.PHASE_PLACE
     return True
 
 
@@ -153,11 +153,11 @@ def auto_choice(st, tb, final):
     """The choice `scoring_order="auto"` would make now: the first feature of
     `auto_order` (`final`: the game ends after this turn), or the first follower of a
     lowest colour in the end bonus. Playing it at every decision gives the auto result."""
-    if st.sc[C.SC_PHASE] == C.PHASE_BONUS:
+    if st.phase == C.PHASE_BONUS:
         return max(first_lowest_follower(st), 0)
     roots = st.work[C.W_ROOTS]
-    n = st.sc[C.SC_NPEND]
+    n = st.npend
     for k in range(n):
-        roots[k] = st.sc[C.SC_PEND + k]
+        roots[k] = st.pend[k]
     auto_order(st, tb, roots, n, final)
     return st.work[C.W_ORDER][0]

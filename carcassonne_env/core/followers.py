@@ -103,8 +103,8 @@ def follower_options(st, tb, t, r, bx, by, out):
     a field, holding the seat's own follower). Returns (count, blocked): `blocked` marks
     a solo turn where a follower is compulsory but the supply is empty (the move then
     ends the game, end A)."""
-    solo = st.cfg[C.CFG_SOLO] != 0
-    seat = st.sc[C.SC_SEAT]
+    solo = st.solo != 0
+    seat = st.seat
     has_supply = st.supply[seat] > 0
     xsupply = st.xsupply  # large follower, builder, pig: never in solo
     extras = xsupply[seat, 0] + xsupply[seat, 1] + xsupply[seat, 2]
@@ -169,8 +169,8 @@ def options_after_put(st, tb, t, i, out):
     placement i: the same slots in the same order and the same `blocked`, read from the
     merged features' roots rather than through the neighbours (cheaper: random
     playouts put the tile down first). Returns (count, blocked)."""
-    solo = st.cfg[C.CFG_SOLO] != 0
-    seat = st.sc[C.SC_SEAT]
+    solo = st.solo != 0
+    seat = st.seat
     has_supply = st.supply[seat] > 0
     xsupply = st.xsupply
     n = 0

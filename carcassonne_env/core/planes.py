@@ -5,6 +5,8 @@ this module only fills the arrays. Window coordinates: the window's top-left cel
 board index (x0, y0); cell (col, row) covers plane pixels [3row, 3row+3) x [3col, 3col+3).
 """
 
+from collections import namedtuple
+
 from ..compiler.jit import hot, hot_inline
 from . import constants as C
 from .actions import placement, turn_action
@@ -31,14 +33,18 @@ N_TB_PLANES = 5
 # Action modes.
 MODE_TURN, MODE_PLACE, MODE_FOLLOWER = 0, 1, 2
 
+#: Where an observation's window lies and how its actions are numbered: board index
+#: (x0, y0) of its top-left cell (`window_origin`), its side in cells, the action slots
+#: per cell (`core.actions`).
+Window = namedtuple("Window", ["x0", "y0", "size", "slots"])
+
 
 @hot
 def window_origin(st, B):
     """Board index (x0, y0) of the window's top-left cell: centred on the bounding box of
     the placed tiles, odd leftovers going east / south."""
     half = (B - 1) // 2
-    sc = st.sc
-    return (sc[C.SC_XMIN] + sc[C.SC_XMAX]) // 2 - half, (sc[C.SC_YMIN] + sc[C.SC_YMAX]) // 2 - half
+    return (st.xmin + st.xmax) // 2 - half, (st.ymin + st.ymax) // 2 - half
 
 
 @hot_inline
@@ -54,37 +60,37 @@ def _paint_tile(planes, sub, t, r, row, col, channel_extra):
 
 
 @hot
-def encode_board(st, tb, sub, observer, x0, y0, planes, pend_t, pend_x, pend_y, pend_r,
-                 dirty):
+def encode_board(st, tb, sub, observer, x0, y0, planes, pend, dirty):
     """Fill `planes` (int8[3B, 3B, C]) for `observer`. Only the pixel rectangle
     dirty[0:4] (rows r0:r1, columns c0:c1) may hold ones on entry: it is cleared, and the
     rectangle painted now is written back (the whole window would cost more than the
-    board). A pending placement (two-step mode: tile pend_t at board index
-    (pend_x, pend_y) turned pend_r, not yet played) is drawn as the last tile when
-    pend_t >= 0."""
+    board). A pending placement pend = (hand, x, y, rotation, tile) (two-step mode: the
+    tile at (x, y), relative to the start tile like a move's row, not yet played) is
+    drawn as the last tile when its tile >= 0."""
+    o = origin(st)
+    pend_t, pend_x, pend_y, pend_r = pend[4], pend[1] + o, pend[2] + o, pend[3]
     for i in range(dirty[0], dirty[1]):
         planes[i, dirty[2]:dirty[3], :] = 0  # slice fills compile to memset; loops don't
     B = planes.shape[0] // 3
-    sc = st.sc
     # Everything painted lies on the placed tiles' bounding box plus the open ring.
-    dirty[0] = 3 * min(max(sc[C.SC_YMIN] - 1 - y0, 0), B)
-    dirty[1] = 3 * min(max(sc[C.SC_YMAX] + 2 - y0, 0), B)
-    dirty[2] = 3 * min(max(sc[C.SC_XMIN] - 1 - x0, 0), B)
-    dirty[3] = 3 * min(max(sc[C.SC_XMAX] + 2 - x0, 0), B)
+    dirty[0] = 3 * min(max(st.ymin - 1 - y0, 0), B)
+    dirty[1] = 3 * min(max(st.ymax + 2 - y0, 0), B)
+    dirty[2] = 3 * min(max(st.xmin - 1 - x0, 0), B)
+    dirty[3] = 3 * min(max(st.xmax + 2 - x0, 0), B)
     S = n_segments(st)
-    P = st.cfg[C.CFG_SEATS]
+    P = st.seats
     parent, owner, fdone, fflag, ofig = st.parent, st.owner, st.fdone, st.fflag, st.ofig
     seg_kind, seg_pennants = tb.seg_kind, tb.seg_pennants
     ic = tb_ = -1  # first Inns & Cathedrals / Traders & Builders plane, if any
-    exp = st.cfg[C.CFG_EXPANSIONS]
+    exp = st.expansions
     base = P_FOLLOWER + P
     if exp & C.EXP_INNS_CATHEDRALS:
         ic = base
         base += N_IC_PLANES
-    if exp & C.EXP_TRADERS_BUILDERS and not st.cfg[C.CFG_SOLO]:
+    if exp & C.EXP_TRADERS_BUILDERS and not st.solo:
         tb_ = base
     seg_good = tb.seg_good
-    n = sc[C.SC_PLACED]
+    n = st.placed
     last = n - 1 if pend_t < 0 else -1
     for i in range(n):
         col, row = st.px[i] - x0, st.py[i] - y0
@@ -122,7 +128,7 @@ def encode_board(st, tb, sub, observer, x0, y0, planes, pend_t, pend_x, pend_y, 
                         px[tb_ + E_BUILDER] = 1
                     if owner[g] >= 0 and ofig[g] == C.FIG_PIG:
                         px[tb_ + E_PIG] = 1
-    for k in range(sc[C.SC_NFRONT]):
+    for k in range(st.nfront):
         col, row = st.frontier[k, 0] - x0, st.frontier[k, 1] - y0
         if 0 <= col < B and 0 <= row < B and not (
             pend_t >= 0 and st.frontier[k, 0] == pend_x and st.frontier[k, 1] == pend_y
@@ -140,16 +146,16 @@ def encode_board(st, tb, sub, observer, x0, y0, planes, pend_t, pend_x, pend_y, 
 def count_unseen(st, observer, out, offset):
     """Tiles the observer has not seen yet, per type: the undrawn deck (solo: every
     stack) plus, in the strategic variant, the other seats' hands."""
-    sc, deck = st.sc, st.deck
-    if st.cfg[C.CFG_SOLO]:
-        colours = st.cfg[C.CFG_SEATS]
+    deck = st.deck
+    if st.solo:
+        colours = st.seats
         for c in range(colours):
             for k in range(st.spos[c], solo_stack_size(st, c)):
                 out[offset + deck[c + colours * k]] += 1
     else:
-        for k in range(sc[C.SC_DECK_POS], sc[C.SC_DECK_LEN]):
+        for k in range(st.deck_pos, st.deck_len):
             out[offset + deck[k]] += 1
-        if st.cfg[C.CFG_HAND_SIZE] > 1:
+        if st.hand_size > 1:
             for p in range(st.hands.shape[0]):
                 if p != observer:
                     for h in range(st.hands.shape[1]):
@@ -162,15 +168,14 @@ def encode_features(st, n_types, observer, phase, feats):
     """Fill the float32 feature vector (layout: `carcassonne_env.encoding.feature_names`)."""
     for i in range(feats.shape[0]):
         feats[i] = 0.0
-    cfg, sc = st.cfg, st.sc
-    P = cfg[C.CFG_SEATS]
-    HS = cfg[C.CFG_HAND_SIZE]
+    P = st.seats
+    HS = st.hand_size
     T = n_types
-    done = sc[C.SC_DONE] != 0
+    done = st.done != 0
     # The tile(s) to place: the drawn tile (public), or the observer's own hand.
     if not done:
         if HS == 1:
-            feats[sc[C.SC_TILE]] = 1.0
+            feats[st.tile] = 1.0
         else:
             for h in range(HS):
                 t = st.hands[observer, h]
@@ -184,49 +189,51 @@ def encode_features(st, n_types, observer, phase, feats):
     left = 0.0
     for t in range(T):
         left += feats[HS * T + t] * 10.0
-    feats[k] = left / max(sc[C.SC_DECK_LEN], 1)
+    feats[k] = left / max(st.deck_len, 1)
     k += 1
-    followers = max(cfg[C.CFG_FOLLOWERS], 1)
+    followers = max(st.followers, 1)
     for q in range(P):
         p = (observer + q) % P
         feats[k + q] = st.scores[p] * 0.01
         feats[k + P + q] = st.supply[p] / followers
-        if not done and sc[C.SC_SEAT] == p:
+        if not done and st.seat == p:
             feats[k + 2 * P + q] = 1.0
     k += 3 * P
     feats[k] = phase
     k += 1
-    feats[k + (0 if cfg[C.CFG_SOLO] else P - 1)] = 1.0  # players one-hot (1-6; solo = 1)
+    feats[k + (0 if st.solo else P - 1)] = 1.0  # players one-hot (1-6; solo = 1)
     k += C.MAX_SEATS
-    feats[k] = cfg[C.CFG_SMALL_CITY]
-    feats[k + 1] = cfg[C.CFG_FARM_MODE]
-    feats[k + 2] = cfg[C.CFG_FARM_POINTS] * 0.25
+    feats[k] = st.small_city
+    feats[k + 1] = st.farm_mode
+    feats[k + 2] = st.farm_points * 0.25
     feats[k + 3] = HS > 1
-    feats[k + 4] = cfg[C.CFG_SOLO]
+    feats[k + 4] = st.solo
     k += 5
-    if cfg[C.CFG_SOLO]:
+    if st.solo:
         return
-    if cfg[C.CFG_EXPANSIONS] & C.EXP_INNS_CATHEDRALS:
+    if st.expansions & C.EXP_INNS_CATHEDRALS:
         for q in range(P):  # large followers in supply
             feats[k + q] = st.xsupply[(observer + q) % P, 0]
         k += P
-    if cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS:
+    if st.expansions & C.EXP_TRADERS_BUILDERS:
         for q in range(P):  # builders, pigs in supply; trade goods tokens / 5
             p = (observer + q) % P
             feats[k + q] = st.xsupply[p, 1]
             feats[k + P + q] = st.xsupply[p, 2]
             for j in range(C.N_GOODS):
                 feats[k + 2 * P + C.N_GOODS * q + j] = st.goods[p, j] * 0.2
-        feats[k + (2 + C.N_GOODS) * P] = sc[C.SC_EXTRA]  # playing a builder's extra turn
+        feats[k + (2 + C.N_GOODS) * P] = st.extra  # playing a builder's extra turn
 
 
 @hot
-def mask_from_rows(st, rows, n, x0, y0, B, SL, mode, pend, mask, dirty):
+def mask_from_rows(st, rows, n, window, mode, pend, mask, dirty):
     """Fill the int8 action `mask` from the legal moves in rows[:n]; returns how many lie
-    outside the window. mode MODE_TURN: turn actions, MODE_PLACE: placement actions
-    (`core.actions`); MODE_FOLLOWER: slot + 1 of the rows matching the pending placement
-    `pend` (h, x, y, r; board coordinates relative to the start tile like the rows).
-    Entries dirty[4]:dirty[5] are cleared first, and the range set now is written back."""
+    outside the `window` (`Window`). mode MODE_TURN: turn actions, MODE_PLACE: placement
+    actions (`core.actions`); MODE_FOLLOWER: slot + 1 of the rows matching the pending
+    placement `pend` (h, x, y, r; board coordinates relative to the start tile like the
+    rows). Entries dirty[4]:dirty[5] are cleared first, and the range set now is written
+    back."""
+    x0, y0, B, SL = window.x0, window.y0, window.size, window.slots
     mask[dirty[4]:dirty[5]] = 0
     lo, hi = mask.shape[0], 0
     o = origin(st)

@@ -48,11 +48,11 @@ def shuffle(a, n, rng):
 def random_move(st, tb, rng):
     """Play one random legal move (policy in the module docstring); at a scoring
     decision (scoring_order="player"), a uniform choice."""
-    if st.sc[C.SC_PHASE] != C.PHASE_PLACE:
+    if st.phase != C.PHASE_PLACE:
         x, y, r, slot = choice_row(st, rng_below(rng, n_choices(st)))
         apply_move(st, tb, 0, x, y, r, slot)
         return
-    n_hand = st.cfg[C.CFG_HAND_SIZE]
+    n_hand = st.hand_size
     opts = st.work[C.W_OPTS]
     counts = st.work[C.W_COUNTS]
     total = 0
@@ -74,7 +74,7 @@ def random_move(st, tb, rng):
     i = put_tile(st, tb, t, r, bx, by)
     n_opts, blocked = options_after_put(st, tb, t, i, opts)
     if blocked:  # (solo: the slot is then NO_FOLLOWER, as `place_and_score` checks)
-        st.sc[C.SC_SOLO_END_A] = 1
+        st.solo_end_a = 1
     finish_placing(st, tb, h, i, opts[rng_below(rng, n_opts)])
 
 
@@ -82,7 +82,7 @@ def random_move(st, tb, rng):
 def random_playout(st, tb, rng):
     """Play random moves until the game ends; returns the number of moves played."""
     moves = 0
-    while not st.sc[C.SC_DONE]:
+    while not st.done:
         random_move(st, tb, rng)
         moves += 1
     return moves
@@ -110,18 +110,17 @@ def shuffle_undrawn(st, rng):
     the rest of the deck, or in solo every colour's remaining stack tiles together.
     Hands of the strategic variant are left as they are."""
     deck = st.deck
-    sc = st.sc
-    if not st.cfg[C.CFG_SOLO]:
-        start = sc[C.SC_DECK_POS]
-        n = sc[C.SC_DECK_LEN] - start
+    if not st.solo:
+        start = st.deck_pos
+        n = st.deck_len - start
         for i in range(n - 1, 0, -1):
             j = rng_below(rng, i + 1)
             deck[start + i], deck[start + j] = deck[start + j], deck[start + i]
         return
-    colours = st.cfg[C.CFG_SEATS]
+    colours = st.seats
     undrawn = st.keys  # scratch: deck indices not drawn yet
     n = 0
-    for k in range(sc[C.SC_DECK_LEN]):
+    for k in range(st.deck_len):
         if k // colours >= st.spos[k % colours]:
             undrawn[n] = k
             n += 1

@@ -13,7 +13,7 @@ def feature_tiles(st, tb, root, kind):
     Monastery: the monastery tile and its present neighbours; follower (solo end bonus):
     the follower's tile."""
     S = n_segments(st)
-    placed = st.sc[C.SC_PLACED]
+    placed = st.placed
     out = np.empty(placed, np.int64)
     n = 0
     if kind == C.EV_KIND_FOLLOWER:

@@ -30,7 +30,7 @@ def feature_points(st, root, kind, complete):
             return 3 * (n + pennants) if complete else 0
         if not complete:
             return n + pennants
-        if st.cfg[C.CFG_SMALL_CITY] and n == 2:
+        if st.small_city and n == 2:
             return n + pennants
         return 2 * (n + pennants)
     if kind == C.K_MONASTERY:
@@ -84,9 +84,9 @@ def lowest_mask(scores):
 
 @hot
 def log_event(st, kind, root, points, maj, scorers, final):
-    k = st.sc[C.SC_NEVENTS]
+    k = st.nevents
     ev = st.events[k]
-    ev[C.EV_TURN] = st.sc[C.SC_TURN]
+    ev[C.EV_TURN] = st.turn
     ev[C.EV_KIND] = kind
     ev[C.EV_ROOT] = root
     ev[C.EV_POINTS] = points
@@ -94,7 +94,7 @@ def log_event(st, kind, root, points, maj, scorers, final):
     ev[C.EV_SCORERS] = scorers
     ev[C.EV_FINAL] = final
     ev[C.EV_DETAIL] = C.DETAIL_NONE
-    st.sc[C.SC_NEVENTS] = k + 1
+    st.nevents = k + 1
 
 
 @hot
@@ -102,9 +102,9 @@ def _detail_last(st, root, kind):
     """Mark the last event with the inn or cathedral that set its points."""
     flag = st.fflag[root]
     if kind == C.K_ROAD and flag & C.FLAG_INN:
-        st.events[st.sc[C.SC_NEVENTS] - 1, C.EV_DETAIL] = C.DETAIL_INN
+        st.events[st.nevents - 1, C.EV_DETAIL] = C.DETAIL_INN
     elif kind == C.K_CITY and flag & C.FLAG_CATHEDRAL:
-        st.events[st.sc[C.SC_NEVENTS] - 1, C.EV_DETAIL] = C.DETAIL_CATHEDRAL
+        st.events[st.nevents - 1, C.EV_DETAIL] = C.DETAIL_CATHEDRAL
 
 
 @hot
@@ -119,9 +119,9 @@ def award(st, mask, points):
 def release_followers(st, root):
     """Return every figure standing on the feature `root` (followers, large followers,
     builders) to its owner's supply."""
-    sc, active, parent, owner, supply = st.sc, st.active, st.parent, st.owner, st.supply
+    active, parent, owner, supply = st.active, st.parent, st.owner, st.supply
     k = 0
-    while k < sc[C.SC_NACTIVE]:
+    while k < st.nactive:
         g = active[k]
         if find(parent, g) == root:
             fig = st.ofig[g]
@@ -130,9 +130,9 @@ def release_followers(st, root):
             else:
                 st.xsupply[owner[g], fig - 1] += 1
             owner[g] = -1
-            last = sc[C.SC_NACTIVE] - 1
+            last = st.nactive - 1
             active[k] = active[last]
-            sc[C.SC_NACTIVE] = last
+            st.nactive = last
         else:
             k += 1
     fmeep = st.fmeep
@@ -334,7 +334,7 @@ def auto_order(st, tb, roots, n, final):
     order = work[C.W_ORDER]
     for k in range(n):
         order[k] = k
-    if st.cfg[C.CFG_SOLO] == 0 or n < 2:
+    if st.solo == 0 or n < 2:
         return
     maj, pts, bonus = work[C.W_MAJ], work[C.W_PTS], work[C.W_BONUS]
     for k in range(n):
@@ -357,7 +357,7 @@ def score_feature(st, tb, root):
     kind = segment_kind(st, tb, root)
     pts = feature_points(st, root, kind, True)
     scorers = maj
-    if st.cfg[C.CFG_SOLO] != 0 and (maj & lowest_mask(st.scores)) == 0:
+    if st.solo != 0 and (maj & lowest_mask(st.scores)) == 0:
         scorers = 0
     award(st, scorers, pts)
     log_event(st, kind, root, pts if scorers else 0, maj, scorers, 0)
@@ -369,7 +369,7 @@ def score_feature(st, tb, root):
 def _bonus_left(st, roots, n, bonus):
     """bonus[p] += followers of colour p on the board that are not on roots[:n]."""
     active, owner, parent = st.active, st.owner, st.parent
-    for k in range(st.sc[C.SC_NACTIVE]):
+    for k in range(st.nactive):
         g = active[k]
         r = find(parent, g)
         on_done = False
@@ -385,7 +385,7 @@ def _bonus_left(st, roots, n, bonus):
 def score_game_end(st, tb):
     """The end-of-game scoring of the rules in force: the solo variant's or the standard
     one (`final_scoring`)."""
-    if st.cfg[C.CFG_SOLO]:
+    if st.solo:
         solo_final_scoring(st)
     else:
         final_scoring(st, tb)
@@ -397,7 +397,7 @@ def final_scoring(st, tb):
     S = n_segments(st)
     parent, ptype, fdone, fmeep = st.parent, st.ptype, st.fdone, st.fmeep
     n_seg, seg_kind = tb.n_seg, tb.seg_kind
-    for g in range(st.sc[C.SC_PLACED] * S):
+    for g in range(st.placed * S):
         if g % S >= n_seg[ptype[g // S]] or parent[g] != g:
             continue
         kind = seg_kind[ptype[g // S], g % S]
@@ -411,11 +411,11 @@ def final_scoring(st, tb):
         log_event(st, kind, g, pts, maj, maj, 1)
         _detail_last(st, g, kind)
         release_followers(st, g)
-    if st.cfg[C.CFG_FARM_MODE] == 0:
+    if st.farm_mode == 0:
         farms_per_field(st)
     else:
         farms_per_city(st)
-    if st.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS:
+    if st.expansions & C.EXP_TRADERS_BUILDERS:
         score_goods(st)
 
 
@@ -441,7 +441,7 @@ def _award_farm(st, kind, root, maj, pigs, pts, bonus):
     if maj & pigs:
         award(st, maj & pigs, pts + bonus)
         log_event(st, kind, root, pts + bonus, maj, maj & pigs, 1)
-        st.events[st.sc[C.SC_NEVENTS] - 1, C.EV_DETAIL] = C.DETAIL_PIG
+        st.events[st.nevents - 1, C.EV_DETAIL] = C.DETAIL_PIG
 
 
 @hot_inline
@@ -466,7 +466,7 @@ def adjacency_keys(st, by_city):
     parent, pairs, fdone, keys = st.parent, st.pairs, st.fdone, st.keys
     G = parent.shape[0]
     m = 0
-    for k in range(st.sc[C.SC_NPAIRS]):
+    for k in range(st.npairs):
         f = find(parent, pairs[k, 0])
         c = find(parent, pairs[k, 1])
         if not fdone[c]:
@@ -501,7 +501,7 @@ def farms_per_field(st):
             continue
         # a pig (Traders & Builders) adds 1 point per city for its owner
         _award_farm(st, C.K_FIELD, f, maj, st.fpig[f], cities * np.int64(
-            st.cfg[C.CFG_FARM_POINTS]), cities)
+            st.farm_points), cities)
 
 
 @hot
@@ -527,7 +527,7 @@ def farms_per_city(st):
         if maj == 0:
             continue
         # a pig in a field touching the city adds 1 point for its owner
-        _award_farm(st, C.K_FIELD, c, maj, pigs, np.int64(st.cfg[C.CFG_FARM_POINTS]), 1)
+        _award_farm(st, C.K_FIELD, c, maj, pigs, np.int64(st.farm_points), 1)
 
 
 @hot
@@ -541,7 +541,7 @@ def solo_final_scoring(st):
         if pick < 0:
             break
         score_bonus_follower(st, pick)
-    while st.sc[C.SC_NACTIVE] > 0:
+    while st.nactive > 0:
         score_bonus_follower(st, 0)
 
 
@@ -549,7 +549,7 @@ def solo_final_scoring(st):
 def first_lowest_follower(st):
     """Index into `st.active` of the first follower whose colour is lowest, -1 if none."""
     low = lowest_mask(st.scores)
-    for k in range(st.sc[C.SC_NACTIVE]):
+    for k in range(st.nactive):
         if low & (1 << st.owner[st.active[k]]):
             return k
     return -1
@@ -573,6 +573,6 @@ def _drop_active(st, k):
     g = st.active[k]
     st.fmeep[find(st.parent, g), st.owner[g]] -= 1  # solo has no large follower
     st.owner[g] = -1
-    last = st.sc[C.SC_NACTIVE] - 1
+    last = st.nactive - 1
     st.active[k] = st.active[last]
-    st.sc[C.SC_NACTIVE] = last
+    st.nactive = last

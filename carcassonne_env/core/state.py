@@ -9,6 +9,7 @@ Jitted code and Python read the arrays as attributes of the buffer: ``st.board[y
 from __future__ import annotations
 
 from collections import namedtuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import config, types
@@ -20,76 +21,133 @@ from . import constants as C
 from .packed import Packed, PackedArray
 
 STATE = Packed("GameState", [
-    # name, dtype, fixed shape or dimensions, scratch
-    ("cfg", np.int32, (C.CFG_SIZE,), False),  # rule options
-    ("sc", np.int32, (C.SC_SIZE,), False),  # scalars (turn, seat, counters...)
-    ("board", np.int16, 2, False),  # [D, D]: placement index, -1 empty, -2 - k open (slot k)
-    ("frontier", np.int32, 2, False),  # [F, 3]: open cells: x, y, packed edge constraint
-    ("ptype", np.int8, 1, False),  # [N]: tile type of each placement
-    ("prot", np.int8, 1, False),  # [N]: rotation of each placement
-    ("px", np.int16, 1, False),  # [N]: board column of each placement
-    ("py", np.int16, 1, False),  # [N]: board row of each placement
-    ("parent", np.int16, 1, False),  # [G]: union-find over segments
-    ("fbits", np.uint64, 2, False),  # [G, W]: placements of a feature (roots; city, road)
-    ("fntiles", np.int16, 1, False),  # [G]: distinct tiles of a feature (roots)
-    ("fpenn", np.int16, 1, False),  # [G]: pennants of a feature (roots)
-    ("fopen", np.int16, 1, False),  # [G]: open ends (city/road), missing neighbours (monastery)
-    ("fmeep", np.uint8, 2, False),  # [G, P]: followers per seat (roots; a large one: 2)
-    ("fdone", np.uint8, 1, False),  # [G]: feature completed (roots)
-    ("fflag", np.uint8, 1, False),  # [G]: FLAG_* bits of a feature (roots; inn, cathedral)
-    ("fgoods", np.int8, 2, False),  # [G, N_GOODS]: trade goods of a city (roots)
-    ("fbuild", np.uint8, 1, False),  # [G]: bit p: seat p's builder on the feature (roots)
-    ("fpig", np.uint8, 1, False),  # [G]: bit p: seat p's pig in the field (roots)
-    ("owner", np.int8, 1, False),  # [G]: seat whose figure stands on the segment, -1 none
-    ("ofig", np.int8, 1, False),  # [G]: FIG_* kind of that figure
-    ("active", np.int16, 1, False),  # [A]: segments holding a figure (first sc[NACTIVE])
-    ("supply", np.int16, 1, False),  # [P]: followers in supply
-    ("xsupply", np.int16, 2, False),  # [P, 3]: large followers, builders, pigs (FIG_* - 1)
-    ("goods", np.int16, 2, False),  # [P, N_GOODS]: trade goods tokens per seat
-    ("scores", np.int32, 1, False),  # [P]
-    ("deck", np.int8, 1, False),  # [L]: tile types in draw order
-    ("spos", np.int16, 1, False),  # [P]: solo: tiles drawn from each colour's stack
-    ("hands", np.int8, 2, False),  # [P, HAND_MAX]: strategic variant hands, -1 = empty
-    ("pairs", np.int16, 2, False),  # [MP, 2]: (field segment, city segment) adjacencies
-    ("discards", np.int8, 1, False),  # [L]: discarded tile types in order
-    ("events", np.int32, 2, False),  # [E, EV_COLS]: scoring log
+    # name, dtype, shape (N tiles, S segments per tile: the dimensions of `make_state`),
+    # scratch
+    ("cfg", np.int32, (C.CFG_SIZE,), False),  # rule options (read by name: the views)
+    ("sc", np.int32, (C.SC_SIZE,), False),  # scalars (turn, seat, counters: the views)
+    ("board", np.int16, ("D", "D"), False),  # placement index, -1 empty, -2 - k open (slot k)
+    ("frontier", np.int32, ("F", 3), False),  # open cells: x, y, packed edge constraint
+    ("ptype", np.int8, ("N",), False),  # tile type of each placement
+    ("prot", np.int8, ("N",), False),  # rotation of each placement
+    ("px", np.int16, ("N",), False),  # board column of each placement
+    ("py", np.int16, ("N",), False),  # board row of each placement
+    ("parent", np.int16, ("G",), False),  # union-find over segments
+    ("fbits", np.uint64, ("G", "W"), False),  # placements of a feature (roots; city, road)
+    ("fntiles", np.int16, ("G",), False),  # distinct tiles of a feature (roots)
+    ("fpenn", np.int16, ("G",), False),  # pennants of a feature (roots)
+    ("fopen", np.int16, ("G",), False),  # open ends (city/road), missing neighbours (monastery)
+    ("fmeep", np.uint8, ("G", "P"), False),  # followers per seat (roots; a large one: 2)
+    ("fdone", np.uint8, ("G",), False),  # feature completed (roots)
+    ("fflag", np.uint8, ("G",), False),  # FLAG_* bits of a feature (roots; inn, cathedral)
+    ("fgoods", np.int8, ("G", C.N_GOODS), False),  # trade goods of a city (roots)
+    ("fbuild", np.uint8, ("G",), False),  # bit p: seat p's builder on the feature (roots)
+    ("fpig", np.uint8, ("G",), False),  # bit p: seat p's pig in the field (roots)
+    ("owner", np.int8, ("G",), False),  # seat whose figure stands on the segment, -1 none
+    ("ofig", np.int8, ("G",), False),  # FIG_* kind of that figure
+    ("active", np.int16, ("A",), False),  # segments holding a figure (the first nactive)
+    ("supply", np.int16, ("P",), False),  # followers in supply
+    ("xsupply", np.int16, ("P", 3), False),  # large followers, builders, pigs (FIG_* - 1)
+    ("goods", np.int16, ("P", C.N_GOODS), False),  # trade goods tokens per seat
+    ("scores", np.int32, ("P",), False),
+    ("deck", np.int8, ("L",), False),  # tile types in draw order
+    ("spos", np.int16, ("P",), False),  # solo: tiles drawn from each colour's stack
+    ("hands", np.int8, ("P", C.HAND_MAX), False),  # strategic variant hands, -1 = empty
+    ("pairs", np.int16, ("MP", 2), False),  # (field segment, city segment) adjacencies
+    ("discards", np.int8, ("L",), False),  # discarded tile types in order
+    ("events", np.int32, ("E", C.EV_COLS), False),  # scoring log
     # scratch for the hot path: never game state, never copied
-    ("work", np.int64, 2, True),  # [WORK_ROWS, K]
-    ("places", np.int64, 2, True),  # [3, 4F]: legal placements (x, y, rotation)
-    ("keys", np.int64, 1, True),  # [MP]: field-city adjacency keys for farm scoring
-], module=__name__)
-GameState = STATE.array_class  # a game's state in Python (an ndarray subclass)
+    ("work", np.int64, (C.WORK_ROWS, "K"), True),
+    ("places", np.int64, (3, "M"), True),  # legal placements (x, y, rotation)
+    ("keys", np.int64, ("MP",), True),  # field-city adjacency keys for farm scoring
+], module=__name__, views=[
+    # The rule options and the running game's scalars by name: ``st.seat`` reads (and
+    # ``st.seat = p`` writes) sc[SC_SEAT], in jitted code and in Python (a Python int).
+    # name, field, first index, shape (): a scalar (constants.py says what each holds)
+    ("seats", "cfg", C.CFG_SEATS, ()),  # (solo: the colours)
+    ("followers", "cfg", C.CFG_FOLLOWERS, ()),
+    ("small_city", "cfg", C.CFG_SMALL_CITY, ()),
+    ("farm_mode", "cfg", C.CFG_FARM_MODE, ()),
+    ("farm_points", "cfg", C.CFG_FARM_POINTS, ()),
+    ("hand_size", "cfg", C.CFG_HAND_SIZE, ()),
+    ("solo", "cfg", C.CFG_SOLO, ()),
+    ("start_tile", "cfg", C.CFG_START, ()),
+    ("nseg", "cfg", C.CFG_NSEG, ()),
+    ("player_order", "cfg", C.CFG_PLAYER_ORDER, ()),
+    ("expansions", "cfg", C.CFG_EXPANSIONS, ()),
+    ("goods_unowned", "cfg", C.CFG_GOODS_UNOWNED, ()),
+    ("turn", "sc", C.SC_TURN, ()),
+    ("placed", "sc", C.SC_PLACED, ()),
+    ("seat", "sc", C.SC_SEAT, ()),
+    ("tile", "sc", C.SC_TILE, ()),
+    ("done", "sc", C.SC_DONE, ()),
+    ("end_reason", "sc", C.SC_END, ()),
+    ("deck_pos", "sc", C.SC_DECK_POS, ()),
+    ("deck_len", "sc", C.SC_DECK_LEN, ()),
+    ("nfront", "sc", C.SC_NFRONT, ()),
+    ("npairs", "sc", C.SC_NPAIRS, ()),
+    ("nevents", "sc", C.SC_NEVENTS, ()),
+    ("ndisc", "sc", C.SC_NDISC, ()),
+    ("nactive", "sc", C.SC_NACTIVE, ()),
+    ("solo_end_a", "sc", C.SC_SOLO_END_A, ()),
+    ("xmin", "sc", C.SC_XMIN, ()),
+    ("xmax", "sc", C.SC_XMAX, ()),
+    ("ymin", "sc", C.SC_YMIN, ()),
+    ("ymax", "sc", C.SC_YMAX, ()),
+    ("phase", "sc", C.SC_PHASE, ()),
+    ("npend", "sc", C.SC_NPEND, ()),
+    ("extra", "sc", C.SC_EXTRA, ()),
+    ("earned", "sc", C.SC_EARNED, ()),
+    ("pend", "sc", C.SC_PEND, (C.MAX_PEND,)),  # the pending roots (the first npend)
+])
+if TYPE_CHECKING:  # a class made at import is no type to a checker: its base is
+    GameState = PackedArray
+else:
+    GameState = STATE.array_class  # a game's state in Python (an ndarray subclass)
 as_state = STATE.cast  # jitted: an int64 row of a vector env's 2-D buffer as a state
 SCRATCH_FIELDS = frozenset(f for f, *_, scratch in STATE.fields if scratch)
 
 
 def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> PackedArray:
-    """Allocate an empty state for a game of `n_tiles` tiles (start tile included)."""
+    """Allocate an empty state for a game of `n_tiles` tiles (start tile included) under
+    the rule options `cfg` (`Rules.to_config`), `n_seg` segment slots per tile and at
+    most `max_adj` field-city adjacencies per tile."""
     N, S = n_tiles, n_seg
     P = int(cfg[C.CFG_SEATS])
-    D = 2 * N + 1
-    G = N * S
-    W = (N + 63) // 64
     A = P * (int(cfg[C.CFG_FOLLOWERS]) + 3) + 1  # + a large follower, builder, pig each
-    L = max(N - 1, 1)
     F = 2 * N + 2
     MP = N * max(max_adj, 1)
     st = STATE.allocate({
-        "board": (D, D), "frontier": (F, 3), "ptype": (N,), "prot": (N,), "px": (N,),
-        "py": (N,), "parent": (G,), "fbits": (G, W), "fntiles": (G,), "fpenn": (G,),
-        "fopen": (G,), "fmeep": (G, P), "fdone": (G,), "fflag": (G,), "fgoods": (G, C.N_GOODS),
-        "fbuild": (G,), "fpig": (G,), "owner": (G,), "ofig": (G,), "active": (A,),
-        "supply": (P,), "xsupply": (P, 3), "goods": (P, C.N_GOODS), "scores": (P,),
-        "deck": (L,), "spos": (P,), "hands": (P, C.HAND_MAX), "pairs": (MP, 2),
-        "discards": (L,), "events": (4 * N + A + 16, C.EV_COLS),
-        "work": (C.WORK_ROWS, max(8 * S, S + 16)), "places": (3, 4 * F), "keys": (MP,),
+        "N": N,  # placements
+        "D": 2 * N + 1,  # board side
+        "F": F,  # open cells
+        "G": N * S,  # segments
+        "W": (N + 63) // 64,  # words of a set of placements
+        "P": P,  # seats
+        "A": A,  # figures
+        "L": max(N - 1, 1),  # tiles to draw
+        "MP": MP,  # field-city adjacencies
+        "E": 4 * N + A + 16,  # scoring events
+        "K": max(8 * S, S + 16),  # work row
+        "M": 4 * F,  # legal placements
     })
     st.cfg[:] = cfg
-    st.cfg[C.CFG_NSEG] = S
+    st.nseg = S
     st.board[:] = -1
     st.owner[:] = -1
     st.hands[:] = -1
     return st
+
+
+def rule_config(**options: int) -> np.ndarray:
+    """The rule options vector of a state (`cfg`, int32[CFG_SIZE]) holding `options`,
+    each given by the name of its view (``seats=2``...); the others 0."""
+    cfg = np.zeros(C.CFG_SIZE, np.int32)
+    for name, value in options.items():
+        view = STATE.views.get(name)
+        if view is None or view.field != "cfg":
+            raise ValueError(f"no rule option {name!r} in a state's cfg")
+        cfg[view.first] = value
+    return cfg
 
 
 @hot
@@ -119,10 +177,8 @@ def max_legal_rows(st: PackedArray, n_open: int | None = None) -> int:
     """Rows enough for every legal move of a game of `st`'s kind with `n_open` open
     cells (default: the most it can have): hand x 4 rotations x cells x (no follower +
     each figure kind on each segment)."""
-    cfg = st.cfg
     cells = st.frontier.shape[0] if n_open is None else max(int(n_open), 1)
-    return (int(cfg[C.CFG_HAND_SIZE]) * 4 * cells
-            * (int(cfg[C.CFG_NSEG]) * n_figures(cfg) + 1))
+    return st.hand_size * 4 * cells * (st.nseg * n_figures(st.cfg) + 1)
 
 
 def copy_state(st: PackedArray) -> PackedArray:
@@ -185,12 +241,11 @@ def _copy_board(dst, src):
     """Copy src's board into dst's (same shapes; both scalars still their own): the
     rectangle covering both games' tiles and the open cells around them, outside which
     both boards are empty."""
-    src_sc, dst_sc = src.sc, dst.sc
-    y0, y1 = src_sc[C.SC_YMIN] - 1, src_sc[C.SC_YMAX] + 2
-    x0, x1 = src_sc[C.SC_XMIN] - 1, src_sc[C.SC_XMAX] + 2
-    if dst_sc[C.SC_PLACED] > 0:  # dst's own tiles must be overwritten too
-        y0, y1 = min(y0, dst_sc[C.SC_YMIN] - 1), max(y1, dst_sc[C.SC_YMAX] + 2)
-        x0, x1 = min(x0, dst_sc[C.SC_XMIN] - 1), max(x1, dst_sc[C.SC_XMAX] + 2)
+    y0, y1 = src.ymin - 1, src.ymax + 2
+    x0, x1 = src.xmin - 1, src.xmax + 2
+    if dst.placed > 0:  # dst's own tiles must be overwritten too
+        y0, y1 = min(y0, dst.ymin - 1), max(y1, dst.ymax + 2)
+        x0, x1 = min(x0, dst.xmin - 1), max(x1, dst.xmax + 2)
     src_board, dst_board = src.board, dst.board
     D = src_board.shape[1]
     # inside the board (a state never reset has an empty box at 0: a raw memcpy must
@@ -224,8 +279,7 @@ def copy_whole(dst, src):
 # Each field as `copy_field` reads it: (header word of its byte offset, followed by its
 # dimensions; item size; number of dimensions). A global named tuple: constants to numba.
 STATE_FIELDS = namedtuple("StateFields", STATE.names)(*(
-    (STATE.header_word(f), dt.itemsize, dims if isinstance(dims, int) else len(dims))
-    for f, dt, dims, _ in STATE.fields))
+    (STATE.header_word(f), dt.itemsize, len(shape)) for f, dt, shape, _ in STATE.fields))
 
 
 @hot
@@ -275,7 +329,7 @@ def _copy_fields(dst, src, nfront, n, npairs, ndisc, nevents, expansions):
     arrays only with `expansions`. Written out field by field: a loop over a table of
     the fields took half as long again (a branch per field)."""
     wd, ws, F = dst.words, src.words, STATE_FIELDS
-    g = n * np.int64(src.cfg[C.CFG_NSEG])
+    g = n * np.int64(src.nseg)
     copy_field(wd, ws, F.frontier, nfront)
     copy_field(wd, ws, F.ptype, n)
     copy_field(wd, ws, F.prot, n)
@@ -297,13 +351,12 @@ def copy_into(dst, src):
     copied: the board rectangle covering both games' tiles (outside it both are empty),
     the segments and events that exist; the expansions' aggregates only when either game
     has them (without, they stay zero). What lies past src's counts in dst stays."""
-    sc = src.sc
-    expansions = (src.cfg[C.CFG_EXPANSIONS] | dst.cfg[C.CFG_EXPANSIONS]) != 0
-    n = np.int64(sc[C.SC_PLACED])  # (int64 counts: one compiled `_copy_fields`)
+    expansions = (src.expansions | dst.expansions) != 0
+    n = np.int64(src.placed)  # (int64 counts: one compiled `_copy_fields`)
     _copy_board(dst, src)  # (before the scalars: it reads both games' boxes)
     copy_flat(dst.words, src.words, _HEAD, src.words[_BOARD_AT] // 8 - _HEAD)  # cfg, sc
-    _copy_fields(dst, src, np.int64(sc[C.SC_NFRONT]), n, np.int64(sc[C.SC_NPAIRS]),
-                 np.int64(sc[C.SC_NDISC]), np.int64(sc[C.SC_NEVENTS]), expansions)
+    _copy_fields(dst, src, np.int64(src.nfront), n, np.int64(src.npairs),
+                 np.int64(src.ndisc), np.int64(src.nevents), expansions)
 
 
 @hot_entry
@@ -312,14 +365,13 @@ def copy_game(dst, src):
     adjacencies, discards, events): states only `turn.reset` (on a fresh state) and
     `turn.apply_move` ever changed, as a `Game` keeps its own until it hands it out
     (`Game.state`). Copying src over the larger of the two games' extents then leaves
-    nothing of dst's game (tests/test_clone_spares.py) at about half the cost; the
+    nothing of dst's game (tests/game/test_clones.py) at about half the cost; the
     frontier is copied whole (its rows past the count are stale)."""
-    src_sc, dst_sc = src.sc, dst.sc
-    expansions = (src.cfg[C.CFG_EXPANSIONS] | dst.cfg[C.CFG_EXPANSIONS]) != 0
-    n = max(np.int64(src_sc[C.SC_PLACED]), dst_sc[C.SC_PLACED])  # (int64 counts)
-    npairs = max(np.int64(src_sc[C.SC_NPAIRS]), dst_sc[C.SC_NPAIRS])
-    ndisc = max(np.int64(src_sc[C.SC_NDISC]), dst_sc[C.SC_NDISC])
-    nevents = max(np.int64(src_sc[C.SC_NEVENTS]), dst_sc[C.SC_NEVENTS])
+    expansions = (src.expansions | dst.expansions) != 0
+    n = max(np.int64(src.placed), dst.placed)  # (int64 counts)
+    npairs = max(np.int64(src.npairs), dst.npairs)
+    ndisc = max(np.int64(src.ndisc), dst.ndisc)
+    nevents = max(np.int64(src.nevents), dst.nevents)
     _copy_board(dst, src)  # (before the scalars: it reads both games' boxes)
     copy_flat(dst.words, src.words, _HEAD, src.words[_BOARD_AT] // 8 - _HEAD)  # cfg, sc
     _copy_fields(dst, src, np.int64(src.frontier.shape[0]), n, npairs, ndisc, nevents,

@@ -41,19 +41,18 @@ from .state import STATE_FIELDS, copy_features, copy_field, copy_flat, has_figur
 
 @hot
 def _discard(st, t):
-    k = st.sc[C.SC_NDISC]
+    k = st.ndisc
     st.discards[k] = t
-    st.sc[C.SC_NDISC] = k + 1
+    st.ndisc = k + 1
 
 
 @hot_inline
 def _draw_from_deck(st, tb):
     """Next placeable tile from the shared deck (discarding unplaceable ones), or -1."""
-    sc = st.sc
     deck = st.deck
-    while sc[C.SC_DECK_POS] < sc[C.SC_DECK_LEN]:
-        t = deck[sc[C.SC_DECK_POS]]
-        sc[C.SC_DECK_POS] += 1
+    while st.deck_pos < st.deck_len:
+        t = deck[st.deck_pos]
+        st.deck_pos += 1
         if has_placement(st, tb, t):
             return t
         _discard(st, t)
@@ -62,15 +61,15 @@ def _draw_from_deck(st, tb):
 
 @hot
 def solo_stack_size(st, c):
-    colours = st.cfg[C.CFG_SEATS]
-    n = st.sc[C.SC_DECK_LEN]
+    colours = st.seats
+    n = st.deck_len
     return (n - c + colours - 1) // colours if c < n else 0
 
 
 @hot_inline
 def _draw_from_stack(st, tb, c):
     """Solo: next placeable tile of colour c's stack (deck[c::colours]), or -1."""
-    colours = st.cfg[C.CFG_SEATS]
+    colours = st.seats
     spos = st.spos
     deck = st.deck
     while spos[c] < solo_stack_size(st, c):
@@ -87,15 +86,14 @@ def _refill_hand(st, tb, p):
     """Strategic variant: replace unplaceable tiles of seat p's hand by fresh draws, then
     pack the hand to the left. Returns the number of tiles left in it."""
     hand = st.hands[p]
-    sc = st.sc
     deck = st.deck
     for k in range(hand.shape[0]):
         while hand[k] >= 0 and not has_placement(st, tb, hand[k]):
             _discard(st, hand[k])
             hand[k] = -1
-            if sc[C.SC_DECK_POS] < sc[C.SC_DECK_LEN]:
-                hand[k] = deck[sc[C.SC_DECK_POS]]
-                sc[C.SC_DECK_POS] += 1
+            if st.deck_pos < st.deck_len:
+                hand[k] = deck[st.deck_pos]
+                st.deck_pos += 1
     n = 0
     for k in range(hand.shape[0]):
         if hand[k] >= 0:
@@ -107,12 +105,12 @@ def _refill_hand(st, tb, p):
 
 @hot
 def _end_game(st, tb, reason):
-    st.sc[C.SC_END] = reason
-    st.sc[C.SC_TILE] = -1
-    if st.cfg[C.CFG_SOLO] and st.cfg[C.CFG_PLAYER_ORDER] and bonus_needs_choice(st):
-        st.sc[C.SC_PHASE] = C.PHASE_BONUS  # the player scores the end bonus (core.choices)
+    st.end_reason = reason
+    st.tile = -1
+    if st.solo and st.player_order and bonus_needs_choice(st):
+        st.phase = C.PHASE_BONUS  # the player scores the end bonus (core.choices)
         return
-    st.sc[C.SC_DONE] = 1
+    st.done = 1
     score_game_end(st, tb)
 
 
@@ -120,20 +118,20 @@ def _end_game(st, tb, reason):
 def _begin_turn(st, tb, seat):
     """Give the turn to `seat` (or the next seat able to play) with a placeable tile, or
     end the game."""
-    solo = st.cfg[C.CFG_SOLO] != 0
-    if solo or st.cfg[C.CFG_HAND_SIZE] == 1:
+    solo = st.solo != 0
+    if solo or st.hand_size == 1:
         t = _draw_from_stack(st, tb, seat) if solo else _draw_from_deck(st, tb)
         if t < 0:  # solo: the stack ran out through discards (end B)
             _end_game(st, tb, C.END_SOLO_B if solo else C.END_TILES)
             return
-        st.sc[C.SC_SEAT] = seat
-        st.sc[C.SC_TILE] = t
+        st.seat = seat
+        st.tile = t
         return
-    P = st.cfg[C.CFG_SEATS]
+    P = st.seats
     for k in range(P):
         p = (seat + k) % P
         if _refill_hand(st, tb, p) > 0:
-            st.sc[C.SC_SEAT] = p
+            st.seat = p
             return
     _end_game(st, tb, C.END_TILES)
 
@@ -142,42 +140,42 @@ def _begin_turn(st, tb, seat):
 def reset(st, tb, deck_len):
     """Start a game whose draw order is already in `st.deck[:deck_len]`: place the start
     tile, deal hands / stacks, give the first turn."""
-    sc, board = st.sc, st.board
-    if sc[C.SC_PLACED] > 0:  # a used state: clear the rectangle its last game touched
-        for y in range(sc[C.SC_YMIN] - 1, sc[C.SC_YMAX] + 2):
-            for x in range(sc[C.SC_XMIN] - 1, sc[C.SC_XMAX] + 2):
+    board = st.board
+    if st.placed > 0:  # a used state: clear the rectangle its last game touched
+        for y in range(st.ymin - 1, st.ymax + 2):
+            for x in range(st.xmin - 1, st.xmax + 2):
                 board[y, x] = EMPTY
     else:  # fresh from make_state (already clear) or unknown: clear everything
         board[:] = EMPTY
-    sc[:] = 0
+    st.sc[:] = 0
     st.scores[:] = 0
-    st.supply[:] = st.cfg[C.CFG_FOLLOWERS]
+    st.supply[:] = st.followers
     for fig in range(1, 4):  # a large follower, builder, pig each, as the rules give
         st.xsupply[:, fig - 1] = 1 if has_figure(st.cfg, fig) else 0
     st.goods[:] = 0
     st.spos[:] = 0
     st.hands[:] = -1
-    st.sc[C.SC_DECK_LEN] = deck_len
-    st.sc[C.SC_TILE] = -1
+    st.deck_len = deck_len
+    st.tile = -1
     o = origin(st)
     k = 0
-    st.sc[C.SC_XMIN] = st.sc[C.SC_XMAX] = st.sc[C.SC_YMIN] = st.sc[C.SC_YMAX] = o
+    st.xmin = st.xmax = st.ymin = st.ymax = o
     st.frontier[0, 0] = o  # the start cell is the only open cell of an empty board
     st.frontier[0, 1] = o
     st.frontier[0, 2] = 0
     board[o, o] = -2
-    st.sc[C.SC_NFRONT] = 1
-    place_tile(st, tb, st.cfg[C.CFG_START], 0, o, o)
-    if st.cfg[C.CFG_SOLO]:
+    st.nfront = 1
+    place_tile(st, tb, st.start_tile, 0, o, o)
+    if st.solo:
         for p in range(st.scores.shape[0]):
             st.scores[p] = p + 1
-    if st.cfg[C.CFG_HAND_SIZE] > 1:
+    if st.hand_size > 1:
         for p in range(st.hands.shape[0]):
-            for h in range(st.cfg[C.CFG_HAND_SIZE]):
+            for h in range(st.hand_size):
                 if k < deck_len:
                     st.hands[p, h] = st.deck[k]
                     k += 1
-        st.sc[C.SC_DECK_POS] = k
+        st.deck_pos = k
     _begin_turn(st, tb, 0)
 
 
@@ -186,19 +184,19 @@ def reset(st, tb, deck_len):
 
 @hot
 def tile_to_place(st, hand_idx):
-    if st.cfg[C.CFG_HAND_SIZE] > 1:
-        return st.hands[st.sc[C.SC_SEAT], hand_idx]
-    return st.sc[C.SC_TILE]
+    if st.hand_size > 1:
+        return st.hands[st.seat, hand_idx]
+    return st.tile
 
 
 @hot_entry
 def check_move(st, tb, hand_idx, x, y, r, slot):
     """Error code (config.E_*) of a move, OK if legal. Reads the state, never changes it."""
-    if st.sc[C.SC_DONE]:
+    if st.done:
         return C.E_OVER
-    if st.sc[C.SC_PHASE] != C.PHASE_PLACE:
+    if st.phase != C.PHASE_PLACE:
         return C.OK if _choice_of(st, x, y, r, slot) >= 0 else C.E_NOT_A_CHOICE
-    if st.cfg[C.CFG_HAND_SIZE] > 1 and not (0 <= hand_idx < C.HAND_MAX):
+    if st.hand_size > 1 and not (0 <= hand_idx < C.HAND_MAX):
         return C.E_NOT_IN_HAND
     t = tile_to_place(st, hand_idx)
     if t < 0:
@@ -228,10 +226,10 @@ def check_move(st, tb, hand_idx, x, y, r, slot):
     # Not offered: explain why.
     if slot == C.NO_FOLLOWER:
         return C.E_SOLO_COMPULSORY
-    if st.cfg[C.CFG_SOLO] and tb.seg_kind[t, slot] == C.K_FIELD:
+    if st.solo and tb.seg_kind[t, slot] == C.K_FIELD:
         return C.E_SOLO_FARMER
     fig = slot // S
-    seat = st.sc[C.SC_SEAT]
+    seat = st.seat
     if (st.supply[seat] if fig == C.FIG_FOLLOWER else st.xsupply[seat, fig - 1]) <= 0:
         return C.E_NO_SUPPLY
     if fig == C.FIG_BUILDER or fig == C.FIG_PIG:
@@ -243,9 +241,9 @@ def check_move(st, tb, hand_idx, x, y, r, slot):
 def apply_move(st, tb, hand_idx, x, y, r, slot):
     """Play one whole turn, or one scoring choice at a scoring decision (`core.choices`).
     The move must be legal (`check_move(...) == OK`)."""
-    seat = st.sc[C.SC_SEAT]
-    if st.sc[C.SC_PHASE] != C.PHASE_PLACE:
-        if apply_choice(st, tb, _choice_of(st, x, y, r, slot)) and not st.sc[C.SC_DONE]:
+    seat = st.seat
+    if st.phase != C.PHASE_PLACE:
+        if apply_choice(st, tb, _choice_of(st, x, y, r, slot)) and not st.done:
             _end_turn(st, tb, seat, hand_idx)
         return
     if place_and_score(st, tb, hand_idx, x, y, r, slot, True):
@@ -258,7 +256,7 @@ def finish_placing(st, tb, hand_idx, i, slot):
     """The rest of `apply_move` once `put_tile` has put the hand's tile down as
     placement i (and a solo end A is marked): the figure on `slot`, the scoring, the
     end of the turn."""
-    seat = st.sc[C.SC_SEAT]
+    seat = st.seat
     if not figure_and_score(st, tb, i, slot, True):
         _end_turn(st, tb, seat, hand_idx)
 
@@ -273,8 +271,8 @@ def place_and_score(st, tb, hand_idx, x, y, r, slot, ask):
     t = tile_to_place(st, hand_idx)
     o = origin(st)
     bx, by = x + o, y + o
-    if st.cfg[C.CFG_SOLO] and slot == C.NO_FOLLOWER and solo_blocked(st, tb, t, r, bx, by):
-        st.sc[C.SC_SOLO_END_A] = 1
+    if st.solo and slot == C.NO_FOLLOWER and solo_blocked(st, tb, t, r, bx, by):
+        st.solo_end_a = 1
     i = put_tile(st, tb, t, r, bx, by)
     return figure_and_score(st, tb, i, slot, ask)
 
@@ -293,9 +291,9 @@ def put_tile(st, tb, t, r, bx, by):
     """`place_and_score`'s first step: the tile down (features merged) and the builder's
     extra turn checked, no figure yet. Returns the placement index."""
     i = place_tile(st, tb, t, r, bx, by)
-    seat = st.sc[C.SC_SEAT]
+    seat = st.seat
     # (a builder in the supply is on no feature: nothing to look up)
-    if st.cfg[C.CFG_EXPANSIONS] & C.EXP_TRADERS_BUILDERS and not st.sc[C.SC_EXTRA] \
+    if st.expansions & C.EXP_TRADERS_BUILDERS and not st.extra \
             and st.xsupply[seat, C.FIG_BUILDER - 1] == 0:
         _check_builder(st, tb, t, i, seat)  # before this move's own figure
     return i
@@ -307,10 +305,10 @@ def figure_and_score(st, tb, i, slot, ask):
     the figure on `slot`, then what the tile completed marked and scored."""
     if slot != C.NO_FOLLOWER:
         S = n_segments(st)
-        place_figure(st, i * S + slot % S, slot // S, st.sc[C.SC_SEAT])
+        place_figure(st, i * S + slot % S, slot // S, st.seat)
     n = mark_completed(st, tb, i)
     roots = st.work[C.W_ROOTS]
-    if ask and st.cfg[C.CFG_PLAYER_ORDER] and start_feature_choice(st, roots, n):
+    if ask and st.player_order and start_feature_choice(st, roots, n):
         return True
     # Solo: the game ends after this move (end A, or this colour's stack is used up), so
     # the order of its completions also decides the end bonus (see score_completed).
@@ -324,7 +322,7 @@ def mark_completed(st, tb, i):
     the monasteries around it, and list them in ``st.work[W_ROOTS][:n]``; the seat to
     move takes a completed city's trade goods. Returns n (`score_completed` scores
     them)."""
-    seat = st.sc[C.SC_SEAT]
+    seat = st.seat
     t = st.ptype[i]
     bx, by = st.px[i], st.py[i]
     S = n_segments(st)
@@ -342,7 +340,7 @@ def mark_completed(st, tb, i):
                 n += 1
                 # Trade goods go to the player completing the city; with
                 # goods_from_unowned_city=False (BGA) only if a follower stands on it.
-                if kind == C.K_CITY and (st.cfg[C.CFG_GOODS_UNOWNED]
+                if kind == C.K_CITY and (st.goods_unowned
                                          or st.fmeep[root].sum() > 0):
                     for k in range(C.N_GOODS):
                         st.goods[seat, k] += st.fgoods[root, k]
@@ -371,8 +369,8 @@ def place_figure(st, g, fig, seat):
         st.fpig[root] |= 1 << seat
     st.owner[g] = seat
     st.ofig[g] = fig
-    st.active[st.sc[C.SC_NACTIVE]] = g
-    st.sc[C.SC_NACTIVE] += 1
+    st.active[st.nactive] = g
+    st.nactive += 1
     if fig == C.FIG_FOLLOWER:
         st.supply[seat] -= 1
     else:
@@ -394,7 +392,7 @@ def lift_figure(st, g, fig, seat):
     else:
         st.fpig[root] &= ~(1 << seat)
     st.owner[g] = -1
-    st.sc[C.SC_NACTIVE] -= 1
+    st.nactive -= 1
     if fig == C.FIG_FOLLOWER:
         st.supply[seat] += 1
     else:
@@ -415,11 +413,10 @@ def undo_place(dst, src, tb):
     features it joined by a city or road edge, and otherwise the small arrays and the
     live part of the per-segment ones; they only append to the rest (events, pairs,
     the tile's own entries), which the restored counters then ignore."""
-    sc, src_sc = dst.sc, src.sc
-    i = src_sc[C.SC_PLACED]
+    i = src.placed
     S = n_segments(src)
     board, src_board = dst.board, src.board
-    if sc[C.SC_PLACED] > i:  # the tile is down: its cell and the merged tile sets
+    if dst.placed > i:  # the tile is down: its cell and the merged tile sets
         bx, by = dst.px[i], dst.py[i]
         board[by, bx] = src_board[by, bx]
         W = dst.fbits.shape[1]
@@ -432,13 +429,13 @@ def undo_place(dst, src, tb):
                 if s >= 0:  # a city or road edge: the union's root got the tile's bit
                     root = np.int64(root_of(src.parent, j * S + s))
                     copy_flat(dst.fbits, src.fbits, root * W, W)
-        last = src_sc[C.SC_NFRONT] - 1  # the slot `place_tile` moved into the tile's
+        last = src.nfront - 1  # the slot `place_tile` moved into the tile's
         if last >= 0:
             lx, ly = src.frontier[last, 0], src.frontier[last, 1]
             board[ly, lx] = src_board[ly, lx]
     copy_field(dst.words, src.words, STATE_FIELDS.sc, C.SC_SIZE)
-    copy_field(dst.words, src.words, STATE_FIELDS.frontier, src_sc[C.SC_NFRONT])
-    copy_features(dst, src, i * S, src.cfg[C.CFG_EXPANSIONS] != 0)
+    copy_field(dst.words, src.words, STATE_FIELDS.frontier, src.nfront)
+    copy_features(dst, src, i * S, src.expansions != 0)
 
 
 @hot_inline
@@ -451,7 +448,7 @@ def _check_builder(st, tb, t, i, seat):
         kind = tb.seg_kind[t, s]
         if (kind == C.K_ROAD or kind == C.K_CITY) and \
                 st.fbuild[find(st.parent, i * S + s)] & (1 << seat):
-            st.sc[C.SC_EARNED] = 1
+            st.earned = 1
 
 
 @hot_entry
@@ -459,7 +456,7 @@ def apply_move_auto(st, tb, hand_idx, x, y, r, slot):
     """`apply_move`, then the scoring choices it opens (scoring_order="player") made as
     "auto" makes them: the bots' lookahead, which assumes the automatic order."""
     apply_move(st, tb, hand_idx, x, y, r, slot)
-    while st.sc[C.SC_PHASE] != C.PHASE_PLACE and not st.sc[C.SC_DONE]:
+    while st.phase != C.PHASE_PLACE and not st.done:
         x, y, r, slot = choice_row(st, auto_choice(st, tb, solo_ends_after_turn(st)))
         apply_move(st, tb, 0, x, y, r, slot)
 
@@ -468,41 +465,41 @@ def apply_move_auto(st, tb, hand_idx, x, y, r, slot):
 def solo_ends_after_turn(st):
     """Solo: whether the game ends after the current turn (end A, or the colour to move
     has placed the last tile of its stack); False outside the solo variant."""
-    seat = st.sc[C.SC_SEAT]
-    return st.cfg[C.CFG_SOLO] != 0 and (
-        st.sc[C.SC_SOLO_END_A] != 0 or st.spos[seat] >= solo_stack_size(st, seat)
+    seat = st.seat
+    return st.solo != 0 and (
+        st.solo_end_a != 0 or st.spos[seat] >= solo_stack_size(st, seat)
     )
 
 
 @hot
 def _end_turn(st, tb, seat, hand_idx):
     """After the scoring of a turn: refill the hand, pass the turn or end the game."""
-    st.sc[C.SC_TURN] += 1
-    if st.cfg[C.CFG_HAND_SIZE] > 1:
+    st.turn += 1
+    if st.hand_size > 1:
         hand = st.hands[seat]
         hand[hand_idx] = -1
-        if st.sc[C.SC_DECK_POS] < st.sc[C.SC_DECK_LEN]:
-            hand[hand_idx] = st.deck[st.sc[C.SC_DECK_POS]]
-            st.sc[C.SC_DECK_POS] += 1
+        if st.deck_pos < st.deck_len:
+            hand[hand_idx] = st.deck[st.deck_pos]
+            st.deck_pos += 1
     _advance(st, tb, seat)
 
 
 @hot_inline
 def _advance(st, tb, seat):
-    P = st.cfg[C.CFG_SEATS]
-    if st.cfg[C.CFG_SOLO]:
-        if st.sc[C.SC_SOLO_END_A]:
+    P = st.seats
+    if st.solo:
+        if st.solo_end_a:
             _end_game(st, tb, C.END_SOLO_A)
             return
         if st.spos[seat] >= solo_stack_size(st, seat):
             _end_game(st, tb, C.END_SOLO_B)
             return
-    if st.sc[C.SC_EARNED]:  # a builder's extra turn: the same seat draws again
-        st.sc[C.SC_EARNED] = 0
+    if st.earned:  # a builder's extra turn: the same seat draws again
+        st.earned = 0
         _begin_turn(st, tb, seat)
-        st.sc[C.SC_EXTRA] = 1 if st.sc[C.SC_SEAT] == seat and not st.sc[C.SC_DONE] else 0
+        st.extra = 1 if st.seat == seat and not st.done else 0
         return
-    st.sc[C.SC_EXTRA] = 0
+    st.extra = 0
     _begin_turn(st, tb, (seat + 1) % P)
 
 
@@ -533,14 +530,14 @@ def _earlier_in_hand(st, h, t):
 def legal_moves(st, tb, out):
     """Write every legal move as rows (hand index, x, y, rotation, slot) into `out`;
     returns the count. Order: hand tile, frontier cell, rotation, slot."""
-    if st.sc[C.SC_DONE]:
+    if st.done:
         return 0
-    if st.sc[C.SC_PHASE] != C.PHASE_PLACE:
+    if st.phase != C.PHASE_PLACE:
         return choice_rows(st, out)
     o = origin(st)
     places = st.places
     opts = st.work[C.W_OPTS]
-    n_hand = st.cfg[C.CFG_HAND_SIZE]
+    n_hand = st.hand_size
     n = 0
     for h in range(n_hand):
         t = tile_to_place(st, h)

@@ -11,7 +11,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..checks import check_choice, check_real
+from ..checks import check_choice, check_real, check_space
 from ..rendering.modes import RENDER_MODES, render_game
 from ..rules import Rules
 from .driver import REWARDS, TurnDriver, check_rule_options, seat_rewards
@@ -43,7 +43,7 @@ def flat_observation(board: np.ndarray, features: np.ndarray,
     ``flat[:board.size].reshape(board.shape)`` gives the planes back, and
     `unflatten_observation` every part."""
     parts = [board.reshape(-1), features]
-    if candidates is not None:
+    if candidates is not None and candidate_actions is not None:
         parts += [candidates.reshape(-1), candidate_actions]
     return np.concatenate(parts, dtype=np.float32)
 
@@ -52,8 +52,9 @@ def flat_observation_space(space: spaces.Dict) -> spaces.Box:
     """The Box of `flat_observation` for an encoder's Dict(board, features[,
     candidates, candidate_actions]) space."""
     keys = [k for k in FLAT_KEYS if k in space.spaces]
-    low = np.concatenate([space[k].low.reshape(-1) for k in keys], dtype=np.float32)
-    high = np.concatenate([space[k].high.reshape(-1) for k in keys], dtype=np.float32)
+    boxes = [check_space(space, spaces.Box, k) for k in keys]
+    low = np.concatenate([box.low.reshape(-1) for box in boxes], dtype=np.float32)
+    high = np.concatenate([box.high.reshape(-1) for box in boxes], dtype=np.float32)
     return spaces.Box(low, high, dtype=np.float32)
 
 
@@ -61,7 +62,7 @@ def unflatten_observation(flat: np.ndarray, space: spaces.Dict) -> dict[str, np.
     """The Dict observation (`space`: the encoder's) a flat one was made of (views into
     `flat` but for a dtype change: board int8, candidate_actions int64)."""
     keys = [k for k in FLAT_KEYS if k in space.spaces]
-    sizes = [int(np.prod(space[k].shape)) for k in keys]
+    sizes = [int(np.prod(check_space(space, spaces.Box, k).shape)) for k in keys]
     if flat.shape != (sum(sizes),):
         raise ValueError(f"a flat observation of shape {flat.shape} does not fit the space "
                          f"({sum(sizes)} values)")
@@ -175,7 +176,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         """The `Game` being played (read it, don't play moves on it)."""
         return self.driver.game
 
-    def observe(self, agent: str) -> dict[str, Any]:
+    def observe(self, agent: str) -> dict[str, Any] | np.ndarray:
         obs = self.driver.observe(self.agent_name_mapping[agent])
         if self.obs_layout != "dict":
             if "flat" not in obs:  # the driver's cache of this decision keeps it too
@@ -195,8 +196,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.driver.seat]
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = self._agent_to_move()
         self._masks_in_infos()
 
     def step(self, action) -> None:
@@ -212,19 +213,26 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
             self.terminations = dict.fromkeys(self.agents, True)
             self.infos[agent] = {"illegal_move": reason}
         else:
-            values = seat_rewards(self.reward_mode, gains, self.driver.game)
+            game = self.driver.live_game
+            values = seat_rewards(self.reward_mode, gains, game)
             self.rewards = {a: float(values[p]) for p, a in enumerate(self.possible_agents)}
-            if self.driver.game.done:
+            if game.done:
                 self.terminations = dict.fromkeys(self.agents, True)
-                scores = np.array(self.driver.game.scores, SCORES_DTYPE)
+                scores = np.array(game.scores, SCORES_DTYPE)
                 for a in self.agents:
                     self.infos[a] = {"scores": scores.copy()}
             else:
-                self.agent_selection = self.possible_agents[self.driver.seat]
+                self.agent_selection = self._agent_to_move()
         self._accumulate_rewards()
         self._masks_in_infos()
         if self.render_mode == "human":
             self.render()
+
+    def _agent_to_move(self) -> str:
+        """The agent of the seat to move (the game is not over)."""
+        seat = self.driver.seat
+        assert seat is not None, "the game is over"
+        return self.possible_agents[seat]
 
     def _masks_in_infos(self) -> None:
         """The "flat" layout's masks: ``infos[agent]["action_mask"]`` of every agent (all

@@ -42,8 +42,8 @@ def check_rule_options(env: type, options: dict[str, Any]) -> None:
     rule_names = [f.name for f in dataclasses.fields(Rules)]
     unknown = [key for key in options if key not in rule_names]
     if unknown:
-        own = [name for name, p in inspect.signature(env.__init__).parameters.items()
-               if name != "self" and p.kind is not p.VAR_KEYWORD]
+        own = [name for name, p in inspect.signature(env).parameters.items()
+               if p.kind is not p.VAR_KEYWORD]
         raise TypeError(f"{env.__name__} got an unexpected keyword argument {unknown[0]!r}; "
                         f"its parameters: {', '.join(own)}; Rules options: "
                         f"{', '.join(rule_names)}")
@@ -82,9 +82,17 @@ class TurnDriver:
         return self.game
 
     @property
+    def live_game(self) -> Game:
+        """The game being played; RuntimeError before the first `new_game` (the env's
+        reset)."""
+        if self.game is None:
+            raise RuntimeError("no game yet: reset the env first")
+        return self.game
+
+    @property
     def seat(self) -> int | None:
         """Seat (solo: colour) to act, None when the game is over."""
-        return self.game.current_player
+        return self.live_game.current_player
 
     def observe(self, observer: int) -> dict[str, np.ndarray]:
         """Observation of `observer` at the current decision: board, features (with
@@ -96,7 +104,7 @@ class TurnDriver:
         if obs is None:
             # In solo the one player (observer 0) acts for whichever colour is to move.
             acting = self.seat is not None and (observer == self.seat or self._solo)
-            obs = self.encoder.encode(self.game, observer, self.pending, with_mask=acting)
+            obs = self.encoder.encode(self.live_game, observer, self.pending, with_mask=acting)
             if not acting:
                 obs["action_mask"] = np.zeros(self.encoder.n_actions, np.int8)
             self._cache[observer] = obs
@@ -115,21 +123,22 @@ class TurnDriver:
         ValueError for an action outside the action space (not an integer scalar, or out
         of range): a caller's bug, not a move the agent chose."""
         self.check_in_space(action)
-        before = self.game.state.scores.copy()
+        game = self.live_game
+        before = game.state.scores.copy()
         reason = self._illegal_reason(action)
         if reason is not None:
             return np.zeros_like(before), reason
         enc, action = self.encoder, action_index(action)
         if enc.action_mode == "turn":
-            h, x, y, r = enc.placement(self.game, action)
-            self.game.play_row(h, x, y, r, enc.split(action)[4])
+            h, x, y, r = enc.placement(game, action)
+            game.play_row(h, x, y, r, enc.split(action)[4])
         elif self.pending is None:
-            self.pending = enc.placement(self.game, action)
+            self.pending = enc.placement(game, action)
         else:
             pending, self.pending = self.pending, None
-            self.game.play_row(*pending, action - 1)
+            game.play_row(*pending, action - 1)
         self.invalidate()
-        return self.game.state.scores - before, None
+        return game.state.scores - before, None
 
     def invalidate(self) -> None:
         """Forget the cached observations (after moves played around the driver)."""
@@ -146,7 +155,8 @@ class TurnDriver:
             raise ValueError(f"action {index} is outside the action space [0, {n})")
 
     def _illegal_reason(self, action) -> str | None:
-        if self.game.done:
+        game = self.live_game
+        if game.done:
             return "the game is over"
         action = action_index(action)
         if self.action_mask()[action]:
@@ -156,10 +166,10 @@ class TurnDriver:
             return (f"follower action {action} is not available for the pending placement "
                     f"{self.pending} (slots {np.flatnonzero(self.action_mask()).tolist()})")
         if enc.action_mode == "two_step":
-            h, x, y, r = enc.placement(self.game, action)
+            h, x, y, r = enc.placement(game, action)
             return f"placement of hand tile {h} at ({x}, {y}) turned {r} is not legal"
         try:
-            self.game.row_of(enc.action_to_move(self.game, action))
+            game.row_of(enc.action_to_move(game, action))
         except IllegalMoveError as err:
             return f"action {action}: {err}"
         return f"action {action} is not in the action mask"

@@ -17,6 +17,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
+from ..checks import check_space
 from ..core.aggregates import N_AGG_FIXED
 from ..core.planes import N_FIXED_PLANES
 from ..encoding import ACTION_MODES, OBS_FEATURES, Encoder
@@ -117,8 +118,9 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
                          "Gymnasium envs (Dict(board, features) observations, Discrete "
                          f"actions), got observation space {obs_space} and action space "
                          f"{act_space}")
-    board_shape = tuple(obs_space["board"].shape)
-    n_features, n_actions = obs_space["features"].shape[0], int(act_space.n)
+    board_shape = check_space(obs_space, spaces.Box, "board").shape
+    n_features = check_space(obs_space, spaces.Box, "features").shape[0]
+    n_actions = int(act_space.n)
     seats = board_shape[2] - N_FIXED_PLANES
     K, n_columns = candidate_shape(obs_space)
     candidates = []
@@ -216,7 +218,7 @@ def make_env_for_model(model: Any, *, solo: bool | None = None, **env_kwargs: An
     env_id = "Carcassonne/Solo-v0" if "colours" in options else "Carcassonne/VsBots-v0"
     env = gym.make(env_id, **{**env_kwargs, **options})
     space = getattr(model, "observation_space", None)
-    if hasattr(space, "spaces") and "prior" in space.spaces:  # trained with the move prior
+    if isinstance(space, spaces.Dict) and "prior" in space.spaces:  # with the move prior
         from ..bots.move_prior import MovePriorObservation
 
         env = MovePriorObservation(env)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -81,5 +80,5 @@ class SB3VecEnv(VecEnv):
         result = getattr(self.venv, method_name)(*method_args, **method_kwargs)
         return [result for _ in idx]
 
-    def env_is_wrapped(self, wrapper_class, indices=None) -> Sequence[bool]:
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
         return [False for _ in self._indices(indices)]

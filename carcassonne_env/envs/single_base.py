@@ -15,6 +15,7 @@ an explicit ``default_info_dict_reader(["scores"], ...)``, docs/clients.md; its
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any
 
 import gymnasium as gym
@@ -31,10 +32,11 @@ from .driver import TurnDriver
 MASK_KEY = "action_mask"
 
 
-class SingleAgentEnv(gym.Env):
+class SingleAgentEnv(gym.Env, ABC):
     """The base of `SoloEnv` and `VsBotsEnv`: spaces, seeding, masks, illegal actions,
-    rendering. A subclass sets the seat whose view is observed (`_observer`) and plays
-    its own `reset` and `step` through `_new_game`, `driver`, `_obs_info`, `_illegal`."""
+    rendering. A subclass implements the abstract methods: `_observer` (the seat whose
+    view is observed), `reset` and `step`, played through `_new_game`, `driver`,
+    `_obs_info`, `_illegal`."""
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
@@ -57,7 +59,7 @@ class SingleAgentEnv(gym.Env):
                 MASK_KEY: gym.spaces.Box(0, 1, (enc.n_actions,), np.int8)})
         self._obs_keys = tuple(self.observation_space.spaces)
         self.action_space = enc.action_space()
-        self._over = "before the first reset()"  # why step() is refused; None: playing
+        self._over: str | None = "before the first reset()"  # why step() is refused
 
     @property
     def game(self):
@@ -68,12 +70,22 @@ class SingleAgentEnv(gym.Env):
         """Boolean mask of the legal actions (sb3-contrib's MaskablePPO calls this)."""
         return self.driver.action_mask().view(np.bool_)  # 0/1 int8 viewed as bool
 
+    @abstractmethod
     def _observer(self) -> int:
-        raise NotImplementedError
+        """The seat whose view the observation shows (solo: 0)."""
+
+    @abstractmethod
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start a new episode (`_new_game`); returns `_obs_info()`."""
+
+    @abstractmethod
+    def step(self, action):
+        """Play `action` for the agent (`_check_playing`, then the driver); returns
+        Gymnasium's (obs, reward, terminated, truncated, info)."""
 
     def _obs_info(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         obs = self.driver.observe(self._observer())
-        game = self.driver.game
+        game = self.driver.live_game
         info = {"scores": np.array(game.scores, SCORES_DTYPE), "end_reason": game.end_reason,
                 "action_mask": self.driver.action_mask(),
                 "moves_outside_window": int(self.driver.encoder.last_outside)}
@@ -93,7 +105,7 @@ class SingleAgentEnv(gym.Env):
                               "episode")
 
     def _finish_if_done(self) -> None:
-        if self.driver.game.done:
+        if self.driver.live_game.done:
             self._over = "after the game ended (terminated)"
 
     def _illegal(self, reason: str):

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 
 from ..checks import check_int
@@ -22,8 +21,8 @@ from ..game import shuffled_deck
 from ..rules import Rules
 from .driver import check_rule_options
 from .single_base import SingleAgentEnv
-from .vector_base import BatchedGamesEnv
-from .vector_kernels import START, STEP, solo_batch
+from .vector_base import BatchedGamesEnv, ObservationBuffers
+from .vector_kernels import START, STEP, Batch, solo_batch
 
 
 def _deal_option(options: dict | None) -> int | None:
@@ -152,20 +151,11 @@ class SoloVectorEnv(BatchedGamesEnv):
                  **rule_options: Any) -> None:
         check_rule_options(type(self), rule_options)
         self._check_batch(num_envs, num_threads, render_mode)
-        self.rules = Rules(variant="solo", solo_colours=check_int("colours", colours, 3, 4),
-                           scoring_order=scoring_order, **rule_options)
-        self._setup(Encoder(self.rules, board_size, "turn", on_overflow,
+        rules = Rules(variant="solo", solo_colours=check_int("colours", colours, 3, 4),
+                      scoring_order=scoring_order, **rule_options)
+        self._setup(Encoder(rules, board_size, "turn", on_overflow,
                             obs_features=obs_features, candidate_moves=candidate_moves),
                     illegal_reward, copy, render_mode)
-        N = self.num_envs
-        self._rewards = np.zeros(N, np.float64)
-        self._dones = np.zeros(N, np.uint8)
-        self._illegal = np.zeros(N, np.uint8)
-        self._outside = np.zeros(N, np.int64)
-        self._stalled = np.zeros(N, bool)  # never set in solo (no policy seats)
-        self._rngs = [seeding.np_random(None)[0] for _ in range(N)]
-        self._all = np.arange(N, dtype=np.int64)
-        self._init_observe()
 
     # ------------------------------------------------------------------ api
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
@@ -176,30 +166,29 @@ class SoloVectorEnv(BatchedGamesEnv):
 
     def step(self, actions):
         actions = self._checked_actions(actions)
-        enc = self.encoder
         src, dst = self._sets[self._cur], self._sets[1 - self._cur]
         self._cur = 1 - self._cur
-        self._in_chunks(solo_batch, self.num_envs, self._states, enc.tileset.tables,
-                        self._enc, STEP, self._all, actions, src.masks, self._deck_len,
-                        dst.out, self._scratch, self._rewards, self._dones, self._illegal,
-                        self._outside, self.last_candidates)
+        self._run(Batch(STEP, self._all, actions, src.masks, self._no_started), dst)
         return self._finish_step(actions, src, dst)
 
     # ------------------------------------------------------------------ internals
     def _deal(self, i: int) -> None:
         """Shuffle the next deck of game i as `SoloEnv.reset` does (`_start` begins it)."""
         seed = int(self._rngs[i].integers(2**63))
-        self._state_list[i].deck[: self._deck_len] = shuffled_deck(self.encoder.tileset, seed)
+        self._state_list[i].deck[: self._games.deck_len] = shuffled_deck(self.encoder.tileset,
+                                                                         seed)
         self._seeds[i] = seed
 
     def _start(self, which: np.ndarray) -> None:
         """Start the dealt games `which` and encode them into the current buffer set."""
-        enc, out = self.encoder, self._sets[self._cur]
+        out = self._sets[self._cur]
         which = np.asarray(which, np.int64)
-        self._in_chunks(solo_batch, len(which), self._states, enc.tileset.tables, self._enc,
-                        START, which, which, out.masks, self._deck_len, out.out,
-                        self._scratch, self._rewards, self._dones, self._illegal,
-                        self._outside, self.last_candidates)
+        self._run(Batch(START, which, which, out.masks, self._no_started), out)
+
+    def _run(self, batch: Batch, out: ObservationBuffers) -> None:
+        """`solo_batch` over the games `batch.which`, observing into `out`."""
+        self._in_chunks(solo_batch, len(batch.which), self._games, batch, out.out,
+                        self._scratch, self._results)
 
     def _final_extras(self, done: np.ndarray, ended: np.ndarray, illegal: np.ndarray,
                       cut: np.ndarray) -> dict[str, Any]:

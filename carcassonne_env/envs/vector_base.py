@@ -18,6 +18,8 @@ default) or "raise" such a game raises `WindowOverflowError`.
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -26,12 +28,15 @@ from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 from numba import config as numba_config
 
+from ..bots.jitted_bots import MT_WORDS, BotBuffers, bot_spec, mt_seed
 from ..checks import check_bool, check_choice, check_int, check_real, check_seed
 from ..core import constants as C
+from ..core.observe import Observation
 from ..core.state import state_rows
 from ..encoding import Encoder, WindowOverflowError
 from ..game import Game
 from ..rendering.modes import render_game
+from .vector_kernels import Games, Results, TeacherBot, teacher_batch
 
 #: With on_overflow="truncate": how many times in a row a place may deal a game that
 #: cannot start inside the window before WindowOverflowError.
@@ -66,11 +71,43 @@ class Teacher(NamedTuple):
     margin: np.ndarray
 
 
-class BatchedGamesEnv(VectorEnv):
-    """What the jitted vector envs share: N games in numba state records, observations
-    in double-buffered preallocated arrays (`_sets[_cur]`), views of single games.
-    Subclasses set `rules`, `encoder`, `copy`, `render_mode`, `_sets`, `_cur`,
-    `_state_list`, `_seeds` and `_outside`."""
+class BatchedGamesEnv(VectorEnv, ABC):
+    """What the jitted vector envs share: N games whose states are rows of one buffer,
+    observations in double-buffered preallocated arrays (`_sets[_cur]`), views of single
+    games, the kernels' records (`carcassonne_env.envs.vector_kernels`). A subclass
+    calls `_check_batch` and `_setup` (which set every attribute this class reads) and
+    implements the abstract methods: `reset`, `step`, `_deal`, `_start` and
+    `_final_extras`."""
+
+    _pool: ThreadPoolExecutor | None  # the helper threads of `_in_chunks` (once needed)
+    _bots: BotBuffers | None  # `_bot_buffers` (once needed)
+    _teacher: Teacher | None  # `teacher`'s targets (once asked for)
+
+    @abstractmethod
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        """Start a new game everywhere (`_seed_decks`, `_restart`)."""
+
+    @abstractmethod
+    def step(self, actions):
+        """Play one action per game (`_checked_actions`) and return `_finish_step`'s
+        tuple."""
+
+    @abstractmethod
+    def _deal(self, i: int) -> None:
+        """Draw game i's next deck (and whatever else a new game of the env draws) from
+        its generator `_rngs[i]` into its state; `_start` begins the game."""
+
+    @abstractmethod
+    def _start(self, which: np.ndarray) -> None:
+        """Start the dealt games `which` and encode their first decisions into the
+        current buffer set."""
+
+    @abstractmethod
+    def _final_extras(self, done: np.ndarray, ended: np.ndarray, illegal: np.ndarray,
+                      cut: np.ndarray) -> dict[str, Any]:
+        """The env's own entries of the final info of the ended games `done` (`ended`
+        its mask; `illegal`, `cut`: those ended by an illegal action, cut short), each
+        with its boolean mask entry (`_final_infos`)."""
 
     def action_masks(self) -> np.ndarray:
         """bool[num_envs, n_actions]: the learner's legal actions in every game (a view of
@@ -120,10 +157,9 @@ class BatchedGamesEnv(VectorEnv):
         if T <= 1:
             kernel(*args, 0, n, 0)
             return
-        if getattr(self, "_pool", None) is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self._pool = ThreadPoolExecutor(self.num_threads - 1, "carcassonne-vector")
+        pool = self._pool
+        if pool is None:
+            pool = self._pool = ThreadPoolExecutor(self.num_threads - 1, "carcassonne-vector")
         lock, nxt = threading.Lock(), [0]
 
         def work(c: int) -> None:
@@ -136,7 +172,7 @@ class BatchedGamesEnv(VectorEnv):
                     return
                 kernel(*args, lo, hi, c)
 
-        helpers = [self._pool.submit(work, c) for c in range(1, T)]
+        helpers = [pool.submit(work, c) for c in range(1, T)]
         try:
             work(0)
         finally:  # (the helpers use the scratch: never return while one runs)
@@ -158,17 +194,11 @@ class BatchedGamesEnv(VectorEnv):
         heuristic's estimate of the points still to come: its best evaluation minus the
         banked margin over the best other seat, or in solo minus the lowest colour's
         score; 0 for the other bots)."""
-        from ..bots.jitted_bots import bot_spec
-        from .vector_kernels import teacher_batch
-
         kind, w = bot_spec(spec)
         temperature = check_real("temperature", temperature)
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {temperature}")
-        if getattr(self, "_teacher", None) is None:
-            self._init_bot_buffers()
-            from ..bots.jitted_bots import MT_WORDS, mt_seed
-
+        if self._teacher is None:
             N = self.num_envs
             mt = np.zeros((N, MT_WORDS), np.int64)
             for i in range(N):
@@ -177,11 +207,10 @@ class BatchedGamesEnv(VectorEnv):
                                     np.zeros((N, self.encoder.n_actions), np.float32),
                                     np.zeros(N, np.float64))
             self._teacher_mt = mt
-        t, enc = self._teacher, self.encoder
-        self._in_chunks(teacher_batch, self.num_envs, self._states, enc.tileset.tables, kind,
-                        w, self._teacher_mt, enc.board_size, enc.slots, float(temperature),
-                        self._rows, self._afters, self._scratches, self._values, self._evals,
-                        self._unseen, self._keys, t.action, t.probs, t.margin)
+        t = self._teacher
+        self._in_chunks(teacher_batch, self.num_envs, self._games,
+                        TeacherBot(kind, w, self._teacher_mt, float(temperature)),
+                        self._bot_buffers(), t)
         return t
 
     def to_sb3(self):
@@ -191,29 +220,18 @@ class BatchedGamesEnv(VectorEnv):
         return SB3VecEnv(self)
 
     # ------------------------------------------------------------------ internals
-    def _init_bot_buffers(self) -> None:
-        """The jitted bots' per-thread scratch buffers (once)."""
-        if getattr(self, "_afters", None) is not None:
-            return
-        T, R = self._rows.shape[:2]
-        proto = self._state_list[0]
-        self._afters = state_rows(proto, T)[0]
-        self._scratches = state_rows(proto, T)[0]
-        self._values = np.zeros((T, self.rules.seats))
-        self._evals = np.zeros((T, R))
-        self._unseen = np.zeros((T, self.encoder.n_types), np.int64)
-        self._keys = np.zeros((T, R, 3), np.int64)
-        self._bots = (self._afters, self._scratches, self._values, self._evals, self._unseen,
-                      self._keys)  # as `envs.vector_kernels.run_batch` takes them
-
-    def _init_observe(self) -> None:
-        """The observe pass's scratch (`Encoder.batch_scratch`), the encoder's layout
-        for the kernels, and `last_candidates`."""
-        enc = self.encoder
-        self._scratch = enc.batch_scratch(self._states, self.num_threads)
-        self._rows = self._scratch[1]
-        self._enc = (enc.subtiles, enc.n_types, enc.slots)
-        self.last_candidates = np.zeros(self.num_envs, np.int64)
+    def _bot_buffers(self) -> BotBuffers:
+        """The jitted bots' `BotBuffers`, a row per thread (made on first use; the legal
+        moves' rows are the observe pass's)."""
+        if self._bots is None:
+            rows = self._scratch.rows
+            T, R = rows.shape[:2]
+            proto = self._state_list[0]
+            self._bots = BotBuffers(rows, state_rows(proto, T)[0], state_rows(proto, T)[0],
+                                    np.zeros((T, self.rules.seats)), np.zeros((T, R)),
+                                    np.zeros((T, self.encoder.n_types), np.int64),
+                                    np.zeros((T, R, 3), np.int64))
+        return self._bots
 
     def _seed_decks(self, seed: int | list[int] | None) -> None:
         """Seed game i's deck generator with ``seed + i`` (or ``seed[i]``); None keeps
@@ -221,7 +239,7 @@ class BatchedGamesEnv(VectorEnv):
         if seed is not None:
             seeds = ([check_seed(f"seed[{i}]", s) for i, s in enumerate(seed)]
                      if isinstance(seed, (list, tuple)) else
-                     [check_seed("seed", seed) + i for i in range(self.num_envs)])
+                     [check_int("seed", seed, 0) + i for i in range(self.num_envs)])
             if len(seeds) != self.num_envs:
                 raise ValueError(f"need {self.num_envs} seeds, got {len(seeds)}")
             self._rngs = [seeding.np_random(s)[0] for s in seeds]
@@ -233,19 +251,23 @@ class BatchedGamesEnv(VectorEnv):
         self.num_envs = check_int("num_envs", num_envs, 1)
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
-        if num_threads is None:
-            num_threads = numba_config.NUMBA_NUM_THREADS
-        num_threads = check_int("num_threads", num_threads, 1)
-        self.num_threads = min(num_threads, numba_config.NUMBA_NUM_THREADS)
+        # numba sets its config's attributes at import (undeclared in its type hints)
+        most = numba_config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+        num_threads = check_int("num_threads", most if num_threads is None else num_threads, 1)
+        self.num_threads = min(num_threads, most)
 
     def _setup(self, encoder: Encoder, illegal_reward: float, copy: bool,
                render_mode: str | None) -> None:
-        """What every batched env builds from its encoder: the spaces, the games' states
-        (rows of one buffer for numba, a view of each for Python) and the two observation
-        buffer sets (a step reads the masks of one and writes the other)."""
+        """What every batched env builds from its encoder (after `_check_batch`): the
+        rules, the spaces, the games (`Games`: their states, rows of one buffer for
+        numba, and a view of each for Python), the two observation buffer sets (a step
+        reads the masks of one and writes the other), the observe pass's scratch
+        (`Encoder.batch_scratch`), the `Results` of the kernels and the decks'
+        generators."""
         N = self.num_envs
         proto = Game(encoder.rules, seed=0).state
         _check_buffers(N, encoder, proto.words.nbytes)
+        self.rules = encoder.rules
         self.encoder = encoder
         self.illegal_reward = check_real("illegal_reward", illegal_reward)
         self.copy = check_bool("copy", copy)
@@ -254,11 +276,24 @@ class BatchedGamesEnv(VectorEnv):
         self.single_action_space = encoder.action_space()
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._states, self._state_list = state_rows(proto, N)
+        states, self._state_list = state_rows(proto, N)
+        self._games = Games(states, encoder.tileset.tables, encoder.layout,
+                            len(encoder.tileset.full_deck()))
         self._seeds: list[int | None] = [None] * N
-        self._deck_len = len(encoder.tileset.full_deck())
         self._sets = [ObservationBuffers(N, encoder) for _ in range(2)]
         self._cur = 0
+        self._scratch = encoder.batch_scratch(states, self.num_threads)
+        self.last_candidates = np.zeros(N, np.int64)
+        self._results = Results(np.zeros(N, np.float64), np.zeros(N, np.uint8),
+                                np.zeros(N, np.uint8), np.full(N, -1, np.int64),
+                                np.zeros(N, np.int64), self.last_candidates)
+        self._stalled = np.zeros(N, bool)  # stuck at a policy seat (VsBots, "truncate")
+        self._rngs = [seeding.np_random(None)[0] for _ in range(N)]
+        self._all = np.arange(N, dtype=np.int64)
+        self._no_started = np.zeros(0, np.bool_)  # a `Batch`'s `started` but RESUME's (unread)
+        self._bots = None
+        self._teacher = None
+        self._pool = None
 
     def _finish_step(self, actions: np.ndarray, src: ObservationBuffers, dst: ObservationBuffers):
         """The step's return once the batch ran (observations in `dst`, the masks the
@@ -266,8 +301,9 @@ class BatchedGamesEnv(VectorEnv):
         the games cut short for want of a visible move, same-step autoreset of the
         finished games with their final observations and infos, the overflow check.
         Subclasses provide `_final_extras`, `_deal` and `_start`."""
-        rewards = self._rewards.copy()
-        terminated = self._dones.astype(bool)
+        results = self._results
+        rewards = results.rewards.copy()
+        terminated = results.dones.astype(bool)
         truncated = np.zeros(self.num_envs, bool)
         if self.encoder.on_overflow == "truncate":
             truncated[self._blocked(~terminated)] = True
@@ -275,7 +311,7 @@ class BatchedGamesEnv(VectorEnv):
         infos: dict[str, Any] = {}
         ended = np.flatnonzero(terminated | truncated)
         if ended.size:
-            illegal = self._illegal.astype(bool) & terminated
+            illegal = results.illegal.astype(bool) & terminated
             rewards[illegal] = self.illegal_reward
             infos = self._final_infos(ended, illegal, truncated, actions, src, dst)
             self._restart(ended)
@@ -287,7 +323,7 @@ class BatchedGamesEnv(VectorEnv):
         legal moves but none inside the window (its mask in the current buffer set is
         empty), or (`VsBotsVectorEnv`) that stalled at a policy seat in the same way."""
         blocked = self._stalled & among
-        over = np.flatnonzero((self._outside > 0) & among)
+        over = np.flatnonzero((self._results.outside > 0) & among)
         if over.size:
             masks = self._sets[self._cur].masks
             blocked[over[~masks[over].any(axis=1)]] = True
@@ -319,15 +355,16 @@ class BatchedGamesEnv(VectorEnv):
     def _check_overflow(self) -> None:
         """Apply the encoder's overflow policy to the current decisions: warn (once)
         when some legal moves lie outside the window, raise when none lies inside."""
-        if not self._outside.any():
+        outside = self._results.outside
+        if not outside.any():
             return
         blocked = self._blocked(np.ones(self.num_envs, bool))
         if not blocked.size and self.encoder.overflow_warned:
             return  # warned once already, nothing to raise
-        i = int(blocked[0]) if blocked.size else int(np.argmax(self._outside))
+        i = int(blocked[0]) if blocked.size else int(np.argmax(outside))
         game = self.game(i)
         n = len(game.legal_rows())
-        self.encoder.report_overflow(game, n, int(self._outside[i]))
+        self.encoder.report_overflow(game, n, int(outside[i]))
 
     def _obs(self) -> dict[str, np.ndarray]:
         return self._sets[self._cur].obs(copy=self.copy)
@@ -352,7 +389,7 @@ class BatchedGamesEnv(VectorEnv):
             last = src if illegal[i] else dst  # an illegal action played nothing
             final_obs[i] = last.obs(i, copy=True)
             scores[i] = st.scores
-            reasons[i] = C.END_NAMES[st.sc[C.SC_END]]
+            reasons[i] = C.END_NAMES[st.end_reason]
             if illegal[i]:
                 reasons_why[i] = f"action {actions[i]} is not in the mask"
         final_info: dict[str, Any] = {"scores": scores, "_scores": ended,
@@ -379,8 +416,8 @@ class ObservationBuffers:
         self.cand_actions = np.full((n, K), -1, np.int64)
         self.with_candidates = K > 0
         # as the kernels take them (`carcassonne_env.envs.vector_kernels`)
-        self.out = (self.planes, self.feats, self.masks, self.dirty, self.cands,
-                    self.cand_actions)
+        self.out = Observation(self.planes, self.feats, self.masks, self.dirty, self.cands,
+                               self.cand_actions)
 
     @staticmethod
     def game_bytes(enc: Encoder) -> int:
@@ -392,7 +429,7 @@ class ObservationBuffers:
         """The observation dict of games `rows` (a slice or an index; None: all games,
         the buffers themselves, so that a step hands out the same arrays every other
         step)."""
-        out = {"board": self.planes, "features": self.feats}
+        out: dict[str, np.ndarray] = {"board": self.planes, "features": self.feats}
         if self.with_candidates:
             out["candidates"] = self.cands
             out["candidate_actions"] = self.cand_actions

@@ -2,12 +2,14 @@
 (`SoloVectorEnv` in `carcassonne_env.envs.solo`, `VsBotsVectorEnv` in
 `carcassonne_env.envs.vs_bots`).
 
-The games' states are the rows of one int64 buffer (`core.state.state_rows`). Each call
-takes two tuples besides: `out`, a buffer set of observations indexed by row (planes,
-features, masks, dirty rectangles, candidate features and actions), and `scratch`, what
-the observe pass needs (`core.observe`; `Encoder.batch_scratch`: the two-step placement
-(none), a legal-move buffer per thread, the aggregates' buffers per game and the
-candidate moves' per thread, None for a part the env leaves out).
+A kernel takes a few named records, which the env builds once and keeps: `Games` (the
+games' states, the rows of one int64 buffer: `core.state.state_rows`; the tile tables;
+the encoder's layout), the call's `Batch` (phase, games, actions), an `Observation`
+whose arrays have a row per game (planes, features, masks, dirty rectangles, candidate
+features and actions), the observe pass's `ObservationScratch` (`Encoder.batch_scratch`:
+a legal-move buffer and the candidate moves' buffers per thread, the aggregates' per
+game, None for a part the env leaves out), the `Results` it writes and, for the jitted
+bots, their `BotBuffers` (one row per thread) and the VsBots `Seating`.
 
 A call does the games (or batch rows) [lo, hi) with thread c's scratch; the envs cut
 the games into chunks that the calling thread and helper threads take in turn (the
@@ -15,7 +17,7 @@ kernels release the GIL: `carcassonne_env.envs.vector_base.BatchedGamesEnv._in_c
 Not numba's ``parallel=True``: its loop becomes a second compiled function holding the whole
 observe pass and rules again, which more than doubled a kernel's compile time.
 
-VsBots: per game i and seat p the tables say who plays: ``kinds[i, p]`` is LEARNER, a
+VsBots: per game i and seat p the `Seating` says who plays: ``kinds[i, p]`` is LEARNER, a
 jitted bot (RANDOM, GREEDY, HEURISTIC: `carcassonne_env.bots.jitted_bots`, with weights
 ``weights[i, p]`` and generator ``mt[i, p]``) or POLICY (moved from Python: the game
 stops there, with ``waiting[i] = p``, until a RESUME call of `run_batch` brings the
@@ -26,15 +28,18 @@ learner's first move count in its first step, as in `VsBotsEnv`.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
-from ..bots.jitted_bots import HEURISTIC, LEARNER, POLICY, choose, mt_seed, play_bot
+from ..bots.jitted_bots import HEURISTIC, LEARNER, POLICY, BotBuffers, choose, mt_seed, play_bot
 from ..compiler.jit import counted, hot, hot_inline, jitted
-from ..core import constants as C
 from ..core.actions import split_turn_action, turn_action
+from ..core.aggregates import AggregateBuffers
 from ..core.board import origin
-from ..core.observe import observe
+from ..core.candidates import CandidateBuffers
+from ..core.observe import Observation, observe
 from ..core.planes import MODE_TURN, window_origin
 from ..core.state import as_state
 from ..core.turn import apply_move, legal_moves, reset
@@ -43,36 +48,71 @@ REWARD_SCORE, REWARD_MARGIN, REWARD_WIN = 0, 1, 2
 STEP, START, RESUME, OBSERVE = 0, 1, 2, 3  # phases of `run_batch` (STEP, START: solo)
 REWARD_MODES = {"score": REWARD_SCORE, "margin": REWARD_MARGIN, "win": REWARD_WIN}
 
+#: A vector env's games: their `states` (rows of one int64 buffer), the tile `tables`,
+#: the encoder's `layout` (`core.observe.ObsLayout`) and the tiles a deck deals
+#: (`deck_len`).
+Games = namedtuple("Games", ["states", "tables", "layout", "deck_len"])
+
+#: One kernel call: its `phase` (STEP, START, RESUME, OBSERVE), the games `which`
+#: (indices into the states), their `actions` (OBSERVE: the observers), the masks the
+#: actions were chosen from (`masks_in`, a row per game) and, for RESUME, whether each
+#: game had reached the learner's first decision (`started`).
+Batch = namedtuple("Batch", ["phase", "which", "actions", "masks_in", "started"])
+
+#: What a call writes besides the observations, per game: the learner's reward, whether
+#: the game ended (`dones`) by an illegal action (`illegal`) and the POLICY seat it waits
+#: for (`waiting`, -1: none); per row of the observations: the legal moves outside the
+#: window (`outside`) and the candidate actions inside it (`n_cands`).
+Results = namedtuple("Results", ["rewards", "dones", "illegal", "waiting", "outside",
+                                 "n_cands"])
+
+#: Who plays each seat of each VsBots game (module docstring): the `learner`'s seat;
+#: per seat the bot's kind, weights, generator `mt` and its seed (`bot_seeds`); the
+#: scores at the learner's last decision (`base`); the reward mode (REWARD_MODES).
+Seating = namedtuple("Seating", ["learner", "kinds", "weights", "mt", "bot_seeds", "base",
+                                 "reward_mode"])
+
+#: A teacher bot (`teacher_batch`): its kind and heuristic weights, a generator per game
+#: and the softmax temperature.
+TeacherBot = namedtuple("TeacherBot", ["kind", "weights", "mt", "temperature"])
+
 
 @counted
 def _game_agg(agg, i):
-    """Game i's aggregate buffers of the per-env `agg` (None: none)."""
+    """Game i's `AggregateBuffers` of the per-env `agg` (None: none)."""
     if agg is None:
         return None
-    return agg[0], agg[1], as_state(agg[2][i]), agg[3][i], agg[4][i]
+    return AggregateBuffers(agg.base, agg.fbase, as_state(agg.scratch[i]), agg.counts[i],
+                            agg.pending[i])
 
 
 @counted
-def _game_cand(cand, c, feats, actions):
-    """Thread c's candidate buffers of the per-env `cand` (None: none), writing `feats`,
-    `actions`."""
+def _thread_cand(cand, c):
+    """Thread c's `CandidateBuffers` of the per-env `cand` (None: none)."""
     if cand is None:
         return None
-    return (as_state(cand[0][c]), as_state(cand[1][c]), cand[2][c], cand[3][c], cand[4][c],
-            feats, actions)
+    return CandidateBuffers(as_state(cand.after[c]), as_state(cand.scratch[c]),
+                            cand.unseen[c], cand.before[c], cand.memo[c])
+
+
+@counted
+def _thread_bots(bots, c):
+    """Thread c's `BotBuffers` of the per-env `bots`."""
+    return BotBuffers(bots.rows[c], as_state(bots.after[c]), as_state(bots.scratch[c]),
+                      bots.values[c], bots.evals[c], bots.unseen[c], bots.keys[c])
 
 
 @jitted()
-def _observe(states, i, j, c, tb, enc, observer, out, scratch, outside, n_cands):
+def _observe(games, i, j, c, observer, out, scratch, results):
     """Observe game i for `observer` into row j of `out` (thread c's scratch);
-    outside[j], n_cands[j]: its legal moves outside the window, its candidates."""
-    sub, n_types, SL = enc
-    planes, feats, masks, dirty, cands, cand_actions = out
-    pend, rows, agg, cand = scratch
-    _, outside[j], n_cands[j] = observe(
-        as_state(states[i]), tb, sub, n_types, SL, observer, MODE_TURN, pend, rows[c],
-        planes[j], feats[j], masks[j], dirty[j], _game_agg(agg, i),
-        _game_cand(cand, c, cands[j], cand_actions[j]))
+    results.outside[j], results.n_cands[j]: its legal moves outside the window, its
+    candidates."""
+    obs = Observation(out.planes[j], out.feats[j], out.mask[j], out.dirty[j],
+                      out.cand_feats[j], out.cand_actions[j])
+    _, results.outside[j], results.n_cands[j] = observe(
+        as_state(games.states[i]), games.tables, games.layout, observer, MODE_TURN,
+        scratch.pend, scratch.rows[c], obs, _game_agg(scratch.agg, i),
+        _thread_cand(scratch.cand, c))
 
 
 @hot
@@ -86,14 +126,14 @@ def apply_action(st, tb, B, SL, a):
 
 
 @hot
-def _step_allowed(masks, i, a, rewards, dones, illegal):
+def _step_allowed(masks, i, a, results):
     """Start game i's step: clear its reward; whether its mask (row i of `masks`) allows
     action `a` (in range and set). A step kernel plays nothing for another action: the
-    game is marked illegal and done."""
+    game is marked illegal and done (`Results`)."""
     ok = 0 <= a < masks.shape[1] and masks[i, a] != 0
-    rewards[i] = 0.0
-    dones[i] = 0 if ok else 1
-    illegal[i] = 0 if ok else 1
+    results.rewards[i] = 0.0
+    results.dones[i] = 0 if ok else 1
+    results.illegal[i] = 0 if ok else 1
     return ok
 
 
@@ -109,48 +149,47 @@ def _lowest(scores):
 
 
 @njit(cache=True, nogil=True)
-def solo_batch(states, tb, enc, phase, which, actions, masks_in, deck_len, out, scratch,
-               rewards, dones, illegal, outside, n_cands, lo, hi, c):
-    """Games which[lo:hi], each observed into its row of `out`:
+def solo_batch(games, batch, out, scratch, results, lo, hi, c):
+    """Games batch.which[lo:hi], each observed into its row of `out`:
 
-    - phase STEP: play actions[i] (turn mode) in game i (an action outside masks_in[i],
-      the masks of the other buffer set, plays nothing and sets illegal[i]);
-      rewards[i] = rise of the lowest colour's score; dones[i] = game over (or illegal).
+    - phase STEP: play batch.actions[i] (turn mode) in game i (an action outside
+      batch.masks_in[i], the masks of the other buffer set, plays nothing and sets
+      illegal[i]); rewards[i] = rise of the lowest colour's score; dones[i] = game over
+      (or illegal).
     - phase START: start a new game from the deck already in its `deck` array."""
-    B = out[0].shape[1] // 3
+    tb, B, SL = games.tables, games.layout.board_size, games.layout.slots
     for k in range(lo, hi):
-        i = which[k]
-        st = as_state(states[i])
-        if phase == START:
-            reset(st, tb, deck_len)
+        i = batch.which[k]
+        st = as_state(games.states[i])
+        if batch.phase == START:
+            reset(st, tb, games.deck_len)
         else:
-            a = actions[i]
-            if not _step_allowed(masks_in, i, a, rewards, dones, illegal):
+            a = batch.actions[i]
+            if not _step_allowed(batch.masks_in, i, a, results):
                 continue
             low = _lowest(st.scores)
-            apply_action(st, tb, B, enc[2], a)
-            rewards[i] = _lowest(st.scores) - low
-            dones[i] = st.sc[C.SC_DONE]
-        _observe(states, i, i, c, tb, enc, 0, out, scratch, outside, n_cands)
+            apply_action(st, tb, B, SL, a)
+            results.rewards[i] = _lowest(st.scores) - low
+            results.dones[i] = st.done
+        _observe(games, i, i, c, 0, out, scratch, results)
 
 
 # ----------------------------------------------------------------- against jitted bots
 
 
 @jitted()
-def _run_bots(st, tb, learner, kinds, weights, mt, rows, after, scratch, values, evals,
-              unseen, keys):
-    """Let the jitted bots move until the learner is to act or the game is over
-    (returns -1), or a POLICY seat is to act (returns that seat)."""
-    while st.sc[C.SC_DONE] == 0:
-        p = st.sc[C.SC_SEAT]
+def _run_bots(st, tb, learner, kinds, weights, mt, bots):
+    """Let the jitted bots move (`kinds`, `weights`, `mt`: the game's rows of the
+    `Seating`; `bots`: the thread's `BotBuffers`) until the learner is to act or the
+    game is over (returns -1), or a POLICY seat is to act (returns that seat)."""
+    while st.done == 0:
+        p = st.seat
         if p == learner:
             return -1
         kind = kinds[p]
         if kind == POLICY:
             return p
-        play_bot(st, tb, kind, weights[p], mt[p], rows, after, scratch, values, evals,
-                 unseen, keys)
+        play_bot(st, tb, kind, weights[p], mt[p], bots)
     return -1
 
 
@@ -169,7 +208,7 @@ def learner_reward(st, learner, base, mode):
         return mine
     if mode == REWARD_MARGIN:
         return mine - (total - mine) / (P - 1)
-    if st.sc[C.SC_DONE] == 0:
+    if st.done == 0:
         return 0.0
     top = scores[0]
     for p in range(1, P):
@@ -183,76 +222,71 @@ def learner_reward(st, learner, base, mode):
 
 
 @njit(cache=True, nogil=True)
-def run_batch(states, tb, enc, phase, which, actions, masks_in, started, deck_len, bot_seeds,
-              seats, kinds, weights, mt, base, mode, bots, out, scratch, rewards, dones,
-              illegal, waiting, outside, n_cands, lo, hi, c):
-    """One kernel for the games which[lo:hi] (one, not four: every kernel links the whole
-    observe pass and rules, which dominates compile time):
+def run_batch(games, batch, seating, bots, out, scratch, results, lo, hi, c):
+    """One kernel for the games batch.which[lo:hi] (one, not four: every kernel links
+    the whole observe pass and rules, which dominates compile time); j indexes `batch`,
+    k = which[j] the games:
 
     - phase STEP: play the learner's action actions[j] (turn mode; one outside
-      masks_in[i] plays nothing and sets illegal[i] and dones[i]), then the bots up to
-      the learner's next decision; write rewards[i], dones[i] and the learner's
-      observation into row i of `out` (another buffer set than masks_in's).
-    - phase START: start a new game from the deck already in the state's `deck` array
-      (deck_len tiles), seed the bots' generators from bot_seeds[i, p], let the bots
-      move up to the learner's first decision and observe it.
+      masks_in[k] plays nothing and sets illegal[k] and dones[k]), then the bots up to
+      the learner's next decision; write rewards[k], dones[k] and the learner's
+      observation into row k of `out` (another buffer set than masks_in's).
+    - phase START: start a new game from the deck already in the state's `deck` array,
+      seed the bots' generators from seating.bot_seeds[k, p], let the bots move up to
+      the learner's first decision and observe it.
     - phase RESUME: play the POLICY seat's action actions[j] (assumed legal: the caller
       masks its policy), then the bots again; where the learner is to act now (or the
       game ended) write as STEP does, only the observation if started[j] (the game is
       still before the learner's first decision).
-    - phase OBSERVE: observe seat actions[j] of game which[j] into row j of `out` (a
-      policy opponent's batch; outside[j], n_cands[j] as in `_observe`), nothing else.
+    - phase OBSERVE: observe seat actions[j] of game k into row j of `out` (a policy
+      opponent's batch; results.outside[j], n_cands[j] as in `_observe`), nothing else.
 
-    A game that stops at a POLICY seat gets waiting[i] = that seat and no observation
-    yet. `bots` = (afters, scratches, values, evals, unseen, keys): the jitted bots'
-    buffers, one per thread."""
-    afters, scratches, values, evals, unseen, keys = bots
-    rows = scratch[1]
-    B = out[0].shape[1] // 3
-    SL = enc[2]
-    after, bot_scratch = as_state(afters[c]), as_state(scratches[c])
+    A game that stops at a POLICY seat gets waiting[k] = that seat and no observation
+    yet. `bots`: the jitted bots' `BotBuffers`, a row per thread."""
+    tb, B, SL = games.tables, games.layout.board_size, games.layout.slots
+    phase, which, actions = batch.phase, batch.which, batch.actions
+    learner, kinds, base = seating.learner, seating.kinds, seating.base
+    mine = _thread_bots(bots, c)
     if phase == OBSERVE:
         for j in range(lo, hi):
-            _observe(states, which[j], j, c, tb, enc, actions[j], out, scratch, outside,
-                     n_cands)
+            _observe(games, which[j], j, c, actions[j], out, scratch, results)
         return
     for j in range(lo, hi):
         k = which[j]
-        st = as_state(states[k])
-        waiting[k] = -1
+        st = as_state(games.states[k])
+        results.waiting[k] = -1
         first = phase == START
         if phase == START:
-            reset(st, tb, deck_len)
+            reset(st, tb, games.deck_len)
             for p in range(kinds.shape[1]):
                 if kinds[k, p] != LEARNER and kinds[k, p] != POLICY:
-                    mt_seed(mt[k, p], bot_seeds[k, p])
+                    mt_seed(seating.mt[k, p], seating.bot_seeds[k, p])
                 base[k, p] = st.scores[p]
         elif phase == STEP:
             a = actions[j]
-            if not _step_allowed(masks_in, k, a, rewards, dones, illegal):
+            if not _step_allowed(batch.masks_in, k, a, results):
                 continue
             apply_action(st, tb, B, SL, a)
         else:
-            first = started[j]
+            first = batch.started[j]
             apply_action(st, tb, B, SL, actions[j])
-        w = _run_bots(st, tb, seats[k], kinds[k], weights[k], mt[k], rows[c], after,
-                      bot_scratch, values[c], evals[c], unseen[c], keys[c])
+        w = _run_bots(st, tb, learner[k], kinds[k], seating.weights[k], seating.mt[k], mine)
         if w >= 0:
-            waiting[k] = w
+            results.waiting[k] = w
             continue
         if not first:
-            rewards[k] = learner_reward(st, seats[k], base[k], mode)
-            dones[k] = st.sc[C.SC_DONE]
-        _observe(states, k, k, c, tb, enc, seats[k], out, scratch, outside, n_cands)
+            results.rewards[k] = learner_reward(st, learner[k], base[k], seating.reward_mode)
+            results.dones[k] = st.done
+        _observe(games, k, k, c, learner[k], out, scratch, results)
 
 
 @njit(cache=True, nogil=True)
-def teacher_batch(states, tb, kind, w, mt, B, SL, temperature, rows, afters, scratches,
-                  values, evals, unseen, keys, best, probs, margin, lo, hi, c):
-    """What jitted bot `kind` (weights `w`, generator mt[i] per game) would play for the
-    seat to move in every game i, as targets for imitation learning:
+def teacher_batch(games, teacher, bots, targets, lo, hi, c):
+    """What the jitted bot `teacher` (`TeacherBot`: its kind, weights, generator mt[i]
+    per game, temperature) would play for the seat to move in every game i, as targets
+    for imitation learning (`targets`: a `vector_base.Teacher`):
 
-    - best[i]: the action index (turn mode, the window the state shows) of its move, -1
+    - action[i]: the action index (turn mode, the window the state shows) of its move, -1
       if that move lies outside the window or the game is over;
     - probs[i]: a distribution over the legal actions in the window: for the heuristic
       softmax(evaluation / temperature) (temperature 0: its move only), for the other
@@ -260,31 +294,35 @@ def teacher_batch(states, tb, kind, w, mt, B, SL, temperature, rows, afters, scr
     - margin[i]: for the heuristic, its estimate of the final margin still to come for
       the seat to move (best evaluation minus the banked margin over the best other
       seat, or, in solo, the lowest colour's rise); 0 for the other bots."""
+    tb, B, SL = games.tables, games.layout.board_size, games.layout.slots
+    kind, temperature = teacher.kind, teacher.temperature
+    best, probs, margin = targets.action, targets.probs, targets.margin
+    mine = _thread_bots(bots, c)
+    rows, evals = mine.rows, mine.evals
     for i in range(lo, hi):
-        st = as_state(states[i])
+        st = as_state(games.states[i])
         probs[i, :] = 0.0
         best[i] = -1
         margin[i] = 0.0
-        k = choose(st, tb, kind, w, mt[i], rows[c], as_state(afters[c]),
-                   as_state(scratches[c]), values[c], evals[c], unseen[c], keys[c])
+        k = choose(st, tb, kind, teacher.weights, teacher.mt[i], mine)
         if k < 0:
             continue
-        n = legal_moves(st, tb, rows[c])  # the rows choose filled; it returns no count
+        n = legal_moves(st, tb, rows)  # the rows choose filled; it returns no count
         x0, y0 = window_origin(st, B)
         o = origin(st)
         top = -1e18
         for m in range(n):
-            top = max(top, evals[c, m])
+            top = max(top, evals[m])
         total = 0.0
         for m in range(n):
-            col, row = rows[c, m, 1] + o - x0, rows[c, m, 2] + o - y0
+            col, row = rows[m, 1] + o - x0, rows[m, 2] + o - y0
             if not (0 <= col < B and 0 <= row < B):
                 continue
-            a = turn_action(rows[c, m, 0], row, col, rows[c, m, 3], rows[c, m, 4], B, SL)
+            a = turn_action(rows[m, 0], row, col, rows[m, 3], rows[m, 4], B, SL)
             if m == k:
                 best[i] = a
             if kind == HEURISTIC and temperature > 0:
-                p = np.exp((evals[c, m] - top) / temperature)
+                p = np.exp((evals[m] - top) / temperature)
                 probs[i, a] = p
                 total += p
         if kind != HEURISTIC or temperature <= 0:
@@ -294,8 +332,8 @@ def teacher_batch(states, tb, kind, w, mt, B, SL, temperature, rows, afters, scr
             for a in range(probs.shape[1]):
                 probs[i, a] /= total
         if kind == HEURISTIC:
-            seat = st.sc[C.SC_SEAT]
-            if st.cfg[C.CFG_SOLO] != 0:
+            seat = st.seat
+            if st.solo != 0:
                 low = st.scores[0]
                 for p in range(st.scores.shape[0]):
                     low = min(low, st.scores[p])

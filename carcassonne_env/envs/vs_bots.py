@@ -26,15 +26,16 @@ game): same seat, deck, bot moves, observations, masks, rewards and episode ends
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
-from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 
 from ..bots.base import Agent
 from ..bots.factory import make_bot
+from ..bots.jitted_bots import KINDS, LEARNER, MT_WORDS, POLICY, bot_spec
 from ..checks import check_choice, check_int
+from ..core.observe import Observation
 from ..encoding import Encoder
 from ..game import shuffled_deck
 from ..rules import Rules
@@ -42,7 +43,17 @@ from .aec import rules_from
 from .driver import REWARDS, check_rule_options, seat_rewards
 from .single_base import SingleAgentEnv
 from .vector_base import BatchedGamesEnv, ObservationBuffers
-from .vector_kernels import OBSERVE, RESUME, REWARD_MODES, START, STEP, learner_reward, run_batch
+from .vector_kernels import (
+    OBSERVE,
+    RESUME,
+    REWARD_MODES,
+    START,
+    STEP,
+    Batch,
+    Seating,
+    learner_reward,
+    run_batch,
+)
 
 #: A `VsBotsEnv` opponent: a bot spec, an agent, or a factory ``factory(seed=...) -> agent``.
 Opponent = str | Agent | Callable[..., Agent]
@@ -51,6 +62,11 @@ Opponent = str | Agent | Callable[..., Agent]
 def _is_agent(entry: Any) -> bool:
     """An agent object (a bot class is a factory: ``RandomAgent(seed=...)``)."""
     return not isinstance(entry, type) and callable(getattr(entry, "act", None))
+
+
+def _is_factory(entry: Opponent) -> TypeGuard[Callable[..., Agent]]:
+    """A bot class or factory (called with ``seed=``), not an agent object."""
+    return callable(entry) and not _is_agent(entry)
 
 
 def _opponent_name(entry: Opponent) -> str:
@@ -146,23 +162,23 @@ class VsBotsEnv(SingleAgentEnv):
         from a pool of past policies instead). Every seat draws a bot seed, whatever its
         entry, so the episode's other draws do not depend on the kind of opponent."""
         rng = self.np_random
-        bots = {}
+        bots: dict[int, Any] = {}
         for p, entry in zip(seats, self.opponents, strict=True):
             seed = int(rng.integers(2**63))
             if isinstance(entry, str):
                 bots[p] = make_bot(entry, seed=seed)
-            elif _is_agent(entry):
-                bots[p] = entry
-            else:
+            elif _is_factory(entry):
                 bots[p] = entry(seed=seed)
+            else:
+                bots[p] = entry
         return bots
 
     def _play_bots(self) -> np.ndarray:
         """Let the bots move until the learning seat is to act; their score gains."""
-        game = self.driver.game
+        game = self.driver.live_game
         before = game.state.scores.copy()
-        while not game.done and game.current_player != self.seat:
-            game.play(self._bots[game.current_player].act(game))
+        while (seat := game.current_player) is not None and seat != self.seat:
+            game.play(self._bots[seat].act(game))
         self.driver.invalidate()
         return game.state.scores - before
 
@@ -269,8 +285,6 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                  render_mode: str | None = None, self_policy: Policy | None = None,
                  obs_features: str = "standard", candidate_moves: int = 0,
                  **rule_options: Any) -> None:
-        from ..bots.jitted_bots import KINDS, POLICY, bot_spec
-
         self._check_batch(num_envs, num_threads, render_mode)
         check_rule_options(type(self), rule_options)
         entries = _opponent_list(opponents)
@@ -320,32 +334,21 @@ class VsBotsVectorEnv(BatchedGamesEnv):
             seat = check_int("seat", seat, 0, P - 1)
         self.fixed_seat = seat
         self.reward_mode = check_choice("reward", reward, REWARDS)
-        self._mode = REWARD_MODES[reward]
         self._setup(Encoder(rules, board_size, "turn", on_overflow, obs_features=obs_features,
                             candidate_moves=candidate_moves), illegal_reward, copy, render_mode)
         N = self.num_envs
-        self._init_observe()
-        self._init_bot_buffers()
-        self._seats = np.zeros(N, np.int64)
-        self._kinds = np.full((N, P), -1, np.int64)
-        self._weights = np.zeros((N, P, zero_w.shape[0]))
+        self._seating = Seating(learner=np.zeros(N, np.int64),
+                                kinds=np.full((N, P), LEARNER, np.int64),
+                                weights=np.zeros((N, P, zero_w.shape[0])),
+                                mt=np.zeros((N, P, MT_WORDS), np.int64),
+                                bot_seeds=np.zeros((N, P), np.int64),  # < 2**63
+                                base=np.zeros((N, P), np.int64),
+                                reward_mode=REWARD_MODES[reward])
         self._policy_of = np.full((N, P), -2, np.int64)
-        self._mt = np.zeros((N, P, 625), np.int64)
-        self._bot_seeds = np.zeros((N, P), np.int64)  # < 2**63
-        self._base = np.zeros((N, P), np.int64)
-        self._rewards = np.zeros(N, np.float64)
-        self._dones = np.zeros(N, np.uint8)
-        self._illegal = np.zeros(N, np.uint8)
-        self._waiting = np.full(N, -1, np.int64)
-        self._outside = np.zeros(N, np.int64)
-        self._stalled = np.zeros(N, bool)  # stuck at a policy seat (on_overflow="truncate")
-        self._rngs = [seeding.np_random(None)[0] for _ in range(N)]
-        self._all = np.arange(N, dtype=np.int64)
         self._has_policies = any(k == POLICY for k, _, _ in self._slots)
         self._self_play = any(i == -1 for _, _, i in self._slots)
         self._pbuf: ObservationBuffers | None = None  # the policies' observation batch
         self._no_actions = np.zeros(0, np.int64)
-        self._no_started = np.zeros(0, np.bool_)
         # what a policy's observation batch reports (rows of the batch, not games)
         self._batch_outside = np.zeros(N, np.int64)
         self._batch_candidates = np.zeros(N, np.int64)
@@ -354,7 +357,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
     @property
     def seats(self) -> np.ndarray:
         """int64[num_envs]: the learning seat of each game (its current episode)."""
-        return self._seats.copy()
+        return self._seating.learner.copy()
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
         """Start a new game everywhere; seed i is ``seed + i`` (or ``seed[i]``). The info
@@ -377,19 +380,19 @@ class VsBotsVectorEnv(BatchedGamesEnv):
 
     # ------------------------------------------------------------------ internals
     def _run(self, phase: int, which: np.ndarray, actions: np.ndarray, masks_in: np.ndarray,
-             started: np.ndarray | None = None, out: tuple | None = None,
+             started: np.ndarray | None = None, out: Observation | None = None,
              outside: np.ndarray | None = None, n_cands: np.ndarray | None = None) -> None:
         """`run_batch` (phase STEP, START, RESUME, or OBSERVE: observers in `actions`) over
-        the games `which`, writing into `out` (default: the current buffer set)."""
-        self._in_chunks(run_batch, len(which), self._states, self.encoder.tileset.tables,
-                        self._enc, phase, which, actions, masks_in,
-                        self._no_started if started is None else started, self._deck_len,
-                        self._bot_seeds, self._seats, self._kinds, self._weights, self._mt,
-                        self._base, self._mode, self._bots,
-                        self._sets[self._cur].out if out is None else out, self._scratch,
-                        self._rewards, self._dones, self._illegal, self._waiting,
-                        self._outside if outside is None else outside,
-                        self.last_candidates if n_cands is None else n_cands)
+        the games `which`, writing into `out` (default: the current buffer set) and
+        `outside`, `n_cands` (default: the env's)."""
+        results = self._results
+        if outside is not None:
+            results = results._replace(outside=outside, n_cands=n_cands)
+        batch = Batch(phase, which, actions, masks_in,
+                      self._no_started if started is None else started)
+        self._in_chunks(run_batch, len(which), self._games, batch, self._seating,
+                        self._bot_buffers(), self._sets[self._cur].out if out is None else out,
+                        self._scratch, results)
 
     def _check_self_policy(self) -> None:
         if self._self_play and self.self_policy is None:
@@ -403,25 +406,28 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         the order `VsBotsEnv.reset` draws them (`_start` begins the game)."""
         rng = self._rngs[i]
         seed = int(rng.integers(2**63))
-        self._state_list[i].deck[: self._deck_len] = shuffled_deck(self.encoder.tileset, seed)
+        self._state_list[i].deck[: self._games.deck_len] = shuffled_deck(self.encoder.tileset,
+                                                                         seed)
         self._seeds[i] = seed
         P = self.rules.players
         seat = int(rng.integers(P)) if self.fixed_seat is None else self.fixed_seat
-        self._seats[i] = seat
-        self._kinds[i, seat] = -1
+        seating = self._seating
+        seating.learner[i] = seat
+        seating.kinds[i, seat] = LEARNER
         self._policy_of[i, seat] = -2
         others = [p for p in range(P) if p != seat]
         for p, (kind, w, policy) in zip(others, self._slots, strict=True):
-            self._kinds[i, p] = kind
-            self._weights[i, p] = w
+            seating.kinds[i, p] = kind
+            seating.weights[i, p] = w
             self._policy_of[i, p] = policy
-            self._bot_seeds[i, p] = int(rng.integers(2**63))
+            seating.bot_seeds[i, p] = int(rng.integers(2**63))
 
     def _start(self, which: np.ndarray) -> None:
         """Start the dealt games `which`: bots move up to the learner's first decision,
         which is encoded into the current buffer set."""
         which = np.asarray(which, np.int64)
-        for policy in {id(p): p for p in [*self._policies, self.self_policy]}.values():
+        for policy in {id(p): p for p in [*self._policies, self.self_policy]
+                       if p is not None}.values():
             if hasattr(policy, "new_episodes"):
                 policy.new_episodes(which)
         self._run(START, which, self._no_actions, self._sets[self._cur].masks)
@@ -432,17 +438,18 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         """While some games wait for a policy seat: per policy, encode the waiting games'
         observations for their seats in one batch, call the policy once, play the
         actions (and the bots after them) in one jitted call."""
-        out = self._sets[self._cur]
+        out, waits = self._sets[self._cur], self._results.waiting
         while True:
-            waiting = np.flatnonzero(self._waiting >= 0)
+            waiting = np.flatnonzero(waits >= 0)
             if waiting.size == 0:
                 return
-            seats = self._waiting[waiting]
+            seats = waits[waiting]
             owners = self._policy_of[waiting, seats]
             for owner in np.unique(owners):
                 which = waiting[owners == owner]
-                observers = self._waiting[which]
+                observers = waits[which]
                 policy = self.self_policy if owner == -1 else self._policies[owner]
+                assert policy is not None  # (`_check_self_policy`)
                 buf = self._policy_buffers(len(which))
                 n = len(which)
                 self._run(OBSERVE, which, observers, out.masks, out=buf.out,
@@ -481,21 +488,22 @@ class VsBotsVectorEnv(BatchedGamesEnv):
             game = self.game(int(games[0]))
             n = len(game.legal_rows())
             self.encoder.report_overflow(game, n, n)  # raises: nothing fits
-        self._waiting[games] = -1
+        results, seating = self._results, self._seating
+        results.waiting[games] = -1
         self._stalled[games] = True
-        self._outside[games] = 0
+        results.outside[games] = 0
         if started:
             return
         out = self._sets[self._cur]
         for i in games:
             i = int(i)
-            self._rewards[i] = learner_reward(self._state_list[i], self._seats[i],
-                                              self._base[i], self._mode)
-            self._dones[i] = 0
+            results.rewards[i] = learner_reward(self._state_list[i], seating.learner[i],
+                                                seating.base[i], seating.reward_mode)
+            results.dones[i] = 0
             rows = slice(i, i + 1)  # views: the learner's row of the current set
-            self._run(OBSERVE, self._all[rows], self._seats[rows], out.masks,
-                      out=tuple(a[rows] for a in out.out), outside=self._batch_outside,
-                      n_cands=self.last_candidates[rows])
+            self._run(OBSERVE, self._all[rows], seating.learner[rows], out.masks,
+                      out=Observation(*(a[rows] for a in out.out)),
+                      outside=self._batch_outside, n_cands=self.last_candidates[rows])
 
     def _policy_buffers(self, n: int) -> ObservationBuffers:
         if self._pbuf is None:
@@ -510,7 +518,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                       cut: np.ndarray) -> dict[str, Any]:
         """The learner's "seat" in each ended game."""
         seats = np.zeros(self.num_envs, np.int64)
-        seats[done] = self._seats[done]
+        seats[done] = self._seating.learner[done]
         return {"seat": seats, "_seat": ended}
 
 
@@ -524,7 +532,7 @@ def _policy_actions(actions: Any, n: int) -> np.ndarray:
     return actions.astype(np.int64).reshape(n)  # (uint64 past int64: negative, refused)
 
 
-def _takes_games(policy: Callable) -> bool:
+def _takes_games(policy: Callable) -> TypeGuard[Callable[..., np.ndarray]]:
     """Whether `policy` has a ``games`` parameter (see `Policy`)."""
     import inspect
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 LEGEND = ("C city, -| road, . field, M monastery, * junction, digit = follower of that seat; "
           "seats 0-5: a-f large follower, A-F builder, p-u pig")
-_FIGURE_GLYPHS = {"large": "abcdef", "builder": "ABCDEF", "pig": "pqrstu"}
+_FIGURE_GLYPHS: dict[str | None, str] = {"large": "abcdef", "builder": "ABCDEF", "pig": "pqrstu"}
 _EDGE_CELL = {"N": (0, 1), "E": (1, 2), "S": (2, 1), "W": (1, 0)}
 # The corner nearest each half-edge.
 _HALF_CELL = {"N_w": (0, 0), "N_e": (0, 2), "E_n": (0, 2), "E_s": (2, 2),

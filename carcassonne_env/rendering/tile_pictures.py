@@ -186,7 +186,7 @@ class _Layout:
             dead_ends >= 1 and self.monastery < 0 and not at_centre)
         # Emblems are drawn upright in the tile's own frame, then turned with the tile.
         self.church = self._church(r) if self.monastery >= 0 else None
-        self.pennants: dict[int, np.ndarray] = {}
+        self.pennants: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # (fill, outline)
         for s in self.cities:
             if tb.seg_pennants[t, s] > 0:
                 own = sorted((e - r) % 4 for e in _edges(tb.seg_edges[t, r, s]))

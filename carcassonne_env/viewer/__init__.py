@@ -28,7 +28,6 @@ from typing import Any
 from PIL import Image
 
 from ..atomic import write_text
-from ..core import constants as C
 from ..core.constants import KINDS
 from ..game import Game, Move
 from ..rendering.image import MEEPLE, MEEPLE_WIDTH
@@ -107,7 +106,7 @@ def _deck_left(game: Game, order: Counter) -> dict[str, int]:
 
 def extra_turn(game: Game) -> bool:
     """True while the seat to move plays a builder's extra turn (Traders & Builders)."""
-    return bool(game.state.sc[C.SC_EXTRA]) and not game.done
+    return bool(game.state.extra) and not game.done
 
 
 def _snapshot(game: Game, order: Counter) -> dict[str, Any]:
@@ -144,7 +143,7 @@ def view_data(record: dict[str, Any]) -> dict[str, Any]:
     annotations = check_annotations(record)
     rules, played = replay.rules, replay.moves_played
     game = Game(rules, tile_order=record["tile_order"])
-    order = Counter(record["tile_order"])
+    order: Counter[str] = Counter(record["tile_order"])
     start = next(iter(game.board.items()))
     turns = []
     for k, m in enumerate(record["moves"]):

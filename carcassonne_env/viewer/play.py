@@ -21,7 +21,7 @@ import webbrowser
 from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 from ..atomic import write_text
@@ -85,8 +85,8 @@ class HumanSession:
 
     def _play_bots(self) -> None:
         game = self.game
-        while not game.done and not self.human_to_move():
-            seat, extra = game.current_player, extra_turn(game)
+        while (seat := game.current_player) is not None and not self.human_to_move():
+            extra = extra_turn(game)
             move = self.seats[seat].act(game)
             tile = move.tile or game.current_tile
             game.play(move)
@@ -155,7 +155,8 @@ class HumanSession:
         if not self.human_to_move() or self.game.decision != "place":
             return plain, figures
         for m in self.game.legal_moves():
-            tile, cell, rot = m.tile or self.game.current_tile, f"{m.x},{m.y}", str(m.rotation)
+            tile = m.tile if m.tile is not None else self.game.hand[0]  # (hand_size 1)
+            cell, rot = f"{m.x},{m.y}", str(m.rotation)
             if m.figure == "follower":
                 plain.setdefault(tile, {}).setdefault(cell, {}).setdefault(rot, []).append(
                     m.follower)
@@ -270,6 +271,7 @@ BODY_LIMIT = 64 * 1024  # bytes of a POST body: a move is a few dozen
 IDLE_TIMEOUT = 10.0  # seconds a connection may stay silent before it is closed
 MAX_COORD = 10_000  # |x|, |y| of a move: far beyond any board, within the core's integers
 MOVE_FIELDS = ("x", "y", "rotation", "follower", "tile", "figure")
+ServerT = TypeVar("ServerT", bound=HTTPServer)
 PAGE_PATHS = ("/", "/index.html")
 # What the browser may do with an API answer: nothing but read it from the page.
 API_POLICY = "default-src 'none'; frame-ancestors 'none'"
@@ -312,6 +314,7 @@ def _page_policy(html: str) -> str:
     """The page's Content-Security-Policy header: the policy of its <meta> tag (its own
     scripts only, by hash: `page`), and what only a header can say: no framing."""
     meta = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', html)
+    assert meta is not None, "the page states its policy in a <meta> tag"
     return meta.group(1) + "; frame-ancestors 'none'"
 
 
@@ -366,8 +369,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     server: PlayServer
 
+    # The socket's timeout, read by StreamRequestHandler.setup (an attribute there)
     @property
-    def timeout(self) -> float:  # read by StreamRequestHandler.setup: the socket's timeout
+    def timeout(self) -> float:  # type: ignore[override]
         return self.server.idle_timeout
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
@@ -483,7 +487,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise _Refused(400, f"the move is not JSON: {_short(str(err))}") from None
 
 
-def _bind(port: Any, open_server: Callable[[tuple[str, int]], HTTPServer]) -> HTTPServer:
+def _bind(port: Any, open_server: Callable[[tuple[str, int]], ServerT]) -> ServerT:
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise ValueError(f"port must be an integer in 0-65535 (0: a free one), got {port!r}")
     try:
@@ -616,10 +620,9 @@ def _play_tui(session: HumanSession, read: Callable[[str], str],
               say: Callable[[str], None], delay: float,
               sleep: Callable[[float], None]) -> None:
     game = session.game
-    while not game.done:
+    while (seat := game.current_player) is not None:  # None once the game is over
         show_replies(session, say, delay, sleep)
         say(str(game))
-        seat = game.current_player
         choices = session.choices()
         if choices:
             lowest = ", ".join(map(str, session.lowest()))

@@ -73,6 +73,7 @@ def build_config(
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     env_config = {"players": players, "board_size": board_size, "reward": reward,
                   **(env_options or {})}
+    env_class: type[CarcassonneRLlibEnv]
     if policy == "candidates":
         env_class = CandidateRLlibEnv
         env_config["candidate_moves"] = candidate_moves

@@ -45,16 +45,18 @@ class CandidateTorchCategorical(TorchDistribution):
         hit = self.actions == actions.long().unsqueeze(-1)
         return hit.to(torch.uint8).argmax(-1)
 
-    def logp(self, value: torch.Tensor, **kwargs: Any) -> torch.Tensor:
+    # RLlib's Distribution declares any framework's tensors and more keywords than its torch
+    # subclasses (TorchDistribution among them) take: this one takes what they do
+    def logp(self, value: torch.Tensor, **kwargs: Any) -> torch.Tensor:  # type: ignore[override]
         """Log-probability of env actions `value` (each one of its row's candidates)."""
         return self._dist.log_prob(self._position(value))
 
-    def sample(self, *, sample_shape: Any = None) -> torch.Tensor:
+    def sample(self, *, sample_shape: Any = None) -> torch.Tensor:  # type: ignore[override]
         """Env actions drawn from the candidates."""
         k = self._dist.sample(sample_shape if sample_shape is not None else torch.Size())
         return self.actions.gather(-1, k.unsqueeze(-1)).squeeze(-1)
 
-    def rsample(self, *, sample_shape: Any = None) -> torch.Tensor:
+    def rsample(self, *, sample_shape: Any = None) -> torch.Tensor:  # type: ignore[override]
         """Not available (RLlib's PPO never asks for it)."""
         raise NotImplementedError("a categorical has no reparameterised sample")
 

@@ -23,8 +23,10 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+from ray.rllib.utils.typing import MultiAgentDict
 
 from carcassonne_env import carcassonne_v0
+from carcassonne_env.checks import check_space
 from carcassonne_env.encoding import WindowOverflowError, empty_observation
 
 CANDIDATE_OBS_KEYS = ("features", "candidates", "candidate_actions")
@@ -39,7 +41,7 @@ def flatten_observation(obs: dict[str, Any]) -> dict[str, np.ndarray]:
 
 def flat_observation_space(space: spaces.Dict) -> spaces.Dict:
     """The space of `flatten_observation` for the classic AEC observation space."""
-    n_actions = space["action_mask"].shape[0]
+    n_actions = check_space(space, spaces.Box, "action_mask").shape[0]
     return spaces.Dict({
         "action_mask": spaces.Box(0.0, 1.0, (n_actions,), np.float32),
         "observations": space["observation"],
@@ -56,7 +58,7 @@ def candidate_observation(obs: dict[str, Any]) -> dict[str, np.ndarray]:
 
 def candidate_observation_space(space: spaces.Dict) -> spaces.Dict:
     """The space of `candidate_observation` for the dict-layout AEC observation space."""
-    inner = space["observation"]
+    inner = check_space(space, spaces.Dict, "observation")
     if "candidates" not in inner.spaces:
         raise ValueError("the candidate observation needs an env made with candidate_moves=K")
     return spaces.Dict({k: inner[k] for k in CANDIDATE_OBS_KEYS})
@@ -84,10 +86,11 @@ class CarcassonneRLlibEnv(PettingZooEnv):
         options = self._env_options(dict(config or {}))
         options.setdefault("on_overflow", "warn")
         super().__init__(carcassonne_v0.env(obs_layout=self.obs_layout, **options))
-        converted = {a: self._observation_space(self.observation_spaces[a])
-                     for a in self.observation_spaces}
-        self.observation_spaces = converted
-        self.observation_space = spaces.Dict(converted)
+        self.observation_spaces = {
+            agent: self._observation_space(check_space(space, spaces.Dict))
+            for agent, space in (self.observation_spaces or {}).items()}
+        self.observation_space = spaces.Dict(  # the agents are named by strings
+            {str(agent): space for agent, space in self.observation_spaces.items()})
 
     def _env_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """The keywords of `carcassonne_v0.env` for an ``env_config``."""
@@ -106,7 +109,7 @@ class CarcassonneRLlibEnv(PettingZooEnv):
         obs, infos = super().reset(seed=seed, options=options)
         return {a: self._observation(o) for a, o in obs.items()}, infos
 
-    def step(self, action_dict: dict[str, int]):
+    def step(self, action_dict: MultiAgentDict):
         """Play the acting agent's action; returns the next agent's observation (every
         agent's final one when the game ends), as `PettingZooEnv.step` does."""
         try:
@@ -120,7 +123,8 @@ class CarcassonneRLlibEnv(PettingZooEnv):
         """End the episode for everyone (no legal move fits the window)."""
         raw = self.env.unwrapped
         agents = list(self.possible_agents)
-        obs = {a: empty_observation(self.observation_spaces[a]) for a in agents}
+        spaces_by_agent = self.observation_spaces or {}
+        obs = {a: empty_observation(check_space(spaces_by_agent[a], spaces.Dict)) for a in agents}
         rewards = {a: float(raw._cumulative_rewards.get(a, 0.0)) for a in agents}
         terminateds = dict.fromkeys(agents, False) | {"__all__": False}
         truncateds = dict.fromkeys(agents, True) | {"__all__": True}

@@ -54,36 +54,51 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = OneLineParser(
         prog="carcassonne train rllib",
         description="PPO self-play on the Carcassonne PettingZoo env with RLlib.")
-    parser.add_argument("--iterations", type=int, default=10, help="training iterations")
-    parser.add_argument("--board-size", type=int, default=24, help="window B (cells)")
-    parser.add_argument("--players", type=int, default=2, help="seats (2-6)")
-    parser.add_argument("--reward", default="score", choices=["score", "margin", "win"])
+    parser.add_argument("--iterations", type=int, default=10,
+                        help="training iterations (default: %(default)s)")
+    parser.add_argument("--board-size", type=int, default=24,
+                        help="window B, cells (default: %(default)s)")
+    parser.add_argument("--players", type=int, default=2, help="seats, 2-6 (default: %(default)s)")
+    parser.add_argument("--reward", default="score", choices=["score", "margin", "win"],
+                        help="the reward at a game's end: own score, margin or win "
+                        "(default: %(default)s)")
     parser.add_argument("--policy", default="mlp", choices=POLICIES,
                         help="mlp: RLlib's default MLP over the flattened planes; "
                              "candidates: the candidate-move network of 'carcassonne "
-                             "train multi --policy candidates' (CandidateTorchRLModule)")
+                             "train multi --policy candidates' (CandidateTorchRLModule) "
+                             "(default: %(default)s)")
     parser.add_argument("--candidate-moves", type=int, default=128,
-                        help="K, candidate moves per observation (--policy candidates)")
+                        help="K, candidate moves per observation (--policy candidates; "
+                        "default: %(default)s)")
     parser.add_argument("--hidden", type=int, default=128,
-                        help="the candidate network's width (--policy candidates)")
+                        help="the candidate network's width (--policy candidates; "
+                        "default: %(default)s)")
     parser.add_argument("--obs-features", default="standard", choices=OBS_FEATURES,
-                        help="the features vector (docs/observations.md)")
+                        help="the features vector (docs/observations.md; default: "
+                        "%(default)s)")
     parser.add_argument("--address", default=None,
                         help="Ray cluster to join ('auto', 'head-ip:6379'); "
                              "default: start a local Ray instance")
     parser.add_argument("--num-env-runners", type=int, default=0,
-                        help="remote EnvRunners (0: sample in this process)")
+                        help="remote EnvRunners (0: sample in this process; default: "
+                        "%(default)s)")
     parser.add_argument("--num-learners", type=int, default=0,
-                        help="remote Learner actors (0: learn in this process)")
+                        help="remote Learner actors (0: learn in this process; default: "
+                        "%(default)s)")
     parser.add_argument("--num-gpus-per-learner", type=float, default=0,
-                        help="GPUs per Learner (with --num-learners 0: the local one)")
+                        help="GPUs per Learner (with --num-learners 0: the local one; "
+                        "default: %(default)s)")
     parser.add_argument("--train-batch-size", type=int, default=4000,
-                        help="env steps per iteration (per Learner)")
-    parser.add_argument("--minibatch-size", type=int, default=500)
-    parser.add_argument("--num-epochs", type=int, default=4)
+                        help="env steps per iteration, per Learner (default: %(default)s)")
+    parser.add_argument("--minibatch-size", type=int, default=500,
+                        help="minibatch of the PPO update (default: %(default)s)")
+    parser.add_argument("--num-epochs", type=int, default=4,
+                        help="passes over each batch (default: %(default)s)")
     parser.add_argument("--checkpoint-dir", default="~/ray_results/carcassonne_ppo",
-                        help="where the final checkpoint goes (a directory on the driver)")
-    parser.add_argument("--seed", type=int, default=0)
+                        help="where the final checkpoint goes, a directory on the driver "
+                        "(default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seeds RLlib's sampling and the games (default: %(default)s)")
     return parser.parse_args(argv)
 
 

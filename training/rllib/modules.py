@@ -19,6 +19,7 @@ model, or play a cluster's module with ``predict``, the ``sb3:`` bot and the are
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import torch
@@ -32,7 +33,7 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
 
-from carcassonne_env.checks import install_hint
+from carcassonne_env.checks import check_space, install_hint
 from training.rllib.distribution import CandidateTorchCategorical
 from training.rllib.envs import CANDIDATE_OBS_KEYS
 
@@ -122,13 +123,16 @@ class CandidateTorchRLModule(TorchRLModule, ValueFunctionAPI):
         except ImportError as err:  # pragma: no cover - depends on the installed extras
             raise ImportError("the candidate policy's network lives in training.policy: "
                               f"{install_hint('rllib,train')}") from err
-        hidden = int(self.model_config.get("hidden", 128))
-        n_features = space["features"].shape[0]
-        self.net = CandidateNet(n_features, space["candidates"].shape[1], hidden)
+        # None when the module is made without a config (RLlib's specs give a dict)
+        config = self.model_config if isinstance(self.model_config, dict) else {}
+        hidden = int(config.get("hidden", 128))
+        n_features = check_space(space, spaces.Box, "features").shape[0]
+        n_columns = check_space(space, spaces.Box, "candidates").shape[1]
+        self.net = CandidateNet(n_features, n_columns, hidden)
         self.value_net = nn.Linear(hidden, 1)
         for layer, gain in ((self.net, 2 ** 0.5), (self.net.score, 0.01),
                             (self.value_net, 1.0)):
-            layer.apply(lambda m, g=gain: _orthogonal_init(m, g))
+            layer.apply(partial(_orthogonal_init, gain=gain))
         self.action_dist_cls = CandidateTorchCategorical
 
     def _scores(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
