@@ -28,5 +28,14 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'agents' has no attribute {name!r}")
 
 
-__all__ = ["BOTS", "Agent", "GreedyAgent", "HeuristicAgent", "MCTSAgent", "RandomAgent",
-           "SB3Agent", "registry", "split_specs"]
+__all__ = [
+    "BOTS",
+    "Agent",
+    "GreedyAgent",
+    "HeuristicAgent",
+    "MCTSAgent",
+    "RandomAgent",
+    "SB3Agent",
+    "registry",
+    "split_specs",
+]

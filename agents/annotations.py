@@ -26,8 +26,12 @@ from carcassonne_env.rendering.text import move_text
 
 
 def _move_dict(move: Move) -> dict[str, Any]:
-    out = {"x": int(move.x), "y": int(move.y), "rotation": int(move.rotation),
-           "follower": move.follower}
+    out = {
+        "x": int(move.x),
+        "y": int(move.y),
+        "rotation": int(move.rotation),
+        "follower": move.follower,
+    }
     if move.follower is not None:  # which figure stands there (large follower, builder...)
         out["figure"] = move.figure
     if move.tile is not None:
@@ -35,11 +39,19 @@ def _move_dict(move: Move) -> dict[str, Any]:
     return out
 
 
-def _top(moves: list[Move], weights: np.ndarray, labels: list[str], k: int,
-         extra: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _top(
+    moves: list[Move], weights: np.ndarray, labels: list[str], k: int, extra: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     order = np.argsort(-weights, kind="stable")[:k]
-    return [{**_move_dict(moves[i]), "weight": round(float(weights[i]), 5),
-             "label": labels[i], **extra[i]} for i in order.tolist()]
+    return [
+        {
+            **_move_dict(moves[i]),
+            "weight": round(float(weights[i]), 5),
+            "label": labels[i],
+            **extra[i],
+        }
+        for i in order.tolist()
+    ]
 
 
 def _heuristic(agent: Any, game: Game, k: int) -> dict[str, Any]:
@@ -48,15 +60,23 @@ def _heuristic(agent: Any, game: Game, k: int) -> dict[str, Any]:
     w /= w.sum()
     labels = [f"estimate {v:.2f}" for v in values]
     extra = [{"score": round(float(v), 3)} for v in values]
-    return {"agent": agent.name, "kind": "scores", "value": round(float(values.max()), 3),
-            "top": _top(moves, w, labels, k, extra)}
+    return {
+        "agent": agent.name,
+        "kind": "scores",
+        "value": round(float(values.max()), 3),
+        "top": _top(moves, w, labels, k, extra),
+    }
 
 
 def _mcts(agent: Any, game: Game, k: int) -> dict[str, Any]:
     moves = game.legal_moves()
     if len(moves) == 1 or not agent.last_stats:
-        return {"agent": agent.name, "kind": "visits", "value": None,
-                "top": [{**_move_dict(moves[0]), "weight": 1.0, "label": "only move"}]}
+        return {
+            "agent": agent.name,
+            "kind": "visits",
+            "value": None,
+            "top": [{**_move_dict(moves[0]), "weight": 1.0, "label": "only move"}],
+        }
     rows = {tuple(r): i for i, r in enumerate(game.legal_rows().tolist())}
     picked, visits, means = [], [], []
     for row, (v, mean) in agent.last_stats.items():
@@ -67,11 +87,16 @@ def _mcts(agent: Any, game: Game, k: int) -> dict[str, Any]:
     visits_a = np.array(visits, np.float64)
     w = visits_a / max(visits_a.sum(), 1.0)
     labels = [f"visits {v}, mean {m:.3f}" for v, m in zip(visits, means, strict=True)]
-    extra = [{"visits": int(v), "mean": round(float(m), 4)}
-             for v, m in zip(visits, means, strict=True)]
+    extra = [
+        {"visits": int(v), "mean": round(float(m), 4)} for v, m in zip(visits, means, strict=True)
+    ]
     best = int(np.argmax(visits_a))
-    return {"agent": agent.name, "kind": "visits", "value": round(float(means[best]), 4),
-            "top": _top(picked, w, labels, k, extra)}
+    return {
+        "agent": agent.name,
+        "kind": "visits",
+        "value": round(float(means[best]), 4),
+        "top": _top(picked, w, labels, k, extra),
+    }
 
 
 def _sb3(agent: Any, game: Game, k: int) -> dict[str, Any] | None:
@@ -87,8 +112,9 @@ def _sb3(agent: Any, game: Game, k: int) -> dict[str, Any] | None:
     except WindowOverflowError:
         return None
     policy = agent.policy
-    tensors, _ = policy.obs_to_tensor({key: obs[key] for key in
-                                       agent.model.observation_space.spaces})
+    tensors, _ = policy.obs_to_tensor(
+        {key: obs[key] for key in agent.model.observation_space.spaces}
+    )
     with torch.no_grad(), torch_threads(getattr(agent, "torch_threads", 1)):
         logits = policy.get_distribution(tensors).distribution.logits[0].cpu().numpy()
         value = float(policy.predict_values(tensors)[0, 0])
@@ -106,8 +132,12 @@ def _sb3(agent: Any, game: Game, k: int) -> dict[str, Any] | None:
             moves.append(Move(x, y, r, None, tile))
     labels = [f"p {q:.3f}" for q in p]
     extra = [{"p": round(float(q), 5)} for q in p]
-    return {"agent": agent.name, "kind": "policy", "value": round(value, 4),
-            "top": _top(moves, p, labels, k, extra)}
+    return {
+        "agent": agent.name,
+        "kind": "policy",
+        "value": round(value, 4),
+        "top": _top(moves, p, labels, k, extra),
+    }
 
 
 def explain(agent: Agent, game: Game, top_k: int = 5) -> dict[str, Any] | None:
@@ -130,16 +160,21 @@ def explain(agent: Agent, game: Game, top_k: int = 5) -> dict[str, Any] | None:
     return None
 
 
-def annotate(agent: Agent, game: Game, move: Move, top_k: int = 5,
-             coach: Coach | None = None) -> dict[str, Any] | None:
+def annotate(
+    agent: Agent, game: Game, move: Move, top_k: int = 5, coach: Coach | None = None
+) -> dict[str, Any] | None:
     """The record annotation of `move`, which `agent` just chose in `game` (not played
     yet): `explain`, plus the coach's review when a `coach` is given (a bot that
     exposes nothing then gets ``kind: "none"`` and an empty top list)."""
     note = explain(agent, game, top_k)
     if coach is not None:
         if note is None:
-            note = {"agent": getattr(agent, "name", type(agent).__name__), "kind": "none",
-                    "value": None, "top": []}
+            note = {
+                "agent": getattr(agent, "name", type(agent).__name__),
+                "kind": "none",
+                "value": None,
+                "top": [],
+            }
         note["coach"] = coach.review(game, move)
     return note
 
@@ -171,8 +206,12 @@ class Coach:
         moves, values = self.yardstick.move_values(game)
         index = {m: i for i, m in enumerate(moves)}
         lost = float(values[index[best]] - values[index[played]]) if played in index else 0.0
-        return {"bot": self.spec, "best": _move_dict(best), "text": move_text(*best),
-                "points_lost": round(lost, 3)}
+        return {
+            "bot": self.spec,
+            "best": _move_dict(best),
+            "text": move_text(*best),
+            "points_lost": round(lost, 3),
+        }
 
 
 __all__ = ["Coach", "annotate", "explain"]

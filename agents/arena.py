@@ -82,15 +82,28 @@ class ArenaSettings:
     def differences(self, other: ArenaSettings) -> list[str]:
         """One ``"name: saved MINE, given OTHER'S"`` entry per setting that differs from
         `other`'s (`agents.parallel.setting_differences`)."""
-        mine, theirs = (dict(bots=",".join(s.bots), games=s.games, seed=s.seed,
-                             gauntlet=s.gauntlet, rules=s.rules)  # players: in the rules
-                        for s in (self, other))
+        mine, theirs = (
+            dict(
+                bots=",".join(s.bots),
+                games=s.games,
+                seed=s.seed,
+                gauntlet=s.gauntlet,
+                rules=s.rules,
+            )  # players: in the rules
+            for s in (self, other)
+        )
         return setting_differences(mine, theirs)
 
 
-def arena_settings(bots: Sequence[str], *, players: int | None = None, games: int = 100,
-                   seed: int = 0, gauntlet: str | None = None,
-                   rules: Rules | None = None) -> ArenaSettings:
+def arena_settings(
+    bots: Sequence[str],
+    *,
+    players: int | None = None,
+    games: int = 100,
+    seed: int = 0,
+    gauntlet: str | None = None,
+    rules: Rules | None = None,
+) -> ArenaSettings:
     """The settings of a run of `run_arena` with these arguments (see there), checked:
     ValueError for bots that are not distinct, games not a multiple of players, too few
     bots for a table... The bot specs are not built here (`run_arena` does)."""
@@ -104,16 +117,18 @@ def arena_settings(bots: Sequence[str], *, players: int | None = None, games: in
     elif players is not None and players != rules.players:
         raise ValueError(f"players={players} but rules.players={rules.players}")
     if rules.variant == "solo":
-        raise ValueError("the arena plays multi-player games; the solo variant has its own "
-                         "benchmark")
+        raise ValueError(
+            "the arena plays multi-player games; the solo variant has its own benchmark"
+        )
     players = rules.players
     if players < 2:
         raise ValueError(f"the arena needs at least 2 players, got {players}")
-    if isinstance(games, bool) or not isinstance(games, int) or games < players \
-            or games % players:
-        raise ValueError(f"games (per table) must be a positive multiple of players="
-                         f"{players} (each deck is played once per seat rotation), "
-                         f"got {games!r}")
+    if isinstance(games, bool) or not isinstance(games, int) or games < players or games % players:
+        raise ValueError(
+            f"games (per table) must be a positive multiple of players="
+            f"{players} (each deck is played once per seat rotation), "
+            f"got {games!r}"
+        )
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     _tables(bots, players, gauntlet)  # too few bots for a table fails here
@@ -136,7 +151,7 @@ class GameRow:
     seconds: tuple[float, ...]  # total act() wall time per seat
 
     def outcome(self, seat: int) -> str:
-        """"win" (sole top score), "draw" (shared top score) or "loss"."""
+        """ "win" (sole top score), "draw" (shared top score) or "loss"."""
         if seat not in self.winners:
             return "loss"
         return "win" if len(self.winners) == 1 else "draw"
@@ -195,8 +210,14 @@ def _standing(bot: str, games: Sequence[tuple[GameRow, int]]) -> Standing:
     lo, hi = wilson_interval(wins + draws / 2, n)
     interval = mean_interval(margins)
     return Standing(
-        bot=bot, games=n, wins=wins, draws=draws, losses=n - wins - draws,
-        win_rate=(wins + draws / 2) / n, win_lo=lo, win_hi=hi,
+        bot=bot,
+        games=n,
+        wins=wins,
+        draws=draws,
+        losses=n - wins - draws,
+        win_rate=(wins + draws / 2) / n,
+        win_lo=lo,
+        win_hi=hi,
         mean_score=statistics.fmean(row.scores[seat] for row, seat in games),
         mean_margin=statistics.fmean(margins),
         margin_lo=interval[0] if interval else None,
@@ -229,12 +250,16 @@ class ArenaResult:
     @property
     def settings(self) -> ArenaSettings:
         """The settings of the run (of all its games, played or not)."""
-        return ArenaSettings(tuple(self.planned_bots), self.players, self.games, self.seed,
-                             self.gauntlet, self.rules)
+        return ArenaSettings(
+            tuple(self.planned_bots), self.players, self.games, self.seed, self.gauntlet, self.rules
+        )
 
     def _games_of(self, bot: str, table: int | None = None) -> list[tuple[GameRow, int]]:
-        return [(row, row.bots.index(bot)) for row in self.rows
-                if bot in row.bots and (table is None or row.table == table)]
+        return [
+            (row, row.bots.index(bot))
+            for row in self.rows
+            if bot in row.bots and (table is None or row.table == table)
+        ]
 
     @cached_property
     def ratings(self) -> dict[str, Rating]:
@@ -263,14 +288,17 @@ class ArenaResult:
     def leaderboard(self) -> list[Standing]:
         """Every bot over all its games, best rating (ordinal) first."""
         standings = [_standing(bot, self._games_of(bot)) for bot in self.bots]
-        return sorted(standings, key=lambda s: (-self.ratings[s.bot].ordinal,
-                                                -self.ratings[s.bot].mu, s.bot))
+        return sorted(
+            standings, key=lambda s: (-self.ratings[s.bot].ordinal, -self.ratings[s.bot].mu, s.bot)
+        )
 
     @cached_property
     def table_standings(self) -> list[list[Standing]]:
         """For each table, each of its bots' results there (in the table's bot order)."""
-        return [[_standing(bot, self._games_of(bot, t)) for bot in bots]
-                for t, bots in enumerate(self.tables)]
+        return [
+            [_standing(bot, self._games_of(bot, t)) for bot in bots]
+            for t, bots in enumerate(self.tables)
+        ]
 
     def pairwise(self) -> dict[tuple[str, str], Standing]:
         """2 players: (A, B) -> A's results against B (both orders). Empty otherwise."""
@@ -292,9 +320,15 @@ class ArenaResult:
             f"{len(self.tables)} table(s), {mode}, {self.players} players, {self.games} "
             f"games per table ({self.games // self.players} decks x {self.players} seat "
             f"rotations), seed {self.seed}",
-            *([] if self.complete else [
-                "", f"Interrupted: partial results of the {len(self.rows)} games played "
-                "(see the games column)."]),
+            *(
+                []
+                if self.complete
+                else [
+                    "",
+                    f"Interrupted: partial results of the {len(self.rows)} games played "
+                    "(see the games column).",
+                ]
+            ),
             "",
             "| rank | bot | rating | mu | sigma | games | W-D-L | win rate [95% CI] "
             "| mean score | mean margin [95% CI] | ms/move |",
@@ -305,46 +339,68 @@ class ArenaResult:
             lines.append(
                 f"| {rank} | {s.bot} | {r.ordinal:.2f} | {r.mu:.2f} | {r.sigma:.2f} "
                 f"| {s.games} | {s.wins}-{s.draws}-{s.losses} | {_rate(s)} "
-                f"| {s.mean_score:.1f} | {_margin(s)} | {1000 * s.seconds_per_move:.3g} |")
+                f"| {s.mean_score:.1f} | {_margin(s)} | {1000 * s.seconds_per_move:.3g} |"
+            )
         pairs = self.pairwise()
         if pairs:
-            lines += ["", "Win rate of the row bot against the column bot [95% CI]:", "",
-                      "| vs | " + " | ".join(order) + " |",
-                      "|---|" + "---|" * len(order)]
+            lines += [
+                "",
+                "Win rate of the row bot against the column bot [95% CI]:",
+                "",
+                "| vs | " + " | ".join(order) + " |",
+                "|---|" + "---|" * len(order),
+            ]
             for a in order:
-                cells = ["-" if a == b else _rate(pairs[a, b]) if (a, b) in pairs else ""
-                         for b in order]
+                cells = [
+                    "-" if a == b else _rate(pairs[a, b]) if (a, b) in pairs else "" for b in order
+                ]
                 lines.append(f"| {a} | " + " | ".join(cells) + " |")
-        lines += ["", "Per table (margin: score minus the best other score):", "",
-                  "| table | bot | games | W-D-L | win rate [95% CI] | mean score "
-                  "| mean margin [95% CI] | ms/move |",
-                  "|---|---|---:|---|---|---:|---|---:|"]
+        lines += [
+            "",
+            "Per table (margin: score minus the best other score):",
+            "",
+            "| table | bot | games | W-D-L | win rate [95% CI] | mean score "
+            "| mean margin [95% CI] | ms/move |",
+            "|---|---|---:|---|---|---:|---|---:|",
+        ]
         for bots, standings in zip(self.tables, self.table_standings, strict=True):
             label = " vs ".join(bots)
             for s in standings:
                 lines.append(
                     f"| {label} | {s.bot} | {s.games} | {s.wins}-{s.draws}-{s.losses} "
                     f"| {_rate(s)} | {s.mean_score:.1f} | {_margin(s)} "
-                    f"| {1000 * s.seconds_per_move:.3g} |")
+                    f"| {1000 * s.seconds_per_move:.3g} |"
+                )
         return "\n".join(lines) + "\n"
 
     def to_dict(self, games: bool = False) -> dict[str, Any]:
         """Settings, leaderboard (with ratings), per-table standings and, with `games`,
         every game row; JSON-serialisable."""
         out: dict[str, Any] = {
-            "bots": self.bots, "players": self.players, "games_per_table": self.games,
-            "complete": self.complete, "games_played": len(self.rows),
-            "games_planned": self.settings.total, "planned_bots": self.planned_bots,
-            "seed": self.seed, "gauntlet": self.gauntlet, "rules": self.rules.to_dict(),
+            "bots": self.bots,
+            "players": self.players,
+            "games_per_table": self.games,
+            "complete": self.complete,
+            "games_played": len(self.rows),
+            "games_planned": self.settings.total,
+            "planned_bots": self.planned_bots,
+            "seed": self.seed,
+            "gauntlet": self.gauntlet,
+            "rules": self.rules.to_dict(),
             "tables": [list(t) for t in self.tables],
             "leaderboard": [
-                {**asdict(s), "seconds_per_move": s.seconds_per_move,
-                 **asdict(self.ratings[s.bot]), "ordinal": self.ratings[s.bot].ordinal}
-                for s in self.leaderboard],
+                {
+                    **asdict(s),
+                    "seconds_per_move": s.seconds_per_move,
+                    **asdict(self.ratings[s.bot]),
+                    "ordinal": self.ratings[s.bot].ordinal,
+                }
+                for s in self.leaderboard
+            ],
             "table_standings": [
                 {"table": t, "bots": list(bots), "standings": [asdict(s) for s in st]}
-                for t, (bots, st) in enumerate(zip(self.tables, self.table_standings,
-                                                   strict=True))],
+                for t, (bots, st) in enumerate(zip(self.tables, self.table_standings, strict=True))
+            ],
         }
         if games:
             out["games"] = [asdict(row) for row in self.rows]
@@ -362,9 +418,20 @@ class ArenaResult:
             writer = csv.writer(f)
             writer.writerow(_csv_header(self.players))
             for r in self.rows:
-                writer.writerow([r.table, r.game, r.deck, r.deck_seed, r.rotation, *r.bots,
-                                 *r.scores, " ".join(map(str, r.winners)), *r.moves,
-                                 *(f"{t:.6f}" for t in r.seconds)])
+                writer.writerow(
+                    [
+                        r.table,
+                        r.game,
+                        r.deck,
+                        r.deck_seed,
+                        r.rotation,
+                        *r.bots,
+                        *r.scores,
+                        " ".join(map(str, r.winners)),
+                        *r.moves,
+                        *(f"{t:.6f}" for t in r.seconds),
+                    ]
+                )
 
     def leaderboard_csv(self, path: str | Path) -> None:
         """Write the leaderboard (the `to_dict()["leaderboard"]` entries) as CSV."""
@@ -387,6 +454,7 @@ def _margin(s: Standing) -> str:
 
 # ---- running games -------------------------------------------------------------------
 
+
 class _Batch(NamedTuple):
     """A job: games [start, stop) of one table (module-level and plain data, so that it
     pickles for worker processes and Ray)."""
@@ -405,8 +473,9 @@ def _play_game(batch: _Batch, game_index: int) -> tuple[GameRow, dict | None]:
     players = len(batch.bots)
     deck, rotation = divmod(game_index, players)
     seating = _seating(batch.bots, rotation)
-    bots = [make_bot(spec, seed=bot_seed(batch.seed, deck, s, spec))
-            for s, spec in enumerate(seating)]
+    bots = [
+        make_bot(spec, seed=bot_seed(batch.seed, deck, s, spec)) for s, spec in enumerate(seating)
+    ]
     dseed = deck_seed(batch.seed, deck)
     game = Game(batch.rules, seed=dseed)
     moves, seconds = [0] * players, [0.0] * players
@@ -423,17 +492,37 @@ def _play_game(batch: _Batch, game_index: int) -> tuple[GameRow, dict | None]:
         try:
             game.play(move)
         except IllegalMoveError as err:
-            raise ValueError(f"bot {seating[seat]} played an illegal move {tuple(move)} in "
-                             f"table {batch.table} game {game_index}: {err}") from err
+            raise ValueError(
+                f"bot {seating[seat]} played an illegal move {tuple(move)} in "
+                f"table {batch.table} game {game_index}: {err}"
+            ) from err
     scores = tuple(game.scores)
-    row = GameRow(table=batch.table, game=game_index, deck=deck, deck_seed=dseed,
-                  rotation=rotation, bots=seating, scores=scores, winners=_winners(scores),
-                  moves=tuple(moves), seconds=tuple(seconds))
+    row = GameRow(
+        table=batch.table,
+        game=game_index,
+        deck=deck,
+        deck_seed=dseed,
+        rotation=rotation,
+        bots=seating,
+        scores=scores,
+        winners=_winners(scores),
+        moves=tuple(moves),
+        seconds=tuple(seconds),
+    )
     record = None
     if batch.record:
-        record = dict(game.to_record(), bots=list(seating), arena={
-            "seed": batch.seed, "table": batch.table, "game": game_index, "deck": deck,
-            "deck_seed": dseed, "rotation": rotation})
+        record = dict(
+            game.to_record(),
+            bots=list(seating),
+            arena={
+                "seed": batch.seed,
+                "table": batch.table,
+                "game": game_index,
+                "deck": deck,
+                "deck_seed": dseed,
+                "rotation": rotation,
+            },
+        )
         if notes is not None:
             from carcassonne_env.records import annotations_block
 
@@ -450,22 +539,36 @@ def _play_batch(batch: _Batch) -> list[tuple[GameRow, dict | None]]:
 def _tables(bots: list[str], players: int, gauntlet: str | None) -> list[tuple[str, ...]]:
     if gauntlet is None:
         if len(bots) < players:
-            raise ValueError(f"a round-robin of {players}-player games needs at least "
-                             f"{players} bots, got {len(bots)}")
+            raise ValueError(
+                f"a round-robin of {players}-player games needs at least "
+                f"{players} bots, got {len(bots)}"
+            )
         return list(itertools.combinations(bots, players))
     others = [b for b in bots if b != gauntlet]
     if len(others) < players - 1:
-        raise ValueError(f"a gauntlet of {players}-player games needs at least "
-                         f"{players - 1} other bots, got {len(others)}")
+        raise ValueError(
+            f"a gauntlet of {players}-player games needs at least "
+            f"{players - 1} other bots, got {len(others)}"
+        )
     return [(gauntlet, *combo) for combo in itertools.combinations(others, players - 1)]
 
 
-def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 100,
-              seed: int = 0, workers: int = 1, gauntlet: str | None = None,
-              rules: Rules | None = None, records_dir: str | Path | None = None,
-              progress: bool = True, backend: str = "process",
-              ray_address: str | None = None, annotate: bool = False,
-              played: Sequence[GameRow] = ()) -> ArenaResult:
+def run_arena(
+    bots: Sequence[str],
+    *,
+    players: int | None = None,
+    games: int = 100,
+    seed: int = 0,
+    workers: int = 1,
+    gauntlet: str | None = None,
+    rules: Rules | None = None,
+    records_dir: str | Path | None = None,
+    progress: bool = True,
+    backend: str = "process",
+    ray_address: str | None = None,
+    annotate: bool = False,
+    played: Sequence[GameRow] = (),
+) -> ArenaResult:
     """Play a tournament and return its games and statistics.
 
     bots: bot specs for `carcassonne_env.make_bot` (``"greedy"``, ``"mcts:iterations=500"``),
@@ -498,21 +601,35 @@ def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 1
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
-    settings = arena_settings(bots, players=players, games=games, seed=seed,
-                              gauntlet=gauntlet, rules=rules)
+    settings = arena_settings(
+        bots, players=players, games=games, seed=seed, gauntlet=gauntlet, rules=rules
+    )
     for spec in settings.bots:  # fail fast, before any worker starts
         make_bot(spec, seed=0)
     if annotate and records_dir is None:
         raise ValueError("annotate=True writes into the records: give records_dir")
     rows = _checked_played(played, settings)
-    jobs = _jobs(settings, {(row.table, row.game) for row in rows}, workers,
-                 records_dir is not None, bool(annotate))
+    jobs = _jobs(
+        settings,
+        {(row.table, row.game) for row in rows},
+        workers,
+        records_dir is not None,
+        bool(annotate),
+    )
     if records_dir is not None:
         records_dir = Path(records_dir)
         records_dir.mkdir(parents=True, exist_ok=True)
-    batches = run_jobs(_play_batch, jobs, workers, progress=progress, desc="arena",
-                       unit="game", weights=[b.stop - b.start for b in jobs],
-                       backend=backend, address=ray_address)
+    batches = run_jobs(
+        _play_batch,
+        jobs,
+        workers,
+        progress=progress,
+        desc="arena",
+        unit="game",
+        weights=[b.stop - b.start for b in jobs],
+        backend=backend,
+        address=ray_address,
+    )
     try:
         with closing(batches):  # a Ctrl-C stops the workers now, not at exit
             for batch in batches:
@@ -520,17 +637,22 @@ def run_arena(bots: Sequence[str], *, players: int | None = None, games: int = 1
                     # Record first, then count: a Ctrl-C in between never counts a game
                     # whose record is missing. (Games have records with a records_dir.)
                     if record is not None and records_dir is not None:
-                        write_json(records_dir / f"t{row.table:02d}_g{row.game:05d}.json",
-                                   record, indent=None)
+                        write_json(
+                            records_dir / f"t{row.table:02d}_g{row.game:05d}.json",
+                            record,
+                            indent=None,
+                        )
                     rows.append(row)
     except KeyboardInterrupt:
-        raise Interrupted(f"{len(rows)} of {settings.total} games played",
-                          _partial(settings, rows)) from None
+        raise Interrupted(
+            f"{len(rows)} of {settings.total} games played", _partial(settings, rows)
+        ) from None
     return _result(settings, rows)
 
 
-def _jobs(settings: ArenaSettings, done: set[tuple[int, int]], workers: int, record: bool,
-          annotate: bool) -> list[_Batch]:
+def _jobs(
+    settings: ArenaSettings, done: set[tuple[int, int]], workers: int, record: bool, annotate: bool
+) -> list[_Batch]:
     """The jobs that play the games not in `done` ((table, game) pairs), table by table.
     Jobs of a few decks each: enough jobs to balance the workers, few enough that per-job
     overhead stays small. The split does not change any game."""
@@ -541,8 +663,9 @@ def _jobs(settings: ArenaSettings, done: set[tuple[int, int]], workers: int, rec
     for t, table_bots in enumerate(tables):
         todo = [g for g in range(settings.games) if (t, g) not in done]
         for start, stop in _ranges(todo, size):
-            jobs.append(_Batch(t, table_bots, settings.rules, settings.seed, start, stop,
-                               record, annotate))
+            jobs.append(
+                _Batch(t, table_bots, settings.rules, settings.seed, start, stop, record, annotate)
+            )
     return jobs
 
 
@@ -566,28 +689,41 @@ def _checked_played(played: Sequence[GameRow], settings: ArenaSettings) -> list[
         if not isinstance(row, GameRow):
             raise ValueError(f"played must hold GameRow games, got {row!r}")
         where = f"played game (table {row.table}, game {row.game})"
-        if not (isinstance(row.table, int) and 0 <= row.table < len(tables)
-                and isinstance(row.game, int) and 0 <= row.game < settings.games):
-            raise ValueError(f"{where} is not a game of this run: {len(tables)} table(s) "
-                             f"of {settings.games} games")
+        if not (
+            isinstance(row.table, int)
+            and 0 <= row.table < len(tables)
+            and isinstance(row.game, int)
+            and 0 <= row.game < settings.games
+        ):
+            raise ValueError(
+                f"{where} is not a game of this run: {len(tables)} table(s) "
+                f"of {settings.games} games"
+            )
         if (row.table, row.game) in seen:
             raise ValueError(f"{where} is given twice")
         seen.add((row.table, row.game))
         deck, rotation = divmod(row.game, players)
-        expected = {"deck": deck, "rotation": rotation,
-                    "deck_seed": deck_seed(settings.seed, deck),
-                    "bots": _seating(tables[row.table], rotation)}
+        expected = {
+            "deck": deck,
+            "rotation": rotation,
+            "deck_seed": deck_seed(settings.seed, deck),
+            "bots": _seating(tables[row.table], rotation),
+        }
         for name, value in expected.items():
             if getattr(row, name) != value:
-                raise ValueError(f"{where} has {name} {getattr(row, name)!r}; this run's "
-                                 f"is {value!r}")
+                raise ValueError(
+                    f"{where} has {name} {getattr(row, name)!r}; this run's is {value!r}"
+                )
         for name in ("scores", "moves", "seconds"):
             if len(getattr(row, name)) != players:
-                raise ValueError(f"{where} has {len(getattr(row, name))} {name} for "
-                                 f"{players} seats")
+                raise ValueError(
+                    f"{where} has {len(getattr(row, name))} {name} for {players} seats"
+                )
         if row.winners != _winners(row.scores):
-            raise ValueError(f"{where} has winners {row.winners}; its scores {row.scores} "
-                             f"make {_winners(row.scores)}")
+            raise ValueError(
+                f"{where} has winners {row.winners}; its scores {row.scores} "
+                f"make {_winners(row.scores)}"
+            )
     return _in_game_order(played)
 
 
@@ -610,10 +746,16 @@ def _winners(scores: tuple[int, ...]) -> tuple[int, ...]:
 
 def _result(settings: ArenaSettings, rows: list[GameRow]) -> ArenaResult:
     """The result of the whole run."""
-    return ArenaResult(bots=list(settings.bots), players=settings.players,
-                       games=settings.games, seed=settings.seed, rules=settings.rules,
-                       gauntlet=settings.gauntlet, tables=settings.tables,
-                       rows=_in_game_order(rows))
+    return ArenaResult(
+        bots=list(settings.bots),
+        players=settings.players,
+        games=settings.games,
+        seed=settings.seed,
+        rules=settings.rules,
+        gauntlet=settings.gauntlet,
+        tables=settings.tables,
+        rows=_in_game_order(rows),
+    )
 
 
 def _partial(settings: ArenaSettings, rows: list[GameRow]) -> ArenaResult | None:
@@ -623,13 +765,22 @@ def _partial(settings: ArenaSettings, rows: list[GameRow]) -> ArenaResult | None
         return None
     started = settings.tables[: max(row.table for row in rows) + 1]
     playing = [b for b in settings.bots if any(b in t for t in started)]
-    return ArenaResult(bots=playing, players=settings.players, games=settings.games,
-                       seed=settings.seed, rules=settings.rules, gauntlet=settings.gauntlet,
-                       tables=started, rows=_in_game_order(rows),
-                       complete=False, planned_bots=list(settings.bots))
+    return ArenaResult(
+        bots=playing,
+        players=settings.players,
+        games=settings.games,
+        seed=settings.seed,
+        rules=settings.rules,
+        gauntlet=settings.gauntlet,
+        tables=started,
+        rows=_in_game_order(rows),
+        complete=False,
+        planned_bots=list(settings.bots),
+    )
 
 
 # ---- resuming a saved run -------------------------------------------------------------
+
 
 class SavedRun(NamedTuple):
     """What the summary.json of `carcassonne arena --out` says about its run."""
@@ -658,14 +809,18 @@ def read_saved_run(folder: str | Path) -> SavedRun | None:
         if not isinstance(data.get("rules"), dict):
             raise ValueError("rules: not a JSON object")
         settings = arena_settings(
-            bots, players=check_int("players", data.get("players"), 2),
+            bots,
+            players=check_int("players", data.get("players"), 2),
             games=check_int("games_per_table", data.get("games_per_table"), 1),
-            seed=check_int("seed", data.get("seed"), 0), gauntlet=gauntlet,
-            rules=Rules.from_dict(data["rules"]))
+            seed=check_int("seed", data.get("seed"), 0),
+            gauntlet=gauntlet,
+            rules=Rules.from_dict(data["rules"]),
+        )
         # Summaries from before Ctrl-C kept games have neither: complete runs.
         complete = check_bool("complete", data.get("complete", True))
-        played = check_int("games_played", data.get("games_played", settings.total), 0,
-                           settings.total)
+        played = check_int(
+            "games_played", data.get("games_played", settings.total), 0, settings.total
+        )
     except (ValueError, TypeError) as err:
         raise ValueError(f"{path}: not an arena summary: {err}") from None
     return SavedRun(settings, complete, played)
@@ -673,9 +828,18 @@ def read_saved_run(folder: str | Path) -> SavedRun | None:
 
 def _csv_header(players: int) -> list[str]:
     seats = range(players)
-    return ["table", "game", "deck", "deck_seed", "rotation",
-            *(f"bot_{s}" for s in seats), *(f"score_{s}" for s in seats), "winners",
-            *(f"moves_{s}" for s in seats), *(f"seconds_{s}" for s in seats)]
+    return [
+        "table",
+        "game",
+        "deck",
+        "deck_seed",
+        "rotation",
+        *(f"bot_{s}" for s in seats),
+        *(f"score_{s}" for s in seats),
+        "winners",
+        *(f"moves_{s}" for s in seats),
+        *(f"seconds_{s}" for s in seats),
+    ]
 
 
 def read_games_csv(path: str | Path, players: int) -> list[GameRow]:
@@ -687,8 +851,10 @@ def read_games_csv(path: str | Path, players: int) -> list[GameRow]:
         with open(path, newline="", encoding="utf-8") as f:
             lines = csv.reader(f)
             if next(lines, None) != header:
-                raise ValueError(f"{path}: not the games.csv of a {players}-player arena run "
-                                 f"(its first line is not {','.join(header)})")
+                raise ValueError(
+                    f"{path}: not the games.csv of a {players}-player arena run "
+                    f"(its first line is not {','.join(header)})"
+                )
             rows = []
             for number, cells in enumerate(lines, 2):
                 try:
@@ -706,12 +872,22 @@ def _game_row(cells: list[str], players: int, columns: int) -> GameRow:
     if len(cells) != columns:
         raise ValueError(f"{len(cells)} cells, expected {columns}")
     table, game, deck, dseed, rotation = (int(c) for c in cells[:5])
-    bots = tuple(cells[5:5 + players])
-    scores = tuple(int(c) for c in cells[5 + players:5 + 2 * players])
+    bots = tuple(cells[5 : 5 + players])
+    scores = tuple(int(c) for c in cells[5 + players : 5 + 2 * players])
     winners = tuple(int(c) for c in cells[5 + 2 * players].split())
-    moves = tuple(int(c) for c in cells[6 + 2 * players:6 + 3 * players])
-    seconds = tuple(float(c) for c in cells[6 + 3 * players:])
+    moves = tuple(int(c) for c in cells[6 + 2 * players : 6 + 3 * players])
+    seconds = tuple(float(c) for c in cells[6 + 3 * players :])
     if not all(math.isfinite(t) and t >= 0 for t in seconds):
         raise ValueError(f"seconds must be finite and >= 0, got {seconds}")
-    return GameRow(table=table, game=game, deck=deck, deck_seed=dseed, rotation=rotation,
-                   bots=bots, scores=scores, winners=winners, moves=moves, seconds=seconds)
+    return GameRow(
+        table=table,
+        game=game,
+        deck=deck,
+        deck_seed=dseed,
+        rotation=rotation,
+        bots=bots,
+        scores=scores,
+        winners=winners,
+        moves=moves,
+        seconds=seconds,
+    )

@@ -23,26 +23,29 @@ from carcassonne_env.compiler.jit import hot_entry, hot_inline
 # the core's `hot` options, and sums in any order (the dot products run in SIMD lanes)
 # (_nrt: an option numba takes and its type hints leave out)
 _reassociating = njit(  # type: ignore[call-overload]
-    cache=True, nogil=True, _nrt=False, error_model="numpy", fastmath=True)
+    cache=True, nogil=True, _nrt=False, error_model="numpy", fastmath=True
+)
 
 #: The network's layers in order, each (W^T, b) (`_linear`; w1, w2, W itself): the
 #: context, the candidates' embedding, the body's two layers, the candidate score, the
 #: value trunk and SB3's value head.
-Weights = namedtuple("Weights", ["wc", "bc", "we", "be", "w1", "b1", "w2", "b2", "ws", "bs",
-                                 "wv", "bv", "wo", "bo"])
+Weights = namedtuple(
+    "Weights", ["wc", "bc", "we", "be", "w1", "b1", "w2", "b2", "ws", "bs", "wv", "bv", "wo", "bo"]
+)
 
 #: A pass's scratch and output for up to `rows` present candidates
 #: (`CandidateForward.buffers`): context and hidden float32[H], pooled float32[3H], e and
 #: e2 float32[rows, H], the candidates' scores float32[rows].
-ForwardBuffers = namedtuple("ForwardBuffers", ["context", "hidden", "pooled", "e", "e2",
-                                               "scores"])
+ForwardBuffers = namedtuple("ForwardBuffers", ["context", "hidden", "pooled", "e", "e2", "scores"])
 
 
 def _linear(module: Any, transpose: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """(W^T, b) of a torch Linear (W [out, in] with transpose=False), float32 numpy."""
     w = module.weight.detach().cpu().numpy().astype(np.float32)
-    return (np.ascontiguousarray(w.T if transpose else w),
-            module.bias.detach().cpu().numpy().astype(np.float32))
+    return (
+        np.ascontiguousarray(w.T if transpose else w),
+        module.bias.detach().cpu().numpy().astype(np.float32),
+    )
 
 
 def _layers(seq: Any, pattern: str) -> list[Any]:
@@ -147,14 +150,20 @@ class CandidateForward:
         (context,) = _layers(net.context, "LR")
         body = _layers(net.body, "LRLR")
         (value,) = _layers(net.value, "LR")
-        self.weights = Weights(*_linear(context), *_linear(net.embed),
-                               *_linear(body[0], False), *_linear(body[1], False),
-                               *_linear(net.score), *_linear(value),
-                               *_linear(policy.value_net))
+        self.weights = Weights(
+            *_linear(context),
+            *_linear(net.embed),
+            *_linear(body[0], False),
+            *_linear(body[1], False),
+            *_linear(net.score),
+            *_linear(value),
+            *_linear(policy.value_net),
+        )
         self._buffers = self.buffers(0)
 
-    def __call__(self, features: np.ndarray, candidates: np.ndarray, n: int
-                 ) -> tuple[np.ndarray, float]:
+    def __call__(
+        self, features: np.ndarray, candidates: np.ndarray, n: int
+    ) -> tuple[np.ndarray, float]:
         """(one score per present candidate, the value head's output) for `features` [F]
         and `candidates` [K, C] (float32) of one observation, its first n rows present.
         The scores are a view of a buffer the next call overwrites."""
@@ -167,6 +176,11 @@ class CandidateForward:
         """Fresh `ForwardBuffers` for `forward` over up to `rows` present candidates
         (also for a jitted caller: `agents.puct_kernel`)."""
         H = self.weights.bc.shape[0]
-        return ForwardBuffers(np.zeros(H, np.float32), np.zeros(H, np.float32),
-                              np.zeros(3 * H, np.float32), np.zeros((rows, H), np.float32),
-                              np.zeros((rows, H), np.float32), np.zeros(rows, np.float32))
+        return ForwardBuffers(
+            np.zeros(H, np.float32),
+            np.zeros(H, np.float32),
+            np.zeros(3 * H, np.float32),
+            np.zeros((rows, H), np.float32),
+            np.zeros((rows, H), np.float32),
+            np.zeros(rows, np.float32),
+        )

@@ -51,17 +51,32 @@ class MCTSAgent:
 
     name = "mcts"
 
-    def __init__(self, seed: int | None = None, iterations: int = 200, c: float = 4.0,
-                 trees: int = 1, threads: int = 1, depth: int = 1, top_k: int = 10,
-                 margin_scale: float = 20.0, solo_scale: float = 10.0,
-                 **weights: float) -> None:
-        self.iterations = at_most("iterations", check_int("iterations", iterations, 1),
-                                  MAX_NODES, "a tree node per iteration")
+    def __init__(
+        self,
+        seed: int | None = None,
+        iterations: int = 200,
+        c: float = 4.0,
+        trees: int = 1,
+        threads: int = 1,
+        depth: int = 1,
+        top_k: int = 10,
+        margin_scale: float = 20.0,
+        solo_scale: float = 10.0,
+        **weights: float,
+    ) -> None:
+        self.iterations = at_most(
+            "iterations",
+            check_int("iterations", iterations, 1),
+            MAX_NODES,
+            "a tree node per iteration",
+        )
         self.trees = at_most("trees", check_int("trees", trees, 1), MAX_TREES)
         if self.iterations * self.trees > MAX_NODES:
-            raise ValueError(f"iterations x trees must be at most {MAX_NODES:,} (a tree "
-                             f"node per iteration and tree), got {self.iterations} x "
-                             f"{self.trees}")
+            raise ValueError(
+                f"iterations x trees must be at most {MAX_NODES:,} (a tree "
+                f"node per iteration and tree), got {self.iterations} x "
+                f"{self.trees}"
+            )
         self.threads = at_most("threads", check_int("threads", threads, 1), MAX_TREES)
         self.c = check_weight("c", c, 0)
         self.margin_scale = check_weight("margin_scale", margin_scale, 0)
@@ -80,9 +95,12 @@ class MCTSAgent:
         st, ts = game.state, game.tileset
         key = (st.ptype.shape[0], ts, game.rules.hand_size)
         if key not in self._buffers:
-            self._buffers = {key: [
-                (S.make_tree(self.iterations + 1), S.search_buffers(st, len(ts.names)))
-                for _ in range(self.trees)]}
+            self._buffers = {
+                key: [
+                    (S.make_tree(self.iterations + 1), S.search_buffers(st, len(ts.names)))
+                    for _ in range(self.trees)
+                ]
+            }
         return self._buffers[key]
 
     def _root_rows(self, game: Game, rows: np.ndarray) -> np.ndarray:
@@ -93,18 +111,28 @@ class MCTSAgent:
         keep = np.sort(np.argsort(-values, kind="stable")[: self.top_k])
         return np.ascontiguousarray(rows[keep])
 
-    def _search(self, game: Game, root_rows: np.ndarray, k: int,
-                seed: int) -> list[tuple[tuple, int, float]]:
+    def _search(
+        self, game: Game, root_rows: np.ndarray, k: int, seed: int
+    ) -> list[tuple[tuple, int, float]]:
         tree, buf = self._tree_buffers(game)[k]
-        settings = S.SearchSettings(float(self.c), float(self.margin_scale),
-                                    float(self.solo_scale), int(self.depth))
-        S.search(game.state, game.tables, root_rows, tree, self.iterations, settings, self._w,
-                 buf, np.array([seed], np.uint64))
+        settings = S.SearchSettings(
+            float(self.c), float(self.margin_scale), float(self.solo_scale), int(self.depth)
+        )
+        S.search(
+            game.state,
+            game.tables,
+            root_rows,
+            tree,
+            self.iterations,
+            settings,
+            self._w,
+            buf,
+            np.array([seed], np.uint64),
+        )
         out = []
         ch = int(tree.child[0])
         while ch >= 0:
-            out.append((tuple(tree.row[ch].tolist()), int(tree.visits[ch]),
-                        float(tree.value[ch])))
+            out.append((tuple(tree.row[ch].tolist()), int(tree.visits[ch]), float(tree.value[ch])))
             ch = int(tree.sibling[ch])
         return out
 
@@ -119,8 +147,15 @@ class MCTSAgent:
         root_rows = self._root_rows(game, rows)
         if self.threads > 1 and self.trees > 1:
             with ThreadPoolExecutor(min(self.threads, self.trees)) as pool:
-                results = list(pool.map(self._search, [game] * self.trees,
-                                        [root_rows] * self.trees, range(self.trees), seeds))
+                results = list(
+                    pool.map(
+                        self._search,
+                        [game] * self.trees,
+                        [root_rows] * self.trees,
+                        range(self.trees),
+                        seeds,
+                    )
+                )
         else:
             results = [self._search(game, root_rows, k, s) for k, s in enumerate(seeds)]
         stats: dict[tuple, list] = {}

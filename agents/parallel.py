@@ -27,10 +27,18 @@ T = TypeVar("T")
 BACKENDS = ("process", "ray")
 
 
-def run_jobs(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int = 1, *,
-             progress: bool = True, desc: str = "", unit: str = "job",
-             weights: Sequence[int] | None = None, backend: str = "process",
-             address: str | None = None) -> Generator[T, None, None]:
+def run_jobs(
+    fn: Callable[[Any], T],
+    jobs: Sequence[Any],
+    workers: int = 1,
+    *,
+    progress: bool = True,
+    desc: str = "",
+    unit: str = "job",
+    weights: Sequence[int] | None = None,
+    backend: str = "process",
+    address: str | None = None,
+) -> Generator[T, None, None]:
     """Yield `fn(job)` for every job, in job order. With workers > 1 the jobs run in a
     process pool (`fn` and the jobs must be picklable: module-level functions and plain
     data). `weights` (e.g. games per job) drive the progress bar.
@@ -69,8 +77,14 @@ def run_jobs(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int = 1, *,
         bar.close()
 
 
-def _run_ray(fn: Callable[[Any], T], jobs: Sequence[Any], workers: int,
-             weights: list[int], bar: tqdm, address: str | None) -> Generator[T, None, None]:
+def _run_ray(
+    fn: Callable[[Any], T],
+    jobs: Sequence[Any],
+    workers: int,
+    weights: list[int],
+    bar: tqdm,
+    address: str | None,
+) -> Generator[T, None, None]:
     try:
         import ray
     except ImportError:
@@ -127,8 +141,10 @@ def setting_differences(saved: dict[str, Any], given: dict[str, Any]) -> list[st
         theirs = given[name]
         if isinstance(mine, Rules) and isinstance(theirs, Rules):
             a, b = mine.to_dict(), theirs.to_dict()  # later options appear when not default
-            pairs += [(f"rule {key}", a.get(key, "default"), b.get(key, "default"))
-                      for key in sorted(set(a) | set(b))]
+            pairs += [
+                (f"rule {key}", a.get(key, "default"), b.get(key, "default"))
+                for key in sorted(set(a) | set(b))
+            ]
         else:
             pairs.append((name, mine, theirs))
     return [f"{name}: saved {a}, given {b}" for name, a, b in pairs if a != b]

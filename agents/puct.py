@@ -115,26 +115,47 @@ class PUCTAgent:
 
     name = "puct"
 
-    def __init__(self, model: Any = None, seed: int | None = None,
-                 simulations: int = 64, time_per_move: float | None = None,
-                 c: float | None = None, value_scale: float = 10.0, value_base: str = "auto",
-                 prior_temperature: float = 3.0, lookahead: int | None = None) -> None:
+    def __init__(
+        self,
+        model: Any = None,
+        seed: int | None = None,
+        simulations: int = 64,
+        time_per_move: float | None = None,
+        c: float | None = None,
+        value_scale: float = 10.0,
+        value_base: str = "auto",
+        prior_temperature: float = 3.0,
+        lookahead: int | None = None,
+    ) -> None:
         self.simulations = check_int("simulations", simulations, 1)
-        self.lookahead = None if lookahead is None else at_most(
-            "lookahead", check_int("lookahead", lookahead, 0), MAX_MOVES_AHEAD)
+        self.lookahead = (
+            None
+            if lookahead is None
+            else at_most("lookahead", check_int("lookahead", lookahead, 0), MAX_MOVES_AHEAD)
+        )
         ahead = 1 if self.lookahead is None else self.lookahead  # (None: 1 at most)
-        at_most("simulations", self.simulations, MAX_TREE_NODES // (ahead + 1),
-                f"with lookahead {ahead}: each simulation adds up to lookahead + 1 nodes "
-                "to the tree")
-        self.time_per_move = None if time_per_move is None else at_most(
-            "time_per_move", check_real("time_per_move", time_per_move, 0, strict=True),
-            MAX_SECONDS_PER_MOVE)
+        at_most(
+            "simulations",
+            self.simulations,
+            MAX_TREE_NODES // (ahead + 1),
+            f"with lookahead {ahead}: each simulation adds up to lookahead + 1 nodes to the tree",
+        )
+        self.time_per_move = (
+            None
+            if time_per_move is None
+            else at_most(
+                "time_per_move",
+                check_real("time_per_move", time_per_move, 0, strict=True),
+                MAX_SECONDS_PER_MOVE,
+            )
+        )
         self.c = None if c is None else check_weight("c", c, 0)
         self._c = 3.0  # the exploration constant of the game searched
         self.value_scale = check_weight("value_scale", value_scale, 0, strict=True)
         self.value_base = check_choice("value_base", value_base, VALUE_BASES)
-        self.prior_temperature = check_weight("prior_temperature", prior_temperature, 0,
-                                              strict=True)
+        self.prior_temperature = check_weight(
+            "prior_temperature", prior_temperature, 0, strict=True
+        )
         self._depth = 0  # the lookahead of the game searched
         self.net = model if isinstance(model, SB3Agent) or model is None else SB3Agent(model)
         self._rng = np.random.default_rng(check_optional_int("seed", seed))
@@ -179,8 +200,9 @@ class PUCTAgent:
 
             policy = self._network.policy
             with torch.no_grad(), torch_threads(self._network.torch_threads):
-                tensors, _ = policy.obs_to_tensor({k: obs[k] for k in
-                                                   self._network.model.observation_space.spaces})
+                tensors, _ = policy.obs_to_tensor(
+                    {k: obs[k] for k in self._network.model.observation_space.spaces}
+                )
                 latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(tensors))
                 dist = policy._get_action_dist_from_latent(latent_pi)
                 logits = dist.distribution.logits[0].cpu().numpy().astype(np.float64)
@@ -205,8 +227,13 @@ class PUCTAgent:
         if self._forward is None:
             keys = set(self._network.model.observation_space.spaces)
             try:
-                if not keys <= {"board", "features", "candidates", "candidate_actions",
-                                "action_mask"}:
+                if not keys <= {
+                    "board",
+                    "features",
+                    "candidates",
+                    "candidate_actions",
+                    "action_mask",
+                }:
                     raise ValueError("the model takes more than the observation")
                 self._forward = CandidateForward(self._network.policy)
             except ValueError:
@@ -228,11 +255,13 @@ class PUCTAgent:
         columns = self._projected.get(enc)
         if columns is None:  # (the names are built on each call: looked up once)
             columns = self._projected[enc] = [
-                i for i, name in enumerate(enc.feature_names)
-                if name.startswith("projected_score_")]
+                i for i, name in enumerate(enc.feature_names) if name.startswith("projected_score_")
+            ]
         if self.value_base == "projected" and not columns:
-            raise ValueError("value_base='projected' needs a model that observes the "
-                             "projected scores (obs_features='aggregate')")
+            raise ValueError(
+                "value_base='projected' needs a model that observes the "
+                "projected scores (obs_features='aggregate')"
+            )
         return None if self.value_base == "score" or not columns else columns
 
     def base(self, view: Game, enc: Any, features: np.ndarray) -> float:
@@ -263,15 +292,16 @@ class PUCTAgent:
         if game.done:
             raise ValueError("the game is over: no move to search")
         if game.rules.variant != "solo" and game.rules.players != 2:
-            raise ValueError("puct plays 2-player games and the solo variant (its values are "
-                             f"margins over one opponent), got players={game.rules.players}")
+            raise ValueError(
+                "puct plays 2-player games and the solo variant (its values are "
+                f"margins over one opponent), got players={game.rules.players}"
+            )
         if self.net is None:
             self.net = SB3Agent("ppo_solo_rl" if game.rules.variant == "solo" else "puct_duel")
         solo = game.rules.variant == "solo"
         self._depth = (0 if solo else 1) if self.lookahead is None else self.lookahead
         self._c = (3.0 if solo else 1.5) if self.c is None else self.c
-        deadline = None if self.time_per_move is None else time.perf_counter() + \
-            self.time_per_move
+        deadline = None if self.time_per_move is None else time.perf_counter() + self.time_per_move
         forward = self._candidate_forward()
         if forward is not None and self._jitted:
             return self._search_jitted(game, deadline, forward)
@@ -284,17 +314,23 @@ class PUCTAgent:
             shuffle_undrawn(sim, self._mt)
             self._simulate(root, sim, view)
             n += 1
-            if (n >= self.simulations) if deadline is None else \
-                    time.perf_counter() >= deadline or n >= self._most_simulations():
+            if (
+                (n >= self.simulations)
+                if deadline is None
+                else time.perf_counter() >= deadline or n >= self._most_simulations()
+            ):
                 break
         self.last_simulations = n
-        self.last_stats = {tuple(r): (int(v), float(w) / max(int(v), 1)) for r, v, w in
-                           zip(root.rows.tolist(), root.visits, root.value, strict=True)}
+        self.last_stats = {
+            tuple(r): (int(v), float(w) / max(int(v), 1))
+            for r, v, w in zip(root.rows.tolist(), root.visits, root.value, strict=True)
+        }
         self._root, self.root_prior = root, root.prior
         return root.visits.copy()  # root.rows are the game's legal rows, in move order
 
-    def _search_jitted(self, game: Game, deadline: float | None,
-                       forward: CandidateForward) -> np.ndarray:
+    def _search_jitted(
+        self, game: Game, deadline: float | None, forward: CandidateForward
+    ) -> np.ndarray:
         """`search` for a candidate model (its pass `forward`): the same search in
         `agents.puct_kernel`, in batches of simulations (a time budget: each batch sized
         to end by the deadline, after the first's single simulation measured the pace)."""
@@ -305,18 +341,28 @@ class PUCTAgent:
         if self._kernel is None or self._kernel[0] != key:
             scratch, obs = enc.observation_buffers(st)
             rows = max_legal_rows(st)
-            work = K.Work(sim=copy_state(st), rng=self._mt,
-                          path=np.zeros((8 * st.deck.shape[0] + 16, 2), np.int64),
-                          columns=np.array(columns or [0], np.int64),
-                          rows=np.zeros((rows, 5), np.int64), logits=np.zeros(rows),
-                          layout=enc.layout, scratch=scratch, obs=obs,
-                          weights=forward.weights,
-                          forward=forward.buffers(max(enc.candidate_moves, 1)))
+            work = K.Work(
+                sim=copy_state(st),
+                rng=self._mt,
+                path=np.zeros((8 * st.deck.shape[0] + 16, 2), np.int64),
+                columns=np.array(columns or [0], np.int64),
+                rows=np.zeros((rows, 5), np.int64),
+                logits=np.zeros(rows),
+                layout=enc.layout,
+                scratch=scratch,
+                obs=obs,
+                weights=forward.weights,
+                forward=forward.buffers(max(enc.candidate_moves, 1)),
+            )
             self._kernel = (key, K.make_tree(1024, 1 << 16), work)
         _, tree, work = self._kernel
-        settings = K.Settings(float(self._c), float(self.value_scale),
-                              float(self.prior_temperature), int(columns is not None),
-                              int(self._depth))
+        settings = K.Settings(
+            float(self._c),
+            float(self.value_scale),
+            float(self.prior_temperature),
+            int(columns is not None),
+            int(self._depth),
+        )
         per_cell = max_legal_rows(st, 1)
         tree = self._tree(K.grow(tree, 1, per_cell * int(st.nfront)))
         K.clear(tree)  # (the first call adds the root)
@@ -327,25 +373,33 @@ class PUCTAgent:
                 batch = self.simulations - n
             else:  # (at least one: a search runs one simulation even past its deadline)
                 pace = (time.perf_counter() - start) / n if n else math.inf
-                batch = min(max(1, int(0.8 * (deadline - time.perf_counter()) / pace)),
-                            self._most_simulations() - n)
+                batch = min(
+                    max(1, int(0.8 * (deadline - time.perf_counter()) / pace)),
+                    self._most_simulations() - n,
+                )
             done = K.search(st, game.tables, tree, batch, per_cell, settings, work)
             n += done
-            over = (n >= self.simulations) if deadline is None else n > 0 and (
-                time.perf_counter() >= deadline or n >= self._most_simulations())
+            over = (
+                (n >= self.simulations)
+                if deadline is None
+                else n > 0 and (time.perf_counter() >= deadline or n >= self._most_simulations())
+            )
             if over:
                 break
             if done < batch:  # the tree might not take the next simulation's nodes
-                tree = self._tree(K.grow(tree, 2 * tree.node_seat.shape[0],
-                                         2 * tree.edge_prior.shape[0]))
+                tree = self._tree(
+                    K.grow(tree, 2 * tree.node_seat.shape[0], 2 * tree.edge_prior.shape[0])
+                )
         first, count = int(tree.node_first[0]), int(tree.node_count[0])
-        rows = tree.edge_row[first:first + count]
-        visits = tree.edge_visits[first:first + count].copy()
-        value = tree.edge_value[first:first + count]
+        rows = tree.edge_row[first : first + count]
+        visits = tree.edge_visits[first : first + count].copy()
+        value = tree.edge_value[first : first + count]
         self.last_simulations = n
-        self.last_stats = {tuple(r): (int(v), float(w) / max(int(v), 1)) for r, v, w in
-                           zip(rows.tolist(), visits, value, strict=True)}
-        self.root_prior = tree.edge_prior[first:first + count].copy()
+        self.last_stats = {
+            tuple(r): (int(v), float(w) / max(int(v), 1))
+            for r, v, w in zip(rows.tolist(), visits, value, strict=True)
+        }
+        self.root_prior = tree.edge_prior[first : first + count].copy()
         return visits  # the root's edges are the game's legal rows, in move order
 
     def _most_simulations(self) -> int:
@@ -363,8 +417,11 @@ class PUCTAgent:
 
     def _scratch(self, game: Game) -> tuple[Any, Game]:
         st = game.state
-        if self._buffers is None or self._buffers[0].parent.shape != st.parent.shape or \
-                self._buffers[1].rules != game.rules:
+        if (
+            self._buffers is None
+            or self._buffers[0].parent.shape != st.parent.shape
+            or self._buffers[1].rules != game.rules
+        ):
             sim = copy_state(st)
             self._buffers = (sim, Game.over_state(game.rules, game.tileset, sim))
         return self._buffers[0], self._buffers[1]
@@ -435,8 +492,9 @@ def row_actions(view: Game, enc: Any, rows: np.ndarray) -> np.ndarray:
     return np.where(inside, index, -1)
 
 
-def row_probabilities(view: Game, enc: Any, rows: np.ndarray, logits: np.ndarray
-                      ) -> np.ndarray | None:
+def row_probabilities(
+    view: Game, enc: Any, rows: np.ndarray, logits: np.ndarray
+) -> np.ndarray | None:
     """The policy's probability of each legal row: the softmax of its action `logits`
     (over the encoder's action space) over the rows it sees in its window, 0 for a row
     outside it; None when it sees none."""
@@ -467,8 +525,7 @@ def _decision_key(st: Any) -> tuple:
     """What tells decision nodes below one edge apart: the seat to move and its tile (or
     hand), the decision kind."""
     seat = int(st.seat)
-    tile = tuple(st.hands[seat].tolist()) if st.hand_size > 1 else \
-        int(st.tile)
+    tile = tuple(st.hands[seat].tolist()) if st.hand_size > 1 else int(st.tile)
     return seat, tile, int(st.phase)
 
 

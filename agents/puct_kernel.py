@@ -37,9 +37,23 @@ from .candidate_forward import forward
 # and compiling that again per function cost minutes.
 _inline = njit(cache=True, nogil=True, inline="always")
 
-Tree = namedtuple("Tree", ["node_seat", "node_key", "node_estimate", "node_first",
-                           "node_count", "node_sibling", "edge_row", "edge_prior",
-                           "edge_visits", "edge_value", "edge_child", "used"])
+Tree = namedtuple(
+    "Tree",
+    [
+        "node_seat",
+        "node_key",
+        "node_estimate",
+        "node_first",
+        "node_count",
+        "node_sibling",
+        "edge_row",
+        "edge_prior",
+        "edge_visits",
+        "edge_value",
+        "edge_child",
+        "used",
+    ],
+)
 
 #: The search's settings (`PUCTAgent`'s): the exploration constant `c`, `value_scale`,
 #: the priors' `temperature`, `base_kind` (1: the value's base is the projected margin
@@ -54,17 +68,40 @@ Settings = namedtuple("Settings", ["c", "value_scale", "temperature", "base_kind
 #: node's legal moves and their logits; `layout`, `scratch` and `obs`, the observation's
 #: (`Encoder.layout`, `Encoder.observation_buffers`); `weights` and `forward`, the
 #: network's (`candidate_forward.Weights`, `ForwardBuffers`).
-Work = namedtuple("Work", ["sim", "rng", "path", "columns", "rows", "logits", "layout",
-                           "scratch", "obs", "weights", "forward"])
+Work = namedtuple(
+    "Work",
+    [
+        "sim",
+        "rng",
+        "path",
+        "columns",
+        "rows",
+        "logits",
+        "layout",
+        "scratch",
+        "obs",
+        "weights",
+        "forward",
+    ],
+)
 
 
 def make_tree(nodes: int, edges: int) -> Tree:
     """Room for `nodes` nodes and `edges` edges (`grow` makes more)."""
-    return Tree(np.zeros(nodes, np.int64), np.zeros(nodes, np.int64), np.zeros(nodes),
-                np.zeros(nodes, np.int64), np.zeros(nodes, np.int64),
-                np.full(nodes, -1, np.int64), np.zeros((edges, 5), np.int64),
-                np.zeros(edges), np.zeros(edges, np.int64), np.zeros(edges),
-                np.full(edges, -1, np.int64), np.zeros(2, np.int64))
+    return Tree(
+        np.zeros(nodes, np.int64),
+        np.zeros(nodes, np.int64),
+        np.zeros(nodes),
+        np.zeros(nodes, np.int64),
+        np.zeros(nodes, np.int64),
+        np.full(nodes, -1, np.int64),
+        np.zeros((edges, 5), np.int64),
+        np.zeros(edges),
+        np.zeros(edges, np.int64),
+        np.zeros(edges),
+        np.full(edges, -1, np.int64),
+        np.zeros(2, np.int64),
+    )
 
 
 def grow(tree: Tree, nodes: int, edges: int) -> Tree:
@@ -117,8 +154,18 @@ def _observe(st, tb, work):
     `Encoder.encode` without a mask gives it; returns the candidates present."""
     observer = 0 if st.solo else st.seat
     scratch = work.scratch
-    observe(st, tb, work.layout, observer, MODE_TURN, scratch.pend, scratch.rows, work.obs,
-            scratch.agg, scratch.cand)
+    observe(
+        st,
+        tb,
+        work.layout,
+        observer,
+        MODE_TURN,
+        scratch.pend,
+        scratch.rows,
+        work.obs,
+        scratch.agg,
+        scratch.cand,
+    )
     cand_actions = work.obs.cand_actions
     present = 0
     while present < cand_actions.shape[0] and cand_actions[present] >= 0:
@@ -150,7 +197,7 @@ def _expand(st, tb, tree, settings, work):
         tree.edge_value[first + k] = 0.0
         tree.edge_child[first + k] = -1
     present = _observe(st, tb, work)
-    prior = tree.edge_prior[first:first + n]
+    prior = tree.edge_prior[first : first + n]
     obs = work.obs
     feats, cand_actions = obs.feats, obs.cand_actions
     value = forward(feats, obs.cand_feats, present, work.weights, work.forward)
@@ -315,8 +362,7 @@ def search(root, tb, tree, simulations, per_cell, settings, work):
                 leaf = _expand(sim, tb, tree, settings, work)
                 _add_child(tree, edge, leaf)
                 if depth:
-                    tree.node_estimate[leaf] = _look_ahead(sim, tb, tree, leaf, settings,
-                                                           work)
+                    tree.node_estimate[leaf] = _look_ahead(sim, tb, tree, leaf, settings, work)
                 break
             node = child
         for i in range(length):  # the final margin expected by the seat that played it

@@ -63,8 +63,10 @@ def model_path(model: str | Path) -> Path:
         shipped = MODELS_DIR / (path.name if path.suffix == ".zip" else f"{path.name}.zip")
         if shipped.is_file():
             return shipped
-    raise FileNotFoundError(f"no model file at {model} and no shipped model of that name; "
-                            f"shipped models: {', '.join(shipped_models()) or 'none'}")
+    raise FileNotFoundError(
+        f"no model file at {model} and no shipped model of that name; "
+        f"shipped models: {', '.join(shipped_models()) or 'none'}"
+    )
 
 
 def load_model(model: str | Path, cached: bool = True, trust_pickle: bool = False) -> Any:
@@ -95,8 +97,12 @@ def load_model(model: str | Path, cached: bool = True, trust_pickle: bool = Fals
     return loaded
 
 
-def open_model(path: str | Path, trust_pickle: bool = False,
-               algorithm: type[BaseAlgorithm] | None = None, **kwargs: Any) -> Any:
+def open_model(
+    path: str | Path,
+    trust_pickle: bool = False,
+    algorithm: type[BaseAlgorithm] | None = None,
+    **kwargs: Any,
+) -> Any:
     """The MaskablePPO or PPO model saved at `path`, on the CPU, built by SB3's `load`
     of `algorithm` (a subclass of the file's algorithm, e.g. a trainer's
     `training.learner.ThreadedMaskablePPO`; default: the file's)
@@ -113,8 +119,10 @@ def open_model(path: str | Path, trust_pickle: bool = False,
         raise ImportError(f"playing a trained policy needs: {install_hint('train')}") from err
     _check_sb3()
     if trust_pickle:
-        model, buffer = _sb3_load(path, [algorithm] if algorithm else [MaskablePPO, PPO],
-                                  **kwargs), None
+        model, buffer = (
+            _sb3_load(path, [algorithm] if algorithm else [MaskablePPO, PPO], **kwargs),
+            None,
+        )
     else:
         data = saved_data(path)
         described = read_description(path)
@@ -123,8 +131,9 @@ def open_model(path: str | Path, trust_pickle: bool = False,
         algorithms: dict[str, type[BaseAlgorithm]] = {"MaskablePPO": MaskablePPO, "PPO": PPO}
         saved_as = algorithms[described["algorithm"]]
         if algorithm is not None and not issubclass(algorithm, saved_as):
-            raise ValueError(f"{path} holds a {saved_as.__name__} model, not one "
-                             f"{algorithm.__name__} loads")
+            raise ValueError(
+                f"{path} holds a {saved_as.__name__} model, not one {algorithm.__name__} loads"
+            )
         model = _sb3_load(path, [algorithm or saved_as], custom_objects=objects, **kwargs)
         buffer = objects["rollout_buffer_class"]
         if described["solo"] is not None:  # (an older file told it by its last observation)
@@ -145,23 +154,38 @@ def _sb3_load(path: str | Path, algorithms: list[type[BaseAlgorithm]], **kwargs:
             return algorithm.load(path, device="cpu", **kwargs)
         except pickle.UnpicklingError as err:  # torch's weights_only refused an entry
             named = re.search(r"Unsupported global: GLOBAL (\S+)", str(err))
-            raise ValueError(f"{path}: its weights (.pth) hold more than tensors, which would "
-                             "run code stored in the file; torch refused them"
-                             f"{f' (they name {named.group(1)})' if named else ''}") from None
+            raise ValueError(
+                f"{path}: its weights (.pth) hold more than tensors, which would "
+                "run code stored in the file; torch refused them"
+                f"{f' (they name {named.group(1)})' if named else ''}"
+            ) from None
         except Exception as err:  # a PPO model, or a corrupt or foreign zip
             first = first or err
     message = " ".join(str(first).split())
-    raise ValueError(f"{path} is not a saved Stable-Baselines3 model: "
-                     f"{type(first).__name__}: {message}") from first
+    raise ValueError(
+        f"{path} is not a saved Stable-Baselines3 model: {type(first).__name__}: {message}"
+    ) from first
 
 
 # The modules whose classes a model file may name (`open_model`), with the base class
 # each must extend.
 ALLOWED_CLASSES = {
-    "policy_class": (("training.policy", "sb3_contrib.common.maskable.policies",
-                      "stable_baselines3.common.policies"), "BasePolicy"),
-    "rollout_buffer_class": (("training.buffers", "sb3_contrib.common.maskable.buffers",
-                              "stable_baselines3.common.buffers"), "BaseBuffer"),
+    "policy_class": (
+        (
+            "training.policy",
+            "sb3_contrib.common.maskable.policies",
+            "stable_baselines3.common.policies",
+        ),
+        "BasePolicy",
+    ),
+    "rollout_buffer_class": (
+        (
+            "training.buffers",
+            "sb3_contrib.common.maskable.buffers",
+            "stable_baselines3.common.buffers",
+        ),
+        "BaseBuffer",
+    ),
 }
 
 
@@ -176,12 +200,18 @@ def allowed_class(kind: str, name: str) -> type:
 
     modules, base = ALLOWED_CLASSES[kind]
     module, _, qualname = name.rpartition(".")
-    found = getattr(importlib.import_module(module), qualname, None) \
-        if module in modules and qualname.isidentifier() else None
-    if not (isinstance(found, type)
-            and issubclass(found, {"BasePolicy": BasePolicy, "BaseBuffer": BaseBuffer}[base])):
-        raise ValueError(f"{kind} {name!r} is not one a model file may name (a {base} of "
-                         f"{', '.join(modules)})")
+    found = (
+        getattr(importlib.import_module(module), qualname, None)
+        if module in modules and qualname.isidentifier()
+        else None
+    )
+    if not (
+        isinstance(found, type)
+        and issubclass(found, {"BasePolicy": BasePolicy, "BaseBuffer": BaseBuffer}[base])
+    ):
+        raise ValueError(
+            f"{kind} {name!r} is not one a model file may name (a {base} of {', '.join(modules)})"
+        )
     return found
 
 
@@ -191,16 +221,18 @@ def _rebuilt_objects(described: dict[str, Any]) -> dict[str, Any]:
     from stable_baselines3.common.utils import FloatSchedule
 
     buffer = described["rollout_buffer_class"]
-    return {"policy_class": allowed_class("policy_class", described["policy_class"]),
-            "rollout_buffer_class": buffer and allowed_class("rollout_buffer_class", buffer),
-            "observation_space": described["observation_space"],
-            "action_space": described["action_space"],
-            "learning_rate": described["learning_rate"],
-            "lr_schedule": FloatSchedule(described["learning_rate"]),
-            "clip_range": described["clip_range"],
-            "clip_range_vf": described["clip_range_vf"],
-            "carcassonne_solo": described["solo"],
-            **dict.fromkeys(FRESH_KEYS)}
+    return {
+        "policy_class": allowed_class("policy_class", described["policy_class"]),
+        "rollout_buffer_class": buffer and allowed_class("rollout_buffer_class", buffer),
+        "observation_space": described["observation_space"],
+        "action_space": described["action_space"],
+        "learning_rate": described["learning_rate"],
+        "lr_schedule": FloatSchedule(described["learning_rate"]),
+        "clip_range": described["clip_range"],
+        "clip_range_vf": described["clip_range_vf"],
+        "carcassonne_solo": described["solo"],
+        **dict.fromkeys(FRESH_KEYS),
+    }
 
 
 # The first stable-baselines3 whose loader reads the weights with torch's weights_only
@@ -214,9 +246,11 @@ def _check_sb3() -> None:
 
     found = tuple(int(part) for part in stable_baselines3.__version__.split(".")[:2])
     if found < SAFE_SB3:
-        raise ImportError(f"stable-baselines3 {stable_baselines3.__version__} unpickles model "
-                          f"weights; loading models needs >= {'.'.join(map(str, SAFE_SB3))}: "
-                          f"{install_hint('train')}")
+        raise ImportError(
+            f"stable-baselines3 {stable_baselines3.__version__} unpickles model "
+            f"weights; loading models needs >= {'.'.join(map(str, SAFE_SB3))}: "
+            f"{install_hint('train')}"
+        )
 
 
 class _NoRolloutBuffer:
@@ -227,9 +261,11 @@ class _NoRolloutBuffer:
         pass  # (SB3 builds it with the buffer's arguments)
 
     def __getattr__(self, name: str) -> Any:
-        raise RuntimeError("this model was loaded to play (agents.sb3_policy.load_model "
-                           "leaves out its rollout buffer): to train it, load it with "
-                           "agents.sb3_policy.open_model(path, env=...)")
+        raise RuntimeError(
+            "this model was loaded to play (agents.sb3_policy.load_model "
+            "leaves out its rollout buffer): to train it, load it with "
+            "agents.sb3_policy.open_model(path, env=...)"
+        )
 
 
 @contextmanager
@@ -264,8 +300,12 @@ def observer_of(game: Game) -> int:
 def _space_options(rules: Rules) -> dict[str, Any]:
     """The rule options that shape the observation and action spaces."""
     solo = rules.variant == "solo"
-    return {"variant": rules.variant, "players": rules.players,
-            "solo_colours": rules.solo_colours if solo else None, "hand_size": rules.hand_size}
+    return {
+        "variant": rules.variant,
+        "players": rules.players,
+        "solo_colours": rules.solo_colours if solo else None,
+        "hand_size": rules.hand_size,
+    }
 
 
 class SB3Agent:
@@ -292,20 +332,33 @@ class SB3Agent:
 
     name = "sb3"
 
-    def __init__(self, model: Any, seed: int | None = None, board_size: int | None = None,
-                 action_mode: str | None = None, deterministic: bool = True,
-                 torch_threads: int | None = 1) -> None:
+    def __init__(
+        self,
+        model: Any,
+        seed: int | None = None,
+        board_size: int | None = None,
+        action_mode: str | None = None,
+        deterministic: bool = True,
+        torch_threads: int | None = 1,
+    ) -> None:
         self.model = load_model(model) if isinstance(model, (str, Path)) else model
         self.policy = getattr(self.model, "policy", self.model)
         space = getattr(self.model, "observation_space", None)
-        if space is None or not hasattr(space, "__getitem__") \
-                or not hasattr(self.model, "action_space"):
-            raise ValueError("model must be a path to a saved model, an SB3 model or policy, "
-                             f"got {type(model).__name__}")
+        if (
+            space is None
+            or not hasattr(space, "__getitem__")
+            or not hasattr(self.model, "action_space")
+        ):
+            raise ValueError(
+                "model must be a path to a saved model, an SB3 model or policy, "
+                f"got {type(model).__name__}"
+            )
         model_size = int(space["board"].shape[0]) // 3
         if check_optional_int("board_size", board_size, 3) not in (None, model_size):
-            raise ValueError(f"board_size: the model was trained on a {model_size}-cell "
-                             f"window, got board_size={board_size}")
+            raise ValueError(
+                f"board_size: the model was trained on a {model_size}-cell "
+                f"window, got board_size={board_size}"
+            )
         if action_mode is not None:
             check_choice("action_mode", action_mode, ACTION_MODES)
         self.board_size = model_size
@@ -327,13 +380,25 @@ class SB3Agent:
             n_features = self.model.observation_space["features"].shape[0]
             K, n_columns = candidate_shape(self.model.observation_space)
             modes = (self.action_mode,) if self.action_mode else ACTION_MODES
-            fits = [enc for mode in modes if not K or mode == "turn"  # candidates: whole turns
-                    for features in OBS_FEATURES
-                    for enc in [Encoder(game.rules, self.board_size, mode, tileset=game.tileset,
-                                        obs_features=features, candidate_moves=K)]
-                    if (enc.n_actions, enc.board_shape, enc.n_features)
-                    == (n_actions, board_shape, n_features)
-                    and (not K or enc.n_candidate_columns == n_columns)]
+            fits = [
+                enc
+                for mode in modes
+                if not K or mode == "turn"  # candidates: whole turns
+                for features in OBS_FEATURES
+                for enc in [
+                    Encoder(
+                        game.rules,
+                        self.board_size,
+                        mode,
+                        tileset=game.tileset,
+                        obs_features=features,
+                        candidate_moves=K,
+                    )
+                ]
+                if (enc.n_actions, enc.board_shape, enc.n_features)
+                == (n_actions, board_shape, n_features)
+                and (not K or enc.n_candidate_columns == n_columns)
+            ]
             if not fits:
                 raise ValueError(self._mismatch(game))
             enc = fits[0]
@@ -355,35 +420,54 @@ class SB3Agent:
                 break
         if not trained:
             space = self.model.observation_space
-            return (f"the model's spaces (board {tuple(space['board'].shape)}, "
-                    f"{space['features'].shape[0]} features, {n_actions} actions) fit no "
-                    f"rule set of this package; this game: {game.rules}")
+            return (
+                f"the model's spaces (board {tuple(space['board'].shape)}, "
+                f"{space['features'].shape[0]} features, {n_actions} actions) fit no "
+                f"rule set of this package; this game: {game.rules}"
+            )
         ours = _space_options(game.rules)
-        diffs = [{k: v for k, v in _space_options(rules).items() if v != ours[k]}
-                 for rules in trained]
+        diffs = [
+            {k: v for k, v in _space_options(rules).items() if v != ours[k]} for rules in trained
+        ]
         if not all(diffs):  # the rules fit: the action mode does not
-            sizes = {m: Encoder(game.rules, self.board_size, m, tileset=game.tileset).n_actions
-                     for m in ACTION_MODES}
+            sizes = {
+                m: Encoder(game.rules, self.board_size, m, tileset=game.tileset).n_actions
+                for m in ACTION_MODES
+            }
             fits = [m for m, n in sizes.items() if n == n_actions]
             if self.action_mode and fits:
-                return (f"action mode differs: the model was trained with {fits[0]!r} "
-                        f"({n_actions} actions), the bot was given {self.action_mode!r} "
-                        f"({sizes[self.action_mode]} actions)")
+                return (
+                    f"action mode differs: the model was trained with {fits[0]!r} "
+                    f"({n_actions} actions), the bot was given {self.action_mode!r} "
+                    f"({sizes[self.action_mode]} actions)"
+                )
             return f"the model has {n_actions} actions, this game's action modes give {sizes}"
         space = self.model.observation_space
-        enc = Encoder(game.rules, self.board_size, tileset=game.tileset,
-                      obs_features=model_env_options(self.model, trained[0].variant == "solo"
-                                                     ).get("obs_features", "standard"))
-        planes = (f"{space['board'].shape[2]} board planes and {space['features'].shape[0]} "
-                  f"features (model) vs {enc.board_shape[2]} and {enc.n_features}")
+        enc = Encoder(
+            game.rules,
+            self.board_size,
+            tileset=game.tileset,
+            obs_features=model_env_options(self.model, trained[0].variant == "solo").get(
+                "obs_features", "standard"
+            ),
+        )
+        planes = (
+            f"{space['board'].shape[2]} board planes and {space['features'].shape[0]} "
+            f"features (model) vs {enc.board_shape[2]} and {enc.n_features}"
+        )
         if len(diffs) == 1:
-            return "rules differ: " + "; ".join(
-                f"{k}={v!r} (model) vs {ours[k]!r} (this game)" for k, v in diffs[0].items()
-            ) + f": {planes}"
+            return (
+                "rules differ: "
+                + "; ".join(
+                    f"{k}={v!r} (model) vs {ours[k]!r} (this game)" for k, v in diffs[0].items()
+                )
+                + f": {planes}"
+            )
         theirs = " or ".join(", ".join(f"{k}={v!r}" for k, v in d.items()) for d in diffs)
         mine = ", ".join(f"{k}={ours[k]!r}" for k in dict.fromkeys(k for d in diffs for k in d))
-        return (f"rules differ: {theirs} (model: its spaces fit both) vs {mine} (this game): "
-                f"{planes}")
+        return (
+            f"rules differ: {theirs} (model: its spaces fit both) vs {mine} (this game): {planes}"
+        )
 
     def legal_logits(self, obs: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
         """The policy's logits for observation `obs` (float64, one per action), -inf
@@ -391,8 +475,7 @@ class SB3Agent:
         import torch
 
         policy = self.policy
-        tensors, _ = policy.obs_to_tensor({k: obs[k] for k in self.model.observation_space
-                                           .spaces})
+        tensors, _ = policy.obs_to_tensor({k: obs[k] for k in self.model.observation_space.spaces})
         with torch.no_grad(), torch_threads(self.torch_threads):
             dist = policy.get_distribution(tensors)
             logits = dist.distribution.logits[0].cpu().numpy().astype(np.float64)
@@ -417,8 +500,11 @@ class SB3Agent:
         except WindowOverflowError as err:
             self.fallbacks += 1
             if self.fallbacks == 1:
-                warnings.warn(f"{err}: playing a random legal move instead (counted in "
-                              "SB3Agent.fallbacks)", WindowOverflowWarning, stacklevel=2)
+                warnings.warn(
+                    f"{err}: playing a random legal move instead (counted in SB3Agent.fallbacks)",
+                    WindowOverflowWarning,
+                    stacklevel=2,
+                )
             moves = game.legal_moves()
             return moves[int(self._rng.integers(len(moves)))]
         action = self._pick(obs, obs["action_mask"])

@@ -27,8 +27,7 @@ from carcassonne_env.core.playout import random_playout, rng_below, shuffle_undr
 from carcassonne_env.core.state import GameState, copy_into, copy_state
 from carcassonne_env.core.turn import apply_move_auto, legal_moves, tile_to_place
 
-Tree = namedtuple("Tree", ["key", "seat", "child", "sibling", "visits", "avail", "value",
-                           "row"])
+Tree = namedtuple("Tree", ["key", "seat", "child", "sibling", "visits", "avail", "value", "row"])
 
 #: A search's scratch for games of one shape (`search_buffers`): `sim` and `det`, states
 #: of the game's shape (a determinisation played on, one kept); `bot`, the heuristic
@@ -43,8 +42,14 @@ SearchSettings = namedtuple("SearchSettings", ["c", "margin_scale", "solo_scale"
 
 def search_buffers(st: GameState, n_types: int) -> SearchBuffers:
     """Fresh `SearchBuffers` for games shaped like state `st` with `n_types` tile types."""
-    return SearchBuffers(copy_state(st), copy_state(st), bot_buffers(st, n_types),
-                         np.zeros(st.scores.shape[0]), np.zeros(st.ptype.shape[0] + 2, np.int64))
+    return SearchBuffers(
+        copy_state(st),
+        copy_state(st),
+        bot_buffers(st, n_types),
+        np.zeros(st.scores.shape[0]),
+        np.zeros(st.ptype.shape[0] + 2, np.int64),
+    )
+
 
 _OFF = 512  # coordinates are at most 72 cells from the start tile
 
@@ -102,14 +107,14 @@ def heuristic_move(sim, tb, w, bot):
     rows, move_values, unseen = bot.rows, bot.evals, bot.unseen
     n = legal_moves(sim, tb, rows)
     unseen_tiles(sim, unseen.shape[0], unseen)
-    evaluate_moves(sim, tb, rows, n, w, unseen, bot.after, bot.scratch, bot.values,
-                   move_values)
+    evaluate_moves(sim, tb, rows, n, w, unseen, bot.after, bot.scratch, bot.values, move_values)
     best = 0
     for i in range(1, n):
         if move_values[i] > move_values[best]:
             best = i
-    apply_move_auto(sim, tb, rows[best, 0], rows[best, 1], rows[best, 2], rows[best, 3],
-                    rows[best, 4])
+    apply_move_auto(
+        sim, tb, rows[best, 0], rows[best, 1], rows[best, 2], rows[best, 3], rows[best, 4]
+    )
 
 
 @hot
@@ -195,14 +200,20 @@ def search(root, tb, root_rows, tree, iterations, settings, w, buf, rng):
                     tree.row[ch, j] = rows[i, j]
                 tree.sibling[ch] = tree.child[node]
                 tree.child[node] = ch
-                apply_move_auto(sim, tb, rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3],
-                                rows[i, 4])
+                apply_move_auto(sim, tb, rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3], rows[i, 4])
                 level += 1
                 path[level] = ch
                 break
             # No untried move means no row was moved: rows[best_i] is the chosen move.
-            apply_move_auto(sim, tb, rows[best_i, 0], rows[best_i, 1], rows[best_i, 2],
-                            rows[best_i, 3], rows[best_i, 4])
+            apply_move_auto(
+                sim,
+                tb,
+                rows[best_i, 0],
+                rows[best_i, 1],
+                rows[best_i, 2],
+                rows[best_i, 3],
+                rows[best_i, 4],
+            )
             node = best
             level += 1
             path[level] = node

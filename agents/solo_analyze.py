@@ -75,28 +75,40 @@ class SoloAnalysis:
         if not bad:
             return f"no move gave away {self.min_loss:g} points or more (result {self.result})"
         worst = max(bad, key=lambda m: m.lost)
-        return (f"lost {self.total_lost:.1f} points over {len(bad)} move"
-                f"{'s' if len(bad) != 1 else ''}; the worst at turn {worst.turn} "
-                f"({worst.lost:.1f}) (result {self.result}, end {self.end_reason})")
+        return (
+            f"lost {self.total_lost:.1f} points over {len(bad)} move"
+            f"{'s' if len(bad) != 1 else ''}; the worst at turn {worst.turn} "
+            f"({worst.lost:.1f}) (result {self.result}, end {self.end_reason})"
+        )
 
     def to_markdown(self) -> str:
         """A table, one row per move, then the summary line."""
-        lines = ["| turn | colour | tile | played | value | best | value | lost |",
-                 "|---:|---:|:---:|:---|---:|:---|---:|---:|"]
+        lines = [
+            "| turn | colour | tile | played | value | best | value | lost |",
+            "|---:|---:|:---:|:---|---:|:---|---:|---:|",
+        ]
         for m in self.moves:
             pv = "" if m.played_value is None else f"{m.played_value:.1f}"
             bv = "" if m.best_value is None else f"{m.best_value:.1f}"
             best = "(same)" if m.best == m.played else _fmt(m.best)
             lost = f"**{m.lost:.1f}**" if m.lost >= self.min_loss else f"{m.lost:.1f}"
-            lines.append(f"| {m.turn} | {m.colour} | {m.tile} | {_fmt(m.played)} | {pv} | "
-                         f"{best} | {bv} | {lost} |")
+            lines.append(
+                f"| {m.turn} | {m.colour} | {m.tile} | {_fmt(m.played)} | {pv} | "
+                f"{best} | {bv} | {lost} |"
+            )
         return "\n".join(lines) + "\n\n" + self.summary() + "\n"
 
     def to_dict(self) -> dict[str, Any]:
         """This analysis as JSON-ready data."""
-        return {"bot": self.bot, "result": self.result, "end_reason": self.end_reason,
-                "min_loss": self.min_loss, "summary": self.summary(),
-                "total_lost": self.total_lost, "moves": [asdict(m) for m in self.moves]}
+        return {
+            "bot": self.bot,
+            "result": self.result,
+            "end_reason": self.end_reason,
+            "min_loss": self.min_loss,
+            "summary": self.summary(),
+            "total_lost": self.total_lost,
+            "moves": [asdict(m) for m in self.moves],
+        }
 
 
 def _fmt(move: dict[str, Any]) -> str:
@@ -108,8 +120,9 @@ def _move_dict(move: Move) -> dict[str, Any]:
     return {"x": move.x, "y": move.y, "rotation": move.rotation, "follower": move.follower}
 
 
-def analyze_record(record: dict[str, Any], bot: str = "solo-search", seed: int = 0,
-                   min_loss: float = 0.5) -> SoloAnalysis:
+def analyze_record(
+    record: dict[str, Any], bot: str = "solo-search", seed: int = 0, min_loss: float = 0.5
+) -> SoloAnalysis:
     """Analyse every move of a solo game record with `bot` (a spec whose bot has
     ``evaluate(game, moves) -> [(move, samples, value)]``, default ``"solo-search"``).
 
@@ -118,12 +131,12 @@ def analyze_record(record: dict[str, Any], bot: str = "solo-search", seed: int =
     check_record(record)
     rules = Rules.from_dict(record["rules"])
     if rules.variant != "solo":
-        raise ValueError(f"record: solo-analyze needs a solo game, got variant "
-                         f"{rules.variant!r}")
+        raise ValueError(f"record: solo-analyze needs a solo game, got variant {rules.variant!r}")
     judge = make_bot(bot, seed=seed)
     if not hasattr(judge, "evaluate"):
-        raise ValueError(f"bot {bot!r} cannot evaluate positions (no evaluate method); "
-                         "use solo-search")
+        raise ValueError(
+            f"bot {bot!r} cannot evaluate positions (no evaluate method); use solo-search"
+        )
     game = Game(rules, tile_order=record["tile_order"])
     rows = []
     for k, m in enumerate(record["moves"]):
@@ -138,8 +151,11 @@ def analyze_record(record: dict[str, Any], bot: str = "solo-search", seed: int =
             played = legal[found[0]]
         tile = str(game.current_tile)
         if len(legal) == 1:
-            rows.append(MoveAnalysis(k, colour, tile, _move_dict(played),
-                                     _move_dict(played), None, None, 0.0, 1))
+            rows.append(
+                MoveAnalysis(
+                    k, colour, tile, _move_dict(played), _move_dict(played), None, None, 0.0, 1
+                )
+            )
         else:
             stats = judge.evaluate(game, [played])
             value = {mv: v for mv, _, v in stats}
@@ -147,11 +163,25 @@ def analyze_record(record: dict[str, Any], bot: str = "solo-search", seed: int =
             pv = value[played]
             if pv >= best_value:
                 best_move, best_value = played, pv
-            rows.append(MoveAnalysis(k, colour, tile, _move_dict(played),
-                                     _move_dict(best_move), float(pv), float(best_value),
-                                     max(0.0, float(best_value - pv)), len(legal)))
+            rows.append(
+                MoveAnalysis(
+                    k,
+                    colour,
+                    tile,
+                    _move_dict(played),
+                    _move_dict(best_move),
+                    float(pv),
+                    float(best_value),
+                    max(0.0, float(best_value - pv)),
+                    len(legal),
+                )
+            )
         game.play(played)
     result = game.result  # a solo game's: an int once over
-    return SoloAnalysis(bot=bot, result=result if isinstance(result, int) else None,
-                        end_reason=game.end_reason,
-                        moves=rows, min_loss=min_loss)
+    return SoloAnalysis(
+        bot=bot,
+        result=result if isinstance(result, int) else None,
+        end_reason=game.end_reason,
+        moves=rows,
+        min_loss=min_loss,
+    )

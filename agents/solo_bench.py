@@ -63,8 +63,9 @@ def deals_fingerprint(first_deal: int = 0, deals: int = 1000) -> str:
     """16 hex digits of the SHA-256 of the deals' tile orders (one line of tile letters
     per deal). The deal seeds only name deals through numpy's shuffle; this checks that
     they still name the published ones (docs/solo_bench.md gives the value for 0..999)."""
-    return _fingerprint(["".join(Game(seed=d).tile_order())
-                         for d in range(first_deal, first_deal + deals)])
+    return _fingerprint(
+        ["".join(Game(seed=d).tile_order()) for d in range(first_deal, first_deal + deals)]
+    )
 
 
 @dataclass(frozen=True)
@@ -106,9 +107,16 @@ def play_deal(bot: str, rules: Rules, seed: int, deal_seed: int) -> DealResult:
         moves += 1
     result = game.result
     assert isinstance(result, int)  # a finished solo game's: its lowest colour's score
-    return DealResult(deal_seed=deal_seed, bot_seed=bot_seed, result=result,
-                      end_reason=str(game.end_reason), scores=tuple(game.scores),
-                      moves=moves, act_seconds=seconds, tiles="".join(game.tile_order()))
+    return DealResult(
+        deal_seed=deal_seed,
+        bot_seed=bot_seed,
+        result=result,
+        end_reason=str(game.end_reason),
+        scores=tuple(game.scores),
+        moves=moves,
+        act_seconds=seconds,
+        tiles="".join(game.tile_order()),
+    )
 
 
 def _play_job(job: _Job) -> list[DealResult]:
@@ -172,8 +180,11 @@ class SoloBenchResult:
         ends: dict[str, dict[str, Any]] = {}
         for reason in END_REASONS:
             sel = [r.result for r in self.rows if r.end_reason == reason]
-            ends[reason] = {"deals": len(sel), "share": len(sel) / n,
-                            "mean_result": sum(sel) / len(sel) if sel else None}
+            ends[reason] = {
+                "deals": len(sel),
+                "share": len(sel) / n,
+                "mean_result": sum(sel) / len(sel) if sel else None,
+            }
         moves = sum(r.moves for r in self.rows)
         return {
             "bot": self.bot,
@@ -235,13 +246,16 @@ class SoloBenchResult:
             if not rows:
                 raise ValueError("no deals")
             planned = data.get("deals_planned", len(rows))  # absent before resuming existed
-            return cls(bot=_field(data, "bot", str),
-                       rules=Rules.from_dict(_field(data, "rules", dict)),
-                       seed=check_int("seed", data.get("seed"), 0),
-                       first_deal=check_int("first_deal", data.get("first_deal"), 0),
-                       rows=rows, workers=check_int("workers", data.get("workers"), 1),
-                       metadata=_field(data, "metadata", dict, {}),
-                       deals_planned=check_int("deals_planned", planned, len(rows)))
+            return cls(
+                bot=_field(data, "bot", str),
+                rules=Rules.from_dict(_field(data, "rules", dict)),
+                seed=check_int("seed", data.get("seed"), 0),
+                first_deal=check_int("first_deal", data.get("first_deal"), 0),
+                rows=rows,
+                workers=check_int("workers", data.get("workers"), 1),
+                metadata=_field(data, "metadata", dict, {}),
+                deals_planned=check_int("deals_planned", planned, len(rows)),
+            )
         except (ValueError, TypeError) as err:
             raise ValueError(f"{path}: not a solo benchmark result: {err}") from None
 
@@ -251,12 +265,31 @@ class SoloBenchResult:
         colours = self.rules.solo_colours
         with atomic_open(path, newline="") as f:
             w = csv.writer(f)
-            w.writerow(["deal_seed", "bot_seed", "result", "end_reason",
-                        *(f"score_{c}" for c in range(colours)), "moves", "act_seconds",
-                        "tiles"])
+            w.writerow(
+                [
+                    "deal_seed",
+                    "bot_seed",
+                    "result",
+                    "end_reason",
+                    *(f"score_{c}" for c in range(colours)),
+                    "moves",
+                    "act_seconds",
+                    "tiles",
+                ]
+            )
             for r in self.rows:
-                w.writerow([r.deal_seed, r.bot_seed, r.result, r.end_reason, *r.scores,
-                            r.moves, repr(r.act_seconds), r.tiles])
+                w.writerow(
+                    [
+                        r.deal_seed,
+                        r.bot_seed,
+                        r.result,
+                        r.end_reason,
+                        *r.scores,
+                        r.moves,
+                        repr(r.act_seconds),
+                        r.tiles,
+                    ]
+                )
 
     def histogram_png(self, path: str | Path) -> None:
         """Draw the distribution of the result as a PNG (or the SVG or PDF the suffix of
@@ -267,30 +300,45 @@ class SoloBenchResult:
             from matplotlib.backends.backend_agg import FigureCanvasAgg
             from matplotlib.figure import Figure
         except ImportError as err:
-            raise ImportError(f"the histogram needs matplotlib: {install_hint('plot')}"
-                              ) from err
+            raise ImportError(f"the histogram needs matplotlib: {install_hint('plot')}") from err
         s = self.summary()
         lo, hi = s["min"], s["max"]
         # One bar per result value, merged in pairs, threes... beyond 60 bars.
         width = max(1, math.ceil((hi - lo + 1) / 60))
         edges = (np.arange(lo, hi + width + 1, width) - 0.5).tolist()
         by_end = [[r.result for r in self.rows if r.end_reason == e] for e in END_REASONS]
-        labels = [f"end A: supply empty ({s['end_reasons']['A']['deals']} deals)",
-                  f"end B: a stack ran out ({s['end_reasons']['B']['deals']} deals)"]
+        labels = [
+            f"end A: supply empty ({s['end_reasons']['A']['deals']} deals)",
+            f"end B: a stack ran out ({s['end_reasons']['B']['deals']} deals)",
+        ]
         # Figure + Agg canvas, not pyplot: no global backend switch, no window.
         fig = Figure(figsize=(8, 4.5), dpi=100)
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
-        ax.hist(by_end, bins=edges, stacked=True, label=labels,
-                color=["#d95f02", "#1b9e77"], edgecolor="white", linewidth=0.5)
+        ax.hist(
+            by_end,
+            bins=edges,
+            stacked=True,
+            label=labels,
+            color=["#d95f02", "#1b9e77"],
+            edgecolor="white",
+            linewidth=0.5,
+        )
         ax.axvline(s["mean"], color="black", linestyle="--", label=f"mean {s['mean']:.2f}")
-        ax.axvline(s["median"], color="#7570b3", linestyle=":", linewidth=2,
-                   label=f"median {s['median']:g}")
+        ax.axvline(
+            s["median"],
+            color="#7570b3",
+            linestyle=":",
+            linewidth=2,
+            label=f"median {s['median']:g}",
+        )
         ax.set_xlabel("result (lowest colour's score)")
         ax.set_ylabel("deals")
-        ax.set_title(f"solo benchmark: {self.bot}, {s['deals']} deals "
-                     f"(seeds {s['first_deal']}-{s['last_deal']}), "
-                     f"{self.rules.solo_colours} colours")
+        ax.set_title(
+            f"solo benchmark: {self.bot}, {s['deals']} deals "
+            f"(seeds {s['first_deal']}-{s['last_deal']}), "
+            f"{self.rules.solo_colours} colours"
+        )
         ax.legend(fontsize="small")
         fig.tight_layout()
         with atomic_path(path) as tmp:  # whole or not at all
@@ -319,7 +367,8 @@ def _deal_result(row: Any) -> DealResult:
         scores=tuple(check_int("scores", v) for v in scores),
         moves=check_int("moves", row["moves"], 0),
         act_seconds=check_real("act_seconds", row["act_seconds"], 0.0),
-        tiles=_field(row, "tiles", str))
+        tiles=_field(row, "tiles", str),
+    )
 
 
 HISTOGRAM_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
@@ -330,8 +379,10 @@ def histogram_format(path: str | Path) -> str:
     .txt file gets no PNG bytes)."""
     fmt = HISTOGRAM_FORMATS.get(Path(path).suffix.lower())
     if fmt is None:
-        raise ValueError(f"cannot tell a histogram format from the suffix of {path} "
-                         f"(known: {', '.join(HISTOGRAM_FORMATS)})")
+        raise ValueError(
+            f"cannot tell a histogram format from the suffix of {path} "
+            f"(known: {', '.join(HISTOGRAM_FORMATS)})"
+        )
     return fmt
 
 
@@ -348,19 +399,28 @@ def markdown_table(results: Sequence[SoloBenchResult]) -> str:
     """One markdown table, one row per result, so several bots stack in one table:
     bot, colours, deals (with their seeds), mean +- 95% interval, std, min, p5, p25, median,
     p75, p95, max, share of end A / B with the mean result under each, and ms per move."""
-    head = ("| bot | colours | deals | mean ± 95% CI | std | min | p5 | p25 | median | p75 "
-            "| p95 | max | end A | mean A | end B | mean B | ms/move |")
+    head = (
+        "| bot | colours | deals | mean ± 95% CI | std | min | p5 | p25 | median | p75 "
+        "| p95 | max | end A | mean A | end B | mean B | ms/move |"
+    )
     lines = [head, "|---|---:|---|---:" + "|---:" * 13 + "|"]
     for res in results:
         s = res.summary()
         half = None if s["ci95"] is None else s["mean"] - s["ci95"][0]
         a, b = s["end_reasons"]["A"], s["end_reasons"]["B"]
         cells = [
-            res.bot, str(s["colours"]), f"{s['deals']} (seeds {s['first_deal']}-{s['last_deal']})",
-            f"{s['mean']:.2f} ± {_fmt(half, '.2f')}", _fmt(s["std"], ".2f"), str(s["min"]),
-            *(_fmt(s[k]) for k in ("p5", "p25", "median", "p75", "p95")), str(s["max"]),
-            f"{a['share']:.1%}", _fmt(a["mean_result"], ".2f"),
-            f"{b['share']:.1%}", _fmt(b["mean_result"], ".2f"),
+            res.bot,
+            str(s["colours"]),
+            f"{s['deals']} (seeds {s['first_deal']}-{s['last_deal']})",
+            f"{s['mean']:.2f} ± {_fmt(half, '.2f')}",
+            _fmt(s["std"], ".2f"),
+            str(s["min"]),
+            *(_fmt(s[k]) for k in ("p5", "p25", "median", "p75", "p95")),
+            str(s["max"]),
+            f"{a['share']:.1%}",
+            _fmt(a["mean_result"], ".2f"),
+            f"{b['share']:.1%}",
+            _fmt(b["mean_result"], ".2f"),
             _ms(s["seconds_per_move"]),
         ]
         lines.append("| " + " | ".join(cells) + " |")
@@ -372,9 +432,17 @@ def _check_count(name: str, value: object, minimum: int) -> None:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
 
 
-def run_solo_bench(bot: str, *, deals: int = 1000, first_deal: int = 0, seed: int = 0,
-                   workers: int = 1, rules: Rules | None = None, progress: bool = True,
-                   played: Sequence[DealResult] = ()) -> SoloBenchResult:
+def run_solo_bench(
+    bot: str,
+    *,
+    deals: int = 1000,
+    first_deal: int = 0,
+    seed: int = 0,
+    workers: int = 1,
+    rules: Rules | None = None,
+    progress: bool = True,
+    played: Sequence[DealResult] = (),
+) -> SoloBenchResult:
     """Play deals ``first_deal .. first_deal + deals - 1`` of the solo variant with `bot`
     (a `make_bot` spec such as ``"random"`` or ``"mcts:iterations=500"``).
 
@@ -399,8 +467,9 @@ def run_solo_bench(bot: str, *, deals: int = 1000, first_deal: int = 0, seed: in
     """
     rules = Rules(variant="solo") if rules is None else rules
     if not isinstance(rules, Rules) or rules.variant != "solo":
-        raise ValueError(f"the solo benchmark needs solo rules (Rules(variant='solo')), "
-                         f"got {rules!r}")
+        raise ValueError(
+            f"the solo benchmark needs solo rules (Rules(variant='solo')), got {rules!r}"
+        )
     _check_count("deals", deals, 1)
     _check_count("first_deal", first_deal, 0)
     _check_count("seed", seed, 0)
@@ -413,29 +482,46 @@ def run_solo_bench(bot: str, *, deals: int = 1000, first_deal: int = 0, seed: in
     todo = [d for d in range(first_deal, first_deal + deals) if d not in done]
     # At least 4 jobs per worker when there are enough deals, to balance the load.
     per_job = max(1, min(_MAX_DEALS_PER_JOB, len(todo) // (4 * workers)))
-    jobs = [_Job(bot, rules, seed, tuple(todo[i:i + per_job]))
-            for i in range(0, len(todo), per_job)]
+    jobs = [
+        _Job(bot, rules, seed, tuple(todo[i : i + per_job])) for i in range(0, len(todo), per_job)
+    ]
     started = time.time()
-    chunks = run_jobs(_play_job, jobs, workers, progress=progress, desc=f"solo-bench {bot}",
-                      unit="deal", weights=[len(j.deal_seeds) for j in jobs])
+    chunks = run_jobs(
+        _play_job,
+        jobs,
+        workers,
+        progress=progress,
+        desc=f"solo-bench {bot}",
+        unit="deal",
+        weights=[len(j.deal_seeds) for j in jobs],
+    )
 
     def result() -> SoloBenchResult:
-        return SoloBenchResult(bot=bot, rules=rules, seed=seed, first_deal=first_deal,
-                               rows=sorted(rows, key=lambda r: r.deal_seed), workers=workers,
-                               metadata=_machine(started), deals_planned=deals)
+        return SoloBenchResult(
+            bot=bot,
+            rules=rules,
+            seed=seed,
+            first_deal=first_deal,
+            rows=sorted(rows, key=lambda r: r.deal_seed),
+            workers=workers,
+            metadata=_machine(started),
+            deals_planned=deals,
+        )
 
     try:
         with closing(chunks):  # a Ctrl-C stops the workers now, not at exit
             for chunk in chunks:
                 rows.extend(chunk)
     except KeyboardInterrupt:  # the deals played so far
-        raise Interrupted(f"{bot}: {len(rows)} of {deals} deals played",
-                          result() if rows else None) from None
+        raise Interrupted(
+            f"{bot}: {len(rows)} of {deals} deals played", result() if rows else None
+        ) from None
     return result()
 
 
-def _checked_played(played: Sequence[DealResult], seeds: range, seed: int,
-                    rules: Rules) -> list[DealResult]:
+def _checked_played(
+    played: Sequence[DealResult], seeds: range, seed: int, rules: Rules
+) -> list[DealResult]:
     """`played` as a list, each checked to be a distinct deal of `seeds` played with the
     run's bot seed and these rules' colours."""
     seen: set[int] = set()
@@ -443,15 +529,21 @@ def _checked_played(played: Sequence[DealResult], seeds: range, seed: int,
         if not isinstance(row, DealResult):
             raise ValueError(f"played must hold DealResult rows, got {row!r:.60}")
         if row.deal_seed not in seeds or row.deal_seed in seen:
-            raise ValueError(f"played deal {row.deal_seed!r} is not a deal of this run "
-                             f"(seeds {seeds.start}-{seeds.stop - 1}) or is given twice")
+            raise ValueError(
+                f"played deal {row.deal_seed!r} is not a deal of this run "
+                f"(seeds {seeds.start}-{seeds.stop - 1}) or is given twice"
+            )
         seen.add(row.deal_seed)
         if row.bot_seed != deal_bot_seed(seed, row.deal_seed):
-            raise ValueError(f"played deal {row.deal_seed} has bot seed {row.bot_seed}; this "
-                             f"run's is {deal_bot_seed(seed, row.deal_seed)} (seed {seed})")
+            raise ValueError(
+                f"played deal {row.deal_seed} has bot seed {row.bot_seed}; this "
+                f"run's is {deal_bot_seed(seed, row.deal_seed)} (seed {seed})"
+            )
         if len(row.scores) != rules.solo_colours or row.result != min(row.scores):
-            raise ValueError(f"played deal {row.deal_seed} has scores {row.scores} and result "
-                             f"{row.result}: not a result of {rules.solo_colours} colours")
+            raise ValueError(
+                f"played deal {row.deal_seed} has scores {row.scores} and result "
+                f"{row.result}: not a result of {rules.solo_colours} colours"
+            )
     return list(played)
 
 

@@ -49,17 +49,23 @@ class SoloComparison:
 
     def to_markdown(self) -> str:
         """A two-row table and the paired difference in one line."""
-        lines = ["| bot | runs (bot seeds) | mean of deal means [95% CI] | ms/move |",
-                 "|---|---|---:|---:|"]
+        lines = [
+            "| bot | runs (bot seeds) | mean of deal means [95% CI] | ms/move |",
+            "|---|---|---:|---:|",
+        ]
         for side in (self.base, self.other):
             seeds = ", ".join(str(s) for s in side.seeds)
-            lines.append(f"| {side.bot} | {len(side.seeds)} ({seeds}) | {side.mean:.2f} "
-                         f"{_interval(side.ci95)} | {1000 * side.seconds_per_move:.1f} |")
+            lines.append(
+                f"| {side.bot} | {len(side.seeds)} ({seeds}) | {side.mean:.2f} "
+                f"{_interval(side.ci95)} | {1000 * side.seconds_per_move:.1f} |"
+            )
         lines.append("")
-        lines.append(f"paired difference ({self.other.bot}) - ({self.base.bot}) over "
-                     f"{self.deals} deals: {self.difference:+.2f} "
-                     f"{_interval(self.ci95, signed=True)}; better / equal / worse on "
-                     f"{self.better} / {self.equal} / {self.worse} deals")
+        lines.append(
+            f"paired difference ({self.other.bot}) - ({self.base.bot}) over "
+            f"{self.deals} deals: {self.difference:+.2f} "
+            f"{_interval(self.ci95, signed=True)}; better / equal / worse on "
+            f"{self.better} / {self.equal} / {self.worse} deals"
+        )
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -81,12 +87,16 @@ def _side(runs: Sequence[SoloBenchResult], name: str) -> dict[int, tuple[str, li
         raise ValueError(f"{name}: no solo-bench result given")
     bots = sorted({r.bot for r in runs})
     if len(bots) > 1:
-        raise ValueError(f"{name}: the runs are of different bots ({', '.join(bots)}); "
-                         "give one bot's runs per side")
+        raise ValueError(
+            f"{name}: the runs are of different bots ({', '.join(bots)}); "
+            "give one bot's runs per side"
+        )
     seeds = [r.seed for r in runs]
     if len(set(seeds)) < len(seeds):
-        raise ValueError(f"{name}: two runs with the same bot seed ({seeds}): run "
-                         "solo-bench with a different --seed for each run")
+        raise ValueError(
+            f"{name}: two runs with the same bot seed ({seeds}): run "
+            "solo-bench with a different --seed for each run"
+        )
     deals: dict[int, tuple[str, list[int]]] = {}
     first = {row.deal_seed for row in runs[0].rows}
     for run in runs:
@@ -97,8 +107,9 @@ def _side(runs: Sequence[SoloBenchResult], name: str) -> dict[int, tuple[str, li
     return deals
 
 
-def compare_runs(base: Sequence[SoloBenchResult], other: Sequence[SoloBenchResult]
-                 ) -> SoloComparison:
+def compare_runs(
+    base: Sequence[SoloBenchResult], other: Sequence[SoloBenchResult]
+) -> SoloComparison:
     """The paired comparison of `other` against `base` (each one bot's `solo-bench`
     runs on the same deals and rules, each run with its own bot seed; module
     docstring). Raises ValueError for runs that do not fit together."""
@@ -106,8 +117,10 @@ def compare_runs(base: Sequence[SoloBenchResult], other: Sequence[SoloBenchResul
         raise ValueError("the runs were played under different rules")
     a, b = _side(base, "base"), _side(other, "other")
     if set(a) != set(b):
-        raise ValueError("the two sides played different deals (solo-bench's --deals and "
-                         "--first-deal must be the same)")
+        raise ValueError(
+            "the two sides played different deals (solo-bench's --deals and "
+            "--first-deal must be the same)"
+        )
     if any(a[d][0] != b[d][0] for d in a):
         raise ValueError("the two sides' deals have different tile orders")
     order = sorted(a)
@@ -118,11 +131,21 @@ def compare_runs(base: Sequence[SoloBenchResult], other: Sequence[SoloBenchResul
     def side(runs: Sequence[SoloBenchResult], means: np.ndarray) -> Side:
         moves = sum(r.moves for run in runs for r in run.rows)
         seconds = sum(r.act_seconds for run in runs for r in run.rows)
-        return Side(bot=runs[0].bot, seeds=tuple(r.seed for r in runs),
-                    mean=float(means.mean()), ci95=mean_interval(means.tolist()),
-                    seconds_per_move=seconds / max(moves, 1))
+        return Side(
+            bot=runs[0].bot,
+            seeds=tuple(r.seed for r in runs),
+            mean=float(means.mean()),
+            ci95=mean_interval(means.tolist()),
+            seconds_per_move=seconds / max(moves, 1),
+        )
 
-    return SoloComparison(base=side(base, mean_a), other=side(other, mean_b),
-                          deals=len(order), difference=float(diff.mean()),
-                          ci95=mean_interval(diff.tolist()), better=int((diff > 0).sum()),
-                          equal=int((diff == 0).sum()), worse=int((diff < 0).sum()))
+    return SoloComparison(
+        base=side(base, mean_a),
+        other=side(other, mean_b),
+        deals=len(order),
+        difference=float(diff.mean()),
+        ci95=mean_interval(diff.tolist()),
+        better=int((diff > 0).sum()),
+        equal=int((diff == 0).sum()),
+        worse=int((diff < 0).sum()),
+    )

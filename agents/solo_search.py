@@ -89,13 +89,22 @@ class SoloSearchAgent:
 
     name = "solo-search"
 
-    def __init__(self, seed: int | None = None, samples: int = 16, seconds: float = 0.0,
-                 top_k: int = 8, depth: int = 6, prior: float = 1.0, halving: int = 4,
-                 guide: str | None = None, guide_k: int = 4, guide_weight: float = 1.0,
-                 **weights: float) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        samples: int = 16,
+        seconds: float = 0.0,
+        top_k: int = 8,
+        depth: int = 6,
+        prior: float = 1.0,
+        halving: int = 4,
+        guide: str | None = None,
+        guide_k: int = 4,
+        guide_weight: float = 1.0,
+        **weights: float,
+    ) -> None:
         self.samples = at_most("samples", check_int("samples", samples, 1), MAX_SAMPLES)
-        self.seconds = at_most("seconds", check_real("seconds", seconds, 0),
-                               MAX_SECONDS_PER_MOVE)
+        self.seconds = at_most("seconds", check_real("seconds", seconds, 0), MAX_SECONDS_PER_MOVE)
         self.top_k = at_most("top_k", check_int("top_k", top_k, 1), MAX_CANDIDATES)
         self.depth = at_most("depth", check_int("depth", depth, 0), MAX_MOVES_AHEAD)
         self.prior = check_weight("prior", prior, 0)
@@ -121,15 +130,17 @@ class SoloSearchAgent:
             self._buffers = {key: search_buffers(st, len(ts.names))}
         return self._buffers[key]
 
-    def evaluate(self, game: Game, moves: list[Move] | None = None
-                 ) -> list[tuple[Move, int, float]]:
+    def evaluate(
+        self, game: Game, moves: list[Move] | None = None
+    ) -> list[tuple[Move, int, float]]:
         """Search the position: [(move, determinisations, mean value)] for the candidates
         (the heuristic's top_k, plus `moves` if given: always kept), best first. Values
         are the heuristic's solo objective (about the lowest colour's final score); with a
         guide, its candidates join them and `guide_weight` x probability is added."""
         if game.rules.variant != "solo":
-            raise ValueError("solo-search plays the solo variant only "
-                             f"(rules.variant is {game.rules.variant!r})")
+            raise ValueError(
+                f"solo-search plays the solo variant only (rules.variant is {game.rules.variant!r})"
+            )
         if game.done:
             raise ValueError("the game is over")
         legal, h_values = self._heuristic.move_values(game)
@@ -163,9 +174,17 @@ class SoloSearchAgent:
             done = 0
             while True:
                 cand = np.ascontiguousarray(rows[alive])
-                candidate_values(game.state, game.tables, cand, len(alive),
-                                 self._rng.getrandbits(63), self.depth, self._w, buffers,
-                                 out)
+                candidate_values(
+                    game.state,
+                    game.tables,
+                    cand,
+                    len(alive),
+                    self._rng.getrandbits(63),
+                    self.depth,
+                    self._w,
+                    buffers,
+                    out,
+                )
                 for j, i in enumerate(alive):
                     total[i] += out[j]
                     count[i] += 1
@@ -183,8 +202,7 @@ class SoloSearchAgent:
         stats.sort(key=lambda s: (-s[1], -s[2]))  # survivors of the halving first
         return stats
 
-    def _mean(self, total: dict, count: dict, i: int, bonus: np.ndarray | None = None
-              ) -> float:
+    def _mean(self, total: dict, count: dict, i: int, bonus: np.ndarray | None = None) -> float:
         mean = total[i] / (self.prior + count[i]) if self.prior + count[i] > 0 else total[i]
         return mean if bonus is None else mean + float(bonus[i])
 
@@ -210,8 +228,7 @@ class SoloSearchAgent:
         except WindowOverflowError:  # no legal move inside the window
             return np.zeros(len(rows))
         policy = net.policy
-        tensors, _ = policy.obs_to_tensor({k: obs[k] for k in
-                                           net.model.observation_space.spaces})
+        tensors, _ = policy.obs_to_tensor({k: obs[k] for k in net.model.observation_space.spaces})
         with torch.no_grad(), torch_threads(net.torch_threads):
             logits = policy.get_distribution(tensors).distribution.logits[0].cpu().numpy()
         probs = row_probabilities(game, enc, rows, logits.astype(np.float64))

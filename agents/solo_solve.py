@@ -53,16 +53,22 @@ class SoloSolution:
     def to_dict(self) -> dict[str, Any]:
         """This solution as JSON-ready data (the line's moves and its score)."""
         placed = [m for m in self.record["moves"] if "decision" not in m]
-        return {"deal": self.deal, "rules": self.rules.to_dict(), "result": self.result,
-                "end_reason": self.end_reason,
-                "moves": len(placed), "heuristic_rollout": self.baseline,
-                "passes": self.passes,
-                "seconds": round(self.seconds, 3), "optimal": "unknown (heuristic search, "
-                "a lower bound on the deal's best score)"}
+        return {
+            "deal": self.deal,
+            "rules": self.rules.to_dict(),
+            "result": self.result,
+            "end_reason": self.end_reason,
+            "moves": len(placed),
+            "heuristic_rollout": self.baseline,
+            "passes": self.passes,
+            "seconds": round(self.seconds, 3),
+            "optimal": "unknown (heuristic search, a lower bound on the deal's best score)",
+        }
 
 
-def _pass(deal: int, rules: Rules, top_k: int, heuristic: HeuristicAgent, deadline: float
-          ) -> tuple[Game, int] | None:
+def _pass(
+    deal: int, rules: Rules, top_k: int, heuristic: HeuristicAgent, deadline: float
+) -> tuple[Game, int] | None:
     """One pilot pass; None if the deadline came first. Returns (game, best rollout)."""
     game = Game(rules, seed=deal)
     st, ts = game.state, game.tileset
@@ -87,8 +93,9 @@ def _pass(deal: int, rules: Rules, top_k: int, heuristic: HeuristicAgent, deadli
     return game, first
 
 
-def solve_deal(deal: int, seconds: float = 60.0, rules: Rules | None = None,
-               top_ks: tuple[int, ...] = _TOP_KS) -> SoloSolution:
+def solve_deal(
+    deal: int, seconds: float = 60.0, rules: Rules | None = None, top_ks: tuple[int, ...] = _TOP_KS
+) -> SoloSolution:
     """Search solo deal `deal` (``Game(rules, seed=deal)``) with every stack known for
     about `seconds` (the first pass always completes) and return the best line found.
 
@@ -109,9 +116,16 @@ def solve_deal(deal: int, seconds: float = 60.0, rules: Rules | None = None,
     def solution(best: Game, baseline: int) -> SoloSolution:
         result = best.result
         assert isinstance(result, int)  # a finished solo game's: its lowest colour's score
-        return SoloSolution(deal=deal, rules=rules, result=result,
-                            baseline=baseline, record=best.to_record(), passes=passes,
-                            seconds=time.perf_counter() - start, end_reason=best.end_reason)
+        return SoloSolution(
+            deal=deal,
+            rules=rules,
+            result=result,
+            baseline=baseline,
+            record=best.to_record(),
+            passes=passes,
+            seconds=time.perf_counter() - start,
+            end_reason=best.end_reason,
+        )
 
     try:
         for k, top_k in enumerate(top_ks):
@@ -122,10 +136,14 @@ def solve_deal(deal: int, seconds: float = 60.0, rules: Rules | None = None,
                 break
             game, first = out
             baseline = first if baseline is None else baseline
-            passes.append({"top_k": top_k, "result": game.result,
-                           "seconds": round(time.perf_counter() - t0, 3)})
-            if best is None or (game.result, sum(game.scores)) > (best.result,
-                                                                   sum(best.scores)):
+            passes.append(
+                {
+                    "top_k": top_k,
+                    "result": game.result,
+                    "seconds": round(time.perf_counter() - t0, 3),
+                }
+            )
+            if best is None or (game.result, sum(game.scores)) > (best.result, sum(best.scores)):
                 best = game
             if time.perf_counter() - start >= seconds:
                 break

@@ -12,8 +12,12 @@ from carcassonne_env import compilation as env_compilation
 
 # Every module with jitted functions: the environments' and the search bots'
 # (tests/compiler/test_compilation.py checks that the list is complete).
-JITTED_MODULES = (*env_compilation.JITTED_MODULES, "agents.search_kernels",
-                  "agents.candidate_forward", "agents.puct_kernel")
+JITTED_MODULES = (
+    *env_compilation.JITTED_MODULES,
+    "agents.search_kernels",
+    "agents.candidate_forward",
+    "agents.puct_kernel",
+)
 
 
 def _warm_solo_search() -> None:
@@ -66,8 +70,7 @@ def warmup_tasks() -> dict[str, str]:
     return tasks
 
 
-def warmup(report: Callable[[str], None] = print, jobs: int = 1,
-           progress: bool = False) -> float:
+def warmup(report: Callable[[str], None] = print, jobs: int = 1, progress: bool = False) -> float:
     """Compile (or load from the cache) every jitted function (`warmup_tasks`), the
     parts after the rules core in `jobs` processes at once. Returns the seconds it
     took. The compile notices stay silent meanwhile."""

@@ -59,16 +59,21 @@ from training.ppo import new_model, prepare_torch
 from training.shaping import ProjectedReward
 
 OPTIONS = dict(obs_features="aggregate", candidate_moves=128, on_overflow="truncate")
-PPO_ARGS = dict(learning_rate=1e-3, ent_coef=0.0, gamma=0.97, gae_lambda=0.8, seed=0,
-                device="cpu")
+PPO_ARGS = dict(learning_rate=1e-3, ent_coef=0.0, gamma=0.97, gae_lambda=0.8, seed=0, device="cpu")
 
 
 def duel_env(n_envs: int, threads: int) -> VecEnv:
     """The README recipe's games: half against greedy, half against the heuristic,
     projected margin reward."""
-    groups = [(bot, VsBotsVectorEnv(n_envs // 2, opponents=bot, board_size=20,
-                                    num_threads=threads, **OPTIONS))
-              for bot in ("greedy", "heuristic")]
+    groups = [
+        (
+            bot,
+            VsBotsVectorEnv(
+                n_envs // 2, opponents=bot, board_size=20, num_threads=threads, **OPTIONS
+            ),
+        )
+        for bot in ("greedy", "heuristic")
+    ]
     names = groups[0][1].encoder.feature_names
     return VecMonitor(ProjectedReward(JoinedVecEnv(groups), names, seats=2, scale=0.1))
 
@@ -76,44 +81,64 @@ def duel_env(n_envs: int, threads: int) -> VecEnv:
 def solo_env(n_envs: int, threads: int) -> VecEnv:
     """Solo games, 3 colours, the lowest colour's projected score as reward."""
     venv = SoloVectorEnv(n_envs, colours=3, board_size=16, num_threads=threads, **OPTIONS)
-    return VecMonitor(ProjectedReward(venv.to_sb3(), venv.encoder.feature_names, seats=3,
-                                      potential="lowest", scale=0.1))
+    return VecMonitor(
+        ProjectedReward(
+            venv.to_sb3(), venv.encoder.feature_names, seats=3, potential="lowest", scale=0.1
+        )
+    )
 
 
 def old_recipe() -> tuple[MaskablePPO, int]:
     """6db3797's README recipe (see the module docstring); returns (model, threads)."""
-    model = MaskablePPO(CandidatePolicy, duel_env(32, 1), policy_kwargs={"hidden": 64},
-                        n_steps=64, batch_size=256, n_epochs=4,
-                        rollout_buffer_class=CompactMaskableDictRolloutBuffer, **PPO_ARGS)
+    model = MaskablePPO(
+        CandidatePolicy,
+        duel_env(32, 1),
+        policy_kwargs={"hidden": 64},
+        n_steps=64,
+        batch_size=256,
+        n_epochs=4,
+        rollout_buffer_class=CompactMaskableDictRolloutBuffer,
+        **PPO_ARGS,
+    )
     return model, 1
 
 
 def default_recipe(env: Callable[[int, int], VecEnv]) -> Callable[[], tuple[Any, int]]:
     """The default learner (`LEARNER_SETTINGS`) on the games `env(n_envs, threads)`
     makes."""
+
     def build() -> tuple[Any, int]:
         s = LEARNER_SETTINGS
         model = ThreadedMaskablePPO(
-            CandidatePolicy, env(s["n_envs"], s["torch_threads"]),
-            threads=s["torch_threads"], policy_kwargs={"hidden": s["hidden"]},
-            n_steps=s["n_steps"], batch_size=s["batch_size"], n_epochs=s["n_epochs"],
-            **PPO_ARGS)
+            CandidatePolicy,
+            env(s["n_envs"], s["torch_threads"]),
+            threads=s["torch_threads"],
+            policy_kwargs={"hidden": s["hidden"]},
+            n_steps=s["n_steps"],
+            batch_size=s["batch_size"],
+            n_epochs=s["n_epochs"],
+            **PPO_ARGS,
+        )
         return model, 1  # (its phases set torch's threads themselves)
 
     return build
 
 
-def preset_recipe(task: str, preset: str | None, changes: dict[str, Any],
-                  folder: Path) -> Callable[[], tuple[Any, int]]:
+def preset_recipe(
+    task: str, preset: str | None, changes: dict[str, Any], folder: Path
+) -> Callable[[], tuple[Any, int]]:
     """A trainer's preset (None: its first, the default recipe) as its command builds it
     (envs, league, model)."""
+
     def build() -> tuple[Any, int]:
         module = train_solo if task == "solo" else train_multi
         cls = train_solo.SoloSettings if task == "solo" else train_multi.MultiSettings
         chosen = next(iter(module.PRESETS)) if preset is None else preset
         if chosen not in module.PRESETS:
-            raise ValueError(f"--preset: {task} has no preset {chosen!r}; its presets: "
-                             f"{', '.join(module.PRESETS)}")
+            raise ValueError(
+                f"--preset: {task} has no preset {chosen!r}; its presets: "
+                f"{', '.join(module.PRESETS)}"
+            )
         settings = cls(**{**module.PRESETS[chosen], **changes})
         settings.check()
         prepare_torch(settings)
@@ -123,8 +148,9 @@ def preset_recipe(task: str, preset: str | None, changes: dict[str, Any],
         elif settings.env == "batched":
             venv, league = train_multi.make_batched_env(settings)
         else:
-            pool = train_multi.OpponentPool(settings.bots.split(","), settings.bot_share,
-                                            settings.pool_size)
+            pool = train_multi.OpponentPool(
+                settings.bots.split(","), settings.bot_share, settings.pool_size
+            )
             venv = train_multi.make_env(settings, pool)
         model = new_model(settings, venv, folder / task)
         if league is not None:
@@ -137,18 +163,21 @@ def preset_recipe(task: str, preset: str | None, changes: dict[str, Any],
 def what(model: Any, threads: int) -> str:
     """The settings column of a recipe's row (threads: the learner's, else torch's)."""
     packed = getattr(model.rollout_buffer, "pack_candidates", False)
-    return (f"{type(model).__name__}, {model.n_envs} games x {model.n_steps} steps, batch "
-            f"{model.batch_size}, {model.n_epochs} epochs, "
-            f"{getattr(model, 'threads', threads)} thread(s), "
-            f"{'packed' if packed else 'dense'} rows")
+    return (
+        f"{type(model).__name__}, {model.n_envs} games x {model.n_steps} steps, batch "
+        f"{model.batch_size}, {model.n_epochs} epochs, "
+        f"{getattr(model, 'threads', threads)} thread(s), "
+        f"{'packed' if packed else 'dense'} rows"
+    )
 
 
 def host() -> str:
     """The CPU model and core count (what the figures depend on)."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as info:
-            model = next(line.split(":", 1)[1].strip() for line in info
-                         if line.startswith("model name"))
+            model = next(
+                line.split(":", 1)[1].strip() for line in info if line.startswith("model name")
+            )
     except (OSError, StopIteration):
         model = platform.processor() or platform.machine()
     return f"{model}, {os.cpu_count()} cores"
@@ -156,29 +185,47 @@ def host() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Time the recipes `argv` names (default: the process's arguments); print the table."""
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--recipes", default="6db3797-recipe,default,solo",
-                        help="comma-separated recipes; ratios are to the first "
-                             "(default: %(default)s)")
-    parser.add_argument("--steps", type=int, default=16_384,
-                        help="timesteps per timing (default: %(default)s)")
-    parser.add_argument("--repeats", type=int, default=5,
-                        help="timings of each recipe, alternating (default: %(default)s)")
-    parser.add_argument("--preset", default=None,
-                        help="the trainers' preset of the preset:... recipes (default: each "
-                             "trainer's default recipe)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="change a setting of the preset:... recipes (repeatable)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--recipes",
+        default="6db3797-recipe,default,solo",
+        help="comma-separated recipes; ratios are to the first (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--steps", type=int, default=16_384, help="timesteps per timing (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=5,
+        help="timings of each recipe, alternating (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--preset",
+        default=None,
+        help="the trainers' preset of the preset:... recipes (default: each "
+        "trainer's default recipe)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change a setting of the preset:... recipes (repeatable)",
+    )
     args = parser.parse_args(argv)
     changes = {k: ast.literal_eval(v) for k, _, v in (s.partition("=") for s in args.set)}
     warnings.simplefilter("ignore", WindowOverflowWarning)
     with tempfile.TemporaryDirectory() as tmp:
         builders: dict[str, Callable[[], tuple[Any, int]]] = {
-            "6db3797-recipe": old_recipe, "default": default_recipe(duel_env),
+            "6db3797-recipe": old_recipe,
+            "default": default_recipe(duel_env),
             "solo": default_recipe(solo_env),
             "preset:solo": preset_recipe("solo", args.preset, changes, Path(tmp)),
-            "preset:multi": preset_recipe("multi", args.preset, changes, Path(tmp))}
+            "preset:multi": preset_recipe("multi", args.preset, changes, Path(tmp)),
+        }
         names = args.recipes.split(",")
         unknown = [n for n in names if n not in builders]
         if unknown:
@@ -191,16 +238,20 @@ def main(argv: list[str] | None = None) -> int:
             for timed in rows.values():
                 timed.rates.append(args.steps / timed.run(args.steps))
     base = statistics.median(rows[names[0]].rates)
-    print(f"{host()}, {datetime.date.today()}, torch {torch.__version__}, load average "
-          f"{load:.2f} at the start; {args.steps:,} steps per timing, {args.repeats} "
-          "alternating repeats\n")
+    print(
+        f"{host()}, {datetime.date.today()}, torch {torch.__version__}, load average "
+        f"{load:.2f} at the start; {args.steps:,} steps per timing, {args.repeats} "
+        "alternating repeats\n"
+    )
     print("| recipe | settings | steps/s (median) | vs " + names[0] + " | repeats |")
     print("|---|---|---:|---:|---|")
     for name, timed in rows.items():
         median = statistics.median(timed.rates)
         shown = ", ".join(f"{r:,.0f}" for r in timed.rates)
-        print(f"| {name} | {what(timed.model, timed.threads)} | {median:,.0f} | "
-              f"{median / base:.2f}x | {shown} |")
+        print(
+            f"| {name} | {what(timed.model, timed.threads)} | {median:,.0f} | "
+            f"{median / base:.2f}x | {shown} |"
+        )
     return 0
 
 

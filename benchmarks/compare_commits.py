@@ -105,9 +105,11 @@ def _w_clone(scale: float) -> dict[str, float]:
     n = max(int(20000 * scale), 100)
     t0 = time.perf_counter()
     copies(other._st, g._st, n)
-    return {"Game.clone() us": r["Game.clone() us"],
-            "copy_into() us": r["copy_into() us (called from Python)"],
-            "copy_into() us (jitted caller)": (time.perf_counter() - t0) / n * 1e6}
+    return {
+        "Game.clone() us": r["Game.clone() us"],
+        "copy_into() us": r["copy_into() us (called from Python)"],
+        "copy_into() us (jitted caller)": (time.perf_counter() - t0) / n * 1e6,
+    }
 
 
 def _w_api(scale: float) -> dict[str, float]:
@@ -174,8 +176,11 @@ def _w_expansions(scale: float) -> dict[str, float]:
     for _ in range(3):  # interleaved inside the process too
         base_r.append(bench_playouts(games, 1)["playout decisions/s"])
         both_r.append(bench_playouts(games, 1, both)["playout decisions/s"])
-    return {"expansions time ratio (per decision)": statistics.median(
-        b / e for b, e in zip(base_r, both_r, strict=True))}
+    return {
+        "expansions time ratio (per decision)": statistics.median(
+            b / e for b, e in zip(base_r, both_r, strict=True)
+        )
+    }
 
 
 # The Quick start as the README gave it at ffa028a (the same program in both trees).
@@ -203,8 +208,11 @@ def _cold_command(tree: Path, measure: str) -> list[str]:
     else:
         cli = tree / "carcassonne_env" / "cli"  # a package since the command-line split
         sources = cli.glob("*.py") if cli.is_dir() else [cli.with_suffix(".py")]
-        jobs = ", '--jobs', '2'" if any(
-            "--jobs" in f.read_text(encoding="utf-8") for f in sources) else ""
+        jobs = (
+            ", '--jobs', '2'"
+            if any("--jobs" in f.read_text(encoding="utf-8") for f in sources)
+            else ""
+        )
         code = f"from carcassonne_env.cli import main; main(['warmup'{jobs}])"
     return [sys.executable, "-c", code]
 
@@ -213,12 +221,17 @@ def run_cold(tree: Path, measure: str, scratch: Path) -> dict[str, float]:
     """CPU (user + sys, the process and its children) and wall seconds of `measure` in
     `tree` from an empty numba cache."""
     cache = scratch / f"cold_{measure}_{time.monotonic_ns()}"
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(tree),
-               CARCASSONNE_NO_COMPILE_NOTICE="1")
+    env = dict(
+        os.environ,
+        NUMBA_CACHE_DIR=str(cache),
+        PYTHONPATH=str(tree),
+        CARCASSONNE_NO_COMPILE_NOTICE="1",
+    )
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    out = subprocess.run(_cold_command(tree, measure), cwd=tree, env=env,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        _cold_command(tree, measure), cwd=tree, env=env, capture_output=True, text=True
+    )
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     shutil.rmtree(cache, ignore_errors=True)
@@ -244,12 +257,10 @@ def _w_vsbots(scale: float, threads: int | None = 1) -> dict[str, float]:
     where = "" if threads == 1 else ", every core"
     out = {}
     for label, K in (("", 0), (" (candidate_moves=128)", 128)):
-        env = VsBotsVectorEnv(256, opponents="random", candidate_moves=K,
-                              num_threads=threads)
+        env = VsBotsVectorEnv(256, opponents="random", candidate_moves=K, num_threads=threads)
         # (the same number of batches with candidates: a quarter of them, 0.2 s, gave
         # ratios 0.1 apart from run to run)
-        out[f"VsBots(256) learner steps/s{where}{label}"] = vector_rate(env, batches, 1,
-                                                                        "random")
+        out[f"VsBots(256) learner steps/s{where}{label}"] = vector_rate(env, batches, 1, "random")
     return out
 
 
@@ -257,15 +268,29 @@ def _w_vsbots_cores(scale: float) -> dict[str, float]:
     return _w_vsbots(scale, None)
 
 
-WORKERS = {"playouts": _w_playouts, "clone": _w_clone, "api": _w_api, "mcts": _w_mcts,
-           "solo": _w_solo, "expansions": _w_expansions, "vsbots": _w_vsbots,
-           "vsbots-cores": _w_vsbots_cores}
+WORKERS = {
+    "playouts": _w_playouts,
+    "clone": _w_clone,
+    "api": _w_api,
+    "mcts": _w_mcts,
+    "solo": _w_solo,
+    "expansions": _w_expansions,
+    "vsbots": _w_vsbots,
+    "vsbots-cores": _w_vsbots_cores,
+}
 # Measures that run on every core (the others on one thread).
 ALL_CORES = {"vsbots-cores"}
 # Rows where smaller is better (times).
-TIMES = {"Game.clone() us", "copy_into() us", "copy_into() us (jitted caller)",
-         "expansions time ratio (per decision)", "cold play CPU s", "cold quickstart CPU s",
-         "cold warmup CPU s", "cold warmup wall s"}
+TIMES = {
+    "Game.clone() us",
+    "copy_into() us",
+    "copy_into() us (jitted caller)",
+    "expansions time ratio (per decision)",
+    "cold play CPU s",
+    "cold quickstart CPU s",
+    "cold warmup CPU s",
+    "cold warmup wall s",
+}
 
 
 # ------------------------------------------------------------------------- driver
@@ -274,30 +299,44 @@ TIMES = {"Game.clone() us", "copy_into() us", "copy_into() us (jitted caller)",
 def export(rev: str, dest: Path) -> str:
     """Put revision `rev` (or the working tree for ".") into `dest`; returns a label."""
     if rev == ".":
-        files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"],
-                               cwd=REPO, check=True, capture_output=True).stdout
+        files = subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+            cwd=REPO,
+            check=True,
+            capture_output=True,
+        ).stdout
         for name in filter(None, files.decode().split("\0")):
             src = REPO / name
             if src.is_file():
                 (dest / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(src, dest / name)
         return "working tree"
-    sha = subprocess.run(["git", "rev-parse", "--short", rev], cwd=REPO, check=True,
-                         capture_output=True, text=True).stdout.strip()
-    archive = subprocess.run(["git", "archive", sha], cwd=REPO, check=True,
-                             capture_output=True).stdout
+    sha = subprocess.run(
+        ["git", "rev-parse", "--short", rev], cwd=REPO, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    archive = subprocess.run(
+        ["git", "archive", sha], cwd=REPO, check=True, capture_output=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
     return sha
 
 
 def run_worker(tree: Path, cache: Path, measure: str, scale: float) -> dict[str, float]:
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(tree),
-               NUMBA_NUM_THREADS=str(os.cpu_count() if measure in ALL_CORES else 1),
-               OMP_NUM_THREADS="1",
-               CARCASSONNE_NO_COMPILE_NOTICE="1")
-    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker",
-                          measure, "--scale", str(scale)], cwd=tree, env=env,
-                         capture_output=True, text=True)
+    env = dict(
+        os.environ,
+        NUMBA_CACHE_DIR=str(cache),
+        PYTHONPATH=str(tree),
+        NUMBA_NUM_THREADS=str(os.cpu_count() if measure in ALL_CORES else 1),
+        OMP_NUM_THREADS="1",
+        CARCASSONNE_NO_COMPILE_NOTICE="1",
+    )
+    out = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--worker", measure, "--scale", str(scale)],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     if out.returncode != 0:
         raise RuntimeError(f"{measure} in {tree} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -309,18 +348,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("rev_b", nargs="?")
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
     ap.add_argument("--scale", type=float, default=1.0, help="work per measure (default 1)")
-    ap.add_argument("--measures", default=",".join(WORKERS),
-                    help=f"comma-separated subset of {','.join((*WORKERS, *COLD))} "
-                    "(default: the speed measures)")
-    ap.add_argument("--workdir", help="keep the exported trees and their numba caches "
-                    "here (a later run with the same revisions skips compiling)")
+    ap.add_argument(
+        "--measures",
+        default=",".join(WORKERS),
+        help=f"comma-separated subset of {','.join((*WORKERS, *COLD))} "
+        "(default: the speed measures)",
+    )
+    ap.add_argument(
+        "--workdir",
+        help="keep the exported trees and their numba caches "
+        "here (a later run with the same revisions skips compiling)",
+    )
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         print(json.dumps(WORKERS[args.worker](args.scale)))
         return 0
     if not (args.rev_a and args.rev_b):
-        ap.error("give two revisions (\".\" = the working tree)")
+        ap.error('give two revisions ("." = the working tree)')
     measures = args.measures.split(",")
     for m in measures:
         if m not in WORKERS and m not in COLD:
@@ -337,8 +382,9 @@ def main(argv: list[str] | None = None) -> int:
             tree.mkdir(parents=True)
             labels[key] = export(rev, tree)
             trees[key] = (tree, root / f"cache_{key}")
-        print(f"A = {args.rev_a} ({labels['A']}), B = {args.rev_b} ({labels['B']})",
-              file=sys.stderr)
+        print(
+            f"A = {args.rev_a} ({labels['A']}), B = {args.rev_b} ({labels['B']})", file=sys.stderr
+        )
         t0 = time.perf_counter()
         for key, (tree, cache) in trees.items():  # compile into each tree's cache
             for m in measures:
@@ -351,15 +397,23 @@ def main(argv: list[str] | None = None) -> int:
             order = ("A", "B") if rnd % 2 == 0 else ("B", "A")
             for m in measures:
                 for key in order:
-                    values = (run_cold(trees[key][0], m, root) if m in COLD
-                              else run_worker(*trees[key], m, args.scale))
+                    values = (
+                        run_cold(trees[key][0], m, root)
+                        if m in COLD
+                        else run_worker(*trees[key], m, args.scale)
+                    )
                     for name, v in values.items():
                         results[key].setdefault(name, []).append(v)
-            print(f"round {rnd + 1}/{args.rounds} done "
-                  f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+            print(
+                f"round {rnd + 1}/{args.rounds} done ({time.perf_counter() - t0:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
     load = os.getloadavg()
-    print(f"| measure (median of {args.rounds} alternating rounds) | A {labels['A']} "
-          f"| B {labels['B']} | B / A |")
+    print(
+        f"| measure (median of {args.rounds} alternating rounds) | A {labels['A']} "
+        f"| B {labels['B']} | B / A |"
+    )
     print("|---|---:|---:|---:|")
     for name, a in results["A"].items():
         b = results["B"][name]
@@ -372,10 +426,14 @@ def main(argv: list[str] | None = None) -> int:
     speedups = [n for n in results["A"] if n in TIMES and not n.startswith("expansions")]
     for name in speedups:
         a, b = results["A"][name], results["B"][name]
-        print(f"| {name.replace(' us', '')} speed-up (A time / B time) | | | "
-              f"{statistics.median(x / y for x, y in zip(a, b, strict=True)):.2f} |")
-    print(f"\n{os.cpu_count()} cores, Python {sys.version.split()[0]}; load average at the "
-          f"end {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1 / 5 / 15 min).")
+        print(
+            f"| {name.replace(' us', '')} speed-up (A time / B time) | | | "
+            f"{statistics.median(x / y for x, y in zip(a, b, strict=True)):.2f} |"
+        )
+    print(
+        f"\n{os.cpu_count()} cores, Python {sys.version.split()[0]}; load average at the "
+        f"end {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1 / 5 / 15 min)."
+    )
     return 0
 
 

@@ -35,7 +35,7 @@ def short_name(symbol: str) -> str:
     while (m := re.match(r"\d+", symbol[i:])) is not None:
         length = int(m.group())
         start = i + len(m.group())
-        parts.append(symbol[start:start + length])
+        parts.append(symbol[start : start + length])
         i = start + length
     return ".".join(parts[-2:]) or symbol
 
@@ -77,8 +77,17 @@ def candidates_workload() -> tuple[list[Any], Callable[[], None]]:
         x0, y0 = window_origin(st, B)
         total = 0
         for _ in range(reps):
-            total += candidates_from_rows(st, tb, rows, n, Window(x0, y0, B, SL), observer,
-                                          cand, obs.cand_feats, obs.cand_actions)
+            total += candidates_from_rows(
+                st,
+                tb,
+                rows,
+                n,
+                Window(x0, y0, B, SL),
+                observer,
+                cand,
+                obs.cand_feats,
+                obs.cand_actions,
+            )
         return total
 
     rules = Rules(players=2)
@@ -107,8 +116,9 @@ def playouts_workload(expansions: bool) -> tuple[list[Any], Callable[[], None]]:
     from carcassonne_env.core.playout import random_games
     from carcassonne_env.speed import bench_playouts
 
-    rules = Rules(players=2, expansions=["inns_cathedrals", "traders_builders"]) \
-        if expansions else None
+    rules = (
+        Rules(players=2, expansions=["inns_cathedrals", "traders_builders"]) if expansions else None
+    )
     return [random_games], lambda: bench_playouts(200, 1, rules)
 
 
@@ -140,19 +150,26 @@ def vsbots_workload() -> tuple[list[Any], Callable[[], None]]:
 
 def main(argv: list[str] | None = None) -> int:
     """Profile one workload and print its functions' shares of the samples."""
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("workload", choices=("candidates", "playouts", "vsbots"))
-    parser.add_argument("--expansions", action="store_true",
-                        help="playouts: both expansions (default: the base game)")
+    parser.add_argument(
+        "--expansions",
+        action="store_true",
+        help="playouts: both expansions (default: the base game)",
+    )
     parser.add_argument("--seconds", type=float, default=15.0, help="recording time")
     parser.add_argument("--top", type=int, default=30, help="functions to list")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as cache:
         os.environ["NUMBA_CACHE_DIR"] = cache  # compile here: the modules stay in memory
         os.environ.setdefault("CARCASSONNE_NO_COMPILE_NOTICE", "1")
-        make = {"candidates": candidates_workload, "vsbots": vsbots_workload,
-                "playouts": lambda: playouts_workload(args.expansions)}[args.workload]
+        make = {
+            "candidates": candidates_workload,
+            "vsbots": vsbots_workload,
+            "playouts": lambda: playouts_workload(args.expansions),
+        }[args.workload]
         dispatchers, run = make()
         run()  # compile
         mapped = write_perf_map(dispatchers, f"/tmp/perf-{os.getpid()}.map")
@@ -160,20 +177,39 @@ def main(argv: list[str] | None = None) -> int:
             sys.exit("no compiled module in memory to map (the workload's code came from a cache)")
         data = os.path.join(cache, "perf.data")
         recorder = subprocess.Popen(
-            ["perf", "record", "-q", "-F", "2000", "-p", str(os.getpid()), "-o", data,
-             "--", "sleep", str(args.seconds)], stdout=subprocess.DEVNULL)
+            [
+                "perf",
+                "record",
+                "-q",
+                "-F",
+                "2000",
+                "-p",
+                str(os.getpid()),
+                "-o",
+                data,
+                "--",
+                "sleep",
+                str(args.seconds),
+            ],
+            stdout=subprocess.DEVNULL,
+        )
         time.sleep(0.5)  # (perf attaches)
         end = time.monotonic() + args.seconds
         while time.monotonic() < end and recorder.poll() is None:
             run()
         if recorder.wait() != 0:
             sys.exit("perf record failed (installed? allowed: kernel.perf_event_paranoid)")
-        report = subprocess.run(["perf", "report", "-i", data, "--stdio", "--sort", "sym"],
-                                capture_output=True, text=True, check=True).stdout
+        report = subprocess.run(
+            ["perf", "report", "-i", data, "--stdio", "--sort", "sym"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
     print(f"{args.workload}: {mapped} jitted functions mapped; share of samples:")
-    lines = [line.split() for line in report.splitlines()
-             if line.strip() and not line.startswith("#")]
-    for share, _, symbol, *_ in lines[:args.top]:
+    lines = [
+        line.split() for line in report.splitlines() if line.strip() and not line.startswith("#")
+    ]
+    for share, _, symbol, *_ in lines[: args.top]:
         print(f"{share:>8}  {short_name(symbol)}")
     return 0
 

@@ -26,9 +26,11 @@ def _ci(values) -> str:
 
 
 def paired_table(files: list[Path]) -> str:
-    lines = ["| search bot | deals | search mean [95% CI] | heuristic mean | paired "
-             "difference [95% CI] | search end A | search s/move |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| search bot | deals | search mean [95% CI] | heuristic mean | paired "
+        "difference [95% CI] | search end A | search s/move |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for f in files:
         d = json.loads(f.read_text())
         a, b = d["bots"][0], d["bots"][1]
@@ -37,10 +39,13 @@ def paired_table(files: list[Path]) -> str:
         rb = np.array([r["result"] for r in d["rows"][b][:n]], float)
         ends = np.mean([r["end_reason"] == "A" for r in d["rows"][a][:n]])
         spm = sum(r["act_seconds"] for r in d["rows"][a][:n]) / sum(
-            r["moves"] for r in d["rows"][a][:n])
+            r["moves"] for r in d["rows"][a][:n]
+        )
         first = d["first_deal"]
-        lines.append(f"| `{a}` | {n} ({first}-{first + n - 1}) | {_ci(ra)} | {_ci(rb)} | "
-                     f"{_ci(ra - rb)} | {ends:.0%} | {spm:.2f} |")
+        lines.append(
+            f"| `{a}` | {n} ({first}-{first + n - 1}) | {_ci(ra)} | {_ci(rb)} | "
+            f"{_ci(ra - rb)} | {ends:.0%} | {spm:.2f} |"
+        )
     return "\n".join(lines)
 
 
@@ -51,29 +56,39 @@ def clairvoyant_table(clair: Path, paired: Path) -> str:
     fair = {r["deal_seed"]: r["result"] for r in d["rows"][a]}
     heur = {r["deal_seed"]: r["result"] for r in d["rows"][b]}
     deals = sorted(set(c) & set(fair))
-    lines = ["| deal | heuristic | solo-search | clairvoyant line | gap (line - search) |",
-             "|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| deal | heuristic | solo-search | clairvoyant line | gap (line - search) |",
+        "|---:|---:|---:|---:|---:|",
+    ]
     for k in deals:
-        lines.append(f"| {k} | {heur[k]} | {fair[k]} | {c[k]['result']} | "
-                     f"{c[k]['result'] - fair[k]:+d} |")
+        lines.append(
+            f"| {k} | {heur[k]} | {fair[k]} | {c[k]['result']} | {c[k]['result'] - fair[k]:+d} |"
+        )
     gap = np.array([c[k]["result"] - fair[k] for k in deals], float)
     all_c = np.array([r["result"] for r in c.values()], float)
     all_h = np.array([r["heuristic_rollout"] for r in c.values()], float)
     out = "\n".join(lines)
     if len(deals) > 1:
-        out += (f"\n\nMean gap clairvoyant line - solo-search on these {len(deals)} deals: "
-                f"{_ci(gap)}; min {gap.min():+.0f}, median {np.median(gap):+.0f}, "
-                f"max {gap.max():+.0f}.")
-    out += (f"\nAll {len(all_c)} solved deals: clairvoyant line {_ci(all_c)}, the "
-            f"heuristic's own line with the same knowledge {_ci(all_h)}.")
+        out += (
+            f"\n\nMean gap clairvoyant line - solo-search on these {len(deals)} deals: "
+            f"{_ci(gap)}; min {gap.min():+.0f}, median {np.median(gap):+.0f}, "
+            f"max {gap.max():+.0f}."
+        )
+    out += (
+        f"\nAll {len(all_c)} solved deals: clairvoyant line {_ci(all_c)}, the "
+        f"heuristic's own line with the same knowledge {_ci(all_h)}."
+    )
     return out
 
 
 def gap_lines(clair: Path, files: list[Path]) -> str:
     """Mean gap (clairvoyant line - search bot, and - heuristic) per paired run."""
     c = {r["deal"]: r["result"] for r in json.loads(clair.read_text())["rows"]}
-    lines = ["| fair bot | deals in common | mean gap to the clairvoyant line [95% CI] | "
-             "p10 / p50 / p90 of the gap |", "|---|---:|---:|---:|"]
+    lines = [
+        "| fair bot | deals in common | mean gap to the clairvoyant line [95% CI] | "
+        "p10 / p50 / p90 of the gap |",
+        "|---|---:|---:|---:|",
+    ]
     seen = set()
     for f in files:
         d = json.loads(f.read_text())
@@ -85,8 +100,9 @@ def gap_lines(clair: Path, files: list[Path]) -> str:
             seen.add((bot, tuple(deals)))
             gap = np.array([c[k] - rows[k] for k in deals], float)
             p10, p50, p90 = np.percentile(gap, [10, 50, 90])
-            lines.append(f"| `{bot}` | {len(deals)} | {_ci(gap)} | "
-                         f"{p10:.0f} / {p50:.0f} / {p90:.0f} |")
+            lines.append(
+                f"| `{bot}` | {len(deals)} | {_ci(gap)} | {p10:.0f} / {p50:.0f} / {p90:.0f} |"
+            )
     return "\n".join(lines)
 
 

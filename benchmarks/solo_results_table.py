@@ -43,15 +43,27 @@ def load(folder: Path) -> tuple[dict, dict]:
         if not m:
             continue
         d = json.loads(f.read_text())
-        rows = [{"deal": r["deal_seed"], "result": r["result"], "end_reason": r["end_reason"],
-                 "moves": r["moves"], "act_seconds": r["act_seconds"]} for r in d["rows"]]
+        rows = [
+            {
+                "deal": r["deal_seed"],
+                "result": r["result"],
+                "end_reason": r["end_reason"],
+                "moves": r["moves"],
+                "act_seconds": r["act_seconds"],
+            }
+            for r in d["rows"]
+        ]
         key = (int(m["colours"]), int(m["followers"]))
         runs.setdefault(key, {})[d["bot"].replace("sb3:model=", "")] = rows
     clair = {}
     for f in sorted(folder.glob("clairvoyant-*.json")):
         for r in json.loads(f.read_text())["rows"]:
-            clair[r["deal"]] = {"deal": r["deal"], "result": r["result"],
-                                "end_reason": r.get("end_reason"), "moves": r.get("moves")}
+            clair[r["deal"]] = {
+                "deal": r["deal"],
+                "result": r["result"],
+                "end_reason": r.get("end_reason"),
+                "moves": r.get("moves"),
+            }
     return runs, clair
 
 
@@ -60,14 +72,15 @@ def _row(bot: str, rows: list[dict]) -> str:
     p10, p50, p90 = np.percentile(x, [10, 50, 90])
     ends = [r["end_reason"] for r in rows]
     known = [e for e in ends if e]
-    a = f"{ends.count('A') / len(known):.1%} / {ends.count('B') / len(known):.1%}" \
-        if known else "-"
+    a = f"{ends.count('A') / len(known):.1%} / {ends.count('B') / len(known):.1%}" if known else "-"
     moves = [r["moves"] for r in rows if r.get("moves") is not None]
     tiles = f"{np.mean(moves):.1f}" if moves else "-"
     spm = _ms_per_move(rows)
     first, last = rows[0]["deal"], rows[-1]["deal"]
-    return (f"| `{bot}` | {len(rows)} ({first}-{last}) | {_ci(x)} | {p10:.0f} / {p50:.0f} / "
-            f"{p90:.0f} | {a} | {tiles} | {spm} |")
+    return (
+        f"| `{bot}` | {len(rows)} ({first}-{last}) | {_ci(x)} | {p10:.0f} / {p50:.0f} / "
+        f"{p90:.0f} | {a} | {tiles} | {spm} |"
+    )
 
 
 ORDER = ("random", "greedy", "heuristic", "mcts", "ppo_solo")
@@ -79,11 +92,15 @@ def _sorted_bots(bots) -> list[str]:
 
 def tables(runs: dict, clair: dict) -> str:
     out = []
-    for (c, f) in sorted(runs, key=lambda k: (k != (3, 4), k)):
+    for c, f in sorted(runs, key=lambda k: (k != (3, 4), k)):
         bots = runs[(c, f)]
-        lines = [f"### {c} colours, {f} followers per colour", "",
-                 "| bot | deals | mean [95% CI] | p10 / p50 / p90 | end A / end B | "
-                 "tiles placed | ms/move |", "|---|---:|---:|---:|---:|---:|---:|"]
+        lines = [
+            f"### {c} colours, {f} followers per colour",
+            "",
+            "| bot | deals | mean [95% CI] | p10 / p50 / p90 | end A / end B | "
+            "tiles placed | ms/move |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
         for b in _sorted_bots(bots):
             lines.append(_row(b, bots[b]))
         if (c, f) == (3, 4) and clair:
@@ -118,24 +135,36 @@ def summary(runs: dict, clair: dict) -> str:
     bots = runs.get((3, 4), {})
     means = {b: float(np.mean([r["result"] for r in rows])) for b, rows in bots.items()}
     models = set(shipped_models())
-    lines = ["| bot | deals | mean [95% CI] | median | end A / end B | ms/move |",
-             "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| bot | deals | mean [95% CI] | median | end A / end B | ms/move |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
 
     def row(label: str, rows: list[dict], bold: bool) -> str:
         x = [r["result"] for r in rows]
         ends = [r["end_reason"] for r in rows if r.get("end_reason")]
-        end = (f"{ends.count('A') / len(ends):.1%} / {ends.count('B') / len(ends):.1%}"
-               if ends else "-")
+        end = (
+            f"{ends.count('A') / len(ends):.1%} / {ends.count('B') / len(ends):.1%}"
+            if ends
+            else "-"
+        )
         mean = _ci(x).replace(" [", "** [", 1) if bold else _ci(x)
-        return (f"| {label} | {len(rows)} | {'**' if bold else ''}{mean} | "
-                f"{np.median(x):.0f} | {end} | {_ms_per_move(rows)} |")
+        return (
+            f"| {label} | {len(rows)} | {'**' if bold else ''}{mean} | "
+            f"{np.median(x):.0f} | {end} | {_ms_per_move(rows)} |"
+        )
 
     for b in sorted(bots, key=means.get):
         label = f"`sb3:model={b}`" if b in models else f"`{b}`"
         lines.append(row(label, bots[b], b == max(means, key=means.get)))
     if clair:
-        lines.append(row("clairvoyant line (`solo-solve`, stacks known)",
-                         [clair[k] for k in sorted(clair)], False))
+        lines.append(
+            row(
+                "clairvoyant line (`solo-solve`, stacks known)",
+                [clair[k] for k in sorted(clair)],
+                False,
+            )
+        )
     return "\n".join(lines)
 
 
@@ -147,13 +176,23 @@ def curve_table(folder: Path, runs: dict) -> str:
     found = {b: rows for b, rows in base.items() if b.startswith("solo-search")}
     for f in sorted(folder.glob("*.json")):
         d = json.loads(f.read_text())
-        found[d["bot"]] = [{"deal": r["deal_seed"], "result": r["result"],
-                            "end_reason": r["end_reason"], "moves": r["moves"],
-                            "act_seconds": r["act_seconds"]} for r in d["rows"]]
+        found[d["bot"]] = [
+            {
+                "deal": r["deal_seed"],
+                "result": r["result"],
+                "end_reason": r["end_reason"],
+                "moves": r["moves"],
+                "act_seconds": r["act_seconds"],
+            }
+            for r in d["rows"]
+        ]
     if not found or not heur:
         return ""
-    lines = ["| search bot | deals | mean [95% CI] | minus heuristic, paired [95% CI] | "
-             "end A | ms/move |", "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| search bot | deals | mean [95% CI] | minus heuristic, paired [95% CI] | "
+        "end A | ms/move |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
 
     def budget(bot: str) -> float:
         m = re.search(r"seconds=([0-9.]+)", bot)
@@ -164,9 +203,11 @@ def curve_table(folder: Path, runs: dict) -> str:
         d = [r["result"] - heur[r["deal"]] for r in rows if r["deal"] in heur]
         ends = np.mean([r["end_reason"] == "A" for r in rows])
         ms = 1000 * sum(r["act_seconds"] for r in rows) / sum(r["moves"] for r in rows)
-        lines.append(f"| `{b}` | {len(rows)} ({rows[0]['deal']}-{rows[-1]['deal']}) | "
-                     f"{_ci([r['result'] for r in rows])} | {_ci(d)} | {ends:.0%} | "
-                     f"{ms:.0f} |")
+        lines.append(
+            f"| `{b}` | {len(rows)} ({rows[0]['deal']}-{rows[-1]['deal']}) | "
+            f"{_ci([r['result'] for r in rows])} | {_ci(d)} | {ends:.0%} | "
+            f"{ms:.0f} |"
+        )
     return "\n".join(lines)
 
 
@@ -174,9 +215,11 @@ def clairvoyant_gap(runs: dict, clair: dict) -> str:
     """The gap line - fair bot per deal for every bot at 3 colours, 4 followers."""
     if not clair:
         return ""
-    lines = ["| fair bot | deals in common | mean gap to the clairvoyant line [95% CI] | "
-             "p10 / p50 / p90 of the gap | deals where the bot did better |",
-             "|---|---:|---:|---:|---:|"]
+    lines = [
+        "| fair bot | deals in common | mean gap to the clairvoyant line [95% CI] | "
+        "p10 / p50 / p90 of the gap | deals where the bot did better |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for b, rows in ((b, runs[(3, 4)][b]) for b in _sorted_bots(runs.get((3, 4), {}))):
         mine = {r["deal"]: r["result"] for r in rows}
         deals = sorted(set(mine) & set(clair))
@@ -184,8 +227,10 @@ def clairvoyant_gap(runs: dict, clair: dict) -> str:
             continue
         gap = np.array([clair[k]["result"] - mine[k] for k in deals], float)
         p10, p50, p90 = np.percentile(gap, [10, 50, 90])
-        lines.append(f"| `{b}` | {len(deals)} | {_ci(gap)} | {p10:.0f} / {p50:.0f} / "
-                     f"{p90:.0f} | {int((gap < 0).sum())} |")
+        lines.append(
+            f"| `{b}` | {len(deals)} | {_ci(gap)} | {p10:.0f} / {p50:.0f} / "
+            f"{p90:.0f} | {int((gap < 0).sum())} |"
+        )
     return "\n".join(lines)
 
 
@@ -209,11 +254,11 @@ def overlay_png(runs: dict, clair: dict, path: Path) -> None:
     for i, (b, v) in enumerate(series.items()):
         colour = "black" if b == CLAIRVOYANT else colours[i % len(colours)]
         label = f"{b} (mean {np.mean(v):.1f}, {len(v)} deals)"
-        ax.hist(v, bins=bins, histtype="step", density=True, linewidth=1.6, label=label,
-                color=colour)
+        ax.hist(
+            v, bins=bins, histtype="step", density=True, linewidth=1.6, label=label, color=colour
+        )
         x = np.sort(v)
-        bx.step(x, np.arange(1, len(x) + 1) / len(x), where="post", linewidth=1.6,
-                color=colour)
+        bx.step(x, np.arange(1, len(x) + 1) / len(x), where="post", linewidth=1.6, color=colour)
     ax.set_xlabel("result (lowest colour's final score)")
     ax.set_ylabel("share of deals per point")
     ax.legend(fontsize=8)
@@ -230,8 +275,11 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", type=Path, nargs="?", default=Path("runs/solo_results"))
     ap.add_argument("--png", type=Path, help="write the overlaid distributions here")
-    ap.add_argument("--summary", action="store_true",
-                    help="print only the README's table (3 colours, 4 followers)")
+    ap.add_argument(
+        "--summary",
+        action="store_true",
+        help="print only the README's table (3 colours, 4 followers)",
+    )
     args = ap.parse_args(argv)
     runs, clair = load(args.folder)
     if args.summary:

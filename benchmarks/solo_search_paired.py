@@ -41,8 +41,10 @@ def summarise(rows: dict[str, list[dict]]) -> str:
         moves = sum(r["moves"] for r in rows[b][:n])
         spm = sum(r["act_seconds"] for r in rows[b][:n]) / max(1, moves)
         ends = sum(r["end_reason"] == "A" for r in rows[b][:n]) / max(n, 1)
-        lines.append(f"{b}: mean {res[b].mean():.2f} [{lo:.2f}, {hi:.2f}]  "
-                     f"end A {ends:.0%}  {spm:.3f} s/move")
+        lines.append(
+            f"{b}: mean {res[b].mean():.2f} [{lo:.2f}, {hi:.2f}]  "
+            f"end A {ends:.0%}  {spm:.3f} s/move"
+        )
     for b in bots[1:]:
         d = res[bots[0]] - res[b]
         lo, hi = mean_interval(d) or (float("nan"), float("nan"))
@@ -73,9 +75,18 @@ def main(argv: list[str] | None = None) -> None:
         for b in bots:
             r = play_deal(b, rules, args.seed, deal)
             rows[b].append({**r.__dict__, "scores": list(r.scores)})
-        out.write_text(json.dumps({"bots": bots, "seed": args.seed,
-                                   "first_deal": args.first_deal, "rows": rows,
-                                   "wall_seconds": time.time() - start}, indent=1))
+        out.write_text(
+            json.dumps(
+                {
+                    "bots": bots,
+                    "seed": args.seed,
+                    "first_deal": args.first_deal,
+                    "rows": rows,
+                    "wall_seconds": time.time() - start,
+                },
+                indent=1,
+            )
+        )
     print(summarise(rows), flush=True)
 
 

@@ -40,8 +40,9 @@ def record_72_turns() -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--limit", type=float, default=1.0, help="seconds (default 1.0)")
     parser.add_argument("--markdown", action="store_true", help="print a README table row")
@@ -76,16 +77,22 @@ def main(argv: list[str] | None = None) -> int:
         browser.close()
     med = statistics.median(opens)
     size_kb = path.stat().st_size / 1024
-    print(f"record: 4 players, {turns} tiles ({len(record['moves'])} moves), annotated; "
-          f"page {size_kb:.0f} KiB written in {write_s:.2f} s")
-    print(f"Chromium {version}: open (goto -> ready) median {med * 1000:.0f} ms "
-          f"(min {min(opens) * 1000:.0f}, max {max(opens) * 1000:.0f}; {args.repeats} runs); "
-          f"page clock at ready {statistics.median(ready_js) * 1000:.0f} ms; "
-          f"one step {statistics.median(steps) * 1000:.1f} ms")
+    print(
+        f"record: 4 players, {turns} tiles ({len(record['moves'])} moves), annotated; "
+        f"page {size_kb:.0f} KiB written in {write_s:.2f} s"
+    )
+    print(
+        f"Chromium {version}: open (goto -> ready) median {med * 1000:.0f} ms "
+        f"(min {min(opens) * 1000:.0f}, max {max(opens) * 1000:.0f}; {args.repeats} runs); "
+        f"page clock at ready {statistics.median(ready_js) * 1000:.0f} ms; "
+        f"one step {statistics.median(steps) * 1000:.1f} ms"
+    )
     if args.markdown:
-        print(f"| HTML viewer: open a {turns}-turn 4-player annotated record (headless "
-              f"Chromium) | {med * 1000:.0f} ms | one step {statistics.median(steps) * 1000:.1f}"
-              f" ms |")
+        print(
+            f"| HTML viewer: open a {turns}-turn 4-player annotated record (headless "
+            f"Chromium) | {med * 1000:.0f} ms | one step {statistics.median(steps) * 1000:.1f}"
+            f" ms |"
+        )
     return 0 if med < args.limit else 1
 
 

@@ -68,8 +68,9 @@ def measure(rules: Rules, label: str, games: int, seed: int, chunk: int = 250):
     with tqdm(total=games, desc=label, unit="game") as bar:
         for start in range(0, games, chunk):
             n = min(chunk, games - start)
-            states += _games(st, ts.tables, full, n, rng, rows, SIZES, bad_states, bad_games,
-                             extent)
+            states += _games(
+                st, ts.tables, full, n, rng, rows, SIZES, bad_states, bad_games, extent
+            )
             bar.update(n)
     return states, bad_states, bad_games, extent
 
@@ -85,11 +86,15 @@ def main() -> None:
         t = time.perf_counter()
         states, bad_states, bad_games, extent = measure(rules, label, args.games, args.seed)
         for B, bs, bg in zip(SIZES, bad_states, bad_games, strict=True):
-            print(f"| {label} | {B} | {bg} / {args.games} ({100 * bg / args.games:.2f}%) | "
-                  f"{bs} / {states} ({100 * bs / states:.4f}%) |")
+            print(
+                f"| {label} | {B} | {bg} / {args.games} ({100 * bg / args.games:.2f}%) | "
+                f"{bs} / {states} ({100 * bs / states:.4f}%) |"
+            )
         widest = int(np.flatnonzero(extent).max())
-        print(f"<!-- {label}: widest final bounding box {widest} cells; "
-              f"{time.perf_counter() - t:.1f} s -->")
+        print(
+            f"<!-- {label}: widest final bounding box {widest} cells; "
+            f"{time.perf_counter() - t:.1f} s -->"
+        )
 
 
 if __name__ == "__main__":

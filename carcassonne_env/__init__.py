@@ -14,8 +14,16 @@ from .game import Game, IllegalMoveError, Move, PlacedTile, ScoringChoice, Scori
 from .registration import register_envs
 from .rules import Rules
 
-__all__ = ["Game", "IllegalMoveError", "Move", "PlacedTile", "Rules", "ScoringChoice",
-           "ScoringEvent", "make_bot"]
+__all__ = [
+    "Game",
+    "IllegalMoveError",
+    "Move",
+    "PlacedTile",
+    "Rules",
+    "ScoringChoice",
+    "ScoringEvent",
+    "make_bot",
+]
 
 register_envs()
 

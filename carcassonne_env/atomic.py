@@ -26,8 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["atomic_open", "atomic_path", "held_signals", "write_bytes", "write_json",
-           "write_text"]
+__all__ = ["atomic_open", "atomic_path", "held_signals", "write_bytes", "write_json", "write_text"]
 
 _HELD = (signal.SIGINT, signal.SIGTERM)
 _holding = threading.local()
@@ -39,7 +38,8 @@ def held_signals() -> Iterator[None]:
     one that arrived. Outside the main thread (where Python runs signal handlers) and
     inside another `held_signals` block it does nothing more."""
     if threading.current_thread() is not threading.main_thread() or getattr(
-            _holding, "active", False):
+        _holding, "active", False
+    ):
         yield
         return
     arrived: list[int] = []
@@ -65,8 +65,9 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     Signals are held back meanwhile (`held_signals`). The folder must exist."""
     path = Path(path)
     with held_signals():
-        fd, name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=f".tmp{path.suffix}",
-                                    dir=path.parent)
+        fd, name = tempfile.mkstemp(
+            prefix=f".{path.stem}.", suffix=f".tmp{path.suffix}", dir=path.parent
+        )
         os.close(fd)
         tmp = Path(name)
         try:
@@ -82,8 +83,13 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
 
 
 @contextmanager
-def atomic_open(path: str | os.PathLike[str], mode: str = "w", *,
-                encoding: str | None = "utf-8", newline: str | None = None) -> Iterator[IO]:
+def atomic_open(
+    path: str | os.PathLike[str],
+    mode: str = "w",
+    *,
+    encoding: str | None = "utf-8",
+    newline: str | None = None,
+) -> Iterator[IO]:
     """`open(path, mode)` whose file replaces `path` only once the block has finished
     (`atomic_path`). `mode` is "w" (text, UTF-8 by default) or "wb"."""
     if mode not in ("w", "wb"):

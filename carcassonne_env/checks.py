@@ -52,13 +52,15 @@ def at_most(name: str, value: int | float, limit: int | float, why: str = "") ->
     a budget (a search's iterations, a batch's games, seconds per move...) from
     exhausting memory or running for days: ValueError naming the limit (and `why`)."""
     if value > limit:
-        raise ValueError(f"{name} must be at most {limit:,}{f' ({why})' if why else ''}, "
-                         f"got {value!r}")
+        raise ValueError(
+            f"{name} must be at most {limit:,}{f' ({why})' if why else ''}, got {value!r}"
+        )
     return value
 
 
-def check_optional_int(name: str, value: Any, lo: int | None = None,
-                       hi: int | None = None) -> int | None:
+def check_optional_int(
+    name: str, value: Any, lo: int | None = None, hi: int | None = None
+) -> int | None:
     """None, or `check_int`."""
     return None if value is None else check_int(name, value, lo, hi)
 
@@ -70,12 +72,14 @@ def check_seed(name: str, value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-def check_real(name: str, value: Any, lo: float | None = None, *,
-               strict: bool = False) -> float:
+def check_real(name: str, value: Any, lo: float | None = None, *, strict: bool = False) -> float:
     """`value` as a finite float; ValueError unless it is a real number (not a bool)
     >= lo (> lo with `strict`)."""
-    ok = (isinstance(value, (int, float, np.integer, np.floating))
-          and not isinstance(value, (bool, np.bool_)) and math.isfinite(value))
+    ok = (
+        isinstance(value, (int, float, np.integer, np.floating))
+        and not isinstance(value, (bool, np.bool_))
+        and math.isfinite(value)
+    )
     if ok and lo is not None:
         ok = value > lo if strict else value >= lo
     if not ok:

@@ -110,8 +110,7 @@ def core_call(ts: TileSet) -> Any:
     call = CORE_CALLS.get(ts)
     if call is None:
         st = make_state(Rules().to_config(), 1, 1, 1)
-        call = CORE_CALLS[ts] = entry_point(game_call, st, ts.tables, 0, 0, 0, 0, 0, 0,
-                                            NO_ROWS)
+        call = CORE_CALLS[ts] = entry_point(game_call, st, ts.tables, 0, 0, 0, 0, 0, 0, NO_ROWS)
     return call
 
 

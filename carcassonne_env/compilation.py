@@ -43,8 +43,13 @@ def _dispatchers(module_name: str) -> list:
     from numba.core.dispatcher import Dispatcher
 
     module = importlib.import_module(module_name)
-    return [f for f in vars(module).values() if isinstance(f, Dispatcher)
-            and f.__module__ == module_name and getattr(f, "_cache", None) is not None]
+    return [
+        f
+        for f in vars(module).values()
+        if isinstance(f, Dispatcher)
+        and f.__module__ == module_name
+        and getattr(f, "_cache", None) is not None
+    ]
 
 
 def core_is_compiled() -> bool:
@@ -111,8 +116,13 @@ def _warm_vector() -> None:
     from .envs.solo import SoloVectorEnv
 
     for features, candidates in (("standard", 0), ("aggregate", 0), ("standard", 8)):
-        venv = SoloVectorEnv(num_envs=2, board_size=8, num_threads=1, obs_features=features,
-                             candidate_moves=candidates)
+        venv = SoloVectorEnv(
+            num_envs=2,
+            board_size=8,
+            num_threads=1,
+            obs_features=features,
+            candidate_moves=candidates,
+        )
         venv.reset(seed=0)
         venv.step(venv.action_masks().argmax(axis=1))
 
@@ -128,9 +138,13 @@ def _warm_bots() -> None:
     game = Game(Rules(players=2), seed=2)
     game.play(make_bot("heuristic", seed=0).act(game))
     game.play(JittedBot("greedy", 0).act(game))
-    venv = VsBotsVectorEnv(num_envs=2, players=5, board_size=16, num_threads=1,
-                           opponents=["random", "greedy", "heuristic",
-                                      lambda obs, masks, seats: masks.argmax(axis=1)])
+    venv = VsBotsVectorEnv(
+        num_envs=2,
+        players=5,
+        board_size=16,
+        num_threads=1,
+        opponents=["random", "greedy", "heuristic", lambda obs, masks, seats: masks.argmax(axis=1)],
+    )
     venv.reset(seed=0)
     venv.step(venv.action_masks().argmax(axis=1))
     venv.teacher("heuristic")
@@ -158,8 +172,12 @@ def run_warmup_task(target: str) -> float:
     return time.process_time() - start
 
 
-def warmup(report: Callable[[str], None] = print, jobs: int = 1,
-           tasks: dict[str, str] | None = None, progress: bool = False) -> float:
+def warmup(
+    report: Callable[[str], None] = print,
+    jobs: int = 1,
+    tasks: dict[str, str] | None = None,
+    progress: bool = False,
+) -> float:
     """Compile (or load from the cache) every jitted function of this package: a full
     game through the API with playouts, the env encoder in both action modes, the vector
     envs and the built-in bots (`agents.warmup.warmup` adds the search bots).

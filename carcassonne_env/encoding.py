@@ -104,8 +104,14 @@ def _tile_pixels(tb, t: int, r: int, out: np.ndarray) -> None:
     kinds = [int(k) for k in tb.seg_kind[t, :n]]
     fields = [s for s in range(n) if kinds[s] == C.K_FIELD]
     # The main field: the inner one, else the one touching most half-edges.
-    main = max(fields, key=lambda s: (int(tb.seg_halves[t, r, s]) == 0,
-                                      bin(int(tb.seg_halves[t, r, s])).count("1")), default=-1)
+    main = max(
+        fields,
+        key=lambda s: (
+            int(tb.seg_halves[t, r, s]) == 0,
+            bin(int(tb.seg_halves[t, r, s])).count("1"),
+        ),
+        default=-1,
+    )
 
     def put(pos, seg, kind=None):
         out[pos] = (kinds[seg] if kind is None else kind, seg)
@@ -123,8 +129,11 @@ def _tile_pixels(tb, t: int, r: int, out: np.ndarray) -> None:
             put(pos, int(tb.half_seg[t, r, h2]))
         else:
             put(pos, main if main >= 0 else s1)
-    crossing = [s for s in range(n) if kinds[s] in (C.K_CITY, C.K_ROAD)
-                and bin(int(tb.seg_edges[t, r, s])).count("1") >= 2]
+    crossing = [
+        s
+        for s in range(n)
+        if kinds[s] in (C.K_CITY, C.K_ROAD) and bin(int(tb.seg_edges[t, r, s])).count("1") >= 2
+    ]
     roads = [s for s in range(n) if kinds[s] == C.K_ROAD]
     if tb.mon_seg[t] >= 0:
         put((1, 1), int(tb.mon_seg[t]))
@@ -140,8 +149,10 @@ def empty_observation(space: spaces.Dict) -> dict[str, np.ndarray]:
     """An observation of the Dict `space` with nothing in it: zeros, and every candidate
     absent (``candidate_actions`` -1). For a game cut short without a visible move."""
     boxes = {k: check_space(space, spaces.Box, k) for k in space.spaces}
-    return {k: np.full(box.shape, -1 if k == "candidate_actions" else 0, box.dtype)
-            for k, box in boxes.items()}
+    return {
+        k: np.full(box.shape, -1 if k == "candidate_actions" else 0, box.dtype)
+        for k, box in boxes.items()
+    }
 
 
 class Encoder:
@@ -174,25 +185,35 @@ class Encoder:
             default) leaves them out; at most `MAX_CANDIDATE_MOVES` (4,096).
     """
 
-    def __init__(self, rules: Rules | None = None, board_size: int = 32,
-                 action_mode: str = "turn", on_overflow: str = "warn",
-                 tileset: TileSet | None = None, obs_features: str = "standard",
-                 candidate_moves: int = 0) -> None:
-        at_most("board_size", check_int("board_size", board_size, 3), MAX_BOARD_SIZE,
-                "a window wider than any game's board")
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        board_size: int = 32,
+        action_mode: str = "turn",
+        on_overflow: str = "warn",
+        tileset: TileSet | None = None,
+        obs_features: str = "standard",
+        candidate_moves: int = 0,
+    ) -> None:
+        at_most(
+            "board_size",
+            check_int("board_size", board_size, 3),
+            MAX_BOARD_SIZE,
+            "a window wider than any game's board",
+        )
         if action_mode not in ACTION_MODES:
             raise ValueError(f"action_mode must be one of {ACTION_MODES}, got {action_mode!r}")
         if on_overflow not in OVERFLOW_POLICIES:
-            raise ValueError(f"on_overflow must be one of {OVERFLOW_POLICIES}, "
-                             f"got {on_overflow!r}")
+            raise ValueError(f"on_overflow must be one of {OVERFLOW_POLICIES}, got {on_overflow!r}")
         if obs_features not in OBS_FEATURES:
-            raise ValueError(f"obs_features must be one of {OBS_FEATURES}, "
-                             f"got {obs_features!r}")
-        at_most("candidate_moves", check_int("candidate_moves", candidate_moves, 0),
-                MAX_CANDIDATE_MOVES)
+            raise ValueError(f"obs_features must be one of {OBS_FEATURES}, got {obs_features!r}")
+        at_most(
+            "candidate_moves", check_int("candidate_moves", candidate_moves, 0), MAX_CANDIDATE_MOVES
+        )
         if candidate_moves and action_mode != "turn":
-            raise ValueError("candidate_moves needs action_mode='turn' (a candidate is a whole "
-                             "turn's action)")
+            raise ValueError(
+                "candidate_moves needs action_mode='turn' (a candidate is a whole turn's action)"
+            )
         self.obs_features = obs_features
         self.candidate_moves = int(candidate_moves)
         self.rules = rules if rules is not None else Rules()
@@ -213,8 +234,12 @@ class Encoder:
         figures = self.rules.figures
         self.inns_cathedrals = "inns_cathedrals" in self.rules.full_expansions
         self.traders_builders = "builder" in figures  # its full mode, outside solo
-        self._agg_base = (N_FIXED_PLANES + seats + N_IC_PLANES * self.inns_cathedrals
-                          + N_TB_PLANES * self.traders_builders)
+        self._agg_base = (
+            N_FIXED_PLANES
+            + seats
+            + N_IC_PLANES * self.inns_cathedrals
+            + N_TB_PLANES * self.traders_builders
+        )
         self.board_shape = (3 * B, 3 * B, self._agg_base + self.aggregate * (N_AGG_FIXED + seats))
         self.n_features = len(self.feature_names)
         self._agg_fbase = self.n_features - self.aggregate * seats
@@ -230,8 +255,10 @@ class Encoder:
         self._no_mask = np.empty(0, np.int8)
         self._dirty = np.zeros(6, np.int64)
         self.n_candidate_columns = n_columns(seats)
-        self._no_candidates = (np.zeros((0, self.n_candidate_columns), np.float32),
-                               np.zeros(0, np.int64))  # an `Observation`'s, K = 0
+        self._no_candidates = (
+            np.zeros((0, self.n_candidate_columns), np.float32),
+            np.zeros(0, np.int64),
+        )  # an `Observation`'s, K = 0
         self.last_candidates = 0  # legal actions in the window at the last encode
 
     # ------------------------------------------------------------------ layouts
@@ -239,56 +266,118 @@ class Encoder:
     def plane_names(self) -> list[str]:
         """Names of the board planes, in channel order."""
         seats = self.rules.seats
-        owners = ([f"follower_colour_{c}" for c in range(seats)] if self.rules.variant == "solo"
-                  else ["follower_me"] + [f"follower_opponent_{k}" for k in range(1, seats)])
-        names = ["city", "road", "field", "monastery", "pennant", "open_cell",
-                 "completed_feature", "last_tile", *owners]
+        owners = (
+            [f"follower_colour_{c}" for c in range(seats)]
+            if self.rules.variant == "solo"
+            else ["follower_me"] + [f"follower_opponent_{k}" for k in range(1, seats)]
+        )
+        names = [
+            "city",
+            "road",
+            "field",
+            "monastery",
+            "pennant",
+            "open_cell",
+            "completed_feature",
+            "last_tile",
+            *owners,
+        ]
         if self.inns_cathedrals:
             names += ["inn_road", "cathedral_city", "large_follower"]
         if self.traders_builders:
             names += [*(f"goods_{g}" for g in C.GOODS), "builder", "pig"]
         if self.aggregate:
-            names += ["feature_points_complete", "feature_points_end", "feature_open_edges",
-                      "feature_tiles", "feature_claimable",
-                      *(f"feature_{o}" for o in owners)]
+            names += [
+                "feature_points_complete",
+                "feature_points_end",
+                "feature_open_edges",
+                "feature_tiles",
+                "feature_claimable",
+                *(f"feature_{o}" for o in owners),
+            ]
         return names
 
     @property
     def feature_names(self) -> list[str]:
         """Names of the feature vector's entries, in order (see docs/observations.md)."""
         names = self.tileset.names
-        hand = [f"hand{h}_{t}" if self.hand_size > 1 else f"tile_{t}"
-                for h in range(self.hand_size) for t in names]
+        hand = [
+            f"hand{h}_{t}" if self.hand_size > 1 else f"tile_{t}"
+            for h in range(self.hand_size)
+            for t in names
+        ]
         seats = range(self.rules.seats)
-        return [*hand, *(f"unseen_{t}" for t in names), "unseen_fraction",
-                *(f"score_{q}" for q in seats), *(f"supply_{q}" for q in seats),
-                *(f"to_move_{q}" for q in seats), "follower_phase",
-                *(f"players_{p}" for p in range(1, C.MAX_SEATS + 1)),
-                "small_city", "farms_per_city", "farm_city_points", "strategic_hand", "solo",
-                *(f"large_supply_{q}" for q in seats if "large" in self.rules.figures),
-                *(self._builder_features() if self.traders_builders else ()),
-                *(f"projected_score_{q}" for q in seats if self.aggregate)]
+        return [
+            *hand,
+            *(f"unseen_{t}" for t in names),
+            "unseen_fraction",
+            *(f"score_{q}" for q in seats),
+            *(f"supply_{q}" for q in seats),
+            *(f"to_move_{q}" for q in seats),
+            "follower_phase",
+            *(f"players_{p}" for p in range(1, C.MAX_SEATS + 1)),
+            "small_city",
+            "farms_per_city",
+            "farm_city_points",
+            "strategic_hand",
+            "solo",
+            *(f"large_supply_{q}" for q in seats if "large" in self.rules.figures),
+            *(self._builder_features() if self.traders_builders else ()),
+            *(f"projected_score_{q}" for q in seats if self.aggregate),
+        ]
 
     def _builder_features(self) -> list[str]:
         seats = range(self.rules.seats)
-        return [*(f"builder_supply_{q}" for q in seats), *(f"pig_supply_{q}" for q in seats),
-                *(f"goods_{g}_{q}" for q in seats for g in C.GOODS), "extra_turn"]
+        return [
+            *(f"builder_supply_{q}" for q in seats),
+            *(f"pig_supply_{q}" for q in seats),
+            *(f"goods_{g}_{q}" for q in seats for g in C.GOODS),
+            "extra_turn",
+        ]
 
     @property
     def candidate_names(self) -> list[str]:
         """Names of the columns of a candidate's vector ("candidates"), in order; seat
         columns are relative to the observer (``_0`` = the observer; solo: colour)."""
         seats = range(self.rules.seats)
-        head = ["present", *(f"hand_{h}" for h in range(C.HAND_MAX)), "figure_none",
-                *(f"figure_{f}" for f in C.FIGURES),
-                *(f"points_now_{q}" for q in seats), *(f"projected_gain_{q}" for q in seats),
-                "supply_follower", "supply_large", "supply_builder", "supply_pig",
-                "extra_turn", "game_ends", "monasteries_completed",
-                *(f"monastery_followers_{q}" for q in seats)]
-        slot = ["city", "road", "field", "monastery", "holds_figure", "tiles", "pennants",
-                "open_edges", "completed", "points_if_completed", "points_at_end", "inn",
-                "cathedral", "goods", "farm_completed_cities", "farm_open_cities", "closers",
-                "joined", *(f"followers_{q}" for q in seats), *(f"majority_{q}" for q in seats)]
+        head = [
+            "present",
+            *(f"hand_{h}" for h in range(C.HAND_MAX)),
+            "figure_none",
+            *(f"figure_{f}" for f in C.FIGURES),
+            *(f"points_now_{q}" for q in seats),
+            *(f"projected_gain_{q}" for q in seats),
+            "supply_follower",
+            "supply_large",
+            "supply_builder",
+            "supply_pig",
+            "extra_turn",
+            "game_ends",
+            "monasteries_completed",
+            *(f"monastery_followers_{q}" for q in seats),
+        ]
+        slot = [
+            "city",
+            "road",
+            "field",
+            "monastery",
+            "holds_figure",
+            "tiles",
+            "pennants",
+            "open_edges",
+            "completed",
+            "points_if_completed",
+            "points_at_end",
+            "inn",
+            "cathedral",
+            "goods",
+            "farm_completed_cities",
+            "farm_open_cities",
+            "closers",
+            "joined",
+            *(f"followers_{q}" for q in seats),
+            *(f"majority_{q}" for q in seats),
+        ]
         assert len(head) == HEAD_FIXED + 3 * len(seats) and len(slot) == SLOT_FIXED + 2 * len(seats)
         return [*head, *(f"f{k}_{name}" for k in range(N_SLOTS) for name in slot)]
 
@@ -297,8 +386,8 @@ class Encoder:
         highs = np.ones(self.board_shape[2], np.int8)
         if self.aggregate:
             caps = (CAP_POINTS, CAP_POINTS, CAP_OPEN, CAP_TILES, 1)
-            highs[self._agg_base:self._agg_base + N_AGG_FIXED] = caps
-            highs[self._agg_base + N_AGG_FIXED:] = CAP_FOLLOWERS
+            highs[self._agg_base : self._agg_base + N_AGG_FIXED] = caps
+            highs[self._agg_base + N_AGG_FIXED :] = CAP_FOLLOWERS
         return highs
 
     def observation_space(self) -> spaces.Dict:
@@ -308,10 +397,12 @@ class Encoder:
         n_actions))."""
         high = np.broadcast_to(self.plane_highs(), self.board_shape).copy()
         parts: dict[str, spaces.Space] = {
-            "board": spaces.Box(np.zeros(self.board_shape, np.int8), high, self.board_shape,
-                                np.int8),
-            "features": spaces.Box(0.0, np.float32(C.MAX_SEATS * 1000), (self.n_features,),
-                                   np.float32),
+            "board": spaces.Box(
+                np.zeros(self.board_shape, np.int8), high, self.board_shape, np.int8
+            ),
+            "features": spaces.Box(
+                0.0, np.float32(C.MAX_SEATS * 1000), (self.n_features,), np.float32
+            ),
         }
         if self.candidate_moves:
             K, F = self.candidate_moves, self.n_candidate_columns
@@ -335,8 +426,14 @@ class Encoder:
         if game.rules != self.rules or game.tileset is not self.tileset:
             raise ValueError("this encoder was built for other rules or another tile set")
 
-    def encode(self, game: Game, observer: int, pending: tuple | None = None,
-               with_mask: bool = True, out: dict | None = None) -> dict[str, np.ndarray]:
+    def encode(
+        self,
+        game: Game,
+        observer: int,
+        pending: tuple | None = None,
+        with_mask: bool = True,
+        out: dict | None = None,
+    ) -> dict[str, np.ndarray]:
         """The observation of `game` seen by seat `observer` (solo: 0): "board" planes,
         "features" and, with `with_mask`, the "action_mask" of the seat to move (all zero
         once the game is over). `pending` = (hand, x, y, rotation) of a two_step
@@ -346,12 +443,15 @@ class Encoder:
         arrays of an earlier call."""
         self._check(game)
         if not (is_int(observer) and 0 <= observer < self.rules.seats):
-            raise ValueError(f"observer must be a seat in [0, {self.rules.seats}), "
-                             f"got {observer!r}")
+            raise ValueError(
+                f"observer must be a seat in [0, {self.rules.seats}), got {observer!r}"
+            )
         dirty = self._dirty
         if out is None:
-            out = {"board": np.zeros(self.board_shape, np.int8),
-                   "features": np.zeros(self.n_features, np.float32)}
+            out = {
+                "board": np.zeros(self.board_shape, np.int8),
+                "features": np.zeros(self.n_features, np.float32),
+            }
             if with_mask:
                 out["action_mask"] = np.zeros(self.n_actions, np.int8)
             dirty[:] = 0
@@ -366,21 +466,33 @@ class Encoder:
             h, x, y, r = self._checked_pending(pending)
             pend[:4] = h, x, y, r
             pend[4] = row_tile(game, st, h, x, y)
-        mode = (MODE_TURN if self.action_mode == "turn"
-                else MODE_PLACE if pending is None else MODE_FOLLOWER)
+        mode = (
+            MODE_TURN
+            if self.action_mode == "turn"
+            else MODE_PLACE
+            if pending is None
+            else MODE_FOLLOWER
+        )
         need = self.hand_size * 4 * st.frontier.shape[0] * self.slots
         if self._rows.shape[0] < need:  # room for every legal move of this game's size
             self._rows = np.empty((need, 5), np.int64)
         if self._buffers_for != st.shape:  # (games of another length: other shapes)
             self._buffers, self._buffers_for = self.scratch_buffers(st), st.shape
         agg, cand = self._buffers
-        cand_feats, cand_actions = (self._no_candidates if cand is None
-                                    else self._candidate_arrays(out))
-        obs = Observation(out["board"], out["features"],
-                          out["action_mask"] if with_mask else self._no_mask, dirty,
-                          cand_feats, cand_actions)
-        n, outside, n_cand = observe(st, self.tileset.tables, self.layout, observer, mode,
-                                     pend, self._rows, obs, agg, cand)
+        cand_feats, cand_actions = (
+            self._no_candidates if cand is None else self._candidate_arrays(out)
+        )
+        obs = Observation(
+            out["board"],
+            out["features"],
+            out["action_mask"] if with_mask else self._no_mask,
+            dirty,
+            cand_feats,
+            cand_actions,
+        )
+        n, outside, n_cand = observe(
+            st, self.tileset.tables, self.layout, observer, mode, pend, self._rows, obs, agg, cand
+        )
         self.last_candidates = int(n_cand)
         self.last_outside = int(outside)
         if outside and with_mask:
@@ -393,7 +505,8 @@ class Encoder:
         feats = out.get("candidates")
         if feats is None:
             feats = out["candidates"] = np.zeros(
-                (self.candidate_moves, self.n_candidate_columns), np.float32)
+                (self.candidate_moves, self.n_candidate_columns), np.float32
+            )
         actions = out.get("candidate_actions")
         if actions is None:  # (the pass clears only the rows its actions mark)
             actions = out["candidate_actions"] = np.full(self.candidate_moves, -1, np.int64)
@@ -404,10 +517,13 @@ class Encoder:
         """ValueError unless `out` holds arrays `encode` can write into: those of an
         earlier observation of this encoder (the pass writes by this layout, unchecked)."""
         K, F = self.candidate_moves, self.n_candidate_columns
-        layout = {"board": (self.board_shape, np.int8),
-                  "features": ((self.n_features,), np.float32),
-                  "action_mask": ((self.n_actions,), np.int8),
-                  "candidates": ((K, F), np.float32), "candidate_actions": ((K,), np.int64)}
+        layout = {
+            "board": (self.board_shape, np.int8),
+            "features": ((self.n_features,), np.float32),
+            "action_mask": ((self.n_actions,), np.int8),
+            "candidates": ((K, F), np.float32),
+            "candidate_actions": ((K,), np.int64),
+        }
         if not isinstance(out, dict):
             raise ValueError(f"out must be the dict of an earlier observation, got {out!r}")
         needed = ("board", "features", "action_mask") if with_mask else ("board", "features")
@@ -415,15 +531,25 @@ class Encoder:
             array = out.get(key)
             if array is None and key not in needed:
                 continue
-            if not (isinstance(array, np.ndarray) and array.shape == shape
-                    and array.dtype == dtype and array.flags.writeable):
-                got = (f"{array.dtype} array of shape {array.shape}"
-                       if isinstance(array, np.ndarray) else repr(array))
-                raise ValueError(f"out[{key!r}] must be a writable {np.dtype(dtype).name} "
-                                 f"array of shape {shape} (this encoder's layout), got {got}")
+            if not (
+                isinstance(array, np.ndarray)
+                and array.shape == shape
+                and array.dtype == dtype
+                and array.flags.writeable
+            ):
+                got = (
+                    f"{array.dtype} array of shape {array.shape}"
+                    if isinstance(array, np.ndarray)
+                    else repr(array)
+                )
+                raise ValueError(
+                    f"out[{key!r}] must be a writable {np.dtype(dtype).name} "
+                    f"array of shape {shape} (this encoder's layout), got {got}"
+                )
 
-    def scratch_buffers(self, st: GameState
-                        ) -> tuple[AggregateBuffers | None, CandidateBuffers | None]:
+    def scratch_buffers(
+        self, st: GameState
+    ) -> tuple[AggregateBuffers | None, CandidateBuffers | None]:
         """The observe pass's buffers for games shaped like state `st` (`core.observe`):
         ``(agg, cand)``, the `AggregateBuffers` with obs_features="aggregate" and the
         `CandidateBuffers` with candidate_moves; None for a part the encoder leaves
@@ -431,15 +557,25 @@ class Encoder:
         P = self.rules.seats
         agg = cand = None
         if self.aggregate:
-            agg = AggregateBuffers(self._agg_base, self._agg_fbase, copy_state(st),
-                                   np.zeros(st.parent.shape[0], np.int64), np.zeros(P, np.int64))
+            agg = AggregateBuffers(
+                self._agg_base,
+                self._agg_fbase,
+                copy_state(st),
+                np.zeros(st.parent.shape[0], np.int64),
+                np.zeros(P, np.int64),
+            )
         if self.candidate_moves:
             cand = self._candidate_buffers(st)
         return agg, cand
 
     def _candidate_buffers(self, st: GameState) -> CandidateBuffers:
-        return CandidateBuffers(copy_state(st), copy_state(st), np.zeros(self.n_types, np.int64),
-                                np.zeros(self.rules.seats, np.int64), new_closers_memo())
+        return CandidateBuffers(
+            copy_state(st),
+            copy_state(st),
+            np.zeros(self.n_types, np.int64),
+            np.zeros(self.rules.seats, np.int64),
+            new_closers_memo(),
+        )
 
     def batch_scratch(self, states: np.ndarray, threads: int) -> ObservationScratch:
         """`scratch_buffers` for the vector envs' kernels (`carcassonne_env.envs.vector_kernels`):
@@ -453,16 +589,24 @@ class Encoder:
         R = self.hand_size * 4 * proto.frontier.shape[0] * self.slots
         agg = cand = None
         if self.aggregate:
-            agg = AggregateBuffers(self._agg_base, self._agg_fbase, states.copy(),
-                                   np.zeros((N, proto.parent.shape[0]), np.int64),
-                                   np.zeros((N, P), np.int64))
+            agg = AggregateBuffers(
+                self._agg_base,
+                self._agg_fbase,
+                states.copy(),
+                np.zeros((N, proto.parent.shape[0]), np.int64),
+                np.zeros((N, P), np.int64),
+            )
         if self.candidate_moves:
-            cand = CandidateBuffers(state_rows(proto, T)[0], state_rows(proto, T)[0],
-                                    np.zeros((T, self.n_types), np.int64),
-                                    np.zeros((T, P), np.int64),
-                                    np.stack([new_closers_memo() for _ in range(T)]))
-        return ObservationScratch(np.full(5, -1, np.int64), np.empty((T, R, 5), np.int64), agg,
-                                  cand)
+            cand = CandidateBuffers(
+                state_rows(proto, T)[0],
+                state_rows(proto, T)[0],
+                np.zeros((T, self.n_types), np.int64),
+                np.zeros((T, P), np.int64),
+                np.stack([new_closers_memo() for _ in range(T)]),
+            )
+        return ObservationScratch(
+            np.full(5, -1, np.int64), np.empty((T, R, 5), np.int64), agg, cand
+        )
 
     def observation_buffers(self, st: GameState) -> tuple[ObservationScratch, Observation]:
         """What a jitted caller needs to observe the seat to move of games shaped like
@@ -476,11 +620,14 @@ class Encoder:
         if cand is None:
             cand = self._candidate_buffers(st)
         rows = np.empty((self.hand_size * 4 * st.frontier.shape[0] * self.slots, 5), np.int64)
-        obs = Observation(np.zeros(self.board_shape, np.int8),
-                          np.zeros(self.n_features, np.float32), self._no_mask,
-                          np.zeros(6, np.int64),
-                          np.zeros((K, self.n_candidate_columns), np.float32),
-                          np.full(K, -1, np.int64))
+        obs = Observation(
+            np.zeros(self.board_shape, np.int8),
+            np.zeros(self.n_features, np.float32),
+            self._no_mask,
+            np.zeros(6, np.int64),
+            np.zeros((K, self.n_candidate_columns), np.float32),
+            np.full(K, -1, np.int64),
+        )
         return ObservationScratch(np.full(5, -1, np.int64), rows, agg, cand), obs
 
     def action_mask(self, game: Game, pending: tuple | None = None) -> np.ndarray:
@@ -491,14 +638,19 @@ class Encoder:
         """Apply `on_overflow` to a decision of `game` where `outside` of its `n` legal
         moves lie outside the window: WindowOverflowError when none fits or the policy is
         "raise", else one WindowOverflowWarning per encoder (`overflow_warned`)."""
-        what = (f"{outside} of {n} legal moves lie outside the {self.board_size}-cell "
-                f"window (bounding box {game.bounding_box()})")
+        what = (
+            f"{outside} of {n} legal moves lie outside the {self.board_size}-cell "
+            f"window (bounding box {game.bounding_box()})"
+        )
         if outside == n or self.on_overflow == "raise":
             raise WindowOverflowError(f"{what}; use a larger board_size")
         if not self.overflow_warned:
             self.overflow_warned = True
-            warnings.warn(f"{what}; they are masked out (warned once per encoder)",
-                          WindowOverflowWarning, stacklevel=3)
+            warnings.warn(
+                f"{what}; they are masked out (warned once per encoder)",
+                WindowOverflowWarning,
+                stacklevel=3,
+            )
 
     # ------------------------------------------------------------------ actions
     def _checked_pending(self, pending: Any) -> list[int]:
@@ -506,16 +658,18 @@ class Encoder:
         (x and y clamped far off the board: `moves.core_ints`); ValueError unless it is
         four integers with a hand index and rotation in range."""
         if not isinstance(pending, (tuple, list, np.ndarray)) or len(pending) != 4:
-            raise ValueError("pending must be a placement (hand, x, y, rotation), got "
-                             f"{pending!r}")
+            raise ValueError(f"pending must be a placement (hand, x, y, rotation), got {pending!r}")
         try:
-            h, x, y, r = pending = core_ints(list(pending), ("pending hand", "pending x",
-                                                       "pending y", "pending rotation"))
+            h, x, y, r = pending = core_ints(
+                list(pending), ("pending hand", "pending x", "pending y", "pending rotation")
+            )
         except IllegalMoveError as err:  # (not a move: a wrong argument)
             raise ValueError(str(err)) from None
         if not (0 <= h < self.hand_size and 0 <= r < 4):
-            raise ValueError(f"pending placement {tuple(pending)}: hand index must be in "
-                             f"[0, {self.hand_size}) and rotation in [0, 4)")
+            raise ValueError(
+                f"pending placement {tuple(pending)}: hand index must be in "
+                f"[0, {self.hand_size}) and rotation in [0, 4)"
+            )
         return pending
 
     def split(self, action: int) -> tuple[int, int, int, int, int]:
@@ -538,8 +692,10 @@ class Encoder:
         `pending` placement) in the current state; not checked for legality."""
         if self.action_mode == "two_step":
             if pending is None:
-                raise ValueError("two_step mode: a whole move needs the pending placement "
-                                 "(pass pending=(hand, x, y, rotation))")
+                raise ValueError(
+                    "two_step mode: a whole move needs the pending placement "
+                    "(pass pending=(hand, x, y, rotation))"
+                )
             if not (is_int(action) and 0 <= action < self.slots):
                 raise ValueError(f"follower action must be in [0, {self.slots}), got {action!r}")
             (h, x, y, r), slot = self._checked_pending(pending), int(action) - 1
@@ -554,8 +710,7 @@ class Encoder:
             follower = names[slot % S] if slot % S < len(names) else f"segment:{slot % S}"
             figure = C.FIGURES[slot // S]
         placing = game.decision == "place"
-        name = self.tileset.names[tile] if placing and self.hand_size > 1 and tile >= 0 \
-            else None
+        name = self.tileset.names[tile] if placing and self.hand_size > 1 and tile >= 0 else None
         return Move(x, y, r, follower, name, figure)
 
     def move_to_action(self, game: Game, move: Move) -> int | tuple[int, int]:

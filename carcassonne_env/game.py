@@ -113,20 +113,28 @@ class Game:
             if isinstance(tile_order, str):
                 tile_order = list(tile_order)
             if not isinstance(tile_order, (Sequence, np.ndarray)) or not all(
-                    isinstance(name, str) for name in tile_order):
-                raise ValueError("tile_order must be a string of tile letters or a list of "
-                                 f"tile names, got {tile_order!r}")
+                isinstance(name, str) for name in tile_order
+            ):
+                raise ValueError(
+                    "tile_order must be a string of tile letters or a list of "
+                    f"tile names, got {tile_order!r}"
+                )
             deck = [self._ts.index(name) for name in tile_order]
             if len(deck) > MAX_TILES:
                 raise ValueError(f"tile_order holds {len(deck)} tiles; at most {MAX_TILES}")
         self.seed = seed
         n_tiles = len(deck) + 1
-        self._hold(make_state(self.rules.to_config(), n_tiles, self._ts.max_segments,
-                              int(self._ts.tables.n_adj.max())))
+        self._hold(
+            make_state(
+                self.rules.to_config(),
+                n_tiles,
+                self._ts.max_segments,
+                int(self._ts.tables.n_adj.max()),
+            )
+        )
         self._st.start_tile = self._ts.start
         self._st.deck[: len(deck)] = deck
-        core_call(self._ts)(self._st, self._ts.tables, OP_RESET, len(deck), 0, 0, 0, 0,
-                            NO_ROWS)
+        core_call(self._ts)(self._st, self._ts.tables, OP_RESET, len(deck), 0, 0, 0, 0, NO_ROWS)
         self._spares = spares_for(self._ts, self._st)
         self._moves: tuple = ()  # logs: `clones.log_items`
         self._score_log: tuple = ()
@@ -268,9 +276,13 @@ class Game:
         """Each seat's supply per figure kind of the rules (`Rules.figures`), e.g.
         ``{"follower": 6, "large": 1}``."""
         st = self._st
-        return [{f: int(st.supply[p] if f == "follower" else
-                        st.xsupply[p, C.FIGURES.index(f) - 1]) for f in self.rules.figures}
-                for p in range(self.rules.seats)]
+        return [
+            {
+                f: int(st.supply[p] if f == "follower" else st.xsupply[p, C.FIGURES.index(f) - 1])
+                for f in self.rules.figures
+            }
+            for p in range(self.rules.seats)
+        ]
 
     @property
     def goods(self) -> list[dict[str, int]]:
@@ -323,8 +335,7 @@ class Game:
         """The (x, y) of the placed tiles with these placement indices."""
         st, o = self._st, self._st.ptype.shape[0]
         index = np.asarray(placements, np.int64)
-        return tuple(zip((st.px[index] - o).tolist(), (st.py[index] - o).tolist(),
-                         strict=True))
+        return tuple(zip((st.px[index] - o).tolist(), (st.py[index] - o).tolist(), strict=True))
 
     @property
     def events(self) -> list[ScoringEvent]:
@@ -335,8 +346,9 @@ class Game:
             ev = st.events[k]
             kind = int(ev[C.EV_KIND])
             goods = kind == C.EV_KIND_GOODS
-            placements = () if goods else feature_tiles(st, self._ts.tables,
-                                                        int(ev[C.EV_ROOT]), kind)
+            placements = (
+                () if goods else feature_tiles(st, self._ts.tables, int(ev[C.EV_ROOT]), kind)
+            )
             new.append(
                 ScoringEvent(
                     turn=max(int(ev[C.EV_TURN]) - int(ev[C.EV_FINAL]), 0),
@@ -371,8 +383,7 @@ class Game:
             else:
                 tiles, names = [self._st.tile], [None]
             # Hot for Python users: plain tuples, locals, no per-row numpy indexing.
-            labels = [slot_labels(ts, t, ts.max_segments) if t >= 0 else None
-                      for t in tiles]
+            labels = [slot_labels(ts, t, ts.max_segments) if t >= 0 else None for t in tiles]
             new = tuple.__new__
             for row in rows.tolist():
                 h, x, y, r, slot = row
@@ -393,15 +404,22 @@ class Game:
         for move, row in self._legal.items():
             g = self.cell_index(move.x, move.y) * S + row[4]
             if self._st.phase == C.PHASE_BONUS:
-                out.append(ScoringChoice(move, "follower", ((move.x, move.y),), 2,
-                                         (int(st.owner[g]),)))
+                out.append(
+                    ScoringChoice(move, "follower", ((move.x, move.y),), 2, (int(st.owner[g]),))
+                )
                 continue
             root = find(st.parent, g)
             kind = int(self._ts.tables.seg_kind[st.ptype[g // S], g % S])
             tiles = feature_tiles(st, self._ts.tables, root, kind)
-            out.append(ScoringChoice(
-                move, C.KINDS[kind], self._cells(tiles),
-                int(feature_points(st, root, kind, True)), _seats(majority(st.fmeep[root]))))
+            out.append(
+                ScoringChoice(
+                    move,
+                    C.KINDS[kind],
+                    self._cells(tiles),
+                    int(feature_points(st, root, kind, True)),
+                    _seats(majority(st.fmeep[root])),
+                )
+            )
         return out
 
     def auto_scoring_move(self) -> Move:
@@ -418,8 +436,7 @@ class Game:
         o = self._st.ptype.shape[0]
         bx, by = x + o, y + o
         board = self._st.board
-        return int(board[by, bx]) if 0 <= by < board.shape[0] and 0 <= bx < board.shape[1] \
-            else -1
+        return int(board[by, bx]) if 0 <= by < board.shape[0] and 0 <= bx < board.shape[1] else -1
 
     def _slot_name_at(self, x: int, y: int, slot: int) -> str:
         """Canonical name of segment `slot` of the tile at (x, y) (board frame)."""
@@ -432,10 +449,10 @@ class Game:
     def legal_rows(self) -> np.ndarray:
         """Every legal move as core rows, int64[n, 5]: hand index, x, y, rotation, slot
         (figure * max_segments + segment; -1: no follower). `play_row(*row)` plays one."""
-        rows = np.empty((self._rows_per_cell * max(self._st.nfront, 1), 5),
-                        np.int64)
-        return rows[: core_call(self._ts)(self._st, self._ts.tables, OP_LEGAL_MOVES,
-                                          0, 0, 0, 0, 0, rows)]
+        rows = np.empty((self._rows_per_cell * max(self._st.nfront, 1), 5), np.int64)
+        return rows[
+            : core_call(self._ts)(self._st, self._ts.tables, OP_LEGAL_MOVES, 0, 0, 0, 0, 0, rows)
+        ]
 
     def bounding_box(self) -> tuple[int, int, int, int]:
         """(x_min, y_min, x_max, y_max) of the placed tiles."""
@@ -451,8 +468,9 @@ class Game:
             move = as_move(move)
         self._play_legal_row(self.row_of(move), move.follower)
 
-    def play_row(self, h: int, x: int, y: int, r: int, slot: int,
-                 follower: str | None = None) -> None:
+    def play_row(
+        self, h: int, x: int, y: int, r: int, slot: int, follower: str | None = None
+    ) -> None:
         """Play a move given as a core row (a row of `legal_rows()`: the envs' path) and
         log it; `follower` names the slot's location in the log (default: its canonical
         name; slot: figure * S + segment). The rules core checks the row before it plays
@@ -460,9 +478,17 @@ class Game:
         move now (a hand index in the hand) and `follower` (if given) names its
         location."""
         L = CORE_INT_LIMIT  # (the envs' rows: plain ints in range, taken as they are)
-        if (type(h) is int and type(x) is int and type(y) is int and type(r) is int
-                and type(slot) is int and -L <= x <= L and -L <= y <= L and -L <= r <= L
-                and -L <= slot <= L):
+        if (
+            type(h) is int
+            and type(x) is int
+            and type(y) is int
+            and type(r) is int
+            and type(slot) is int
+            and -L <= x <= L
+            and -L <= y <= L
+            and -L <= r <= L
+            and -L <= slot <= L
+        ):
             row = given = [h, x, y, r, slot]
         else:
             given = [h, x, y, r, slot]
@@ -485,8 +511,14 @@ class Game:
         S = ts.max_segments  # = the core's segment slots (a jitted call costs more)
         if follower is None and slot != C.NO_FOLLOWER:
             follower = ts.slot_names[t][r][slot % S]
-        entry = {"player": seat, "tile": ts.names[t], "x": x, "y": y, "rotation": r,
-                 "follower": follower}
+        entry = {
+            "player": seat,
+            "tile": ts.names[t],
+            "x": x,
+            "y": y,
+            "rotation": r,
+            "follower": follower,
+        }
         if slot >= S and decision == "place":
             entry["figure"] = C.FIGURES[slot // S]
         if decision != "place":
@@ -494,8 +526,9 @@ class Game:
         self._moves = (self._moves, entry)
         self._score_log = (self._score_log, self.scores)
 
-    def random_playouts(self, n: int, seed: int | None = None,
-                        reshuffle: bool = True) -> np.ndarray:
+    def random_playouts(
+        self, n: int, seed: int | None = None, reshuffle: bool = True
+    ) -> np.ndarray:
         """Final scores (int32 array, one row per playout) of `n` uniformly random
         continuations of this game, played inside numba; the game itself is unchanged.
         With `reshuffle` (default) the tiles not drawn yet are reshuffled before each
@@ -513,8 +546,9 @@ class Game:
 
     # ------------------------------------------------------------------ copies and records
     @classmethod
-    def over_state(cls, rules: Rules, tileset: TileSet, st: GameState,
-                   seed: int | None = None) -> Game:
+    def over_state(
+        cls, rules: Rules, tileset: TileSet, st: GameState, seed: int | None = None
+    ) -> Game:
         """A Game reading (and sharing) a core state `st` that something else drives, such
         as a vector env's games or a search's scratch state; its move log is empty. After
         the state changes under it, call `forget_legal_moves()`."""
@@ -586,22 +620,36 @@ class Game:
         check_seats(record, rules, len(game.scores))
         for k, m in enumerate(record["moves"]):
             if game.current_player != m["player"]:
-                raise ValueError(f"move {k}: seat {game.current_player} is to move, "
-                                 f"the record says {m['player']}")
+                raise ValueError(
+                    f"move {k}: seat {game.current_player} is to move, "
+                    f"the record says {m['player']}"
+                )
             try:
-                game.play(Move(m["x"], m["y"], m["rotation"], m.get("follower"),
-                               m.get("tile"), m.get("figure", "follower")))
+                game.play(
+                    Move(
+                        m["x"],
+                        m["y"],
+                        m["rotation"],
+                        m.get("follower"),
+                        m.get("tile"),
+                        m.get("figure", "follower"),
+                    )
+                )
             except IllegalMoveError as err:
                 raise ValueError(f"move {k} of the record is illegal: {err}") from err
             if k < len(recorded) and list(recorded[k]) != game.scores:
-                raise ValueError(f"move {k}: replay scores {game.scores} differ from the "
-                                 f"record's {list(recorded[k])}")
+                raise ValueError(
+                    f"move {k}: replay scores {game.scores} differ from the "
+                    f"record's {list(recorded[k])}"
+                )
         check_outcome(record, game)
         return game
 
     def __repr__(self) -> str:
-        state = f"result={self.result}" if self.done else (
-            f"turn={self.turn}, seat={self.current_player}, tile={self.hand}"
+        state = (
+            f"result={self.result}"
+            if self.done
+            else (f"turn={self.turn}, seat={self.current_player}, tile={self.hand}")
         )
         return f"Game({self.rules!r}, {state}, scores={self.scores})"
 

@@ -33,27 +33,69 @@ from gymnasium import spaces
 
 from .atomic import atomic_path
 
-__all__ = ["FRESH_KEYS", "MODEL_ENTRY", "REBUILT_KEYS", "UnsafeModelError", "check_rebuilt",
-           "decode_space", "describe_model", "encode_space", "read_description", "rewrite_zip",
-           "mark_solo", "save_model", "saved_data", "serialized_keys", "trained_on_solo"]
+__all__ = [
+    "FRESH_KEYS",
+    "MODEL_ENTRY",
+    "REBUILT_KEYS",
+    "UnsafeModelError",
+    "check_rebuilt",
+    "decode_space",
+    "describe_model",
+    "encode_space",
+    "read_description",
+    "rewrite_zip",
+    "mark_solo",
+    "save_model",
+    "saved_data",
+    "serialized_keys",
+    "trained_on_solo",
+]
 
 MODEL_ENTRY = "carcassonne.json"
 FORMAT = 1
 ALGORITHMS = ("MaskablePPO", "PPO")
 # SB3's "data" keys the description gives (to the loader, as SB3's `custom_objects`)
-REBUILT_KEYS = ("policy_class", "rollout_buffer_class", "observation_space", "action_space",
-                "learning_rate", "lr_schedule", "clip_range", "clip_range_vf",
-                "carcassonne_solo")
+REBUILT_KEYS = (
+    "policy_class",
+    "rollout_buffer_class",
+    "observation_space",
+    "action_space",
+    "learning_rate",
+    "lr_schedule",
+    "clip_range",
+    "clip_range_vf",
+    "carcassonne_solo",
+)
 # ... and those that start fresh (None): the training state and a saved env
-FRESH_KEYS = ("_last_obs", "_last_original_obs", "_last_episode_starts", "ep_info_buffer",
-              "ep_success_buffer", "env")
+FRESH_KEYS = (
+    "_last_obs",
+    "_last_original_obs",
+    "_last_episode_starts",
+    "ep_info_buffer",
+    "ep_success_buffer",
+    "env",
+)
 # What SB3's data of every saved model gives.
 _SB3_KEYS = ("policy_class", "observation_space", "action_space")
 # The dtypes a Box of these envs (or of SB3's examples) has.
-_DTYPES = ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-           "float16", "float32", "float64")
-_TRUST_HINT = ("if you trust the file, convert it once: carcassonne train export {path} -o "
-               "SAFE.zip --trust-pickle")
+_DTYPES = (
+    "bool",
+    "int8",
+    "uint8",
+    "int16",
+    "uint16",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+)
+_TRUST_HINT = (
+    "if you trust the file, convert it once: carcassonne train export {path} -o "
+    "SAFE.zip --trust-pickle"
+)
 
 
 class UnsafeModelError(ValueError):
@@ -61,8 +103,10 @@ class UnsafeModelError(ValueError):
     description does not replace. The message names the safe way to convert it."""
 
     def __init__(self, path: str | Path, why: str) -> None:
-        super().__init__(f"{path}: {why}; loading it would run code stored in the file "
-                         f"(pickle): {_TRUST_HINT.format(path=path)}")
+        super().__init__(
+            f"{path}: {why}; loading it would run code stored in the file "
+            f"(pickle): {_TRUST_HINT.format(path=path)}"
+        )
 
 
 # ---------------------------------------------------------------------- spaces
@@ -70,13 +114,20 @@ def encode_space(space: spaces.Space) -> dict[str, Any]:
     """`space` (gymnasium Box, Discrete or Dict of them) as JSON data; `decode_space`
     gives it back equal, bounds and dtypes exactly."""
     if isinstance(space, spaces.Dict):
-        return {"type": "Dict", "spaces": [[key, encode_space(sub)]
-                                           for key, sub in space.spaces.items()]}
+        return {
+            "type": "Dict",
+            "spaces": [[key, encode_space(sub)] for key, sub in space.spaces.items()],
+        }
     if isinstance(space, spaces.Discrete):
         return {"type": "Discrete", "n": int(space.n), "start": int(space.start)}
     if isinstance(space, spaces.Box):
-        return {"type": "Box", "shape": list(space.shape), "dtype": space.dtype.name,
-                "low": _encode_bounds(space.low), "high": _encode_bounds(space.high)}
+        return {
+            "type": "Box",
+            "shape": list(space.shape),
+            "dtype": space.dtype.name,
+            "low": _encode_bounds(space.low),
+            "high": _encode_bounds(space.high),
+        }
     raise ValueError(f"a model's spaces are Box, Discrete or Dict; got {type(space).__name__}")
 
 
@@ -89,8 +140,9 @@ def decode_space(data: Any) -> spaces.Space:
             raise ValueError("a Dict space names a key twice")
         return spaces.Dict(pairs)  # (a list of pairs keeps the saved order)
     if kind == "Discrete":
-        return spaces.Discrete(_integer(data.get("n"), "n", 1),
-                               start=_integer(data.get("start", 0), "start"))
+        return spaces.Discrete(
+            _integer(data.get("n"), "n", 1), start=_integer(data.get("start", 0), "start")
+        )
     if kind == "Box":
         shape = data.get("shape")
         if not isinstance(shape, list) or not shape:
@@ -98,10 +150,12 @@ def decode_space(data: Any) -> spaces.Space:
         shape = tuple(_integer(n, "shape", 1) for n in shape)
         dtype = data.get("dtype")
         if dtype not in _DTYPES:
-            raise ValueError(f"a Box space's dtype must be one of {', '.join(_DTYPES)}, "
-                             f"got {dtype!r}")
-        low, high = (_decode_bounds(data.get(end), shape, np.dtype(dtype))
-                     for end in ("low", "high"))
+            raise ValueError(
+                f"a Box space's dtype must be one of {', '.join(_DTYPES)}, got {dtype!r}"
+            )
+        low, high = (
+            _decode_bounds(data.get(end), shape, np.dtype(dtype)) for end in ("low", "high")
+        )
         return spaces.Box(low=low, high=high, shape=shape, dtype=np.dtype(dtype))
     raise ValueError(f"not a space this package saves: {str(data)[:80]}")
 
@@ -119,12 +173,18 @@ def _encode_bounds(bounds: np.ndarray) -> Any:
 
 
 def _decode_bounds(data: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    if isinstance(data, dict) and isinstance(data.get("last_axis"), list) \
-            and len(data["last_axis"]) == shape[-1]:
+    if (
+        isinstance(data, dict)
+        and isinstance(data.get("last_axis"), list)
+        and len(data["last_axis"]) == shape[-1]
+    ):
         row = np.array([_value(v) for v in data["last_axis"]], dtype)
         return np.broadcast_to(row, shape).copy()
-    if isinstance(data, dict) and isinstance(data.get("values"), list) \
-            and len(data["values"]) == math.prod(shape):
+    if (
+        isinstance(data, dict)
+        and isinstance(data.get("values"), list)
+        and len(data["values"]) == math.prod(shape)
+    ):
         return np.array([_value(v) for v in data["values"]], dtype).reshape(shape)
     if isinstance(data, (int, float, str)) and not isinstance(data, bool):
         return np.full(shape, _value(data), dtype)
@@ -148,10 +208,11 @@ def _value(data: Any) -> float | int:
 
 
 def _integer(value: Any, name: str, low: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or (low is not None
-                                                                 and value < low):
-        raise ValueError(f"a space's {name} must be an integer"
-                         f"{'' if low is None else f' >= {low}'}, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low):
+        raise ValueError(
+            f"a space's {name} must be an integer"
+            f"{'' if low is None else f' >= {low}'}, got {value!r}"
+        )
     return value
 
 
@@ -167,22 +228,27 @@ def describe_model(model: Any) -> dict[str, Any]:
     ValueError for a model it cannot describe (another algorithm, a schedule that is not
     constant)."""
     # a subclass (training.learner's) saves as the SB3 algorithm it extends
-    algorithm = next((c.__name__ for c in type(model).__mro__ if c.__name__ in ALGORITHMS),
-                     type(model).__name__)
+    algorithm = next(
+        (c.__name__ for c in type(model).__mro__ if c.__name__ in ALGORITHMS), type(model).__name__
+    )
     if algorithm not in ALGORITHMS:
-        raise ValueError(f"only {' and '.join(ALGORITHMS)} models are saved with a "
-                         f"description, got {algorithm}")
+        raise ValueError(
+            f"only {' and '.join(ALGORITHMS)} models are saved with a description, got {algorithm}"
+        )
     buffer = getattr(model, "rollout_buffer_class", None)
     vf = getattr(model, "clip_range_vf", None)
-    return {"format": FORMAT, "algorithm": algorithm,
-            "policy_class": _class_name(model.policy_class),
-            "rollout_buffer_class": None if buffer is None else _class_name(buffer),
-            "observation_space": encode_space(model.observation_space),
-            "action_space": encode_space(model.action_space),
-            "solo": trained_on_solo(model),
-            "learning_rate": _constant(model.learning_rate, "learning_rate"),
-            "clip_range": _constant(model.clip_range, "clip_range"),
-            "clip_range_vf": None if vf is None else _constant(vf, "clip_range_vf")}
+    return {
+        "format": FORMAT,
+        "algorithm": algorithm,
+        "policy_class": _class_name(model.policy_class),
+        "rollout_buffer_class": None if buffer is None else _class_name(buffer),
+        "observation_space": encode_space(model.observation_space),
+        "action_space": encode_space(model.action_space),
+        "solo": trained_on_solo(model),
+        "learning_rate": _constant(model.learning_rate, "learning_rate"),
+        "clip_range": _constant(model.clip_range, "clip_range"),
+        "clip_range_vf": None if vf is None else _constant(vf, "clip_range_vf"),
+    }
 
 
 def mark_solo(model: Any, solo: bool | None) -> None:
@@ -226,8 +292,11 @@ def read_description(path: str | Path) -> dict[str, Any]:
     try:
         with zipfile.ZipFile(path) as archive:
             if MODEL_ENTRY not in archive.namelist():
-                raise UnsafeModelError(path, f"the model file holds no {MODEL_ENTRY} "
-                                       "(written by an older version or by another program)")
+                raise UnsafeModelError(
+                    path,
+                    f"the model file holds no {MODEL_ENTRY} "
+                    "(written by an older version or by another program)",
+                )
             text = archive.read(MODEL_ENTRY)
     except (zipfile.BadZipFile, OSError) as err:
         if isinstance(err, FileNotFoundError):
@@ -246,19 +315,25 @@ def _checked(data: Any) -> dict[str, Any]:
     if data.get("algorithm") not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}")
     for key in ("policy_class", "rollout_buffer_class"):
-        if not isinstance(data.get(key), str) and not (key == "rollout_buffer_class"
-                                                        and data.get(key) is None):
+        if not isinstance(data.get(key), str) and not (
+            key == "rollout_buffer_class" and data.get(key) is None
+        ):
             raise ValueError(f"{key} must be a class name")
     if data.get("solo") not in (True, False, None):
         raise ValueError("solo must be true, false or null")
     for key in ("learning_rate", "clip_range", "clip_range_vf"):
         value = data.get(key)
         if not (value is None and key == "clip_range_vf") and (
-                isinstance(value, bool) or not isinstance(value, (int, float))
-                or not math.isfinite(value)):
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+        ):
             raise ValueError(f"{key} must be a number")
-    return {**data, "observation_space": decode_space(data["observation_space"]),
-            "action_space": decode_space(data["action_space"])}
+    return {
+        **data,
+        "observation_space": decode_space(data["observation_space"]),
+        "action_space": decode_space(data["action_space"]),
+    }
 
 
 def saved_data(path: str | Path) -> dict[str, Any]:
@@ -269,19 +344,21 @@ def saved_data(path: str | Path) -> dict[str, Any]:
             data = json.loads(archive.read("data"))
     except (zipfile.BadZipFile, KeyError, ValueError) as err:
         raise ValueError(f"{path} is not a saved Stable-Baselines3 model ({err})") from None
-    missing = [key for key in _SB3_KEYS if key not in data] if isinstance(data, dict) \
-        else list(_SB3_KEYS)
+    missing = (
+        [key for key in _SB3_KEYS if key not in data] if isinstance(data, dict) else list(_SB3_KEYS)
+    )
     if missing:
-        raise ValueError(f"{path} is not a saved Stable-Baselines3 model (its data gives no "
-                         f"{', '.join(missing)})")
+        raise ValueError(
+            f"{path} is not a saved Stable-Baselines3 model (its data gives no "
+            f"{', '.join(missing)})"
+        )
     return data
 
 
 def serialized_keys(data: dict[str, Any]) -> list[str]:
     """The keys of SB3's "data" whose values are pickled (what SB3's loader would
     unpickle)."""
-    return [key for key, item in data.items()
-            if isinstance(item, dict) and ":serialized:" in item]
+    return [key for key, item in data.items() if isinstance(item, dict) and ":serialized:" in item]
 
 
 def check_rebuilt(path: str | Path, data: dict[str, Any]) -> None:
@@ -289,13 +366,15 @@ def check_rebuilt(path: str | Path, data: dict[str, Any]) -> None:
     description nor started fresh (a pickled policy_kwargs, say)."""
     left = [key for key in serialized_keys(data) if key not in REBUILT_KEYS + FRESH_KEYS]
     if left:
-        raise UnsafeModelError(path, f"its data holds pickled {', '.join(left)}, which "
-                               f"{MODEL_ENTRY} does not describe")
+        raise UnsafeModelError(
+            path, f"its data holds pickled {', '.join(left)}, which {MODEL_ENTRY} does not describe"
+        )
 
 
 # ---------------------------------------------------------------------- writing
-def save_model(model: Any, path: str | Path, exclude: list[str] | None = None,
-               compression: int | None = None) -> Path:
+def save_model(
+    model: Any, path: str | Path, exclude: list[str] | None = None, compression: int | None = None
+) -> Path:
     """Save the SB3 `model` to `path` with its description (`MODEL_ENTRY`), whole or not
     at all (`carcassonne_env.atomic`); `exclude`: attributes SB3 leaves out,
     `compression`: the zip compression of every entry (None: SB3's). Returns `path`."""
@@ -307,8 +386,9 @@ def save_model(model: Any, path: str | Path, exclude: list[str] | None = None,
     return path
 
 
-def rewrite_zip(path: str | Path, add: dict[str, str] | None = None,
-                compression: int | None = None) -> None:
+def rewrite_zip(
+    path: str | Path, add: dict[str, str] | None = None, compression: int | None = None
+) -> None:
     """Rewrite the zip at `path` whole (`carcassonne_env.atomic`): its entries but those
     `add` names, each compressed with `compression` (None: as it was stored), then
     `add`'s entries, deflated."""
@@ -316,13 +396,15 @@ def rewrite_zip(path: str | Path, add: dict[str, str] | None = None,
         _copy_zip(path, tmp, add or {}, compression)
 
 
-def _copy_zip(src: Path | str, dst: Path | str, add: dict[str, str],
-              compression: int | None) -> None:
+def _copy_zip(
+    src: Path | str, dst: Path | str, add: dict[str, str], compression: int | None
+) -> None:
     """Write to `dst` the entries of the zip `src` (read first: `dst` may be `src`) but
     those `add` names, then `add`'s entries."""
     with zipfile.ZipFile(src) as archive:
-        entries = [(info, archive.read(info)) for info in archive.infolist()
-                   if info.filename not in add]
+        entries = [
+            (info, archive.read(info)) for info in archive.infolist() if info.filename not in add
+        ]
     with zipfile.ZipFile(dst, "w") as archive:
         for info, data in entries:
             archive.writestr(info, data, compress_type=compression)

@@ -114,9 +114,11 @@ def as_move(move: Any) -> Move:
             raise TypeError
         return Move(*move)
     except TypeError:
-        raise TypeError("a move is a Move (from legal_moves(), or Move(x, y, rotation, "
-                        "follower=None, tile=None, figure='follower')) or a tuple of its "
-                        f"fields, got {move!r}") from None
+        raise TypeError(
+            "a move is a Move (from legal_moves(), or Move(x, y, rotation, "
+            "follower=None, tile=None, figure='follower')) or a tuple of its "
+            f"fields, got {move!r}"
+        ) from None
 
 
 def check_move_types(move: Move) -> None:
@@ -154,20 +156,22 @@ def resolve(game: Game, st: GameState, move: Move) -> list[int]:
             raise IllegalMoveError(f"tile {move.tile!r} is not in the hand {hand}")
         h = hand.index(move.tile)
     elif move.tile is not None and move.tile != game.current_tile:
-        raise IllegalMoveError(
-            f"the tile to place is {game.current_tile}, not {move.tile!r}"
-        )
+        raise IllegalMoveError(f"the tile to place is {game.current_tile}, not {move.tile!r}")
     t = st.hands[game.current_player, h] if game.rules.hand_size > 1 else st.tile
     fmt["tile"] = ts.names[t]
     slot = C.NO_FOLLOWER
     if move.figure not in game.rules.figures:
         raise IllegalMoveError(
             f"figure must be one of {list(game.rules.figures)} in this game, got "
-            f"{move.figure!r}" + (
-                " (the large follower comes with Inns & Cathedrals in full mode, not "
-                "in solo)" if move.figure == "large" else
-                " (builder and pig come with Traders & Builders in full mode, not in "
-                "solo)" if move.figure in ("builder", "pig") else ""))
+            f"{move.figure!r}"
+            + (
+                " (the large follower comes with Inns & Cathedrals in full mode, not in solo)"
+                if move.figure == "large"
+                else " (builder and pig come with Traders & Builders in full mode, not in solo)"
+                if move.figure in ("builder", "pig")
+                else ""
+            )
+        )
     if move.follower is not None:
         if not 0 <= r < 4:
             raise IllegalMoveError(MESSAGES[C.E_BAD_ROTATION].format(**fmt))
@@ -180,16 +184,14 @@ def resolve(game: Game, st: GameState, move: Move) -> list[int]:
             )
         slot += C.FIGURES.index(move.figure) * ts.max_segments
     elif move.figure != "follower":
-        raise IllegalMoveError(f"figure {move.figure!r} without a location: name one "
-                               "in `follower`")
+        raise IllegalMoveError(f"figure {move.figure!r} without a location: name one in `follower`")
     code = check_call(ts)(st, ts.tables, h, *core_ints((x, y, r), ROW_FIELDS[1:4]), slot)
     if code != C.OK:
         raise IllegalMoveError(MESSAGES[code].format(**fmt))
     return [h, x, y, r, slot]
 
 
-def _resolve_choice(game: Game, st: GameState, move: Move, fmt: dict[str, Any]
-                    ) -> list[int]:
+def _resolve_choice(game: Game, st: GameState, move: Move, fmt: dict[str, Any]) -> list[int]:
     """Core arguments of a scoring choice (`decision` is not "place")."""
     ts = game.tileset
     x, y, r = fmt["x"], fmt["y"], fmt["rotation"]
@@ -197,21 +199,34 @@ def _resolve_choice(game: Game, st: GameState, move: Move, fmt: dict[str, Any]
     slot = -2
     if i >= 0 and move.follower is not None and int(st.prot[i]) == r:
         slot = ts.slot_aliases[int(st.ptype[i])][r].get(move.follower, -2)
-    if slot < 0 or check_call(ts)(st, ts.tables, 0, *core_ints((x, y, r), ROW_FIELDS[1:4]),
-                                  slot) != C.OK:
-        raise IllegalMoveError(MESSAGES[C.E_NOT_A_CHOICE].format(
-            decision=game.decision, choices=game.legal_moves(), **fmt))
+    if (
+        slot < 0
+        or check_call(ts)(st, ts.tables, 0, *core_ints((x, y, r), ROW_FIELDS[1:4]), slot) != C.OK
+    ):
+        raise IllegalMoveError(
+            MESSAGES[C.E_NOT_A_CHOICE].format(
+                decision=game.decision, choices=game.legal_moves(), **fmt
+            )
+        )
     return [0, x, y, r, slot]
 
 
-def _fields(game: Game, x: int, y: int, r: int, follower: str | None, tile: str | None,
-            figure: str) -> dict[str, Any]:
+def _fields(
+    game: Game, x: int, y: int, r: int, follower: str | None, tile: str | None, figure: str
+) -> dict[str, Any]:
     """The fields `MESSAGES` are formatted with, for a move of these values in `game`."""
-    return {"x": x, "y": y, "rotation": r, "follower": follower, "tile": tile,
-            "seat": game.current_player,
-            "figure": "large follower" if figure == "large" else figure,
-            "where": ": a builder on a road or city, a pig on a field" if
-            figure in ("builder", "pig") else ""}
+    return {
+        "x": x,
+        "y": y,
+        "rotation": r,
+        "follower": follower,
+        "tile": tile,
+        "seat": game.current_player,
+        "figure": "large follower" if figure == "large" else figure,
+        "where": ": a builder on a road or city, a pig on a field"
+        if figure in ("builder", "pig")
+        else "",
+    }
 
 
 # ---------------------------------------------------------------------- core rows
@@ -247,8 +262,13 @@ def core_ints(values: Sequence[Any], names: Sequence[str]) -> list[int]:
             if not is_int(v):
                 raise IllegalMoveError(f"{name} must be an integer, got {v!r}")
             v = int(v)
-        out.append(v if -CORE_INT_LIMIT <= v <= CORE_INT_LIMIT
-                   else CORE_INT_LIMIT if v > 0 else -CORE_INT_LIMIT)
+        out.append(
+            v
+            if -CORE_INT_LIMIT <= v <= CORE_INT_LIMIT
+            else CORE_INT_LIMIT
+            if v > 0
+            else -CORE_INT_LIMIT
+        )
     return out
 
 
@@ -273,18 +293,21 @@ def core_row(row: Sequence[Any]) -> list[int]:
     return core_ints(row, ROW_FIELDS)
 
 
-def row_error(game: Game, st: GameState, row: list[int], given: Sequence[Any],
-              code: int) -> IllegalMoveError:
+def row_error(
+    game: Game, st: GameState, row: list[int], given: Sequence[Any], code: int
+) -> IllegalMoveError:
     """The error of core row `row` (`core_row` of the values `given`), illegal in `game`
     (state `st`) with core check code `code` (or `C.E_NOT_IN_HAND` for a hand index
     out of range)."""
     given = [int(v) for v in given]  # (the message shows them unclamped)
-    return IllegalMoveError(f"core row {tuple(given)} is not a legal move: "
-                            + _row_reason(game, st, row, given, code))
+    return IllegalMoveError(
+        f"core row {tuple(given)} is not a legal move: " + _row_reason(game, st, row, given, code)
+    )
 
 
-def check_row(game: Game, st: GameState, row: list[int], given: Sequence[Any],
-              follower: str | None = None) -> None:
+def check_row(
+    game: Game, st: GameState, row: list[int], given: Sequence[Any], follower: str | None = None
+) -> None:
     """IllegalMoveError unless core row `row` (`core_row` of `given`) is a legal move
     of `game` (state `st`) now (the core's own check, `check_call`) and `follower`, if
     given, names its location (the name `play_row` logs instead of the canonical one)."""
@@ -296,15 +319,19 @@ def check_row(game: Game, st: GameState, row: list[int], given: Sequence[Any],
     if follower is None:
         return
     t, S = row_tile(game, st, h, x, y), ts.max_segments
-    if not isinstance(follower, str) or slot == C.NO_FOLLOWER or \
-            ts.slot_aliases[t][r].get(follower, -2) != slot % S:
+    if (
+        not isinstance(follower, str)
+        or slot == C.NO_FOLLOWER
+        or ts.slot_aliases[t][r].get(follower, -2) != slot % S
+    ):
         where = "none" if slot == C.NO_FOLLOWER else repr(ts.slot_names[t][r][slot % S])
-        raise IllegalMoveError(f"core row {tuple(row)}: follower {follower!r} does not "
-                               f"name its location (slot {slot}: {where})")
+        raise IllegalMoveError(
+            f"core row {tuple(row)}: follower {follower!r} does not "
+            f"name its location (slot {slot}: {where})"
+        )
 
 
-def _row_reason(game: Game, st: GameState, row: list[int], given: list[int],
-                code: int) -> str:
+def _row_reason(game: Game, st: GameState, row: list[int], given: list[int], code: int) -> str:
     """The reason core row `row` (`core_ints` of the values `given`) is illegal (core
     check code `code`)."""
     h, x, y, r, slot = row
@@ -315,10 +342,16 @@ def _row_reason(game: Game, st: GameState, row: list[int], given: list[int],
     names = ts.slot_names[t][r] if t >= 0 and 0 <= r < 4 else ()
     fig = slot // S if slot >= 0 else 0
     figure = C.FIGURES[fig] if fig < len(C.FIGURES) else "figure"
-    follower = (None if slot == C.NO_FOLLOWER else names[slot % S]
-                if slot >= 0 and slot % S < len(names) else f"segment {slot}")
-    fmt = _fields(game, given[1], given[2], given[3], follower,
-                  ts.names[t] if t >= 0 else None, figure)
+    follower = (
+        None
+        if slot == C.NO_FOLLOWER
+        else names[slot % S]
+        if slot >= 0 and slot % S < len(names)
+        else f"segment {slot}"
+    )
+    fmt = _fields(
+        game, given[1], given[2], given[3], follower, ts.names[t] if t >= 0 else None, figure
+    )
     fmt["decision"] = game.decision
     fmt["choices"] = game.legal_moves() if code == C.E_NOT_A_CHOICE else []
     return MESSAGES[code].format(**fmt)
@@ -329,7 +362,10 @@ def slot_labels(ts: TileSet, t: int, S: int) -> tuple:
     """[rotation][slot + 1] -> (follower location, figure) of tile type t's moves (slot:
     figure * S + segment, -1 none), for `Game.legal_moves`."""
     return tuple(
-        ((None, "follower"),) + tuple(
+        ((None, "follower"),)
+        + tuple(
             (names[slot % S] if slot % S < len(names) else None, C.FIGURES[slot // S])
-            for slot in range(S * len(C.FIGURES)))
-        for names in ts.slot_names[t])
+            for slot in range(S * len(C.FIGURES))
+        )
+        for names in ts.slot_names[t]
+    )

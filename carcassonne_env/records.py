@@ -58,12 +58,16 @@ def check_seats(record: dict[str, Any], rules: Rules, width: int) -> None:
         rows.append(("result", record["result"]))
     for where, row in rows:
         if len(row) != width:
-            raise ValueError(f"the seat count disagrees: the record's rules have {seats} but "
-                             f"its {where} has {len(row)} scores {list(row)}")
+            raise ValueError(
+                f"the seat count disagrees: the record's rules have {seats} but "
+                f"its {where} has {len(row)} scores {list(row)}"
+            )
     for k, m in enumerate(record["moves"]):
         if m["player"] >= width:
-            raise ValueError(f"the seat count disagrees: the record's rules have {seats} but "
-                             f"move {k} is played by seat {m['player']}")
+            raise ValueError(
+                f"the seat count disagrees: the record's rules have {seats} but "
+                f"move {k} is played by seat {m['player']}"
+            )
 
 
 def check_outcome(record: dict[str, Any], game: Game) -> None:
@@ -72,14 +76,18 @@ def check_outcome(record: dict[str, Any], game: Game) -> None:
     moves, last = len(record["moves"]), f"move {len(record['moves']) - 1}"
     recorded = record.get("scores")
     if recorded is not None and len(recorded) != moves:
-        raise ValueError(f"the record has {moves} moves but scores after {len(recorded)} "
-                         f"moves: after {last} the replay scores are {game.scores}, the "
-                         f"record's last scores {list(recorded[-1]) if recorded else []}")
+        raise ValueError(
+            f"the record has {moves} moves but scores after {len(recorded)} "
+            f"moves: after {last} the replay scores are {game.scores}, the "
+            f"record's last scores {list(recorded[-1]) if recorded else []}"
+        )
     for key in ("result", "end_reason"):
         if key in record and record[key] != getattr(game, key):
-            raise ValueError(f"after {last} (the last): replay {key} "
-                             f"{getattr(game, key)!r} differs from the record's "
-                             f"{record[key]!r}")
+            raise ValueError(
+                f"after {last} (the last): replay {key} "
+                f"{getattr(game, key)!r} differs from the record's "
+                f"{record[key]!r}"
+            )
 
 
 def _max_items(validator: Any, limit: int, instance: Any, schema: Any) -> Iterator[Any]:
@@ -93,8 +101,7 @@ def _max_length(validator: Any, limit: int, instance: Any, schema: Any) -> Itera
     import jsonschema
 
     if validator.is_type(instance, "string") and len(instance) > limit:
-        yield jsonschema.ValidationError(f"a string of {len(instance)} characters, at most "
-                                         f"{limit}")
+        yield jsonschema.ValidationError(f"a string of {len(instance)} characters, at most {limit}")
 
 
 def _is_integer(checker: Any, value: Any) -> bool:
@@ -111,8 +118,7 @@ def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:
         return node
     inlined = {k: _inline_refs(v, defs) for k, v in node.items() if k != "$ref"}
     if "$ref" in node:
-        inlined = {**_inline_refs(defs[node["$ref"].removeprefix("#/$defs/")], defs),
-                   **inlined}
+        inlined = {**_inline_refs(defs[node["$ref"].removeprefix("#/$defs/")], defs), **inlined}
     return inlined
 
 
@@ -120,15 +126,17 @@ def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:
 def _record_validator() -> Any:
     import jsonschema  # imported on first use: most programs never read a record
 
-    schema = json.loads(resources.files("carcassonne_env").joinpath(
-        "data/record.schema.json").read_text("utf-8"))
-    schema = _inline_refs({k: v for k, v in schema.items() if k != "$defs"},
-                          schema["$defs"])
+    schema = json.loads(
+        resources.files("carcassonne_env").joinpath("data/record.schema.json").read_text("utf-8")
+    )
+    schema = _inline_refs({k: v for k, v in schema.items() if k != "$defs"}, schema["$defs"])
     base = jsonschema.Draft202012Validator
     # Limits name the size, not the whole value; an integer is a JSON integer (1.0 is not).
     strict = jsonschema.validators.extend(
-        base, {"maxItems": _max_items, "maxLength": _max_length},
-        type_checker=base.TYPE_CHECKER.redefine("integer", _is_integer))
+        base,
+        {"maxItems": _max_items, "maxLength": _max_length},
+        type_checker=base.TYPE_CHECKER.redefine("integer", _is_integer),
+    )
     return strict(schema)
 
 
@@ -187,9 +195,12 @@ def check_record(record: Any) -> None:
         path.append(missing[0])
         message = "missing"
     elif error.validator == "const" and path in (["format"], ["version"]):
-        message = (f"not a {RECORD_FORMAT} record" if path == ["format"] else
-                   f"unsupported record version {record.get('version')!r} (this release "
-                   f"reads version {RECORD_VERSION})")
+        message = (
+            f"not a {RECORD_FORMAT} record"
+            if path == ["format"]
+            else f"unsupported record version {record.get('version')!r} (this release "
+            f"reads version {RECORD_VERSION})"
+        )
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
     if len(path) > 1 and path[0] == "moves":
         where += f" (move {path[1]})"
@@ -204,8 +215,10 @@ def _check_move_count(record: dict[str, Any]) -> None:
     allowed = 2 * tiles if choices else tiles
     if moves > allowed:
         per = " and a scoring choice per follower placed" if choices else ""
-        raise ValueError(f"malformed record at moves: {moves} moves, at most {allowed} "
-                         f"(one per tile of its tile_order{per})")
+        raise ValueError(
+            f"malformed record at moves: {moves} moves, at most {allowed} "
+            f"(one per tile of its tile_order{per})"
+        )
 
 
 # ------------------------------------------------------------------ annotations
@@ -219,19 +232,24 @@ def check_annotations(record: dict[str, Any]) -> list[dict[str, Any] | None] | N
     if ann is None:
         return None
     if not isinstance(ann, dict):
-        raise ValueError(f"malformed record at annotations: expected an object, got "
-                         f"{type(ann).__name__}")
+        raise ValueError(
+            f"malformed record at annotations: expected an object, got {type(ann).__name__}"
+        )
     version = ann.get("version")
     if version != ANNOTATIONS_VERSION:
-        raise ValueError(f"unsupported annotations version {version!r} (this release reads "
-                         f"version {ANNOTATIONS_VERSION}); drop the 'annotations' key to "
-                         "replay the game alone")
+        raise ValueError(
+            f"unsupported annotations version {version!r} (this release reads "
+            f"version {ANNOTATIONS_VERSION}); drop the 'annotations' key to "
+            "replay the game alone"
+        )
     moves = ann.get("moves")
     n = len(record.get("moves", []))
     if not isinstance(moves, list) or len(moves) != n:
         got = len(moves) if isinstance(moves, list) else type(moves).__name__
-        raise ValueError(f"malformed record at annotations.moves: one entry (or null) per "
-                         f"move expected, {n} moves, got {got}")
+        raise ValueError(
+            f"malformed record at annotations.moves: one entry (or null) per "
+            f"move expected, {n} moves, got {got}"
+        )
     return moves
 
 

@@ -24,8 +24,12 @@ def register_envs() -> None:
 
     for env_id, entry_point in GYM_IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=entry_point, disable_env_checker=True,
-                               vector_entry_point=VECTOR_ENTRY_POINTS.get(env_id))
+            gymnasium.register(
+                id=env_id,
+                entry_point=entry_point,
+                disable_env_checker=True,
+                vector_entry_point=VECTOR_ENTRY_POINTS.get(env_id),
+            )
     try:
         import pettingzoo
     except ImportError:  # pragma: no cover - pettingzoo is a dependency
@@ -35,6 +39,9 @@ def register_envs() -> None:
         return
     for kind, registry in (("aec", "aec_registry"), ("parallel", "parallel_registry")):
         if PETTINGZOO_ID not in getattr(pettingzoo, registry, {}):
-            entry = ("carcassonne_env.envs.aec:env" if kind == "aec"
-                     else "carcassonne_env.envs.aec:parallel_env")
+            entry = (
+                "carcassonne_env.envs.aec:env"
+                if kind == "aec"
+                else "carcassonne_env.envs.aec:parallel_env"
+            )
             register(kind, PETTINGZOO_ID, entry_point=entry)

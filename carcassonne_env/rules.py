@@ -19,8 +19,12 @@ EXPANSIONS = tuple(EXPANSION_TILES)  # "inns_cathedrals", "traders_builders"
 EXPANSION_MODES = ("full", "tiles_only")
 # Options added after the first record format: left out of `to_dict` at their defaults,
 # so that records of games without them stay as they were.
-_LATER_DEFAULTS = {"scoring_order": "auto", "expansions": (), "expansion_mode": "full",
-                   "goods_from_unowned_city": True}
+_LATER_DEFAULTS = {
+    "scoring_order": "auto",
+    "expansions": (),
+    "expansion_mode": "full",
+    "goods_from_unowned_city": True,
+}
 
 
 @dataclass(frozen=True)
@@ -91,34 +95,44 @@ class Rules:
             ("small_city", check_bool("small_city", self.small_city)),
             ("farm_scoring", check_choice("farm_scoring", self.farm_scoring, FARM_SCORING)),
             ("hand_size", check_int("hand_size", self.hand_size)),
-            ("scoring_order", check_choice("scoring_order", self.scoring_order,
-                                           SCORING_ORDERS)),
+            ("scoring_order", check_choice("scoring_order", self.scoring_order, SCORING_ORDERS)),
             ("expansions", _check_expansions(self.expansions)),
-            ("expansion_mode", check_choice("expansion_mode", self.expansion_mode,
-                                            EXPANSION_MODES)),
-            ("goods_from_unowned_city", check_bool("goods_from_unowned_city",
-                                                   self.goods_from_unowned_city)),
+            (
+                "expansion_mode",
+                check_choice("expansion_mode", self.expansion_mode, EXPANSION_MODES),
+            ),
+            (
+                "goods_from_unowned_city",
+                check_bool("goods_from_unowned_city", self.goods_from_unowned_city),
+            ),
         ):
             object.__setattr__(self, name, value)
         if self.hand_size not in (1, 3):
             raise ValueError(f"hand_size must be 1 or 3, got {self.hand_size!r}")
         if self.expansion_mode != "full" and not self.expansions:
-            raise ValueError(f"expansion_mode={self.expansion_mode!r} says how to play the "
-                             "tiles of expansions, but expansions names none")
+            raise ValueError(
+                f"expansion_mode={self.expansion_mode!r} says how to play the "
+                "tiles of expansions, but expansions names none"
+            )
         if solo:
             if players != 1:
                 raise ValueError(f"the solo variant is played by players=1, got {players}")
             if self.hand_size != 1:
                 raise ValueError("the solo variant draws from stacks: hand_size must be 1")
         elif self.scoring_order != "auto":
-            raise ValueError("scoring_order='player' is a solo-variant option "
-                             "(variant='solo'): in the standard game the order of scoring "
-                             "never changes the scores")
+            raise ValueError(
+                "scoring_order='player' is a solo-variant option "
+                "(variant='solo'): in the standard game the order of scoring "
+                "never changes the scores"
+            )
         if not self.goods_from_unowned_city and (
-                solo or "traders_builders" not in self.full_expansions):
-            raise ValueError("goods_from_unowned_city=False changes only the trade goods of "
-                             "Traders & Builders: it needs expansions=('traders_builders',) "
-                             "with expansion_mode='full', outside the solo variant")
+            solo or "traders_builders" not in self.full_expansions
+        ):
+            raise ValueError(
+                "goods_from_unowned_city=False changes only the trade goods of "
+                "Traders & Builders: it needs expansions=('traders_builders',) "
+                "with expansion_mode='full', outside the solo variant"
+            )
 
     @property
     def seats(self) -> int:
@@ -138,9 +152,13 @@ class Rules:
         if self.variant == "solo":
             return C.FIGURES[:1]
         full = self.full_expansions
-        return tuple(f for f in C.FIGURES if f == "follower"
-                     or (f == "large" and "inns_cathedrals" in full)
-                     or (f in ("builder", "pig") and "traders_builders" in full))
+        return tuple(
+            f
+            for f in C.FIGURES
+            if f == "follower"
+            or (f == "large" and "inns_cathedrals" in full)
+            or (f in ("builder", "pig") and "traders_builders" in full)
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable options (used in game records). The options added after the
@@ -166,20 +184,28 @@ class Rules:
     def to_config(self) -> np.ndarray:
         """Pack the options into the int32 config vector read by the jitted core."""
         return rule_config(
-            seats=self.seats, followers=self.followers, small_city=self.small_city,
+            seats=self.seats,
+            followers=self.followers,
+            small_city=self.small_city,
             farm_mode=FARM_SCORING.index(self.farm_scoring),
-            farm_points=self.farm_city_points, hand_size=self.hand_size,
-            solo=self.variant == "solo", player_order=self.scoring_order == "player",
-            expansions=(C.EXP_INNS_CATHEDRALS * ("inns_cathedrals" in self.full_expansions)
-                        | C.EXP_TRADERS_BUILDERS * ("traders_builders" in self.full_expansions)),
-            goods_unowned=self.goods_from_unowned_city)
+            farm_points=self.farm_city_points,
+            hand_size=self.hand_size,
+            solo=self.variant == "solo",
+            player_order=self.scoring_order == "player",
+            expansions=(
+                C.EXP_INNS_CATHEDRALS * ("inns_cathedrals" in self.full_expansions)
+                | C.EXP_TRADERS_BUILDERS * ("traders_builders" in self.full_expansions)
+            ),
+            goods_unowned=self.goods_from_unowned_city,
+        )
 
 
 def _check_expansions(value: Any) -> tuple[str, ...]:
     """`value` (a sequence of expansion names) as a tuple in `EXPANSIONS` order."""
     if isinstance(value, str) or not isinstance(value, (tuple, list)):
-        raise ValueError(f"expansions must be a list or tuple of names from {EXPANSIONS}, "
-                         f"got {value!r}")
+        raise ValueError(
+            f"expansions must be a list or tuple of names from {EXPANSIONS}, got {value!r}"
+        )
     for name in value:
         check_choice("expansions", name, EXPANSIONS)
     if len(set(value)) != len(value):

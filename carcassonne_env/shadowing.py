@@ -55,14 +55,18 @@ def shadowing_message(name: str, found: Path | None) -> str:
     """The one-line explanation of a shadowed (or missing) package `name`."""
     expected = expected_path(name)
     if found is None:
-        return (f"no '{name}' package found: carcassonne-env installs its '{name}' package "
-                f"beside 'carcassonne_env' ({expected}); reinstall it "
-                "(pip install carcassonne-env)")
-    return (f"'import {name}' finds {found}, not carcassonne-env's '{name}' package "
-            f"({expected}): a package of yours named '{name}' comes first on sys.path. Run "
-            f"from another folder, rename your package, or install carcassonne-env so that "
-            f"no other '{name}' (the working directory, PYTHONPATH, an editable install) is "
-            "ahead of it on sys.path")
+        return (
+            f"no '{name}' package found: carcassonne-env installs its '{name}' package "
+            f"beside 'carcassonne_env' ({expected}); reinstall it "
+            "(pip install carcassonne-env)"
+        )
+    return (
+        f"'import {name}' finds {found}, not carcassonne-env's '{name}' package "
+        f"({expected}): a package of yours named '{name}' comes first on sys.path. Run "
+        f"from another folder, rename your package, or install carcassonne-env so that "
+        f"no other '{name}' (the working directory, PYTHONPATH, an editable install) is "
+        "ahead of it on sys.path"
+    )
 
 
 def check_package(name: str) -> None:

@@ -34,9 +34,11 @@ TARGETS = {
     "VsBots vector steps/s (N=256, random)": 50_000,
     "VsBots/solo ratio (random)": 0.45,
     # the expansions within 1.5x of the base game (per decision / env step)
-    **{f"{measure} ratio to base ({label})": round(1 / 1.5, 2)
-       for measure in ("playout decisions", "AEC env steps")
-       for label in ("Inns & Cathedrals", "both expansions", "both, tiles only")},
+    **{
+        f"{measure} ratio to base ({label})": round(1 / 1.5, 2)
+        for measure in ("playout decisions", "AEC env steps")
+        for label in ("Inns & Cathedrals", "both expansions", "both, tiles only")
+    },
 }
 
 _FIRST_GAME = (
@@ -57,8 +59,10 @@ def check_parts(names: Sequence[str]) -> tuple[str, ...]:
     unknown ones, and for an empty list."""
     unknown = [n for n in names if n not in PARTS]
     if unknown or not names:
-        raise ValueError(f"only must name parts from {', '.join(PARTS)}, got "
-                         f"{', '.join(map(repr, unknown)) if unknown else 'none'}")
+        raise ValueError(
+            f"only must name parts from {', '.join(PARTS)}, got "
+            f"{', '.join(map(repr, unknown)) if unknown else 'none'}"
+        )
     return tuple(p for p in PARTS if p in names)
 
 
@@ -71,8 +75,7 @@ def _median_rate(fn, repeats: int) -> float:
     return statistics.median(rates)
 
 
-def bench_playouts(games: int, repeats: int, rules: Rules | None = None
-                   ) -> dict[str, float]:
+def bench_playouts(games: int, repeats: int, rules: Rules | None = None) -> dict[str, float]:
     """Jitted random playouts, 2 players, base game with farms (or `rules`), one
     thread."""
     game = Game(rules or Rules(players=2), seed=0)
@@ -178,19 +181,35 @@ def bench_envs(steps: int, repeats: int) -> dict[str, float]:
     solo = SoloEnv()  # what gymnasium.make("Carcassonne/Solo-v0") wraps
     results = {
         "AEC env steps/s": statistics.median(
-            _env_rate(lambda: (aec.reset(seed=0), aec.last()), aec_step,
-                      lambda: np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"]),
-                      steps) for _ in range(repeats)),
+            _env_rate(
+                lambda: (aec.reset(seed=0), aec.last()),
+                aec_step,
+                lambda: np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"]),
+                steps,
+            )
+            for _ in range(repeats)
+        ),
         "Solo-v0 env steps/s": statistics.median(
-            _env_rate(lambda: solo.reset(seed=0), lambda a: solo.step(a)[2],
-                      lambda: np.flatnonzero(solo.action_masks()), steps)
-            for _ in range(repeats)),
+            _env_rate(
+                lambda: solo.reset(seed=0),
+                lambda a: solo.step(a)[2],
+                lambda: np.flatnonzero(solo.action_masks()),
+                steps,
+            )
+            for _ in range(repeats)
+        ),
     }
     # The same with the aggregate observation: its price per step.
     agg = SoloEnv(obs_features="aggregate")
     results["Solo-v0 env steps/s (aggregate obs)"] = statistics.median(
-        _env_rate(lambda: agg.reset(seed=0), lambda a: agg.step(a)[2],
-                  lambda: np.flatnonzero(agg.action_masks()), steps) for _ in range(repeats))
+        _env_rate(
+            lambda: agg.reset(seed=0),
+            lambda a: agg.step(a)[2],
+            lambda: np.flatnonzero(agg.action_masks()),
+            steps,
+        )
+        for _ in range(repeats)
+    )
     return results
 
 
@@ -267,16 +286,18 @@ def bench_vs_bots(steps: int, repeats: int, num_envs: int = 256) -> dict[str, fl
     batches = max(steps // n, 20)
     results = {}
     for threads, label in ((None, ""), (1, ", 1 thread")):
-        solo = _vector_rate(SoloVectorEnv(n, num_threads=threads), batches, repeats,
-                            "random")
+        solo = _vector_rate(SoloVectorEnv(n, num_threads=threads), batches, repeats, "random")
         results[f"SoloVectorEnv steps/s (N={n}{label})"] = solo
         for bot in ("random", "greedy", "heuristic"):
             if threads == 1 and bot != "random":
                 continue
             slow = bot != "random"  # a bot move costs a search over the legal moves
-            rate = _vector_rate(VsBotsVectorEnv(n, opponents=bot, num_threads=threads),
-                                max(batches // 10, 3) if slow else batches,
-                                1 if slow else repeats, "random")
+            rate = _vector_rate(
+                VsBotsVectorEnv(n, opponents=bot, num_threads=threads),
+                max(batches // 10, 3) if slow else batches,
+                1 if slow else repeats,
+                "random",
+            )
             results[f"VsBots vector steps/s (N={n}, {bot}{label})"] = rate
             results[f"VsBots/solo ratio ({bot}{label})"] = rate / solo
     solo = _vector_rate(SoloVectorEnv(n), batches, repeats, "first")
@@ -286,11 +307,13 @@ def bench_vs_bots(steps: int, repeats: int, num_envs: int = 256) -> dict[str, fl
     # The aggregate observation's price in the batched env.
     agg = VsBotsVectorEnv(n, opponents="random", obs_features="aggregate")
     results[f"VsBots vector steps/s (N={n}, random, aggregate obs)"] = _vector_rate(
-        agg, batches, repeats, "random")
+        agg, batches, repeats, "random"
+    )
     # The candidate-move observation's price (>= 25,000 learner steps/s).
     cand = VsBotsVectorEnv(n, opponents="random", candidate_moves=128)
     results[f"VsBots vector steps/s (N={n}, random, candidate_moves=128)"] = _vector_rate(
-        cand, max(batches // 10, 3), repeats, "random")
+        cand, max(batches // 10, 3), repeats, "random"
+    )
     return results
 
 
@@ -298,8 +321,10 @@ def bench_vs_bots(steps: int, repeats: int, num_envs: int = 256) -> dict[str, fl
 EXPANSION_RULES: dict[str, dict[str, Any]] = {
     "Inns & Cathedrals": {"expansions": ["inns_cathedrals"]},
     "both expansions": {"expansions": ["inns_cathedrals", "traders_builders"]},
-    "both, tiles only": {"expansions": ["inns_cathedrals", "traders_builders"],
-                         "expansion_mode": "tiles_only"},
+    "both, tiles only": {
+        "expansions": ["inns_cathedrals", "traders_builders"],
+        "expansion_mode": "tiles_only",
+    },
 }
 
 
@@ -318,13 +343,17 @@ def bench_expansions(games: int, steps: int, repeats: int) -> dict[str, float]:
             _, _, term, trunc, _ = aec.last()
             return term or trunc
 
-        return _env_rate(lambda: (aec.reset(seed=0), aec.last()), step,
-                         lambda: np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"]),
-                         steps)
+        return _env_rate(
+            lambda: (aec.reset(seed=0), aec.last()),
+            step,
+            lambda: np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"]),
+            steps,
+        )
 
     sets: dict[str, dict[str, Any]] = {"base": {}, **EXPANSION_RULES}
-    rates: dict[str, dict[str, list[float]]] = {k: {"games": [], "play": [], "env": []}
-                                                 for k in sets}
+    rates: dict[str, dict[str, list[float]]] = {
+        k: {"games": [], "play": [], "env": []} for k in sets
+    }
     for _ in range(repeats):
         for label, options in sets.items():
             play = bench_playouts(games, 1, Rules(players=2, **options))
@@ -337,10 +366,12 @@ def bench_expansions(games: int, steps: int, repeats: int) -> dict[str, float]:
         results[f"playout games/s ({label})"] = statistics.median(mine["games"])
         results[f"playout decisions/s ({label})"] = statistics.median(mine["play"])
         results[f"playout decisions ratio to base ({label})"] = statistics.median(
-            a / b for a, b in zip(mine["play"], base["play"], strict=True))
+            a / b for a, b in zip(mine["play"], base["play"], strict=True)
+        )
         results[f"AEC env steps/s ({label})"] = statistics.median(mine["env"])
         results[f"AEC env steps ratio to base ({label})"] = statistics.median(
-            a / b for a, b in zip(mine["env"], base["env"], strict=True))
+            a / b for a, b in zip(mine["env"], base["env"], strict=True)
+        )
     return results
 
 
@@ -352,26 +383,38 @@ def bench_start(cold: bool) -> dict[str, float]:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         runs = ("cold", "warm") if cold else ("warm",)
         if not cold:  # fill the cache first
-            subprocess.run([sys.executable, "-c", _FIRST_GAME], env=env, check=True,
-                           capture_output=True)
+            subprocess.run(
+                [sys.executable, "-c", _FIRST_GAME], env=env, check=True, capture_output=True
+            )
         for label in runs:
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-c", _FIRST_GAME], env=env, check=True,
-                           capture_output=True)
+            subprocess.run(
+                [sys.executable, "-c", _FIRST_GAME], env=env, check=True, capture_output=True
+            )
             out[f"{label} start s"] = time.perf_counter() - t0
     return out
 
 
-def run_benchmarks(games: int = 20000, api_games: int = 30, repeats: int = 5,
-                   cold: bool = True, markdown: bool = False, env_steps: int = 20000,
-                   only: Sequence[str] | None = None) -> dict[str, float]:
+def run_benchmarks(
+    games: int = 20000,
+    api_games: int = 30,
+    repeats: int = 5,
+    cold: bool = True,
+    markdown: bool = False,
+    env_steps: int = 20000,
+    only: Sequence[str] | None = None,
+) -> dict[str, float]:
     """Run the benchmarks (every one of `PARTS`, or those named in `only`) and print the
     results; returns them. Arguments are checked before anything runs (ValueError naming
     the argument)."""
     from tqdm import tqdm
 
-    for name, value in (("games", games), ("api_games", api_games), ("repeats", repeats),
-                        ("env_steps", env_steps)):
+    for name, value in (
+        ("games", games),
+        ("api_games", api_games),
+        ("repeats", repeats),
+        ("env_steps", env_steps),
+    ):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     chosen = check_parts(PARTS if only is None else only)
@@ -392,8 +435,10 @@ def run_benchmarks(games: int = 20000, api_games: int = 30, repeats: int = 5,
         t0 = time.perf_counter()
         results.update(steps[part]())
         took.append(f"{part} {time.perf_counter() - t0:.0f} s")
-    machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, " \
-              f"Python {platform.python_version()}"
+    machine = (
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}"
+    )
     if markdown:
         print(f"| measure (median of {repeats}) | value | target |")
         print("|---|---:|---:|")

@@ -79,8 +79,11 @@ class MirrorTable:
 
     def pairs(self, names: tuple[str, ...]) -> list[tuple[str, str]]:
         """(t, t') name pairs of the tiles whose mirror image is another type."""
-        return [(names[t], names[u]) for t, u in enumerate(self.tile.tolist())
-                if u > t and names[t] not in self.missing]
+        return [
+            (names[t], names[u])
+            for t, u in enumerate(self.tile.tolist())
+            if u > t and names[t] not in self.missing
+        ]
 
 
 def _inner_field(tb, t: int) -> int:
@@ -196,12 +199,12 @@ class Symmetry:
         if reflections and self.mirror.missing:
             raise ValueError(
                 f"tiles {', '.join(self.mirror.missing)} have no mirror image in this tile "
-                "set; use Symmetry(encoder, reflections=False) for rotations only")
+                "set; use Symmetry(encoder, reflections=False) for rotations only"
+            )
         names = enc.feature_names
         where = {name: i for i, name in enumerate(names)}
         tnames = ts.names
-        hand = [[where[f"hand{h}_{t}" if H > 1 else f"tile_{t}"] for t in tnames]
-                for h in range(H)]
+        hand = [[where[f"hand{h}_{t}" if H > 1 else f"tile_{t}"] for t in tnames] for h in range(H)]
         self._hand_idx = np.array(hand, np.int64)  # [H, T] feature index of hand h = tile t
         unseen = np.array([where[f"unseen_{t}"] for t in tnames], np.int64)
         self._phase_idx = where["follower_phase"]
@@ -225,8 +228,9 @@ class Symmetry:
         if self.two_step:
             self._q_dst = self._rot_dst
         else:
-            self._q_dst = (self._rot_dst[:, :, :, None] * SL
-                           + self._slot_dst[:, :, None, :]).reshape(n_el, T + 1, 4 * SL)
+            self._q_dst = (
+                self._rot_dst[:, :, :, None] * SL + self._slot_dst[:, :, None, :]
+            ).reshape(n_el, T + 1, 4 * SL)
         self._q_src = np.argsort(self._q_dst, axis=-1)  # new (r', slot') <- old (r, slot)
         self._slot_src = np.argsort(self._slot_dst, axis=-1)
         # Features: new[i] = old[src[i]].
@@ -239,8 +243,11 @@ class Symmetry:
 
     # ------------------------------------------------------------------ group
     def _check_k(self, k: int) -> int:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) \
-                or not 0 <= k < self.n_elements:
+        if (
+            isinstance(k, bool)
+            or not isinstance(k, (int, np.integer))
+            or not 0 <= k < self.n_elements
+        ):
             raise ValueError(f"k must be an integer in [0, {self.n_elements}), got {k!r}")
         return int(k)
 
@@ -273,13 +280,15 @@ class Symmetry:
             n = int(self.encoder.tileset.tables.n_seg[t])
             fig, seg = divmod(slot - 1, self.encoder.tileset.max_segments)  # figure slots
             if slot >= 1 and seg < n:
-                slot = fig * self.encoder.tileset.max_segments + int(
-                    self.mirror.segment[t, seg]) + 1
+                slot = (
+                    fig * self.encoder.tileset.max_segments + int(self.mirror.segment[t, seg]) + 1
+                )
             t, r = int(self.mirror.tile[t]), int(self.mirror.rotation[t, r])
         return t, (r + k % 4) % 4, slot
 
-    def transform_tile(self, tile: int, rotation: int, k: int,
-                       slot: int = 0) -> tuple[int, int, int]:
+    def transform_tile(
+        self, tile: int, rotation: int, k: int, slot: int = 0
+    ) -> tuple[int, int, int]:
         """(tile', rotation', slot') of tile type `tile` placed with `rotation` after
         element k; slot 0 = no follower, s + 1 = segment s (as in actions)."""
         k = self._check_k(k)
@@ -301,8 +310,15 @@ class Symmetry:
             return np.zeros(feats2.shape[0], bool)
         return feats2[:, self._phase_idx] > 0.5
 
-    def _pending_tiles(self, k: int, obs: dict, feats2: np.ndarray, tiles: np.ndarray,
-                       rows: np.ndarray, pending: Any) -> np.ndarray:
+    def _pending_tiles(
+        self,
+        k: int,
+        obs: dict,
+        feats2: np.ndarray,
+        tiles: np.ndarray,
+        rows: np.ndarray,
+        pending: Any,
+    ) -> np.ndarray:
         """Tile type of the pending placement of each follower-phase row in `rows`."""
         if pending is not None:
             h = np.asarray(pending[0] if isinstance(pending, tuple) else pending, np.int64)
@@ -328,12 +344,15 @@ class Symmetry:
         if len(ys) == 0:
             raise ValueError("follower phase without a last tile on the board: pass pending")
         row, col = ys.min() // 3, xs.min() // 3
-        kinds = board[3 * row:3 * row + 3, 3 * col:3 * col + 3, :4].argmax(-1)
-        hits = [t for t in cand
-                if any((self._subtiles[t, r, :, :, 0] == kinds).all() for r in range(4))]
+        kinds = board[3 * row : 3 * row + 3, 3 * col : 3 * col + 3, :4].argmax(-1)
+        hits = [
+            t for t in cand if any((self._subtiles[t, r, :, :, 0] == kinds).all() for r in range(4))
+        ]
         if len({self._slot_dst[k, t].tobytes() for t in hits}) != 1:
-            raise ValueError("cannot tell which hand tile is pending from the board; pass "
-                             "pending=(hand, x, y, rotation) or the hand index")
+            raise ValueError(
+                "cannot tell which hand tile is pending from the board; pass "
+                "pending=(hand, x, y, rotation) or the hand index"
+            )
         return hits[0]
 
     # ------------------------------------------------------------------ transforms
@@ -358,8 +377,9 @@ class Symmetry:
             out["action_mask"] = self.transform_mask(obs["action_mask"], k, obs, pending)
         return out
 
-    def transform_mask(self, mask: np.ndarray, k: int, obs: dict,
-                       pending: Any = None) -> np.ndarray:
+    def transform_mask(
+        self, mask: np.ndarray, k: int, obs: dict, pending: Any = None
+    ) -> np.ndarray:
         """Action mask after element k (new array, same dtype). `obs` is the untransformed
         observation the mask belongs to (its features name the tiles in hand); batched
         masks [N, n_actions] need batched obs. `pending` (two_step follower phase only):

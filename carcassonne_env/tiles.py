@@ -54,8 +54,9 @@ class TileSet:
             if any(name.startswith(p) and len(name) == 2 for _, p in EXPANSION_TILES.values()):
                 hint = " (expansion tiles need Rules(expansions=[...]))"
             sep = "" if all(len(n) == 1 for n in self.names) else " "
-            raise ValueError(f"unknown tile {name!r}{hint}; known tiles: "
-                             f"{sep.join(self.names)}") from None
+            raise ValueError(
+                f"unknown tile {name!r}{hint}; known tiles: {sep.join(self.names)}"
+            ) from None
 
     def full_deck(self) -> list[int]:
         """Every tile of the game except the start tile, in type order."""
@@ -117,8 +118,9 @@ def _compile(tiles: list[dict]) -> tuple[TileTables, tuple, tuple, np.ndarray, i
                         raise ValueError(f"tile {tile['letter']}: segment on edge {e} mismatch")
                 seg_open[t, s] = len(edges)
                 seg_pennants[t, s] = seg.get("pennants", 0)
-                seg_flag[t, s] = (FLAG_INN * bool(seg.get("inn"))
-                                  | FLAG_CATHEDRAL * bool(seg.get("cathedral")))
+                seg_flag[t, s] = FLAG_INN * bool(seg.get("inn")) | FLAG_CATHEDRAL * bool(
+                    seg.get("cathedral")
+                )
                 if seg.get("trade_good"):
                     seg_good[t, s] = GOODS.index(seg["trade_good"])
             elif kind == K_FIELD:
@@ -167,12 +169,24 @@ def _compile(tiles: list[dict]) -> tuple[TileTables, tuple, tuple, np.ndarray, i
         for r in range(4):
             canonical[t, r] = next(q for q in range(4) if layouts[q] == layouts[r])
 
-    tables = pack_tables({
-        "edge_code": edge_code, "edge_seg": edge_seg, "half_seg": half_seg, "n_seg": n_seg,
-        "seg_kind": seg_kind, "seg_pennants": seg_pennants, "seg_open": seg_open,
-        "seg_edges": seg_edges, "seg_halves": seg_halves, "seg_adj": seg_adj,
-        "mon_seg": mon_seg, "n_adj": n_adj, "seg_flag": seg_flag, "seg_good": seg_good,
-    })
+    tables = pack_tables(
+        {
+            "edge_code": edge_code,
+            "edge_seg": edge_seg,
+            "half_seg": half_seg,
+            "n_seg": n_seg,
+            "seg_kind": seg_kind,
+            "seg_pennants": seg_pennants,
+            "seg_open": seg_open,
+            "seg_edges": seg_edges,
+            "seg_halves": seg_halves,
+            "seg_adj": seg_adj,
+            "mon_seg": mon_seg,
+            "n_adj": n_adj,
+            "seg_flag": seg_flag,
+            "seg_good": seg_good,
+        }
+    )
     return tables, tuple(slot_names), tuple(slot_aliases), canonical, S
 
 
@@ -184,8 +198,10 @@ def load_json(filename: str = "base_tiles.json") -> dict:
 
 # The expansions' tile tables and the prefix of their tile ids (docs/rules.md 7.2): I&C
 # tile "A" is "EA" (Antimonit's EA..EQ), T&B tile "A" is "TA".
-EXPANSION_TILES = {"inns_cathedrals": ("i_and_c_tiles.json", "E"),
-                   "traders_builders": ("t_and_b_tiles.json", "T")}
+EXPANSION_TILES = {
+    "inns_cathedrals": ("i_and_c_tiles.json", "E"),
+    "traders_builders": ("t_and_b_tiles.json", "T"),
+}
 
 
 @cache

@@ -19,8 +19,9 @@ def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     block; if the block raises (a KeyboardInterrupt included), the pool is stopped now
     (`stop_pool`) and the exception goes on."""
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                             initializer=_worker_signals) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_worker_signals
+    ) as pool:
         try:
             yield pool
         except BaseException:

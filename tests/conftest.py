@@ -38,14 +38,20 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     the workers, each compiles what its tests need, many parts twice."""
     workers = getattr(session.config.option, "numprocesses", None) or 0
     cache = Path(os.environ.get("NUMBA_CACHE_DIR", ""))
-    if hasattr(session.config, "workerinput") or not isinstance(workers, int) or (
-            workers < 2 or not cache.is_absolute() or (cache.is_dir() and any(cache.iterdir()))):
+    if (
+        hasattr(session.config, "workerinput")
+        or not isinstance(workers, int)
+        or (workers < 2 or not cache.is_absolute() or (cache.is_dir() and any(cache.iterdir())))
+    ):
         return
     import subprocess
     import sys
 
-    subprocess.run([sys.executable, "-m", "carcassonne_env.cli", "warmup", "--quiet",
-                    "--jobs", str(workers)], check=False, cwd=ROOT)
+    subprocess.run(
+        [sys.executable, "-m", "carcassonne_env.cli", "warmup", "--quiet", "--jobs", str(workers)],
+        check=False,
+        cwd=ROOT,
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

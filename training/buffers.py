@@ -50,8 +50,13 @@ class CompactMaskableDictRolloutBuffer(MaskableDictRolloutBuffer):
 
     _kept: tuple[dict[str, np.ndarray], np.ndarray] | None = None
 
-    def __init__(self, *args: Any, pack_candidates: bool = False,
-                 unread_keys: tuple[str, ...] = (), **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        pack_candidates: bool = False,
+        unread_keys: tuple[str, ...] = (),
+        **kwargs: Any,
+    ) -> None:
         self.pack_candidates, self.unread_keys = pack_candidates, tuple(unread_keys)
         super().__init__(*args, **kwargs)
 
@@ -63,11 +68,16 @@ class CompactMaskableDictRolloutBuffer(MaskableDictRolloutBuffer):
         if self._kept is None:
             dropped = set(self.unread_keys) | ({"candidates"} if self.pack_candidates else set())
             observations = {
-                key: np.zeros((self.buffer_size, self.n_envs, *shape),
-                              dtype=self.observation_space[key].dtype)
-                for key, shape in self.obs_shape.items() if key not in dropped}
-            masks = np.ones((self.buffer_size, self.n_envs,
-                             0 if self.pack_candidates else self.mask_dims), dtype=bool)
+                key: np.zeros(
+                    (self.buffer_size, self.n_envs, *shape), dtype=self.observation_space[key].dtype
+                )
+                for key, shape in self.obs_shape.items()
+                if key not in dropped
+            }
+            masks = np.ones(
+                (self.buffer_size, self.n_envs, 0 if self.pack_candidates else self.mask_dims),
+                dtype=bool,
+            )
             self._kept = observations, masks
         observations, self.action_masks = self._kept
         self.observations = dict(observations)
@@ -75,16 +85,25 @@ class CompactMaskableDictRolloutBuffer(MaskableDictRolloutBuffer):
         self._counts = np.zeros((self.buffer_size, self.n_envs), np.int64)
         self._tensors: dict[str, th.Tensor] = {}
 
-    def add(self, obs: dict[str, np.ndarray], *args: Any,  # type: ignore[override]
-            action_masks: np.ndarray | None = None, **kwargs: Any) -> None:
+    def add(  # type: ignore[override]
+        self,
+        obs: dict[str, np.ndarray],
+        *args: Any,
+        action_masks: np.ndarray | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Store one step of every env (SB3's arguments); the present candidate rows
         packed, their actions first in each row."""
         if self.pack_candidates:
             present = np.asarray(obs["candidate_actions"]) >= 0
             # present candidates first, in their order (the encoders fill a prefix)
             order = np.argsort(~present, axis=1, kind="stable")
-            obs = dict(obs, candidate_actions=np.take_along_axis(
-                np.asarray(obs["candidate_actions"]), order, 1))
+            obs = dict(
+                obs,
+                candidate_actions=np.take_along_axis(
+                    np.asarray(obs["candidate_actions"]), order, 1
+                ),
+            )
             # the network's input transform, step by step while the rows are in cache
             rows = np.asarray(obs["candidates"])[present].astype(np.float32, copy=False)
             self._rows.append(CandidateNet.inputs(th.from_numpy(rows)))
@@ -92,21 +111,23 @@ class CompactMaskableDictRolloutBuffer(MaskableDictRolloutBuffer):
             action_masks = None  # not read (see the module docstring)
         super().add(obs, *args, action_masks=action_masks, **kwargs)
 
-    def get(self, batch_size: int | None = None  # type: ignore[override]
-            ) -> Generator[MaskableDictRolloutBufferSamples, None, None]:
+    def get(  # type: ignore[override]
+        self,
+        batch_size: int | None = None,
+    ) -> Generator[MaskableDictRolloutBufferSamples, None, None]:
         """Minibatches of `batch_size` samples in a random order (SB3's: the same
         permutation from numpy's global generator), indexed out of tensors made once per
         rollout (`_flat_tensors`); with pack_candidates, their candidate rows packed."""
         for index in self._minibatches(batch_size):
             yield self._get_samples(index)
 
-    def get_shards(self, batch_size: int | None, shards: int
-                   ) -> Generator[list[MaskableDictRolloutBufferSamples], None, None]:
+    def get_shards(
+        self, batch_size: int | None, shards: int
+    ) -> Generator[list[MaskableDictRolloutBufferSamples], None, None]:
         """`get`'s minibatches (the same samples, in the same order), each cut into
         `shards` parts of consecutive samples (fewer if the minibatch is smaller)."""
         for index in self._minibatches(batch_size):
-            yield [self._get_samples(part) for part in np.array_split(index, shards)
-                   if len(part)]
+            yield [self._get_samples(part) for part in np.array_split(index, shards) if len(part)]
 
     def _minibatches(self, batch_size: int | None) -> Generator[np.ndarray, None, None]:
         """The sample indices of each minibatch (all samples for None)."""
@@ -118,7 +139,7 @@ class CompactMaskableDictRolloutBuffer(MaskableDictRolloutBuffer):
             self.generator_ready = True
         batch_size = batch_size or total
         for start in range(0, total, batch_size):
-            yield indices[start:start + batch_size]
+            yield indices[start : start + batch_size]
 
     def _flat_tensors(self) -> dict[str, th.Tensor]:
         """The rollout as tensors, sample-major (game by game, as SB3's
@@ -126,6 +147,7 @@ class CompactMaskableDictRolloutBuffer(MaskableDictRolloutBuffer):
         masks as bool; with pack_candidates, the packed rows (through `CandidateNet.inputs`
         as `add` stored them: once, not once per epoch), where each sample's rows start,
         and how many it has."""
+
         def flat(array: np.ndarray) -> th.Tensor:
             return th.from_numpy(np.ascontiguousarray(self.swap_and_flatten(array)))
 
@@ -143,25 +165,30 @@ class CompactMaskableDictRolloutBuffer(MaskableDictRolloutBuffer):
             tensors["masks"] = flat(self.action_masks)
         return tensors
 
-    def _get_samples(self, batch_inds: np.ndarray, env: Any = None  # type: ignore[override]
-                     ) -> MaskableDictRolloutBufferSamples:
+    def _get_samples(  # type: ignore[override]
+        self,
+        batch_inds: np.ndarray,
+        env: Any = None,
+    ) -> MaskableDictRolloutBufferSamples:
         t, index = self._tensors, th.from_numpy(batch_inds)
-        observations = {key[4:]: value[index] for key, value in t.items()
-                        if key.startswith("obs/")}
+        observations = {key[4:]: value[index] for key, value in t.items() if key.startswith("obs/")}
         if self.pack_candidates:
             counts = t["counts"][index]
             # every present row of the batch, sample by sample (`CandidateNet`'s packed form)
-            first = th.repeat_interleave(t["starts"][index] - th.cumsum(counts, 0) + counts,
-                                         counts)
+            first = th.repeat_interleave(t["starts"][index] - th.cumsum(counts, 0) + counts, counts)
             observations["candidates"] = t["rows"][first + th.arange(len(first))]
-            observations["candidate_actions"] = \
-                observations["candidate_actions"][:, :max(int(counts.max()), 1)]
+            observations["candidate_actions"] = observations["candidate_actions"][
+                :, : max(int(counts.max()), 1)
+            ]
         return MaskableDictRolloutBufferSamples(
-            observations=observations, actions=t["actions"][index],
+            observations=observations,
+            actions=t["actions"][index],
             old_values=t["values"][index].flatten(),
             old_log_prob=t["log_probs"][index].flatten(),
             advantages=t["advantages"][index].flatten(),
             returns=t["returns"][index].flatten(),
             # None: no masks (the candidate policy reads none), passed on as SB3 passes them
-            action_masks=None if self.pack_candidates  # type: ignore[arg-type]
-            else t["masks"][index])
+            action_masks=None
+            if self.pack_candidates  # type: ignore[arg-type]
+            else t["masks"][index],
+        )

@@ -62,8 +62,9 @@ class StopOnTime(BaseCallback):
         return self.rollouts == 0 or self.budget.training_left() > 0
 
 
-def budget_session(settings: P, budget: TimeBudget | None, done: int,
-                   describe: Callable[[], str], progress: bool) -> tuple[P, list[BaseCallback]]:
+def budget_session(
+    settings: P, budget: TimeBudget | None, done: int, describe: Callable[[], str], progress: bool
+) -> tuple[P, list[BaseCallback]]:
     """What a PPO trainer passes to `training.ppo.learn` for a session under `budget`
     (None: no budget): the settings with a step target (`NO_STEP_TARGET` for a run without
     one) and the callbacks that stop it on time and, with `progress`, show the time left
@@ -83,8 +84,13 @@ class ProgressBar(BaseCallback):
     None: a run without a step target), with the latest curve metric and, under a
     `budget`, the training time left."""
 
-    def __init__(self, total: int | None, done: int, describe: Callable[[], str],
-                 budget: TimeBudget | None = None) -> None:
+    def __init__(
+        self,
+        total: int | None,
+        done: int,
+        describe: Callable[[], str],
+        budget: TimeBudget | None = None,
+    ) -> None:
         super().__init__()
         self.total, self.done, self.describe, self.budget = total, done, describe, budget
         self.bar: tqdm | None = None
@@ -99,8 +105,11 @@ class ProgressBar(BaseCallback):
 
     def _on_rollout_end(self) -> None:
         if self.bar is not None:
-            left = f" {max(0.0, self.budget.training_left()) / 60:.1f} min left" \
-                if self.budget is not None else ""
+            left = (
+                f" {max(0.0, self.budget.training_left()) / 60:.1f} min left"
+                if self.budget is not None
+                else ""
+            )
             self.bar.set_postfix_str(self.describe() + left)
 
     def _on_training_end(self) -> None:
@@ -134,8 +143,13 @@ class EpisodeCurve(BaseCallback):
     `wall_floor` (seconds) if that is later: another file of the run may have recorded
     work done after that row (a gate and panel of `train multi --gate-every`)."""
 
-    def __init__(self, run_dir: Path, metrics: dict[str, Callable[[dict], float | None]],
-                 window: int = 200, wall_floor: float = 0.0) -> None:
+    def __init__(
+        self,
+        run_dir: Path,
+        metrics: dict[str, Callable[[dict], float | None]],
+        window: int = 200,
+        wall_floor: float = 0.0,
+    ) -> None:
         super().__init__()
         self.path = run_dir / CURVE_FILE
         self.metrics, self.wall_floor = metrics, wall_floor
@@ -175,7 +189,13 @@ class EpisodeCurve(BaseCallback):
         means = self.means()
         for key, value in means.items():
             self.logger.record(f"curve/{key}", value)
-        append_row(self.path, self.columns, {
-            "timesteps": self.num_timesteps, "wall_s": round(time.perf_counter() - self.wall0, 1),
-            "episodes": self.episodes,
-            **{k: round(means.get(k, float("nan")), 3) for k in self.metrics}})
+        append_row(
+            self.path,
+            self.columns,
+            {
+                "timesteps": self.num_timesteps,
+                "wall_s": round(time.perf_counter() - self.wall0, 1),
+                "episodes": self.episodes,
+                **{k: round(means.get(k, float("nan")), 3) for k in self.metrics},
+            },
+        )

@@ -31,8 +31,17 @@ from carcassonne_env.cli_errors import OneLineParser
 from carcassonne_env.model_file import rewrite_zip
 
 CARD_FILE = "card.json"  # SB3 loads only its own entries of the zip and ignores this one
-CARD_KEYS = ("name", "players", "made", "commands", "commit", "date", "steps", "wall_clock",
-             "evaluation")
+CARD_KEYS = (
+    "name",
+    "players",
+    "made",
+    "commands",
+    "commit",
+    "date",
+    "steps",
+    "wall_clock",
+    "evaluation",
+)
 
 
 def read_card(model: str | Path) -> dict[str, Any]:
@@ -80,9 +89,17 @@ def card_commands(card: dict[str, Any], out: Path) -> list[list[str]]:
 
 # The `carcassonne train` subcommands a card may run, each with the option naming what it
 # writes where it must give one (None: it writes nothing, or only where --out says).
-REPRODUCIBLE = {"solo": "--out", "multi": "--out", "bc": "--out", "search": "--out",
-                "value": "--out", "export": "--output", "plot": "--output",
-                "evaluate": None, "card": None}
+REPRODUCIBLE = {
+    "solo": "--out",
+    "multi": "--out",
+    "bc": "--out",
+    "search": "--out",
+    "value": "--out",
+    "export": "--output",
+    "plot": "--output",
+    "evaluate": None,
+    "card": None,
+}
 
 
 def check_commands(commands: list[list[str]], out: Path) -> None:
@@ -91,12 +108,13 @@ def check_commands(commands: list[list[str]], out: Path) -> None:
     which trusts no file (--trust-pickle)."""
     for command in commands:
         if len(command) < 2 or command[0] != "train" or command[1] not in REPRODUCIBLE:
-            raise ValueError(f"the card's command 'carcassonne {shlex.join(command)}' is not "
-                             f"one of carcassonne train {', '.join(REPRODUCIBLE)}")
+            raise ValueError(
+                f"the card's command 'carcassonne {shlex.join(command)}' is not "
+                f"one of carcassonne train {', '.join(REPRODUCIBLE)}"
+            )
         problem = _command_problem(command, out)
         if problem:
-            raise ValueError(f"the card's command 'carcassonne {shlex.join(command)}' "
-                             f"{problem}")
+            raise ValueError(f"the card's command 'carcassonne {shlex.join(command)}' {problem}")
 
 
 def _command_problem(command: list[str], out: Path) -> str:
@@ -110,10 +128,14 @@ def _command_problem(command: list[str], out: Path) -> str:
             return f"writes to {value}, outside --out {out}"
     for value in given["--init"]:
         if not _inside(value, out) and not _shipped_name(value):
-            return (f"starts from {value}: --init must name a shipped model or a file inside "
-                    f"--out {out}")
-    if any(len(name) > 2 and "--trust-pickle".startswith(name)
-           for name in (arg.partition("=")[0] for arg in command[2:])):
+            return (
+                f"starts from {value}: --init must name a shipped model or a file inside "
+                f"--out {out}"
+            )
+    if any(
+        len(name) > 2 and "--trust-pickle".startswith(name)
+        for name in (arg.partition("=")[0] for arg in command[2:])
+    ):
         return "would unpickle a model file (--trust-pickle): a card may not trust files"
     return ""
 
@@ -124,8 +146,11 @@ def _option_values(args: list[str]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {"--out": [], "--output": [], "--init": []}
     for k, arg in enumerate(args):
         name, eq, value = arg.partition("=")
-        if arg.startswith("-o") or (len(name) > 2 and name.startswith("--") and any(
-                option.startswith(name) for option in found)):
+        if arg.startswith("-o") or (
+            len(name) > 2
+            and name.startswith("--")
+            and any(option.startswith(name) for option in found)
+        ):
             if arg.startswith("-o"):
                 names, value = ["--output"], arg[2:]
             else:
@@ -166,9 +191,12 @@ def is_shipped_card(model: str | Path, card: dict[str, Any]) -> bool:
 def describe(card: dict[str, Any]) -> str:
     """The card as text."""
     ev = card["evaluation"]
-    lines = [f"{card['name']} ({card['players']}): {card['made']}",
-             f"shipped with commit {card['commit']} ({card['date']}); {card['steps']:,} steps, "
-             f"{card['wall_clock']}", "made by:"]
+    lines = [
+        f"{card['name']} ({card['players']}): {card['made']}",
+        f"shipped with commit {card['commit']} ({card['date']}); {card['steps']:,} steps, "
+        f"{card['wall_clock']}",
+        "made by:",
+    ]
     lines += [f"  {line}" for line in card["commands"]]
     lines += [f"evaluation ({ev['command']}):"]
     lines += [f"  {k}: {v}" for k, v in ev["results"].items()]
@@ -177,8 +205,11 @@ def describe(card: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """`carcassonne train card NAME`: print a model's card (``--json``: as JSON)."""
-    parser = OneLineParser(prog="carcassonne train card", description=__doc__,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(
+        prog="carcassonne train card",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("model", help="a shipped model's name or a model .zip")
     parser.add_argument("--json", action="store_true", help="print the card as JSON")
     args = parser.parse_args(argv)
@@ -191,17 +222,27 @@ def reproduce_main(argv: list[str] | None = None) -> int:
     """`carcassonne train reproduce NAME --out DIR`: run the card's commands."""
     from carcassonne_env.cli import main as carcassonne
 
-    parser = OneLineParser(prog="carcassonne train reproduce", description=__doc__,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(
+        prog="carcassonne train reproduce",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("model", help="a shipped model's name or a model .zip")
     parser.add_argument("--out", type=Path, required=True, help="folder of the new run")
-    parser.add_argument("--from-step", type=int, default=1,
-                        help="start at the card's command K (1: the first), e.g. after an "
-                             "interrupted run (default: %(default)s)")
+    parser.add_argument(
+        "--from-step",
+        type=int,
+        default=1,
+        help="start at the card's command K (1: the first), e.g. after an "
+        "interrupted run (default: %(default)s)",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print the commands only")
-    parser.add_argument("--yes", action="store_true",
-                        help="run the commands of a card that is not a shipped model's "
-                        "(without it they are only printed)")
+    parser.add_argument(
+        "--yes",
+        action="store_true",
+        help="run the commands of a card that is not a shipped model's "
+        "(without it they are only printed)",
+    )
     args = parser.parse_args(argv)
     card = read_card(args.model)
     try:
@@ -212,12 +253,14 @@ def reproduce_main(argv: list[str] | None = None) -> int:
     if not 1 <= args.from_step <= len(commands):
         parser.error(f"--from-step must be 1 to {len(commands)}, got {args.from_step}")
     trusted = args.yes or is_shipped_card(args.model, card)
-    for k, command in enumerate(commands[args.from_step - 1:], args.from_step):
+    for k, command in enumerate(commands[args.from_step - 1 :], args.from_step):
         print(f"[{k}/{len(commands)}] carcassonne {shlex.join(command)}", flush=True)
         if not args.dry_run and trusted and (status := carcassonne(command)) != 0:
             return status
     if not args.dry_run and not trusted:
-        parser.error(f"{args.model} is not a shipped model and its card differs from every "
-                     "shipped one: its commands are printed above, not run; check them and "
-                     "add --yes to run them")
+        parser.error(
+            f"{args.model} is not a shipped model and its card differs from every "
+            "shipped one: its commands are printed above, not run; check them and "
+            "add --yes to run them"
+        )
     return 0

@@ -28,15 +28,26 @@ from .settings import (
     settings_from,
 )
 
-PPO_RESUME = ("continue the run in --out from its furthest saved model with its stored "
-              "settings (only --total-timesteps, --torch-threads and --checkpoint-every may "
-              "change; only the first is stored)")
+PPO_RESUME = (
+    "continue the run in --out from its furthest saved model with its stored "
+    "settings (only --total-timesteps, --torch-threads and --checkpoint-every may "
+    "change; only the first is stored)"
+)
 
 
-def run_cli(prog: str, doc: str, settings_cls: type, presets: dict[str, dict[str, Any]],
-            train: Callable[..., Any], argv: list[str] | None, *,
-            plan: Callable[..., Any] = plan_run, resume: str | None = PPO_RESUME,
-            target: str | None = None, plot: bool = True) -> int:
+def run_cli(
+    prog: str,
+    doc: str,
+    settings_cls: type,
+    presets: dict[str, dict[str, Any]],
+    train: Callable[..., Any],
+    argv: list[str] | None,
+    *,
+    plan: Callable[..., Any] = plan_run,
+    resume: str | None = PPO_RESUME,
+    target: str | None = None,
+    plot: bool = True,
+) -> int:
     """A trainer's command line `prog` (help: `doc`): parses `argv`, builds its settings
     (`settings_cls` from the preset --preset names, the first of `presets` by default,
     and the options given), checks them and the folder --out with
@@ -56,8 +67,11 @@ def run_cli(prog: str, doc: str, settings_cls: type, presets: dict[str, dict[str
     args = parser.parse_args(argv)
     resuming = getattr(args, "resume", False)
     minutes, final = getattr(args, "minutes", None), getattr(args, "final_eval", None)
-    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(settings_cls)
-             if getattr(args, f.name) is not None}
+    given = {
+        f.name: getattr(args, f.name)
+        for f in dataclasses.fields(settings_cls)
+        if getattr(args, f.name) is not None
+    }
     if minutes is not None and target not in given:
         given[str(target)] = 0  # no step target: the budget ends the run
     changes = given if resuming else None
@@ -73,8 +87,9 @@ def run_cli(prog: str, doc: str, settings_cls: type, presets: dict[str, dict[str
     games = final if final is not None else FINAL_GAMES if minutes is not None else 0
     how: dict[str, Any] = {"resume": resuming, "changes": changes} if resume is not None else {}
     if target is not None:
-        how["budget"] = None if minutes is None else \
-            TimeBudget(minutes, final_seconds(games), start)
+        how["budget"] = (
+            None if minutes is None else TimeBudget(minutes, final_seconds(games), start)
+        )
     train(settings, args.out, progress=not args.no_progress, overwrite=args.overwrite, **how)
     print(f"saved {args.out / FINAL_MODEL}")
     _finish_run(args.out, plot and minutes is not None, games, not args.no_progress)
@@ -83,40 +98,62 @@ def run_cli(prog: str, doc: str, settings_cls: type, presets: dict[str, dict[str
     return 0
 
 
-def _parser(prog: str, doc: str, settings_cls: type, presets: dict[str, dict[str, Any]],
-            resume: str | None, target: str | None) -> OneLineParser:
+def _parser(
+    prog: str,
+    doc: str,
+    settings_cls: type,
+    presets: dict[str, dict[str, Any]],
+    resume: str | None,
+    target: str | None,
+) -> OneLineParser:
     """The trainer's parser (see `run_cli`); its epilog lists what each preset sets."""
     default = next(iter(presets))
-    parser = OneLineParser(prog=prog, description=doc,
-                           epilog=_presets_epilog(settings_cls, presets),
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, required=True, metavar="DIR",
-                        help="the run folder (required)")
+    parser = OneLineParser(
+        prog=prog,
+        description=doc,
+        epilog=_presets_epilog(settings_cls, presets),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="the run folder (required)"
+    )
     if len(presets) > 1:
-        parser.add_argument("--preset", choices=list(presets), default=None,
-                            help="the recipe the settings start from (default: "
-                            f"{default}; what the others change: the list at the end); "
-                            "new runs only")
+        parser.add_argument(
+            "--preset",
+            choices=list(presets),
+            default=None,
+            help="the recipe the settings start from (default: "
+            f"{default}; what the others change: the list at the end); "
+            "new runs only",
+        )
     if resume is not None:
         parser.add_argument("--resume", action="store_true", help=resume)
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace the run in --out (without it, a folder holding a run "
-                        "is refused)")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the run in --out (without it, a folder holding a run is refused)",
+    )
     if target is not None:
         flag = option(target)
         parser.add_argument(
-            "--minutes", type=float, metavar="M",
+            "--minutes",
+            type=float,
+            metavar="M",
             help="train until M minutes of wall-clock time since the command started "
             "(compiling included) have passed, keeping the time the end needs, then save "
             f"model.zip, draw curve.png and evaluate (--final-eval); with --resume, M more "
             f"minutes; with {flag} too, whichever comes first (default: none, {flag} "
-            "ends the run)")
+            "ends the run)",
+        )
         parser.add_argument(
-            "--final-eval", type=int, metavar="N",
+            "--final-eval",
+            type=int,
+            metavar="N",
             help=f"evaluate model.zip at the end: N games against the {FINAL_OPPONENT} "
             f"(N / 2 decks of arena seed {FINAL_SEED}, both seatings) or, solo, deals 0 to "
             f"N - 1; written to evaluation.json and evaluation.md in --out (default: "
-            f"{FINAL_GAMES} with --minutes, else 0: none)")
+            f"{FINAL_GAMES} with --minutes, else 0: none)",
+        )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_settings_arguments(parser, settings_cls, presets[default])
     return parser
@@ -130,23 +167,29 @@ def _presets_epilog(settings_cls: type, presets: dict[str, dict[str, Any]]) -> s
     lines = [f"presets (--preset NAME): {names[0]}, the default, sets the defaults above;"]
     for name in names[1:]:
         changes = " ".join(preset_changes(settings_cls, presets[names[0]], presets[name]))
-        lines.append(textwrap.fill(f"{name}: {changes}", width=88, initial_indent="  ",
-                                   subsequent_indent="      "))
+        lines.append(
+            textwrap.fill(
+                f"{name}: {changes}", width=88, initial_indent="  ", subsequent_indent="      "
+            )
+        )
     return "\n".join(lines)
 
 
-def _check_session(resuming: bool, preset: str | None, minutes: float | None,
-                   final: int | None) -> None:
+def _check_session(
+    resuming: bool, preset: str | None, minutes: float | None, final: int | None
+) -> None:
     """ValueError for options of this session that cannot run: --preset with --resume, a
     budget that is not a positive number of minutes, an odd or negative --final-eval."""
     if resuming and preset is not None:
-        raise ValueError("--preset picks the recipe of a new run; a resumed run keeps its "
-                         "stored settings")
+        raise ValueError(
+            "--preset picks the recipe of a new run; a resumed run keeps its stored settings"
+        )
     if minutes is not None and not (math.isfinite(minutes) and minutes > 0):
         raise ValueError(f"--minutes must be a number > 0, got {minutes:g}")
     if final is not None and (final < 0 or final % 2):
-        raise ValueError(f"--final-eval must be an even integer >= 0 (both seatings of each "
-                         f"deck), got {final}")
+        raise ValueError(
+            f"--final-eval must be an even integer >= 0 (both seatings of each deck), got {final}"
+        )
 
 
 def _finish_run(out: Path, draw_curve: bool, games: int, progress: bool = True) -> None:
@@ -164,5 +207,7 @@ def _finish_run(out: Path, draw_curve: bool, games: int, progress: bool = True) 
             print(f"carcassonne: warning: no {CURVE_PLOT} drawn: {err}", file=sys.stderr)
     if games:
         report = evaluate_run(out, games, progress=progress)
-        print(f"evaluation of {FINAL_MODEL} ({report['timesteps']} timesteps): "
-              f"{describe_strength(report)} ({out / EVALUATION_FILES[1]})")
+        print(
+            f"evaluation of {FINAL_MODEL} ({report['timesteps']} timesteps): "
+            f"{describe_strength(report)} ({out / EVALUATION_FILES[1]})"
+        )

@@ -41,8 +41,11 @@ def continue_curve(path: Path, header: list[str], timesteps: int) -> tuple[int, 
     `timesteps` (rows written after a resumed model's checkpoint were undone). Returns
     (episodes, wall seconds) of the last kept row, zeros if none."""
     rows = read_rows(path) if path.exists() else []
-    rows = [r for r in rows if None not in r.values() and r["timesteps"].isdigit()
-            and int(r["timesteps"]) <= timesteps]
+    rows = [
+        r
+        for r in rows
+        if None not in r.values() and r["timesteps"].isdigit() and int(r["timesteps"]) <= timesteps
+    ]
     write_rows(path, header, rows)
     if not rows:
         return 0, 0.0

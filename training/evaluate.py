@@ -33,9 +33,16 @@ if TYPE_CHECKING:
     from agents.solo_bench import SoloBenchResult
 
 
-def evaluate(model_path: str | Path, opponents: list[str], games: int = 100,
-             deals: int = 1000, seed: int = 1, workers: int = 1,
-             out: Path | None = None, progress: bool = True) -> str:
+def evaluate(
+    model_path: str | Path,
+    opponents: list[str],
+    games: int = 100,
+    deals: int = 1000,
+    seed: int = 1,
+    workers: int = 1,
+    out: Path | None = None,
+    progress: bool = True,
+) -> str:
     """Evaluate `model_path`; returns a markdown table. Solo model: `deals` solo-bench
     deals. 2-player model: `games` games against each of `opponents` (seats swapped on
     every deck). `out`: folder for the full results (JSON, CSV). A Ctrl-C (or SIGTERM
@@ -47,24 +54,33 @@ def evaluate(model_path: str | Path, opponents: list[str], games: int = 100,
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
     try:
-        result = _play(model_path, opponents, games, deals, seed, workers=workers,
-                       progress=progress)
+        result = _play(
+            model_path, opponents, games, deals, seed, workers=workers, progress=progress
+        )
     except Interrupted as err:  # the games played so far are kept
         if err.partial is None or out is None:
             raise
         with held_signals():
             _save(err.partial, out)
-        raise Interrupted(f"{err.kept}; their results are above and in {out}",
-                          err.partial) from None
+        raise Interrupted(
+            f"{err.kept}; their results are above and in {out}", err.partial
+        ) from None
     if out is not None:
         with held_signals():
             _save(result, out)
     return _table(result)
 
 
-def _play(model_path: str | Path, opponents: list[str], games: int, deals: int, seed: int,
-          first_deal: int = 0, workers: int = 1, progress: bool = True
-          ) -> SoloBenchResult | ArenaResult:
+def _play(
+    model_path: str | Path,
+    opponents: list[str],
+    games: int,
+    deals: int,
+    seed: int,
+    first_deal: int = 0,
+    workers: int = 1,
+    progress: bool = True,
+) -> SoloBenchResult | ArenaResult:
     """A solo model's solo-bench run over deals first_deal .. + `deals` - 1 (bot `seed`),
     or a 2-player model's gauntlet of `games` games against each of `opponents` (arena
     `seed`: the same decks for each, both seatings)."""
@@ -74,10 +90,24 @@ def _play(model_path: str | Path, opponents: list[str], games: int, deals: int, 
     rules = model_rules(load_model(model_path))
     spec = f"sb3:model={model_path}"
     if rules.variant == "solo":
-        return run_solo_bench(spec, deals=deals, first_deal=first_deal, seed=seed,
-                              workers=workers, rules=rules, progress=progress)
-    return run_arena([spec, *opponents], games=games, seed=seed, workers=workers,
-                     gauntlet=spec, rules=rules, progress=progress)
+        return run_solo_bench(
+            spec,
+            deals=deals,
+            first_deal=first_deal,
+            seed=seed,
+            workers=workers,
+            rules=rules,
+            progress=progress,
+        )
+    return run_arena(
+        [spec, *opponents],
+        games=games,
+        seed=seed,
+        workers=workers,
+        gauntlet=spec,
+        rules=rules,
+        progress=progress,
+    )
 
 
 # The end of a --minutes run: model.zip against the heuristic on the arena decks of seed 1
@@ -87,28 +117,45 @@ FINAL_SEED = 1
 FINAL_GAMES = 100  # games (solo: deals) of that evaluation unless --final-eval says
 
 
-def strength(model_path: str | Path, games: int, seed: int = FINAL_SEED, first_deal: int = 0,
-             workers: int = 1, progress: bool = False) -> tuple[dict[str, Any], str]:
+def strength(
+    model_path: str | Path,
+    games: int,
+    seed: int = FINAL_SEED,
+    first_deal: int = 0,
+    workers: int = 1,
+    progress: bool = False,
+) -> tuple[dict[str, Any], str]:
     """A model's strength in a few figures, with the markdown table they come from: a
     2-player model's win rate (draws half) with its Wilson 95% interval and its mean
     margin over `games` games against the heuristic (arena `seed`: games / 2 decks, both
     seatings); a solo model's mean result with its 95% interval over deals first_deal ..
     first_deal + games - 1."""
-    result = _play(model_path, [FINAL_OPPONENT], games, games, seed, first_deal, workers,
-                   progress)
+    result = _play(model_path, [FINAL_OPPONENT], games, games, seed, first_deal, workers, progress)
     from agents.solo_bench import SoloBenchResult
 
     figures: dict[str, Any]
     if isinstance(result, SoloBenchResult):
         summary = result.summary()
-        figures = {"deals": summary["deals"], "first_deal": summary["first_deal"],
-                   "mean": summary["mean"], "ci95": summary["ci95"]}
+        figures = {
+            "deals": summary["deals"],
+            "first_deal": summary["first_deal"],
+            "mean": summary["mean"],
+            "ci95": summary["ci95"],
+        }
     else:
         pair = result.pairwise()[f"sb3:model={model_path}", FINAL_OPPONENT]
-        figures = {"opponent": FINAL_OPPONENT, "games": pair.games, "seed": seed,
-                   "wins": pair.wins, "draws": pair.draws, "losses": pair.losses,
-                   "win_rate": pair.win_rate, "win_lo": pair.win_lo, "win_hi": pair.win_hi,
-                   "mean_margin": pair.mean_margin}
+        figures = {
+            "opponent": FINAL_OPPONENT,
+            "games": pair.games,
+            "seed": seed,
+            "wins": pair.wins,
+            "draws": pair.draws,
+            "losses": pair.losses,
+            "win_rate": pair.win_rate,
+            "win_lo": pair.win_lo,
+            "win_hi": pair.win_hi,
+            "mean_margin": pair.mean_margin,
+        }
     return figures, _table(result)
 
 
@@ -125,11 +172,17 @@ def evaluate_run(run_dir: Path, games: int, progress: bool = False) -> dict[str,
     model's timesteps and how the games were chosen) and evaluation.md (the table);
     returns the JSON's content."""
     figures, table = strength(run_dir / FINAL_MODEL, games, progress=progress)
-    what = (f"deals {figures['first_deal']}-{figures['first_deal'] + figures['deals'] - 1}"
-            if "deals" in figures else f"{FINAL_OPPONENT}, arena seed {FINAL_SEED}, both "
-            "seatings of each deck")
-    report = {"model": FINAL_MODEL, "timesteps": saved_timesteps(run_dir / FINAL_MODEL),
-              "evaluated_on": what, **figures}
+    what = (
+        f"deals {figures['first_deal']}-{figures['first_deal'] + figures['deals'] - 1}"
+        if "deals" in figures
+        else f"{FINAL_OPPONENT}, arena seed {FINAL_SEED}, both seatings of each deck"
+    )
+    report = {
+        "model": FINAL_MODEL,
+        "timesteps": saved_timesteps(run_dir / FINAL_MODEL),
+        "evaluated_on": what,
+        **figures,
+    }
     json_file, markdown_file = (run_dir / name for name in EVALUATION_FILES)
     write_json(json_file, report, indent=2)
     write_text(markdown_file, f"# {run_dir.name}: {FINAL_MODEL} ({what})\n\n{table.rstrip()}\n")
@@ -141,10 +194,14 @@ def describe_strength(figures: dict[str, Any]) -> str:
     games" or "mean result 19.52 [18.31, 20.73] over 100 deals"."""
     if "deals" in figures:
         low, high = figures["ci95"] or (math.nan, math.nan)
-        return (f"mean result {figures['mean']:.2f} [{low:.2f}, {high:.2f}] over "
-                f"{figures['deals']} deals")
-    return (f"{figures['win_rate']:.3f} [{figures['win_lo']:.3f}, {figures['win_hi']:.3f}] "
-            f"against {figures['opponent']} over {figures['games']} games")
+        return (
+            f"mean result {figures['mean']:.2f} [{low:.2f}, {high:.2f}] over "
+            f"{figures['deals']} deals"
+        )
+    return (
+        f"{figures['win_rate']:.3f} [{figures['win_lo']:.3f}, {figures['win_hi']:.3f}] "
+        f"against {figures['opponent']} over {figures['games']} games"
+    )
 
 
 def _save(result: SoloBenchResult | ArenaResult, out: Path) -> None:
@@ -163,23 +220,24 @@ def _table(result: SoloBenchResult | ArenaResult) -> str:
     """The markdown table of a solo or arena result."""
     from agents.solo_bench import SoloBenchResult, markdown_table
 
-    return markdown_table([result]) if isinstance(result, SoloBenchResult) \
-        else result.to_markdown()
+    return markdown_table([result]) if isinstance(result, SoloBenchResult) else result.to_markdown()
 
 
-def play_off(path: Path, opponents: list[str], games: int, seed: int
-             ) -> dict[str, tuple[float, float, float]]:
+def play_off(
+    path: Path, opponents: list[str], games: int, seed: int
+) -> dict[str, tuple[float, float, float]]:
     """The saved network's raw policy (one forward pass per move, no search) against
     each of `opponents` (arena specs) over `games` games each, seats swapped on every
     deck: opponent -> (win rate with draws half, Wilson 95% low, high)."""
     from agents.arena import run_arena
 
     spec = f"sb3:model={path}"
-    result = run_arena([spec, *opponents], games=games, seed=seed, gauntlet=spec,
-                       progress=False)
+    result = run_arena([spec, *opponents], games=games, seed=seed, gauntlet=spec, progress=False)
     pairs = result.pairwise()
-    return {o: (pairs[spec, o].win_rate, pairs[spec, o].win_lo, pairs[spec, o].win_hi)
-            for o in opponents}
+    return {
+        o: (pairs[spec, o].win_rate, pairs[spec, o].win_lo, pairs[spec, o].win_hi)
+        for o in opponents
+    }
 
 
 def gate(candidate: Path, best: Path, games: int, seed: int) -> tuple[float, float, float]:
@@ -190,41 +248,70 @@ def gate(candidate: Path, best: Path, games: int, seed: int) -> tuple[float, flo
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command with `argv` (default: the process's); returns the exit status."""
-    parser = OneLineParser(prog="carcassonne train evaluate", description=__doc__,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("model", help="a saved model (.zip) or a shipped model's name "
-                        f"({', '.join(shipped_models())})")
-    parser.add_argument("--opponents", default=None,
-                        help="2-player model: comma-separated bot specs (default "
-                        "random,greedy,heuristic)")
-    parser.add_argument("--games", type=int, default=None,
-                        help="2-player model: games per opponent (even; default 100)")
-    parser.add_argument("--deals", type=int, default=None,
-                        help="solo model: solo-bench deals (default 1000)")
-    parser.add_argument("--seed", type=int, default=1,
-                        help="the arena's decks and the bots' seeds (solo: the bots' seeds; "
-                        "the deals are 0 to --deals - 1) (default: %(default)s)")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="processes (default: %(default)s)")
-    parser.add_argument("--out", type=Path,
-                        help="folder for the full results (default: none, the table only)")
+    parser = OneLineParser(
+        prog="carcassonne train evaluate",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "model",
+        help=f"a saved model (.zip) or a shipped model's name ({', '.join(shipped_models())})",
+    )
+    parser.add_argument(
+        "--opponents",
+        default=None,
+        help="2-player model: comma-separated bot specs (default random,greedy,heuristic)",
+    )
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help="2-player model: games per opponent (even; default 100)",
+    )
+    parser.add_argument(
+        "--deals", type=int, default=None, help="solo model: solo-bench deals (default 1000)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="the arena's decks and the bots' seeds (solo: the bots' seeds; "
+        "the deals are 0 to --deals - 1) (default: %(default)s)",
+    )
+    parser.add_argument("--workers", type=int, default=1, help="processes (default: %(default)s)")
+    parser.add_argument(
+        "--out", type=Path, help="folder for the full results (default: none, the table only)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     # Workers infer one position at a time: one torch thread each is fastest.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     try:
         solo = model_rules(load_model(args.model)).variant == "solo"
-        given = [f"--{name}" for name in (("opponents", "games") if solo else ("deals",))
-                 if getattr(args, name) is not None]
+        given = [
+            f"--{name}"
+            for name in (("opponents", "games") if solo else ("deals",))
+            if getattr(args, name) is not None
+        ]
         if given:  # an option of the other kind of model would be ignored: refuse it
-            raise ValueError(f"{' and '.join(given)} {'are' if len(given) > 1 else 'is'} "
-                             f"for a {'2-player' if solo else 'solo'} model; "
-                             f"{args.model} is a {'solo' if solo else '2-player'} model "
-                             f"(it takes {'--deals' if solo else '--opponents, --games'})")
+            raise ValueError(
+                f"{' and '.join(given)} {'are' if len(given) > 1 else 'is'} "
+                f"for a {'2-player' if solo else 'solo'} model; "
+                f"{args.model} is a {'solo' if solo else '2-player'} model "
+                f"(it takes {'--deals' if solo else '--opponents, --games'})"
+            )
         opponents = split_specs(args.opponents or "random,greedy,heuristic")
         try:
-            table = evaluate(args.model, opponents, args.games or 100, args.deals or 1000,
-                             args.seed, args.workers, args.out, not args.no_progress)
+            table = evaluate(
+                args.model,
+                opponents,
+                args.games or 100,
+                args.deals or 1000,
+                args.seed,
+                args.workers,
+                args.out,
+                not args.no_progress,
+            )
         except Interrupted as err:  # the table of the games played, then run_script's line
             if err.partial is not None:
                 print(_table(err.partial).rstrip("\n"))

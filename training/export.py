@@ -38,9 +38,16 @@ from carcassonne_env.model_file import mark_solo, save_model, trained_on_solo
 from .cards import check_card, write_card
 
 # Saved attributes that only a running training needs.
-TRAINING_STATE = ("_last_obs", "_last_original_obs", "_last_episode_starts", "ep_info_buffer",
-                  "ep_success_buffer", "tensorboard_log", "rollout_buffer_class",
-                  "rollout_buffer_kwargs")
+TRAINING_STATE = (
+    "_last_obs",
+    "_last_original_obs",
+    "_last_episode_starts",
+    "ep_info_buffer",
+    "ep_success_buffer",
+    "tensorboard_log",
+    "rollout_buffer_class",
+    "rollout_buffer_kwargs",
+)
 
 
 def with_candidate_moves(model: Any, k: int) -> None:
@@ -51,26 +58,32 @@ def with_candidate_moves(model: Any, k: int) -> None:
 
     space = model.observation_space
     if not isinstance(space, spaces.Dict) or "candidates" not in space.spaces:
-        raise ValueError("--candidate-moves: the model does not observe candidate moves "
-                         "(trained without --policy candidates)")
+        raise ValueError(
+            "--candidate-moves: the model does not observe candidate moves "
+            "(trained without --policy candidates)"
+        )
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ValueError(f"--candidate-moves must be a positive integer, got {k!r}")
     rows = check_space(space, spaces.Box, "candidates")
     actions = check_space(space, spaces.Box, "candidate_actions")
-    cells = {**space.spaces,
-             "candidate_actions": spaces.Box(int(actions.low.min()), int(actions.high.max()),
-                                             (k,), actions.dtype),
-             "candidates": spaces.Box(float(rows.low.min()), float(rows.high.max()),
-                                      (k, rows.shape[1]), rows.dtype)}
+    cells = {
+        **space.spaces,
+        "candidate_actions": spaces.Box(
+            int(actions.low.min()), int(actions.high.max()), (k,), actions.dtype
+        ),
+        "candidates": spaces.Box(
+            float(rows.low.min()), float(rows.high.max()), (k, rows.shape[1]), rows.dtype
+        ),
+    }
     space = spaces.Dict({name: cells[name] for name in space.spaces})
-    policy = type(model.policy)(space, model.action_space, model.lr_schedule,
-                                **model.policy_kwargs)
+    policy = type(model.policy)(space, model.action_space, model.lr_schedule, **model.policy_kwargs)
     policy.load_state_dict(model.policy.state_dict())
     model.observation_space, model.policy = space, policy
 
 
-def export_model(src: str | Path, dst: str | Path, candidate_moves: int | None = None,
-                 trust_pickle: bool = False) -> Path:
+def export_model(
+    src: str | Path, dst: str | Path, candidate_moves: int | None = None, trust_pickle: bool = False
+) -> Path:
     """Write the slim copy of the saved model `src` (a path or a shipped model's name) to
     `dst` (parent folders are created; the file is written whole), with room for
     `candidate_moves` candidates if given (`with_candidate_moves`); returns `dst`.
@@ -85,31 +98,45 @@ def export_model(src: str | Path, dst: str | Path, candidate_moves: int | None =
     # the spaces alone cannot tell the solo variant from a 3- or 4-player game.
     mark_solo(model, trained_on_solo(model))
     policy = model.policy
-    policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1),
-                                              **policy.optimizer_kwargs)
+    policy.optimizer = policy.optimizer_class(
+        policy.parameters(), lr=model.lr_schedule(1), **policy.optimizer_kwargs
+    )
     dst = Path(dst)
     dst.parent.mkdir(parents=True, exist_ok=True)
     # SB3 stores its entries uncompressed; the spaces' bounds (K x columns of them for
     # candidate moves) deflate to almost nothing
-    return save_model(model, dst, exclude=list(TRAINING_STATE),
-                      compression=zipfile.ZIP_DEFLATED)
+    return save_model(model, dst, exclude=list(TRAINING_STATE), compression=zipfile.ZIP_DEFLATED)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command with `argv` (default: the process's); returns the exit status."""
-    parser = OneLineParser(prog="carcassonne train export", description=__doc__,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(
+        prog="carcassonne train export",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("model", help="a saved model (.zip) or a shipped model's name")
     parser.add_argument("-o", "--output", type=Path, required=True, help="slim .zip to write")
-    parser.add_argument("--card", type=Path, help="a model card (JSON, as `carcassonne train "
-                        "card NAME --json` prints one) to put into the file (default: none, the "
-                        "copy has no card)")
-    parser.add_argument("--candidate-moves", type=int, metavar="K",
-                        help="a candidate-move model: room for K candidates (see above; "
-                        "default: the model's own K)")
-    parser.add_argument("--trust-pickle", action="store_true",
-                        help="read a model file without this package's description by "
-                        "unpickling it (runs code stored in the file: trusted files only)")
+    parser.add_argument(
+        "--card",
+        type=Path,
+        help="a model card (JSON, as `carcassonne train "
+        "card NAME --json` prints one) to put into the file (default: none, the "
+        "copy has no card)",
+    )
+    parser.add_argument(
+        "--candidate-moves",
+        type=int,
+        metavar="K",
+        help="a candidate-move model: room for K candidates (see above; "
+        "default: the model's own K)",
+    )
+    parser.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="read a model file without this package's description by "
+        "unpickling it (runs code stored in the file: trusted files only)",
+    )
     args = parser.parse_args(argv)
     card = None
     if args.card is not None:

@@ -51,27 +51,44 @@ _NAN = float("nan")
 class GateSettings:
     """The gate, the confirmation and the panel of a loop of generations."""
 
-    gate_games: int = setting(200, "games of the candidate against the best (or newest) "
-                              "generation per gate, both seatings; 0: every candidate passes")
-    gate_threshold: float = setting(0.55, "the gate's win rate (draws half) that sends a "
-                                    "candidate to the confirmation")
-    confirm_threshold: float = setting(0.55, "the confirmation's win rate, on other decks, "
-                                       "that makes the candidate a generation (0: the gate "
-                                       "alone decides)")
-    panel_games: int = setting(100, "games of every new generation against each panel bot "
-                               "(0: no panel)")
-    panel: str = setting("greedy,heuristic,mcts", "the panel's bots, comma-separated arena "
-                         "specs")
+    gate_games: int = setting(
+        200,
+        "games of the candidate against the best (or newest) "
+        "generation per gate, both seatings; 0: every candidate passes",
+    )
+    gate_threshold: float = setting(
+        0.55, "the gate's win rate (draws half) that sends a candidate to the confirmation"
+    )
+    confirm_threshold: float = setting(
+        0.55,
+        "the confirmation's win rate, on other decks, "
+        "that makes the candidate a generation (0: the gate "
+        "alone decides)",
+    )
+    panel_games: int = setting(
+        100, "games of every new generation against each panel bot (0: no panel)"
+    )
+    panel: str = setting("greedy,heuristic,mcts", "the panel's bots, comma-separated arena specs")
 
     def check_gate(self) -> None:
         """ValueError naming the first gate setting out of its range."""
         for name in ("gate_games", "panel_games"):
-            require(self, name, int, lambda v: v >= 0 and v % 2 == 0,
-                    "an even integer >= 0 (both seatings)")
+            require(
+                self,
+                name,
+                int,
+                lambda v: v >= 0 and v % 2 == 0,
+                "an even integer >= 0 (both seatings)",
+            )
         for name in ("gate_threshold", "confirm_threshold"):
             require(self, name, float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
-        require(self, "panel", str, lambda v: bool(self.panel_bots()) or self.panel_games == 0,
-                "comma-separated bot specs")
+        require(
+            self,
+            "panel",
+            str,
+            lambda v: bool(self.panel_bots()) or self.panel_games == 0,
+            "comma-separated bot specs",
+        )
 
     def panel_bots(self) -> list[str]:
         """The bots of `panel` (comma-separated) as a list."""
@@ -80,8 +97,11 @@ class GateSettings:
 
 def panel_columns(settings: GateSettings) -> list[str]:
     """The curve's columns for the panel: win rate, low, high per bot."""
-    return [f"{col}{b.split(':')[0]}" for b in settings.panel_bots()
-            for col in ("win_vs_", "lo_vs_", "hi_vs_")]
+    return [
+        f"{col}{b.split(':')[0]}"
+        for b in settings.panel_bots()
+        for col in ("win_vs_", "lo_vs_", "hi_vs_")
+    ]
 
 
 def panel_cells(settings: GateSettings, path: Path | None) -> list[float]:
@@ -93,8 +113,9 @@ def panel_cells(settings: GateSettings, path: Path | None) -> list[float]:
     return [round(x, 4) for b in bots for x in wins[b]]
 
 
-def gate_and_confirm(candidate: Path, best: Path, settings: GateSettings, number: int
-                     ) -> tuple[bool, tuple[float, ...], tuple[float, ...]]:
+def gate_and_confirm(
+    candidate: Path, best: Path, settings: GateSettings, number: int
+) -> tuple[bool, tuple[float, ...], tuple[float, ...]]:
     """Gate `number` of `candidate` against `best`, then, if it passed, the confirmation:
     (accepted, the gate's (win rate, low, high), the confirmation's (NaN if not played)).
     With `gate_games` 0 every candidate is accepted."""
@@ -138,15 +159,39 @@ class GenerationCallback(BaseCallback):
     new run starts (the caller puts it in the league before the first game).
     `clock()` is the run's wall clock in seconds."""
 
-    def __init__(self, settings: GateSettings, every: int, out: Path,
-                 join: Callable[[Any, int], None], clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        settings: GateSettings,
+        every: int,
+        out: Path,
+        join: Callable[[Any, int], None],
+        clock: Callable[[], float],
+    ) -> None:
         super().__init__()
-        self.settings, self.every, self.out, self.join, self.clock = \
-            settings, every, out, join, clock
+        self.settings, self.every, self.out, self.join, self.clock = (
+            settings,
+            every,
+            out,
+            join,
+            clock,
+        )
         self.folder = out / "generations"
-        self.columns = ["iteration", "timesteps", "wall_s", "generation", "accepted",
-                        "gate_win", "gate_lo", "gate_hi", "confirm_win", "confirm_lo",
-                        "confirm_hi", *panel_columns(settings), "gate_s", "panel_s"]
+        self.columns = [
+            "iteration",
+            "timesteps",
+            "wall_s",
+            "generation",
+            "accepted",
+            "gate_win",
+            "gate_lo",
+            "gate_hi",
+            "confirm_win",
+            "confirm_lo",
+            "confirm_hi",
+            *panel_columns(settings),
+            "gate_s",
+            "panel_s",
+        ]
         self.gates = self.generation = self.last = 0
 
     def _on_training_start(self) -> None:
@@ -161,9 +206,13 @@ class GenerationCallback(BaseCallback):
         write_rows(path, self.columns)
         t0 = time.perf_counter()
         cells = panel_cells(self.settings, self.folder / "gen_0.zip")
-        self._row({"accepted": 1, **dict(zip(panel_columns(self.settings), cells,
-                                             strict=True)),
-                   "panel_s": round(time.perf_counter() - t0, 1)})
+        self._row(
+            {
+                "accepted": 1,
+                **dict(zip(panel_columns(self.settings), cells, strict=True)),
+                "panel_s": round(time.perf_counter() - t0, 1),
+            }
+        )
         self.last = self.num_timesteps
 
     def _on_step(self) -> bool:
@@ -178,7 +227,8 @@ class GenerationCallback(BaseCallback):
         save_model(self.model, candidate)
         t0 = time.perf_counter()
         accepted, win, confirm = gate_and_confirm(
-            candidate, self.folder / f"gen_{self.generation}.zip", self.settings, self.gates)
+            candidate, self.folder / f"gen_{self.generation}.zip", self.settings, self.gates
+        )
         t1 = time.perf_counter()
         win, confirm = (tuple(round(x, 4) for x in w) for w in (win, confirm))
         path = None
@@ -190,23 +240,36 @@ class GenerationCallback(BaseCallback):
         else:
             candidate.unlink()
         cells = panel_cells(self.settings, path)  # (NaN without a new generation)
-        self._row({"accepted": int(accepted),
-                   **dict(zip(("gate_win", "gate_lo", "gate_hi"), win, strict=True)),
-                   **dict(zip(("confirm_win", "confirm_lo", "confirm_hi"), confirm,
-                              strict=True)),
-                   **dict(zip(panel_columns(self.settings), cells, strict=True)),
-                   "gate_s": round(t1 - t0, 1),
-                   "panel_s": round(time.perf_counter() - t1, 1)})
+        self._row(
+            {
+                "accepted": int(accepted),
+                **dict(zip(("gate_win", "gate_lo", "gate_hi"), win, strict=True)),
+                **dict(zip(("confirm_win", "confirm_lo", "confirm_hi"), confirm, strict=True)),
+                **dict(zip(panel_columns(self.settings), cells, strict=True)),
+                "gate_s": round(t1 - t0, 1),
+                "panel_s": round(time.perf_counter() - t1, 1),
+            }
+        )
         verdict = f"generation {self.generation}" if accepted else "rejected"
-        panel = ", ".join(f"vs {b} {cells[3 * j]:.2f}"
-                          for j, b in enumerate(self.settings.panel_bots())
-                          if not math.isnan(cells[3 * j]))
-        print(f"\ngate {self.gates} at {self.num_timesteps} timesteps: {win[0]:.3f} "
-              f"[{win[1]:.3f}, {win[2]:.3f}], confirmation {confirm[0]:.3f}: {verdict}"
-              f"{', ' + panel if panel else ''}", flush=True)
+        panel = ", ".join(
+            f"vs {b} {cells[3 * j]:.2f}"
+            for j, b in enumerate(self.settings.panel_bots())
+            if not math.isnan(cells[3 * j])
+        )
+        print(
+            f"\ngate {self.gates} at {self.num_timesteps} timesteps: {win[0]:.3f} "
+            f"[{win[1]:.3f}, {win[2]:.3f}], confirmation {confirm[0]:.3f}: {verdict}"
+            f"{', ' + panel if panel else ''}",
+            flush=True,
+        )
 
     def _row(self, cells: dict[str, Any]) -> None:
-        row = {"iteration": self.gates, "timesteps": self.num_timesteps,
-               "wall_s": round(self.clock(), 1), "generation": self.generation, **cells}
+        row = {
+            "iteration": self.gates,
+            "timesteps": self.num_timesteps,
+            "wall_s": round(self.clock(), 1),
+            "generation": self.generation,
+            **cells,
+        }
         append_row(self.out / GENERATIONS_FILE, self.columns, row)
         plot_loop(self.out, GENERATIONS_FILE, "generations.png", unit="gates")

@@ -68,28 +68,34 @@ class ImitationSettings(PPOSettings):
     blocks, global_pool, board_size, obs_features), seed, checkpoint_every and
     torch_threads apply; the others are stored in the model for a later PPO run."""
 
-    total_timesteps: int = setting(200_000, "the timesteps (the learner's decisions) to "
-                                   "train to, counted from the start of the run")
+    total_timesteps: int = setting(
+        200_000,
+        "the timesteps (the learner's decisions) to train to, counted from the start of the run",
+    )
     players: int = setting(2, "seats; 1: the solo variant (3 colours, SoloVectorEnv)")
     teacher: str = setting("heuristic", "the bot cloned (a jitted bot spec)")
-    temperature: float = setting(1.0, "points: the softness of the teacher's targets "
-                                 "(softmax of its evaluations over this)")
-    opponents: str = setting("greedy", "the jitted bot(s) of the other seats, "
-                             "comma-separated")
-    teacher_share: float = setting(0.5, "the chance that a game plays the teacher's move, "
-                                   "not the policy's")
-    reward_scale: float = setting(0.1, "value targets: the teacher's margin estimate times "
-                                  "this")
+    temperature: float = setting(
+        1.0, "points: the softness of the teacher's targets (softmax of its evaluations over this)"
+    )
+    opponents: str = setting("greedy", "the jitted bot(s) of the other seats, comma-separated")
+    teacher_share: float = setting(
+        0.5, "the chance that a game plays the teacher's move, not the policy's"
+    )
+    reward_scale: float = setting(0.1, "value targets: the teacher's margin estimate times this")
     eval_every: int = setting(20_000, "timesteps between evaluations (curve.csv rows)")
-    eval_games: int = setting(100, "games (solo: deals) of each evaluation, the same every "
-                              "time")
+    eval_games: int = setting(100, "games (solo: deals) of each evaluation, the same every time")
     eval_opponent: str = setting("greedy", "the jitted bot of the evaluation games")
 
     def check(self) -> None:
         super().check()
         require(self, "total_timesteps", int, lambda v: v >= 1, "a positive integer")
-        require(self, "players", int, lambda v: 1 <= v <= 6,
-                "an integer in [1, 6] (1: the solo variant)")
+        require(
+            self,
+            "players",
+            int,
+            lambda v: 1 <= v <= 6,
+            "an integer in [1, 6] (1: the solo variant)",
+        )
         for name in ("teacher", "eval_opponent"):
             try:
                 bot_spec(getattr(self, name))
@@ -112,9 +118,19 @@ class ImitationSettings(PPOSettings):
             require(self, name, int, lambda v: v >= 1, "a positive integer")
 
 
-_BC = {"n_envs": 128, "learning_rate": 1e-3, "channels": 32, "blocks": 3, "global_pool": 1,
-       "board_size": 20, "obs_features": "aggregate", "n_steps": 64, "batch_size": 512,
-       "n_epochs": 2, "checkpoint_every": 100_000}
+_BC = {
+    "n_envs": 128,
+    "learning_rate": 1e-3,
+    "channels": 32,
+    "blocks": 3,
+    "global_pool": 1,
+    "board_size": 20,
+    "obs_features": "aggregate",
+    "n_steps": 64,
+    "batch_size": 512,
+    "n_epochs": 2,
+    "checkpoint_every": 100_000,
+}
 # The recipes (--preset NAME; the first is the default): "quick" is the first 300k
 # steps of "full" (--resume --total-timesteps carries it on).
 PRESETS: dict[str, dict[str, Any]] = {
@@ -123,30 +139,43 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-def make_env(settings: ImitationSettings, num_envs: int, opponents: list[str],
-             reward: str = "margin") -> BatchedGamesEnv:
+def make_env(
+    settings: ImitationSettings, num_envs: int, opponents: list[str], reward: str = "margin"
+) -> BatchedGamesEnv:
     """The batched games the policy plays (one numba thread per PyTorch thread): a
     `SoloVectorEnv` for players=1, else a `VsBotsVectorEnv`. A game with no legal move
     inside the window is cut short (`on_overflow="truncate"`), not the run."""
     if settings.players == 1:
-        return SoloVectorEnv(num_envs, board_size=settings.board_size,
-                             obs_features=settings.obs_features,
-                             num_threads=settings.torch_threads, on_overflow="truncate")
-    return VsBotsVectorEnv(num_envs, opponents=opponents, players=settings.players,
-                           reward=reward, board_size=settings.board_size,
-                           obs_features=settings.obs_features,
-                           num_threads=settings.torch_threads, on_overflow="truncate")
+        return SoloVectorEnv(
+            num_envs,
+            board_size=settings.board_size,
+            obs_features=settings.obs_features,
+            num_threads=settings.torch_threads,
+            on_overflow="truncate",
+        )
+    return VsBotsVectorEnv(
+        num_envs,
+        opponents=opponents,
+        players=settings.players,
+        reward=reward,
+        board_size=settings.board_size,
+        obs_features=settings.obs_features,
+        num_threads=settings.torch_threads,
+        on_overflow="truncate",
+    )
 
 
-def policy_outputs(policy: Any, obs: dict[str, np.ndarray], masks: np.ndarray
-                   ) -> tuple[th.Tensor, th.Tensor]:
+def policy_outputs(
+    policy: Any, obs: dict[str, np.ndarray], masks: np.ndarray
+) -> tuple[th.Tensor, th.Tensor]:
     """(masked log-probabilities [N, actions], values [N]) of a `BoardPolicy`."""
     obs_t, _ = policy.obs_to_tensor(obs)
     latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs_t))
     logits = policy.action_net(latent_pi)
     legal = th.as_tensor(masks, dtype=th.bool)
-    return th.log_softmax(logits.masked_fill(~legal, -1e8), 1), \
-        policy.value_net(latent_vf).squeeze(1)
+    return th.log_softmax(logits.masked_fill(~legal, -1e8), 1), policy.value_net(latent_vf).squeeze(
+        1
+    )
 
 
 def judge(policy: Any, env: BatchedGamesEnv, seed: int) -> float:
@@ -191,14 +220,24 @@ class ImitationCurve:
 
     def add(self, timesteps: int, win: float, agreement: float) -> None:
         """Record one evaluation: the policy's win rate and its agreement with the teacher."""
-        cells = [timesteps, round(time.perf_counter() - self.wall0, 1), self.episodes,
-                 round(win, 3), round(agreement, 3)]
+        cells = [
+            timesteps,
+            round(time.perf_counter() - self.wall0, 1),
+            self.episodes,
+            round(win, 3),
+            round(agreement, 3),
+        ]
         append_row(self.path, self.header, dict(zip(self.header, cells, strict=True)))
 
 
-def train(settings: ImitationSettings, out: Path, resume: bool = False,
-          progress: bool = True, changes: dict[str, Any] | None = None,
-          overwrite: bool = False) -> MaskablePPO:
+def train(
+    settings: ImitationSettings,
+    out: Path,
+    resume: bool = False,
+    progress: bool = True,
+    changes: dict[str, Any] | None = None,
+    overwrite: bool = False,
+) -> MaskablePPO:
     """Run behaviour cloning into folder `out` (or continue it: `resume`, see
     `run_folder.plan_run`); returns the model (a MaskablePPO holding the trained policy)."""
     settings = plan_run(out, settings, resume, changes, overwrite)
@@ -212,8 +251,7 @@ def train(settings: ImitationSettings, out: Path, resume: bool = False,
     optimizer = policy.optimizer
     for group in optimizer.param_groups:
         group["lr"] = settings.learning_rate
-    judge_env = make_env(settings, settings.eval_games, [settings.eval_opponent],
-                         reward="win")
+    judge_env = make_env(settings, settings.eval_games, [settings.eval_opponent], reward="win")
     metric = "result" if settings.players == 1 else f"win_vs_{settings.eval_opponent}"
     rng = np.random.default_rng(settings.seed + model.num_timesteps)
     with cleanup_on_failure(out, new_run=not resume, model=model):
@@ -231,8 +269,13 @@ def train(settings: ImitationSettings, out: Path, resume: bool = False,
             bar.set_postfix_str(f"{metric}={value:.2f} agreement={agree / max(seen, 1):.2f}")
             agree = seen = 0
 
-        bar = tqdm(total=settings.total_timesteps, initial=model.num_timesteps, unit="step",
-                   dynamic_ncols=True, disable=not progress)
+        bar = tqdm(
+            total=settings.total_timesteps,
+            initial=model.num_timesteps,
+            unit="step",
+            dynamic_ncols=True,
+            disable=not progress,
+        )
         if model.num_timesteps == 0:
             evaluate()  # the untrained policy: the curve's first point
         while model.num_timesteps < settings.total_timesteps:
@@ -242,8 +285,10 @@ def train(settings: ImitationSettings, out: Path, resume: bool = False,
             known = teacher.action >= 0
             cross_entropy = -(th.as_tensor(teacher.probs) * logp.clamp(min=-1e4)).sum(1)
             target = th.as_tensor(settings.reward_scale * teacher.margin, dtype=th.float32)
-            loss = cross_entropy[th.as_tensor(known)].mean() + settings.vf_coef * (
-                (values - target) ** 2).mean()
+            loss = (
+                cross_entropy[th.as_tensor(known)].mean()
+                + settings.vf_coef * ((values - target) ** 2).mean()
+            )
             optimizer.zero_grad()
             loss.backward()
             th.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
@@ -262,8 +307,10 @@ def train(settings: ImitationSettings, out: Path, resume: bool = False,
             if _crossed(before, model.num_timesteps, settings.checkpoint_every):
                 (out / CHECKPOINTS).mkdir(exist_ok=True)
                 save_model(model, checkpoint_path(out, model.num_timesteps))
-            if _crossed(before, model.num_timesteps, settings.eval_every) \
-                    or model.num_timesteps >= settings.total_timesteps:
+            if (
+                _crossed(before, model.num_timesteps, settings.eval_every)
+                or model.num_timesteps >= settings.total_timesteps
+            ):
                 evaluate()
         bar.close()
         save_model(model, out / FINAL_MODEL)

@@ -58,11 +58,11 @@ class League:
         older one."""
         k = len(self.snapshots) - 1
         for i in games:
-            self.assigned[i] = k if k == 0 or self.rng.random() < 0.5 else \
-                self.rng.integers(k)
+            self.assigned[i] = k if k == 0 or self.rng.random() < 0.5 else self.rng.integers(k)
 
-    def __call__(self, obs: dict[str, np.ndarray], masks: np.ndarray, seats: np.ndarray,
-                 games: np.ndarray) -> np.ndarray:
+    def __call__(
+        self, obs: dict[str, np.ndarray], masks: np.ndarray, seats: np.ndarray, games: np.ndarray
+    ) -> np.ndarray:
         if not self.snapshots:
             raise ValueError("the league has no snapshot yet: add one before playing")
         actions = np.zeros(len(games), np.int64)
@@ -72,8 +72,9 @@ class League:
                 rows = np.flatnonzero(which == k)
                 policy = self.snapshots[int(k)][1]
                 sub = {key: value[rows] for key, value in obs.items()}
-                actions[rows], _ = policy.predict(sub, action_masks=masks[rows],
-                                                  deterministic=False)
+                actions[rows], _ = policy.predict(
+                    sub, action_masks=masks[rows], deterministic=False
+                )
         return actions
 
 
@@ -87,8 +88,12 @@ class JoinedVecEnv(VecEnv):
 
     render_mode = None
 
-    def __init__(self, groups: Sequence[tuple[str, VsBotsVectorEnv]],
-                 reward_scale: float = 1.0, prior: bool = False) -> None:
+    def __init__(
+        self,
+        groups: Sequence[tuple[str, VsBotsVectorEnv]],
+        reward_scale: float = 1.0,
+        prior: bool = False,
+    ) -> None:
         self.labels = [label for label, _ in groups]
         self.groups = [venv for _, venv in groups]
         self.envs = [venv.to_sb3() for venv in self.groups]
@@ -96,8 +101,9 @@ class JoinedVecEnv(VecEnv):
         first = groups[0][1]
         space = first.single_observation_space
         if prior:
-            space = spaces.Dict({**space.spaces,
-                                 PRIOR_KEY: prior_space(first.single_action_space.n)})
+            space = spaces.Dict(
+                {**space.spaces, PRIOR_KEY: prior_space(first.single_action_space.n)}
+            )
         super().__init__(int(self.bounds[-1]), space, first.single_action_space)
         self.reward_scale = reward_scale
         self.prior = prior
@@ -108,8 +114,9 @@ class JoinedVecEnv(VecEnv):
         if self.prior:
             out = np.empty((self.num_envs, discrete_size(self.action_space)), np.float32)
             for k, venv in enumerate(self.groups):
-                prior_from_probs(venv.teacher("heuristic").probs,
-                                 out[self.bounds[k]:self.bounds[k + 1]])
+                prior_from_probs(
+                    venv.teacher("heuristic").probs, out[self.bounds[k] : self.bounds[k + 1]]
+                )
             obs[PRIOR_KEY] = out
         return obs
 
@@ -129,7 +136,7 @@ class JoinedVecEnv(VecEnv):
     def step_wait(self):
         parts, rewards, dones, infos = [], [], [], []
         for k, env in enumerate(self.envs):
-            env.step_async(self._actions[self.bounds[k]:self.bounds[k + 1]])
+            env.step_async(self._actions[self.bounds[k] : self.bounds[k + 1]])
             obs, rew, done, info = env.step_wait()
             for i in np.flatnonzero(done):
                 info[i]["opponent"] = self.labels[k]

@@ -48,12 +48,25 @@ def solo_baselines(folder: Path) -> dict[str, float]:
 
 X_AXES = ("timesteps", "wall")
 # curve.csv columns that are not a win rate or a solo result
-_NOT_PLOTTED = ("timesteps", "wall_s", "episodes", "iteration", "games", "samples",
-                "policy_loss", "value_loss")
+_NOT_PLOTTED = (
+    "timesteps",
+    "wall_s",
+    "episodes",
+    "iteration",
+    "games",
+    "samples",
+    "policy_loss",
+    "value_loss",
+)
 
 
-def plot_curves(run_dirs: list[Path], out: Path, titles: list[str] | None = None,
-                baselines: dict[str, float] | None = None, x: str = "timesteps") -> None:
+def plot_curves(
+    run_dirs: list[Path],
+    out: Path,
+    titles: list[str] | None = None,
+    baselines: dict[str, float] | None = None,
+    x: str = "timesteps",
+) -> None:
     """Write the learning curves of `run_dirs` side by side to `out` (PNG); `baselines`
     (bot -> solo result) become dashed lines on solo panels; `x`: "timesteps" or
     "wall" (wall-clock minutes)."""
@@ -74,8 +87,12 @@ def save_figure(fig: Any, path: Path) -> None:
         fig.savefig(tmp, dpi=100, format=path.suffix[1:] or plt.rcParams["savefig.format"])
 
 
-def draw_curves(run_dirs: list[Path], titles: list[str] | None = None,
-                baselines: dict[str, float] | None = None, x: str = "timesteps") -> Any:
+def draw_curves(
+    run_dirs: list[Path],
+    titles: list[str] | None = None,
+    baselines: dict[str, float] | None = None,
+    x: str = "timesteps",
+) -> Any:
     """The figure `plot_curves` writes (a matplotlib Figure; close it when done)."""
     if x not in X_AXES:
         raise ValueError(f"x must be one of {', '.join(X_AXES)}, got {x!r}")
@@ -101,20 +118,29 @@ def draw_curves(run_dirs: list[Path], titles: list[str] | None = None,
         marker = "o" if len(steps) == 1 else None
         for m in metrics:
             ax.plot(xs, curve[m], marker=marker, label=m.replace("_", " "))
-        ax.set_xlabel("wall clock (minutes)" if x == "wall" else
-                      "timesteps (decisions)" if unit == "timesteps" else "iteration")
+        ax.set_xlabel(
+            "wall clock (minutes)"
+            if x == "wall"
+            else "timesteps (decisions)"
+            if unit == "timesteps"
+            else "iteration"
+        )
         ax.set_ylabel("solo result (lowest colour)" if solo else "win rate")
         wall = curve["wall_s"][-1]
         wall_text = f"{wall:.0f} s" if wall < 60 else f"{wall / 60:.0f} min"
-        ax.set_title(f"{titles[k] if titles else run.name}\n{steps[-1]:,.0f} "
-                     f"{'steps' if unit == 'timesteps' else 'iterations'}, "
-                     f"{wall_text} wall clock", fontsize=10)
+        ax.set_title(
+            f"{titles[k] if titles else run.name}\n{steps[-1]:,.0f} "
+            f"{'steps' if unit == 'timesteps' else 'iterations'}, "
+            f"{wall_text} wall clock",
+            fontsize=10,
+        )
         ax.grid(alpha=0.3)
         if solo:
             for bot, mean in (baselines or {}).items():
                 ax.axhline(mean, ls="--", lw=1, color="grey")
-                ax.annotate(f"{bot} {mean:.1f}", (xs[0], mean), fontsize=8,
-                            color="grey", va="bottom")
+                ax.annotate(
+                    f"{bot} {mean:.1f}", (xs[0], mean), fontsize=8, color="grey", va="bottom"
+                )
         else:
             ax.set_ylim(0, 1)
             ax.legend(loc="best", fontsize=8)
@@ -126,8 +152,9 @@ def draw_curves(run_dirs: list[Path], titles: list[str] | None = None,
     return fig
 
 
-def plot_loop(out: Path, curve: str = CURVE_FILE, image: str = "curve.png",
-              unit: str = "iterations") -> Path | None:
+def plot_loop(
+    out: Path, curve: str = CURVE_FILE, image: str = "curve.png", unit: str = "iterations"
+) -> Path | None:
     """`image` in `out` from the loop's `curve` there (a `train search` run's curve.csv,
     a `train multi --gate-every` run's generations.csv): the gate's win rate per
     iteration or gate (accepted ones filled), the confirmation matches and each
@@ -146,38 +173,54 @@ def plot_loop(out: Path, curve: str = CURVE_FILE, image: str = "curve.png",
     gated = [i for i, r in enumerate(rows) if not math.isnan(float(r["gate_win"]))]
     if gated:
         win = np.array([float(rows[i]["gate_win"]) for i in gated])
-        err = np.array([[win[j] - float(rows[i]["gate_lo"]), float(rows[i]["gate_hi"]) - win[j]]
-                        for j, i in enumerate(gated)]).T
+        err = np.array(
+            [
+                [win[j] - float(rows[i]["gate_lo"]), float(rows[i]["gate_hi"]) - win[j]]
+                for j, i in enumerate(gated)
+            ]
+        ).T
         ax.errorbar(hours[gated], win, yerr=err, fmt="none", ecolor="grey", alpha=0.4)
         acc = np.array([rows[i]["accepted"] == "1" for i in gated])
         if acc.any():  # (no legend entry for a series without points)
             ax.plot(hours[gated][acc], win[acc], "ko", label="gate: accepted")
         if not acc.all():
-            ax.plot(hours[gated][~acc], win[~acc], "o", mfc="none", mec="grey",
-                    label="gate: rejected")
-    confirmed = [i for i, r in enumerate(rows)
-                 if not math.isnan(float(r.get("confirm_win") or "nan"))]
+            ax.plot(
+                hours[gated][~acc], win[~acc], "o", mfc="none", mec="grey", label="gate: rejected"
+            )
+    confirmed = [
+        i for i, r in enumerate(rows) if not math.isnan(float(r.get("confirm_win") or "nan"))
+    ]
     if confirmed:  # the unbiased second match of a candidate through the gate
-        ax.plot(hours[confirmed], [float(rows[i]["confirm_win"]) for i in confirmed], "D",
-                color="tab:blue", mec="black", ms=7, zorder=5, label="confirmation")
+        ax.plot(
+            hours[confirmed],
+            [float(rows[i]["confirm_win"]) for i in confirmed],
+            "D",
+            color="tab:blue",
+            mec="black",
+            ms=7,
+            zorder=5,
+            label="confirmation",
+        )
     gens = [i for i, r in enumerate(rows) if r["accepted"] == "1"]
-    for name in [c[len("win_vs_"):] for c in rows[0] if c.startswith("win_vs_")]:
+    for name in [c[len("win_vs_") :] for c in rows[0] if c.startswith("win_vs_")]:
         pts = [i for i in gens if not math.isnan(float(rows[i][f"win_vs_{name}"]))]
         if not pts:
             continue
         y = np.array([float(rows[i][f"win_vs_{name}"]) for i in pts])
         lo = np.array([float(rows[i][f"lo_vs_{name}"]) for i in pts])
         hi = np.array([float(rows[i][f"hi_vs_{name}"]) for i in pts])
-        ax.errorbar(hours[pts], y, yerr=[y - lo, hi - y], marker="s", capsize=3,
-                    label=f"vs {name}")
+        ax.errorbar(hours[pts], y, yerr=[y - lo, hi - y], marker="s", capsize=3, label=f"vs {name}")
     ax.axhline(0.5, color="grey", lw=0.8)
     ax.set_ylim(0, 1)
     ax.set_xlim(0, max(hours.max(), 1e-3) * 1.05)
     ax.set_xlabel("wall clock (hours)")
     ax.set_ylabel("raw policy's win rate")
     last = rows[-1]
-    ax.set_title(f"{out.name}: {last['iteration']} {unit}, generation "
-                 f"{last['generation']}, {float(last['wall_s']) / 3600:.2f} h", fontsize=10)
+    ax.set_title(
+        f"{out.name}: {last['iteration']} {unit}, generation "
+        f"{last['generation']}, {float(last['wall_s']) / 3600:.2f} h",
+        fontsize=10,
+    )
     ax.grid(alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="best", fontsize=8)
@@ -189,18 +232,34 @@ def plot_loop(out: Path, curve: str = CURVE_FILE, image: str = "curve.png",
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command with `argv` (default: the process's); returns the exit status."""
-    parser = OneLineParser(prog="carcassonne train plot", description=__doc__,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(
+        prog="carcassonne train plot",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("runs", nargs="+", type=Path, help="run folders")
-    parser.add_argument("-o", "--output", type=Path, default=Path("training_curves.png"),
-                        help="the PNG to write (default: %(default)s)")
-    parser.add_argument("--titles", help="comma-separated panel titles (default: the run "
-                        "folders' names)")
-    parser.add_argument("--baselines", type=Path, metavar="DIR",
-                        help="folder of solo-bench JSON files (solo-<bot>.json) to draw "
-                        "(default: none)")
-    parser.add_argument("--x", choices=X_AXES, default="timesteps",
-                        help="the x axis: timesteps (default) or wall-clock minutes")
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=Path("training_curves.png"),
+        help="the PNG to write (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--titles", help="comma-separated panel titles (default: the run folders' names)"
+    )
+    parser.add_argument(
+        "--baselines",
+        type=Path,
+        metavar="DIR",
+        help="folder of solo-bench JSON files (solo-<bot>.json) to draw (default: none)",
+    )
+    parser.add_argument(
+        "--x",
+        choices=X_AXES,
+        default="timesteps",
+        help="the x axis: timesteps (default) or wall-clock minutes",
+    )
     args = parser.parse_args(argv)
     titles = args.titles.split(",") if args.titles else None
     if titles and len(titles) != len(args.runs):

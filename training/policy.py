@@ -39,14 +39,18 @@ def _shape(observation_space: spaces.Space, key: str) -> tuple[int, ...]:
     return check_space(observation_space, spaces.Box, key).shape
 
 
-def board_layout(observation_space: spaces.Dict, action_space: spaces.Discrete
-                 ) -> tuple[int, int, int]:
+def board_layout(
+    observation_space: spaces.Dict, action_space: spaces.Discrete
+) -> tuple[int, int, int]:
     """(B, hand size, actions per cell) of an env's spaces; raises ValueError for spaces
     that are not this package's turn-mode layout."""
-    if not isinstance(observation_space, spaces.Dict) or \
-            set(observation_space.spaces) - {PRIOR_KEY} != {"board", "features"}:
-        raise ValueError("BoardPolicy needs the Dict(board, features) observations of the "
-                         "carcassonne_env envs (and optionally the move prior)")
+    if not isinstance(observation_space, spaces.Dict) or set(observation_space.spaces) - {
+        PRIOR_KEY
+    } != {"board", "features"}:
+        raise ValueError(
+            "BoardPolicy needs the Dict(board, features) observations of the "
+            "carcassonne_env envs (and optionally the move prior)"
+        )
     height, width, channels = _shape(observation_space, "board")
     if height != width or height % 3:
         raise ValueError(f"board planes must be [3B, 3B, C], got {(height, width, channels)}")
@@ -54,8 +58,10 @@ def board_layout(observation_space: spaces.Dict, action_space: spaces.Discrete
     n = discrete_size(action_space)
     per_hand = 4 * base_tileset().max_segments + 4  # rotations x (no follower + segments)
     if n % (B * B * per_hand):
-        raise ValueError(f"{n} actions are not hand x {B} x {B} x {per_hand}: BoardPolicy "
-                         "supports the 'turn' action mode only")
+        raise ValueError(
+            f"{n} actions are not hand x {B} x {B} x {per_hand}: BoardPolicy "
+            "supports the 'turn' action mode only"
+        )
     return B, n // (B * B * per_hand), n // (B * B)
 
 
@@ -74,8 +80,13 @@ class BoardExtractor(BaseFeaturesExtractor):
             to every cell.
     """
 
-    def __init__(self, observation_space: spaces.Dict, channels: int = 32,
-                 blocks: int = 2, global_pool: bool = False) -> None:
+    def __init__(
+        self,
+        observation_space: spaces.Dict,
+        channels: int = 32,
+        blocks: int = 2,
+        global_pool: bool = False,
+    ) -> None:
         board = check_space(observation_space, spaces.Box, "board")
         B = board.shape[0] // 3
         self.prior = PRIOR_KEY in observation_space.spaces  # passed on after the cells
@@ -86,16 +97,17 @@ class BoardExtractor(BaseFeaturesExtractor):
         self.board_size, self.channels = B, channels
         self.cell = nn.Conv2d(in_planes, channels, kernel_size=3, stride=3)
         self.context = nn.Linear(n_features, channels)
-        self.blocks = nn.ModuleList(nn.Conv2d(channels, channels, 3, padding=1)
-                                    for _ in range(blocks))
-        self.pools = nn.ModuleList(nn.Linear(2 * channels, channels)
-                                   for _ in range(blocks if global_pool else 0))
+        self.blocks = nn.ModuleList(
+            nn.Conv2d(channels, channels, 3, padding=1) for _ in range(blocks)
+        )
+        self.pools = nn.ModuleList(
+            nn.Linear(2 * channels, channels) for _ in range(blocks if global_pool else 0)
+        )
         # Planes above 1 (the aggregate observation's points and counts) are scaled by
         # their space's high into [0, 1]; not saved: the space gives it back.
         high = board.high[0, 0].astype("float32")
         if (high > 1).any():
-            self.register_buffer("scale", th.as_tensor(1.0 / high)[:, None, None],
-                                 persistent=False)
+            self.register_buffer("scale", th.as_tensor(1.0 / high)[:, None, None], persistent=False)
         else:
             self.scale = None
 
@@ -132,7 +144,7 @@ class _Heads(nn.Module):
 
     def forward_critic(self, features: th.Tensor) -> th.Tensor:
         n_cells = self.board_size * self.board_size
-        cells = features[:, :n_cells * self.channels].reshape(-1, n_cells, self.channels)
+        cells = features[:, : n_cells * self.channels].reshape(-1, n_cells, self.channels)
         return self.critic(th.cat([cells.mean(1), cells.amax(1)], 1))
 
 
@@ -142,13 +154,19 @@ class ConvActionHead(nn.Module):
     `prior`, the latent ends with the move prior and the logits are the convolution's
     plus ``prior_weight`` (learned, starts at `prior_weight`) times the prior."""
 
-    def __init__(self, channels: int, board_size: int, per_cell: int, hand_size: int,
-                 prior: bool = False, prior_weight: float = 1.0) -> None:
+    def __init__(
+        self,
+        channels: int,
+        board_size: int,
+        per_cell: int,
+        hand_size: int,
+        prior: bool = False,
+        prior_weight: float = 1.0,
+    ) -> None:
         super().__init__()
         self.channels, self.board_size, self.hand_size = channels, board_size, hand_size
         self.linear = nn.Linear(channels, per_cell)
-        self.prior_weight = nn.Parameter(th.full((1,), float(prior_weight))) if prior \
-            else None
+        self.prior_weight = nn.Parameter(th.full((1,), float(prior_weight))) if prior else None
 
     def forward(self, latent: th.Tensor) -> th.Tensor:
         B, hand = self.board_size, self.hand_size
@@ -195,9 +213,9 @@ class LeanMaskedCategorical(MaskableCategoricalDistribution):
         n = self.raw.shape[0]
         values = self.raw[rows, cols]
         top = th.full((n,), -th.inf, device=values.device).scatter_reduce(
-            0, rows, values.detach(), "amax")
-        total = th.zeros(n, device=values.device).index_add(0, rows,
-                                                            th.exp(values - top[rows]))
+            0, rows, values.detach(), "amax"
+        )
+        total = th.zeros(n, device=values.device).index_add(0, rows, th.exp(values - top[rows]))
         self._lse = top + th.log(total)
         self._rows, self._cols = rows, cols
         self._logp = values - self._lse[rows]
@@ -225,19 +243,18 @@ class LeanMaskedCategorical(MaskableCategoricalDistribution):
         if self._rows is None:
             return -(self.logits.exp() * self.logits).sum(1)
         p_logp = self._logp.exp() * self._logp
-        return -th.zeros(self.raw.shape[0], device=p_logp.device).index_add(
-            0, self._rows, p_logp)
+        return -th.zeros(self.raw.shape[0], device=p_logp.device).index_add(0, self._rows, p_logp)
 
     def _best(self, rows: th.Tensor, scores: th.Tensor) -> th.Tensor:
         """Per row, the legal action of the highest `scores` (one per legal pair, `rows`
         saying whose)."""
         n = self.raw.shape[0]
-        top = th.full((n,), -th.inf, device=scores.device).scatter_reduce(
-            0, rows, scores, "amax")
+        top = th.full((n,), -th.inf, device=scores.device).scatter_reduce(0, rows, scores, "amax")
         # the lowest action index among a row's best (as argmax takes the first)
         cand = th.where(scores == top[rows], self._cols, self.action_dim)
         return th.full((n,), self.action_dim, device=scores.device).scatter_reduce(
-            0, rows, cand, "amin")
+            0, rows, cand, "amin"
+        )
 
     def sample(self) -> th.Tensor:
         with th.no_grad():
@@ -268,56 +285,80 @@ class BoardPolicy(MaskableActorCriticPolicy):
     # SB3 declares its MlpExtractor: it calls latent_dim_pi/vf and forward_actor/critic
     mlp_extractor: _Heads  # type: ignore[assignment]
 
-    def __init__(self, observation_space: spaces.Dict, action_space: spaces.Discrete,
-                 lr_schedule: Any, channels: int = 32, blocks: int = 2,
-                 critic_hidden: int = 64, global_pool: bool = False,
-                 prior_weight: float = 1.0, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        observation_space: spaces.Dict,
+        action_space: spaces.Discrete,
+        lr_schedule: Any,
+        channels: int = 32,
+        blocks: int = 2,
+        critic_hidden: int = 64,
+        global_pool: bool = False,
+        prior_weight: float = 1.0,
+        **kwargs: Any,
+    ) -> None:
         B, hand_size, per_cell = board_layout(observation_space, action_space)
         self.board_size, self.per_cell = B, per_cell
         self.channels, self.critic_hidden, self.hand_size = channels, critic_hidden, hand_size
         self.prior_weight = prior_weight
         kwargs.setdefault("features_extractor_class", BoardExtractor)
-        kwargs.setdefault("features_extractor_kwargs", {
-            "channels": channels, "blocks": blocks, "global_pool": global_pool})
+        kwargs.setdefault(
+            "features_extractor_kwargs",
+            {"channels": channels, "blocks": blocks, "global_pool": global_pool},
+        )
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
         prior = PRIOR_KEY in self.observation_space.spaces
-        self.mlp_extractor = _Heads(self.channels, self.board_size, self.critic_hidden,
-                                    _shape(self.observation_space, PRIOR_KEY)[0]
-                                    if prior else 0)
+        self.mlp_extractor = _Heads(
+            self.channels,
+            self.board_size,
+            self.critic_hidden,
+            _shape(self.observation_space, PRIOR_KEY)[0] if prior else 0,
+        )
 
     def _build(self, lr_schedule: Any) -> None:
         # As MaskableActorCriticPolicy._build, with the conv head instead of a Linear one
         # (a Linear layer from K*B*B to every action would have ~10^9 weights).
         self._build_mlp_extractor()
         self.lean_dist = LeanMaskedCategorical(discrete_size(self.action_space))
-        self.action_net = ConvActionHead(self.channels, self.board_size, self.per_cell,
-                                         self.hand_size,
-                                         PRIOR_KEY in self.observation_space.spaces,
-                                         self.prior_weight)
+        self.action_net = ConvActionHead(
+            self.channels,
+            self.board_size,
+            self.per_cell,
+            self.hand_size,
+            PRIOR_KEY in self.observation_space.spaces,
+            self.prior_weight,
+        )
         self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
         if self.ortho_init:
-            gains = {self.features_extractor: 2 ** 0.5, self.mlp_extractor: 2 ** 0.5,
-                     self.action_net: 0.01, self.value_net: 1.0}
+            gains = {
+                self.features_extractor: 2**0.5,
+                self.mlp_extractor: 2**0.5,
+                self.action_net: 0.01,
+                self.value_net: 1.0,
+            }
             for module, gain in gains.items():
                 module.apply(partial(self.init_weights, gain=gain))
         # after the init; torch's overloads of `to` leave out its memory_format form
         self.features_extractor.to(memory_format=th.channels_last)  # type: ignore[call-overload]
         # SB3 types optimizer_class as the Optimizer base, whose __init__ takes no lr
         self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
-            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
 
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> LeanMaskedCategorical:
         # a new distribution per call (SB3 reuses one): the learner evaluates minibatch
         # shards on several threads at once (training.learner)
         return LeanMaskedCategorical(self.lean_dist.action_dim).proba_distribution(
-            self.action_net(latent_pi))
+            self.action_net(latent_pi)
+        )
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
-        data.update(channels=self.channels, critic_hidden=self.critic_hidden,
-                    prior_weight=self.prior_weight)
+        data.update(
+            channels=self.channels, critic_hidden=self.critic_hidden, prior_weight=self.prior_weight
+        )
         data["blocks"] = len(self.features_extractor.blocks)
         data["global_pool"] = bool(len(self.features_extractor.pools))
         return data
@@ -357,19 +398,22 @@ class CandidateNet(nn.Module):
         self.hidden = hidden
         self.context = nn.Sequential(nn.Linear(n_features, hidden), nn.ReLU())
         self.embed = nn.Linear(n_columns, hidden)
-        self.body = nn.Sequential(nn.Linear(hidden, hidden), nn.ReLU(),
-                                  nn.Linear(hidden, hidden), nn.ReLU())
+        self.body = nn.Sequential(
+            nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
+        )
         self.score = nn.Linear(hidden, 1)
         self.value = nn.Sequential(nn.Linear(3 * hidden, hidden), nn.ReLU())
 
-    def forward(self, features: th.Tensor, candidates: th.Tensor, actions: th.Tensor
-                ) -> tuple[th.Tensor, th.Tensor]:
+    def forward(
+        self, features: th.Tensor, candidates: th.Tensor, actions: th.Tensor
+    ) -> tuple[th.Tensor, th.Tensor]:
         """(logits [N, K], value latent [N, hidden]) of a batch of observations."""
         logits, pooled = self.trunk(features, candidates, actions)
         return logits, self.value(pooled)
 
-    def trunk(self, features: th.Tensor, candidates: th.Tensor, actions: th.Tensor
-              ) -> tuple[th.Tensor, th.Tensor]:
+    def trunk(
+        self, features: th.Tensor, candidates: th.Tensor, actions: th.Tensor
+    ) -> tuple[th.Tensor, th.Tensor]:
         """(logits [N, K], the value MLP's input [N, 3 hidden]: max and mean of the
         candidates' embeddings and the context) of a batch of observations."""
         N, K = actions.shape
@@ -382,10 +426,12 @@ class CandidateNet(nn.Module):
         logits = logits.index_put((rows, cols), self.score(e).squeeze(-1))
         # pools over each row's candidates (e >= 0 after the ReLU: 0 is a neutral max)
         pooled_max = th.zeros(N, self.hidden, dtype=e.dtype, device=e.device).scatter_reduce(
-            0, rows[:, None].expand_as(e), e, "amax", include_self=True)
+            0, rows[:, None].expand_as(e), e, "amax", include_self=True
+        )
         count = present.sum(1, keepdim=True).clamp(min=1).to(e.dtype)
-        pooled_mean = th.zeros(N, self.hidden, dtype=e.dtype,
-                               device=e.device).index_add(0, rows, e) / count
+        pooled_mean = (
+            th.zeros(N, self.hidden, dtype=e.dtype, device=e.device).index_add(0, rows, e) / count
+        )
         return logits, th.cat([pooled_max, pooled_mean, context], 1)
 
 
@@ -417,10 +463,10 @@ class _CandidateHeads(nn.Module):
         return self.forward_actor(features), self.forward_critic(features)
 
     def forward_actor(self, features: th.Tensor) -> th.Tensor:
-        return features[:, :-self.hidden]
+        return features[:, : -self.hidden]
 
     def forward_critic(self, features: th.Tensor) -> th.Tensor:
-        return features[:, -self.hidden:]
+        return features[:, -self.hidden :]
 
 
 class CandidateCategorical(MaskableCategoricalDistribution):
@@ -458,12 +504,14 @@ class CandidateCategorical(MaskableCategoricalDistribution):
         """The candidates' logits (absent candidates at the minimum)."""
         if self._dense is None:
             n = self.logp.shape[0]
-            dense = th.full((n, self.action_dim + 1), -th.inf, dtype=self.logp.dtype,
-                            device=self.logp.device)
-            index = th.where(self.present, self.actions,
-                             th.full_like(self.actions, self.action_dim))
+            dense = th.full(
+                (n, self.action_dim + 1), -th.inf, dtype=self.logp.dtype, device=self.logp.device
+            )
+            index = th.where(
+                self.present, self.actions, th.full_like(self.actions, self.action_dim)
+            )
             logp = th.where(self.present, self.logp, th.full_like(self.logp, -th.inf))
-            self._dense = dense.scatter(1, index, logp)[:, :self.action_dim]
+            self._dense = dense.scatter(1, index, logp)[:, : self.action_dim]
         return self._dense
 
     def _index(self, actions: th.Tensor) -> th.Tensor:
@@ -475,8 +523,7 @@ class CandidateCategorical(MaskableCategoricalDistribution):
         return self.logp.gather(1, self._index(actions).view(-1, 1)).squeeze(1)
 
     def entropy(self) -> th.Tensor:
-        p_logp = th.where(self.present, self.logp.exp() * self.logp,
-                          th.zeros_like(self.logp))
+        p_logp = th.where(self.present, self.logp.exp() * self.logp, th.zeros_like(self.logp))
         return -p_logp.sum(1)
 
     def _action_of(self, k: th.Tensor) -> th.Tensor:
@@ -492,8 +539,11 @@ class CandidateCategorical(MaskableCategoricalDistribution):
         score the same) the lowest action index, as an argmax over ``logits`` takes."""
         with th.no_grad():
             best = self.present & (self.logp == self.logp.max(1, keepdim=True).values)
-            return th.where(best, self.actions, th.full_like(self.actions, self.action_dim)
-                            ).min(1).values
+            return (
+                th.where(best, self.actions, th.full_like(self.actions, self.action_dim))
+                .min(1)
+                .values
+            )
 
 
 class CandidatePolicy(MaskableActorCriticPolicy):
@@ -513,12 +563,21 @@ class CandidatePolicy(MaskableActorCriticPolicy):
     # SB3 declares its MlpExtractor: it calls latent_dim_pi/vf and forward_actor/critic
     mlp_extractor: _CandidateHeads  # type: ignore[assignment]
 
-    def __init__(self, observation_space: spaces.Dict, action_space: spaces.Discrete,
-                 lr_schedule: Any, hidden: int = 128, **kwargs: Any) -> None:
-        if not isinstance(observation_space, spaces.Dict) or \
-                not set(CANDIDATE_KEYS) <= set(observation_space.spaces):
-            raise ValueError("CandidatePolicy needs the candidate-move observation: make "
-                             "the env with candidate_moves=K (e.g. 128)")
+    def __init__(
+        self,
+        observation_space: spaces.Dict,
+        action_space: spaces.Discrete,
+        lr_schedule: Any,
+        hidden: int = 128,
+        **kwargs: Any,
+    ) -> None:
+        if not isinstance(observation_space, spaces.Dict) or not set(CANDIDATE_KEYS) <= set(
+            observation_space.spaces
+        ):
+            raise ValueError(
+                "CandidatePolicy needs the candidate-move observation: make "
+                "the env with candidate_moves=K (e.g. 128)"
+            )
         self.hidden = hidden
         kwargs.setdefault("features_extractor_class", CandidateExtractor)
         kwargs.setdefault("features_extractor_kwargs", {"hidden": hidden})
@@ -526,7 +585,8 @@ class CandidatePolicy(MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = _CandidateHeads(
-            _shape(self.observation_space, "candidates")[0], self.hidden)
+            _shape(self.observation_space, "candidates")[0], self.hidden
+        )
 
     def _build(self, lr_schedule: Any) -> None:
         self._build_mlp_extractor()
@@ -534,17 +594,17 @@ class CandidatePolicy(MaskableActorCriticPolicy):
         self.action_net = nn.Identity()  # the extractor already scored the candidates
         self.value_net = nn.Linear(self.hidden, 1)
         if self.ortho_init:
-            self.features_extractor.apply(lambda m: self.init_weights(m, gain=2 ** 0.5))
+            self.features_extractor.apply(lambda m: self.init_weights(m, gain=2**0.5))
             self.init_weights(self.features_extractor.net.score, gain=0.01)
             self.init_weights(self.value_net, gain=1.0)
         # SB3 types optimizer_class as the Optimizer base, whose __init__ takes no lr
         self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
-            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
 
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> CandidateCategorical:
         # a new distribution per call, as BoardPolicy's
-        return CandidateCategorical(self.candidate_dist.action_dim).proba_distribution(
-            latent_pi)
+        return CandidateCategorical(self.candidate_dist.action_dim).proba_distribution(latent_pi)
 
     def extract_features(self, obs: Any, features_extractor: Any = None) -> Any:
         # Only what the network reads: SB3 would turn every key to float first, the board

@@ -39,18 +39,36 @@ def new_model(settings: PPOSettings, venv: VecEnv, run_dir: Path) -> ThreadedMas
         policy, kwargs = CandidatePolicy, {"hidden": s.hidden}
     else:
         prior = getattr(s, "move_prior", 0)  # train multi's settings (training.train_multi)
-        policy, kwargs = BoardPolicy, {
-            "channels": s.channels, "blocks": s.blocks, "global_pool": bool(s.global_pool),
-            **({"prior_weight": prior} if prior else {})}
+        policy, kwargs = (
+            BoardPolicy,
+            {
+                "channels": s.channels,
+                "blocks": s.blocks,
+                "global_pool": bool(s.global_pool),
+                **({"prior_weight": prior} if prior else {}),
+            },
+        )
     model = ThreadedMaskablePPO(
-        policy, venv, threads=s.torch_threads, n_steps=s.n_steps, batch_size=s.batch_size,
+        policy,
+        venv,
+        threads=s.torch_threads,
+        n_steps=s.n_steps,
+        batch_size=s.batch_size,
         n_epochs=s.n_epochs,
-        learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda,
-        clip_range=s.clip_range, ent_coef=s.ent_coef, vf_coef=s.vf_coef,
+        learning_rate=s.learning_rate,
+        gamma=s.gamma,
+        gae_lambda=s.gae_lambda,
+        clip_range=s.clip_range,
+        ent_coef=s.ent_coef,
+        vf_coef=s.vf_coef,
         rollout_buffer_class=CompactMaskableDictRolloutBuffer,
         rollout_buffer_kwargs=buffer_options(s.policy, venv.observation_space),
         policy_kwargs=kwargs,
-        tensorboard_log=str(run_dir / "tb"), seed=s.seed, device="cpu", verbose=0)
+        tensorboard_log=str(run_dir / "tb"),
+        seed=s.seed,
+        device="cpu",
+        verbose=0,
+    )
     if s.init:
         load_policy_weights(model, s.init, POLICY_OPTIONS[s.policy])
     return model
@@ -62,8 +80,9 @@ def buffer_options(policy: str, observation_space: spaces.Space) -> dict[str, An
     return candidate_buffer_options(observation_space) if policy == "candidates" else {}
 
 
-def load_or_create(settings: PPOSettings, venv: VecEnv, run_dir: Path,
-                   resume: bool) -> ThreadedMaskablePPO:
+def load_or_create(
+    settings: PPOSettings, venv: VecEnv, run_dir: Path, resume: bool
+) -> ThreadedMaskablePPO:
     """With `resume`, the run's furthest saved model (`saved_progress`; reseeded with
     seed + its timesteps: reproducible, fresh games) bound to `venv`, as a
     `ThreadedMaskablePPO` on settings.torch_threads threads; otherwise, or if the run has
@@ -73,12 +92,15 @@ def load_or_create(settings: PPOSettings, venv: VecEnv, run_dir: Path,
         return new_model(settings, venv, run_dir)
     from agents.sb3_policy import open_model
 
-    model = open_model(saved[1], algorithm=ThreadedMaskablePPO,
-                       threads=settings.torch_threads, env=venv,
-                       tensorboard_log=str(run_dir / "tb"),
-                       rollout_buffer_class=CompactMaskableDictRolloutBuffer,
-                       rollout_buffer_kwargs=buffer_options(settings.policy,
-                                                            venv.observation_space))
+    model = open_model(
+        saved[1],
+        algorithm=ThreadedMaskablePPO,
+        threads=settings.torch_threads,
+        env=venv,
+        tensorboard_log=str(run_dir / "tb"),
+        rollout_buffer_class=CompactMaskableDictRolloutBuffer,
+        rollout_buffer_kwargs=buffer_options(settings.policy, venv.observation_space),
+    )
     model.set_random_seed(settings.seed + model.num_timesteps)
     return model
 
@@ -89,23 +111,36 @@ def prepare_torch(settings: PPOSettings) -> None:
     torch.set_num_threads(settings.torch_threads)
 
 
-def learn(model: MaskablePPO, settings: PPOSettings, run_dir: Path, curve: EpisodeCurve,
-          extra: Sequence[BaseCallback] = (), progress: bool = True) -> MaskablePPO:
+def learn(
+    model: MaskablePPO,
+    settings: PPOSettings,
+    run_dir: Path,
+    curve: EpisodeCurve,
+    extra: Sequence[BaseCallback] = (),
+    progress: bool = True,
+) -> MaskablePPO:
     """Train up to settings.total_timesteps (counting what a resumed model has done),
     with checkpoints, the learning curve and a progress bar; saves run_dir/model.zip."""
     remaining = settings.total_timesteps - model.num_timesteps
     callbacks: list[BaseCallback] = [
         Checkpoints(max(1, settings.checkpoint_every // settings.n_envs), run_dir),
-        curve, *extra]
+        curve,
+        *extra,
+    ]
     if progress:
-        callbacks.append(ProgressBar(settings.total_timesteps, model.num_timesteps,
-                                     curve.describe))
+        callbacks.append(ProgressBar(settings.total_timesteps, model.num_timesteps, curve.describe))
     if remaining > 0:
-        model.learn(remaining, callback=CallbackList(callbacks),
-                    reset_num_timesteps=model.num_timesteps == 0, tb_log_name="ppo")
+        model.learn(
+            remaining,
+            callback=CallbackList(callbacks),
+            reset_num_timesteps=model.num_timesteps == 0,
+            tb_log_name="ppo",
+        )
     else:
-        print(f"{run_dir}: {model.num_timesteps} timesteps done already (target "
-              f"{settings.total_timesteps}); raise it with --total-timesteps to train on",
-              file=sys.stderr)
+        print(
+            f"{run_dir}: {model.num_timesteps} timesteps done already (target "
+            f"{settings.total_timesteps}); raise it with --total-timesteps to train on",
+            file=sys.stderr,
+        )
     save_model(model, run_dir / FINAL_MODEL)
     return model

@@ -37,8 +37,19 @@ EVALUATION_FILES = ("evaluation.json", "evaluation.md")
 
 # What a PPO run (`train solo`, `multi`, `bc`) writes into its folder (glob patterns); a
 # folder holding any of them holds a run.
-RUN_FILES = (CONFIG_FILE, FINAL_MODEL, CURVE_FILE, CHECKPOINTS, "pool", "tb",
-             GENERATIONS_FILE, "generations.png", "generations", CURVE_PLOT, *EVALUATION_FILES)
+RUN_FILES = (
+    CONFIG_FILE,
+    FINAL_MODEL,
+    CURVE_FILE,
+    CHECKPOINTS,
+    "pool",
+    "tb",
+    GENERATIONS_FILE,
+    "generations.png",
+    "generations",
+    CURVE_PLOT,
+    *EVALUATION_FILES,
+)
 # What a resumed PPO run may change: the target (written to config.json) and, for this
 # session only, how it runs.
 RESUME_CHANGES = ("total_timesteps", "torch_threads", "checkpoint_every")
@@ -52,8 +63,11 @@ def checkpoint_path(run_dir: Path, timesteps: int) -> Path:
 def latest_checkpoint(run_dir: Path) -> Path | None:
     """The whole checkpoint with the most timesteps in run_dir/checkpoints, or None
     (a torn one is skipped: `saved_timesteps`)."""
-    found = [(int(m.group(1)), p) for p in (run_dir / CHECKPOINTS).glob("model_*_steps.zip")
-             if (m := re.fullmatch(r"model_(\d+)_steps\.zip", p.name))]
+    found = [
+        (int(m.group(1)), p)
+        for p in (run_dir / CHECKPOINTS).glob("model_*_steps.zip")
+        if (m := re.fullmatch(r"model_(\d+)_steps\.zip", p.name))
+    ]
     for _, path in sorted(found, reverse=True):
         if saved_timesteps(path) is not None:
             return path
@@ -89,8 +103,10 @@ def saved_timesteps(path: Path) -> int | None:
     except (zipfile.BadZipFile, OSError, ValueError, KeyError, TypeError) as err:
         if path not in _SKIPPED:
             _SKIPPED.add(path)
-            print(f"carcassonne: warning: skipping {path}: not a whole model file ({err})",
-                  file=sys.stderr)
+            print(
+                f"carcassonne: warning: skipping {path}: not a whole model file ({err})",
+                file=sys.stderr,
+            )
         return None
 
 
@@ -100,9 +116,15 @@ def run_files(run_dir: Path, files: Sequence[str] = RUN_FILES) -> list[str]:
     return [p.name for pattern in files for p in sorted(run_dir.glob(pattern))]
 
 
-def plan_folder(run_dir: Path, settings: Any, resume: bool, changes: dict[str, Any] | None,
-                overwrite: bool, files: Sequence[str],
-                resume_changes: Sequence[str]) -> Any:
+def plan_folder(
+    run_dir: Path,
+    settings: Any,
+    resume: bool,
+    changes: dict[str, Any] | None,
+    overwrite: bool,
+    files: Sequence[str],
+    resume_changes: Sequence[str],
+) -> Any:
     """The checks of every trainer's run folder before any work, writing nothing;
     returns the settings to run with (checked: their `check()`).
 
@@ -112,8 +134,9 @@ def plan_folder(run_dir: Path, settings: Any, resume: bool, changes: dict[str, A
     options that equal the stored ones are fine, only those in `resume_changes` may
     differ. Raises ValueError, FileExistsError or FileNotFoundError."""
     if resume and overwrite:
-        raise ValueError("--resume continues the run in the folder and --overwrite "
-                         "replaces it: give one of them")
+        raise ValueError(
+            "--resume continues the run in the folder and --overwrite replaces it: give one of them"
+        )
     if not resume:
         settings.check()
         held = run_files(run_dir, files)
@@ -121,21 +144,24 @@ def plan_folder(run_dir: Path, settings: Any, resume: bool, changes: dict[str, A
             raise FileExistsError(
                 f"{run_dir} holds a run already ({', '.join(held)}); pass "
                 f"{'--resume to continue it, ' if resume_changes else ''}--overwrite to "
-                "replace it, or choose another --out")
+                "replace it, or choose another --out"
+            )
         return settings
     stored = read_config(run_dir)
     changes = changes or {}
-    bad = sorted(k for k, v in changes.items()
-                 if k not in resume_changes and stored.get(k) != v)
+    bad = sorted(k for k, v in changes.items() if k not in resume_changes and stored.get(k) != v)
     if bad:
-        raise ValueError(f"a resumed run keeps its settings; only "
-                         f"{', '.join(resume_changes)} may change, not "
-                         f"{', '.join(f'{k} ({stored.get(k)!r} -> {changes[k]!r})' for k in bad)}")
+        raise ValueError(
+            f"a resumed run keeps its settings; only "
+            f"{', '.join(resume_changes)} may change, not "
+            f"{', '.join(f'{k} ({stored.get(k)!r} -> {changes[k]!r})' for k in bad)}"
+        )
     try:
         settings = type(settings)(**{**stored, **changes})
     except TypeError as err:
-        raise ValueError(f"{run_dir / CONFIG_FILE} does not hold this trainer's settings "
-                         f"({err})") from None
+        raise ValueError(
+            f"{run_dir / CONFIG_FILE} does not hold this trainer's settings ({err})"
+        ) from None
     _without_start_model(settings).check()
     return settings
 
@@ -148,21 +174,28 @@ def _without_start_model(settings: Any) -> Any:
     return settings
 
 
-def plan_run(run_dir: Path, settings: Any, resume: bool = False,
-             changes: dict[str, Any] | None = None, overwrite: bool = False, *,
-             timed: bool = False) -> Any:
+def plan_run(
+    run_dir: Path,
+    settings: Any,
+    resume: bool = False,
+    changes: dict[str, Any] | None = None,
+    overwrite: bool = False,
+    *,
+    timed: bool = False,
+) -> Any:
     """`plan_folder` for a PPO run (`RUN_FILES`, `RESUME_CHANGES`); a resumed run's
     total_timesteps may not fall below the timesteps it has done. A run without a step
     target (total_timesteps 0) needs a wall-clock budget (`timed`: --minutes)."""
-    settings = plan_folder(run_dir, settings, resume, changes, overwrite, RUN_FILES,
-                           RESUME_CHANGES)
+    settings = plan_folder(run_dir, settings, resume, changes, overwrite, RUN_FILES, RESUME_CHANGES)
     check_target(settings, "total_timesteps", timed)
     if resume and settings.total_timesteps:
         done = (saved_progress(run_dir) or (0, None))[0]
         if settings.total_timesteps < done:
-            raise ValueError(f"{run_dir} has {done} timesteps done already; "
-                             f"--total-timesteps {settings.total_timesteps} is below that "
-                             "(give more to train on)")
+            raise ValueError(
+                f"{run_dir} has {done} timesteps done already; "
+                f"--total-timesteps {settings.total_timesteps} is below that "
+                "(give more to train on)"
+            )
     return settings
 
 
@@ -171,8 +204,9 @@ def check_target(settings: Any, target: str, timed: bool) -> None:
     target, and the session has no wall-clock budget (`timed`) to end it."""
     if not timed and getattr(settings, target) == 0:
         flag = option(target)
-        raise ValueError(f"the run has no {flag} target (0: a --minutes run's); give "
-                         f"--minutes M or {flag} N")
+        raise ValueError(
+            f"the run has no {flag} target (0: a --minutes run's); give --minutes M or {flag} N"
+        )
 
 
 def read_json(path: Path) -> Any:
@@ -181,8 +215,9 @@ def read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_bytes())
     except (ValueError, UnicodeDecodeError) as err:
-        raise ValueError(f"{path} is unreadable ({err}): not the JSON this package "
-                         "writes") from None
+        raise ValueError(
+            f"{path} is unreadable ({err}): not the JSON this package writes"
+        ) from None
 
 
 def read_config(run_dir: Path) -> dict[str, Any]:
@@ -193,18 +228,16 @@ def read_config(run_dir: Path) -> dict[str, Any]:
         raise FileNotFoundError(f"nothing to resume: no {CONFIG_FILE} in {run_dir}")
     stored = read_json(path)
     if not isinstance(stored, dict) or not isinstance(stored.get("settings"), dict):
-        raise ValueError(f"{path} is unreadable: it holds no \"settings\" object")
+        raise ValueError(f'{path} is unreadable: it holds no "settings" object')
     return stored["settings"]
 
 
 def write_config(run_dir: Path, settings: Any, **extra: Any) -> None:
     """The run's config.json, whole: {"settings": `settings` (a dataclass), **extra}."""
-    write_json(run_dir / CONFIG_FILE, {"settings": dataclasses.asdict(settings), **extra},
-               indent=2)
+    write_json(run_dir / CONFIG_FILE, {"settings": dataclasses.asdict(settings), **extra}, indent=2)
 
 
-def record_run(run_dir: Path, settings: Any, resume: bool = False,
-               overwrite: bool = False) -> None:
+def record_run(run_dir: Path, settings: Any, resume: bool = False, overwrite: bool = False) -> None:
     """Write a PPO run's config.json (whole) once the run is ready to train: with
     `overwrite` after removing the old run's files; with `resume` only the target
     total_timesteps is rewritten (the run keeps its other settings)."""
@@ -226,8 +259,9 @@ def remove_run_files(run_dir: Path, files: Sequence[str] = RUN_FILES) -> None:
 
 
 @contextmanager
-def cleanup_on_failure(run_dir: Path, new_run: bool,
-                       model: MaskablePPO | None = None) -> Iterator[None]:
+def cleanup_on_failure(
+    run_dir: Path, new_run: bool, model: MaskablePPO | None = None
+) -> Iterator[None]:
     """If a new run fails before saving any model, remove what it wrote (and run_dir,
     if it made it), so the folder does not look like a run; a run with a saved model
     stays for --resume. On a Ctrl-C or a SIGTERM (what `kill` sends), `model` is first
@@ -262,5 +296,6 @@ def save_interrupted(model: MaskablePPO, run_dir: Path) -> Interrupted | None:
     path = checkpoint_path(run_dir, model.num_timesteps)
     path.parent.mkdir(exist_ok=True)
     save_model(model, path)
-    return Interrupted(f"{model.num_timesteps} timesteps saved to {path}; --resume "
-                       "carries on from there")
+    return Interrupted(
+        f"{model.num_timesteps} timesteps saved to {path}; --resume carries on from there"
+    )

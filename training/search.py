@@ -102,9 +102,19 @@ from .value_fit import fit_epoch
 OBS_KEYS = ("features", "candidates", "candidate_actions")  # what the network reads
 STATE_FILE = "state.json"  # where --resume continues: iteration, generation, wall_s
 # What a search run writes into its folder (glob patterns; `run_folder.run_files`)
-SEARCH_FILES = (CONFIG_FILE, STATE_FILE, CURVE_FILE, CURVE_PLOT, FINAL_MODEL, "best.zip",
-                "optimizer.pt", "model_iter_*.zip", "gen_*.zip", "samples_*.npz",
-                *EVALUATION_FILES)
+SEARCH_FILES = (
+    CONFIG_FILE,
+    STATE_FILE,
+    CURVE_FILE,
+    CURVE_PLOT,
+    FINAL_MODEL,
+    "best.zip",
+    "optimizer.pt",
+    "model_iter_*.zip",
+    "gen_*.zip",
+    "samples_*.npz",
+    *EVALUATION_FILES,
+)
 _NAN = float("nan")
 
 
@@ -113,43 +123,60 @@ class SearchSettings(GateSettings):
     """Settings of a search-guided self-play run (see the module docstring); gate_games
     0 accepts every candidate."""
 
-    init: str = setting("ppo_duel_rl", "the starting network (generation 0): a saved model "
-                        "over candidate moves or a shipped model's name")
-    iterations: int = setting(60, "iterations to run to, counted from the start of the run; "
-                              "0: no iteration target (a --minutes run)")
+    init: str = setting(
+        "ppo_duel_rl",
+        "the starting network (generation 0): a saved model "
+        "over candidate moves or a shipped model's name",
+    )
+    iterations: int = setting(
+        60,
+        "iterations to run to, counted from the start of the run; "
+        "0: no iteration target (a --minutes run)",
+    )
     games: int = setting(128, "self-play games per iteration")
     simulations: int = setting(64, "PUCT simulations per move")
     c: float = setting(1.5, "PUCT's exploration constant")
     prior_temperature: float = setting(3.0, "the search's priors: softmax(logits / this)")
-    explore_moves: int = setting(10, "moves per game sampled in proportion to the visits "
-                                 "(the rest: the most visited)")
-    target_temperature: float = setting(1.0, "the policy target: visit shares ** (1 / this), "
-                                        "normalised")
+    explore_moves: int = setting(
+        10, "moves per game sampled in proportion to the visits (the rest: the most visited)"
+    )
+    target_temperature: float = setting(
+        1.0, "the policy target: visit shares ** (1 / this), normalised"
+    )
     replay: int = setting(4, "the iterations whose samples the candidate fits on")
     epochs: int = setting(2, "passes over the replay per iteration")
     batch_size: int = setting(128, "minibatch of the fit")
     learning_rate: float = setting(1e-4, "Adam's learning rate of the fit")
     value_coef: float = setting(0.5, "weight of the value error in the fit")
-    value_scale: float = setting(10.0, "points per value unit (the start model's reward "
-                                 "scale 0.1: 10)")
-    value_epochs: int = setting(4, "passes of the best's value head over the replay (0: no "
-                                "refit)")
+    value_scale: float = setting(
+        10.0, "points per value unit (the start model's reward scale 0.1: 10)"
+    )
+    value_epochs: int = setting(4, "passes of the best's value head over the replay (0: no refit)")
     value_learning_rate: float = setting(1e-3, "Adam's learning rate of the value refit")
     seed: int = setting(0, "seeds the self-play decks, the searches and the fit")
     torch_threads: int = setting(1, "PyTorch's threads")
 
     def check(self) -> None:
         """ValueError naming the first setting out of its range."""
-        require(self, "iterations", int, lambda v: v >= 0,
-                "an integer >= 0 (0: no iteration target, with --minutes)")
-        for name in ("games", "simulations", "replay", "epochs", "batch_size",
-                     "torch_threads"):
+        require(
+            self,
+            "iterations",
+            int,
+            lambda v: v >= 0,
+            "an integer >= 0 (0: no iteration target, with --minutes)",
+        )
+        for name in ("games", "simulations", "replay", "epochs", "batch_size", "torch_threads"):
             require(self, name, int, lambda v: v >= 1, "a positive integer")
         for name in ("explore_moves", "value_epochs", "seed"):
             require(self, name, int, lambda v: v >= 0, "an integer >= 0")
         self.check_gate()
-        for name in ("learning_rate", "value_learning_rate", "value_scale",
-                     "prior_temperature", "target_temperature"):
+        for name in (
+            "learning_rate",
+            "value_learning_rate",
+            "value_scale",
+            "prior_temperature",
+            "target_temperature",
+        ):
             require(self, name, float, lambda v: v > 0, "a number > 0")
         for name in ("c", "value_coef"):
             require(self, name, float, lambda v: v >= 0, "a number >= 0")
@@ -158,10 +185,29 @@ class SearchSettings(GateSettings):
 def curve_columns(settings: SearchSettings) -> list[str]:
     """curve.csv's columns for a run with `settings` (a column trio per panel bot)."""
     panel = panel_columns(settings)
-    return ["iteration", "wall_s", "generation", "accepted", "games", "samples",
-            "replay_samples", "policy_loss", "value_loss", "best_value_loss", "gate_win",
-            "gate_lo", "gate_hi", *panel, "confirm_win", "confirm_lo", "confirm_hi",
-            "self_play_s", "fit_s", "gate_s", "panel_s"]
+    return [
+        "iteration",
+        "wall_s",
+        "generation",
+        "accepted",
+        "games",
+        "samples",
+        "replay_samples",
+        "policy_loss",
+        "value_loss",
+        "best_value_loss",
+        "gate_win",
+        "gate_lo",
+        "gate_hi",
+        *panel,
+        "confirm_win",
+        "confirm_lo",
+        "confirm_hi",
+        "self_play_s",
+        "fit_s",
+        "gate_s",
+        "panel_s",
+    ]
 
 
 @dataclasses.dataclass
@@ -177,8 +223,9 @@ class Sample:
     value: float = 0.0
 
 
-def self_play_game(agent: PUCTAgent, rules: Rules, seed: int, explore_moves: int,
-                   rng: np.random.Generator) -> tuple[list[Sample], list[int]]:
+def self_play_game(
+    agent: PUCTAgent, rules: Rules, seed: int, explore_moves: int, rng: np.random.Generator
+) -> tuple[list[Sample], list[int]]:
     """One game in which both seats search with `agent` (solo: every colour's move);
     returns its samples (value targets in points: the final margin minus the projected
     margin, in solo the lowest colour's final score minus its projection: `puct`'s
@@ -204,14 +251,17 @@ def self_play_game(agent: PUCTAgent, rules: Rules, seed: int, explore_moves: int
             enc = net.encoder_for(game)
             actions = row_actions(game, enc, game.legal_rows())  # the root's edges
             share = dict(zip(actions.tolist(), (visits / visits.sum()).tolist(), strict=True))
-            target = np.array([share.get(a, 0.0) for a in obs["candidate_actions"].tolist()],
-                              np.float32)
+            target = np.array(
+                [share.get(a, 0.0) for a in obs["candidate_actions"].tolist()], np.float32
+            )
             if target.sum() > 0:  # some visited move is among the candidates
                 n = int((obs["candidate_actions"] >= 0).sum())  # (a prefix of the rows)
-                kept = {k: obs[k][:n].copy() if k == "candidates" else obs[k].copy()
-                        for k in keys}
-                samples.append(Sample(kept, target / target.sum(), seat,
-                                      agent.base(game, enc, obs["features"])))
+                kept = {k: obs[k][:n].copy() if k == "candidates" else obs[k].copy() for k in keys}
+                samples.append(
+                    Sample(
+                        kept, target / target.sum(), seat, agent.base(game, enc, obs["features"])
+                    )
+                )
         if ply < explore_moves:
             k = int(rng.choice(len(moves), p=visits / visits.sum()))
         else:
@@ -220,8 +270,11 @@ def self_play_game(agent: PUCTAgent, rules: Rules, seed: int, explore_moves: int
         ply += 1
     scores = list(game.scores)
     for s in samples:
-        final = min(scores) if rules.variant == "solo" else \
-            scores[s.seat] - max(v for q, v in enumerate(scores) if q != s.seat)
+        final = (
+            min(scores)
+            if rules.variant == "solo"
+            else scores[s.seat] - max(v for q, v in enumerate(scores) if q != s.seat)
+        )
         s.value = final - s.base
     return samples, scores
 
@@ -237,8 +290,9 @@ def sharpen(shares: np.ndarray, temperature: float) -> np.ndarray:
     return (p / p.sum(1, keepdims=True)).astype(np.float32)
 
 
-def pack(samples: list[Sample], value_scale: float, target_temperature: float = 1.0
-         ) -> dict[str, np.ndarray]:
+def pack(
+    samples: list[Sample], value_scale: float, target_temperature: float = 1.0
+) -> dict[str, np.ndarray]:
     """Samples as compact arrays: only the present candidate rows are kept (`counts` per
     sample, `rows` concatenated); `value` in value units; the policy targets sharpened
     with `target_temperature`."""
@@ -248,8 +302,9 @@ def pack(samples: list[Sample], value_scale: float, target_temperature: float = 
         "features": np.stack([s.obs["features"] for s in samples]).astype(np.float32),
         "actions": actions.astype(np.int64),
         "counts": counts.astype(np.int32),
-        "rows": _compact(np.concatenate([s.obs["candidates"][:n]
-                                         for s, n in zip(samples, counts, strict=True)])),
+        "rows": _compact(
+            np.concatenate([s.obs["candidates"][:n] for s, n in zip(samples, counts, strict=True)])
+        ),
         "target": sharpen(np.stack([s.target for s in samples]), target_temperature),
         "value": np.array([s.value / value_scale for s in samples], np.float32),
     }
@@ -280,20 +335,29 @@ def union(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
-def _batch(data: dict[str, np.ndarray], starts: np.ndarray, idx: np.ndarray,
-           k: int) -> dict[str, np.ndarray]:
+def _batch(
+    data: dict[str, np.ndarray], starts: np.ndarray, idx: np.ndarray, k: int
+) -> dict[str, np.ndarray]:
     """The observations of samples `idx` (candidate rows padded to `k`)."""
     width = data["rows"].shape[1]
     cand = np.zeros((len(idx), k, width), np.float32)
     for j, i in enumerate(idx):
         n = data["counts"][i]
-        cand[j, :n] = data["rows"][starts[i]:starts[i] + n]
-    return {"features": data["features"][idx], "candidates": cand,
-            "candidate_actions": data["actions"][idx]}
+        cand[j, :n] = data["rows"][starts[i] : starts[i] + n]
+    return {
+        "features": data["features"][idx],
+        "candidates": cand,
+        "candidate_actions": data["actions"][idx],
+    }
 
 
-def train_on(model: Any, data: dict[str, np.ndarray], settings: SearchSettings,
-             rng: np.random.Generator, optimizer: Any) -> tuple[float, float]:
+def train_on(
+    model: Any,
+    data: dict[str, np.ndarray],
+    settings: SearchSettings,
+    rng: np.random.Generator,
+    optimizer: Any,
+) -> tuple[float, float]:
     """`epochs` passes of cross-entropy to the visit shares and value regression over the
     packed samples `data`; returns the mean policy and value losses of the last pass."""
     import torch
@@ -310,7 +374,7 @@ def train_on(model: Any, data: dict[str, np.ndarray], settings: SearchSettings,
         losses = []
         order = rng.permutation(n)
         for start in range(0, n, settings.batch_size):
-            idx = order[start:start + settings.batch_size]
+            idx = order[start : start + settings.batch_size]
             obs, _ = policy.obs_to_tensor(_batch(data, starts, idx, k))
             dist = policy.get_distribution(obs)
             logits = dist.distribution.logits
@@ -319,8 +383,9 @@ def train_on(model: Any, data: dict[str, np.ndarray], settings: SearchSettings,
             chosen = logits.gather(1, cand.clamp(min=0)).masked_fill(~present, -1e9)
             logp = torch.log_softmax(chosen, dim=1)
             policy_loss = -(targets[idx] * logp.masked_fill(~present, 0.0)).sum(1).mean()
-            value_loss = torch.nn.functional.mse_loss(policy.predict_values(obs).squeeze(-1),
-                                                      values[idx])
+            value_loss = torch.nn.functional.mse_loss(
+                policy.predict_values(obs).squeeze(-1), values[idx]
+            )
             loss = policy_loss + settings.value_coef * value_loss
             optimizer.zero_grad()
             loss.backward()
@@ -331,8 +396,9 @@ def train_on(model: Any, data: dict[str, np.ndarray], settings: SearchSettings,
     return float(np.mean([p for p, _ in losses])), float(np.mean([v for _, v in losses]))
 
 
-def refit_value(model: Any, data: dict[str, np.ndarray], settings: SearchSettings,
-                rng: np.random.Generator) -> float:
+def refit_value(
+    model: Any, data: dict[str, np.ndarray], settings: SearchSettings, rng: np.random.Generator
+) -> float:
     """`value_epochs` passes of squared error over the packed samples `data` for the value
     MLP and `value_net` of `model`, everything else frozen (its policy does not change:
     `training.value_fit`'s refit); returns the mean squared error after them, in value
@@ -348,10 +414,12 @@ def refit_value(model: Any, data: dict[str, np.ndarray], settings: SearchSetting
     parts = []
     with torch.no_grad():  # the value MLP's input, once
         for start in range(0, n, 512):
-            obs, _ = policy.obs_to_tensor(_batch(data, starts, np.arange(start, min(n, start
-                                                                                  + 512)), k))
-            parts.append(net.trunk(obs["features"], obs["candidates"],
-                                   obs["candidate_actions"].long())[1])
+            obs, _ = policy.obs_to_tensor(
+                _batch(data, starts, np.arange(start, min(n, start + 512)), k)
+            )
+            parts.append(
+                net.trunk(obs["features"], obs["candidates"], obs["candidate_actions"].long())[1]
+            )
     x, y = torch.cat(parts), torch.as_tensor(data["value"])
     optimizer = torch.optim.Adam(head.parameters(), lr=settings.value_learning_rate)
     for _ in range(settings.value_epochs):
@@ -374,22 +442,29 @@ def _trim_curve(out: Path, columns: list[str], done: int) -> None:
     write_rows(out / CURVE_FILE, columns, rows)
 
 
-def plan_search(out: Path, settings: SearchSettings, resume: bool = False,
-                changes: dict[str, Any] | None = None, overwrite: bool = False, *,
-                timed: bool = False) -> SearchSettings:
+def plan_search(
+    out: Path,
+    settings: SearchSettings,
+    resume: bool = False,
+    changes: dict[str, Any] | None = None,
+    overwrite: bool = False,
+    *,
+    timed: bool = False,
+) -> SearchSettings:
     """The checks of a search run before any work, writing nothing; returns the settings
     to run with. The folder as `run_folder.plan_folder` checks it (`SEARCH_FILES`; on
     --resume only --iterations may change, not below the iterations done); a new run's
     --init must be a model over candidate moves; a run without an iteration target
     (iterations 0) needs a wall-clock budget (`timed`: --minutes)."""
-    settings = plan_folder(out, settings, resume, changes, overwrite, SEARCH_FILES,
-                           ("iterations",))
+    settings = plan_folder(out, settings, resume, changes, overwrite, SEARCH_FILES, ("iterations",))
     check_target(settings, "iterations", timed)
     if not resume:
         check_start_model(settings.init)
     elif settings.iterations and (done := read_state(out)["iteration"]) > settings.iterations:
-        raise ValueError(f"{out} has {done} iterations done already; --iterations "
-                         f"{settings.iterations} is below that (give more to train on)")
+        raise ValueError(
+            f"{out} has {done} iterations done already; --iterations "
+            f"{settings.iterations} is below that (give more to train on)"
+        )
     return settings
 
 
@@ -398,8 +473,10 @@ def check_start_model(init: str) -> None:
     over candidate moves (read from its description: nothing is loaded)."""
     space = read_saved_model(init).observation_space
     if "candidates" not in getattr(space, "spaces", {}):
-        raise ValueError(f"--init {init}: search-guided self-play trains a policy over "
-                         "candidate moves (a model trained with --policy candidates)")
+        raise ValueError(
+            f"--init {init}: search-guided self-play trains a policy over "
+            "candidate moves (a model trained with --policy candidates)"
+        )
 
 
 def read_state(out: Path) -> dict[str, Any]:
@@ -409,8 +486,12 @@ def read_state(out: Path) -> dict[str, Any]:
     if not path.is_file():
         raise FileNotFoundError(f"nothing to resume: no {STATE_FILE} in {out}")
     state = read_json(path)
-    if not (isinstance(state, dict) and all(isinstance(state.get(k), (int, float))
-                                            for k in ("iteration", "generation", "wall_s"))):
+    if not (
+        isinstance(state, dict)
+        and all(
+            isinstance(state.get(k), (int, float)) for k in ("iteration", "generation", "wall_s")
+        )
+    ):
         raise ValueError(f"{path} is unreadable: not the state this package writes")
     return state
 
@@ -429,17 +510,32 @@ def start_run(settings: SearchSettings, out: Path, overwrite: bool = False) -> d
     t0 = time.perf_counter()
     cells = panel_cells(settings, out / "gen_0.zip")
     panel_s = round(time.perf_counter() - t0, 1)
-    append_row(out / CURVE_FILE, columns, {
-        "iteration": 0, "wall_s": panel_s, "generation": 0, "accepted": 1,
-        **dict(zip(panel_columns(settings), cells, strict=True)), "panel_s": panel_s})
+    append_row(
+        out / CURVE_FILE,
+        columns,
+        {
+            "iteration": 0,
+            "wall_s": panel_s,
+            "generation": 0,
+            "accepted": 1,
+            **dict(zip(panel_columns(settings), cells, strict=True)),
+            "panel_s": panel_s,
+        },
+    )
     state = {"iteration": 0, "generation": 0, "wall_s": panel_s}
     write_json(out / STATE_FILE, state, indent=2)
     return state
 
 
-def self_play_iteration(agent: PUCTAgent, settings: SearchSettings, it: int,
-                        rng: np.random.Generator, out: Path, budget: TimeBudget | None,
-                        progress: bool) -> list[Sample] | None:
+def self_play_iteration(
+    agent: PUCTAgent,
+    settings: SearchSettings,
+    it: int,
+    rng: np.random.Generator,
+    out: Path,
+    budget: TimeBudget | None,
+    progress: bool,
+) -> list[Sample] | None:
     """The self-play games of iteration `it` (decks no evaluation uses: the evaluations'
     come from the arena); None if the `budget`'s training time runs out before the last
     one (the iteration is dropped). Ctrl-C: `Interrupted`, naming what is saved."""
@@ -447,23 +543,40 @@ def self_play_iteration(agent: PUCTAgent, settings: SearchSettings, it: int,
 
     samples: list[Sample] = []
     try:
-        for g in tqdm(range(settings.games), desc=f"iteration {it}: self-play",
-                      unit="game", disable=not progress, leave=False):
+        for g in tqdm(
+            range(settings.games),
+            desc=f"iteration {it}: self-play",
+            unit="game",
+            disable=not progress,
+            leave=False,
+        ):
             if budget is not None and budget.training_left() <= 0:
                 return None
-            new, _ = self_play_game(agent, Rules(players=2),
-                                    10**6 * (settings.seed + 1) + it * 1000 + g,
-                                    settings.explore_moves, rng)
+            new, _ = self_play_game(
+                agent,
+                Rules(players=2),
+                10**6 * (settings.seed + 1) + it * 1000 + g,
+                settings.explore_moves,
+                rng,
+            )
             samples.extend(new)
     except KeyboardInterrupt:
-        raise Interrupted(f"stopped during iteration {it}; iterations up to {it - 1} "
-                          f"are saved in {out}: --resume continues") from None
+        raise Interrupted(
+            f"stopped during iteration {it}; iterations up to {it - 1} "
+            f"are saved in {out}: --resume continues"
+        ) from None
     return samples
 
 
-def run(settings: SearchSettings, out: Path, resume: bool = False, progress: bool = True,
-        changes: dict[str, Any] | None = None, overwrite: bool = False,
-        budget: TimeBudget | None = None) -> Path:
+def run(
+    settings: SearchSettings,
+    out: Path,
+    resume: bool = False,
+    progress: bool = True,
+    changes: dict[str, Any] | None = None,
+    overwrite: bool = False,
+    budget: TimeBudget | None = None,
+) -> Path:
     """Run the loop with `settings` in folder `out` (`overwrite`: replacing the run
     there), or with `resume` continue the run there with its stored settings and
     `changes` (`plan_search`: only iterations may change); returns the best model's
@@ -471,8 +584,7 @@ def run(settings: SearchSettings, out: Path, resume: bool = False, progress: boo
     docstring; iterations 0: no iteration target)."""
     import torch
 
-    settings = plan_search(out, settings, resume, changes, overwrite,
-                           timed=budget is not None)
+    settings = plan_search(out, settings, resume, changes, overwrite, timed=budget is not None)
     torch.set_num_threads(settings.torch_threads)
     columns = curve_columns(settings)
     if resume:
@@ -487,23 +599,33 @@ def run(settings: SearchSettings, out: Path, resume: bool = False, progress: boo
     optimizer = torch.optim.Adam(model.policy.parameters(), lr=settings.learning_rate)
     if done and (out / "optimizer.pt").is_file():
         optimizer.load_state_dict(torch.load(out / "optimizer.pt", weights_only=True))
-    replay = {k: load_samples(out / f"samples_{k}.npz")
-              for k in range(max(1, done - settings.replay + 1), done + 1)}
+    replay = {
+        k: load_samples(out / f"samples_{k}.npz")
+        for k in range(max(1, done - settings.replay + 1), done + 1)
+    }
     started = time.perf_counter() - state["wall_s"]
     longest = 0.0  # the longest iteration's seconds: one starts only if that much is left
-    todo: Iterable[int] = range(done + 1, settings.iterations + 1) if settings.iterations \
+    todo: Iterable[int] = (
+        range(done + 1, settings.iterations + 1)
+        if settings.iterations
         else itertools.count(done + 1)
+    )
     for it in todo:
         if budget is not None and budget.training_left() < longest:
             break
         rng = np.random.default_rng([settings.seed, it])
         best_path = out / "best.zip"
         t0 = time.perf_counter()
-        agent = PUCTAgent(SB3Agent(load_model(best_path, cached=False)),
-                          seed=int(rng.integers(2**31)), simulations=settings.simulations,
-                          c=settings.c, value_scale=settings.value_scale,
-                          value_base="projected", prior_temperature=settings.prior_temperature,
-                          lookahead=0)
+        agent = PUCTAgent(
+            SB3Agent(load_model(best_path, cached=False)),
+            seed=int(rng.integers(2**31)),
+            simulations=settings.simulations,
+            c=settings.c,
+            value_scale=settings.value_scale,
+            value_base="projected",
+            prior_temperature=settings.prior_temperature,
+            lookahead=0,
+        )
         samples = self_play_iteration(agent, settings, it, rng, out, budget, progress)
         if samples is None:
             if progress:
@@ -530,27 +652,42 @@ def run(settings: SearchSettings, out: Path, resume: bool = False, progress: boo
             _copy(path, out / f"gen_{generation}.zip")
         t3 = time.perf_counter()
         best = load_model(path if accepted else best_path, cached=False)
-        best_v_loss = refit_value(best, data, settings, rng) if settings.value_epochs \
-            else _NAN
+        best_v_loss = refit_value(best, data, settings, rng) if settings.value_epochs else _NAN
         save_model(best, best_path)
         t3b = time.perf_counter()
         cells = panel_cells(settings, out / f"gen_{generation}.zip" if accepted else None)
         t4 = time.perf_counter()
         wall = round(t4 - started, 1)
-        append_row(out / CURVE_FILE, columns, {
-            "iteration": it, "wall_s": wall, "generation": generation,
-            "accepted": int(accepted), "games": settings.games, "samples": n_samples,
-            "replay_samples": len(data["value"]), "policy_loss": round(p_loss, 4),
-            "value_loss": round(v_loss, 4), "best_value_loss": round(best_v_loss, 4),
-            "gate_win": round(win[0], 4),
-            "gate_lo": round(win[1], 4), "gate_hi": round(win[2], 4),
-            "confirm_win": round(confirm[0], 4), "confirm_lo": round(confirm[1], 4),
-            "confirm_hi": round(confirm[2], 4),
-            **dict(zip(panel_columns(settings), cells, strict=True)),
-            "self_play_s": round(t1 - t0, 1), "fit_s": round(t2 - t1 + t3b - t3, 1),
-            "gate_s": round(t3 - t2, 1), "panel_s": round(t4 - t3b, 1)})
-        write_json(out / STATE_FILE, {"iteration": it, "generation": generation,
-                                      "wall_s": wall}, indent=2)
+        append_row(
+            out / CURVE_FILE,
+            columns,
+            {
+                "iteration": it,
+                "wall_s": wall,
+                "generation": generation,
+                "accepted": int(accepted),
+                "games": settings.games,
+                "samples": n_samples,
+                "replay_samples": len(data["value"]),
+                "policy_loss": round(p_loss, 4),
+                "value_loss": round(v_loss, 4),
+                "best_value_loss": round(best_v_loss, 4),
+                "gate_win": round(win[0], 4),
+                "gate_lo": round(win[1], 4),
+                "gate_hi": round(win[2], 4),
+                "confirm_win": round(confirm[0], 4),
+                "confirm_lo": round(confirm[1], 4),
+                "confirm_hi": round(confirm[2], 4),
+                **dict(zip(panel_columns(settings), cells, strict=True)),
+                "self_play_s": round(t1 - t0, 1),
+                "fit_s": round(t2 - t1 + t3b - t3, 1),
+                "gate_s": round(t3 - t2, 1),
+                "panel_s": round(t4 - t3b, 1),
+            },
+        )
+        write_json(
+            out / STATE_FILE, {"iteration": it, "generation": generation, "wall_s": wall}, indent=2
+        )
         n_replay = len(data["value"])
         del data, best
         for old in out.glob("samples_*.npz"):  # out of the replay
@@ -558,15 +695,20 @@ def run(settings: SearchSettings, out: Path, resume: bool = False, progress: boo
                 old.unlink()
         plot_loop(out)
         if progress:
-            panel = ", ".join(f"vs {b} {cells[3 * j]:.2f}"
-                              for j, b in enumerate(settings.panel_bots())
-                              if not math.isnan(cells[3 * j]))
-            print(f"iteration {it}: {n_samples} samples ({n_replay} in the "
-                  f"replay), policy loss {p_loss:.3f}, value loss {v_loss:.3f} (the best's "
-                  f"{best_v_loss:.3f}), gate "
-                  f"{win[0]:.3f} [{win[1]:.3f}, {win[2]:.3f}] "
-                  f"{'accepted: generation ' + str(generation) if accepted else 'rejected'}"
-                  f"{', ' + panel if panel else ''} ({wall / 60:.1f} min)", flush=True)
+            panel = ", ".join(
+                f"vs {b} {cells[3 * j]:.2f}"
+                for j, b in enumerate(settings.panel_bots())
+                if not math.isnan(cells[3 * j])
+            )
+            print(
+                f"iteration {it}: {n_samples} samples ({n_replay} in the "
+                f"replay), policy loss {p_loss:.3f}, value loss {v_loss:.3f} (the best's "
+                f"{best_v_loss:.3f}), gate "
+                f"{win[0]:.3f} [{win[1]:.3f}, {win[2]:.3f}] "
+                f"{'accepted: generation ' + str(generation) if accepted else 'rejected'}"
+                f"{', ' + panel if panel else ''} ({wall / 60:.1f} min)",
+                flush=True,
+            )
         longest = max(longest, time.perf_counter() - t0)
     _copy(out / "best.zip", out / FINAL_MODEL)
     return out / FINAL_MODEL
@@ -574,10 +716,19 @@ def run(settings: SearchSettings, out: Path, resume: bool = False, progress: boo
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command with `argv` (default: the process's); returns the exit status."""
-    return run_cli("carcassonne train search", __doc__, SearchSettings, {"full": {}}, run, argv,
-                   plan=plan_search, resume="continue the run in --out from its last "
-                   "iteration with its stored settings (only --iterations may change)",
-                   target="iterations", plot=False)
+    return run_cli(
+        "carcassonne train search",
+        __doc__,
+        SearchSettings,
+        {"full": {}},
+        run,
+        argv,
+        plan=plan_search,
+        resume="continue the run in --out from its last "
+        "iteration with its stored settings (only --iterations may change)",
+        target="iterations",
+        plot=False,
+    )
 
 
 if __name__ == "__main__":

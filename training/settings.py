@@ -28,11 +28,14 @@ class PPOSettings:
     """MaskablePPO and policy settings (see SB3's PPO for the meaning of each)."""
 
     total_timesteps: int = setting(
-        200_000, "the timesteps (the learner's decisions) to train to, counted from the start "
-        "of the run; 0: no step target (a --minutes run)")
+        200_000,
+        "the timesteps (the learner's decisions) to train to, counted from the start "
+        "of the run; 0: no step target (a --minutes run)",
+    )
     n_envs: int = setting(32, "games played at once")
-    n_steps: int = setting(64, "steps per game and rollout: a rollout is n_envs x n_steps "
-                           "decisions")
+    n_steps: int = setting(
+        64, "steps per game and rollout: a rollout is n_envs x n_steps decisions"
+    )
     batch_size: int = setting(512, "minibatch of the PPO update")
     n_epochs: int = setting(4, "passes over each rollout in its update")
     learning_rate: float = setting(3e-4, "Adam's learning rate")
@@ -41,34 +44,56 @@ class PPOSettings:
     clip_range: float = setting(0.2, "PPO's clip of the probability ratio")
     ent_coef: float = setting(0.01, "weight of the entropy bonus")
     vf_coef: float = setting(0.5, "weight of the value loss")
-    board_size: int = setting(16, "the observation's window B (cells a side; moves outside "
-                              "it are masked out)")
+    board_size: int = setting(
+        16, "the observation's window B (cells a side; moves outside it are masked out)"
+    )
     channels: int = setting(32, "board policy: channels of its convolutions")
     blocks: int = setting(2, "board policy: residual blocks")
-    global_pool: int = setting(0, "board policy: 1 lets its blocks see the whole board "
-                               "(pooled context), 0 not")
-    obs_features: str = setting("standard", "the observation's features: standard or "
-                                "aggregate (docs/observations.md)")
-    policy: str = setting("board", "the network: board (a CNN over the board planes) or "
-                          "candidates (a network over the candidate moves)")
-    candidate_moves: int = setting(128, "candidate policy: K, the legal moves it sees per "
-                                   "position")
+    global_pool: int = setting(
+        0, "board policy: 1 lets its blocks see the whole board (pooled context), 0 not"
+    )
+    obs_features: str = setting(
+        "standard", "the observation's features: standard or aggregate (docs/observations.md)"
+    )
+    policy: str = setting(
+        "board",
+        "the network: board (a CNN over the board planes) or "
+        "candidates (a network over the candidate moves)",
+    )
+    candidate_moves: int = setting(128, "candidate policy: K, the legal moves it sees per position")
     hidden: int = setting(128, "candidate policy: its layers' width")
     seed: int = setting(0, "seeds PyTorch, the policy's sampling and the games")
-    checkpoint_every: int = setting(50_000, "timesteps between checkpoints "
-                                    "(checkpoints/model_<steps>_steps.zip)")
-    torch_threads: int = setting(2, "threads of the learner's network passes and of "
-                                 "the batched games (one per core)")
-    init: str = setting("", "a saved model (path or shipped name) whose policy weights start "
-                        "a new run instead of random ones (fine-tuning); its network must be "
-                        "the one these settings describe")
+    checkpoint_every: int = setting(
+        50_000, "timesteps between checkpoints (checkpoints/model_<steps>_steps.zip)"
+    )
+    torch_threads: int = setting(
+        2, "threads of the learner's network passes and of the batched games (one per core)"
+    )
+    init: str = setting(
+        "",
+        "a saved model (path or shipped name) whose policy weights start "
+        "a new run instead of random ones (fine-tuning); its network must be "
+        "the one these settings describe",
+    )
 
     def check(self) -> None:
         """Raise ValueError naming the first setting out of range (before any work)."""
-        require(self, "total_timesteps", int, lambda v: v >= 0,
-                "an integer >= 0 (0: no step target, with --minutes)")
-        for name in ("n_envs", "n_steps", "n_epochs", "channels", "blocks", "checkpoint_every",
-                     "torch_threads"):
+        require(
+            self,
+            "total_timesteps",
+            int,
+            lambda v: v >= 0,
+            "an integer >= 0 (0: no step target, with --minutes)",
+        )
+        for name in (
+            "n_envs",
+            "n_steps",
+            "n_epochs",
+            "channels",
+            "blocks",
+            "checkpoint_every",
+            "torch_threads",
+        ):
             require(self, name, int, lambda v: v >= 1, "a positive integer")
         require(self, "batch_size", int, lambda v: v >= 2, "an integer >= 2")
         require(self, "board_size", int, lambda v: v >= 3, "an integer >= 3")
@@ -78,8 +103,13 @@ class PPOSettings:
         require(self, "gae_lambda", float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
         require(self, "clip_range", float, lambda v: v > 0, "a number > 0")
         require(self, "global_pool", int, lambda v: v in (0, 1), "0 or 1")
-        require(self, "obs_features", str, lambda v: v in OBS_FEATURES,
-                f"one of {', '.join(OBS_FEATURES)}")
+        require(
+            self,
+            "obs_features",
+            str,
+            lambda v: v in OBS_FEATURES,
+            f"one of {', '.join(OBS_FEATURES)}",
+        )
         require(self, "policy", str, lambda v: v in POLICIES, f"one of {', '.join(POLICIES)}")
         for name in ("candidate_moves", "hidden"):
             require(self, name, int, lambda v: v >= 1, "a positive integer")
@@ -88,6 +118,7 @@ class PPOSettings:
         require(self, "init", str, lambda v: True, "a model path or a shipped model's name")
         if self.init:
             from agents.sb3_policy import model_path
+
             try:
                 model_path(self.init)
             except FileNotFoundError as err:
@@ -95,12 +126,13 @@ class PPOSettings:
 
     def env_options(self) -> dict[str, Any]:
         """The observation options of the run's envs (obs_features, candidate_moves)."""
-        return {"obs_features": self.obs_features,
-                "candidate_moves": self.candidate_moves if self.policy == "candidates" else 0}
+        return {
+            "obs_features": self.obs_features,
+            "candidate_moves": self.candidate_moves if self.policy == "candidates" else 0,
+        }
 
 
-def require(settings: Any, name: str, kind: type, ok: Callable[[Any], bool],
-            what: str) -> None:
+def require(settings: Any, name: str, kind: type, ok: Callable[[Any], bool], what: str) -> None:
     """ValueError unless settings.<name> is of `kind` (an int passes as a float; a bool
     never passes) and `ok`; the message names the command-line option."""
     value = getattr(settings, name)
@@ -125,8 +157,10 @@ def settings_from(cls: type, preset: dict[str, Any], overrides: dict[str, Any]) 
 
 
 # The settings that only one policy reads (the other would ignore them).
-POLICY_OPTIONS = {"board": ("channels", "blocks", "global_pool"),
-                  "candidates": ("candidate_moves", "hidden")}
+POLICY_OPTIONS = {
+    "board": ("channels", "blocks", "global_pool"),
+    "candidates": ("candidate_moves", "hidden"),
+}
 
 
 def check_policy_options(settings: Any, given: dict[str, Any]) -> None:
@@ -138,24 +172,28 @@ def check_policy_options(settings: Any, given: dict[str, Any]) -> None:
             continue
         ignored = [option(n) for n in names if n in given]
         if ignored:
-            raise ValueError(f"{', '.join(ignored)} set{'s' if len(ignored) == 1 else ''} "
-                             f"the {other} policy; this run uses --policy {policy} "
-                             f"(add --policy {other} to use it)")
+            raise ValueError(
+                f"{', '.join(ignored)} set{'s' if len(ignored) == 1 else ''} "
+                f"the {other} policy; this run uses --policy {policy} "
+                f"(add --policy {other} to use it)"
+            )
 
 
-def add_settings_arguments(parser: argparse.ArgumentParser, cls: type,
-                           preset: dict[str, Any]) -> None:
+def add_settings_arguments(
+    parser: argparse.ArgumentParser, cls: type, preset: dict[str, Any]
+) -> None:
     """One --option per settings field of `cls`: its help is the field's description and
     its default, the value in `preset` (the default recipe) or else the field's own. The
     options default to None: what is not given comes from the preset the run uses."""
-    group = parser.add_argument_group("settings (each given one overrides the preset's "
-                                      "value)")
+    group = parser.add_argument_group("settings (each given one overrides the preset's value)")
     for f in dataclasses.fields(cls):
         kind, metavar = {"int": (int, "N"), "float": (float, "X"), "str": (str, "TEXT")}[
-            str(f.type)]
+            str(f.type)
+        ]
         about = f"{f.metadata.get('help', '')} (default: {shown(preset.get(f.name, f.default))})"
-        group.add_argument(option(f.name), type=kind, default=None, metavar=metavar,
-                           help=about.replace("%", "%%"))
+        group.add_argument(
+            option(f.name), type=kind, default=None, metavar=metavar, help=about.replace("%", "%%")
+        )
 
 
 def shown(value: Any) -> str:
@@ -169,6 +207,8 @@ def preset_changes(cls: type, base: dict[str, Any], preset: dict[str, Any]) -> l
     before, after = settings_from(cls, base, {}), settings_from(cls, preset, {})
     policy = getattr(after, "policy", None)
     unread = [n for other, names in POLICY_OPTIONS.items() if other != policy for n in names]
-    return [f"{option(f.name)} {shown(getattr(after, f.name))}"
-            for f in dataclasses.fields(cls)
-            if getattr(after, f.name) != getattr(before, f.name) and f.name not in unread]
+    return [
+        f"{option(f.name)} {shown(getattr(after, f.name))}"
+        for f in dataclasses.fields(cls)
+        if getattr(after, f.name) != getattr(before, f.name) and f.name not in unread
+    ]

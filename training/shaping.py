@@ -35,18 +35,25 @@ class ProjectedReward(VecEnvWrapper):
     last reward and taken from a lost one's: the return then weighs winning itself, not
     only the points (a final projected margin equals the real one)."""
 
-    def __init__(self, venv: VecEnv, feature_names: Sequence[str], seats: int,
-                 potential: str = "margin", scale: float = 1.0,
-                 win_bonus: float = 0.0) -> None:
+    def __init__(
+        self,
+        venv: VecEnv,
+        feature_names: Sequence[str],
+        seats: int,
+        potential: str = "margin",
+        scale: float = 1.0,
+        win_bonus: float = 0.0,
+    ) -> None:
         if potential not in POTENTIALS:
-            raise ValueError(f"potential must be one of {', '.join(POTENTIALS)}, "
-                             f"got {potential!r}")
+            raise ValueError(f"potential must be one of {', '.join(POTENTIALS)}, got {potential!r}")
         if win_bonus and potential != "margin":
             raise ValueError("a win bonus needs the margin potential (2 players or more)")
         names = list(feature_names)
         if "projected_score_0" not in names:
-            raise ValueError("projected rewards need obs_features='aggregate' (the "
-                             "projected scores are in that observation)")
+            raise ValueError(
+                "projected rewards need obs_features='aggregate' (the "
+                "projected scores are in that observation)"
+            )
         super().__init__(venv)
         self._columns = [names.index(f"projected_score_{q}") for q in range(seats)]
         self.potential, self.scale, self.win_bonus = potential, scale, win_bonus

@@ -71,30 +71,50 @@ class MultiSettings(GateSettings, PPOSettings):
     """PPO settings plus the self-play pool and, with gate_every, the loop of generations
     (`training.generations`)."""
 
-    board_size: int = setting(20, "the observation's window B (cells a side; moves outside "
-                              "it are masked out)")
-    bots: str = setting("random,greedy,heuristic", "the built-in opponents, comma-separated "
-                        "bot specs")
-    bot_share: float = setting(0.5, "the share of games against a built-in bot; the others "
-                               "meet snapshots of the policy")
-    snapshot_every: int = setting(25_000, "timesteps between snapshots of the policy joining "
-                                  "the pool")
+    board_size: int = setting(
+        20, "the observation's window B (cells a side; moves outside it are masked out)"
+    )
+    bots: str = setting(
+        "random,greedy,heuristic", "the built-in opponents, comma-separated bot specs"
+    )
+    bot_share: float = setting(
+        0.5, "the share of games against a built-in bot; the others meet snapshots of the policy"
+    )
+    snapshot_every: int = setting(
+        25_000, "timesteps between snapshots of the policy joining the pool"
+    )
     pool_size: int = setting(8, "snapshots kept in the pool (the oldest leave first)")
-    reward: str = setting("margin", "margin (own points minus the opponent's), score or win "
-                          "at the end; projected: the rise of the projected margin every "
-                          "step (--env batched, --obs-features aggregate; training.shaping)")
-    reward_scale: float = setting(0.1, "the rewards are multiplied by this (keeps the value "
-                                  "targets near 1)")
-    win_bonus: float = setting(0.0, "points added to a won game's projected rewards and "
-                               "taken from a lost one's (--reward projected)")
-    env: str = setting("python", "python: Python envs and bots; batched: jitted vector envs, "
-                       "many times faster (training.league)")
-    move_prior: float = setting(0.0, "w > 0: the board policy also sees the heuristic's move "
-                                "prior and its logits start as w x prior; 0: no prior")
-    gate_every: int = setting(0, "N > 0: every N timesteps the learner is gated against the "
-                              "newest generation and only generations join the league "
-                              "(training.generations); 0: snapshots join every "
-                              "--snapshot-every timesteps")
+    reward: str = setting(
+        "margin",
+        "margin (own points minus the opponent's), score or win "
+        "at the end; projected: the rise of the projected margin every "
+        "step (--env batched, --obs-features aggregate; training.shaping)",
+    )
+    reward_scale: float = setting(
+        0.1, "the rewards are multiplied by this (keeps the value targets near 1)"
+    )
+    win_bonus: float = setting(
+        0.0,
+        "points added to a won game's projected rewards and "
+        "taken from a lost one's (--reward projected)",
+    )
+    env: str = setting(
+        "python",
+        "python: Python envs and bots; batched: jitted vector envs, "
+        "many times faster (training.league)",
+    )
+    move_prior: float = setting(
+        0.0,
+        "w > 0: the board policy also sees the heuristic's move "
+        "prior and its logits start as w x prior; 0: no prior",
+    )
+    gate_every: int = setting(
+        0,
+        "N > 0: every N timesteps the learner is gated against the "
+        "newest generation and only generations join the league "
+        "(training.generations); 0: snapshots join every "
+        "--snapshot-every timesteps",
+    )
 
     def check(self) -> None:
         super().check()
@@ -109,8 +129,9 @@ class MultiSettings(GateSettings, PPOSettings):
                 except ValueError as err:
                     raise ValueError(f"--bots with --env batched: {err}") from None
         if not split_specs(self.bots):
-            raise ValueError("--bots needs at least one built-in bot (the opponent before "
-                             "the first snapshot)")
+            raise ValueError(
+                "--bots needs at least one built-in bot (the opponent before the first snapshot)"
+            )
         for spec in split_specs(self.bots):
             try:
                 make_bot(spec)
@@ -121,16 +142,26 @@ class MultiSettings(GateSettings, PPOSettings):
         if self.move_prior and self.policy != "board":
             raise ValueError("--move-prior is an input of the board policy (--policy board)")
         if self.move_prior and (self.env != "batched" or self.bot_share != 1):
-            raise ValueError("--move-prior needs --env batched and --bot-share 1 (policy "
-                             "snapshots as opponents would need the prior too)")
+            raise ValueError(
+                "--move-prior needs --env batched and --bot-share 1 (policy "
+                "snapshots as opponents would need the prior too)"
+            )
         for name in ("snapshot_every", "pool_size"):
             require(self, name, int, lambda v: v >= 1, "a positive integer")
-        require(self, "reward", str, lambda v: v in (*REWARDS, "projected"),
-                f"one of {', '.join(REWARDS)}, projected")
-        if self.reward == "projected" and (self.env != "batched"
-                                           or self.obs_features != "aggregate"):
-            raise ValueError("--reward projected needs --env batched and --obs-features "
-                             "aggregate (the projected scores are in that observation)")
+        require(
+            self,
+            "reward",
+            str,
+            lambda v: v in (*REWARDS, "projected"),
+            f"one of {', '.join(REWARDS)}, projected",
+        )
+        if self.reward == "projected" and (
+            self.env != "batched" or self.obs_features != "aggregate"
+        ):
+            raise ValueError(
+                "--reward projected needs --env batched and --obs-features "
+                "aggregate (the projected scores are in that observation)"
+            )
         require(self, "reward_scale", float, lambda v: v > 0, "a number > 0")
         require(self, "win_bonus", float, lambda v: v >= 0, "a number >= 0")
         if self.win_bonus and self.reward != "projected":
@@ -141,15 +172,38 @@ class MultiSettings(GateSettings, PPOSettings):
 # MultiSettings' defaults: the one place a recipe is set. "candidates": ppo_duel_rl_280k's
 # (see the module docstring); "board": the board planes (BoardPolicy) over Python envs
 # against bots and snapshots, 450k steps; "board-quick": its first 150k steps.
-_BOARD = {"n_envs": 16, "n_steps": 128, "batch_size": 256, "n_epochs": 2,
-          "learning_rate": 1e-3, "channels": 32, "blocks": 2, "checkpoint_every": 50_000}
+_BOARD = {
+    "n_envs": 16,
+    "n_steps": 128,
+    "batch_size": 256,
+    "n_epochs": 2,
+    "learning_rate": 1e-3,
+    "channels": 32,
+    "blocks": 2,
+    "checkpoint_every": 50_000,
+}
 PRESETS: dict[str, dict[str, Any]] = {
-    "candidates": {"env": "batched", "policy": "candidates", "hidden": 64,
-                   "obs_features": "aggregate", "reward": "projected", "board_size": 20,
-                   "bots": "greedy,heuristic", "bot_share": 1.0, "n_envs": 128, "n_steps": 16,
-                   "batch_size": 512, "n_epochs": 2, "learning_rate": 1e-3, "ent_coef": 0.0,
-                   "gamma": 0.97, "gae_lambda": 0.8, "torch_threads": 2,
-                   "total_timesteps": 2_000_000, "checkpoint_every": 100_000},
+    "candidates": {
+        "env": "batched",
+        "policy": "candidates",
+        "hidden": 64,
+        "obs_features": "aggregate",
+        "reward": "projected",
+        "board_size": 20,
+        "bots": "greedy,heuristic",
+        "bot_share": 1.0,
+        "n_envs": 128,
+        "n_steps": 16,
+        "batch_size": 512,
+        "n_epochs": 2,
+        "learning_rate": 1e-3,
+        "ent_coef": 0.0,
+        "gamma": 0.97,
+        "gae_lambda": 0.8,
+        "torch_threads": 2,
+        "total_timesteps": 2_000_000,
+        "checkpoint_every": 100_000,
+    },
     "board": {**_BOARD, "total_timesteps": 450_000},
     "board-quick": {**_BOARD, "total_timesteps": 150_000},
 }
@@ -160,8 +214,9 @@ class OpponentPool:
 
     def __init__(self, bots: list[str], bot_share: float, size: int) -> None:
         if not bots:
-            raise ValueError("the pool needs at least one built-in bot (the opponent "
-                             "before the first snapshot)")
+            raise ValueError(
+                "the pool needs at least one built-in bot (the opponent before the first snapshot)"
+            )
         for spec in bots:
             make_bot(spec)  # fail now on an unknown bot
         if not 0.0 <= bot_share <= 1.0:
@@ -172,9 +227,8 @@ class OpponentPool:
     def add(self, label: str, policy: Any, weights: dict | None = None) -> None:
         """A frozen copy of `policy` (with `weights`, a state dict, if given) joins the
         pool; it samples its moves, for variety."""
-        self.snapshots.append((label, SB3Agent(frozen_copy(policy, weights),
-                                               deterministic=False)))
-        del self.snapshots[:-self.size]
+        self.snapshots.append((label, SB3Agent(frozen_copy(policy, weights), deterministic=False)))
+        del self.snapshots[: -self.size]
 
     def draw(self, rng: np.random.Generator) -> tuple[str, Any]:
         """(label, agent): a bot with chance bot_share (always, while there is no
@@ -224,8 +278,12 @@ def win_against(label: str) -> Callable[[dict], float | None]:
     """Curve metric: 1 / 0.5 / 0 for a won / drawn / lost game against `label`."""
 
     def metric(info: dict) -> float | None:
-        if info.get("opponent") != label or "scores" not in info or "illegal_move" in info \
-                or info.get("window_overflow"):  # a game cut short has no result
+        if (
+            info.get("opponent") != label
+            or "scores" not in info
+            or "illegal_move" in info
+            or info.get("window_overflow")
+        ):  # a game cut short has no result
             return None
         mine = info["scores"][info["seat"]]
         best_other = max(s for p, s in enumerate(info["scores"]) if p != info["seat"])
@@ -267,16 +325,22 @@ class SnapshotCallback(BaseCallback):
 def restore_pool(pool: OpponentPool | League, policy: Any, folder: Path) -> None:
     """Reload the saved snapshots (oldest first) into the pool."""
     saved = sorted(folder.glob("snapshot_*.pt"), key=lambda p: int(p.stem.split("_")[1]))
-    for path in saved[-pool.size:]:
+    for path in saved[-pool.size :]:
         pool.add(path.stem, policy, torch.load(path, weights_only=True))
 
 
 def make_env(settings: MultiSettings, pool: OpponentPool) -> VecMonitor:
     """n_envs self-play games in this process (they share the pool)."""
+
     def one() -> SelfPlayEnv:
-        return SelfPlayEnv(pool, settings.reward_scale, reward=settings.reward,
-                           board_size=settings.board_size, players=2,
-                           **settings.env_options())
+        return SelfPlayEnv(
+            pool,
+            settings.reward_scale,
+            reward=settings.reward,
+            board_size=settings.board_size,
+            players=2,
+            **settings.env_options(),
+        )
 
     return VecMonitor(DummyVecEnv([one] * settings.n_envs))
 
@@ -292,25 +356,43 @@ def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None
 
     def group(n: int, opponent: Any) -> VsBotsVectorEnv:
         reward = "margin" if settings.reward == "projected" else settings.reward
-        return VsBotsVectorEnv(n, opponents=opponent, players=2, reward=reward,
-                               board_size=settings.board_size, on_overflow="truncate",
-                               num_threads=settings.torch_threads, **settings.env_options())
+        return VsBotsVectorEnv(
+            n,
+            opponents=opponent,
+            players=2,
+            reward=reward,
+            board_size=settings.board_size,
+            on_overflow="truncate",
+            num_threads=settings.torch_threads,
+            **settings.env_options(),
+        )
 
     groups = [(spec, group(per_bot, spec)) for spec in bots if per_bot]
     if league is not None:
         groups.append((SELF, group(n_league, league)))
     venv: VecEnv = JoinedVecEnv(groups, settings.reward_scale, prior=bool(settings.move_prior))
     if settings.reward == "projected":
-        venv = ProjectedReward(venv, groups[0][1].encoder.feature_names, seats=2,
-                               potential="margin", scale=settings.reward_scale,
-                               win_bonus=settings.win_bonus)
+        venv = ProjectedReward(
+            venv,
+            groups[0][1].encoder.feature_names,
+            seats=2,
+            potential="margin",
+            scale=settings.reward_scale,
+            win_bonus=settings.win_bonus,
+        )
     return VecMonitor(venv), league
 
 
-def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bool = True,
-          changes: dict[str, Any] | None = None, overwrite: bool = False,
-          budget: TimeBudget | None = None, callbacks: Sequence[BaseCallback] = ()
-          ) -> MaskablePPO:
+def train(
+    settings: MultiSettings,
+    out: Path,
+    resume: bool = False,
+    progress: bool = True,
+    changes: dict[str, Any] | None = None,
+    overwrite: bool = False,
+    budget: TimeBudget | None = None,
+    callbacks: Sequence[BaseCallback] = (),
+) -> MaskablePPO:
     """Train a self-play run in folder `out` (`overwrite`: replacing the run there), or
     continue it from its furthest saved model (`resume`, with `changes` such as a larger
     total_timesteps: see `run_folder.plan_run`); returns the model. `budget`: a
@@ -337,30 +419,53 @@ def train(settings: MultiSettings, out: Path, resume: bool = False, progress: bo
             join_pool(pool, out / "pool", model.policy, 0)  # generation 0
         if isinstance(pool, League) and not pool.snapshots:
             pool.add("snapshot_0", model.policy)  # the league's first opponent
-        curve = EpisodeCurve(out, {f"win_vs_{label}": win_against(label)
-                                   for label in [*bots, SELF]},
-                             wall_floor=recorded_wall(out) if settings.gate_every else 0.0)
+        curve = EpisodeCurve(
+            out,
+            {f"win_vs_{label}": win_against(label) for label in [*bots, SELF]},
+            wall_floor=recorded_wall(out) if settings.gate_every else 0.0,
+        )
         extra: list[BaseCallback]
         if settings.gate_every:
+
             def join(policy: Any, timesteps: int) -> None:
                 if pool is not None:
                     join_pool(pool, out / "pool", policy, timesteps)
 
-            extra = [GenerationCallback(settings, settings.gate_every, out, join,
-                                        lambda: time.perf_counter() - curve.wall0)]
+            extra = [
+                GenerationCallback(
+                    settings,
+                    settings.gate_every,
+                    out,
+                    join,
+                    lambda: time.perf_counter() - curve.wall0,
+                )
+            ]
         else:
-            extra = [SnapshotCallback(pool, settings.snapshot_every, out / "pool")] \
-                if pool else []
-        session, timing = budget_session(settings, budget, model.num_timesteps,
-                                         curve.describe, progress)
-        return learn(model, session, out, curve, [*extra, *timing, *callbacks],
-                     progress=progress and not timing)
+            extra = [SnapshotCallback(pool, settings.snapshot_every, out / "pool")] if pool else []
+        session, timing = budget_session(
+            settings, budget, model.num_timesteps, curve.describe, progress
+        )
+        return learn(
+            model,
+            session,
+            out,
+            curve,
+            [*extra, *timing, *callbacks],
+            progress=progress and not timing,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command with `argv` (default: the process's); returns the exit status."""
-    return run_cli("carcassonne train multi", __doc__, MultiSettings, PRESETS, train, argv,
-                   target="total_timesteps")
+    return run_cli(
+        "carcassonne train multi",
+        __doc__,
+        MultiSettings,
+        PRESETS,
+        train,
+        argv,
+        target="total_timesteps",
+    )
 
 
 if __name__ == "__main__":

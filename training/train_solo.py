@@ -45,19 +45,23 @@ class SoloSettings(PPOSettings):
     """PPO settings plus the solo variant's colour count."""
 
     colours: int = setting(3, "colours of the solo variant: 3 or 4")
-    reward: str = setting("score", "score: the rise of the lowest colour's score; "
-                          "projected: the rise of its projected score (needs "
-                          "--obs-features aggregate; training.shaping)")
+    reward: str = setting(
+        "score",
+        "score: the rise of the lowest colour's score; "
+        "projected: the rise of its projected score (needs "
+        "--obs-features aggregate; training.shaping)",
+    )
     reward_scale: float = setting(1.0, "the rewards are multiplied by this")
 
     def check(self) -> None:
         super().check()
         require(self, "colours", int, lambda v: v in (3, 4), "3 or 4")
-        require(self, "reward", str, lambda v: v in ("score", "projected"),
-                "score or projected")
+        require(self, "reward", str, lambda v: v in ("score", "projected"), "score or projected")
         if self.reward == "projected" and self.obs_features != "aggregate":
-            raise ValueError("--reward projected needs --obs-features aggregate (the "
-                             "projected scores are in that observation)")
+            raise ValueError(
+                "--reward projected needs --obs-features aggregate (the "
+                "projected scores are in that observation)"
+            )
         require(self, "reward_scale", float, lambda v: v > 0, "a number > 0")
 
 
@@ -65,15 +69,36 @@ class SoloSettings(PPOSettings):
 # SoloSettings' defaults: the one place a recipe is set. "candidates": ppo_solo_rl_3m's
 # (see the module docstring); "board": the board planes (BoardPolicy), 1M steps;
 # "board-quick": its first 500k steps.
-_BOARD = {"n_envs": 32, "n_steps": 64, "batch_size": 256, "n_epochs": 2,
-          "learning_rate": 1e-3, "channels": 32, "blocks": 2, "checkpoint_every": 100_000}
+_BOARD = {
+    "n_envs": 32,
+    "n_steps": 64,
+    "batch_size": 256,
+    "n_epochs": 2,
+    "learning_rate": 1e-3,
+    "channels": 32,
+    "blocks": 2,
+    "checkpoint_every": 100_000,
+}
 PRESETS: dict[str, dict[str, Any]] = {
-    "candidates": {"policy": "candidates", "hidden": 128, "obs_features": "aggregate",
-                   "reward": "projected", "reward_scale": 0.1, "board_size": 16,
-                   "n_envs": 32, "n_steps": 128, "batch_size": 512, "n_epochs": 4,
-                   "learning_rate": 5e-4, "ent_coef": 0.0, "gamma": 0.99, "gae_lambda": 0.9,
-                   "torch_threads": 2, "total_timesteps": 3_000_000,
-                   "checkpoint_every": 100_000},
+    "candidates": {
+        "policy": "candidates",
+        "hidden": 128,
+        "obs_features": "aggregate",
+        "reward": "projected",
+        "reward_scale": 0.1,
+        "board_size": 16,
+        "n_envs": 32,
+        "n_steps": 128,
+        "batch_size": 512,
+        "n_epochs": 4,
+        "learning_rate": 5e-4,
+        "ent_coef": 0.0,
+        "gamma": 0.99,
+        "gae_lambda": 0.9,
+        "torch_threads": 2,
+        "total_timesteps": 3_000_000,
+        "checkpoint_every": 100_000,
+    },
     "board": {**_BOARD, "total_timesteps": 1_000_000},
     "board-quick": {**_BOARD, "total_timesteps": 500_000},
 }
@@ -89,20 +114,38 @@ def make_env(settings: SoloSettings) -> VecMonitor:
     network passes: `training.learner`). A game
     whose every legal move lies outside the window is cut short (truncated, its value
     bootstrapped; no "result" in the curve) instead of stopping the run."""
-    venv = SoloVectorEnv(settings.n_envs, colours=settings.colours,
-                         board_size=settings.board_size, num_threads=settings.torch_threads,
-                         on_overflow="truncate", **settings.env_options())
+    venv = SoloVectorEnv(
+        settings.n_envs,
+        colours=settings.colours,
+        board_size=settings.board_size,
+        num_threads=settings.torch_threads,
+        on_overflow="truncate",
+        **settings.env_options(),
+    )
     sb3 = venv.to_sb3()
     if settings.reward == "projected":
-        return VecMonitor(ProjectedReward(sb3, venv.encoder.feature_names, settings.colours,
-                                          potential="lowest", scale=settings.reward_scale))
+        return VecMonitor(
+            ProjectedReward(
+                sb3,
+                venv.encoder.feature_names,
+                settings.colours,
+                potential="lowest",
+                scale=settings.reward_scale,
+            )
+        )
     return VecMonitor(ScaledReward(sb3, settings.reward_scale))
 
 
-def train(settings: SoloSettings, out: Path, resume: bool = False, progress: bool = True,
-          changes: dict[str, Any] | None = None, overwrite: bool = False,
-          budget: TimeBudget | None = None, callbacks: Sequence[BaseCallback] = ()
-          ) -> MaskablePPO:
+def train(
+    settings: SoloSettings,
+    out: Path,
+    resume: bool = False,
+    progress: bool = True,
+    changes: dict[str, Any] | None = None,
+    overwrite: bool = False,
+    budget: TimeBudget | None = None,
+    callbacks: Sequence[BaseCallback] = (),
+) -> MaskablePPO:
     """Train a solo run in folder `out` (`overwrite`: replacing the run there), or
     continue it from its furthest saved model (`resume`, with `changes` such as a larger
     total_timesteps: see `run_folder.plan_run`); returns the model. `budget`: a
@@ -115,16 +158,25 @@ def train(settings: SoloSettings, out: Path, resume: bool = False, progress: boo
     with cleanup_on_failure(out, new_run=not resume, model=model):
         record_run(out, settings, resume, overwrite)
         curve = EpisodeCurve(out, {"result": solo_result})
-        session, timing = budget_session(settings, budget, model.num_timesteps,
-                                         curve.describe, progress)
-        return learn(model, session, out, curve, [*timing, *callbacks],
-                     progress=progress and not timing)
+        session, timing = budget_session(
+            settings, budget, model.num_timesteps, curve.describe, progress
+        )
+        return learn(
+            model, session, out, curve, [*timing, *callbacks], progress=progress and not timing
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command with `argv` (default: the process's); returns the exit status."""
-    return run_cli("carcassonne train solo", __doc__, SoloSettings, PRESETS, train, argv,
-                   target="total_timesteps")
+    return run_cli(
+        "carcassonne train solo",
+        __doc__,
+        SoloSettings,
+        PRESETS,
+        train,
+        argv,
+        target="total_timesteps",
+    )
 
 
 if __name__ == "__main__":

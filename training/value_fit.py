@@ -60,15 +60,15 @@ VALUE_FILES = (CONFIG_FILE, CURVE_FILE, FINAL_MODEL)  # what a refit writes in i
 class ValueSettings:
     """Settings of a value refit (see the module docstring)."""
 
-    init: str = setting("ppo_duel_rl", "the model refitted: a saved model or a shipped "
-                        "model's name")
+    init: str = setting(
+        "ppo_duel_rl", "the model refitted: a saved model or a shipped model's name"
+    )
     games: int = setting(3000, "self-play games (a few more finish in the last batch)")
     envs: int = setting(128, "games played at once")
     epochs: int = setting(8, "passes of the fit over the samples")
     batch_size: int = setting(512, "minibatch of the fit")
     learning_rate: float = setting(1e-3, "Adam's learning rate")
-    value_scale: float = setting(10.0, "points per value unit (the model's reward scale "
-                                 "0.1: 10)")
+    value_scale: float = setting(10.0, "points per value unit (the model's reward scale 0.1: 10)")
     holdout: float = setting(0.1, "share of the games kept out of the fit, for its error")
     seed: int = setting(0, "seeds the games and the fit")
     threads: int = setting(2, "numba and PyTorch threads")
@@ -88,20 +88,28 @@ def env_options(model: Any) -> dict[str, Any]:
     one's path or shipped name); ValueError for a model the refit does not take (see
     the module docstring)."""
     options = model_env_options(model)
-    if options.get("players") != 2 or options.get("hand_size") != 1 or \
-            not options.get("candidate_moves"):
-        raise ValueError("the value refit takes a 2-player model over candidate moves "
-                         "(trained with --policy candidates, one tile in hand), got one "
-                         f"for {options}")
+    if (
+        options.get("players") != 2
+        or options.get("hand_size") != 1
+        or not options.get("candidate_moves")
+    ):
+        raise ValueError(
+            "the value refit takes a 2-player model over candidate moves "
+            "(trained with --policy candidates, one tile in hand), got one "
+            f"for {options}"
+        )
     if options.get("obs_features") != "aggregate":
-        raise ValueError("the value refit needs a model that observes the projected scores "
-                         "(obs_features='aggregate'): its targets start from them")
+        raise ValueError(
+            "the value refit needs a model that observes the projected scores "
+            "(obs_features='aggregate'): its targets start from them"
+        )
     options.pop("action_mode")
     return options
 
 
-def self_play(model: Any, settings: ValueSettings, progress: bool = True
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def self_play(
+    model: Any, settings: ValueSettings, progress: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play `settings.games` self-play games of `model`; returns per decision the value
     head's input, the target in value units and the game's number."""
     import torch
@@ -111,8 +119,7 @@ def self_play(model: Any, settings: ValueSettings, progress: bool = True
 
     options = env_options(model)
     net = model.policy.features_extractor.net
-    env = VsBotsVectorEnv(settings.envs, opponents="self", num_threads=settings.threads,
-                          **options)
+    env = VsBotsVectorEnv(settings.envs, opponents="self", num_threads=settings.threads, **options)
     names = env.encoder.feature_names
     proj = names.index("projected_score_0")  # seat to move first
     unseen = [j for j, name in enumerate(names) if name.startswith("unseen_")]
@@ -132,13 +139,13 @@ def self_play(model: Any, settings: ValueSettings, progress: bool = True
         samples[games[i][-1]] = []
         left[i] = np.inf
 
-    def act(obs: dict[str, np.ndarray], envs: np.ndarray, observers: np.ndarray
-            ) -> np.ndarray:
+    def act(obs: dict[str, np.ndarray], envs: np.ndarray, observers: np.ndarray) -> np.ndarray:
         """Sample the model's moves; keep each decision's value input, projected margin
         and seat under its game."""
         with torch.no_grad():
-            logits, pooled = net.trunk(*(torch.as_tensor(obs[k]) for k in
-                                         ("features", "candidates", "candidate_actions")))
+            logits, pooled = net.trunk(
+                *(torch.as_tensor(obs[k]) for k in ("features", "candidates", "candidate_actions"))
+            )
         actions = obs["candidate_actions"]
         present = actions >= 0
         logits = np.where(present, logits.numpy().astype(np.float64), -np.inf)
@@ -147,8 +154,9 @@ def self_play(model: Any, settings: ValueSettings, progress: bool = True
         pick = (p.cumsum(1) < rng.random((len(p), 1))).sum(1).clip(max=present.sum(1) - 1)
         features = obs["features"]
         pooled = pooled.numpy()
-        for row, (i, seat) in enumerate(zip(np.asarray(envs).tolist(),
-                                            np.asarray(observers).tolist(), strict=True)):
+        for row, (i, seat) in enumerate(
+            zip(np.asarray(envs).tolist(), np.asarray(observers).tolist(), strict=True)
+        ):
             now = float(features[row, unseen].sum())
             if now > left[i]:  # a new game began on env i
                 open_game(i)
@@ -162,8 +170,7 @@ def self_play(model: Any, settings: ValueSettings, progress: bool = True
         open_game(i)
     env.self_policy = lambda obs, masks, observers, games: act(obs, games, observers)
     obs, _ = env.reset(seed=settings.seed)
-    with tqdm(total=settings.games, desc="self-play", unit="game",
-              disable=not progress) as bar:
+    with tqdm(total=settings.games, desc="self-play", unit="game", disable=not progress) as bar:
         while len(parts) < settings.games:
             actions = act(obs, np.arange(settings.envs), env.seats)
             obs, _, terminated, truncated, info = env.step(actions)
@@ -176,8 +183,9 @@ def self_play(model: Any, settings: ValueSettings, progress: bool = True
                 scores = info["final_info"]["scores"][i]
                 margins = np.array([scores[s] - scores[1 - s] for _, _, s in ended])
                 bases = np.array([b for _, b, _ in ended])
-                parts.append((np.stack([x for x, _, _ in ended]),
-                              (margins - bases) / settings.value_scale))
+                parts.append(
+                    (np.stack([x for x, _, _ in ended]), (margins - bases) / settings.value_scale)
+                )
                 bar.update(1)
     x = np.concatenate([xs for xs, _ in parts])
     y = np.concatenate([ys for _, ys in parts]).astype(np.float32)
@@ -189,15 +197,22 @@ def fit_epoch(head: Any, optimizer: Any, x: Any, y: Any, order: Any, batch_size:
     """One pass of squared error of `head` on tensors (x, y), in minibatches of
     `batch_size` taken in `order` (a permutation of the rows)."""
     for start in range(0, len(y), batch_size):
-        idx = order[start:start + batch_size]
+        idx = order[start : start + batch_size]
         loss = ((head(x[idx]).squeeze(-1) - y[idx]) ** 2).mean()
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
 
 
-def fit(model: Any, x: np.ndarray, y: np.ndarray, games: np.ndarray,
-        settings: ValueSettings, out: Path, progress: bool = True) -> None:
+def fit(
+    model: Any,
+    x: np.ndarray,
+    y: np.ndarray,
+    games: np.ndarray,
+    settings: ValueSettings,
+    out: Path,
+    progress: bool = True,
+) -> None:
     """Fit the value MLP and value_net of `model` on (x, y), the games with the highest
     numbers (a `holdout` share) kept out; write curve.csv rows per epoch."""
     import torch
@@ -205,12 +220,11 @@ def fit(model: Any, x: np.ndarray, y: np.ndarray, games: np.ndarray,
 
     policy = model.policy
     head = torch.nn.Sequential(policy.features_extractor.net.value, policy.value_net)
-    cut = int(round(games.max() * (1 - settings.holdout))) if settings.holdout else \
-        games.max() + 1
+    cut = int(round(games.max() * (1 - settings.holdout))) if settings.holdout else games.max() + 1
     train, held = games < cut, games >= cut
     xt, yt = torch.as_tensor(x[train]), torch.as_tensor(y[train])
     xh, yh = torch.as_tensor(x[held]), torch.as_tensor(y[held])
-    scale2 = settings.value_scale ** 2
+    scale2 = settings.value_scale**2
 
     def mse(xs: Any, ys: Any) -> float:
         if len(ys) == 0:
@@ -221,21 +235,36 @@ def fit(model: Any, x: np.ndarray, y: np.ndarray, games: np.ndarray,
     torch.manual_seed(settings.seed)
     optimizer = torch.optim.Adam(head.parameters(), lr=settings.learning_rate)
     started = time.perf_counter()
-    rows = [dict(zip(CURVE, [0, 0.0, round(mse(xt, yt), 2), round(mse(xh, yh), 2)],
-                     strict=True))]
+    rows = [dict(zip(CURVE, [0, 0.0, round(mse(xt, yt), 2), round(mse(xh, yh), 2)], strict=True))]
     write_rows(out / CURVE_FILE, CURVE, rows)
-    for epoch in tqdm(range(1, settings.epochs + 1), desc="fit", unit="epoch",
-                      disable=not progress):
+    for epoch in tqdm(
+        range(1, settings.epochs + 1), desc="fit", unit="epoch", disable=not progress
+    ):
         fit_epoch(head, optimizer, xt, yt, torch.randperm(len(yt)), settings.batch_size)
-        rows.append(dict(zip(CURVE, [epoch, round(time.perf_counter() - started, 1),
-                                     round(mse(xt, yt), 2), round(mse(xh, yh), 2)],
-                             strict=True)))
+        rows.append(
+            dict(
+                zip(
+                    CURVE,
+                    [
+                        epoch,
+                        round(time.perf_counter() - started, 1),
+                        round(mse(xt, yt), 2),
+                        round(mse(xh, yh), 2),
+                    ],
+                    strict=True,
+                )
+            )
+        )
         write_rows(out / CURVE_FILE, CURVE, rows)  # whole, after every epoch
 
 
-def plan_value(out: Path, settings: ValueSettings, resume: bool = False,
-               changes: dict[str, Any] | None = None, overwrite: bool = False
-               ) -> ValueSettings:
+def plan_value(
+    out: Path,
+    settings: ValueSettings,
+    resume: bool = False,
+    changes: dict[str, Any] | None = None,
+    overwrite: bool = False,
+) -> ValueSettings:
     """The checks of a refit before any work, writing nothing (`run_folder.plan_folder`:
     a refit does not resume); returns the settings. ValueError for a model the refit
     does not take (`env_options`)."""
@@ -244,8 +273,7 @@ def plan_value(out: Path, settings: ValueSettings, resume: bool = False,
     return settings
 
 
-def run(settings: ValueSettings, out: Path, progress: bool = True,
-        overwrite: bool = False) -> Path:
+def run(settings: ValueSettings, out: Path, progress: bool = True, overwrite: bool = False) -> Path:
     """Refit the value head of `settings.init` in folder `out` (`overwrite`: replacing
     the refit there); returns the model's path."""
     import torch
@@ -262,15 +290,28 @@ def run(settings: ValueSettings, out: Path, progress: bool = True,
     play_s = time.perf_counter() - started
     fit(model, x, y, games, settings, out, progress)
     save_model(model, out / FINAL_MODEL)
-    write_config(out, settings, samples=int(len(y)), self_play_s=round(play_s, 1),
-                 total_s=round(time.perf_counter() - started, 1))
+    write_config(
+        out,
+        settings,
+        samples=int(len(y)),
+        self_play_s=round(play_s, 1),
+        total_s=round(time.perf_counter() - started, 1),
+    )
     return out / FINAL_MODEL
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command with `argv` (default: the process's); returns the exit status."""
-    return run_cli("carcassonne train value", __doc__, ValueSettings, {"full": {}}, run, argv,
-                   plan=plan_value, resume=None)
+    return run_cli(
+        "carcassonne train value",
+        __doc__,
+        ValueSettings,
+        {"full": {}},
+        run,
+        argv,
+        plan=plan_value,
+        resume=None,
+    )
 
 
 if __name__ == "__main__":

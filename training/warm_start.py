@@ -40,22 +40,34 @@ def load_policy_weights(model: MaskablePPO, source: str, options: tuple[str, ...
     from agents.sb3_policy import load_model
 
     saved = load_model(source, cached=False)
-    if type(saved.policy) is not type(model.policy) \
-            or not _same_but_candidate_count(saved.observation_space, model.observation_space) \
-            or saved.action_space != model.action_space:
-        raise ValueError(f"--init {source}: its network or spaces ({type(saved.policy).__name__}"
-                         f"; board size, observation features, players) differ from this "
-                         f"run's ({type(model.policy).__name__})")
+    if (
+        type(saved.policy) is not type(model.policy)
+        or not _same_but_candidate_count(saved.observation_space, model.observation_space)
+        or saved.action_space != model.action_space
+    ):
+        raise ValueError(
+            f"--init {source}: its network or spaces ({type(saved.policy).__name__}"
+            f"; board size, observation features, players) differ from this "
+            f"run's ({type(model.policy).__name__})"
+        )
     mine, theirs = model.policy.state_dict(), saved.policy.state_dict()
-    if isinstance(model.policy, CandidatePolicy) and isinstance(saved.policy, CandidatePolicy) \
-            and saved.policy.hidden < model.policy.hidden:
+    if (
+        isinstance(model.policy, CandidatePolicy)
+        and isinstance(saved.policy, CandidatePolicy)
+        and saved.policy.hidden < model.policy.hidden
+    ):
         theirs = widen_candidate_weights(theirs, mine, saved.policy.hidden, model.policy.hidden)
-    differ = sorted(k for k in mine.keys() | theirs.keys()
-                    if k not in mine or k not in theirs or mine[k].shape != theirs[k].shape)
+    differ = sorted(
+        k
+        for k in mine.keys() | theirs.keys()
+        if k not in mine or k not in theirs or mine[k].shape != theirs[k].shape
+    )
     if differ:
-        raise ValueError(f"--init {source}: its weights differ in shape from this run's "
-                         f"network ({', '.join(differ[:4])}); give the settings it was "
-                         f"trained with ({', '.join(option(o) for o in options)})")
+        raise ValueError(
+            f"--init {source}: its weights differ in shape from this run's "
+            f"network ({', '.join(differ[:4])}); give the settings it was "
+            f"trained with ({', '.join(option(o) for o in options)})"
+        )
     model.policy.load_state_dict(theirs)
 
 
@@ -63,30 +75,36 @@ def _same_but_candidate_count(a: Any, b: Any) -> bool:
     """Whether observation spaces `a` and `b` are equal but for the number of candidate
     moves (a candidate network's weights do not depend on it: `train export
     --candidate-moves`)."""
-    if not all(isinstance(s, spaces.Dict) and set(CANDIDATE_KEYS) <= set(s.spaces)
-               for s in (a, b)):
+    if not all(isinstance(s, spaces.Dict) and set(CANDIDATE_KEYS) <= set(s.spaces) for s in (a, b)):
         return a == b
     return a.spaces.keys() == b.spaces.keys() and all(
-        a[k] == b[k] if k not in CANDIDATE_KEYS else
-        (a[k].shape[1:], a[k].dtype) == (b[k].shape[1:], b[k].dtype) for k in a.spaces)
+        a[k] == b[k]
+        if k not in CANDIDATE_KEYS
+        else (a[k].shape[1:], a[k].dtype) == (b[k].shape[1:], b[k].dtype)
+        for k in a.spaces
+    )
 
 
-def widen_candidate_weights(old: dict[str, th.Tensor], new: dict[str, th.Tensor],
-                            h: int, hidden: int) -> dict[str, th.Tensor]:
+def widen_candidate_weights(
+    old: dict[str, th.Tensor], new: dict[str, th.Tensor], h: int, hidden: int
+) -> dict[str, th.Tensor]:
     """`new` (a freshly initialised CandidatePolicy state dict at width `hidden`) with
     `old`'s weights (width `h` < `hidden`) in its first `h` units, as the module
     docstring says. ValueError if the two are not candidate networks of those widths."""
     if not h < hidden:
         raise ValueError(f"widening needs a larger width: {h} -> {hidden}")
     if set(old) != set(new):
-        raise ValueError("not the same network: the layers differ "
-                         f"({', '.join(sorted(set(old) ^ set(new))[:4])})")
+        raise ValueError(
+            "not the same network: the layers differ "
+            f"({', '.join(sorted(set(old) ^ set(new))[:4])})"
+        )
     out = {k: v.clone() for k, v in new.items()}
 
     def check(key: str, shape: tuple[int, ...]) -> None:
         if tuple(old[key].shape) != shape:
-            raise ValueError(f"{key}: shape {tuple(old[key].shape)}, expected {shape} "
-                             f"for width {h}")
+            raise ValueError(
+                f"{key}: shape {tuple(old[key].shape)}, expected {shape} for width {h}"
+            )
 
     for ext in _EXTRACTORS:
         net = f"{ext}.net."
@@ -101,7 +119,7 @@ def widen_candidate_weights(old: dict[str, th.Tensor], new: dict[str, th.Tensor]
             check(w, (h, blocks * h))
             out[w][:h] = 0.0  # old units read nothing from the new ones
             for k in range(blocks):
-                out[w][:h, k * hidden:k * hidden + h] = old[w][:, k * h:(k + 1) * h]
+                out[w][:h, k * hidden : k * hidden + h] = old[w][:, k * h : (k + 1) * h]
             out[b][:h] = old[b]
         for name in _TO_ONE:
             _one_output(old, out, net + name, h)
@@ -109,8 +127,7 @@ def widen_candidate_weights(old: dict[str, th.Tensor], new: dict[str, th.Tensor]
     return out
 
 
-def _one_output(old: dict[str, th.Tensor], out: dict[str, th.Tensor], layer: str,
-                h: int) -> None:
+def _one_output(old: dict[str, th.Tensor], out: dict[str, th.Tensor], layer: str, h: int) -> None:
     """A layer from the hidden units to one output: the new units' weights zero."""
     w, b = layer + ".weight", layer + ".bias"
     out[w][:] = 0.0

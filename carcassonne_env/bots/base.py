@@ -53,11 +53,9 @@ MAX_CANDIDATES = 10_000
 MAX_WEIGHT = 1_000_000
 
 
-def check_weight(name: str, value: Any, lo: float | None = None, *,
-                 strict: bool = False) -> float:
+def check_weight(name: str, value: Any, lo: float | None = None, *, strict: bool = False) -> float:
     """`checks.check_real`, and within +-`MAX_WEIGHT`."""
     value = check_real(name, value, lo, strict=strict)
     if abs(value) > MAX_WEIGHT:
         raise ValueError(f"{name} must be within +-{MAX_WEIGHT:,}, got {value!r}")
     return value
-

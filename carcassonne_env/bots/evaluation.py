@@ -126,8 +126,12 @@ def _done_chance(st, tb, root, kind, unseen, w, draws_left, roots, fit):
                     cells += 1
     else:
         for k in range(st.nfront):
-            if (roots[4 * k] == root or roots[4 * k + 1] == root
-                    or roots[4 * k + 2] == root or roots[4 * k + 3] == root):
+            if (
+                roots[4 * k] == root
+                or roots[4 * k + 1] == root
+                or roots[4 * k + 2] == root
+                or roots[4 * k + 3] == root
+            ):
                 p *= _cell_chance(tb, st, unseen, k, w, fit)
                 cells += 1
     if cells > draws_left:  # not enough turns left to fill them all

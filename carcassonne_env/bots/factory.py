@@ -49,8 +49,9 @@ def make_bot(spec: str, seed: int | None = None) -> Agent:
     option, a value that does not fit its option's type or a negative seed; TypeError if
     `spec` is not a string."""
     if not isinstance(spec, str):
-        raise TypeError("a bot spec is a string such as 'greedy' or 'mcts:iterations=400', "
-                        f"got {spec!r}")
+        raise TypeError(
+            f"a bot spec is a string such as 'greedy' or 'mcts:iterations=400', got {spec!r}"
+        )
     if is_int(seed) and seed < 0:
         raise ValueError(f"seed must be None or a non-negative integer, got {seed}")
     name = spec.split(":")[0]
@@ -105,8 +106,12 @@ _TRUE, _FALSE = ("true", "1"), ("false", "0")
 def _named_options(cls: type) -> list[str]:
     """The options bot class `cls` names in its constructor (not seed, not **kwargs)."""
     params = inspect.signature(cls).parameters.values()  # the constructor's, without self
-    return [p.name for p in params if p.name not in ("self", "seed") and p.kind not in (
-        inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+    return [
+        p.name
+        for p in params
+        if p.name not in ("self", "seed")
+        and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    ]
 
 
 def option_type(cls: type, key: str) -> Any:
@@ -115,8 +120,10 @@ def option_type(cls: type, key: str) -> Any:
     None if the class takes no such option."""
     hints = typing.get_type_hints(cls.__init__)  # type: ignore[misc]  # read, not called
     params = inspect.signature(cls).parameters
-    if key in params and params[key].kind not in (inspect.Parameter.VAR_POSITIONAL,
-                                                   inspect.Parameter.VAR_KEYWORD):
+    if key in params and params[key].kind not in (
+        inspect.Parameter.VAR_POSITIONAL,
+        inspect.Parameter.VAR_KEYWORD,
+    ):
         kind = hints.get(key, Any)
     else:
         extra = [p.name for p in params.values() if p.kind is inspect.Parameter.VAR_KEYWORD]
@@ -140,8 +147,9 @@ def _option_value(key: str, text: str, kind: Any) -> Any:
         try:
             return kind(text)
         except ValueError:
-            raise ValueError(f"option {key!r} takes {'an integer' if kind is int else 'a number'}"
-                             f", got {text!r}") from None
+            raise ValueError(
+                f"option {key!r} takes {'an integer' if kind is int else 'a number'}, got {text!r}"
+            ) from None
     return text
 
 
@@ -154,12 +162,13 @@ def _spec_options(spec: str, cls: type) -> dict[str, Any]:
         if not eq or not key:
             raise ValueError(f"bot option {option!r} in {spec!r} is not key=value")
         if key == "seed":
-            raise ValueError(f"bot option 'seed' in {spec!r}: bots are seeded by the caller "
-                             "(make_bot's seed, --seed)")
+            raise ValueError(
+                f"bot option 'seed' in {spec!r}: bots are seeded by the caller "
+                "(make_bot's seed, --seed)"
+            )
         kind = option_type(cls, key)
         if kind is None:
-            raise ValueError(f"bad options for bot {name!r} in {spec!r}: unknown option "
-                             f"{key!r}")
+            raise ValueError(f"bad options for bot {name!r} in {spec!r}: unknown option {key!r}")
         try:
             kwargs[key] = _option_value(key, value, kind)
         except ValueError as err:
@@ -183,10 +192,13 @@ def bot_from_table(spec: str, seed: int | None, bots: Mapping[str, str]) -> Agen
         named = _named_options(cls)
         unknown = [k for k in kwargs if k not in named]
         if unknown:  # passed on to its **kwargs (the heuristic's weights), and refused there
-            takes = (f"; {name} takes {', '.join(named)} and the heuristic's weights"
-                     if named else "")
-            raise ValueError(f"bad options for bot {name!r} in {spec!r}: unknown option "
-                             f"{unknown[0]!r}{takes} ({err})") from None
+            takes = (
+                f"; {name} takes {', '.join(named)} and the heuristic's weights" if named else ""
+            )
+            raise ValueError(
+                f"bad options for bot {name!r} in {spec!r}: unknown option "
+                f"{unknown[0]!r}{takes} ({err})"
+            ) from None
         raise ValueError(f"bad options for bot {name!r} in {spec!r}: {err}") from None
     if ":" in spec:
         agent.name = spec

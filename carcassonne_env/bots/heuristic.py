@@ -24,8 +24,16 @@ DEFAULT_WEIGHTS = {
     "solo_follower": 12.0,  # solo: "follower" (followers also keep end A away)
     "solo_empty": 25.0,  # solo: penalty for a colour with no follower left (end A risk)
 }
-_ORDER = ("cell", "fit", "farm", "follower", "horizon", "solo_sum", "solo_follower",
-          "solo_empty")  # evaluation.W_*
+_ORDER = (
+    "cell",
+    "fit",
+    "farm",
+    "follower",
+    "horizon",
+    "solo_sum",
+    "solo_follower",
+    "solo_empty",
+)  # evaluation.W_*
 
 
 def weight_vector(overrides: dict[str, float]) -> np.ndarray:
@@ -60,15 +68,21 @@ class HeuristicAgent:
         st, ts = game.state, game.tileset
         key = (st.ptype.shape[0], ts)
         if key not in self._buffers:  # scratch states sized for this kind of game
-            self._buffers = {key: (copy_state(st), copy_state(st),
-                                   np.zeros(st.scores.shape[0]),
-                                   np.zeros(len(ts.names), np.int64))}
+            self._buffers = {
+                key: (
+                    copy_state(st),
+                    copy_state(st),
+                    np.zeros(st.scores.shape[0]),
+                    np.zeros(len(ts.names), np.int64),
+                )
+            }
         after, scratch, values, unseen = self._buffers[key]
         rows = game.legal_rows()
         E.unseen_tiles(st, len(ts.names), unseen)
         out = np.empty(len(rows))
-        E.evaluate_moves(st, ts.tables, rows, len(rows), self.weight_array, unseen, after, scratch,
-                         values, out)
+        E.evaluate_moves(
+            st, ts.tables, rows, len(rows), self.weight_array, unseen, after, scratch, values, out
+        )
         return game.legal_moves(), out
 
     def act(self, game: Game) -> Move:

@@ -48,16 +48,24 @@ MT_WORDS = 625  # 624 state words + the index
 #: int64[R, 5]; `after` and `scratch`, states of the game's shape; `values`,
 #: float64[seats]; `evals`, float64[R]; `unseen`, int64[tile types]; `keys`,
 #: int64[R, 3]. A vector env holds one record whose arrays have a row per thread.
-BotBuffers = namedtuple("BotBuffers", ["rows", "after", "scratch", "values", "evals",
-                                       "unseen", "keys"])
+BotBuffers = namedtuple(
+    "BotBuffers", ["rows", "after", "scratch", "values", "evals", "unseen", "keys"]
+)
 
 
 def bot_buffers(st: GameState, n_types: int) -> BotBuffers:
     """Fresh `BotBuffers` for games shaped like state `st` with `n_types` tile types."""
     R = max_legal_rows(st)
-    return BotBuffers(np.empty((R, 5), np.int64), copy_state(st), copy_state(st),
-                      np.zeros(st.scores.shape[0]), np.zeros(R), np.zeros(n_types, np.int64),
-                      np.zeros((R, 3), np.int64))
+    return BotBuffers(
+        np.empty((R, 5), np.int64),
+        copy_state(st),
+        copy_state(st),
+        np.zeros(st.scores.shape[0]),
+        np.zeros(R),
+        np.zeros(n_types, np.int64),
+        np.zeros((R, 3), np.int64),
+    )
+
 
 _N, _M = 624, 397
 _MATRIX_A = 0x9908B0DF
@@ -192,8 +200,7 @@ def _completed(st, after, tb):
     t = after.ptype[i]
     for s in range(tb.n_seg[t]):
         kind = tb.seg_kind[t, s]
-        if (kind == C.K_CITY or kind == C.K_ROAD) and after.fdone[root_of(after.parent,
-                                                                          i * S + s)]:
+        if (kind == C.K_CITY or kind == C.K_ROAD) and after.fdone[root_of(after.parent, i * S + s)]:
             return True
     bx, by = after.px[i], after.py[i]
     for dy in range(-1, 2):
@@ -228,8 +235,13 @@ def choose(st, tb, kind, w, mt, buf):
         quiet = False
         a0, b0 = _score_keys(st, st, seat, solo)  # the scores of a move scoring nothing
         for i in range(n):
-            same = i > 0 and rows[i, 0] == rows[i - 1, 0] and rows[i, 1] == rows[i - 1, 1] \
-                and rows[i, 2] == rows[i - 1, 2] and rows[i, 3] == rows[i - 1, 3]
+            same = (
+                i > 0
+                and rows[i, 0] == rows[i - 1, 0]
+                and rows[i, 1] == rows[i - 1, 1]
+                and rows[i, 2] == rows[i - 1, 2]
+                and rows[i, 3] == rows[i - 1, 3]
+            )
             if same and quiet:
                 keys[i, 0], keys[i, 1], keys[i, 2] = a0, b0, _keep(st, tb, rows[i])
                 continue
@@ -289,8 +301,11 @@ class JittedBot:
     def __init__(self, spec: str, seed: int) -> None:
         self.kind, self.weights = bot_spec(spec)
         self.name = spec
-        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) \
-                or not 0 <= seed < 2**63:
+        if (
+            not isinstance(seed, (int, np.integer))
+            or isinstance(seed, bool)
+            or not 0 <= seed < 2**63
+        ):
             raise ValueError(f"seed must be an integer in [0, 2**63), got {seed!r}")
         self.mt = np.zeros(MT_WORDS, np.int64)
         mt_seed(self.mt, np.int64(seed))
@@ -322,8 +337,7 @@ def bot_spec(spec: str) -> tuple[int, np.ndarray]:
 
     name = spec.split(":")[0]
     if name not in KINDS:
-        raise ValueError(f"no jitted version of bot {spec!r}; jitted bots: "
-                         f"{', '.join(KINDS)}")
+        raise ValueError(f"no jitted version of bot {spec!r}; jitted bots: {', '.join(KINDS)}")
     agent = make_bot(spec, seed=0)  # validates the options
     w = agent.weight_array.copy() if isinstance(agent, HeuristicAgent) else weight_vector({})
     return KINDS[name], w

@@ -49,8 +49,7 @@ def prior_from_probs(probs: np.ndarray, out: np.ndarray | None = None) -> np.nda
     return out
 
 
-def game_prior(game: Game, encoder: Encoder, heuristic: HeuristicAgent | None = None
-               ) -> np.ndarray:
+def game_prior(game: Game, encoder: Encoder, heuristic: HeuristicAgent | None = None) -> np.ndarray:
     """The prior of the seat to move in `game`, actions laid out by `encoder` (turn
     mode); `heuristic` (default weights if None) evaluates the moves."""
     if encoder.action_mode != "turn":
@@ -66,8 +65,7 @@ def game_prior(game: Game, encoder: Encoder, heuristic: HeuristicAgent | None = 
     inside = (col >= 0) & (col < B) & (row >= 0) & (row < B)
     if not inside.any():
         return out
-    actions = turn_actions(rows[:, 0], row, col, rows[:, 3], rows[:, 4], B,
-                           encoder.slots)[inside]
+    actions = turn_actions(rows[:, 0], row, col, rows[:, 3], rows[:, 4], B, encoder.slots)[inside]
     v = values[inside] - values.max()
     logp = v - math.log(np.exp(v).sum())
     out[actions] = np.maximum(logp, PRIOR_FLOOR)
@@ -83,16 +81,23 @@ class MovePriorObservation(gym.ObservationWrapper):
         super().__init__(env)
         self._driver: Any = getattr(env.unwrapped, "driver", None)  # the envs' `TurnDriver`
         if self._driver is None:
-            raise ValueError("the move prior observes this package's single-agent envs "
-                             f"(Solo-v0, VsBots-v0), got {type(env.unwrapped).__name__}")
+            raise ValueError(
+                "the move prior observes this package's single-agent envs "
+                f"(Solo-v0, VsBots-v0), got {type(env.unwrapped).__name__}"
+            )
         self.encoder = self._driver.encoder
         if self.encoder.action_mode != "turn":
             raise ValueError("the move prior needs the 'turn' action mode")
-        self.observation_space = spaces.Dict({**check_space(env.observation_space,
-                                                            spaces.Dict).spaces,
-                                              PRIOR_KEY: prior_space(self.encoder.n_actions)})
+        self.observation_space = spaces.Dict(
+            {
+                **check_space(env.observation_space, spaces.Dict).spaces,
+                PRIOR_KEY: prior_space(self.encoder.n_actions),
+            }
+        )
         self._heuristic = HeuristicAgent()
 
     def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
-        return {**observation,
-                PRIOR_KEY: game_prior(self._driver.game, self.encoder, self._heuristic)}
+        return {
+            **observation,
+            PRIOR_KEY: game_prior(self._driver.game, self.encoder, self._heuristic),
+        }

@@ -45,16 +45,31 @@ USER_ERRORS = (ValueError, OSError, ImportError)
 STANDALONE_COMMANDS = {"bench", "render", "view", "gif"}
 # The commands (each marked with its name and options by .args.command), in the order
 # `carcassonne --help` lists them.
-COMMANDS = (cmd_play, cmd_bench, cmd_render, cmd_view, cmd_gif, cmd_solo_bench, cmd_arena,
-            cmd_solo_compare, cmd_solo_solve, cmd_solo_analyze, cmd_warmup, cmd_clear_cache,
-            cmd_train)
+COMMANDS = (
+    cmd_play,
+    cmd_bench,
+    cmd_render,
+    cmd_view,
+    cmd_gif,
+    cmd_solo_bench,
+    cmd_arena,
+    cmd_solo_compare,
+    cmd_solo_solve,
+    cmd_solo_analyze,
+    cmd_warmup,
+    cmd_clear_cache,
+    cmd_train,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every command; a new command is a function marked with
     `.args.command`, listed in COMMANDS."""
-    parser = OneLineParser(prog="carcassonne", description=__doc__,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(
+        prog="carcassonne",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = Commands(parser)
     for run in COMMANDS:
         commands.add(run)

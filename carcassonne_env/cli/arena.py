@@ -29,27 +29,50 @@ if TYPE_CHECKING:
 def arena_options(p: argparse.ArgumentParser) -> None:
     """The options of `carcassonne arena`."""
     add_rule_options(p, solo=False)  # the solo variant is not a tournament
-    p.add_argument("--bots", default="random,greedy",
-                   help="comma-separated bot specs (random, greedy, heuristic, mcts, with "
-                   "options as in mcts:iterations=500); default random,greedy")
-    p.add_argument("--games", type=int_at_least(1), default=100,
-                   help="games per table, a multiple of --players (default 100)")
+    p.add_argument(
+        "--bots",
+        default="random,greedy",
+        help="comma-separated bot specs (random, greedy, heuristic, mcts, with "
+        "options as in mcts:iterations=500); default random,greedy",
+    )
+    p.add_argument(
+        "--games",
+        type=int_at_least(1),
+        default=100,
+        help="games per table, a multiple of --players (default 100)",
+    )
     add_seed(p, "decks and bot seeds derive from it")
-    p.add_argument("--gauntlet", metavar="BOT",
-                   help="only tables of BOT against the others (default: round-robin)")
+    p.add_argument(
+        "--gauntlet",
+        metavar="BOT",
+        help="only tables of BOT against the others (default: round-robin)",
+    )
     add_workers(p, "parallel jobs: processes, or Ray tasks in flight")
-    p.add_argument("--out", metavar="DIR",
-                   help="write summary.json, games.csv, leaderboard.csv and leaderboard.md")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write summary.json, games.csv, leaderboard.csv and leaderboard.md",
+    )
     add_resume(p, "--out DIR", "games")
     p.add_argument("--records", metavar="DIR", help="write every game record (JSON) here")
-    p.add_argument("--annotate", action="store_true",
-                   help="with --records: keep what each bot thought about its moves")
+    p.add_argument(
+        "--annotate",
+        action="store_true",
+        help="with --records: keep what each bot thought about its moves",
+    )
     add_no_progress(p)
-    p.add_argument("--backend", choices=("process", "ray"), default="process",
-                   help="run the game batches in local processes or on Ray "
-                   "(pip install 'carcassonne-env[ray]')")
-    p.add_argument("--ray-address", metavar="ADDR",
-                   help="Ray cluster to join (e.g. auto); default: start a local one")
+    p.add_argument(
+        "--backend",
+        choices=("process", "ray"),
+        default="process",
+        help="run the game batches in local processes or on Ray "
+        "(pip install 'carcassonne-env[ray]')",
+    )
+    p.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="Ray cluster to join (e.g. auto); default: start a local one",
+    )
 
 
 @command("arena", arena_options)
@@ -66,8 +89,13 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
     if args.annotate and not args.records:
         raise ValueError("--annotate writes into the game records: give --records DIR")
-    settings = arena_settings(split_specs(args.bots), games=args.games, seed=args.seed,
-                              gauntlet=args.gauntlet, rules=rules_of(args))
+    settings = arena_settings(
+        split_specs(args.bots),
+        games=args.games,
+        seed=args.seed,
+        gauntlet=args.gauntlet,
+        rules=rules_of(args),
+    )
     out = Path(args.out) if args.out else None
     if args.resume:
         played, replaced = _saved_games(out, settings), False
@@ -77,12 +105,20 @@ def cmd_arena(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     stop = None
     try:
-        result = run_arena(list(settings.bots), games=args.games, seed=args.seed,
-                           workers=args.workers, gauntlet=args.gauntlet,
-                           rules=settings.rules, records_dir=args.records,
-                           progress=not args.no_progress, backend=args.backend,
-                           ray_address=args.ray_address, annotate=args.annotate,
-                           played=played)
+        result = run_arena(
+            list(settings.bots),
+            games=args.games,
+            seed=args.seed,
+            workers=args.workers,
+            gauntlet=args.gauntlet,
+            rules=settings.rules,
+            records_dir=args.records,
+            progress=not args.no_progress,
+            backend=args.backend,
+            ray_address=args.ray_address,
+            annotate=args.annotate,
+            played=played,
+        )
     except Interrupted as err:  # Ctrl-C or SIGTERM: the games played so far are reported
         if err.partial is None:
             raise
@@ -94,9 +130,10 @@ def cmd_arena(args: argparse.Namespace) -> int:
         if stop is None:
             raise
     if stop is not None:
-        return interrupted(f"{stop.kept}; their results are above"
-                           + (f" and in {out}; add --resume to play the rest"
-                              if out is not None else ""))
+        return interrupted(
+            f"{stop.kept}; their results are above"
+            + (f" and in {out}; add --resume to play the rest" if out is not None else "")
+        )
     return 0
 
 
@@ -111,8 +148,11 @@ def _report(result: ArenaResult, out: Path | None, replaced: bool) -> None:
     result.leaderboard_csv(out / "leaderboard.csv")
     write_text(out / "leaderboard.md", markdown)
     result.to_json(out / "summary.json")
-    print(f"wrote summary.json, games.csv, leaderboard.csv, leaderboard.md to {out}"
-          + (" (replacing the complete run there)" if replaced else ""), file=sys.stderr)
+    print(
+        f"wrote summary.json, games.csv, leaderboard.csv, leaderboard.md to {out}"
+        + (" (replacing the complete run there)" if replaced else ""),
+        file=sys.stderr,
+    )
 
 
 def _saved_games(out: Path | None, settings: ArenaSettings) -> list[GameRow]:
@@ -126,16 +166,21 @@ def _saved_games(out: Path | None, settings: ArenaSettings) -> list[GameRow]:
     if saved is None:
         raise ValueError(f"nothing to resume: no summary.json in {out}")
     if saved.complete:
-        raise ValueError(f"nothing to resume: {out} holds a complete run "
-                         f"({saved.games_played} games)")
+        raise ValueError(
+            f"nothing to resume: {out} holds a complete run ({saved.games_played} games)"
+        )
     differences = saved.settings.differences(settings)
     if differences:
-        raise ValueError(f"{out} holds a run with other settings ({'; '.join(differences)})"
-                         "; --resume needs the options of that run")
+        raise ValueError(
+            f"{out} holds a run with other settings ({'; '.join(differences)})"
+            "; --resume needs the options of that run"
+        )
     games = read_games_csv(out / "games.csv", settings.players)
     if len(games) != saved.games_played:
-        raise ValueError(f"{out / 'games.csv'} has {len(games)} games but summary.json says "
-                         f"{saved.games_played} were played")
+        raise ValueError(
+            f"{out / 'games.csv'} has {len(games)} games but summary.json says "
+            f"{saved.games_played} were played"
+        )
     return games
 
 
@@ -149,7 +194,9 @@ def _replaces_a_run(out: Path) -> bool:
     except (ValueError, OSError):  # not an arena run's summary: replaced as any file
         return False
     if saved is not None and not saved.complete:
-        raise ValueError(f"{out} holds a stopped run ({saved.games_played} of "
-                         f"{saved.settings.total} games played): add --resume to play the "
-                         "rest, or give another --out")
+        raise ValueError(
+            f"{out} holds a stopped run ({saved.games_played} of "
+            f"{saved.settings.total} games played): add --resume to play the "
+            "rest, or give another --out"
+        )
     return saved is not None

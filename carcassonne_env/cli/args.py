@@ -56,8 +56,9 @@ class Command(Protocol):
     def __call__(self, args: argparse.Namespace, /) -> int: ...
 
 
-def command(name: str, add_options: Callable[[argparse.ArgumentParser], None]
-            ) -> Callable[[Run], Command]:
+def command(
+    name: str, add_options: Callable[[argparse.ArgumentParser], None]
+) -> Callable[[Run], Command]:
     """Mark a function as the command `name`, whose options `add_options(parser)` adds;
     `Commands.add` reads the mark. The command's line in the list of commands is the first
     paragraph of the function's docstring, its own --help description the rest (if any),
@@ -79,8 +80,9 @@ class Commands:
         parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
         # The same option after the command name; SUPPRESS keeps the top-level value.
         self._common = argparse.ArgumentParser(add_help=False)
-        self._common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                                  help=DEBUG_HELP)
+        self._common.add_argument(
+            "--debug", action="store_true", default=argparse.SUPPRESS, help=DEBUG_HELP
+        )
         self._sub = parser.add_subparsers(dest="command", required=True)
 
     def add(self, run: Command) -> None:
@@ -88,8 +90,12 @@ class Commands:
         and --debug after its name too."""
         # argparse folds the docstring's line breaks and indentation into single spaces
         summary, _, description = (run.__doc__ or "").partition("\n\n")
-        parser = self._sub.add_parser(run.command_name, parents=[self._common],
-                                      help=summary or None, description=description or None)
+        parser = self._sub.add_parser(
+            run.command_name,
+            parents=[self._common],
+            help=summary or None,
+            description=description or None,
+        )
         run.add_options(parser)
         parser.set_defaults(func=run)
 
@@ -104,24 +110,36 @@ def add_rule_options(p: argparse.ArgumentParser, solo: bool = True) -> None:
     g.add_argument("--small-city", action="store_true", help="2-tile city scores 2")
     g.add_argument("--farm-scoring", choices=FARM_SCORING, default="field")
     g.add_argument("--farm-city-points", type=int, default=3)
-    g.add_argument("--hand-size", type=int, choices=(1, 3), default=1,
-                   help="3 = strategic variant")
+    g.add_argument("--hand-size", type=int, choices=(1, 3), default=1, help="3 = strategic variant")
     if solo:
         g.add_argument("--solo", action="store_true", help="2020 solo variant (3 colours)")
-        g.add_argument("--solo-colours", type=int, choices=(3, 4), default=None,
-                       help="colours in the solo variant (default 3; needs --solo)")
+        g.add_argument(
+            "--solo-colours",
+            type=int,
+            choices=(3, 4),
+            default=None,
+            help="colours in the solo variant (default 3; needs --solo)",
+        )
     add_expansion_options(g)
 
 
 def add_expansion_options(g: argparse._ActionsContainer) -> None:
     """--expansions and --expansion-mode; `expansion_options` reads them."""
-    g.add_argument("--expansions", default=None, metavar="LIST",
-                   help=f"comma-separated expansions: {', '.join(EXPANSIONS)}")
-    g.add_argument("--expansion-mode", choices=EXPANSION_MODES, default=None,
-                   help="with --expansions: full (default): the expansions' rules and "
-                   "figures (Inns & Cathedrals: inns, cathedrals, the large follower; "
-                   "Traders & Builders: trade goods, the builder, the pig); tiles_only: "
-                   "their tiles as ordinary tiles")
+    g.add_argument(
+        "--expansions",
+        default=None,
+        metavar="LIST",
+        help=f"comma-separated expansions: {', '.join(EXPANSIONS)}",
+    )
+    g.add_argument(
+        "--expansion-mode",
+        choices=EXPANSION_MODES,
+        default=None,
+        help="with --expansions: full (default): the expansions' rules and "
+        "figures (Inns & Cathedrals: inns, cathedrals, the large follower; "
+        "Traders & Builders: trade goods, the builder, the pig); tiles_only: "
+        "their tiles as ordinary tiles",
+    )
 
 
 def add_solo_deal_options(p: argparse.ArgumentParser, followers_help: str) -> None:
@@ -142,8 +160,9 @@ def expansion_options(args: argparse.Namespace) -> dict:
         return {}
     names = [e.strip() for e in expansions.split(",") if e.strip()]
     if not names:
-        raise ValueError(f"--expansions {expansions!r} names no expansion (known: "
-                         f"{', '.join(EXPANSIONS)})")
+        raise ValueError(
+            f"--expansions {expansions!r} names no expansion (known: {', '.join(EXPANSIONS)})"
+        )
     return {"expansions": tuple(names), "expansion_mode": mode or "full"}
 
 
@@ -151,8 +170,10 @@ def rules_of(args: argparse.Namespace) -> Rules:
     """The rules `add_rule_options`'s options name; contradictory options are refused."""
     solo = getattr(args, "solo", False)
     if solo and args.players not in (None, 1):
-        raise ValueError(f"--players {args.players} contradicts --solo (the solo variant "
-                         "has one player; --solo-colours sets its colours)")
+        raise ValueError(
+            f"--players {args.players} contradicts --solo (the solo variant "
+            "has one player; --solo-colours sets its colours)"
+        )
     if not solo and getattr(args, "solo_colours", None) is not None:
         raise ValueError("--solo-colours needs --solo")
     return Rules(
@@ -171,8 +192,12 @@ def rules_of(args: argparse.Namespace) -> Rules:
 def solo_rules(args: argparse.Namespace) -> Rules:
     """The solo rules `add_solo_deal_options` (and the expansion options, where the command
     has them) name."""
-    return Rules(variant="solo", solo_colours=args.solo_colours, followers=args.followers,
-                 **expansion_options(args))
+    return Rules(
+        variant="solo",
+        solo_colours=args.solo_colours,
+        followers=args.followers,
+        **expansion_options(args),
+    )
 
 
 # --- single options ------------------------------------------------------------------------
@@ -183,17 +208,24 @@ def add_seed(p: argparse.ArgumentParser, help: str | None = None) -> None:
 
 def add_workers(p: argparse.ArgumentParser, what: str) -> None:
     """--workers: how many `what` run at once, which changes the time, not the results."""
-    p.add_argument("--workers", type=int_at_least(1), default=1,
-                   help=f"{what} (same results for any count; time per move is only "
-                   "comparable at the same count)")
+    p.add_argument(
+        "--workers",
+        type=int_at_least(1),
+        default=1,
+        help=f"{what} (same results for any count; time per move is only "
+        "comparable at the same count)",
+    )
 
 
 def add_resume(p: argparse.ArgumentParser, saved_in: str, what: str) -> None:
     """--resume: finish the stopped run saved in `saved_in` (an option naming its files),
     playing only its missing `what` (games, deals)."""
-    p.add_argument("--resume", action="store_true",
-                   help=f"finish the stopped run saved in {saved_in} (same options): play "
-                   f"only its missing {what}")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help=f"finish the stopped run saved in {saved_in} (same options): play "
+        f"only its missing {what}",
+    )
 
 
 def add_no_progress(p: argparse.ArgumentParser) -> None:
@@ -211,16 +243,21 @@ def add_record(p: argparse.ArgumentParser, help: str) -> None:
     p.add_argument("record", help=help)
 
 
-def add_output(p: argparse.ArgumentParser, default: str | None, help: str,
-               metavar: str | None = None) -> None:
+def add_output(
+    p: argparse.ArgumentParser, default: str | None, help: str, metavar: str | None = None
+) -> None:
     """-o/--output: the file a command writes."""
     p.add_argument("-o", "--output", default=default, metavar=metavar, help=help)
 
 
 def add_cell(p: argparse.ArgumentParser, default: int) -> None:
     """--cell: pixels per tile of a drawn board."""
-    p.add_argument("--cell", type=int_at_least(8), default=default,
-                   help=f"pixels per tile, >= 8 (default {default})")
+    p.add_argument(
+        "--cell",
+        type=int_at_least(8),
+        default=default,
+        help=f"pixels per tile, >= 8 (default {default})",
+    )
 
 
 def add_moves(p: argparse.ArgumentParser, help: str) -> None:

@@ -12,25 +12,33 @@ from .args import command, int_at_least
 
 def bench_options(p: argparse.ArgumentParser) -> None:
     """The options of `carcassonne bench`."""
-    p.add_argument("--games", type=int_at_least(1), default=20000,
-                   help="jitted random playouts")
-    p.add_argument("--api-games", type=int_at_least(1), default=30,
-                   help="games through the Python API")
-    p.add_argument("--repeats", type=int_at_least(1), default=5,
-                   help="repeats (medians reported)")
+    p.add_argument("--games", type=int_at_least(1), default=20000, help="jitted random playouts")
+    p.add_argument(
+        "--api-games", type=int_at_least(1), default=30, help="games through the Python API"
+    )
+    p.add_argument("--repeats", type=int_at_least(1), default=5, help="repeats (medians reported)")
     p.add_argument("--no-cold", action="store_true", help="skip the cold-start measurement")
     p.add_argument("--markdown", action="store_true", help="print a markdown table")
-    p.add_argument("--only", type=_bench_parts, metavar="PARTS",
-                   help="run only these parts, comma-separated: start-up, playouts, api, "
-                        "clone, envs, vector, vs-bots, expansions (default: all; README "
-                        "gives the time each takes)")
+    p.add_argument(
+        "--only",
+        type=_bench_parts,
+        metavar="PARTS",
+        help="run only these parts, comma-separated: start-up, playouts, api, "
+        "clone, envs, vector, vs-bots, expansions (default: all; README "
+        "gives the time each takes)",
+    )
 
 
 def warmup_options(p: argparse.ArgumentParser) -> None:
     """The options of `carcassonne warmup`."""
     p.add_argument("--quiet", "-q", action="store_true", help="print only the total time")
-    p.add_argument("--jobs", "-j", type=int_at_least(1), default=None,
-                   help="compile in this many processes at once (default: every core)")
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=int_at_least(1),
+        default=None,
+        help="compile in this many processes at once (default: every core)",
+    )
 
 
 def clear_cache_options(p: argparse.ArgumentParser) -> None:
@@ -54,8 +62,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """speed of the rules core, the Python API and the envs"""
     from ..speed import run_benchmarks
 
-    run_benchmarks(games=args.games, api_games=args.api_games, repeats=args.repeats,
-                   cold=not args.no_cold, markdown=args.markdown, only=args.only)
+    run_benchmarks(
+        games=args.games,
+        api_games=args.api_games,
+        repeats=args.repeats,
+        cold=not args.no_cold,
+        markdown=args.markdown,
+        only=args.only,
+    )
     return 0
 
 
@@ -89,6 +103,5 @@ def cmd_clear_cache(args: argparse.Namespace) -> int:
     for path in files if args.verbose or args.dry_run else ():
         print(path)
     verb = "would delete" if args.dry_run else "deleted"
-    print(f"{verb} {len(files)} numba cache files; the next run compiles afresh",
-          file=sys.stderr)
+    print(f"{verb} {len(files)} numba cache files; the next run compiles afresh", file=sys.stderr)
     return 0

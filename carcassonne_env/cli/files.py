@@ -34,18 +34,25 @@ def read_record(path: str) -> dict:
     with open(path, "rb") as f:
         data = f.read(MAX_RECORD_BYTES + 1)  # a pipe or device has no size to ask first
     if len(data) > MAX_RECORD_BYTES:
-        raise ValueError(f"{path}: not a game record: larger than {MAX_RECORD_BYTES:,} "
-                         f"bytes ({MAX_RECORD_BYTES // 2**20} MiB, the limit for a record)")
+        raise ValueError(
+            f"{path}: not a game record: larger than {MAX_RECORD_BYTES:,} "
+            f"bytes ({MAX_RECORD_BYTES // 2**20} MiB, the limit for a record)"
+        )
     try:
-        record = json.loads(data.decode("utf-8"), parse_int=_json_int,
-                            parse_float=_json_float, parse_constant=_json_constant)
+        record = json.loads(
+            data.decode("utf-8"),
+            parse_int=_json_int,
+            parse_float=_json_float,
+            parse_constant=_json_constant,
+        )
     except json.JSONDecodeError as err:
         raise ValueError(f"{path}: not JSON: {err}") from None
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not JSON: not a UTF-8 text file") from None
     except RecursionError:
-        raise ValueError(f"{path}: not a game record: nested deeper than {MAX_DEPTH} "
-                         "levels") from None
+        raise ValueError(
+            f"{path}: not a game record: nested deeper than {MAX_DEPTH} levels"
+        ) from None
     except ValueError as err:  # from the number parsers below
         raise ValueError(f"{path}: not a game record: {err}") from None
     if not isinstance(record, dict):
@@ -61,8 +68,7 @@ _MAX_DIGITS = 100
 def _json_int(text: str) -> int:
     """A JSON integer, refused past `_MAX_DIGITS` digits before Python converts it."""
     if len(text.lstrip("-")) > _MAX_DIGITS:
-        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits, at most "
-                         f"{_MAX_DIGITS}")
+        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits, at most {_MAX_DIGITS}")
     return int(text)
 
 
@@ -86,8 +92,7 @@ def write_json(path: str | Path, data: object) -> None:
 
 
 @contextmanager
-def record_errors(path: str, what: str,
-                  also: tuple[type[Exception], ...] = ()) -> Iterator[None]:
+def record_errors(path: str, what: str, also: tuple[type[Exception], ...] = ()) -> Iterator[None]:
     """Report a record the block cannot use as a user's mistake: the ValueError,
     KeyError, TypeError (or an exception of `also`) raised inside becomes ValueError
     ``PATH: WHAT: DETAIL``."""

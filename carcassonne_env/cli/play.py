@@ -23,51 +23,89 @@ def play_options(p: argparse.ArgumentParser) -> None:
     """The options of `carcassonne play`: the rule options, the bots, the record and its
     annotations, and the "human play" group."""
     add_rule_options(p)
-    p.add_argument("--bots", default=None,
-                   help="comma-separated bot spec per seat, or one for every seat (random, "
-                   "greedy, heuristic, mcts, sb3:model=ppo_duel or sb3:model=FILE.zip; "
-                   "options as in mcts:iterations=400); default random,greedy; with --solo "
-                   "one bot, default random")
+    p.add_argument(
+        "--bots",
+        default=None,
+        help="comma-separated bot spec per seat, or one for every seat (random, "
+        "greedy, heuristic, mcts, sb3:model=ppo_duel or sb3:model=FILE.zip; "
+        "options as in mcts:iterations=400); default random,greedy; with --solo "
+        "one bot, default random",
+    )
     add_seed(p)
     p.add_argument("--verbose", "-v", action="store_true", help="print every move")
-    p.add_argument("--record", metavar="FILE", help="write the game record (JSON) here "
-                   "(with --human default human_game.json, or human_game-2.json... when "
-                   "that file exists)")
+    p.add_argument(
+        "--record",
+        metavar="FILE",
+        help="write the game record (JSON) here "
+        "(with --human default human_game.json, or human_game-2.json... when "
+        "that file exists)",
+    )
     # annotated records
-    p.add_argument("--annotate", action="store_true",
-                   help="store what each bot thought about its moves in the record (PPO: "
-                   "top actions and value; MCTS: visits; heuristic: its estimates)")
-    p.add_argument("--coach", metavar="BOT",
-                   help="also store the points each move lost versus BOT's move (implies "
-                   "--annotate)")
-    p.add_argument("--top-k", type=int_at_least(1), default=5,
-                   help="moves per annotation (default 5)")
+    p.add_argument(
+        "--annotate",
+        action="store_true",
+        help="store what each bot thought about its moves in the record (PPO: "
+        "top actions and value; MCTS: visits; heuristic: its estimates)",
+    )
+    p.add_argument(
+        "--coach",
+        metavar="BOT",
+        help="also store the points each move lost versus BOT's move (implies --annotate)",
+    )
+    p.add_argument(
+        "--top-k", type=int_at_least(1), default=5, help="moves per annotation (default 5)"
+    )
     _add_human_options(p)
 
 
 def _add_human_options(p: argparse.ArgumentParser) -> None:
     """The "human play" group of `play` (a person plays)."""
     g = p.add_argument_group("human play")
-    g.add_argument("--human", action="store_true",
-                   help="you play against bots in the browser (a local server on "
-                   "127.0.0.1); with --solo you play the solo variant")
-    g.add_argument("--against", metavar="BOTS", default=None,
-                   help="with --human: bot spec for every other seat, or one per seat "
-                   "(default heuristic; sb3:model=ppo_duel works too)")
-    g.add_argument("--seat", type=int_at_least(0), default=None,
-                   help="with --human: your seat (default 0)")
-    g.add_argument("--port", type=int_at_least(0), default=0,
-                   help="with --human: the server's port (default: a free one)")
-    g.add_argument("--no-browser", action="store_true",
-                   help="with --human: print the address, open no browser")
-    g.add_argument("--tui", action="store_true",
-                   help="with --human: play in the terminal instead of the browser")
-    g.add_argument("--bot-delay", type=non_negative_seconds, metavar="SECONDS", default=None,
-                   help="with --tui: the pause after each bot reply, shown one by one "
-                   "(default 0.8, as the page; 0: all at once)")
-    g.add_argument("--scoring-order", choices=("auto", "player"), default=None,
-                   help="with --human --solo: 'player' lets you choose the order in which "
-                   "features completed together and the end bonus score (default auto)")
+    g.add_argument(
+        "--human",
+        action="store_true",
+        help="you play against bots in the browser (a local server on "
+        "127.0.0.1); with --solo you play the solo variant",
+    )
+    g.add_argument(
+        "--against",
+        metavar="BOTS",
+        default=None,
+        help="with --human: bot spec for every other seat, or one per seat "
+        "(default heuristic; sb3:model=ppo_duel works too)",
+    )
+    g.add_argument(
+        "--seat", type=int_at_least(0), default=None, help="with --human: your seat (default 0)"
+    )
+    g.add_argument(
+        "--port",
+        type=int_at_least(0),
+        default=0,
+        help="with --human: the server's port (default: a free one)",
+    )
+    g.add_argument(
+        "--no-browser", action="store_true", help="with --human: print the address, open no browser"
+    )
+    g.add_argument(
+        "--tui",
+        action="store_true",
+        help="with --human: play in the terminal instead of the browser",
+    )
+    g.add_argument(
+        "--bot-delay",
+        type=non_negative_seconds,
+        metavar="SECONDS",
+        default=None,
+        help="with --tui: the pause after each bot reply, shown one by one "
+        "(default 0.8, as the page; 0: all at once)",
+    )
+    g.add_argument(
+        "--scoring-order",
+        choices=("auto", "player"),
+        default=None,
+        help="with --human --solo: 'player' lets you choose the order in which "
+        "features completed together and the end bonus score (default auto)",
+    )
 
 
 def cmd_play_human(args: argparse.Namespace) -> int:
@@ -87,8 +125,10 @@ def cmd_play_human(args: argparse.Namespace) -> int:
     if not solo and len(names) == 1:
         names = names * (rules.players - 1)
     if not solo and len(names) != rules.players - 1:
-        raise ValueError(f"--against needs {rules.players - 1} bot specs (one per other "
-                         f"seat; or one for all), got {len(names)}: {','.join(names)}")
+        raise ValueError(
+            f"--against needs {rules.players - 1} bot specs (one per other "
+            f"seat; or one for all), got {len(names)}: {','.join(names)}"
+        )
     if solo and args.against:
         raise ValueError("--against: the solo variant has no opponents")
     seat = args.seat or 0
@@ -100,14 +140,14 @@ def cmd_play_human(args: argparse.Namespace) -> int:
     if record is None:
         record = new_record_path(DEFAULT_RECORD)
         if record != DEFAULT_RECORD:
-            print(f"{DEFAULT_RECORD} exists (kept): this game's record goes to {record}",
-                  flush=True)
+            print(
+                f"{DEFAULT_RECORD} exists (kept): this game's record goes to {record}", flush=True
+            )
     output_file(record)
     if not args.tui:
         check_port(args.port)  # before the bots play their first moves
     bots = [make_bot(n, seed=args.seed + k) for k, n in enumerate(names)]
-    session = HumanSession(rules, bots, human_seat=seat, seed=args.seed, record=record,
-                           names=names)
+    session = HumanSession(rules, bots, human_seat=seat, seed=args.seed, record=record, names=names)
     if args.tui:
         play_tui(session, delay=BOT_DELAY if args.bot_delay is None else args.bot_delay)
     else:
@@ -132,19 +172,24 @@ def _bot_names(args: argparse.Namespace, solo: bool, players: int) -> list[str]:
     from ..bots.factory import split_specs
 
     # default: random, greedy, random... one per seat (solo: one random bot)
-    names = split_specs(args.bots) if args.bots else (
-        ["random"] if solo else (["random", "greedy"] * players)[:players])
+    names = (
+        split_specs(args.bots)
+        if args.bots
+        else (["random"] if solo else (["random", "greedy"] * players)[:players])
+    )
     if solo and len(names) != 1:
-        raise ValueError(f"--solo is played by one bot (all colours), got {len(names)} "
-                         f"specs: {','.join(names)}")
+        raise ValueError(
+            f"--solo is played by one bot (all colours), got {len(names)} specs: {','.join(names)}"
+        )
     if args.scoring_order:
-        raise ValueError("--scoring-order needs --human --solo (bots score in the "
-                         "engine's order)")
+        raise ValueError("--scoring-order needs --human --solo (bots score in the engine's order)")
     if not solo and len(names) == 1:
         names = names * players
     if not solo and len(names) != players:
-        raise ValueError(f"--bots needs {players} specs (one per seat; or one for "
-                         f"every seat), got {len(names)}: {','.join(names)}")
+        raise ValueError(
+            f"--bots needs {players} specs (one per seat; or one for "
+            f"every seat), got {len(names)}: {','.join(names)}"
+        )
     return names
 
 
@@ -188,8 +233,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     print(game)
     print()
     if solo:
-        print(f"solo result (lowest colour): {game.result}; end {game.end_reason}; "
-              f"colour scores {game.scores}")
+        print(
+            f"solo result (lowest colour): {game.result}; end {game.end_reason}; "
+            f"colour scores {game.scores}"
+        )
     else:
         for seat, (name, score) in enumerate(zip(names, game.scores, strict=True)):
             print(f"seat {seat} ({name}): {score}")

@@ -36,19 +36,29 @@ if TYPE_CHECKING:
 
 def solo_bench_options(p: argparse.ArgumentParser) -> None:
     """The options of `carcassonne solo-bench`."""
-    p.add_argument("--bot", default="random",
-                   help="bot spec, or several comma-separated for one stacked table "
-                   "(random, greedy, heuristic, mcts, solo-search, sb3:model=ppo_solo or "
-                   "sb3:model=FILE.zip, with options as in mcts:iterations=500); default "
-                   "random")
-    p.add_argument("--deals", type=int_at_least(1), default=1000,
-                   help="deals to play (default 1000)")
-    p.add_argument("--first-deal", type=int_at_least(0), default=0, metavar="FIRST",
-                   help="seed of the first deal (default 0: deal seeds 0..DEALS-1)")
+    p.add_argument(
+        "--bot",
+        default="random",
+        help="bot spec, or several comma-separated for one stacked table "
+        "(random, greedy, heuristic, mcts, solo-search, sb3:model=ppo_solo or "
+        "sb3:model=FILE.zip, with options as in mcts:iterations=500); default "
+        "random",
+    )
+    p.add_argument(
+        "--deals", type=int_at_least(1), default=1000, help="deals to play (default 1000)"
+    )
+    p.add_argument(
+        "--first-deal",
+        type=int_at_least(0),
+        default=0,
+        metavar="FIRST",
+        help="seed of the first deal (default 0: deal seeds 0..DEALS-1)",
+    )
     add_seed(p, "bot seed, hashed with each deal seed")
     add_workers(p, "processes")
-    add_solo_deal_options(p, "followers per colour (default 4; the solo rules' options: 3 "
-                          "harder, 5 easier)")
+    add_solo_deal_options(
+        p, "followers per colour (default 4; the solo rules' options: 3 harder, 5 easier)"
+    )
     add_expansion_options(p)
     p.add_argument("--hist", metavar="FILE.png", help="write a histogram of the result")
     add_json(p, "write the summary and per-deal rows")
@@ -59,18 +69,31 @@ def solo_bench_options(p: argparse.ArgumentParser) -> None:
 
 def solo_compare_options(p: argparse.ArgumentParser) -> None:
     """The options of `carcassonne solo-compare`."""
-    p.add_argument("base", nargs="+", metavar="BASE.json",
-                   help="solo-bench --json files of the base bot (one per run)")
-    p.add_argument("--against", nargs="+", required=True, metavar="OTHER.json",
-                   help="solo-bench --json files of the bot compared with it (one per run)")
+    p.add_argument(
+        "base",
+        nargs="+",
+        metavar="BASE.json",
+        help="solo-bench --json files of the base bot (one per run)",
+    )
+    p.add_argument(
+        "--against",
+        nargs="+",
+        required=True,
+        metavar="OTHER.json",
+        help="solo-bench --json files of the bot compared with it (one per run)",
+    )
     add_json(p, "write the comparison as JSON")
 
 
 def solo_solve_options(p: argparse.ArgumentParser) -> None:
     """The options of `carcassonne solo-solve` (solo strategy lab)."""
     p.add_argument("--deal", type=int_at_least(0), required=True, help="deal seed")
-    p.add_argument("--seconds", type=float, default=60.0,
-                   help="time budget (default 60; the first pass always completes)")
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=60.0,
+        help="time budget (default 60; the first pass always completes)",
+    )
     add_solo_deal_options(p, "followers per colour (default 4)")
     add_output(p, None, "game record to write (default solo_solve_N.json)", metavar="FILE")
     add_json(p, "also write the search summary")
@@ -79,8 +102,9 @@ def solo_solve_options(p: argparse.ArgumentParser) -> None:
 def solo_analyze_options(p: argparse.ArgumentParser) -> None:
     """The options of `carcassonne solo-analyze` (solo strategy lab)."""
     add_record(p, "solo game record (JSON)")
-    p.add_argument("--bot", default="solo-search",
-                   help="the judging bot's spec (default solo-search)")
+    p.add_argument(
+        "--bot", default="solo-search", help="the judging bot's spec (default solo-search)"
+    )
     add_seed(p)
     add_json(p, "write the analysis as JSON")
 
@@ -110,8 +134,7 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            raise ValueError(
-                f"--hist needs matplotlib: {install_hint('plot')}") from None
+            raise ValueError(f"--hist needs matplotlib: {install_hint('plot')}") from None
     for path in (args.hist, args.json, args.csv):
         output_file(path)
     for bot in bots:  # a bad spec (or a model of other rules) fails before the progress bar
@@ -125,10 +148,18 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
             if run is not None and run.complete:  # resumed: this bot had finished
                 results.append(run)
                 continue
-            results.append(run_solo_bench(bot, deals=args.deals, first_deal=args.first_deal,
-                                          seed=args.seed, workers=args.workers, rules=rules,
-                                          progress=not args.no_progress,
-                                          played=run.rows if run is not None else ()))
+            results.append(
+                run_solo_bench(
+                    bot,
+                    deals=args.deals,
+                    first_deal=args.first_deal,
+                    seed=args.seed,
+                    workers=args.workers,
+                    rules=rules,
+                    progress=not args.no_progress,
+                    played=run.rows if run is not None else (),
+                )
+            )
     except Interrupted as err:  # Ctrl-C or SIGTERM: the deals played so far are reported
         results += [err.partial] if err.partial is not None else []
         if not results:
@@ -142,10 +173,11 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
         if stop is None:
             raise
     if stop is not None:
-        return interrupted(f"{stop.kept}; the results of the deals played are above"
-                           + (" and in the files written" if args.hist or args.json
-                              or args.csv else "")
-                           + ("; add --resume to play the rest" if args.json else ""))
+        return interrupted(
+            f"{stop.kept}; the results of the deals played are above"
+            + (" and in the files written" if args.hist or args.json or args.csv else "")
+            + ("; add --resume to play the rest" if args.json else "")
+        )
     return 0
 
 
@@ -157,23 +189,31 @@ def _bot_file(path: str, bot: str, bots: list[str]) -> Path:
     return Path(path) if len(bots) == 1 else file_for_bot(path, bot)
 
 
-def _write_files(args: argparse.Namespace, results: list[SoloBenchResult], bots: list[str],
-                 replaced: set[str]) -> None:
+def _write_files(
+    args: argparse.Namespace, results: list[SoloBenchResult], bots: list[str], replaced: set[str]
+) -> None:
     """Write the --hist, --json and --csv files of each result, and say so (and that the
     --json file of a bot in `replaced` held a complete run, now replaced)."""
     for res in results:
-        for path, write in ((args.hist, res.histogram_png), (args.json, res.to_json),
-                            (args.csv, res.to_csv)):
+        for path, write in (
+            (args.hist, res.histogram_png),
+            (args.json, res.to_json),
+            (args.csv, res.to_csv),
+        ):
             if path:
                 file = _bot_file(path, res.bot, bots)
                 write(file)
-                note = (" (replacing the complete run there)"
-                        if path == args.json and res.bot in replaced else "")
+                note = (
+                    " (replacing the complete run there)"
+                    if path == args.json and res.bot in replaced
+                    else ""
+                )
                 print(f"{res.bot}: wrote {file}{note}", file=sys.stderr)
 
 
-def _saved_runs(args: argparse.Namespace, rules: Rules,
-                files: dict[str, Path]) -> dict[str, SoloBenchResult]:
+def _saved_runs(
+    args: argparse.Namespace, rules: Rules, files: dict[str, Path]
+) -> dict[str, SoloBenchResult]:
     """The runs saved in the --json `files` (bot -> file) that this run resumes, or with
     no --resume replaces: bot -> run, for the files that hold one. ValueError if --resume
     has nothing to finish or a saved run's settings differ; without --resume, if a file
@@ -192,27 +232,39 @@ def _saved_runs(args: argparse.Namespace, rules: Rules,
                 raise
             continue  # not a solo-bench result: replaced as any file
         if not args.resume and not runs[bot].complete:
-            raise ValueError(f"{path} holds a stopped run ({runs[bot].deals} of "
-                             f"{runs[bot].deals_planned} deals played): add --resume to play "
-                             "the rest, or give another --json")
+            raise ValueError(
+                f"{path} holds a stopped run ({runs[bot].deals} of "
+                f"{runs[bot].deals_planned} deals played): add --resume to play "
+                "the rest, or give another --json"
+            )
     if not args.resume:
         return runs
     if not runs:
-        raise ValueError(f"nothing to resume: {' or '.join(map(str, files.values()))} "
-                         "not found")
+        raise ValueError(f"nothing to resume: {' or '.join(map(str, files.values()))} not found")
     if all(run.complete for run in runs.values()):
-        raise ValueError(f"nothing to resume: {', '.join(str(files[b]) for b in runs)} "
-                         f"{'holds a complete run' if len(runs) == 1 else 'hold complete runs'}")
+        raise ValueError(
+            f"nothing to resume: {', '.join(str(files[b]) for b in runs)} "
+            f"{'holds a complete run' if len(runs) == 1 else 'hold complete runs'}"
+        )
     for bot, run in runs.items():
         differences = setting_differences(
-            dict(bot=run.bot, rules=run.rules, seed=run.seed, first_deal=run.first_deal,
-                 deals=run.deals_planned),
-            dict(bot=bot, rules=rules, seed=args.seed, first_deal=args.first_deal,
-                 deals=args.deals))
+            dict(
+                bot=run.bot,
+                rules=run.rules,
+                seed=run.seed,
+                first_deal=run.first_deal,
+                deals=run.deals_planned,
+            ),
+            dict(
+                bot=bot, rules=rules, seed=args.seed, first_deal=args.first_deal, deals=args.deals
+            ),
+        )
         if differences:
-            raise ValueError(f"{files[bot]} holds a run with other settings "
-                             f"({'; '.join(differences)}); --resume needs "
-                             "the options of that run")
+            raise ValueError(
+                f"{files[bot]} holds a run with other settings "
+                f"({'; '.join(differences)}); --resume needs "
+                "the options of that run"
+            )
     return runs
 
 
@@ -229,8 +281,10 @@ def cmd_solo_compare(args: argparse.Namespace) -> int:
     from agents.solo_compare import compare_runs
 
     output_file(args.json)
-    comparison = compare_runs([SoloBenchResult.from_json(f) for f in args.base],
-                              [SoloBenchResult.from_json(f) for f in args.against])
+    comparison = compare_runs(
+        [SoloBenchResult.from_json(f) for f in args.base],
+        [SoloBenchResult.from_json(f) for f in args.against],
+    )
     print(comparison.to_markdown())
     if args.json:
         write_json(args.json, comparison.to_dict())
@@ -260,9 +314,11 @@ def cmd_solo_solve(args: argparse.Namespace) -> int:
     if args.json:
         write_json(args.json, sol.to_dict())
     passes = ", ".join(f"top_k={p['top_k'] or 'all'}: {p['result']}" for p in sol.passes)
-    print(f"deal {sol.deal}: best line found {sol.result} (heuristic rollout "
-          f"{sol.baseline}; passes {passes}; {sol.seconds:.1f} s). Not a proof of "
-          f"optimality: a lower bound on what the deal allowed.")
+    print(
+        f"deal {sol.deal}: best line found {sol.result} (heuristic rollout "
+        f"{sol.baseline}; passes {passes}; {sol.seconds:.1f} s). Not a proof of "
+        f"optimality: a lower bound on what the deal allowed."
+    )
     print(f"wrote {out} (replays with Game.from_record)", file=sys.stderr)
     if stop is not None:
         return interrupted(f"{stop.kept}; the best line found so far is in {out}")

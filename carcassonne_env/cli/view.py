@@ -12,8 +12,11 @@ from .files import output_file, read_record, record_errors
 def render_options(p: argparse.ArgumentParser) -> None:
     """The options of `carcassonne render`."""
     add_record(p, "game record (JSON) from `play --record` or Game.to_record()")
-    add_output(p, "board.png", "image to write, format from the suffix: .png, .jpg/.jpeg, "
-               ".webp, .bmp (default board.png)")
+    add_output(
+        p,
+        "board.png",
+        "image to write, format from the suffix: .png, .jpg/.jpeg, .webp, .bmp (default board.png)",
+    )
     add_cell(p, 48)
     add_moves(p, "draw the board after the first K moves only")
 
@@ -31,8 +34,9 @@ def gif_options(p: argparse.ArgumentParser) -> None:
     add_output(p, "game.gif", "GIF file (default game.gif)")
     add_cell(p, 32)
     p.add_argument("--fps", type=float, default=4.0, help="turns per second (default 4)")
-    p.add_argument("--hold", type=float, default=3.0,
-                   help="seconds the last frame stays (default 3)")
+    p.add_argument(
+        "--hold", type=float, default=3.0, help="seconds the last frame stays (default 3)"
+    )
     add_moves(p, "animate the first K moves only")
 
 
@@ -46,8 +50,10 @@ def cmd_render(args: argparse.Namespace) -> int:
     record = read_record(args.record)
     moves = record.get("moves")
     if args.moves is not None and isinstance(moves, list) and args.moves > len(moves):
-        raise ValueError(f"--moves {args.moves} is past the end of {args.record}: the game "
-                         f"has {len(moves)} moves")
+        raise ValueError(
+            f"--moves {args.moves} is past the end of {args.record}: the game "
+            f"has {len(moves)} moves"
+        )
     with record_errors(args.record, "invalid game record", also=(AttributeError,)):
         if args.moves is not None and isinstance(moves, list) and args.moves < len(moves):
             record = {k: v for k, v in record.items() if k not in ("result", "end_reason")}
@@ -87,7 +93,8 @@ def cmd_gif(args: argparse.Namespace) -> int:
     record = read_record(args.record)
     output_file(args.output)
     with record_errors(args.record, "cannot draw this record"):
-        n = save_gif(record, args.output, cell=args.cell, fps=args.fps, hold=args.hold,
-                     moves=args.moves)
+        n = save_gif(
+            record, args.output, cell=args.cell, fps=args.fps, hold=args.hold, moves=args.moves
+        )
     print(f"{n} frames written to {args.output}")
     return 0

@@ -77,8 +77,12 @@ class _CanonicalDispatcher(CPUDispatcher):
         canonical = tuple(_canonical(a) for a in args)
         entry = super().compile(canonical if return_type is None else return_type(*canonical))
         aliases = self.__dict__.setdefault("_aliases", set())
-        if canonical != args and args not in aliases and not self.targetoptions.get(
-                "no_cpython_wrapper") and not any(isinstance(a, types.Literal) for a in args):
+        if (
+            canonical != args
+            and args not in aliases
+            and not self.targetoptions.get("no_cpython_wrapper")
+            and not any(isinstance(a, types.Literal) for a in args)
+        ):
             # A call from Python with these (narrower) types runs the compiled code
             # directly from now on: else numba's dispatch, finding no exact match, would
             # come here again on every call (a slow path). Once per types: a second
@@ -102,12 +106,16 @@ class _InnerDispatcher(_CanonicalDispatcher):
         twin = self.__dict__.get("_twin")
         if twin is None:
             fn = self.py_func
-            copy = pytypes.FunctionType(fn.__code__, fn.__globals__, fn.__name__,
-                                        fn.__defaults__, fn.__closure__)
+            copy = pytypes.FunctionType(
+                fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
+            )
             copy.__qualname__ = fn.__qualname__ + "_from_python"
             copy.__module__, copy.__doc__ = fn.__module__, fn.__doc__
-            options = {k: v for k, v in self.targetoptions.items()
-                       if k not in ("nopython", "nogil", "no_cpython_wrapper")}
+            options = {
+                k: v
+                for k, v in self.targetoptions.items()
+                if k not in ("nopython", "nogil", "no_cpython_wrapper")
+            }
             twin = self._twin = jitted(entry=True, **options)(copy)
         return twin
 
@@ -136,18 +144,33 @@ def _documented(decorator: Callable, doc: str) -> Callable:
     return decorator
 
 
-hot = _documented(jitted(_nrt=False, error_model="numpy"), """Compile a function of the
+hot = _documented(
+    jitted(_nrt=False, error_model="numpy"),
+    """Compile a function of the
 hot path, called from jitted code: no reference counting (it may not allocate arrays),
-numpy's error model, no CPython wrapper.""")
-counted = _documented(jitted(error_model="numpy"), """Compile a function that allocates
-(numba's reference counting on), numpy's error model, no CPython wrapper.""")
-hot_entry = _documented(jitted(entry=True, _nrt=False, error_model="numpy"), """`hot`,
-and called from Python too: compiled with numba's CPython wrapper.""")
-counted_entry = _documented(jitted(entry=True, error_model="numpy"), """`counted`, and
-called from Python too: compiled with numba's CPython wrapper.""")
+numpy's error model, no CPython wrapper.""",
+)
+counted = _documented(
+    jitted(error_model="numpy"),
+    """Compile a function that allocates
+(numba's reference counting on), numpy's error model, no CPython wrapper.""",
+)
+hot_entry = _documented(
+    jitted(entry=True, _nrt=False, error_model="numpy"),
+    """`hot`,
+and called from Python too: compiled with numba's CPython wrapper.""",
+)
+counted_entry = _documented(
+    jitted(entry=True, error_model="numpy"),
+    """`counted`, and
+called from Python too: compiled with numba's CPython wrapper.""",
+)
 
-hot_inline = _documented(jitted(_nrt=False, error_model="numpy", inline="always"), """`hot`,
-and numba copies the function's IR into its caller.""")
+hot_inline = _documented(
+    jitted(_nrt=False, error_model="numpy", inline="always"),
+    """`hot`,
+and numba copies the function's IR into its caller.""",
+)
 
 
 def entry_point(dispatcher: Any, *args: Any) -> Any:

@@ -44,8 +44,7 @@ class LinkOnlyLibrary(JITCodeLibrary):
             if library not in seen:
                 seen.add(library)
                 self._reload_init.update(library._reload_init)
-                self._final_module.link_in(library._get_module_for_linking(),
-                                           preserve=True)
+                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
         self._finalized = True
 
     def get_pointer_to_function(self, name: str) -> int:
@@ -75,8 +74,7 @@ class _UseLinkOnlyLibrary(compiler_machinery.LoweringPass):
 
     def run_pass(self, state: Any) -> bool:
         if state.library is None:
-            state.library = LinkOnlyLibrary(state.targetctx.codegen(),
-                                            state.func_id.func_qualname)
+            state.library = LinkOnlyLibrary(state.targetctx.codegen(), state.func_id.func_qualname)
             state.library.enable_object_caching()
         return False
 
@@ -87,8 +85,11 @@ class LinkOnlyCompiler(compiler.CompilerBase):
 
     def define_pipelines(self) -> list:
         pm = compiler.DefaultPassBuilder.define_nopython_pipeline(self.state)
-        lowering = next(i for i, (p, _) in enumerate(pm.passes) if p in (
-            typed_passes.NativeLowering, typed_passes.NativeParforLowering))
+        lowering = next(
+            i
+            for i, (p, _) in enumerate(pm.passes)
+            if p in (typed_passes.NativeLowering, typed_passes.NativeParforLowering)
+        )
         pm.passes.insert(lowering, (_UseLinkOnlyLibrary, "link-only library"))
         pm.finalize()
         return [pm]

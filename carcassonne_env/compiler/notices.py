@@ -50,10 +50,12 @@ _quiet = False  # inside `carcassonne warmup`, which reports its own progress
 def notice(part: str) -> str:
     """The one-line notice printed before `part` (a key of `PARTS`) first compiles."""
     what, cpu_seconds = PARTS[part]
-    return (f"carcassonne-env: compiling {what} with numba (first use only: up to about "
-            f"{cpu_seconds} s of CPU time on a 2-core machine; cached on disk afterwards). "
-            f"Run `carcassonne warmup` to compile everything ahead of time; set "
-            f"{NOTICE_ENV}=1 to hide this notice.")
+    return (
+        f"carcassonne-env: compiling {what} with numba (first use only: up to about "
+        f"{cpu_seconds} s of CPU time on a 2-core machine; cached on disk afterwards). "
+        f"Run `carcassonne warmup` to compile everything ahead of time; set "
+        f"{NOTICE_ENV}=1 to hide this notice."
+    )
 
 
 def notice_modules(prefix: str) -> None:
@@ -115,15 +117,22 @@ class _Ticker:
     def _run(self) -> None:
         while not self._stop.wait(1.0):
             self._ticked = True
-            print(f"\r  compiling... {time.perf_counter() - self._start:.0f} s", end="",
-                  file=sys.stderr, flush=True)
+            print(
+                f"\r  compiling... {time.perf_counter() - self._start:.0f} s",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
         if self._ticked:
-            print(f"\r  compiled in {time.perf_counter() - self._start:.0f} s", file=sys.stderr,
-                  flush=True)
+            print(
+                f"\r  compiled in {time.perf_counter() - self._start:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 class _CompileNotices(event.Listener):

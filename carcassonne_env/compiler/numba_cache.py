@@ -22,10 +22,12 @@ from typing import Any
 from numba.core.caching import IndexDataCacheFile
 
 # numba's own methods (`numba_original`: the module imported again finds them replaced)
-NUMBA_LOAD_INDEX = getattr(IndexDataCacheFile._load_index, "numba_original",
-                           IndexDataCacheFile._load_index)
-NUMBA_LOAD_DATA = getattr(IndexDataCacheFile._load_data, "numba_original",
-                          IndexDataCacheFile._load_data)
+NUMBA_LOAD_INDEX = getattr(
+    IndexDataCacheFile._load_index, "numba_original", IndexDataCacheFile._load_index
+)
+NUMBA_LOAD_DATA = getattr(
+    IndexDataCacheFile._load_data, "numba_original", IndexDataCacheFile._load_data
+)
 
 
 def _discard(path: str, err: Exception) -> None:
@@ -34,9 +36,13 @@ def _discard(path: str, err: Exception) -> None:
         Path(path).unlink(missing_ok=True)
     except OSError:  # (the rewrite after the compile replaces it anyway)
         pass
-    print(f"carcassonne-env: numba's cache file {path} could not be read "
-          f"({type(err).__name__}: {err}); deleted it, compiling again (if this repeats, "
-          "run `carcassonne clear-cache`)", file=sys.stderr, flush=True)
+    print(
+        f"carcassonne-env: numba's cache file {path} could not be read "
+        f"({type(err).__name__}: {err}); deleted it, compiling again (if this repeats, "
+        "run `carcassonne clear-cache`)",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def load_index(self: Any) -> dict:

@@ -35,8 +35,9 @@ class _NoDeepCopy:
         return value
 
 
-def inline_function(self: Any, caller_ir: Any, block: Any, i: int, function: Any,
-                    arg_typs: Any = None) -> tuple:
+def inline_function(
+    self: Any, caller_ir: Any, block: Any, i: int, function: Any, arg_typs: Any = None
+) -> tuple:
     """`InlineWorker.inline_function` (numba's, line for line) with `inline_ir`'s copies
     of the fresh callee IR left out."""
     callee_ir = self.run_untyped_passes(function)

@@ -71,8 +71,15 @@ def get_call_type(self: Any, context: Any, args: Any, kws: dict) -> Any:
     """numba's ``BaseFunction.get_call_type``, remembered per resolution key (module
     docstring). Failures are not remembered: they raise as before."""
     try:
-        key = (self, len(self.templates), context, get_local_target(context), tuple(args),
-               tuple(kws.items()), targetconfig.ConfigStack.top_or_none())
+        key = (
+            self,
+            len(self.templates),
+            context,
+            get_local_target(context),
+            tuple(args),
+            tuple(kws.items()),
+            targetconfig.ConfigStack.top_or_none(),
+        )
         found = _call_types.get(key)
     except TypeError:  # an unhashable argument type (e.g. a default value's)
         return NUMBA_GET_CALL_TYPE(self, context, args, kws)

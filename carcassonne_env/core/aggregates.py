@@ -34,8 +34,7 @@ CAP_POINTS, CAP_OPEN, CAP_TILES, CAP_FOLLOWERS = 60, 20, 40, 10
 #: (`base`) and feature (`fbase`), a scratch state of the game's shape, counts
 #: int64[segments] and the pending points int64[seats]. The vector envs hold one
 #: scratch state, counts and points row per game.
-AggregateBuffers = namedtuple("AggregateBuffers", ["base", "fbase", "scratch", "counts",
-                                                   "pending"])
+AggregateBuffers = namedtuple("AggregateBuffers", ["base", "fbase", "scratch", "counts", "pending"])
 
 
 @hot
@@ -217,11 +216,11 @@ def encode_aggregates(st, tb, sub, observer, planes, feats, agg):
                 else:
                     px[base] = _clip(feature_points(st, root, kind, True), CAP_POINTS)
                     if not done:
-                        px[base + 1] = _clip(feature_points(st, root, kind, False),
-                                             CAP_POINTS)
+                        px[base + 1] = _clip(feature_points(st, root, kind, False), CAP_POINTS)
                     px[base + 2] = _clip(st.fopen[root], CAP_OPEN)
-                    px[base + 3] = _clip(1 if kind == C.K_MONASTERY else st.fntiles[root],
-                                         CAP_TILES)
+                    px[base + 3] = _clip(
+                        1 if kind == C.K_MONASTERY else st.fntiles[root], CAP_TILES
+                    )
                 held = 0
                 for q in range(P):
                     n = fmeep[root, (observer + q) % P]
@@ -236,4 +235,3 @@ def encode_aggregates(st, tb, sub, observer, planes, feats, agg):
     for q in range(P):
         p = (observer + q) % P
         feats[agg.fbase + q] = (st.scores[p] + pending[p]) * 0.01
-

@@ -113,8 +113,12 @@ def fits(edge_code, t, r, con):
 def four_rotations(tb, t):
     """Tile t's packed edges in rotations 0-3 as bytes 0-3 of one integer (`fit_bits`)."""
     e = tb.edge_code
-    return (np.int64(e[t, 0]) | np.int64(e[t, 1]) << 8 | np.int64(e[t, 2]) << 16
-            | np.int64(e[t, 3]) << 24)
+    return (
+        np.int64(e[t, 0])
+        | np.int64(e[t, 1]) << 8
+        | np.int64(e[t, 2]) << 16
+        | np.int64(e[t, 3]) << 24
+    )
 
 
 @hot
@@ -334,8 +338,9 @@ def place_tile(st, tb, t, r, bx, by):
             fopen[root] -= 2
         if ter != C.CITY:  # field or road edge: a field on each half
             for h in range(2 * d, 2 * d + 2):
-                union(st, base + half_seg[t, r, h],
-                      j * S + half_seg[tj, rj, OPPOSITE_HALF[h]], False)
+                union(
+                    st, base + half_seg[t, r, h], j * S + half_seg[tj, rj, OPPOSITE_HALF[h]], False
+                )
     # Monasteries: this tile's own, and those whose surroundings it fills.
     for dy in range(-1, 2):
         for dx in range(-1, 2):

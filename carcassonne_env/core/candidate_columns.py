@@ -183,8 +183,13 @@ def pair_change(after, k, roots, n_roots, farm, stamp, gen, farm_pts, pend):
     it touches, or, for another field touching a city completed now, add that field's
     farm points; each (field, city) once in placement `gen` (`once`: a city is stamped
     with its tile fields, a field with its tile cities)."""
-    parent, pairs, fdone, fmeep, fpig = after.parent, after.pairs, after.fdone, \
-        after.fmeep, after.fpig
+    parent, pairs, fdone, fmeep, fpig = (
+        after.parent,
+        after.pairs,
+        after.fdone,
+        after.fmeep,
+        after.fpig,
+    )
     f = find(parent, pairs[k, 0])
     c = find(parent, pairs[k, 1])
     qf = qc = -1
@@ -368,18 +373,21 @@ def write_slot(st, after, tb, root, unseen, memo, out, base, farm):
         out[base + S_POINTS_DONE] = value
         out[base + S_POINTS_END] = value
     else:
-        out[base + S_TILES] = 9 - after.fopen[root] if kind == C.K_MONASTERY \
-            else after.fntiles[root]
+        out[base + S_TILES] = (
+            9 - after.fopen[root] if kind == C.K_MONASTERY else after.fntiles[root]
+        )
         out[base + S_PENNANTS] = after.fpenn[root]
         out[base + S_OPEN] = after.fopen[root]
         # (feature_points gives a monastery's present count; completed it scores 9)
-        out[base + S_POINTS_DONE] = 9.0 if kind == C.K_MONASTERY \
-            else feature_points(after, root, kind, True)
+        out[base + S_POINTS_DONE] = (
+            9.0 if kind == C.K_MONASTERY else feature_points(after, root, kind, True)
+        )
         if not done:
             out[base + S_POINTS_END] = feature_points(after, root, kind, False)
         out[base + S_CLOSERS] = closers(after, tb, root, kind, unseen, memo)
-    out[base + S_JOINED] = joined if joined >= 0 else features_joined(
-        st, after, tb, after.placed - 1, root, kind)
+    out[base + S_JOINED] = (
+        joined if joined >= 0 else features_joined(st, after, tb, after.placed - 1, root, kind)
+    )
     flag = after.fflag[root]
     out[base + S_INN] = 1.0 if flag & C.FLAG_INN else 0.0
     out[base + S_CATHEDRAL] = 1.0 if flag & C.FLAG_CATHEDRAL else 0.0

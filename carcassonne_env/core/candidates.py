@@ -67,8 +67,7 @@ from .turn import (
 #: move, int64[seats]; `memo`, the closing tile types' table (`closers.new_closers_memo`,
 #: kept from call to call with the same tile set). The vector envs hold one of each per
 #: thread.
-CandidateBuffers = namedtuple("CandidateBuffers", ["after", "scratch", "unseen", "before",
-                                                   "memo"])
+CandidateBuffers = namedtuple("CandidateBuffers", ["after", "scratch", "unseen", "before", "memo"])
 
 #: `_encode_placing`'s work arrays, made per call (`_placing_work`). Per placement: its
 #: features (kind order) in `roots`, their figure-free columns in `cols`, their end
@@ -80,9 +79,25 @@ CandidateBuffers = namedtuple("CandidateBuffers", ["after", "scratch", "unseen",
 #: cell (a symmetric tile's twin, `_copy_twin`): `perm` (`_twin`), `seg_q` (its segments'
 #: roots indices), `row_of` (its rows by slot) and `n_twin` (its roots count, -1 before
 #: it is played).
-PlacingWork = namedtuple("PlacingWork", [
-    "roots", "cols", "ends", "farm", "pend", "fig_end", "goods0", "city_counts", "stamp",
-    "perm", "seg_q", "row_of", "n_twin", "links"])
+PlacingWork = namedtuple(
+    "PlacingWork",
+    [
+        "roots",
+        "cols",
+        "ends",
+        "farm",
+        "pend",
+        "fig_end",
+        "goods0",
+        "city_counts",
+        "stamp",
+        "perm",
+        "seg_q",
+        "row_of",
+        "n_twin",
+        "links",
+    ],
+)
 
 #: What `_encode_placing` keeps for a position: the observer (its seat columns first),
 #: the segment slots per tile S, the first slot block's column `base`, a slot block's
@@ -148,8 +163,9 @@ def _lift_row(after, tb, src, out, fig, seat, fig_q, n_roots, work, frame):
     out[h_supply] = after.supply[seat]
     for f in range(3):
         out[h_supply + 1 + f] = after.xsupply[seat, f]
-    put_slot(after, tb, roots, work.cols, fig_q, roots[fig_q], frame.observer, out, base,
-             frame.n_events)
+    put_slot(
+        after, tb, roots, work.cols, fig_q, roots[fig_q], frame.observer, out, base, frame.n_events
+    )
     for q in range(n_roots):
         at = _block(q, fig_q)  # (src, without a figure, has feature q's block at q)
         if q != fig_q and at < N_SLOTS:
@@ -182,8 +198,9 @@ def encode_candidates(st, tb, rows, B, SL, observer, cand, feats, actions):
     tests/support/candidates_reference.py is the plain way; the tests compare the two."""
     n = legal_moves(st, tb, rows)
     x0, y0 = window_origin(st, B)
-    return candidates_from_rows(st, tb, rows, n, Window(x0, y0, B, SL), observer, cand,
-                                feats, actions)
+    return candidates_from_rows(
+        st, tb, rows, n, Window(x0, y0, B, SL), observer, cand, feats, actions
+    )
 
 
 @counted
@@ -201,8 +218,9 @@ def candidates_from_rows(st, tb, rows, n, window, observer, cand, feats, actions
         pending_points(st, tb, cand.scratch, cand.before)
     if not placing:  # a solo scoring decision: few, cheap rows
         return _encode_choices(st, tb, rows, n, window, observer, cand, feats, actions)
-    return _encode_placing(st, tb, rows, n, window, observer, cand, feats, actions,
-                           _placing_work(st))
+    return _encode_placing(
+        st, tb, rows, n, window, observer, cand, feats, actions, _placing_work(st)
+    )
 
 
 @counted
@@ -210,15 +228,21 @@ def _placing_work(st):
     """Fresh `PlacingWork` for a position of `st`'s game."""
     P, S, G = st.seats, n_segments(st), st.parent.shape[0]
     return PlacingWork(
-        roots=np.zeros(S, np.int64), cols=np.zeros((S, SLOT_FIXED + 2 * P), np.float32),
-        ends=np.zeros((S, P), np.int64), farm=np.zeros((S, 3), np.int64),
-        pend=np.zeros(P, np.int64), fig_end=np.zeros(P, np.int64),
+        roots=np.zeros(S, np.int64),
+        cols=np.zeros((S, SLOT_FIXED + 2 * P), np.float32),
+        ends=np.zeros((S, P), np.int64),
+        farm=np.zeros((S, 3), np.int64),
+        pend=np.zeros(P, np.int64),
+        fig_end=np.zeros(P, np.int64),
         goods0=np.zeros((P, C.N_GOODS), np.int64),
         city_counts=np.empty(G, np.int64),  # (written before read)
-        stamp=np.zeros(G, np.int64), perm=np.zeros((4, S), np.int64),
-        seg_q=np.zeros((4, S), np.int64), row_of=np.zeros((4, 4 * S + 1), np.int64),
+        stamp=np.zeros(G, np.int64),
+        perm=np.zeros((4, S), np.int64),
+        seg_q=np.zeros((4, S), np.int64),
+        row_of=np.zeros((4, 4 * S + 1), np.int64),
         n_twin=np.zeros(4, np.int64),
-        links=np.empty((4, max(G, st.pairs.shape[0])), np.int64))
+        links=np.empty((4, max(G, st.pairs.shape[0])), np.int64),
+    )
 
 
 @hot
@@ -251,11 +275,13 @@ def _twin(tb, t, r, perm):
                 same = False
                 break
             images |= 1 << b
-            if (tb.seg_kind[t, a] != tb.seg_kind[t, b]
-                    or tb.seg_pennants[t, a] != tb.seg_pennants[t, b]
-                    or tb.seg_open[t, a] != tb.seg_open[t, b]
-                    or tb.seg_flag[t, a] != tb.seg_flag[t, b]
-                    or tb.seg_good[t, a] != tb.seg_good[t, b]):
+            if (
+                tb.seg_kind[t, a] != tb.seg_kind[t, b]
+                or tb.seg_pennants[t, a] != tb.seg_pennants[t, b]
+                or tb.seg_open[t, a] != tb.seg_open[t, b]
+                or tb.seg_flag[t, a] != tb.seg_flag[t, b]
+                or tb.seg_good[t, a] != tb.seg_good[t, b]
+            ):
                 same = False
                 break
             adj = 0  # segment a's adjacent cities, renamed into rotation r0
@@ -367,8 +393,7 @@ def _encode_placing(st, tb, rows, n, window, observer, cand, feats, actions, wor
     while k < n:
         h, x, y, r = rows[k, 0], rows[k, 1], rows[k, 2], rows[k, 3]
         e = k + 1
-        while e < n and rows[e, 3] == r and rows[e, 1] == x and rows[e, 2] == y \
-                and rows[e, 0] == h:
+        while e < n and rows[e, 3] == r and rows[e, 1] == x and rows[e, 2] == y and rows[e, 0] == h:
             e += 1
         col, row = x + o - x0, y + o - y0
         if not (0 <= col < B and 0 <= row < B):
@@ -383,9 +408,23 @@ def _encode_placing(st, tb, rows, n, window, observer, cand, feats, actions, wor
             for q in range(4):  # a new cell: no rotation of it played yet
                 n_twin[q] = -1
         r0 = _twin(tb, t, r, perm[r])
-        if r0 >= 0 and 0 <= n_twin[r0] <= N_SLOTS and e - k <= K - m and _copy_twin(
-                tb, Placement(h, t, r, row, col, k, e), r0, rows, window, work, frame,
-                feats, actions, m):
+        if (
+            r0 >= 0
+            and 0 <= n_twin[r0] <= N_SLOTS
+            and e - k <= K - m
+            and _copy_twin(
+                tb,
+                Placement(h, t, r, row, col, k, e),
+                r0,
+                rows,
+                window,
+                work,
+                frame,
+                feats,
+                actions,
+                m,
+            )
+        ):
             m += e - k
             k = e
             continue
@@ -459,15 +498,26 @@ def _encode_placing(st, tb, rows, n, window, observer, cand, feats, actions, wor
                 if roots[q] == fig_root:
                     fig_q = q
             if lift and row_of[r, 0] >= 0:
-                _lift_row(after, tb, feats[row_of[r, 0]], out, fig, seat, fig_q, n_roots,
-                          work, frame)
+                _lift_row(
+                    after, tb, feats[row_of[r, 0]], out, fig, seat, fig_q, n_roots, work, frame
+                )
             else:
                 write_header(st, after, tb, h, slot, observer, last_tile, out)
                 for q in range(n_roots):
                     at = _block(q, fig_q)
                     if at < N_SLOTS:
-                        put_slot(after, tb, roots, cols, q, fig_root, observer, out,
-                                 base + at * width, frame.n_events)
+                        put_slot(
+                            after,
+                            tb,
+                            roots,
+                            cols,
+                            q,
+                            fig_root,
+                            observer,
+                            out,
+                            base + at * width,
+                            frame.n_events,
+                        )
             if solo or goods_differ(after, goods0):
                 projected_gain(st, after, tb, observer, pend_before, out, h_proj)
                 clean = False  # (spent by the end scoring)

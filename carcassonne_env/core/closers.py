@@ -118,8 +118,9 @@ def closers(st, tb, root, kind, unseen, memo):
     if memo.shape[0] == 0:  # no memo: test the unseen types
         total = 0
         for t in range(unseen.shape[0]):
-            if unseen[t] and _type_closes(tb, t, con, nbr, root_edges, empty, whole,
-                                          kind == C.K_MONASTERY):
+            if unseen[t] and _type_closes(
+                tb, t, con, nbr, root_edges, empty, whole, kind == C.K_MONASTERY
+            ):
                 total += unseen[t]
         return total
     # Which types close it depends only on the cell's edges: its constraint, and which
@@ -133,8 +134,9 @@ def closers(st, tb, root, kind, unseen, memo):
         for d in range(4):
             if nbr[d] >= 0:
                 key |= np.int64(nbr[4 + d]) << (24 + 4 * d)
-    bits0, bits1 = _closing_types(tb, memo, key, con, nbr, root_edges, empty, whole,
-                                  kind == C.K_MONASTERY)
+    bits0, bits1 = _closing_types(
+        tb, memo, key, con, nbr, root_edges, empty, whole, kind == C.K_MONASTERY
+    )
     total = 0
     while bits0 != 0:
         low = bits0 & -bits0
@@ -152,8 +154,9 @@ def _type_closes(tb, t, con, nbr, root_edges, empty, whole, monastery):
     """Whether tile type t, in some rotation, fits the cell of constraint `con` and
     completes the feature (`_closes`; a monastery: fits)."""
     for r in range(4):
-        if fits(tb.edge_code, t, r, con) and (monastery or _closes(
-                tb, t, r, nbr, root_edges, empty, whole)):
+        if fits(tb.edge_code, t, r, con) and (
+            monastery or _closes(tb, t, r, nbr, root_edges, empty, whole)
+        ):
             return True
     return False
 

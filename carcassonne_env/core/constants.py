@@ -89,8 +89,25 @@ PHASES = ("place", "score_feature", "score_follower")
 
 # Rows of the per-state scratch array `work` (hot-path buffers, never game state).
 WORK_ROWS = 17
-(W_ROOTS, W_MAJ, W_PTS, W_ORDER, W_OPTS, W_COUNTS, W_PERM, W_HEAP, W_SCORES_A,
- W_SCORES_B, W_OCC, W_NROOTS, W_NCOUNT, W_STACK, W_BONUS, W_OWN, W_NEIGH) = range(WORK_ROWS)
+(
+    W_ROOTS,
+    W_MAJ,
+    W_PTS,
+    W_ORDER,
+    W_OPTS,
+    W_COUNTS,
+    W_PERM,
+    W_HEAP,
+    W_SCORES_A,
+    W_SCORES_B,
+    W_OCC,
+    W_NROOTS,
+    W_NCOUNT,
+    W_STACK,
+    W_BONUS,
+    W_OWN,
+    W_NEIGH,
+) = range(WORK_ROWS)
 
 END_NONE, END_TILES, END_SOLO_A, END_SOLO_B = 0, 1, 2, 3
 END_NAMES = (None, "tiles", "A", "B")

@@ -22,8 +22,9 @@ ObsLayout = namedtuple("ObsLayout", ["subtiles", "n_types", "board_size", "slots
 #: rectangle where planes and mask may hold ones (int64[6], `core.planes`), the
 #: candidate features float32[K, F'] and actions int64[K] (K = 0 without candidates).
 #: A vector env holds one record whose arrays have a row per game.
-Observation = namedtuple("Observation", ["planes", "feats", "mask", "dirty", "cand_feats",
-                                         "cand_actions"])
+Observation = namedtuple(
+    "Observation", ["planes", "feats", "mask", "dirty", "cand_feats", "cand_actions"]
+)
 
 #: The pass's buffers besides its output: the pending two-step placement `pend`
 #: int64[5] (`observe`), a legal-move buffer `rows` and the aggregate and candidate
@@ -65,6 +66,15 @@ def observe(st, tb, layout, observer, mode, pend, rows, obs, agg, cand):
         encode_aggregates(st, tb, layout.subtiles, observer, obs.planes, obs.feats, agg)
     if cand is not None:
         to_move = st.done == 0 and (st.solo != 0 or observer == st.seat)
-        n_cand = candidates_from_rows(st, tb, rows, n if to_move else 0, window, observer,
-                                      cand, obs.cand_feats, obs.cand_actions)
+        n_cand = candidates_from_rows(
+            st,
+            tb,
+            rows,
+            n if to_move else 0,
+            window,
+            observer,
+            cand,
+            obs.cand_feats,
+            obs.cand_actions,
+        )
     return n, outside, n_cand

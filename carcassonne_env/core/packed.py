@@ -125,11 +125,15 @@ class Packed:
     fixed field, first index, shape () or (n,)), named elements of the fixed fields.
     `array_class`, the buffers' Python class, must be bound to `name` in `module`."""
 
-    def __init__(self, name: str, fields: list[tuple[str, Any, tuple, bool]], module: str,
-                 views: list[tuple[str, str, int, tuple]] = ()) -> None:
+    def __init__(
+        self,
+        name: str,
+        fields: list[tuple[str, Any, tuple, bool]],
+        module: str,
+        views: list[tuple[str, str, int, tuple]] = (),
+    ) -> None:
         self.name = name
-        self.fields = [(f, np.dtype(dt), tuple(shape), scratch)
-                       for f, dt, shape, scratch in fields]
+        self.fields = [(f, np.dtype(dt), tuple(shape), scratch) for f, dt, shape, scratch in fields]
         self.names = tuple(f for f, *_ in self.fields)
         self.index = {f: k for k, f in enumerate(self.names)}
         self.header_words = _META + _PER_FIELD * len(self.fields)
@@ -149,13 +153,19 @@ class Packed:
         self.views = {v: self._view(v, f, first, tuple(shape)) for v, f, first, shape in views}
         self.numba_type = type(name + "Type", (PackedType,), {"layout": self})()
         # `module` binds the class to `name` (pickle finds it there)
-        doc = (f"A packed {name}: one int64 buffer whose fields ({', '.join(self.names)}) "
-               f"read as numpy views, in Python and in jitted code alike.")
-        self.array_class = type(name, (PackedArray,), {"layout": self, "__module__": module,
-                                                       "__doc__": doc})
+        doc = (
+            f"A packed {name}: one int64 buffer whose fields ({', '.join(self.names)}) "
+            f"read as numpy views, in Python and in jitted code alike."
+        )
+        self.array_class = type(
+            name, (PackedArray,), {"layout": self, "__module__": module, "__doc__": doc}
+        )
         for k, (f, dt, shape, _) in enumerate(self.fields):
-            setattr(self.array_class, f, property(
-                _field_getter(k), doc=f"The {f} field: {dt} {list(shape)} (a view)."))
+            setattr(
+                self.array_class,
+                f,
+                property(_field_getter(k), doc=f"The {f} field: {dt} {list(shape)} (a view)."),
+            )
         for v, view in self.views.items():
             setattr(self.array_class, v, _view_property(v, view))
         self.cast = _make_cast(self)
@@ -165,8 +175,10 @@ class Packed:
     def _view(self, view: str, field: str, first: int, shape: tuple) -> View:
         """View `view`: elements first.. of `field`."""
         if view in self.index or field not in self.fixed or len(shape) > 1:
-            raise ValueError(f"{self.name}.{view}: a view must have a new name and be a "
-                             f"scalar or a run of elements of a fixed 1-D field")
+            raise ValueError(
+                f"{self.name}.{view}: a view must have a new name and be a "
+                f"scalar or a run of elements of a fixed 1-D field"
+            )
         at, (size,) = self.fixed[field]
         if not 0 <= first <= first + int(np.prod(shape)) <= size:
             raise ValueError(f"{self.name}.{view}: outside {field}[{size}]")
@@ -192,8 +204,9 @@ class Packed:
         size of each dimension they name."""
         named = {d for *_, shape, _ in self.fields for d in shape if isinstance(d, str)}
         if set(dims) != named:
-            raise ValueError(f"{self.name}: sizes of dimensions {sorted(named)} needed, "
-                             f"got {sorted(dims)}")
+            raise ValueError(
+                f"{self.name}: sizes of dimensions {sorted(named)} needed, got {sorted(dims)}"
+            )
         header = [0] * self.header_words
         offset = self.fixed_end
         live = None
@@ -206,8 +219,7 @@ class Packed:
                 shape = tuple(int(dims[d]) if isinstance(d, str) else d for d in shape)
                 at = offset
                 offset += _aligned(dt.itemsize * int(np.prod(shape)))
-            header[_META + _PER_FIELD * k: _META + _PER_FIELD * k + 1 + len(shape)] = \
-                [at, *shape]
+            header[_META + _PER_FIELD * k : _META + _PER_FIELD * k + 1 + len(shape)] = [at, *shape]
         words = offset // 8
         header[0], header[1] = words, (live if live is not None else offset) // 8
         buf = np.zeros(words, self.buffer_dtype).view(self.array_class)
@@ -218,14 +230,16 @@ class Packed:
         """A buffer holding `arrays` (one per field, named dimensions sized by them);
         ValueError when a shape does not fit the layout's."""
         if set(arrays) != set(self.names):
-            raise ValueError(f"{self.name}: arrays {sorted(self.names)} needed, got "
-                             f"{sorted(arrays)}")
+            raise ValueError(
+                f"{self.name}: arrays {sorted(self.names)} needed, got {sorted(arrays)}"
+            )
         dims: dict[str, int] = {}
         for f, _, shape, _ in self.fields:
             got = arrays[f].shape
             fits = len(got) == len(shape) and all(
                 dims.setdefault(d, n) == n if isinstance(d, str) else d == n
-                for d, n in zip(shape, got, strict=False))
+                for d, n in zip(shape, got, strict=False)
+            )
             if not fits:
                 raise ValueError(f"{self.name}.{f}: shape {list(shape)} ({dims}), got {got}")
         buf = self.allocate(dims)
@@ -248,8 +262,13 @@ def _field_getter(k: int):
         _, dt, shape, _ = self.layout.fields[k]
         hdr = self._header()
         base = _META + _PER_FIELD * k
-        return np.ndarray(tuple(hdr[base + 1: base + 1 + len(shape)]), dt,
-                          buffer=self.view(np.ndarray), offset=hdr[base])
+        return np.ndarray(
+            tuple(hdr[base + 1 : base + 1 + len(shape)]),
+            dt,
+            buffer=self.view(np.ndarray),
+            offset=hdr[base],
+        )
+
     return get
 
 
@@ -258,15 +277,19 @@ def _view_property(name: str, view: View) -> property:
     or a run of elements as a numpy view."""
     at, dt, shape, where = view.at, view.dtype, view.shape, f"{view.field}[{view.first}]"
     if shape:
+
         def run(self: PackedArray) -> np.ndarray:
             return np.ndarray(shape, dt, buffer=self.view(np.ndarray), offset=at)
+
         return property(run, doc=f"The {name} view: {dt} {list(shape)} from {where}.")
     scalar = struct.Struct("=" + dt.char)  # (reads the buffer: no numpy view made)
 
     if config.DISABLE_JIT:  # jitted code run as Python: numba's fixed-width integers
+
         def get(self: PackedArray) -> int:
             return dt.type(scalar.unpack_from(self, at)[0])
     else:
+
         def get(self: PackedArray) -> int:
             return scalar.unpack_from(self, at)[0]
 
@@ -328,6 +351,7 @@ def _register(layout: Packed) -> None:
             def word(i):
                 ptr = builder.gep(base.data, [intp(_META + _PER_FIELD * k + i)])
                 return builder.load(ptr)
+
             offset = word(0)
             shape = [word(1 + i) for i in range(len(dims))]
         item = intp(dt.itemsize)
@@ -336,17 +360,24 @@ def _register(layout: Packed) -> None:
             strides.insert(0, builder.mul(strides[0], d))
         out = context.make_array(resty)(context, builder)
         data = builder.gep(builder.bitcast(base.data, cgutils.voidptr_t), [offset])
-        context.populate_array(out, data=builder.bitcast(data, out.data.type), shape=shape,
-                               strides=strides, itemsize=item, meminfo=base.meminfo,
-                               parent=base.parent)
+        context.populate_array(
+            out,
+            data=builder.bitcast(data, out.data.type),
+            shape=shape,
+            strides=strides,
+            itemsize=item,
+            meminfo=base.meminfo,
+            parent=base.parent,
+        )
         return impl_ret_borrowed(context, builder, resty, out._getvalue())
 
     @lower_setattr_generic(cls)
     def _setattr(context, builder, sig, args, attr):
         view = layout.views.get(attr)
         if view is None or view.shape:
-            raise NotImplementedError(f"{layout.name}.{attr} cannot be assigned (only a "
-                                      "scalar view can)")
+            raise NotImplementedError(
+                f"{layout.name}.{attr} cannot be assigned (only a scalar view can)"
+            )
         target, value = args  # (value: already cast to the view's type)
         base = context.make_array(_WORDS)(context, builder, target)
         builder.store(value, _pointer(context, builder, base, view.at, view.dtype))
@@ -367,10 +398,17 @@ def _make_cast(layout: Packed):
 
     @intrinsic
     def cast(typingctx, words):
-        if (isinstance(words, types.Array) and words.ndim == 1 and words.layout == "C"
-                and words.mutable and words.dtype == types.int64):
+        if (
+            isinstance(words, types.Array)
+            and words.ndim == 1
+            and words.layout == "C"
+            and words.mutable
+            and words.dtype == types.int64
+        ):
+
             def codegen(context, builder, sig, args):  # the same array structure
                 return impl_ret_borrowed(context, builder, sig.return_type, args[0])
+
             return layout.numba_type(words), codegen
         return None
 

@@ -70,7 +70,7 @@ def encode_board(st, tb, sub, observer, x0, y0, planes, pend, dirty):
     o = origin(st)
     pend_t, pend_x, pend_y, pend_r = pend[4], pend[1] + o, pend[2] + o, pend[3]
     for i in range(dirty[0], dirty[1]):
-        planes[i, dirty[2]:dirty[3], :] = 0  # slice fills compile to memset; loops don't
+        planes[i, dirty[2] : dirty[3], :] = 0  # slice fills compile to memset; loops don't
     B = planes.shape[0] // 3
     # Everything painted lies on the placed tiles' bounding box plus the open ring.
     dirty[0] = 3 * min(max(st.ymin - 1 - y0, 0), B)
@@ -130,8 +130,10 @@ def encode_board(st, tb, sub, observer, x0, y0, planes, pend, dirty):
                         px[tb_ + E_PIG] = 1
     for k in range(st.nfront):
         col, row = st.frontier[k, 0] - x0, st.frontier[k, 1] - y0
-        if 0 <= col < B and 0 <= row < B and not (
-            pend_t >= 0 and st.frontier[k, 0] == pend_x and st.frontier[k, 1] == pend_y
+        if (
+            0 <= col < B
+            and 0 <= row < B
+            and not (pend_t >= 0 and st.frontier[k, 0] == pend_x and st.frontier[k, 1] == pend_y)
         ):
             for a in range(3):
                 for b in range(3):
@@ -234,7 +236,7 @@ def mask_from_rows(st, rows, n, window, mode, pend, mask, dirty):
     rows). Entries dirty[4]:dirty[5] are cleared first, and the range set now is written
     back."""
     x0, y0, B, SL = window.x0, window.y0, window.size, window.slots
-    mask[dirty[4]:dirty[5]] = 0
+    mask[dirty[4] : dirty[5]] = 0
     lo, hi = mask.shape[0], 0
     o = origin(st)
     outside = 0
@@ -249,8 +251,11 @@ def mask_from_rows(st, rows, n, window, mode, pend, mask, dirty):
             if not (0 <= col < B and 0 <= row < B):
                 outside += 1
                 continue
-            index = (turn_action(h, row, col, r, slot, B, SL) if mode == MODE_TURN
-                     else placement(h, row, col, r, B))
+            index = (
+                turn_action(h, row, col, r, slot, B, SL)
+                if mode == MODE_TURN
+                else placement(h, row, col, r, B)
+            )
         mask[index] = 1
         lo, hi = min(lo, index), max(hi, index + 1)
     dirty[4], dirty[5] = lo, max(hi, lo)

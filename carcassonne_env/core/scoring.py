@@ -500,8 +500,7 @@ def farms_per_field(st):
         if maj == 0:
             continue
         # a pig (Traders & Builders) adds 1 point per city for its owner
-        _award_farm(st, C.K_FIELD, f, maj, st.fpig[f], cities * np.int64(
-            st.farm_points), cities)
+        _award_farm(st, C.K_FIELD, f, maj, st.fpig[f], cities * np.int64(st.farm_points), cities)
 
 
 @hot

@@ -20,85 +20,90 @@ from ..compiler.jit import hot, hot_entry
 from . import constants as C
 from .packed import Packed, PackedArray
 
-STATE = Packed("GameState", [
-    # name, dtype, shape (N tiles, S segments per tile: the dimensions of `make_state`),
-    # scratch
-    ("cfg", np.int32, (C.CFG_SIZE,), False),  # rule options (read by name: the views)
-    ("sc", np.int32, (C.SC_SIZE,), False),  # scalars (turn, seat, counters: the views)
-    ("board", np.int16, ("D", "D"), False),  # placement index, -1 empty, -2 - k open (slot k)
-    ("frontier", np.int32, ("F", 3), False),  # open cells: x, y, packed edge constraint
-    ("ptype", np.int8, ("N",), False),  # tile type of each placement
-    ("prot", np.int8, ("N",), False),  # rotation of each placement
-    ("px", np.int16, ("N",), False),  # board column of each placement
-    ("py", np.int16, ("N",), False),  # board row of each placement
-    ("parent", np.int16, ("G",), False),  # union-find over segments
-    ("fbits", np.uint64, ("G", "W"), False),  # placements of a feature (roots; city, road)
-    ("fntiles", np.int16, ("G",), False),  # distinct tiles of a feature (roots)
-    ("fpenn", np.int16, ("G",), False),  # pennants of a feature (roots)
-    ("fopen", np.int16, ("G",), False),  # open ends (city/road), missing neighbours (monastery)
-    ("fmeep", np.uint8, ("G", "P"), False),  # followers per seat (roots; a large one: 2)
-    ("fdone", np.uint8, ("G",), False),  # feature completed (roots)
-    ("fflag", np.uint8, ("G",), False),  # FLAG_* bits of a feature (roots; inn, cathedral)
-    ("fgoods", np.int8, ("G", C.N_GOODS), False),  # trade goods of a city (roots)
-    ("fbuild", np.uint8, ("G",), False),  # bit p: seat p's builder on the feature (roots)
-    ("fpig", np.uint8, ("G",), False),  # bit p: seat p's pig in the field (roots)
-    ("owner", np.int8, ("G",), False),  # seat whose figure stands on the segment, -1 none
-    ("ofig", np.int8, ("G",), False),  # FIG_* kind of that figure
-    ("active", np.int16, ("A",), False),  # segments holding a figure (the first nactive)
-    ("supply", np.int16, ("P",), False),  # followers in supply
-    ("xsupply", np.int16, ("P", 3), False),  # large followers, builders, pigs (FIG_* - 1)
-    ("goods", np.int16, ("P", C.N_GOODS), False),  # trade goods tokens per seat
-    ("scores", np.int32, ("P",), False),
-    ("deck", np.int8, ("L",), False),  # tile types in draw order
-    ("spos", np.int16, ("P",), False),  # solo: tiles drawn from each colour's stack
-    ("hands", np.int8, ("P", C.HAND_MAX), False),  # strategic variant hands, -1 = empty
-    ("pairs", np.int16, ("MP", 2), False),  # (field segment, city segment) adjacencies
-    ("discards", np.int8, ("L",), False),  # discarded tile types in order
-    ("events", np.int32, ("E", C.EV_COLS), False),  # scoring log
-    # scratch for the hot path: never game state, never copied
-    ("work", np.int64, (C.WORK_ROWS, "K"), True),
-    ("places", np.int64, (3, "M"), True),  # legal placements (x, y, rotation)
-    ("keys", np.int64, ("MP",), True),  # field-city adjacency keys for farm scoring
-], module=__name__, views=[
-    # The rule options and the running game's scalars by name: ``st.seat`` reads (and
-    # ``st.seat = p`` writes) sc[SC_SEAT], in jitted code and in Python (a Python int).
-    # name, field, first index, shape (): a scalar (constants.py says what each holds)
-    ("seats", "cfg", C.CFG_SEATS, ()),  # (solo: the colours)
-    ("followers", "cfg", C.CFG_FOLLOWERS, ()),
-    ("small_city", "cfg", C.CFG_SMALL_CITY, ()),
-    ("farm_mode", "cfg", C.CFG_FARM_MODE, ()),
-    ("farm_points", "cfg", C.CFG_FARM_POINTS, ()),
-    ("hand_size", "cfg", C.CFG_HAND_SIZE, ()),
-    ("solo", "cfg", C.CFG_SOLO, ()),
-    ("start_tile", "cfg", C.CFG_START, ()),
-    ("nseg", "cfg", C.CFG_NSEG, ()),
-    ("player_order", "cfg", C.CFG_PLAYER_ORDER, ()),
-    ("expansions", "cfg", C.CFG_EXPANSIONS, ()),
-    ("goods_unowned", "cfg", C.CFG_GOODS_UNOWNED, ()),
-    ("turn", "sc", C.SC_TURN, ()),
-    ("placed", "sc", C.SC_PLACED, ()),
-    ("seat", "sc", C.SC_SEAT, ()),
-    ("tile", "sc", C.SC_TILE, ()),
-    ("done", "sc", C.SC_DONE, ()),
-    ("end_reason", "sc", C.SC_END, ()),
-    ("deck_pos", "sc", C.SC_DECK_POS, ()),
-    ("deck_len", "sc", C.SC_DECK_LEN, ()),
-    ("nfront", "sc", C.SC_NFRONT, ()),
-    ("npairs", "sc", C.SC_NPAIRS, ()),
-    ("nevents", "sc", C.SC_NEVENTS, ()),
-    ("ndisc", "sc", C.SC_NDISC, ()),
-    ("nactive", "sc", C.SC_NACTIVE, ()),
-    ("solo_end_a", "sc", C.SC_SOLO_END_A, ()),
-    ("xmin", "sc", C.SC_XMIN, ()),
-    ("xmax", "sc", C.SC_XMAX, ()),
-    ("ymin", "sc", C.SC_YMIN, ()),
-    ("ymax", "sc", C.SC_YMAX, ()),
-    ("phase", "sc", C.SC_PHASE, ()),
-    ("npend", "sc", C.SC_NPEND, ()),
-    ("extra", "sc", C.SC_EXTRA, ()),
-    ("earned", "sc", C.SC_EARNED, ()),
-    ("pend", "sc", C.SC_PEND, (C.MAX_PEND,)),  # the pending roots (the first npend)
-])
+STATE = Packed(
+    "GameState",
+    [
+        # name, dtype, shape (N tiles, S segments per tile: the dimensions of `make_state`),
+        # scratch
+        ("cfg", np.int32, (C.CFG_SIZE,), False),  # rule options (read by name: the views)
+        ("sc", np.int32, (C.SC_SIZE,), False),  # scalars (turn, seat, counters: the views)
+        ("board", np.int16, ("D", "D"), False),  # placement index, -1 empty, -2 - k open (slot k)
+        ("frontier", np.int32, ("F", 3), False),  # open cells: x, y, packed edge constraint
+        ("ptype", np.int8, ("N",), False),  # tile type of each placement
+        ("prot", np.int8, ("N",), False),  # rotation of each placement
+        ("px", np.int16, ("N",), False),  # board column of each placement
+        ("py", np.int16, ("N",), False),  # board row of each placement
+        ("parent", np.int16, ("G",), False),  # union-find over segments
+        ("fbits", np.uint64, ("G", "W"), False),  # placements of a feature (roots; city, road)
+        ("fntiles", np.int16, ("G",), False),  # distinct tiles of a feature (roots)
+        ("fpenn", np.int16, ("G",), False),  # pennants of a feature (roots)
+        ("fopen", np.int16, ("G",), False),  # open ends (city/road), missing neighbours (monastery)
+        ("fmeep", np.uint8, ("G", "P"), False),  # followers per seat (roots; a large one: 2)
+        ("fdone", np.uint8, ("G",), False),  # feature completed (roots)
+        ("fflag", np.uint8, ("G",), False),  # FLAG_* bits of a feature (roots; inn, cathedral)
+        ("fgoods", np.int8, ("G", C.N_GOODS), False),  # trade goods of a city (roots)
+        ("fbuild", np.uint8, ("G",), False),  # bit p: seat p's builder on the feature (roots)
+        ("fpig", np.uint8, ("G",), False),  # bit p: seat p's pig in the field (roots)
+        ("owner", np.int8, ("G",), False),  # seat whose figure stands on the segment, -1 none
+        ("ofig", np.int8, ("G",), False),  # FIG_* kind of that figure
+        ("active", np.int16, ("A",), False),  # segments holding a figure (the first nactive)
+        ("supply", np.int16, ("P",), False),  # followers in supply
+        ("xsupply", np.int16, ("P", 3), False),  # large followers, builders, pigs (FIG_* - 1)
+        ("goods", np.int16, ("P", C.N_GOODS), False),  # trade goods tokens per seat
+        ("scores", np.int32, ("P",), False),
+        ("deck", np.int8, ("L",), False),  # tile types in draw order
+        ("spos", np.int16, ("P",), False),  # solo: tiles drawn from each colour's stack
+        ("hands", np.int8, ("P", C.HAND_MAX), False),  # strategic variant hands, -1 = empty
+        ("pairs", np.int16, ("MP", 2), False),  # (field segment, city segment) adjacencies
+        ("discards", np.int8, ("L",), False),  # discarded tile types in order
+        ("events", np.int32, ("E", C.EV_COLS), False),  # scoring log
+        # scratch for the hot path: never game state, never copied
+        ("work", np.int64, (C.WORK_ROWS, "K"), True),
+        ("places", np.int64, (3, "M"), True),  # legal placements (x, y, rotation)
+        ("keys", np.int64, ("MP",), True),  # field-city adjacency keys for farm scoring
+    ],
+    module=__name__,
+    views=[
+        # The rule options and the running game's scalars by name: ``st.seat`` reads (and
+        # ``st.seat = p`` writes) sc[SC_SEAT], in jitted code and in Python (a Python int).
+        # name, field, first index, shape (): a scalar (constants.py says what each holds)
+        ("seats", "cfg", C.CFG_SEATS, ()),  # (solo: the colours)
+        ("followers", "cfg", C.CFG_FOLLOWERS, ()),
+        ("small_city", "cfg", C.CFG_SMALL_CITY, ()),
+        ("farm_mode", "cfg", C.CFG_FARM_MODE, ()),
+        ("farm_points", "cfg", C.CFG_FARM_POINTS, ()),
+        ("hand_size", "cfg", C.CFG_HAND_SIZE, ()),
+        ("solo", "cfg", C.CFG_SOLO, ()),
+        ("start_tile", "cfg", C.CFG_START, ()),
+        ("nseg", "cfg", C.CFG_NSEG, ()),
+        ("player_order", "cfg", C.CFG_PLAYER_ORDER, ()),
+        ("expansions", "cfg", C.CFG_EXPANSIONS, ()),
+        ("goods_unowned", "cfg", C.CFG_GOODS_UNOWNED, ()),
+        ("turn", "sc", C.SC_TURN, ()),
+        ("placed", "sc", C.SC_PLACED, ()),
+        ("seat", "sc", C.SC_SEAT, ()),
+        ("tile", "sc", C.SC_TILE, ()),
+        ("done", "sc", C.SC_DONE, ()),
+        ("end_reason", "sc", C.SC_END, ()),
+        ("deck_pos", "sc", C.SC_DECK_POS, ()),
+        ("deck_len", "sc", C.SC_DECK_LEN, ()),
+        ("nfront", "sc", C.SC_NFRONT, ()),
+        ("npairs", "sc", C.SC_NPAIRS, ()),
+        ("nevents", "sc", C.SC_NEVENTS, ()),
+        ("ndisc", "sc", C.SC_NDISC, ()),
+        ("nactive", "sc", C.SC_NACTIVE, ()),
+        ("solo_end_a", "sc", C.SC_SOLO_END_A, ()),
+        ("xmin", "sc", C.SC_XMIN, ()),
+        ("xmax", "sc", C.SC_XMAX, ()),
+        ("ymin", "sc", C.SC_YMIN, ()),
+        ("ymax", "sc", C.SC_YMAX, ()),
+        ("phase", "sc", C.SC_PHASE, ()),
+        ("npend", "sc", C.SC_NPEND, ()),
+        ("extra", "sc", C.SC_EXTRA, ()),
+        ("earned", "sc", C.SC_EARNED, ()),
+        ("pend", "sc", C.SC_PEND, (C.MAX_PEND,)),  # the pending roots (the first npend)
+    ],
+)
 if TYPE_CHECKING:  # a class made at import is no type to a checker: its base is
     GameState = PackedArray
 else:
@@ -116,20 +121,22 @@ def make_state(cfg: np.ndarray, n_tiles: int, n_seg: int, max_adj: int) -> Packe
     A = P * (int(cfg[C.CFG_FOLLOWERS]) + 3) + 1  # + a large follower, builder, pig each
     F = 2 * N + 2
     MP = N * max(max_adj, 1)
-    st = STATE.allocate({
-        "N": N,  # placements
-        "D": 2 * N + 1,  # board side
-        "F": F,  # open cells
-        "G": N * S,  # segments
-        "W": (N + 63) // 64,  # words of a set of placements
-        "P": P,  # seats
-        "A": A,  # figures
-        "L": max(N - 1, 1),  # tiles to draw
-        "MP": MP,  # field-city adjacencies
-        "E": 4 * N + A + 16,  # scoring events
-        "K": max(8 * S, S + 16),  # work row
-        "M": 4 * F,  # legal placements
-    })
+    st = STATE.allocate(
+        {
+            "N": N,  # placements
+            "D": 2 * N + 1,  # board side
+            "F": F,  # open cells
+            "G": N * S,  # segments
+            "W": (N + 63) // 64,  # words of a set of placements
+            "P": P,  # seats
+            "A": A,  # figures
+            "L": max(N - 1, 1),  # tiles to draw
+            "MP": MP,  # field-city adjacencies
+            "E": 4 * N + A + 16,  # scoring events
+            "K": max(8 * S, S + 16),  # work row
+            "M": 4 * F,  # legal placements
+        }
+    )
     st.cfg[:] = cfg
     st.nseg = S
     st.board[:] = -1
@@ -203,9 +210,15 @@ def state_rows(proto: PackedArray, n: int) -> tuple[np.ndarray, list[PackedArray
 def _memcpy(typingctx, dst, src, start, n):
     """dst.flat[start:start + n] = src.flat[start:start + n] (C-contiguous arrays of one
     dtype; n > 0, the range inside both: unchecked)."""
-    if not (isinstance(dst, types.Array) and isinstance(src, types.Array)
-            and dst.dtype == src.dtype and dst.layout == "C" and src.layout == "C"
-            and isinstance(start, types.Integer) and isinstance(n, types.Integer)):
+    if not (
+        isinstance(dst, types.Array)
+        and isinstance(src, types.Array)
+        and dst.dtype == src.dtype
+        and dst.layout == "C"
+        and src.layout == "C"
+        and isinstance(start, types.Integer)
+        and isinstance(n, types.Integer)
+    ):
         return None
 
     def codegen(context, builder, sig, args):
@@ -224,8 +237,9 @@ def _memcpy(typingctx, dst, src, start, n):
 
 
 if config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1 (debugging): intrinsics need the compiler
+
     def _memcpy(dst, src, start, n):  # noqa: F811
-        dst.reshape(-1)[start:start + n] = src.reshape(-1)[start:start + n]
+        dst.reshape(-1)[start : start + n] = src.reshape(-1)[start : start + n]
 
 
 @hot
@@ -278,8 +292,9 @@ def copy_whole(dst, src):
 
 # Each field as `copy_field` reads it: (header word of its byte offset, followed by its
 # dimensions; item size; number of dimensions). A global named tuple: constants to numba.
-STATE_FIELDS = namedtuple("StateFields", STATE.names)(*(
-    (STATE.header_word(f), dt.itemsize, len(shape)) for f, dt, shape, _ in STATE.fields))
+STATE_FIELDS = namedtuple("StateFields", STATE.names)(
+    *((STATE.header_word(f), dt.itemsize, len(shape)) for f, dt, shape, _ in STATE.fields)
+)
 
 
 @hot
@@ -355,8 +370,16 @@ def copy_into(dst, src):
     n = np.int64(src.placed)  # (int64 counts: one compiled `_copy_fields`)
     _copy_board(dst, src)  # (before the scalars: it reads both games' boxes)
     copy_flat(dst.words, src.words, _HEAD, src.words[_BOARD_AT] // 8 - _HEAD)  # cfg, sc
-    _copy_fields(dst, src, np.int64(src.nfront), n, np.int64(src.npairs),
-                 np.int64(src.ndisc), np.int64(src.nevents), expansions)
+    _copy_fields(
+        dst,
+        src,
+        np.int64(src.nfront),
+        n,
+        np.int64(src.npairs),
+        np.int64(src.ndisc),
+        np.int64(src.nevents),
+        expansions,
+    )
 
 
 @hot_entry
@@ -374,5 +397,4 @@ def copy_game(dst, src):
     nevents = max(np.int64(src.nevents), dst.nevents)
     _copy_board(dst, src)  # (before the scalars: it reads both games' boxes)
     copy_flat(dst.words, src.words, _HEAD, src.words[_BOARD_AT] // 8 - _HEAD)  # cfg, sc
-    _copy_fields(dst, src, np.int64(src.frontier.shape[0]), n, npairs, ndisc, nevents,
-                 expansions)
+    _copy_fields(dst, src, np.int64(src.frontier.shape[0]), n, npairs, ndisc, nevents, expansions)

@@ -215,8 +215,9 @@ def check_move(st, tb, hand_idx, x, y, r, slot):
     if not fits(tb.edge_code, t, r, con):
         return C.E_EDGE_MISMATCH
     S = n_segments(st)
-    if slot != C.NO_FOLLOWER and not (0 <= slot and slot % S < tb.n_seg[t]
-                                      and slot // S < 4 and has_figure(st.cfg, slot // S)):
+    if slot != C.NO_FOLLOWER and not (
+        0 <= slot and slot % S < tb.n_seg[t] and slot // S < 4 and has_figure(st.cfg, slot // S)
+    ):
         return C.E_NO_SUCH_SEGMENT
     opts = st.work[C.W_OPTS]
     n, _ = follower_options(st, tb, t, r, bx, by, opts)
@@ -293,8 +294,11 @@ def put_tile(st, tb, t, r, bx, by):
     i = place_tile(st, tb, t, r, bx, by)
     seat = st.seat
     # (a builder in the supply is on no feature: nothing to look up)
-    if st.expansions & C.EXP_TRADERS_BUILDERS and not st.extra \
-            and st.xsupply[seat, C.FIG_BUILDER - 1] == 0:
+    if (
+        st.expansions & C.EXP_TRADERS_BUILDERS
+        and not st.extra
+        and st.xsupply[seat, C.FIG_BUILDER - 1] == 0
+    ):
         _check_builder(st, tb, t, i, seat)  # before this move's own figure
     return i
 
@@ -340,8 +344,7 @@ def mark_completed(st, tb, i):
                 n += 1
                 # Trade goods go to the player completing the city; with
                 # goods_from_unowned_city=False (BGA) only if a follower stands on it.
-                if kind == C.K_CITY and (st.goods_unowned
-                                         or st.fmeep[root].sum() > 0):
+                if kind == C.K_CITY and (st.goods_unowned or st.fmeep[root].sum() > 0):
                     for k in range(C.N_GOODS):
                         st.goods[seat, k] += st.fgoods[root, k]
     for dy in range(-1, 2):
@@ -446,8 +449,9 @@ def _check_builder(st, tb, t, i, seat):
     S = n_segments(st)
     for s in range(tb.n_seg[t]):
         kind = tb.seg_kind[t, s]
-        if (kind == C.K_ROAD or kind == C.K_CITY) and \
-                st.fbuild[find(st.parent, i * S + s)] & (1 << seat):
+        if (kind == C.K_ROAD or kind == C.K_CITY) and st.fbuild[find(st.parent, i * S + s)] & (
+            1 << seat
+        ):
             st.earned = 1
 
 
@@ -466,9 +470,7 @@ def solo_ends_after_turn(st):
     """Solo: whether the game ends after the current turn (end A, or the colour to move
     has placed the last tile of its stack); False outside the solo variant."""
     seat = st.seat
-    return st.solo != 0 and (
-        st.solo_end_a != 0 or st.spos[seat] >= solo_stack_size(st, seat)
-    )
+    return st.solo != 0 and (st.solo_end_a != 0 or st.spos[seat] >= solo_stack_size(st, seat))
 
 
 @hot

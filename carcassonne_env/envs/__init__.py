@@ -23,11 +23,16 @@ from typing import Any
 
 # Each public name and the module (in this package) that defines it.
 _EXPORTS = {
-    "SoloEnv": "solo", "SoloVectorEnv": "solo",
-    "VsBotsEnv": "vs_bots", "VsBotsVectorEnv": "vs_bots", "sb3_policy": "vs_bots",
-    "raw_env": "aec", "parallel_env": "aec",
+    "SoloEnv": "solo",
+    "SoloVectorEnv": "solo",
+    "VsBotsEnv": "vs_bots",
+    "VsBotsVectorEnv": "vs_bots",
+    "sb3_policy": "vs_bots",
+    "raw_env": "aec",
+    "parallel_env": "aec",
     "SB3VecEnv": "sb3",
-    "make_env_for_model": "for_model", "model_env_options": "for_model",
+    "make_env_for_model": "for_model",
+    "model_env_options": "for_model",
     "model_rules": "for_model",
 }
 

@@ -33,9 +33,12 @@ def env(**kwargs: Any) -> AECEnv:
 FLAT_KEYS = ("board", "features", "candidates", "candidate_actions")
 
 
-def flat_observation(board: np.ndarray, features: np.ndarray,
-                     candidates: np.ndarray | None = None,
-                     candidate_actions: np.ndarray | None = None) -> np.ndarray:
+def flat_observation(
+    board: np.ndarray,
+    features: np.ndarray,
+    candidates: np.ndarray | None = None,
+    candidate_actions: np.ndarray | None = None,
+) -> np.ndarray:
     """The "classic" observation: float32[3B * 3B * C + F (+ K * FC + K)], the board
     planes flattened in C order (cell row, cell column, channel), the features and, with
     candidate moves, the candidates' columns (row by row) and their action indices (-1:
@@ -64,12 +67,13 @@ def unflatten_observation(flat: np.ndarray, space: spaces.Dict) -> dict[str, np.
     keys = [k for k in FLAT_KEYS if k in space.spaces]
     sizes = [int(np.prod(check_space(space, spaces.Box, k).shape)) for k in keys]
     if flat.shape != (sum(sizes),):
-        raise ValueError(f"a flat observation of shape {flat.shape} does not fit the space "
-                         f"({sum(sizes)} values)")
+        raise ValueError(
+            f"a flat observation of shape {flat.shape} does not fit the space ({sum(sizes)} values)"
+        )
     out, start = {}, 0
     for key, size in zip(keys, sizes, strict=True):
         sub = space[key]
-        out[key] = flat[start:start + size].reshape(sub.shape).astype(sub.dtype, copy=False)
+        out[key] = flat[start : start + size].reshape(sub.shape).astype(sub.dtype, copy=False)
         start += size
     return out
 
@@ -124,20 +128,36 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
     move sees every candidate absent (zeros, index -1).
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "name": "carcassonne_v0",
-                "is_parallelizable": True, "render_fps": 2}
+    metadata = {
+        "render_modes": list(RENDER_MODES),
+        "name": "carcassonne_v0",
+        "is_parallelizable": True,
+        "render_fps": 2,
+    }
 
-    def __init__(self, rules: Rules | None = None, *, reward: str = "score",
-                 board_size: int = 32, action_mode: str = "turn", on_overflow: str = "warn",
-                 illegal_reward: float = -1.0, render_mode: str | None = None,
-                 obs_layout: str = "dict", obs_features: str = "standard",
-                 candidate_moves: int = 0, **rule_options: Any) -> None:
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        *,
+        reward: str = "score",
+        board_size: int = 32,
+        action_mode: str = "turn",
+        on_overflow: str = "warn",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        obs_layout: str = "dict",
+        obs_features: str = "standard",
+        candidate_moves: int = 0,
+        **rule_options: Any,
+    ) -> None:
         super().__init__()
         check_rule_options(type(self), rule_options)
         rules = rules_from(rules, rule_options)
         if rules.variant == "solo" or not 2 <= rules.players <= 6:
-            raise ValueError("the AEC env is for 2-6 players; the solo variant is the "
-                             "Gymnasium env 'Carcassonne/Solo-v0'")
+            raise ValueError(
+                "the AEC env is for 2-6 players; the solo variant is the "
+                "Gymnasium env 'Carcassonne/Solo-v0'"
+            )
         check_choice("reward", reward, REWARDS)
         if render_mode is not None:
             check_choice("render_mode", render_mode, RENDER_MODES)
@@ -146,18 +166,25 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self.illegal_reward = check_real("illegal_reward", illegal_reward)
         self.render_mode = render_mode
         self.obs_layout = check_choice("obs_layout", obs_layout, OBS_LAYOUTS)
-        self.driver = TurnDriver(rules, board_size, action_mode, on_overflow, obs_features,
-                                 candidate_moves)
+        self.driver = TurnDriver(
+            rules, board_size, action_mode, on_overflow, obs_features, candidate_moves
+        )
         self.possible_agents = [f"player_{p}" for p in range(rules.players)]
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
         enc = self.driver.encoder
         dict_space = enc.observation_space()
         flat_space = flat_observation_space(dict_space)
         self._obs_keys = tuple(dict_space.spaces)
-        obs_space = flat_space if obs_layout == "flat" else spaces.Dict({
-            "observation": dict_space if obs_layout == "dict" else flat_space,
-            "action_mask": spaces.Box(0, 1, (enc.n_actions,), np.int8),
-        })
+        obs_space = (
+            flat_space
+            if obs_layout == "flat"
+            else spaces.Dict(
+                {
+                    "observation": dict_space if obs_layout == "dict" else flat_space,
+                    "action_mask": spaces.Box(0, 1, (enc.n_actions,), np.int8),
+                }
+            )
+        )
         self._no_mask = np.zeros(enc.n_actions, np.int8)
         self._no_mask.flags.writeable = False  # shared by every agent not to move
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
@@ -184,8 +211,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
             if self.obs_layout == "flat":
                 return obs["flat"]
             return {"observation": obs["flat"], "action_mask": obs["action_mask"]}
-        return {"observation": {k: obs[k] for k in self._obs_keys},
-                "action_mask": obs["action_mask"]}
+        return {
+            "observation": {k: obs[k] for k in self._obs_keys},
+            "action_mask": obs["action_mask"],
+        }
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
@@ -243,8 +272,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         for agent in self.agents:
             live = agent == acting and not self.terminations[agent]
             self.infos[agent]["action_mask"] = (
-                self.driver.observe(self.agent_name_mapping[agent])["action_mask"] if live
-                else self._no_mask)
+                self.driver.observe(self.agent_name_mapping[agent])["action_mask"]
+                if live
+                else self._no_mask
+            )
 
     def render(self):
         if self.render_mode is None:

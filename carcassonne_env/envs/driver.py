@@ -42,11 +42,16 @@ def check_rule_options(env: type, options: dict[str, Any]) -> None:
     rule_names = [f.name for f in dataclasses.fields(Rules)]
     unknown = [key for key in options if key not in rule_names]
     if unknown:
-        own = [name for name, p in inspect.signature(env).parameters.items()
-               if p.kind is not p.VAR_KEYWORD]
-        raise TypeError(f"{env.__name__} got an unexpected keyword argument {unknown[0]!r}; "
-                        f"its parameters: {', '.join(own)}; Rules options: "
-                        f"{', '.join(rule_names)}")
+        own = [
+            name
+            for name, p in inspect.signature(env).parameters.items()
+            if p.kind is not p.VAR_KEYWORD
+        ]
+        raise TypeError(
+            f"{env.__name__} got an unexpected keyword argument {unknown[0]!r}; "
+            f"its parameters: {', '.join(own)}; Rules options: "
+            f"{', '.join(rule_names)}"
+        )
 
 
 def action_index(action) -> int | None:
@@ -62,13 +67,25 @@ def action_index(action) -> int | None:
 class TurnDriver:
     """One game seen through an `Encoder` (see `Encoder` for the arguments)."""
 
-    def __init__(self, rules: Rules, board_size: int = 32, action_mode: str = "turn",
-                 on_overflow: str = "warn", obs_features: str = "standard",
-                 candidate_moves: int = 0) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        board_size: int = 32,
+        action_mode: str = "turn",
+        on_overflow: str = "warn",
+        obs_features: str = "standard",
+        candidate_moves: int = 0,
+    ) -> None:
         self.rules = rules
         self._solo = rules.variant == "solo"
-        self.encoder = Encoder(rules, board_size, action_mode, on_overflow,
-                               obs_features=obs_features, candidate_moves=candidate_moves)
+        self.encoder = Encoder(
+            rules,
+            board_size,
+            action_mode,
+            on_overflow,
+            obs_features=obs_features,
+            candidate_moves=candidate_moves,
+        )
         self.game: Game | None = None
         self.pending: tuple[int, int, int, int] | None = None
         self._cache: dict[int, dict[str, np.ndarray]] = {}
@@ -149,8 +166,10 @@ class TurnDriver:
         [0, n_actions)."""
         index, n = action_index(action), self.encoder.n_actions
         if index is None:
-            raise ValueError("action must be an integer in the action space (an int, a "
-                             f"numpy integer or a 0-d integer array), got {action!r}")
+            raise ValueError(
+                "action must be an integer in the action space (an int, a "
+                f"numpy integer or a 0-d integer array), got {action!r}"
+            )
         if not 0 <= index < n:
             raise ValueError(f"action {index} is outside the action space [0, {n})")
 
@@ -163,8 +182,10 @@ class TurnDriver:
             return None
         enc = self.encoder
         if enc.action_mode == "two_step" and self.pending is not None:
-            return (f"follower action {action} is not available for the pending placement "
-                    f"{self.pending} (slots {np.flatnonzero(self.action_mask()).tolist()})")
+            return (
+                f"follower action {action} is not available for the pending placement "
+                f"{self.pending} (slots {np.flatnonzero(self.action_mask()).tolist()})"
+            )
         if enc.action_mode == "two_step":
             h, x, y, r = enc.placement(game, action)
             return f"placement of hand tile {h} at ({x}, {y}) turned {r} is not legal"

@@ -40,8 +40,9 @@ def _model_file(model: str | Path) -> Path:
     if path.name == str(model) and shipped.is_file():
         return shipped
     names = ", ".join(sorted(p.stem for p in SHIPPED_MODELS.glob("*.zip"))) or "none"
-    raise FileNotFoundError(f"no model file at {model} and no shipped model of that name; "
-                            f"shipped models: {names}")
+    raise FileNotFoundError(
+        f"no model file at {model} and no shipped model of that name; shipped models: {names}"
+    )
 
 
 def saved_policy_module(model: str | Path) -> str:
@@ -68,9 +69,11 @@ def read_saved_model(model: str | Path, trust_pickle: bool = False) -> SimpleNam
     path = _model_file(model)
     if not trust_pickle:
         described = read_description(path)
-        found = {"observation_space": described["observation_space"],
-                 "action_space": described["action_space"],
-                 "carcassonne_solo": described["solo"]}
+        found = {
+            "observation_space": described["observation_space"],
+            "action_space": described["action_space"],
+            "carcassonne_solo": described["solo"],
+        }
         return SimpleNamespace(**{k: v for k, v in found.items() if v is not None})
     import cloudpickle
 
@@ -112,12 +115,17 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
     model = _load(model)
     obs_space = getattr(model, "observation_space", None)
     act_space = getattr(model, "action_space", None)
-    if not (isinstance(obs_space, spaces.Dict) and {"board", "features"} <= set(obs_space.spaces)
-            and isinstance(act_space, spaces.Discrete)):
-        raise ValueError("model must be an SB3 model or policy trained on this package's "
-                         "Gymnasium envs (Dict(board, features) observations, Discrete "
-                         f"actions), got observation space {obs_space} and action space "
-                         f"{act_space}")
+    if not (
+        isinstance(obs_space, spaces.Dict)
+        and {"board", "features"} <= set(obs_space.spaces)
+        and isinstance(act_space, spaces.Discrete)
+    ):
+        raise ValueError(
+            "model must be an SB3 model or policy trained on this package's "
+            "Gymnasium envs (Dict(board, features) observations, Discrete "
+            f"actions), got observation space {obs_space} and action space "
+            f"{act_space}"
+        )
     board_shape = check_space(obs_space, spaces.Box, "board").shape
     n_features = check_space(obs_space, spaces.Box, "features").shape[0]
     n_actions = int(act_space.n)
@@ -131,20 +139,31 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
             solo = trained_on_solo(model)
         for rules in _rules_with(n_seats, solo):
             for mode in ("turn",) if K else ACTION_MODES:  # candidates are whole turns
-                enc = Encoder(rules, max(board_shape[0] // 3, 3), mode, obs_features=features,
-                              candidate_moves=K)
+                enc = Encoder(
+                    rules,
+                    max(board_shape[0] // 3, 3),
+                    mode,
+                    obs_features=features,
+                    candidate_moves=K,
+                )
                 if (enc.board_shape, enc.n_features, enc.n_actions) == (
-                        board_shape, n_features, n_actions) and (
-                        not K or enc.n_candidate_columns == n_columns):
+                    board_shape,
+                    n_features,
+                    n_actions,
+                ) and (not K or enc.n_candidate_columns == n_columns):
                     candidates.append((rules, enc))
     if not candidates:
         what = f", {K} candidate moves of {n_columns} columns" if K else ""
-        raise ValueError(f"no env of this package gives board planes {board_shape}, "
-                         f"{n_features} features{what} and {n_actions} actions (solo={solo})")
+        raise ValueError(
+            f"no env of this package gives board planes {board_shape}, "
+            f"{n_features} features{what} and {n_actions} actions (solo={solo})"
+        )
     if len({rules.variant for rules, _ in candidates}) > 1:
         seats = candidates[0][0].seats
-        raise ValueError(f"the model's spaces fit both the solo variant with {seats} colours "
-                         f"and {seats} players: pass solo=True or solo=False")
+        raise ValueError(
+            f"the model's spaces fit both the solo variant with {seats} colours "
+            f"and {seats} players: pass solo=True or solo=False"
+        )
     rules, enc = candidates[0]
     options = {"board_size": enc.board_size, "action_mode": enc.action_mode}
     if enc.obs_features != "standard":
@@ -213,8 +232,10 @@ def make_env_for_model(model: Any, *, solo: bool | None = None, **env_kwargs: An
     options = model_env_options(model, solo)
     clash = sorted(k for k in env_kwargs if k in options and env_kwargs[k] != options[k])
     if clash:
-        raise ValueError(f"the model fixes {', '.join(f'{k}={options[k]!r}' for k in clash)}; "
-                         f"got {', '.join(f'{k}={env_kwargs[k]!r}' for k in clash)}")
+        raise ValueError(
+            f"the model fixes {', '.join(f'{k}={options[k]!r}' for k in clash)}; "
+            f"got {', '.join(f'{k}={env_kwargs[k]!r}' for k in clash)}"
+        )
     env_id = "Carcassonne/Solo-v0" if "colours" in options else "Carcassonne/VsBots-v0"
     env = gym.make(env_id, **{**env_kwargs, **options})
     space = getattr(model, "observation_space", None)

@@ -24,8 +24,7 @@ class SB3VecEnv(VecEnv):
 
     def __init__(self, venv: SoloVectorEnv | VsBotsVectorEnv) -> None:
         self.venv = venv
-        super().__init__(venv.num_envs, venv.single_observation_space,
-                         venv.single_action_space)
+        super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
         self._actions: np.ndarray | None = None
 
     def reset(self):
@@ -45,8 +44,11 @@ class SB3VecEnv(VecEnv):
         if dones.any():
             final_info, final_obs = infos["final_info"], infos["final_obs"]
             for i in np.flatnonzero(dones):
-                out[i] = {k: v[i] for k, v in final_info.items()
-                          if not k.startswith("_") and final_info.get(f"_{k}", dones)[i]}
+                out[i] = {
+                    k: v[i]
+                    for k, v in final_info.items()
+                    if not k.startswith("_") and final_info.get(f"_{k}", dones)[i]
+                }
                 out[i]["terminal_observation"] = final_obs[i]
                 out[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
         return obs, rewards.astype(np.float32), dones, out

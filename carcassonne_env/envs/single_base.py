@@ -40,23 +40,36 @@ class SingleAgentEnv(gym.Env, ABC):
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
-    def __init__(self, rules: Rules, board_size: int, action_mode: str, on_overflow: str,
-                 illegal_reward: float, render_mode: str | None, obs_features: str,
-                 candidate_moves: int, mask_in_obs: bool = False) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        board_size: int,
+        action_mode: str,
+        on_overflow: str,
+        illegal_reward: float,
+        render_mode: str | None,
+        obs_features: str,
+        candidate_moves: int,
+        mask_in_obs: bool = False,
+    ) -> None:
         if render_mode is not None:
             check_choice("render_mode", render_mode, RENDER_MODES)
         self.rules = rules
         self.render_mode = render_mode
         self.illegal_reward = check_real("illegal_reward", illegal_reward)
-        self.driver = TurnDriver(rules, board_size, action_mode, on_overflow, obs_features,
-                                 candidate_moves)
+        self.driver = TurnDriver(
+            rules, board_size, action_mode, on_overflow, obs_features, candidate_moves
+        )
         self.mask_in_obs = check_bool("mask_in_obs", mask_in_obs)
         enc = self.driver.encoder
         self.observation_space = enc.observation_space()
         if self.mask_in_obs:  # the AEC env's key and space (`carcassonne_v0`)
-            self.observation_space = gym.spaces.Dict({
-                **self.observation_space.spaces,
-                MASK_KEY: gym.spaces.Box(0, 1, (enc.n_actions,), np.int8)})
+            self.observation_space = gym.spaces.Dict(
+                {
+                    **self.observation_space.spaces,
+                    MASK_KEY: gym.spaces.Box(0, 1, (enc.n_actions,), np.int8),
+                }
+            )
         self._obs_keys = tuple(self.observation_space.spaces)
         self.action_space = enc.action_space()
         self._over: str | None = "before the first reset()"  # why step() is refused
@@ -86,9 +99,12 @@ class SingleAgentEnv(gym.Env, ABC):
     def _obs_info(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         obs = self.driver.observe(self._observer())
         game = self.driver.live_game
-        info = {"scores": np.array(game.scores, SCORES_DTYPE), "end_reason": game.end_reason,
-                "action_mask": self.driver.action_mask(),
-                "moves_outside_window": int(self.driver.encoder.last_outside)}
+        info = {
+            "scores": np.array(game.scores, SCORES_DTYPE),
+            "end_reason": game.end_reason,
+            "action_mask": self.driver.action_mask(),
+            "moves_outside_window": int(self.driver.encoder.last_outside),
+        }
         # with mask_in_obs, obs["action_mask"] (the driver's) equals info["action_mask"]
         return {k: obs[k] for k in self._obs_keys}, info
 
@@ -101,8 +117,7 @@ class SingleAgentEnv(gym.Env, ABC):
         """ResetNeeded unless an episode is running: a step after the episode ended
         (game over or illegal action) must not play on in the finished game."""
         if self._over is not None:
-            raise ResetNeeded(f"step() called {self._over}: call reset() to start a new "
-                              "episode")
+            raise ResetNeeded(f"step() called {self._over}: call reset() to start a new episode")
 
     def _finish_if_done(self) -> None:
         if self.driver.live_game.done:

@@ -70,17 +70,36 @@ class SoloEnv(SingleAgentEnv):
             solo rules' harder 3 or easier 5), ``expansions`` and ``expansion_mode``.
     """
 
-    def __init__(self, colours: int = 3, board_size: int = 32, action_mode: str = "turn",
-                 on_overflow: str = "warn", illegal_reward: float = -1.0,
-                 render_mode: str | None = None, obs_features: str = "standard",
-                 scoring_order: str = "auto", candidate_moves: int = 0,
-                 mask_in_obs: bool = False, **rule_options: Any) -> None:
+    def __init__(
+        self,
+        colours: int = 3,
+        board_size: int = 32,
+        action_mode: str = "turn",
+        on_overflow: str = "warn",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        obs_features: str = "standard",
+        scoring_order: str = "auto",
+        candidate_moves: int = 0,
+        mask_in_obs: bool = False,
+        **rule_options: Any,
+    ) -> None:
         check_rule_options(type(self), rule_options)
         check_int("colours", colours, 3, 4)
-        rules = Rules(variant="solo", solo_colours=colours, scoring_order=scoring_order,
-                      **rule_options)
-        super().__init__(rules, board_size, action_mode, on_overflow, illegal_reward,
-                         render_mode, obs_features, candidate_moves, mask_in_obs)
+        rules = Rules(
+            variant="solo", solo_colours=colours, scoring_order=scoring_order, **rule_options
+        )
+        super().__init__(
+            rules,
+            board_size,
+            action_mode,
+            on_overflow,
+            illegal_reward,
+            render_mode,
+            obs_features,
+            candidate_moves,
+            mask_in_obs,
+        )
 
     def _observer(self) -> int:
         return 0  # colours are absolute in solo
@@ -143,19 +162,42 @@ class SoloVectorEnv(BatchedGamesEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "rgb_array"]}
 
-    def __init__(self, num_envs: int = 8, colours: int = 3, board_size: int = 32,
-                 on_overflow: str = "warn", illegal_reward: float = -1.0, copy: bool = False,
-                 num_threads: int | None = None, render_mode: str | None = None,
-                 obs_features: str = "standard", scoring_order: str = "auto",
-                 candidate_moves: int = 0,
-                 **rule_options: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int = 8,
+        colours: int = 3,
+        board_size: int = 32,
+        on_overflow: str = "warn",
+        illegal_reward: float = -1.0,
+        copy: bool = False,
+        num_threads: int | None = None,
+        render_mode: str | None = None,
+        obs_features: str = "standard",
+        scoring_order: str = "auto",
+        candidate_moves: int = 0,
+        **rule_options: Any,
+    ) -> None:
         check_rule_options(type(self), rule_options)
         self._check_batch(num_envs, num_threads, render_mode)
-        rules = Rules(variant="solo", solo_colours=check_int("colours", colours, 3, 4),
-                      scoring_order=scoring_order, **rule_options)
-        self._setup(Encoder(rules, board_size, "turn", on_overflow,
-                            obs_features=obs_features, candidate_moves=candidate_moves),
-                    illegal_reward, copy, render_mode)
+        rules = Rules(
+            variant="solo",
+            solo_colours=check_int("colours", colours, 3, 4),
+            scoring_order=scoring_order,
+            **rule_options,
+        )
+        self._setup(
+            Encoder(
+                rules,
+                board_size,
+                "turn",
+                on_overflow,
+                obs_features=obs_features,
+                candidate_moves=candidate_moves,
+            ),
+            illegal_reward,
+            copy,
+            render_mode,
+        )
 
     # ------------------------------------------------------------------ api
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
@@ -175,8 +217,7 @@ class SoloVectorEnv(BatchedGamesEnv):
     def _deal(self, i: int) -> None:
         """Shuffle the next deck of game i as `SoloEnv.reset` does (`_start` begins it)."""
         seed = int(self._rngs[i].integers(2**63))
-        self._state_list[i].deck[: self._games.deck_len] = shuffled_deck(self.encoder.tileset,
-                                                                         seed)
+        self._state_list[i].deck[: self._games.deck_len] = shuffled_deck(self.encoder.tileset, seed)
         self._seeds[i] = seed
 
     def _start(self, which: np.ndarray) -> None:
@@ -187,11 +228,13 @@ class SoloVectorEnv(BatchedGamesEnv):
 
     def _run(self, batch: Batch, out: ObservationBuffers) -> None:
         """`solo_batch` over the games `batch.which`, observing into `out`."""
-        self._in_chunks(solo_batch, len(batch.which), self._games, batch, out.out,
-                        self._scratch, self._results)
+        self._in_chunks(
+            solo_batch, len(batch.which), self._games, batch, out.out, self._scratch, self._results
+        )
 
-    def _final_extras(self, done: np.ndarray, ended: np.ndarray, illegal: np.ndarray,
-                      cut: np.ndarray) -> dict[str, Any]:
+    def _final_extras(
+        self, done: np.ndarray, ended: np.ndarray, illegal: np.ndarray, cut: np.ndarray
+    ) -> dict[str, Any]:
         """The solo env's own final info: "result" (the lowest colour's score) of the
         games that finished."""
         finished = ended & ~illegal & ~cut

@@ -57,10 +57,12 @@ def _check_buffers(num_envs: int, encoder: Encoder, state_bytes: int) -> None:
     space's bounds (its low and high arrays)."""
     per_game = (2 + encoder.aggregate) * state_bytes + 4 * ObservationBuffers.game_bytes(encoder)
     if num_envs * per_game > MAX_BUFFER_BYTES:
-        raise ValueError(f"num_envs={num_envs} games with board_size={encoder.board_size} "
-                         f"need about {num_envs * per_game / 2**30:,.1f} GiB of states and "
-                         f"observation buffers; at most {MAX_BUFFER_BYTES // 2**30} GiB "
-                         "(fewer games or a smaller board_size)")
+        raise ValueError(
+            f"num_envs={num_envs} games with board_size={encoder.board_size} "
+            f"need about {num_envs * per_game / 2**30:,.1f} GiB of states and "
+            f"observation buffers; at most {MAX_BUFFER_BYTES // 2**30} GiB "
+            "(fewer games or a smaller board_size)"
+        )
 
 
 class Teacher(NamedTuple):
@@ -103,8 +105,9 @@ class BatchedGamesEnv(VectorEnv, ABC):
         current buffer set."""
 
     @abstractmethod
-    def _final_extras(self, done: np.ndarray, ended: np.ndarray, illegal: np.ndarray,
-                      cut: np.ndarray) -> dict[str, Any]:
+    def _final_extras(
+        self, done: np.ndarray, ended: np.ndarray, illegal: np.ndarray, cut: np.ndarray
+    ) -> dict[str, Any]:
         """The env's own entries of the final info of the ended games `done` (`ended`
         its mask; `illegal`, `cut`: those ended by an illegal action, cut short), each
         with its boolean mask entry (`_final_infos`)."""
@@ -119,22 +122,26 @@ class BatchedGamesEnv(VectorEnv, ABC):
         the action space (an action outside the mask is legal here: it ends its game)."""
         actions = np.asarray(actions)
         if actions.dtype.kind not in "iu" or actions.size != self.num_envs:
-            raise ValueError(f"actions must be {self.num_envs} integers (one per game), got "
-                             f"an array of {actions.size} {actions.dtype}")
+            raise ValueError(
+                f"actions must be {self.num_envs} integers (one per game), got "
+                f"an array of {actions.size} {actions.dtype}"
+            )
         actions = actions.astype(np.int64, copy=False).reshape(self.num_envs)
         n = self.encoder.n_actions
         bad = np.flatnonzero((actions < 0) | (actions >= n))
         if bad.size:
             i = int(bad[0])
-            raise ValueError(f"action {actions[i]} of game {i} is outside the action space "
-                             f"[0, {n})")
+            raise ValueError(
+                f"action {actions[i]} of game {i} is outside the action space [0, {n})"
+            )
         return actions
 
     def game(self, i: int) -> Game:
         """Game i as a `Game` view sharing its state (read it, don't play on it; no move
         log). Take a new view after a step."""
-        return Game.over_state(self.rules, self.encoder.tileset, self._state_list[i],
-                                self._seeds[i])
+        return Game.over_state(
+            self.rules, self.encoder.tileset, self._state_list[i], self._seeds[i]
+        )
 
     def render(self):
         if self.render_mode is None:
@@ -203,14 +210,21 @@ class BatchedGamesEnv(VectorEnv, ABC):
             mt = np.zeros((N, MT_WORDS), np.int64)
             for i in range(N):
                 mt_seed(mt[i], np.int64(self._seeds[i] or 0))
-            self._teacher = Teacher(np.zeros(N, np.int64),
-                                    np.zeros((N, self.encoder.n_actions), np.float32),
-                                    np.zeros(N, np.float64))
+            self._teacher = Teacher(
+                np.zeros(N, np.int64),
+                np.zeros((N, self.encoder.n_actions), np.float32),
+                np.zeros(N, np.float64),
+            )
             self._teacher_mt = mt
         t = self._teacher
-        self._in_chunks(teacher_batch, self.num_envs, self._games,
-                        TeacherBot(kind, w, self._teacher_mt, float(temperature)),
-                        self._bot_buffers(), t)
+        self._in_chunks(
+            teacher_batch,
+            self.num_envs,
+            self._games,
+            TeacherBot(kind, w, self._teacher_mt, float(temperature)),
+            self._bot_buffers(),
+            t,
+        )
         return t
 
     def to_sb3(self):
@@ -227,25 +241,31 @@ class BatchedGamesEnv(VectorEnv, ABC):
             rows = self._scratch.rows
             T, R = rows.shape[:2]
             proto = self._state_list[0]
-            self._bots = BotBuffers(rows, state_rows(proto, T)[0], state_rows(proto, T)[0],
-                                    np.zeros((T, self.rules.seats)), np.zeros((T, R)),
-                                    np.zeros((T, self.encoder.n_types), np.int64),
-                                    np.zeros((T, R, 3), np.int64))
+            self._bots = BotBuffers(
+                rows,
+                state_rows(proto, T)[0],
+                state_rows(proto, T)[0],
+                np.zeros((T, self.rules.seats)),
+                np.zeros((T, R)),
+                np.zeros((T, self.encoder.n_types), np.int64),
+                np.zeros((T, R, 3), np.int64),
+            )
         return self._bots
 
     def _seed_decks(self, seed: int | list[int] | None) -> None:
         """Seed game i's deck generator with ``seed + i`` (or ``seed[i]``); None keeps
         the generators as they are."""
         if seed is not None:
-            seeds = ([check_seed(f"seed[{i}]", s) for i, s in enumerate(seed)]
-                     if isinstance(seed, (list, tuple)) else
-                     [check_int("seed", seed, 0) + i for i in range(self.num_envs)])
+            seeds = (
+                [check_seed(f"seed[{i}]", s) for i, s in enumerate(seed)]
+                if isinstance(seed, (list, tuple))
+                else [check_int("seed", seed, 0) + i for i in range(self.num_envs)]
+            )
             if len(seeds) != self.num_envs:
                 raise ValueError(f"need {self.num_envs} seeds, got {len(seeds)}")
             self._rngs = [seeding.np_random(s)[0] for s in seeds]
 
-    def _check_batch(self, num_envs: int, num_threads: int | None,
-                     render_mode: str | None) -> None:
+    def _check_batch(self, num_envs: int, num_threads: int | None, render_mode: str | None) -> None:
         """Check and set the batch size, the threads (default: numba's) and the render
         mode, the arguments every batched env takes."""
         self.num_envs = check_int("num_envs", num_envs, 1)
@@ -256,8 +276,9 @@ class BatchedGamesEnv(VectorEnv, ABC):
         num_threads = check_int("num_threads", most if num_threads is None else num_threads, 1)
         self.num_threads = min(num_threads, most)
 
-    def _setup(self, encoder: Encoder, illegal_reward: float, copy: bool,
-               render_mode: str | None) -> None:
+    def _setup(
+        self, encoder: Encoder, illegal_reward: float, copy: bool, render_mode: str | None
+    ) -> None:
         """What every batched env builds from its encoder (after `_check_batch`): the
         rules, the spaces, the games (`Games`: their states, rows of one buffer for
         numba, and a view of each for Python), the two observation buffer sets (a step
@@ -277,16 +298,22 @@ class BatchedGamesEnv(VectorEnv, ABC):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         states, self._state_list = state_rows(proto, N)
-        self._games = Games(states, encoder.tileset.tables, encoder.layout,
-                            len(encoder.tileset.full_deck()))
+        self._games = Games(
+            states, encoder.tileset.tables, encoder.layout, len(encoder.tileset.full_deck())
+        )
         self._seeds: list[int | None] = [None] * N
         self._sets = [ObservationBuffers(N, encoder) for _ in range(2)]
         self._cur = 0
         self._scratch = encoder.batch_scratch(states, self.num_threads)
         self.last_candidates = np.zeros(N, np.int64)
-        self._results = Results(np.zeros(N, np.float64), np.zeros(N, np.uint8),
-                                np.zeros(N, np.uint8), np.full(N, -1, np.int64),
-                                np.zeros(N, np.int64), self.last_candidates)
+        self._results = Results(
+            np.zeros(N, np.float64),
+            np.zeros(N, np.uint8),
+            np.zeros(N, np.uint8),
+            np.full(N, -1, np.int64),
+            np.zeros(N, np.int64),
+            self.last_candidates,
+        )
         self._stalled = np.zeros(N, bool)  # stuck at a policy seat (VsBots, "truncate")
         self._rngs = [seeding.np_random(None)[0] for _ in range(N)]
         self._all = np.arange(N, dtype=np.int64)
@@ -348,9 +375,11 @@ class BatchedGamesEnv(VectorEnv, ABC):
             for i in again:
                 self._deal(i)
             self._start(again)
-        raise WindowOverflowError(f"{_REDEALS} new games in a row showed no legal move in "
-                                  f"the {self.encoder.board_size}-cell window; use a "
-                                  "larger board_size")
+        raise WindowOverflowError(
+            f"{_REDEALS} new games in a row showed no legal move in "
+            f"the {self.encoder.board_size}-cell window; use a "
+            "larger board_size"
+        )
 
     def _check_overflow(self) -> None:
         """Apply the encoder's overflow policy to the current decisions: warn (once)
@@ -369,10 +398,15 @@ class BatchedGamesEnv(VectorEnv, ABC):
     def _obs(self) -> dict[str, np.ndarray]:
         return self._sets[self._cur].obs(copy=self.copy)
 
-
-    def _final_infos(self, done: np.ndarray, illegal: np.ndarray, cut: np.ndarray,
-                     actions: np.ndarray, src: ObservationBuffers,
-                     dst: ObservationBuffers) -> dict[str, Any]:
+    def _final_infos(
+        self,
+        done: np.ndarray,
+        illegal: np.ndarray,
+        cut: np.ndarray,
+        actions: np.ndarray,
+        src: ObservationBuffers,
+        dst: ObservationBuffers,
+    ) -> dict[str, Any]:
         """Gymnasium's same-step autoreset infos (the layout `_add_info` builds, written
         directly: it is on the hot path) of the ended games `done`: "scores" (int64[N,
         seats]), "end_reason", "illegal_move" (the reason, where `illegal`),
@@ -392,15 +426,23 @@ class BatchedGamesEnv(VectorEnv, ABC):
             reasons[i] = C.END_NAMES[st.end_reason]
             if illegal[i]:
                 reasons_why[i] = f"action {actions[i]} is not in the mask"
-        final_info: dict[str, Any] = {"scores": scores, "_scores": ended,
-                                      "end_reason": reasons, "_end_reason": ended}
+        final_info: dict[str, Any] = {
+            "scores": scores,
+            "_scores": ended,
+            "end_reason": reasons,
+            "_end_reason": ended,
+        }
         final_info |= self._final_extras(done, ended, illegal, cut)
         if illegal.any():
             final_info |= {"illegal_move": reasons_why, "_illegal_move": illegal}
         if cut.any():
             final_info |= {"window_overflow": cut.copy(), "_window_overflow": cut.copy()}
-        return {"final_obs": final_obs, "_final_obs": ended, "final_info": final_info,
-                "_final_info": ended}
+        return {
+            "final_obs": final_obs,
+            "_final_obs": ended,
+            "final_info": final_info,
+            "_final_info": ended,
+        }
 
 
 class ObservationBuffers:
@@ -416,14 +458,20 @@ class ObservationBuffers:
         self.cand_actions = np.full((n, K), -1, np.int64)
         self.with_candidates = K > 0
         # as the kernels take them (`carcassonne_env.envs.vector_kernels`)
-        self.out = Observation(self.planes, self.feats, self.masks, self.dirty, self.cands,
-                               self.cand_actions)
+        self.out = Observation(
+            self.planes, self.feats, self.masks, self.dirty, self.cands, self.cand_actions
+        )
 
     @staticmethod
     def game_bytes(enc: Encoder) -> int:
         """The bytes of one game's row of the arrays `ObservationBuffers` holds."""
-        return (int(np.prod(enc.board_shape)) + 4 * enc.n_features + enc.n_actions + 6 * 8
-                + enc.candidate_moves * (4 * enc.n_candidate_columns + 8))
+        return (
+            int(np.prod(enc.board_shape))
+            + 4 * enc.n_features
+            + enc.n_actions
+            + 6 * 8
+            + enc.candidate_moves * (4 * enc.n_candidate_columns + 8)
+        )
 
     def obs(self, rows: Any = None, copy: bool = False) -> dict[str, np.ndarray]:
         """The observation dict of games `rows` (a slice or an index; None: all games,

@@ -63,14 +63,14 @@ Batch = namedtuple("Batch", ["phase", "which", "actions", "masks_in", "started"]
 #: the game ended (`dones`) by an illegal action (`illegal`) and the POLICY seat it waits
 #: for (`waiting`, -1: none); per row of the observations: the legal moves outside the
 #: window (`outside`) and the candidate actions inside it (`n_cands`).
-Results = namedtuple("Results", ["rewards", "dones", "illegal", "waiting", "outside",
-                                 "n_cands"])
+Results = namedtuple("Results", ["rewards", "dones", "illegal", "waiting", "outside", "n_cands"])
 
 #: Who plays each seat of each VsBots game (module docstring): the `learner`'s seat;
 #: per seat the bot's kind, weights, generator `mt` and its seed (`bot_seeds`); the
 #: scores at the learner's last decision (`base`); the reward mode (REWARD_MODES).
-Seating = namedtuple("Seating", ["learner", "kinds", "weights", "mt", "bot_seeds", "base",
-                                 "reward_mode"])
+Seating = namedtuple(
+    "Seating", ["learner", "kinds", "weights", "mt", "bot_seeds", "base", "reward_mode"]
+)
 
 #: A teacher bot (`teacher_batch`): its kind and heuristic weights, a generator per game
 #: and the softmax temperature.
@@ -82,8 +82,9 @@ def _game_agg(agg, i):
     """Game i's `AggregateBuffers` of the per-env `agg` (None: none)."""
     if agg is None:
         return None
-    return AggregateBuffers(agg.base, agg.fbase, as_state(agg.scratch[i]), agg.counts[i],
-                            agg.pending[i])
+    return AggregateBuffers(
+        agg.base, agg.fbase, as_state(agg.scratch[i]), agg.counts[i], agg.pending[i]
+    )
 
 
 @counted
@@ -91,15 +92,27 @@ def _thread_cand(cand, c):
     """Thread c's `CandidateBuffers` of the per-env `cand` (None: none)."""
     if cand is None:
         return None
-    return CandidateBuffers(as_state(cand.after[c]), as_state(cand.scratch[c]),
-                            cand.unseen[c], cand.before[c], cand.memo[c])
+    return CandidateBuffers(
+        as_state(cand.after[c]),
+        as_state(cand.scratch[c]),
+        cand.unseen[c],
+        cand.before[c],
+        cand.memo[c],
+    )
 
 
 @counted
 def _thread_bots(bots, c):
     """Thread c's `BotBuffers` of the per-env `bots`."""
-    return BotBuffers(bots.rows[c], as_state(bots.after[c]), as_state(bots.scratch[c]),
-                      bots.values[c], bots.evals[c], bots.unseen[c], bots.keys[c])
+    return BotBuffers(
+        bots.rows[c],
+        as_state(bots.after[c]),
+        as_state(bots.scratch[c]),
+        bots.values[c],
+        bots.evals[c],
+        bots.unseen[c],
+        bots.keys[c],
+    )
 
 
 @jitted()
@@ -107,12 +120,26 @@ def _observe(games, i, j, c, observer, out, scratch, results):
     """Observe game i for `observer` into row j of `out` (thread c's scratch);
     results.outside[j], results.n_cands[j]: its legal moves outside the window, its
     candidates."""
-    obs = Observation(out.planes[j], out.feats[j], out.mask[j], out.dirty[j],
-                      out.cand_feats[j], out.cand_actions[j])
+    obs = Observation(
+        out.planes[j],
+        out.feats[j],
+        out.mask[j],
+        out.dirty[j],
+        out.cand_feats[j],
+        out.cand_actions[j],
+    )
     _, results.outside[j], results.n_cands[j] = observe(
-        as_state(games.states[i]), games.tables, games.layout, observer, MODE_TURN,
-        scratch.pend, scratch.rows[c], obs, _game_agg(scratch.agg, i),
-        _thread_cand(scratch.cand, c))
+        as_state(games.states[i]),
+        games.tables,
+        games.layout,
+        observer,
+        MODE_TURN,
+        scratch.pend,
+        scratch.rows[c],
+        obs,
+        _game_agg(scratch.agg, i),
+        _thread_cand(scratch.cand, c),
+    )
 
 
 @hot

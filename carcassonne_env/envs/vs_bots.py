@@ -99,41 +99,65 @@ class VsBotsEnv(SingleAgentEnv):
     learning seat (an int).
     """
 
-    def __init__(self, opponents: Sequence[Opponent] | Opponent = ("greedy",),
-                 seat: int | None = None, reward: str = "score", rules: Rules | None = None,
-                 board_size: int = 32, action_mode: str = "turn", on_overflow: str = "warn",
-                 illegal_reward: float = -1.0, render_mode: str | None = None,
-                 obs_features: str = "standard", candidate_moves: int = 0,
-                 mask_in_obs: bool = False, **rule_options: Any) -> None:
+    def __init__(
+        self,
+        opponents: Sequence[Opponent] | Opponent = ("greedy",),
+        seat: int | None = None,
+        reward: str = "score",
+        rules: Rules | None = None,
+        board_size: int = 32,
+        action_mode: str = "turn",
+        on_overflow: str = "warn",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        obs_features: str = "standard",
+        candidate_moves: int = 0,
+        mask_in_obs: bool = False,
+        **rule_options: Any,
+    ) -> None:
         check_rule_options(type(self), rule_options)
         if isinstance(opponents, str) or not isinstance(opponents, Sequence):
             entries = [opponents]
         else:
             entries = list(opponents)
         if not all(isinstance(e, str) or callable(e) or _is_agent(e) for e in entries):
-            raise ValueError("opponents must be a bot spec or a list of bot specs (strings), "
-                             f"agents (act(game) -> Move) or agent factories, got {opponents!r}")
+            raise ValueError(
+                "opponents must be a bot spec or a list of bot specs (strings), "
+                f"agents (act(game) -> Move) or agent factories, got {opponents!r}"
+            )
         if not entries:
             raise ValueError("opponents must name at least one bot")
         if rules is None:
             rule_options.setdefault("players", len(entries) + 1)
         rules = rules_from(rules, rule_options)
         if rules.variant == "solo" or rules.players < 2:
-            raise ValueError("VsBots is for 2-6 players; use 'Carcassonne/Solo-v0' for the "
-                             "solo variant")
+            raise ValueError(
+                "VsBots is for 2-6 players; use 'Carcassonne/Solo-v0' for the solo variant"
+            )
         if len(entries) == 1:
             entries *= rules.players - 1
         names = [_opponent_name(e) for e in entries]
         if len(entries) != rules.players - 1:
-            raise ValueError(f"{rules.players} players need {rules.players - 1} opponents, "
-                             f"got {len(entries)}: {names}")
+            raise ValueError(
+                f"{rules.players} players need {rules.players - 1} opponents, "
+                f"got {len(entries)}: {names}"
+            )
         for spec in {e for e in entries if isinstance(e, str)}:
             make_bot(spec)  # an unknown bot or bad option fails here, not at reset
         if seat is not None:
             seat = check_int("seat", seat, 0, rules.players - 1)
         check_choice("reward", reward, REWARDS)
-        super().__init__(rules, board_size, action_mode, on_overflow, illegal_reward,
-                         render_mode, obs_features, candidate_moves, mask_in_obs)
+        super().__init__(
+            rules,
+            board_size,
+            action_mode,
+            on_overflow,
+            illegal_reward,
+            render_mode,
+            obs_features,
+            candidate_moves,
+            mask_in_obs,
+        )
         self.opponents = entries
         self.opponent_names = names
         self.fixed_seat = seat
@@ -148,8 +172,9 @@ class VsBotsEnv(SingleAgentEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         self._new_game(seed)
         rng = self.np_random
-        self.seat = (int(rng.integers(self.rules.players)) if self.fixed_seat is None
-                     else self.fixed_seat)
+        self.seat = (
+            int(rng.integers(self.rules.players)) if self.fixed_seat is None else self.fixed_seat
+        )
         others = [p for p in range(self.rules.players) if p != self.seat]
         self._bots = self._make_bots(others)
         self._gains_before_first_turn = self._play_bots()  # counted in the first step
@@ -278,13 +303,24 @@ class VsBotsVectorEnv(BatchedGamesEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "rgb_array"]}
 
-    def __init__(self, num_envs: int = 8, opponents: Sequence[Any] | str = ("greedy",),
-                 seat: int | None = None, reward: str = "score", rules: Rules | None = None,
-                 board_size: int = 32, on_overflow: str = "warn", illegal_reward: float = -1.0,
-                 copy: bool = False, num_threads: int | None = None,
-                 render_mode: str | None = None, self_policy: Policy | None = None,
-                 obs_features: str = "standard", candidate_moves: int = 0,
-                 **rule_options: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int = 8,
+        opponents: Sequence[Any] | str = ("greedy",),
+        seat: int | None = None,
+        reward: str = "score",
+        rules: Rules | None = None,
+        board_size: int = 32,
+        on_overflow: str = "warn",
+        illegal_reward: float = -1.0,
+        copy: bool = False,
+        num_threads: int | None = None,
+        render_mode: str | None = None,
+        self_policy: Policy | None = None,
+        obs_features: str = "standard",
+        candidate_moves: int = 0,
+        **rule_options: Any,
+    ) -> None:
         self._check_batch(num_envs, num_threads, render_mode)
         check_rule_options(type(self), rule_options)
         entries = _opponent_list(opponents)
@@ -292,14 +328,14 @@ class VsBotsVectorEnv(BatchedGamesEnv):
             rule_options.setdefault("players", len(entries) + 1)
         self.rules = rules = rules_from(rules, rule_options)
         if rules.variant == "solo" or rules.players < 2:
-            raise ValueError("VsBots is for 2-6 players; use 'Carcassonne/Solo-v0' for the "
-                             "solo variant")
+            raise ValueError(
+                "VsBots is for 2-6 players; use 'Carcassonne/Solo-v0' for the solo variant"
+            )
         P = rules.players
         if len(entries) == 1:
             entries *= P - 1
         if len(entries) != P - 1:
-            raise ValueError(f"{P} players need {P - 1} opponents, got {len(entries)}: "
-                             f"{entries}")
+            raise ValueError(f"{P} players need {P - 1} opponents, got {len(entries)}: {entries}")
         # Per opponent slot: (kind, weights, policy index or -1).
         self._policies: list[Policy] = []
         self._slots: list[tuple[int, np.ndarray, int]] = []
@@ -311,9 +347,11 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                 self.opponent_names.append("self")
             elif isinstance(entry, str):
                 if entry.split(":")[0] not in KINDS:
-                    raise ValueError(f"opponents: {entry!r} has no jitted version (jitted "
-                                     f"bots: {', '.join(KINDS)}); pass a policy callable "
-                                     "for other opponents")
+                    raise ValueError(
+                        f"opponents: {entry!r} has no jitted version (jitted "
+                        f"bots: {', '.join(KINDS)}); pass a policy callable "
+                        "for other opponents"
+                    )
                 kind, w = bot_spec(entry)
                 self._slots.append((kind, w, -2))
                 self.opponent_names.append(entry)
@@ -325,8 +363,10 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                 self._slots.append((POLICY, zero_w, index))
                 self.opponent_names.append(getattr(entry, "name", "policy"))
             else:
-                raise ValueError("opponents must be bot specs (strings), 'self' or policy "
-                                 f"callables, got {entry!r}")
+                raise ValueError(
+                    "opponents must be bot specs (strings), 'self' or policy "
+                    f"callables, got {entry!r}"
+                )
         if self_policy is not None and not callable(self_policy):
             raise ValueError(f"self_policy must be a callable, got {self_policy!r}")
         self.self_policy = self_policy
@@ -334,16 +374,29 @@ class VsBotsVectorEnv(BatchedGamesEnv):
             seat = check_int("seat", seat, 0, P - 1)
         self.fixed_seat = seat
         self.reward_mode = check_choice("reward", reward, REWARDS)
-        self._setup(Encoder(rules, board_size, "turn", on_overflow, obs_features=obs_features,
-                            candidate_moves=candidate_moves), illegal_reward, copy, render_mode)
+        self._setup(
+            Encoder(
+                rules,
+                board_size,
+                "turn",
+                on_overflow,
+                obs_features=obs_features,
+                candidate_moves=candidate_moves,
+            ),
+            illegal_reward,
+            copy,
+            render_mode,
+        )
         N = self.num_envs
-        self._seating = Seating(learner=np.zeros(N, np.int64),
-                                kinds=np.full((N, P), LEARNER, np.int64),
-                                weights=np.zeros((N, P, zero_w.shape[0])),
-                                mt=np.zeros((N, P, MT_WORDS), np.int64),
-                                bot_seeds=np.zeros((N, P), np.int64),  # < 2**63
-                                base=np.zeros((N, P), np.int64),
-                                reward_mode=REWARD_MODES[reward])
+        self._seating = Seating(
+            learner=np.zeros(N, np.int64),
+            kinds=np.full((N, P), LEARNER, np.int64),
+            weights=np.zeros((N, P, zero_w.shape[0])),
+            mt=np.zeros((N, P, MT_WORDS), np.int64),
+            bot_seeds=np.zeros((N, P), np.int64),  # < 2**63
+            base=np.zeros((N, P), np.int64),
+            reward_mode=REWARD_MODES[reward],
+        )
         self._policy_of = np.full((N, P), -2, np.int64)
         self._has_policies = any(k == POLICY for k, _, _ in self._slots)
         self._self_play = any(i == -1 for _, _, i in self._slots)
@@ -379,25 +432,44 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         return self._finish_step(actions, src, dst)
 
     # ------------------------------------------------------------------ internals
-    def _run(self, phase: int, which: np.ndarray, actions: np.ndarray, masks_in: np.ndarray,
-             started: np.ndarray | None = None, out: Observation | None = None,
-             outside: np.ndarray | None = None, n_cands: np.ndarray | None = None) -> None:
+    def _run(
+        self,
+        phase: int,
+        which: np.ndarray,
+        actions: np.ndarray,
+        masks_in: np.ndarray,
+        started: np.ndarray | None = None,
+        out: Observation | None = None,
+        outside: np.ndarray | None = None,
+        n_cands: np.ndarray | None = None,
+    ) -> None:
         """`run_batch` (phase STEP, START, RESUME, or OBSERVE: observers in `actions`) over
         the games `which`, writing into `out` (default: the current buffer set) and
         `outside`, `n_cands` (default: the env's)."""
         results = self._results
         if outside is not None:
             results = results._replace(outside=outside, n_cands=n_cands)
-        batch = Batch(phase, which, actions, masks_in,
-                      self._no_started if started is None else started)
-        self._in_chunks(run_batch, len(which), self._games, batch, self._seating,
-                        self._bot_buffers(), self._sets[self._cur].out if out is None else out,
-                        self._scratch, results)
+        batch = Batch(
+            phase, which, actions, masks_in, self._no_started if started is None else started
+        )
+        self._in_chunks(
+            run_batch,
+            len(which),
+            self._games,
+            batch,
+            self._seating,
+            self._bot_buffers(),
+            self._sets[self._cur].out if out is None else out,
+            self._scratch,
+            results,
+        )
 
     def _check_self_policy(self) -> None:
         if self._self_play and self.self_policy is None:
-            raise ValueError("opponents include 'self' seats: set self_policy (the policy "
-                             "that plays them, e.g. the learner's) before reset() / step()")
+            raise ValueError(
+                "opponents include 'self' seats: set self_policy (the policy "
+                "that plays them, e.g. the learner's) before reset() / step()"
+            )
         if self.self_policy is not None and not callable(self.self_policy):
             raise ValueError(f"self_policy must be a callable, got {self.self_policy!r}")
 
@@ -406,8 +478,7 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         the order `VsBotsEnv.reset` draws them (`_start` begins the game)."""
         rng = self._rngs[i]
         seed = int(rng.integers(2**63))
-        self._state_list[i].deck[: self._games.deck_len] = shuffled_deck(self.encoder.tileset,
-                                                                         seed)
+        self._state_list[i].deck[: self._games.deck_len] = shuffled_deck(self.encoder.tileset, seed)
         self._seeds[i] = seed
         P = self.rules.players
         seat = int(rng.integers(P)) if self.fixed_seat is None else self.fixed_seat
@@ -426,8 +497,9 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         """Start the dealt games `which`: bots move up to the learner's first decision,
         which is encoded into the current buffer set."""
         which = np.asarray(which, np.int64)
-        for policy in {id(p): p for p in [*self._policies, self.self_policy]
-                       if p is not None}.values():
+        for policy in {
+            id(p): p for p in [*self._policies, self.self_policy] if p is not None
+        }.values():
             if hasattr(policy, "new_episodes"):
                 policy.new_episodes(which)
         self._run(START, which, self._no_actions, self._sets[self._cur].masks)
@@ -452,8 +524,15 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                 assert policy is not None  # (`_check_self_policy`)
                 buf = self._policy_buffers(len(which))
                 n = len(which)
-                self._run(OBSERVE, which, observers, out.masks, out=buf.out,
-                          outside=self._batch_outside, n_cands=self._batch_candidates)
+                self._run(
+                    OBSERVE,
+                    which,
+                    observers,
+                    out.masks,
+                    out=buf.out,
+                    outside=self._batch_outside,
+                    n_cands=self._batch_candidates,
+                )
                 obs = buf.obs(slice(0, n))
                 masks = buf.masks[:n].view(np.bool_)
                 stuck = ~masks.any(axis=1)
@@ -470,12 +549,17 @@ class VsBotsVectorEnv(BatchedGamesEnv):
                 else:
                     actions = policy(obs, masks, observers)
                 actions = _policy_actions(actions, n)
-                bad = ~masks[np.arange(n), np.clip(actions, 0, masks.shape[1] - 1)] | (
-                    actions < 0) | (actions >= masks.shape[1])
+                bad = (
+                    ~masks[np.arange(n), np.clip(actions, 0, masks.shape[1] - 1)]
+                    | (actions < 0)
+                    | (actions >= masks.shape[1])
+                )
                 if bad.any():
                     j = int(np.flatnonzero(bad)[0])
-                    raise ValueError(f"policy opponent returned illegal action {actions[j]} "
-                                     f"for seat {observers[j]} in game {which[j]}")
+                    raise ValueError(
+                        f"policy opponent returned illegal action {actions[j]} "
+                        f"for seat {observers[j]} in game {which[j]}"
+                    )
                 self._run(RESUME, which, actions, out.masks, np.full(n, started, np.bool_))
 
     def _stall(self, games: np.ndarray, started: bool) -> None:
@@ -497,25 +581,32 @@ class VsBotsVectorEnv(BatchedGamesEnv):
         out = self._sets[self._cur]
         for i in games:
             i = int(i)
-            results.rewards[i] = learner_reward(self._state_list[i], seating.learner[i],
-                                                seating.base[i], seating.reward_mode)
+            results.rewards[i] = learner_reward(
+                self._state_list[i], seating.learner[i], seating.base[i], seating.reward_mode
+            )
             results.dones[i] = 0
             rows = slice(i, i + 1)  # views: the learner's row of the current set
-            self._run(OBSERVE, self._all[rows], seating.learner[rows], out.masks,
-                      out=Observation(*(a[rows] for a in out.out)),
-                      outside=self._batch_outside, n_cands=self.last_candidates[rows])
+            self._run(
+                OBSERVE,
+                self._all[rows],
+                seating.learner[rows],
+                out.masks,
+                out=Observation(*(a[rows] for a in out.out)),
+                outside=self._batch_outside,
+                n_cands=self.last_candidates[rows],
+            )
 
     def _policy_buffers(self, n: int) -> ObservationBuffers:
         if self._pbuf is None:
             self._pbuf = ObservationBuffers(self.num_envs, self.encoder)
         buf = self._pbuf
         # rows are reused for other games: clear what they hold (the whole region)
-        buf.dirty[:n] = (0, buf.planes.shape[1], 0, buf.planes.shape[2], 0,
-                         buf.masks.shape[1])
+        buf.dirty[:n] = (0, buf.planes.shape[1], 0, buf.planes.shape[2], 0, buf.masks.shape[1])
         return buf
 
-    def _final_extras(self, done: np.ndarray, ended: np.ndarray, illegal: np.ndarray,
-                      cut: np.ndarray) -> dict[str, Any]:
+    def _final_extras(
+        self, done: np.ndarray, ended: np.ndarray, illegal: np.ndarray, cut: np.ndarray
+    ) -> dict[str, Any]:
         """The learner's "seat" in each ended game."""
         seats = np.zeros(self.num_envs, np.int64)
         seats[done] = self._seating.learner[done]
@@ -527,8 +618,10 @@ def _policy_actions(actions: Any, n: int) -> np.ndarray:
     ValueError unless they are n integers."""
     actions = np.asarray(actions)
     if actions.dtype.kind not in "iu" or actions.size != n:
-        raise ValueError(f"a policy opponent must return {n} integer actions (one per game "
-                         f"it was asked for), got an array of {actions.size} {actions.dtype}")
+        raise ValueError(
+            f"a policy opponent must return {n} integer actions (one per game "
+            f"it was asked for), got an array of {actions.size} {actions.dtype}"
+        )
     return actions.astype(np.int64).reshape(n)  # (uint64 past int64: negative, refused)
 
 
@@ -548,8 +641,9 @@ def _opponent_list(opponents: Any) -> list[Any]:
     elif isinstance(opponents, Sequence):
         entries = list(opponents)
     else:
-        raise ValueError("opponents must be a bot spec, a policy or a list of them, got "
-                         f"{opponents!r}")
+        raise ValueError(
+            f"opponents must be a bot spec, a policy or a list of them, got {opponents!r}"
+        )
     if not entries:
         raise ValueError("opponents must name at least one opponent")
     return entries

@@ -38,9 +38,25 @@ _FONT: Any = None
 # --------------------------------------------------------------------------- followers
 # A meeple in a unit box: x in [-0.5, 0.5] (then narrowed), y in [0, 1] (feet at 1); the
 # replay page draws the same outline (`carcassonne_env.viewer.tile_geometry`).
-MEEPLE = [(-0.12, 0.30), (-0.40, 0.36), (-0.50, 0.46), (-0.46, 0.54), (-0.24, 0.56),
-           (-0.40, 0.96), (-0.36, 1.0), (-0.08, 1.0), (0.0, 0.82), (0.08, 1.0), (0.36, 1.0),
-           (0.40, 0.96), (0.24, 0.56), (0.46, 0.54), (0.50, 0.46), (0.40, 0.36), (0.12, 0.30)]
+MEEPLE = [
+    (-0.12, 0.30),
+    (-0.40, 0.36),
+    (-0.50, 0.46),
+    (-0.46, 0.54),
+    (-0.24, 0.56),
+    (-0.40, 0.96),
+    (-0.36, 1.0),
+    (-0.08, 1.0),
+    (0.0, 0.82),
+    (0.08, 1.0),
+    (0.36, 1.0),
+    (0.40, 0.96),
+    (0.24, 0.56),
+    (0.46, 0.54),
+    (0.50, 0.46),
+    (0.40, 0.36),
+    (0.12, 0.30),
+]
 MEEPLE_WIDTH = 0.8  # width / height of a standing meeple
 
 
@@ -57,8 +73,14 @@ def _meeple_polygons(cx: float, cy: float, size: float, lying: bool):
     return body, (hx - head_r, hy - head_r, hx + head_r, hy + head_r)
 
 
-def _draw_meeple(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float,
-                 colour: tuple[int, int, int], lying: bool) -> None:
+def _draw_meeple(
+    draw: ImageDraw.ImageDraw,
+    cx: float,
+    cy: float,
+    size: float,
+    colour: tuple[int, int, int],
+    lying: bool,
+) -> None:
     body, head = _meeple_polygons(cx, cy, size, lying)
     edge = (235, 235, 235) if sum(colour) < 150 else (20, 20, 20)
     w = max(1, round(size / 14))
@@ -71,37 +93,57 @@ def _draw_meeple(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float,
     draw.ellipse(head, fill=colour)
 
 
-def _draw_builder(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float,
-                  colour: tuple[int, int, int]) -> None:
+def _draw_builder(
+    draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float, colour: tuple[int, int, int]
+) -> None:
     """Traders & Builders' builder: a slim pawn with a round head and a white hat band,
     `size` tall, centred at (cx, cy)."""
     edge = (235, 235, 235) if sum(colour) < 150 else (20, 20, 20)
     w = max(1, round(size / 14))
     half, top = 0.22 * size, cy - 0.5 * size
-    body = [(cx - half, cy + 0.5 * size), (cx - 0.12 * size, top + 0.34 * size),
-            (cx + 0.12 * size, top + 0.34 * size), (cx + half, cy + 0.5 * size)]
+    body = [
+        (cx - half, cy + 0.5 * size),
+        (cx - 0.12 * size, top + 0.34 * size),
+        (cx + 0.12 * size, top + 0.34 * size),
+        (cx + half, cy + 0.5 * size),
+    ]
     head = (cx - 0.16 * size, top, cx + 0.16 * size, top + 0.32 * size)
     draw.polygon(body, fill=colour, outline=edge, width=w)
     draw.ellipse(head, fill=colour, outline=edge, width=w)
     band = top + 0.1 * size
-    draw.line((cx - 0.17 * size, band, cx + 0.17 * size, band), fill=(250, 250, 250),
-              width=max(1, round(size / 9)))
+    draw.line(
+        (cx - 0.17 * size, band, cx + 0.17 * size, band),
+        fill=(250, 250, 250),
+        width=max(1, round(size / 9)),
+    )
 
 
-def _draw_pig(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float,
-              colour: tuple[int, int, int]) -> None:
+def _draw_pig(
+    draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float, colour: tuple[int, int, int]
+) -> None:
     """Traders & Builders' pig: a round body in the seat's colour with a pink snout and
     ears, `size` long, centred at (cx, cy)."""
     edge = (20, 20, 20)
     w = max(1, round(size / 14))
     rx, ry = 0.5 * size, 0.33 * size
     for ex in (cx + 0.12 * size, cx + 0.3 * size):  # ears
-        draw.polygon([(ex - 0.08 * size, cy - 0.22 * size), (ex, cy - 0.45 * size),
-                      (ex + 0.08 * size, cy - 0.22 * size)], fill=SNOUT, outline=edge)
+        draw.polygon(
+            [
+                (ex - 0.08 * size, cy - 0.22 * size),
+                (ex, cy - 0.45 * size),
+                (ex + 0.08 * size, cy - 0.22 * size),
+            ],
+            fill=SNOUT,
+            outline=edge,
+        )
     draw.ellipse((cx - rx, cy - ry, cx + rx, cy + ry), fill=colour, outline=edge, width=w)
     sx = cx + 0.42 * size
-    draw.ellipse((sx - 0.13 * size, cy - 0.11 * size, sx + 0.13 * size, cy + 0.11 * size),
-                 fill=SNOUT, outline=edge, width=max(1, w // 2))
+    draw.ellipse(
+        (sx - 0.13 * size, cy - 0.11 * size, sx + 0.13 * size, cy + 0.11 * size),
+        fill=SNOUT,
+        outline=edge,
+        width=max(1, w // 2),
+    )
 
 
 # --------------------------------------------------------------------------- text
@@ -136,16 +178,16 @@ def _status(game: Game) -> str:
     names = SEAT_NAMES
     if game.done:
         if game.rules.variant == "solo":
-            return (f"game over (end {game.end_reason}): result {game.result} "
-                    f"(lowest colour); tiles left {game.tiles_left}")
+            return (
+                f"game over (end {game.end_reason}): result {game.result} "
+                f"(lowest colour); tiles left {game.tiles_left}"
+            )
         scores = game.scores
         best = max(scores)
         winners = [names[p % len(names)] for p, s in enumerate(scores) if s == best]
         verdict = f"{winners[0]} wins" if len(winners) == 1 else "tie: " + ", ".join(winners)
-        return (f"game over ({game.end_reason}): {verdict} with {best}; "
-                f"tiles left {game.tiles_left}")
-    return (f"turn {game.turn}, tiles left {game.tiles_left}, tile to place: "
-            + " ".join(game.hand))
+        return f"game over ({game.end_reason}): {verdict} with {best}; tiles left {game.tiles_left}"
+    return f"turn {game.turn}, tiles left {game.tiles_left}, tile to place: " + " ".join(game.hand)
 
 
 def score_strip(game: Game, width: int) -> Image.Image:
@@ -181,8 +223,9 @@ def score_strip(game: Game, width: int) -> Image.Image:
         x = pad
         for p, text, w in row:
             if p == to_move:
-                draw.rectangle((x - 3, y - 2, x + w - 6, y + line_h - 3), fill=TO_MOVE,
-                               outline=TEXT)
+                draw.rectangle(
+                    (x - 3, y - 2, x + w - 6, y + line_h - 3), fill=TO_MOVE, outline=TEXT
+                )
             colour = SEAT_COLOURS[p % len(SEAT_COLOURS)]
             _draw_meeple(draw, x + icon / 2, y + line_h / 2 - 1, icon, colour, False)
             draw.text((x + icon + 4, y + 2), text, fill=TEXT, font=font)
@@ -195,8 +238,9 @@ def score_strip(game: Game, width: int) -> Image.Image:
 
 
 # --------------------------------------------------------------------------- public API
-def render_rgb(game: Game, *, cell: int = 48, highlight_last: bool = True,
-               show_scores: bool = True) -> np.ndarray:
+def render_rgb(
+    game: Game, *, cell: int = 48, highlight_last: bool = True, show_scores: bool = True
+) -> np.ndarray:
     """Picture of `game.board` as a uint8 (H, W, 3) array.
 
     The board is cropped to the placed tiles plus a margin of one cell (open cells next to
@@ -230,7 +274,7 @@ def render_rgb(game: Game, *, cell: int = 48, highlight_last: bool = True,
     for (x, y), p in board.items():
         t = ts.index(p.tile)
         px, py = (x - x0) * cell, (y - y0) * cell
-        canvas[py:py + cell, px:px + cell] = tile_raster(ts, t, p.rotation, cell)
+        canvas[py : py + cell, px : px + cell] = tile_raster(ts, t, p.rotation, cell)
         placed.append((x, y, px, py, t, p))
     # A faint seam round every tile, so the tiles stay visible where fields meet.
     for x, y, px, py, _, _ in placed:
@@ -240,16 +284,17 @@ def render_rgb(game: Game, *, cell: int = 48, highlight_last: bool = True,
                     continue  # drawn by the neighbour
             if dy:
                 row = py if dy < 0 else py + cell - 1
-                seam = canvas[row, px:px + cell]
+                seam = canvas[row, px : px + cell]
             else:
                 col = px if dx < 0 else px + cell - 1
-                seam = canvas[py:py + cell, col]
+                seam = canvas[py : py + cell, col]
             seam[:] = (seam * SEAM).astype(np.uint8)
     image = Image.fromarray(canvas)
     draw = ImageDraw.Draw(image)
     # Open cells: empty cells next to a tile.
-    open_cells = {(x + dx, y + dy) for x, y in board
-                  for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0))} - board.keys()
+    open_cells = {
+        (x + dx, y + dy) for x, y in board for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0))
+    } - board.keys()
     for x, y in sorted(open_cells):
         px, py = (x - x0) * cell, (y - y0) * cell
         draw.rectangle((px + 2, py + 2, px + cell - 3, py + cell - 3), outline=OPEN_CELL)
@@ -258,8 +303,9 @@ def render_rgb(game: Game, *, cell: int = 48, highlight_last: bool = True,
         w = max(2, cell // 20)
         draw.rectangle((px - 1, py - 1, px + cell, py + cell), outline=HIGHLIGHT_EDGE)
         draw.rectangle((px, py, px + cell - 1, py + cell - 1), outline=HIGHLIGHT, width=w)
-        draw.rectangle((px + w, py + w, px + cell - 1 - w, py + cell - 1 - w),
-                       outline=HIGHLIGHT_EDGE)
+        draw.rectangle(
+            (px + w, py + w, px + cell - 1 - w, py + cell - 1 - w), outline=HIGHLIGHT_EDGE
+        )
     size = cell * 0.42
     for _, _, px, py, t, p in placed:
         if p.follower is None:
@@ -297,8 +343,7 @@ def save_png(game: Game, path: str | os.PathLike[str], **kwargs: Any) -> None:
 
 
 # File suffix -> Pillow format of the images `save_image` writes.
-IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP",
-                 ".bmp": "BMP"}
+IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP", ".bmp": "BMP"}
 
 
 def image_format(path: str | os.PathLike[str]) -> str:
@@ -309,8 +354,7 @@ def image_format(path: str | os.PathLike[str]) -> str:
     fmt = IMAGE_FORMATS.get(suffix)
     if fmt is None or fmt not in Image.SAVE:
         known = ", ".join(k for k, v in IMAGE_FORMATS.items() if v in Image.SAVE)
-        raise ValueError(f"cannot tell an image format from the suffix of {path} "
-                         f"(known: {known})")
+        raise ValueError(f"cannot tell an image format from the suffix of {path} (known: {known})")
     return fmt
 
 
@@ -323,6 +367,13 @@ def save_image(game: Game, path: str | os.PathLike[str], **kwargs: Any) -> None:
         Image.fromarray(render_rgb(game, **kwargs)).save(tmp, format=fmt)
 
 
-
-__all__ = ["IMAGE_FORMATS", "MEEPLE", "MEEPLE_WIDTH", "image_format", "render_rgb",
-           "save_image", "save_png", "score_strip"]
+__all__ = [
+    "IMAGE_FORMATS",
+    "MEEPLE",
+    "MEEPLE_WIDTH",
+    "image_format",
+    "render_rgb",
+    "save_image",
+    "save_png",
+    "score_strip",
+]

@@ -57,8 +57,10 @@ def show(image: np.ndarray) -> bool:
     display (or tkinter) it warns once and returns False, never raising."""
     global _no_window
     if _no_window or not _has_display():
-        _warn_once("carcassonne_env.rendering.modes.show: no display (DISPLAY / "
-                   "WAYLAND_DISPLAY unset); not showing the board")
+        _warn_once(
+            "carcassonne_env.rendering.modes.show: no display (DISPLAY / "
+            "WAYLAND_DISPLAY unset); not showing the board"
+        )
         return False
     try:
         import tkinter
@@ -73,8 +75,7 @@ def show(image: np.ndarray) -> bool:
                 root = tkinter.Tk()
             except Exception as err:  # no X server, no Tk ...
                 _no_window = True
-                _warn_once("carcassonne_env.rendering.modes.show: cannot open a window "
-                           f"({err})")
+                _warn_once(f"carcassonne_env.rendering.modes.show: cannot open a window ({err})")
                 return False
             root.title("Carcassonne")
             label = tkinter.Label(root)
@@ -82,8 +83,7 @@ def show(image: np.ndarray) -> bool:
             _window.update(root=root, label=label)
         try:
             root, label = _window["root"], _window["label"]
-            photo = ImageTk.PhotoImage(Image.fromarray(np.asarray(image, np.uint8)),
-                                       master=root)
+            photo = ImageTk.PhotoImage(Image.fromarray(np.asarray(image, np.uint8)), master=root)
             label.configure(image=photo)
             label.image = photo  # keep a reference, or tkinter drops the picture
             root.update()

@@ -39,7 +39,31 @@ TEXT = (30, 30, 30)
 TO_MOVE = (255, 236, 150)
 SEAM = 0.86  # darkening of the tile borders
 
-__all__ = ["BACKGROUND", "CATHEDRAL", "CHURCH", "CHURCH_EDGE", "CITY", "EMBLEM_EDGE", "FIELD",
-           "GOODS_COLOURS", "HIGHLIGHT", "HIGHLIGHT_EDGE", "INN_LAKE", "JUNCTION", "OPEN_CELL",
-           "PENNANT", "PENNANT_EDGE", "ROAD", "ROAD_EDGE", "ROOF", "SEAM", "SEAT_COLOURS",
-           "SEAT_NAMES", "SNOUT", "STRIP", "TEXT", "TO_MOVE", "WALL"]
+__all__ = [
+    "BACKGROUND",
+    "CATHEDRAL",
+    "CHURCH",
+    "CHURCH_EDGE",
+    "CITY",
+    "EMBLEM_EDGE",
+    "FIELD",
+    "GOODS_COLOURS",
+    "HIGHLIGHT",
+    "HIGHLIGHT_EDGE",
+    "INN_LAKE",
+    "JUNCTION",
+    "OPEN_CELL",
+    "PENNANT",
+    "PENNANT_EDGE",
+    "ROAD",
+    "ROAD_EDGE",
+    "ROOF",
+    "SEAM",
+    "SEAT_COLOURS",
+    "SEAT_NAMES",
+    "SNOUT",
+    "STRIP",
+    "TEXT",
+    "TO_MOVE",
+    "WALL",
+]

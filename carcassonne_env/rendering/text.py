@@ -15,22 +15,42 @@ from ..core.constants import CITY, HALF_EDGES, K_CITY, K_MONASTERY, K_ROAD, ROAD
 if TYPE_CHECKING:
     from ..game import Game
 
-LEGEND = ("C city, -| road, . field, M monastery, * junction, digit = follower of that seat; "
-          "seats 0-5: a-f large follower, A-F builder, p-u pig")
+LEGEND = (
+    "C city, -| road, . field, M monastery, * junction, digit = follower of that seat; "
+    "seats 0-5: a-f large follower, A-F builder, p-u pig"
+)
 _FIGURE_GLYPHS: dict[str | None, str] = {"large": "abcdef", "builder": "ABCDEF", "pig": "pqrstu"}
 _EDGE_CELL = {"N": (0, 1), "E": (1, 2), "S": (2, 1), "W": (1, 0)}
 # The corner nearest each half-edge.
-_HALF_CELL = {"N_w": (0, 0), "N_e": (0, 2), "E_n": (0, 2), "E_s": (2, 2),
-              "S_e": (2, 2), "S_w": (2, 0), "W_s": (2, 0), "W_n": (0, 0)}
+_HALF_CELL = {
+    "N_w": (0, 0),
+    "N_e": (0, 2),
+    "E_n": (0, 2),
+    "E_s": (2, 2),
+    "S_e": (2, 2),
+    "S_w": (2, 0),
+    "W_s": (2, 0),
+    "W_n": (0, 0),
+}
 _CORNERS = ((0, 0, 3, 0), (0, 2, 0, 1), (2, 2, 1, 2), (2, 0, 2, 3))  # row, col, edge a, edge b
 
 
-FIGURE_WORDS = {"follower": "follower", "large": "large follower", "builder": "builder",
-                "pig": "pig"}
+FIGURE_WORDS = {
+    "follower": "follower",
+    "large": "large follower",
+    "builder": "builder",
+    "pig": "pig",
+}
 
 
-def move_text(x: int, y: int, rotation: int, follower: str | None = None,
-              tile: str | None = None, figure: str = "follower") -> str:
+def move_text(
+    x: int,
+    y: int,
+    rotation: int,
+    follower: str | None = None,
+    tile: str | None = None,
+    figure: str = "follower",
+) -> str:
     """A move in words, as the replay page writes it (``moveText`` in view.html):
     ``(2, -1) rot 1, follower on the city (city:N)``; the figure and the feature its spot
     is on (the location's kind: city, road, field, monastery), the tile in brackets when
@@ -102,7 +122,7 @@ def render_board(game: Game) -> str:
                 seat = placed.follower[0]
                 glyph[row][col] = _FIGURE_GLYPHS.get(placed.figure, "0123456789")[seat]
             for row in range(3):
-                rows[row][3 * (x - x0): 3 * (x - x0) + 3] = glyph[row]
+                rows[row][3 * (x - x0) : 3 * (x - x0) + 3] = glyph[row]
         for row in range(3):
             label = f"{y:>4d} " if row == 1 else "     "
             lines.append(label + "".join(rows[row]).rstrip())

@@ -95,22 +95,25 @@ class _Pieces:
         a = self.road_half
         self.full = np.ones((n, n), bool)
         # Triangle between edge N and the centre.
-        self.wedge = _draw_mask(n, lambda d: d.polygon(
-            [(-1, -1), (n, -1), ((n - 1) / 2, (n - 1) / 2)], fill=255))
+        self.wedge = _draw_mask(
+            n, lambda d: d.polygon([(-1, -1), (n, -1), ((n - 1) / 2, (n - 1) / 2)], fill=255)
+        )
         self.cap = self._lens(0.27)  # a city on one edge
         self.cut = self._lens(0.30)  # field left between two opposite city edges
         # Road from the N edge midpoint to just past the centre (symmetric about x = c).
-        self.stub = _draw_mask(n, lambda d: d.rectangle((c - a, 0, c + a - 1, c + a - 1),
-                                                        fill=255))
+        self.stub = _draw_mask(n, lambda d: d.rectangle((c - a, 0, c + a - 1, c + a - 1), fill=255))
+
         # Road bending round the N-E corner: a quarter ring through both edge midpoints.
         def ring(d: ImageDraw.ImageDraw) -> None:
             cx, cy = n - 0.5, -0.5
             d.ellipse((cx - c - a, cy - c - a, cx + c + a, cy + c + a), fill=255)
             d.ellipse((cx - c + a, cy - c + a, cx + c - a, cy + c - a), fill=0)
+
         self.bend = _draw_mask(n, ring)
         b = max(2, round(n * 0.1))
-        self.junction = _draw_mask(n, lambda d: d.rectangle((c - b, c - b, c + b - 1, c + b - 1),
-                                                            fill=255))
+        self.junction = _draw_mask(
+            n, lambda d: d.rectangle((c - b, c - b, c + b - 1, c + b - 1), fill=255)
+        )
         # Border pixels of the half-edges N_w and N_e (follower placement only).
         self.half = (np.zeros((n, n), bool), np.zeros((n, n), bool))
         self.half[0][0, :c] = True
@@ -122,8 +125,9 @@ class _Pieces:
         h, d = n / 2, depth * n
         radius = (h * h + d * d) / (2 * d)
         cx, cy = (n - 1) / 2, -0.5 + d - radius
-        return _draw_mask(n, lambda dr: dr.ellipse(
-            (cx - radius, cy - radius, cx + radius, cy + radius), fill=255))
+        return _draw_mask(
+            n, lambda dr: dr.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=255)
+        )
 
 
 @lru_cache(maxsize=16)
@@ -181,9 +185,8 @@ class _Layout:
         for s in self.cities:
             city_any |= self.seg[s]
         c = n // 2
-        at_centre = city_any[c - 1:c + 1, c - 1:c + 1].any()  # the 4 central pixels
-        self.junction = dead_ends >= 3 or (
-            dead_ends >= 1 and self.monastery < 0 and not at_centre)
+        at_centre = city_any[c - 1 : c + 1, c - 1 : c + 1].any()  # the 4 central pixels
+        self.junction = dead_ends >= 3 or (dead_ends >= 1 and self.monastery < 0 and not at_centre)
         # Emblems are drawn upright in the tile's own frame, then turned with the tile.
         self.church = self._church(r) if self.monastery >= 0 else None
         self.pennants: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # (fill, outline)
@@ -193,13 +196,16 @@ class _Layout:
                 self.pennants[s] = self._shield(own, r)
         # Inns & Cathedrals: a pond beside each road with an inn, a cross in a city with
         # a cathedral (drawn in every mode: they are printed on the tiles).
-        self.inns = [self._pond(self.seg[s]) for s in self.roads
-                     if tb.seg_flag[t, s] & FLAG_INN]
-        self.cathedrals = [self._cross(self.seg[s]) for s in self.cities
-                           if tb.seg_flag[t, s] & FLAG_CATHEDRAL]
+        self.inns = [self._pond(self.seg[s]) for s in self.roads if tb.seg_flag[t, s] & FLAG_INN]
+        self.cathedrals = [
+            self._cross(self.seg[s]) for s in self.cities if tb.seg_flag[t, s] & FLAG_CATHEDRAL
+        ]
         # Traders & Builders: the trade good's symbol in its city.
-        self.goods = [(GOODS[tb.seg_good[t, s]], self._good(self.seg[s], GOODS[
-            tb.seg_good[t, s]])) for s in self.cities if tb.seg_good[t, s] >= 0]
+        self.goods = [
+            (GOODS[tb.seg_good[t, s]], self._good(self.seg[s], GOODS[tb.seg_good[t, s]]))
+            for s in self.cities
+            if tb.seg_good[t, s] >= 0
+        ]
 
     def _good(self, city: np.ndarray, good: str) -> tuple[np.ndarray, np.ndarray]:
         """(fill, outline) of a trade good's symbol at the middle of `city`: wine a disc,
@@ -214,11 +220,11 @@ class _Layout:
             if good == "wine":
                 d.ellipse((cx - a, cy - a, cx + a, cy + a), fill=255)
             elif good == "grain":
-                d.polygon([(cx, cy - a * 1.1), (cx + a, cy + a * 0.8), (cx - a, cy + a * 0.8)],
-                          fill=255)
+                d.polygon(
+                    [(cx, cy - a * 1.1), (cx + a, cy + a * 0.8), (cx - a, cy + a * 0.8)], fill=255
+                )
             else:
-                d.rectangle((cx - 0.85 * a, cy - 0.85 * a, cx + 0.85 * a, cy + 0.85 * a),
-                            fill=255)
+                d.rectangle((cx - 0.85 * a, cy - 0.85 * a, cx + 0.85 * a, cy + 0.85 * a), fill=255)
 
         fill = _draw_mask(n, shape)
         return fill, _dilate(fill, max(1, round(n * 0.015))) & ~fill
@@ -239,8 +245,9 @@ class _Layout:
             fy, fx = np.nonzero(free)
         k = int(np.argmin((fy - my) ** 2 + (fx - mx) ** 2))
         cy, cx = float(fy[k]), float(fx[k])
-        fill = _draw_mask(n, lambda d: d.ellipse((cx - r, cy - 0.75 * r, cx + r, cy + 0.75 * r),
-                                                 fill=255))
+        fill = _draw_mask(
+            n, lambda d: d.ellipse((cx - r, cy - 0.75 * r, cx + r, cy + 0.75 * r), fill=255)
+        )
         return fill, _dilate(fill, max(1, round(n * 0.012))) & ~fill
 
     def _cross(self, city: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -252,8 +259,9 @@ class _Layout:
 
         def cross(d: ImageDraw.ImageDraw) -> None:
             d.rectangle((cx - b, cy - a, cx + b, cy + a), fill=255)
-            d.rectangle((cx - 0.7 * a, cy - 0.45 * a - b, cx + 0.7 * a, cy - 0.45 * a + b),
-                        fill=255)
+            d.rectangle(
+                (cx - 0.7 * a, cy - 0.45 * a - b, cx + 0.7 * a, cy - 0.45 * a + b), fill=255
+            )
 
         fill = _draw_mask(n, cross)
         return fill, _dilate(fill, max(1, round(n * 0.015))) & ~fill
@@ -275,8 +283,9 @@ class _Layout:
             d.line(roof + roof[:1], fill=255, width=2 * line, joint="curve")
             d.rectangle(door, fill=255)
             d.line((c, apex - 0.09 * n, c, apex), fill=255, width=line)  # cross on top
-            d.line((c - 0.03 * n, apex - 0.06 * n, c + 0.03 * n, apex - 0.06 * n), fill=255,
-                   width=line)
+            d.line(
+                (c - 0.03 * n, apex - 0.06 * n, c + 0.03 * n, apex - 0.06 * n), fill=255, width=line
+            )
 
         walls = _draw_mask(n, lambda d: d.polygon(body, fill=255))
         tiles = _draw_mask(n, lambda d: d.polygon(roof, fill=255))
@@ -315,7 +324,6 @@ class _Layout:
         if self.junction:
             m |= _pieces(self.n).junction
         return m
-
 
 
 _KEEP: dict[int, TileSet] = {}  # tile sets seen, so their id() stays unique while cached
@@ -444,7 +452,6 @@ def segment_anchors(ts: TileSet, t: int, rotation: int) -> dict[int, tuple[float
     -> (x, y) as fractions of the tile size (board frame)."""
     _KEEP.setdefault(id(ts), ts)
     return _anchors_cached(id(ts), int(t), int(rotation) % 4)
-
 
 
 __all__ = ["segment_anchors", "tile_raster"]

@@ -50,22 +50,31 @@ def _geometry_cached(ts: TileSet) -> dict[str, Any]:
     tb = ts.tables
     for t, name in enumerate(ts.names):
         buf = io.BytesIO()
-        Image.fromarray(tile_raster(ts, t, 0, _TILE_PX)).save(buf, format="PNG",
-                                                              optimize=True)
+        Image.fromarray(tile_raster(ts, t, 0, _TILE_PX)).save(buf, format="PNG", optimize=True)
         spots = []
         for r in range(4):
             anchors = segment_anchors(ts, t, r)
-            spots.append({ts.slot_names[t][r][s]: [round(ax, 3), round(ay, 3),
-                                                  KINDS[int(tb.seg_kind[t, s])]]
-                          for s, (ax, ay) in anchors.items()})
+            spots.append(
+                {
+                    ts.slot_names[t][r][s]: [
+                        round(ax, 3),
+                        round(ay, 3),
+                        KINDS[int(tb.seg_kind[t, s])],
+                    ]
+                    for s, (ax, ay) in anchors.items()
+                }
+            )
         tiles[name] = {
             "image": "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode(),
             "spots": spots,  # per rotation: follower location -> [x, y, kind]
             "aliases": [dict(ts.slot_aliases[t][r]) for r in range(4)],
             "count": ts.counts[t],
         }
-    return {"tiles": tiles, "start": ts.names[ts.start],
-            "meeple": [[x * MEEPLE_WIDTH, y - 0.5] for x, y in MEEPLE]}
+    return {
+        "tiles": tiles,
+        "start": ts.names[ts.start],
+        "meeple": [[x * MEEPLE_WIDTH, y - 0.5] for x, y in MEEPLE],
+    }
 
 
 def tile_geometry(tileset: TileSet | None = None) -> dict[str, Any]:
@@ -113,8 +122,11 @@ def _snapshot(game: Game, order: Counter) -> dict[str, Any]:
     out = {
         "scores": game.scores,
         "supply": game.followers_in_supply,
-        "followers": [[x, y, p.follower[0], p.follower[1], p.figure] for (x, y), p in
-                      game.board.items() if p.follower is not None],
+        "followers": [
+            [x, y, p.follower[0], p.follower[1], p.figure]
+            for (x, y), p in game.board.items()
+            if p.follower is not None
+        ],
         "next": None if game.done else {"seat": game.current_player, "hand": game.hand},
         "deck": _deck_left(game, order),
         "tiles_left": game.tiles_left,
@@ -125,10 +137,18 @@ def _snapshot(game: Game, order: Counter) -> dict[str, Any]:
 
 
 def _events(game: Game, since: int) -> list[dict[str, Any]]:
-    return [{"kind": e.kind, "tiles": [list(c) for c in e.tiles], "points": e.points,
-             "scorers": list(e.scorers), "majority": list(e.majority), "final": e.final,
-             "detail": e.detail}
-            for e in game.events[since:]]
+    return [
+        {
+            "kind": e.kind,
+            "tiles": [list(c) for c in e.tiles],
+            "points": e.points,
+            "scorers": list(e.scorers),
+            "majority": list(e.majority),
+            "final": e.final,
+            "detail": e.detail,
+        }
+        for e in game.events[since:]
+    ]
 
 
 def view_data(record: dict[str, Any]) -> dict[str, Any]:
@@ -150,13 +170,29 @@ def view_data(record: dict[str, Any]) -> dict[str, Any]:
         seat, hand, extra = game.current_player, game.hand, extra_turn(game)
         n_events = len(game.events)
         mv = played[k]
-        game.play(Move(mv["x"], mv["y"], mv["rotation"], m.get("follower"), m.get("tile"),
-                       m.get("figure", "follower")))
+        game.play(
+            Move(
+                mv["x"],
+                mv["y"],
+                mv["rotation"],
+                m.get("follower"),
+                m.get("tile"),
+                m.get("figure", "follower"),
+            )
+        )
         # The move as recorded, not the board after it: a follower that scores in the
         # same turn is back in its supply by then.
-        turn = {"seat": seat, "hand": hand, "tile": mv["tile"], "x": mv["x"], "y": mv["y"],
-                "rotation": mv["rotation"], "follower": mv["follower"],
-                "events": _events(game, n_events), **_snapshot(game, order)}
+        turn = {
+            "seat": seat,
+            "hand": hand,
+            "tile": mv["tile"],
+            "x": mv["x"],
+            "y": mv["y"],
+            "rotation": mv["rotation"],
+            "follower": mv["follower"],
+            "events": _events(game, n_events),
+            **_snapshot(game, order),
+        }
         if "decision" in mv:  # a scoring choice (solo, scoring_order="player"): no tile
             turn["decision"] = mv["decision"]
         if "figure" in mv:  # a large follower, builder or pig (expansions)
@@ -174,11 +210,16 @@ def view_data(record: dict[str, Any]) -> dict[str, Any]:
         "solo": solo,
         "seats": rules.seats,
         "seat_labels": _seat_labels(record, game),
-        "seat_colours": [hex_colour(SEAT_COLOURS[p % len(SEAT_COLOURS)])
-                         for p in range(rules.seats)],
+        "seat_colours": [
+            hex_colour(SEAT_COLOURS[p % len(SEAT_COLOURS)]) for p in range(rules.seats)
+        ],
         "geometry": tile_geometry(game.tileset),
-        "start": {"x": start[0][0], "y": start[0][1], "tile": start[1].tile,
-                  "rotation": start[1].rotation},
+        "start": {
+            "x": start[0][0],
+            "y": start[0][1],
+            "tile": start[1].tile,
+            "rotation": start[1].rotation,
+        },
         "initial": _snapshot(initial, order),
         "turns": turns,
         "result": game.result,
@@ -210,7 +251,8 @@ def _script_hashes(html: str) -> str:
     other script, inline event handlers included, does not run."""
     return " ".join(
         "'sha256-" + base64.b64encode(hashlib.sha256(body.encode()).digest()).decode() + "'"
-        for body in _INLINE_SCRIPT.findall(html))
+        for body in _INLINE_SCRIPT.findall(html)
+    )
 
 
 def page(template: str, data: dict[str, Any], title: str) -> str:
@@ -219,8 +261,12 @@ def page(template: str, data: dict[str, Any], title: str) -> str:
     Content-Security-Policy names __SCRIPT_HASHES__ gets the hashes of its inline scripts
     there."""
     text = _asset(template)
-    parts = {"/*BOARD_JS*/": _asset("board.js"), "/*STYLE*/": _asset("style.css"),
-             "/*DATA*/null": _script_json(data), "__TITLE__": html_escape(title)}
+    parts = {
+        "/*BOARD_JS*/": _asset("board.js"),
+        "/*STYLE*/": _asset("style.css"),
+        "/*DATA*/null": _script_json(data),
+        "__TITLE__": html_escape(title),
+    }
     # One pass: a value is never searched for placeholders (a title holding one stays text).
     html = _PLACEHOLDERS.sub(lambda m: parts[m.group(0)], text)
     if _SCRIPT_HASHES not in text:
@@ -237,8 +283,9 @@ def view_html(record: dict[str, Any], title: str = "Carcassonne replay") -> str:
     return page("view.html", view_data(record), title)
 
 
-def write_html(record: dict[str, Any], path: str | os.PathLike[str],
-               title: str | None = None) -> Path:
+def write_html(
+    record: dict[str, Any], path: str | os.PathLike[str], title: str | None = None
+) -> Path:
     """Write `view_html(record)` to `path` (whole or not at all: `atomic.write_text`);
     returns the path. The title defaults to one naming the file."""
     path = Path(path)

@@ -16,8 +16,9 @@ from ..rendering.image import render_rgb, score_strip
 from ..rendering.palette import BACKGROUND
 
 
-def gif_frames(record: dict[str, Any], cell: int = 32, moves: int | None = None
-               ) -> list[Image.Image]:
+def gif_frames(
+    record: dict[str, Any], cell: int = 32, moves: int | None = None
+) -> list[Image.Image]:
     """The frames (RGB images, all one size): the start tile, then the board after each
     move (the first `moves` only, if given), with the score strip below."""
     final = Game.from_record(record)  # validates; ValueError naming the problem
@@ -33,8 +34,16 @@ def gif_frames(record: dict[str, Any], cell: int = 32, moves: int | None = None
     for k in range(len(played) + 1):
         if k:
             m = played[k - 1]
-            game.play(Move(m["x"], m["y"], m["rotation"], m["follower"], m["tile"],
-                           m.get("figure", "follower")))
+            game.play(
+                Move(
+                    m["x"],
+                    m["y"],
+                    m["rotation"],
+                    m["follower"],
+                    m["tile"],
+                    m.get("figure", "follower"),
+                )
+            )
         image = Image.fromarray(render_rgb(game, cell=cell, show_scores=False))
         bx = min(x for x, _ in game.board) - 1
         by = min(y for _, y in game.board) - 1
@@ -52,8 +61,14 @@ def gif_frames(record: dict[str, Any], cell: int = 32, moves: int | None = None
     return frames
 
 
-def save_gif(record: dict[str, Any], path: str | os.PathLike[str], cell: int = 32,
-             fps: float = 4.0, hold: float = 3.0, moves: int | None = None) -> int:
+def save_gif(
+    record: dict[str, Any],
+    path: str | os.PathLike[str],
+    cell: int = 32,
+    fps: float = 4.0,
+    hold: float = 3.0,
+    moves: int | None = None,
+) -> int:
     """Write the animation of `record` to `path` (GIF, looping; whole or not at all:
     `atomic.atomic_path`); `fps` frames (turns) per second, the last frame held `hold`
     seconds. Returns the number of frames."""
@@ -67,8 +82,15 @@ def save_gif(record: dict[str, Any], path: str | os.PathLike[str], cell: int = 3
     step = max(20, round(1000 / fps))
     durations = [step] * (len(frames) - 1) + [max(step, round(1000 * hold))]
     with atomic_path(path) as tmp:
-        frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:],
-                       duration=durations, loop=0, optimize=True)
+        frames[0].save(
+            tmp,
+            format="GIF",
+            save_all=True,
+            append_images=frames[1:],
+            duration=durations,
+            loop=0,
+            optimize=True,
+        )
     return len(frames)
 
 

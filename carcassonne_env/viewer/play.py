@@ -49,9 +49,15 @@ class HumanSession:
         names: the bots' specs, for the record and the page.
     """
 
-    def __init__(self, rules: Rules, bots: Sequence[Any], human_seat: int = 0,
-                 seed: int | None = None, record: str | os.PathLike[str] | None = None,
-                 names: Sequence[str] | None = None) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        bots: Sequence[Any],
+        human_seat: int = 0,
+        seed: int | None = None,
+        record: str | os.PathLike[str] | None = None,
+        names: Sequence[str] | None = None,
+    ) -> None:
         self.rules = rules
         self.solo = rules.variant == "solo"
         if self.solo:
@@ -59,8 +65,9 @@ class HumanSession:
                 raise ValueError("bots: the solo variant has no opponents")
             human_seat = 0
         elif len(bots) != rules.seats - 1:
-            raise ValueError(f"bots: {rules.seats} seats need {rules.seats - 1} bots, "
-                             f"got {len(bots)}")
+            raise ValueError(
+                f"bots: {rules.seats} seats need {rules.seats - 1} bots, got {len(bots)}"
+            )
         if not 0 <= human_seat < rules.seats:
             raise ValueError(f"human_seat must be in [0, {rules.seats}), got {human_seat}")
         self.human_seat = human_seat
@@ -91,21 +98,39 @@ class HumanSession:
             tile = move.tile or game.current_tile
             game.play(move)
             # with the board after it, for the page to show the replies one by one
-            self.bot_moves.append({"seat": seat, "name": self.names[seat], "tile": tile,
-                                   "x": move.x, "y": move.y, "rotation": move.rotation,
-                                   "follower": move.follower, "figure": move.figure,
-                                   "extra": extra, **self._board()})
+            self.bot_moves.append(
+                {
+                    "seat": seat,
+                    "name": self.names[seat],
+                    "tile": tile,
+                    "x": move.x,
+                    "y": move.y,
+                    "rotation": move.rotation,
+                    "follower": move.follower,
+                    "figure": move.figure,
+                    "extra": extra,
+                    **self._board(),
+                }
+            )
         if game.done:
             self.save()
 
-    def move(self, x: Any, y: Any, rotation: Any, follower: Any = None,
-             tile: Any = None, figure: Any = "follower") -> None:
+    def move(
+        self,
+        x: Any,
+        y: Any,
+        rotation: Any,
+        follower: Any = None,
+        tile: Any = None,
+        figure: Any = "follower",
+    ) -> None:
         """Play the person's move, then the bots' until the person is to move again.
         Raises IllegalMoveError (state unchanged) for a move the rules refuse."""
         with self.lock:
             if not self.human_to_move():
-                raise IllegalMoveError("the game is over" if self.game.done
-                                       else "it is not your turn")
+                raise IllegalMoveError(
+                    "the game is over" if self.game.done else "it is not your turn"
+                )
             self.game.play(Move(x, y, rotation, follower, tile, figure))
             self.bot_moves = []
             self._play_bots()
@@ -159,10 +184,12 @@ class HumanSession:
             cell, rot = f"{m.x},{m.y}", str(m.rotation)
             if m.figure == "follower":
                 plain.setdefault(tile, {}).setdefault(cell, {}).setdefault(rot, []).append(
-                    m.follower)
+                    m.follower
+                )
             else:
-                figures.setdefault(tile, {}).setdefault(cell, {}).setdefault(
-                    rot, {}).setdefault(m.figure, []).append(m.follower)
+                figures.setdefault(tile, {}).setdefault(cell, {}).setdefault(rot, {}).setdefault(
+                    m.figure, []
+                ).append(m.follower)
         return plain, figures
 
     def choices(self) -> list[dict[str, Any]]:
@@ -174,11 +201,20 @@ class HumanSession:
         now, docs/rules.md 6.3); [] otherwise."""
         if not self.human_to_move():
             return []
-        return [{"x": c.move.x, "y": c.move.y, "rotation": c.move.rotation,
-                 "follower": c.move.follower, "kind": c.kind,
-                 "tiles": [list(t) for t in c.tiles], "points": c.points,
-                 "majority": list(c.majority), "gains": self._gains(c.move)}
-                for c in self.game.scoring_choices()]
+        return [
+            {
+                "x": c.move.x,
+                "y": c.move.y,
+                "rotation": c.move.rotation,
+                "follower": c.move.follower,
+                "kind": c.kind,
+                "tiles": [list(t) for t in c.tiles],
+                "points": c.points,
+                "majority": list(c.majority),
+                "gains": self._gains(c.move),
+            }
+            for c in self.game.scoring_choices()
+        ]
 
     def _gains(self, move: Move) -> list[int]:
         """What each colour gets from the scoring choice `move` now: the choice played
@@ -215,8 +251,11 @@ class HumanSession:
         board = game.board
         out = {
             "tiles": [[x, y, p.tile, p.rotation] for (x, y), p in board.items()],
-            "followers": [[x, y, p.follower[0], p.follower[1], p.figure] for (x, y), p in
-                          board.items() if p.follower is not None],
+            "followers": [
+                [x, y, p.follower[0], p.follower[1], p.figure]
+                for (x, y), p in board.items()
+                if p.follower is not None
+            ],
             "scores": game.scores,
             "supply": game.followers_in_supply,
         }
@@ -256,9 +295,12 @@ class HumanSession:
             "solo": self.solo,
             "seats": seats,
             "human_seat": self.human_seat,
-            "seat_labels": [f"{SEAT_NAMES[p % 6]} ({self.names[p] if not self.solo else 'you'})"
-                            for p in range(seats)] if not self.solo else
-            [SEAT_NAMES[p % 6] for p in range(seats)],
+            "seat_labels": [
+                f"{SEAT_NAMES[p % 6]} ({self.names[p] if not self.solo else 'you'})"
+                for p in range(seats)
+            ]
+            if not self.solo
+            else [SEAT_NAMES[p % 6] for p in range(seats)],
             "seat_colours": [hex_colour(SEAT_COLOURS[p % len(SEAT_COLOURS)]) for p in range(seats)],
             "geometry": tile_geometry(self.game.tileset),
             "figure_kinds": list(self.rules.figures),
@@ -301,13 +343,22 @@ def move_of(body: Any) -> Move:
     unknown = sorted(set(body) - set(MOVE_FIELDS))
     if unknown:
         raise ValueError(f"unknown move field {unknown[0]!r} (fields: {', '.join(MOVE_FIELDS)})")
-    for name, lo, hi in (("x", -MAX_COORD, MAX_COORD), ("y", -MAX_COORD, MAX_COORD),
-                         ("rotation", 0, 3)):
+    for name, lo, hi in (
+        ("x", -MAX_COORD, MAX_COORD),
+        ("y", -MAX_COORD, MAX_COORD),
+        ("rotation", 0, 3),
+    ):
         value = body.get(name)
         if not (is_int(value) and lo <= value <= hi):
             raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {_short(value)}")
-    return Move(body["x"], body["y"], body["rotation"], body.get("follower"),
-                body.get("tile"), body.get("figure", "follower"))
+    return Move(
+        body["x"],
+        body["y"],
+        body["rotation"],
+        body.get("follower"),
+        body.get("tile"),
+        body.get("figure", "follower"),
+    )
 
 
 def _page_policy(html: str) -> str:
@@ -330,13 +381,16 @@ class PlayServer(ThreadingHTTPServer):
     daemon_threads = True
     idle_timeout = IDLE_TIMEOUT
 
-    def __init__(self, address: tuple[str, int], session: HumanSession,
-                 say_error: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        session: HumanSession,
+        say_error: Callable[[str], None] | None = None,
+    ) -> None:
         self.session = session
         self.token = secrets.token_urlsafe(24)
         self.say_error = say_error or _say_error
-        html = page("play.html", {**session.page_data(), "token": self.token},
-                    "Carcassonne: play")
+        html = page("play.html", {**session.page_data(), "token": self.token}, "Carcassonne: play")
         self.html = html.encode()
         self.page_policy = _page_policy(html)
         super().__init__(address, _Handler)  # listens from here on
@@ -355,8 +409,10 @@ class PlayServer(ThreadingHTTPServer):
         err = sys.exc_info()[1]
         if isinstance(err, ConnectionError):
             return
-        self.say_error(f"play server: connection {client_address[0]}:{client_address[1]}: "
-                       f"{type(err).__name__}: {err}")
+        self.say_error(
+            f"play server: connection {client_address[0]}:{client_address[1]}: "
+            f"{type(err).__name__}: {err}"
+        )
 
 
 def _say_error(text: str) -> None:
@@ -395,10 +451,13 @@ class _Handler(BaseHTTPRequestHandler):
         except _Refused as err:
             status, body = err.status, json.dumps({"error": str(err)}).encode()
         except Exception as err:  # a bug: said in one line, the server goes on
-            self.server.say_error(f"play server: {self.command} {self._path()}: "
-                                  f"{type(err).__name__}: {err}")
-            status, body = 500, json.dumps(
-                {"error": f"internal error: {type(err).__name__}: {err}"}).encode()
+            self.server.say_error(
+                f"play server: {self.command} {self._path()}: {type(err).__name__}: {err}"
+            )
+            status, body = (
+                500,
+                json.dumps({"error": f"internal error: {type(err).__name__}: {err}"}).encode(),
+            )
         self._send(status, body, "application/json", API_POLICY)
 
     def _send(self, status: int, body: bytes, kind: str, policy: str) -> None:
@@ -431,10 +490,12 @@ class _Handler(BaseHTTPRequestHandler):
             raise _Refused(403, "requests from other sites' pages are refused")
 
     def _check_token(self, token: str | None) -> None:
-        if token is None or not secrets.compare_digest(token.encode(),
-                                                       self.server.token.encode()):
-            raise _Refused(403, "this game's token is missing or wrong: open the address "
-                           "`carcassonne play --human` printed")
+        if token is None or not secrets.compare_digest(token.encode(), self.server.token.encode()):
+            raise _Refused(
+                403,
+                "this game's token is missing or wrong: open the address "
+                "`carcassonne play --human` printed",
+            )
 
     def _get(self) -> tuple[int, Any]:
         parts = urlsplit(self.path)
@@ -495,8 +556,10 @@ def _bind(port: Any, open_server: Callable[[tuple[str, int]], ServerT]) -> Serve
     except OSError as err:
         if err.errno != errno.EADDRINUSE:
             raise
-        raise OSError(f"port {port} on 127.0.0.1 is in use; choose another with --port, "
-                      "or leave it out for a free one") from None
+        raise OSError(
+            f"port {port} on 127.0.0.1 is in use; choose another with --port, "
+            "or leave it out for a free one"
+        ) from None
 
 
 def check_port(port: int) -> None:
@@ -517,8 +580,12 @@ def _say(text: str) -> None:
     print(text, flush=True)
 
 
-def serve(session: HumanSession, port: int = 0, open_browser: bool = True,
-          say: Callable[[str], None] = _say) -> None:
+def serve(
+    session: HumanSession,
+    port: int = 0,
+    open_browser: bool = True,
+    say: Callable[[str], None] = _say,
+) -> None:
     """Serve `session` until Ctrl-C or SIGTERM (under
     `carcassonne_env.cli_errors.sigterm_as_interrupt`, a KeyboardInterrupt as well), then
     save the record of an unfinished game too (after a move being played, if any)."""
@@ -544,10 +611,12 @@ def serve(session: HumanSession, port: int = 0, open_browser: bool = True,
 def move_words(m: dict[str, Any]) -> str:
     """A bot's move as the terminal and the page say it."""
     figure = FIGURE_WORDS[m.get("figure") or "follower"]
-    return (f"{SEAT_NAMES[m['seat'] % 6]} ({m['name']}) placed {m['tile']} at "
-            f"({m['x']}, {m['y']}) rotation {m['rotation']}"
-            + (f", {figure} on {m['follower']}" if m["follower"] else "")
-            + (" (builder's extra turn)" if m.get("extra") else ""))
+    return (
+        f"{SEAT_NAMES[m['seat'] % 6]} ({m['name']}) placed {m['tile']} at "
+        f"({m['x']}, {m['y']}) rotation {m['rotation']}"
+        + (f", {figure} on {m['follower']}" if m["follower"] else "")
+        + (" (builder's extra turn)" if m.get("extra") else "")
+    )
 
 
 def _choice_words(k: int, c: dict[str, Any]) -> str:
@@ -555,8 +624,11 @@ def _choice_words(k: int, c: dict[str, Any]) -> str:
     now (`HumanSession.choices`' gains: 0 unless one of them is lowest)."""
     what = "the end bonus of the follower" if c["kind"] == "follower" else f"the {c['kind']}"
     gets = ", ".join(f"{c['gains'][p]} to colour {p}" for p in c["majority"])
-    zero = (f" (worth {c['points']}, but no colour of it is lowest)"
-            if c["points"] and not any(c["gains"][p] for p in c["majority"]) else "")
+    zero = (
+        f" (worth {c['points']}, but no colour of it is lowest)"
+        if c["points"] and not any(c["gains"][p] for p in c["majority"])
+        else ""
+    )
     return f"  {k}: {what} at ({c['x']}, {c['y']}) {c['follower']}: {gets}{zero}"
 
 
@@ -581,13 +653,18 @@ def _parse_move(session: HumanSession, text: str) -> Move:
         elif tile is None:
             tile = word
         else:
-            raise IllegalMoveError(f"{word!r} is neither a figure "
-                                   f"({', '.join(session.rules.figures)}) nor the tile")
+            raise IllegalMoveError(
+                f"{word!r} is neither a figure ({', '.join(session.rules.figures)}) nor the tile"
+            )
     return Move(x, y, r, follower, tile, figure)
 
 
-def show_replies(session: HumanSession, say: Callable[[str], None] = print,
-                 delay: float = BOT_DELAY, sleep: Callable[[float], None] = time.sleep) -> None:
+def show_replies(
+    session: HumanSession,
+    say: Callable[[str], None] = print,
+    delay: float = BOT_DELAY,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
     """Say the bots' replies since the person's last move one by one, each on its own
     line (whose move, what it placed, the scores after it), `delay` seconds apart
     (0: at once), as the page shows them; then forget them."""
@@ -598,9 +675,13 @@ def show_replies(session: HumanSession, say: Callable[[str], None] = print,
             sleep(delay)
 
 
-def play_tui(session: HumanSession, read: Callable[[str], str] = input,
-             say: Callable[[str], None] = print, delay: float = BOT_DELAY,
-             sleep: Callable[[float], None] = time.sleep) -> None:
+def play_tui(
+    session: HumanSession,
+    read: Callable[[str], str] = input,
+    say: Callable[[str], None] = print,
+    delay: float = BOT_DELAY,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
     """Play `session` in the terminal: the bots' replies one by one, `delay` seconds
     apart (`show_replies`; 0: at once), then the board as text (with every seat's figures
     in supply); moves typed as ``x y rotation [follower|-] [figure] [tile]`` (figure:
@@ -616,9 +697,13 @@ def play_tui(session: HumanSession, read: Callable[[str], str] = input,
         raise Interrupted(session.quit()) from None
 
 
-def _play_tui(session: HumanSession, read: Callable[[str], str],
-              say: Callable[[str], None], delay: float,
-              sleep: Callable[[float], None]) -> None:
+def _play_tui(
+    session: HumanSession,
+    read: Callable[[str], str],
+    say: Callable[[str], None],
+    delay: float,
+    sleep: Callable[[float], None],
+) -> None:
     game = session.game
     while (seat := game.current_player) is not None:  # None once the game is over
         show_replies(session, say, delay, sleep)
@@ -626,16 +711,23 @@ def _play_tui(session: HumanSession, read: Callable[[str], str],
         choices = session.choices()
         if choices:
             lowest = ", ".join(map(str, session.lowest()))
-            say(f"your scoring choice ({game.decision}): which scores next? scores "
+            say(
+                f"your scoring choice ({game.decision}): which scores next? scores "
                 f"{game.scores}, lowest: colour {lowest}"
-                + ("; the game has ended, this is the end bonus"
-                   if session.phase() == "end bonus" else ""))
+                + (
+                    "; the game has ended, this is the end bonus"
+                    if session.phase() == "end bonus"
+                    else ""
+                )
+            )
             for k, c in enumerate(choices, 1):
                 say(_choice_words(k, c))
         else:
-            say(f"your turn ({SEAT_NAMES[seat % 6]}, seat {seat}): scores {game.scores}; "
+            say(
+                f"your turn ({SEAT_NAMES[seat % 6]}, seat {seat}): scores {game.scores}; "
                 f"your tile: {' '.join(game.hand)}"
-                + ("; your builder's extra turn" if extra_turn(game) else ""))
+                + ("; your builder's extra turn" if extra_turn(game) else "")
+            )
         while True:
             try:
                 text = read("move> ").strip()
@@ -650,9 +742,11 @@ def _play_tui(session: HumanSession, read: Callable[[str], str],
                 continue
             if text == "list":
                 for m in game.legal_moves():
-                    say(f"  {m.x} {m.y} {m.rotation} {m.follower or '-'}"
+                    say(
+                        f"  {m.x} {m.y} {m.rotation} {m.follower or '-'}"
                         + (f" {m.figure}" if m.figure != "follower" else "")
-                        + (f" {m.tile}" if m.tile else ""))
+                        + (f" {m.tile}" if m.tile else "")
+                    )
                 continue
             try:
                 move = _parse_move(session, text)
@@ -668,5 +762,14 @@ def _play_tui(session: HumanSession, read: Callable[[str], str],
         say(f"record written to {session.record_path}")
 
 
-__all__ = ["BOT_DELAY", "HumanSession", "PlayServer", "check_port", "make_server", "move_of",
-           "play_tui", "serve", "show_replies"]
+__all__ = [
+    "BOT_DELAY",
+    "HumanSession",
+    "PlayServer",
+    "check_port",
+    "make_server",
+    "move_of",
+    "play_tui",
+    "serve",
+    "show_replies",
+]

@@ -22,8 +22,12 @@ def test_heuristic_explains_its_choice():
     assert note["kind"] == "scores" and len(note["top"]) == 3
     top = note["top"][0]
     assert note["value"] == pytest.approx(top["score"], abs=1e-3)
-    chosen = [t for t in note["top"] if (t["x"], t["y"], t["rotation"], t["follower"])
-              == (move.x, move.y, move.rotation, move.follower)]
+    chosen = [
+        t
+        for t in note["top"]
+        if (t["x"], t["y"], t["rotation"], t["follower"])
+        == (move.x, move.y, move.rotation, move.follower)
+    ]
     assert chosen and chosen[0]["score"] == pytest.approx(note["value"], abs=1e-3)
     weights = [t["weight"] for t in note["top"]]
     assert weights == sorted(weights, reverse=True) and 0 < sum(weights) <= 1 + 1e-6
@@ -36,8 +40,9 @@ def test_mcts_visits_and_random_bot_exposes_nothing():
     note = explain(bot, game, top_k=4)
     assert note["kind"] == "visits"
     assert sum(t["visits"] for t in note["top"]) <= 60
-    assert (note["top"][0]["x"], note["top"][0]["y"]) == (move.x, move.y) or \
-        note["top"][0]["visits"] == max(t["visits"] for t in note["top"])
+    assert (note["top"][0]["x"], note["top"][0]["y"]) == (move.x, move.y) or note["top"][0][
+        "visits"
+    ] == max(t["visits"] for t in note["top"])
     assert explain(make_bot("random", seed=0), game) is None
 
 
@@ -51,7 +56,8 @@ def test_coach_points_lost():
     assert note["coach"]["points_lost"] == pytest.approx(values.max() - values.min(), abs=1e-2)
     best = moves[int(values.argmax())]
     assert annotate(make_bot("random"), game, best, coach=coach)["coach"][
-        "points_lost"] == pytest.approx(0, abs=1e-6)
+        "points_lost"
+    ] == pytest.approx(0, abs=1e-6)
 
 
 def test_coach_best_names_its_figure_and_feature():
@@ -63,23 +69,31 @@ def test_coach_best_names_its_figure_and_feature():
         game.play(move)
     coach = Coach("heuristic")
     review = coach.review(game, Move(0, -1, 3, "city:S"))
-    assert review == {"bot": "heuristic", "points_lost": 0.0,
-                      "best": {"x": 0, "y": -1, "rotation": 3, "follower": "city:S",
-                               "figure": "follower"},
-                      "text": "(0, -1) rot 3, follower on the city (city:S)"}
+    assert review == {
+        "bot": "heuristic",
+        "points_lost": 0.0,
+        "best": {"x": 0, "y": -1, "rotation": 3, "follower": "city:S", "figure": "follower"},
+        "text": "(0, -1) rot 3, follower on the city (city:S)",
+    }
     game = Game(Rules(expansions=("traders_builders", "inns_cathedrals")), seed=3)
     for _ in range(4):
         legal = game.legal_moves()
         game.play(legal[(game.turn * 7) % len(legal)])
     review = coach.review(game, game.legal_moves()[0])
-    assert review["best"] == {"x": 1, "y": -1, "rotation": 0, "follower": "city:W",
-                              "figure": "builder"}
+    assert review["best"] == {
+        "x": 1,
+        "y": -1,
+        "rotation": 0,
+        "follower": "city:W",
+        "figure": "builder",
+    }
     assert review["text"] == "(1, -1) rot 0, builder on the city (city:W)"
     assert review["points_lost"] == pytest.approx(2.5, abs=1e-3)
     # a move without a figure says nothing of one; the heuristic's top moves carry theirs
     assert move_text(*Move(2, 0, 1)) == "(2, 0) rot 1"
     assert move_text(*Move(0, 1, 0, "field:S_w", "D", "pig")) == (
-        "(0, 1) rot 0 [D], pig on the field (field:S_w)")
+        "(0, 1) rot 0 [D], pig on the field (field:S_w)"
+    )
     top = explain(coach.bot, game, top_k=40)["top"]
     assert all(("figure" in t) == (t["follower"] is not None) for t in top)
     assert {t.get("figure") for t in top} >= {None, "follower", "builder"}
@@ -99,8 +113,24 @@ def test_sb3_policy_probabilities():
 
 def test_cli_annotate_record_loads_and_views(tmp_path, capsys):
     out = tmp_path / "g.json"
-    assert main(["play", "--bots", "heuristic,random", "--seed", "1", "--record", str(out),
-                 "--coach", "heuristic", "--top-k", "3"]) == 0
+    assert (
+        main(
+            [
+                "play",
+                "--bots",
+                "heuristic,random",
+                "--seed",
+                "1",
+                "--record",
+                str(out),
+                "--coach",
+                "heuristic",
+                "--top-k",
+                "3",
+            ]
+        )
+        == 0
+    )
     record = json.loads(out.read_text())
     notes = record["annotations"]["moves"]
     assert record["annotations"]["version"] == 1 and len(notes) == len(record["moves"])
@@ -108,8 +138,12 @@ def test_cli_annotate_record_loads_and_views(tmp_path, capsys):
     for note in notes:  # the coach's best in words, its figure in the move
         best = note["coach"]["best"]
         assert note["coach"]["text"] == move_text(
-            best["x"], best["y"], best["rotation"], best["follower"],
-            figure=best.get("figure", "follower"))
+            best["x"],
+            best["y"],
+            best["rotation"],
+            best["follower"],
+            figure=best.get("figure", "follower"),
+        )
         assert ("figure" in best) == (best["follower"] is not None)
     assert notes[0]["kind"] == "scores" and notes[1]["kind"] == "none"
     Game.from_record(record)  # the schema accepts it
@@ -135,16 +169,17 @@ def test_cli_annotate_record_loads_and_views(tmp_path, capsys):
 def test_arena_records_annotated(tmp_path, capsys):
     from agents.arena import run_arena
 
-    run_arena(["heuristic", "greedy"], games=2, records_dir=tmp_path, annotate=True,
-              progress=False)
+    run_arena(["heuristic", "greedy"], games=2, records_dir=tmp_path, annotate=True, progress=False)
     records = [json.loads(p.read_text()) for p in sorted(tmp_path.glob("*.json"))]
     assert len(records) == 2
     for record in records:
         notes = record["annotations"]["moves"]
         assert len(notes) == len(record["moves"])
         seat = record["bots"].index("heuristic")
-        assert all((n is not None) == (m["player"] == seat)
-                   for n, m in zip(notes, record["moves"], strict=True))
+        assert all(
+            (n is not None) == (m["player"] == seat)
+            for n, m in zip(notes, record["moves"], strict=True)
+        )
         Game.from_record(record)
     with pytest.raises(ValueError, match="records_dir"):
         run_arena(["heuristic", "greedy"], games=2, annotate=True, progress=False)

@@ -27,8 +27,10 @@ from carcassonne_env.cli import main
 
 def outcomes(result) -> list[tuple]:
     """Everything about the games but the timings."""
-    return [(r.table, r.game, r.deck, r.deck_seed, r.rotation, r.bots, r.scores, r.winners,
-             r.moves) for r in result.rows]
+    return [
+        (r.table, r.game, r.deck, r.deck_seed, r.rotation, r.bots, r.scores, r.winners, r.moves)
+        for r in result.rows
+    ]
 
 
 def ratings(result) -> list[tuple]:
@@ -80,15 +82,16 @@ def test_paired_decks_and_rotated_seats(duel):
         assert (a.rotation, b.rotation) == (0, 1)
         assert a.bots == ("random", "greedy") and b.bots == ("greedy", "random")
         # The deck is Game(rules, seed=deck_seed): the same tiles in both games.
-        assert Game(Rules(players=2), seed=a.deck_seed).tile_order() == \
-            Game(Rules(players=2), seed=b.deck_seed).tile_order()
+        assert (
+            Game(Rules(players=2), seed=a.deck_seed).tile_order()
+            == Game(Rules(players=2), seed=b.deck_seed).tile_order()
+        )
     assert len({r.deck_seed for r in duel.rows}) == 3
 
 
 def test_common_decks_across_tables(random2):
     result = run_arena(["random", random2, "greedy"], games=4, seed=5, progress=False)
-    assert result.tables == [("random", "random2"), ("random", "greedy"),
-                             ("random2", "greedy")]
+    assert result.tables == [("random", "random2"), ("random", "greedy"), ("random2", "greedy")]
     seeds = [[r.deck_seed for r in result.rows if r.table == t] for t in range(3)]
     assert seeds[0] == seeds[1] == seeds[2] == [deck_seed(5, d) for d in (0, 0, 1, 1)]
 
@@ -109,7 +112,8 @@ def test_row_statistics(duel):
     pairs = duel.pairwise()
     assert pairs["greedy", "random"] == duel.table_standings[0][1]
     assert pairs["greedy", "random"].win_rate == pytest.approx(
-        1 - pairs["random", "greedy"].win_rate)
+        1 - pairs["random", "greedy"].win_rate
+    )
 
 
 def test_same_seed_same_results_other_seed_differs(duel):
@@ -131,8 +135,7 @@ def test_same_results_whatever_the_workers():
 def test_a_game_does_not_depend_on_the_other_bots(random2):
     """Bot seeds depend on (seed, deck, seat, spec) only: the random-vs-greedy games of a
     gauntlet are those of a plain duel."""
-    gauntlet = run_arena(["random", random2], gauntlet="greedy", games=4, seed=2,
-                         progress=False)
+    gauntlet = run_arena(["random", random2], gauntlet="greedy", games=4, seed=2, progress=False)
     assert gauntlet.bots == ["greedy", "random", "random2"]
     assert gauntlet.tables == [("greedy", "random"), ("greedy", "random2")]
     assert all("greedy" in r.bots for r in gauntlet.rows)
@@ -143,18 +146,21 @@ def test_a_game_does_not_depend_on_the_other_bots(random2):
 
 
 def test_three_players(random2):
-    result = run_arena(["random", random2, "greedy"], players=3, games=3, seed=1,
-                       progress=False)
+    result = run_arena(["random", random2, "greedy"], players=3, games=3, seed=1, progress=False)
     assert result.tables == [("random", "random2", "greedy")]
-    assert [r.bots for r in result.rows] == [("random", "random2", "greedy"),
-                                             ("random2", "greedy", "random"),
-                                             ("greedy", "random", "random2")]
+    assert [r.bots for r in result.rows] == [
+        ("random", "random2", "greedy"),
+        ("random2", "greedy", "random"),
+        ("greedy", "random", "random2"),
+    ]
     assert len({r.deck_seed for r in result.rows}) == 1
     for row in result.rows:
         assert len(row.scores) == len(row.moves) == len(row.seconds) == 3
         assert row.margin(row.winners[0]) >= 0
-        assert all(row.margin(s) == row.scores[s] - max(
-            row.scores[k] for k in range(3) if k != s) for s in range(3))
+        assert all(
+            row.margin(s) == row.scores[s] - max(row.scores[k] for k in range(3) if k != s)
+            for s in range(3)
+        )
     assert result.pairwise() == {}
     assert all(s.games == 3 for s in result.leaderboard)
     text = result.to_markdown()
@@ -162,8 +168,7 @@ def test_three_players(random2):
 
 
 def test_three_players_csv(random2, tmp_path):
-    result = run_arena(["random", random2, "greedy"], players=3, games=3, seed=1,
-                       progress=False)
+    result = run_arena(["random", random2, "greedy"], players=3, games=3, seed=1, progress=False)
     result.to_csv(tmp_path / "games.csv")
     with open(tmp_path / "games.csv", newline="") as f:
         lines = list(csv.DictReader(f))
@@ -172,27 +177,31 @@ def test_three_players_csv(random2, tmp_path):
     assert [int(lines[1][f"score_{s}"]) for s in range(3)] == list(result.rows[1].scores)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"bots": ["random", "greedy"], "games": 3}, "multiple of players=2"),
-    ({"bots": ["random", "greedy"], "games": 0}, "multiple"),
-    ({"bots": ["random", "nobody"]}, "unknown bot 'nobody'"),
-    ({"bots": ["random", "random"]}, "distinct"),
-    ({"bots": ["random"]}, "at least 2 bots"),
-    ({"bots": ["random", "greedy"], "players": 3, "games": 3}, "at least 3 bots"),
-    ({"bots": ["random", "greedy"], "rules": Rules(variant="solo")}, "solo"),
-    ({"bots": ["random", "greedy"], "players": 3, "rules": Rules(players=2)}, "players=3"),
-    ({"bots": ["random", "greedy"], "seed": -1}, "seed"),
-    ({"bots": ["random", "greedy"], "workers": 0}, "workers"),
-    ({"bots": ["random", "greedy"], "backend": "mpi"}, "unknown backend"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"bots": ["random", "greedy"], "games": 3}, "multiple of players=2"),
+        ({"bots": ["random", "greedy"], "games": 0}, "multiple"),
+        ({"bots": ["random", "nobody"]}, "unknown bot 'nobody'"),
+        ({"bots": ["random", "random"]}, "distinct"),
+        ({"bots": ["random"]}, "at least 2 bots"),
+        ({"bots": ["random", "greedy"], "players": 3, "games": 3}, "at least 3 bots"),
+        ({"bots": ["random", "greedy"], "rules": Rules(variant="solo")}, "solo"),
+        ({"bots": ["random", "greedy"], "players": 3, "rules": Rules(players=2)}, "players=3"),
+        ({"bots": ["random", "greedy"], "seed": -1}, "seed"),
+        ({"bots": ["random", "greedy"], "workers": 0}, "workers"),
+        ({"bots": ["random", "greedy"], "backend": "mpi"}, "unknown backend"),
+    ],
+)
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
         run_arena(progress=False, **kwargs)
 
 
 def test_records_replay(tmp_path):
-    result = run_arena(["random", "greedy"], games=2, seed=7, records_dir=tmp_path / "rec",
-                       progress=False)
+    result = run_arena(
+        ["random", "greedy"], games=2, seed=7, records_dir=tmp_path / "rec", progress=False
+    )
     files = sorted((tmp_path / "rec").iterdir())
     assert [f.name for f in files] == ["t00_g00000.json", "t00_g00001.json"]
     for path, row in zip(files, result.rows, strict=True):
@@ -220,10 +229,11 @@ def test_outputs(duel, tmp_path):
     data = json.loads((tmp_path / "s.json").read_text())
     assert data["games_per_table"] == 6 and data["rules"] == Rules(players=2).to_dict()
     assert [e["bot"] for e in data["leaderboard"]] == [s.bot for s in duel.leaderboard]
-    assert {"mu", "sigma", "ordinal", "seconds_per_move", "win_lo"} <= set(
-        data["leaderboard"][0])
-    assert [GameRow(**{k: tuple(v) if isinstance(v, list) else v for k, v in g.items()})
-            for g in data["games"]] == duel.rows
+    assert {"mu", "sigma", "ordinal", "seconds_per_move", "win_lo"} <= set(data["leaderboard"][0])
+    assert [
+        GameRow(**{k: tuple(v) if isinstance(v, list) else v for k, v in g.items()})
+        for g in data["games"]
+    ] == duel.rows
     duel.to_csv(tmp_path / "g.csv")
     with open(tmp_path / "g.csv", newline="") as f:
         lines = list(csv.DictReader(f))
@@ -239,22 +249,46 @@ def test_bot_seed_depends_on_spec_and_seat():
 
 def test_cli(tmp_path, capsys):
     out = tmp_path / "out"
-    assert main(["arena", "--bots", "random,greedy", "--games", "2", "--seed", "1",
-                 "--no-progress", "--out", str(out), "--records", str(tmp_path / "r")]) == 0
+    assert (
+        main(
+            [
+                "arena",
+                "--bots",
+                "random,greedy",
+                "--games",
+                "2",
+                "--seed",
+                "1",
+                "--no-progress",
+                "--out",
+                str(out),
+                "--records",
+                str(tmp_path / "r"),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "| 1 | greedy |" in printed or "| 1 | random |" in printed
     assert sorted(p.name for p in out.iterdir()) == [
-        "games.csv", "leaderboard.csv", "leaderboard.md", "summary.json"]
+        "games.csv",
+        "leaderboard.csv",
+        "leaderboard.md",
+        "summary.json",
+    ]
     assert json.loads((out / "summary.json").read_text())["seed"] == 1
     assert (out / "leaderboard.md").read_text() == printed
     assert len(list((tmp_path / "r").iterdir())) == 2
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--games", "3"], "multiple of players=2"),
-    (["--bots", "random,nobody"], "unknown bot"),
-    (["--ray-address", "auto"], "needs backend='ray'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--games", "3"], "multiple of players=2"),
+        (["--bots", "random,nobody"], "unknown bot"),
+        (["--ray-address", "auto"], "needs backend='ray'"),
+    ],
+)
 def test_cli_errors(argv, message, capsys):
     assert main(["arena", "--no-progress", *argv]) == 2
     err = capsys.readouterr().err
@@ -279,11 +313,13 @@ def test_ray_backend_same_results():
     process = run_arena(["random", "greedy"], games=4, seed=9, progress=False)
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
-        on_ray = run_arena(["random", "greedy"], games=4, seed=9, workers=2,
-                           backend="ray", progress=False)
+        on_ray = run_arena(
+            ["random", "greedy"], games=4, seed=9, workers=2, backend="ray", progress=False
+        )
         jobs = [3, [1, 2], "a", None]  # more jobs than workers: results in job order
-        assert list(run_jobs(json.dumps, jobs, workers=2, backend="ray",
-                             progress=False)) == [json.dumps(j) for j in jobs]
+        assert list(run_jobs(json.dumps, jobs, workers=2, backend="ray", progress=False)) == [
+            json.dumps(j) for j in jobs
+        ]
     finally:
         ray.shutdown()
     assert outcomes(on_ray) == outcomes(process)

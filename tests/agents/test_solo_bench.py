@@ -47,10 +47,25 @@ def _outcomes(res: SoloBenchResult) -> list[DealResult]:
 
 def _synthetic(rows: list[tuple[int, str]]) -> SoloBenchResult:
     """A result with given (result, end reason) rows: end B never happens to random play."""
-    return SoloBenchResult(bot="fake", rules=SOLO, seed=0, first_deal=0, rows=[
-        DealResult(deal_seed=i, bot_seed=i, result=v, end_reason=e, scores=(v, v + 1, v + 2),
-                   moves=10, act_seconds=0.01 * (i + 1), tiles="")
-        for i, (v, e) in enumerate(rows)])
+    return SoloBenchResult(
+        bot="fake",
+        rules=SOLO,
+        seed=0,
+        first_deal=0,
+        rows=[
+            DealResult(
+                deal_seed=i,
+                bot_seed=i,
+                result=v,
+                end_reason=e,
+                scores=(v, v + 1, v + 2),
+                moves=10,
+                act_seconds=0.01 * (i + 1),
+                tiles="",
+            )
+            for i, (v, e) in enumerate(rows)
+        ],
+    )
 
 
 def test_statistics_match_a_naive_recomputation(small):
@@ -76,8 +91,7 @@ def test_statistics_match_a_naive_recomputation(small):
         assert e["mean_result"] == (pytest.approx(sum(sel) / len(sel)) if sel else None)
     moves = sum(r.moves for r in small.rows)
     assert s["mean_moves"] == pytest.approx(moves / n)
-    assert s["seconds_per_move"] == pytest.approx(
-        sum(r.act_seconds for r in small.rows) / moves)
+    assert s["seconds_per_move"] == pytest.approx(sum(r.act_seconds for r in small.rows) / moves)
     assert s["seconds_per_move"] > 0
     for r in small.rows:
         assert r.result == min(r.scores) and r.end_reason in ("A", "B") and r.moves > 0
@@ -112,7 +126,11 @@ def test_deal_seeds_are_published_and_replay(small):
             game.play(bot.act(game))
             moves += 1
         assert (game.result, game.end_reason, tuple(game.scores), moves) == (
-            r.result, r.end_reason, r.scores, r.moves)
+            r.result,
+            r.end_reason,
+            r.scores,
+            r.moves,
+        )
         saved, bot = Game(SOLO, tile_order=r.tiles), make_bot("random", r.bot_seed)
         while not saved.done:  # the stored tile order replays without the seed
             saved.play(bot.act(saved))
@@ -138,17 +156,20 @@ def test_same_results_whatever_the_worker_count():
     assert two.workers == 2 and two.metadata["python"]
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"rules": Rules(players=2)}, "solo rules"),
-    ({"rules": "solo"}, "solo rules"),
-    ({"deals": 0}, "deals must be"),
-    ({"deals": -3}, "deals must be"),
-    ({"deals": 2.5}, "deals must be"),
-    ({"deals": True}, "deals must be"),
-    ({"first_deal": -1}, "first_deal must be"),
-    ({"seed": -1}, "seed must be"),
-    ({"workers": 0}, "workers must be"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"rules": Rules(players=2)}, "solo rules"),
+        ({"rules": "solo"}, "solo rules"),
+        ({"deals": 0}, "deals must be"),
+        ({"deals": -3}, "deals must be"),
+        ({"deals": 2.5}, "deals must be"),
+        ({"deals": True}, "deals must be"),
+        ({"first_deal": -1}, "first_deal must be"),
+        ({"seed": -1}, "seed must be"),
+        ({"workers": 0}, "workers must be"),
+    ],
+)
 def test_bad_arguments_raise_value_error(kwargs, match):
     with pytest.raises(ValueError, match=match):
         run_solo_bench("random", progress=False, **kwargs)
@@ -188,8 +209,18 @@ def test_json_and_csv(small, tmp_path):
     small.to_csv(tmp_path / "r.csv")
     with open(tmp_path / "r.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert list(rows[0]) == ["deal_seed", "bot_seed", "result", "end_reason", "score_0",
-                             "score_1", "score_2", "moves", "act_seconds", "tiles"]
+    assert list(rows[0]) == [
+        "deal_seed",
+        "bot_seed",
+        "result",
+        "end_reason",
+        "score_0",
+        "score_1",
+        "score_2",
+        "moves",
+        "act_seconds",
+        "tiles",
+    ]
     assert [int(r["deal_seed"]) for r in rows] == list(range(5, 17))
     assert [int(r["result"]) for r in rows] == [r.result for r in small.rows]
     assert float(rows[0]["act_seconds"]) == small.rows[0].act_seconds
@@ -205,17 +236,38 @@ def test_markdown_table_stacks_bots(small):
 
 
 def test_four_colours():
-    res = run_solo_bench("random", deals=3, rules=Rules(variant="solo", solo_colours=4),
-                         progress=False)
+    res = run_solo_bench(
+        "random", deals=3, rules=Rules(variant="solo", solo_colours=4), progress=False
+    )
     assert all(len(r.scores) == 4 and r.result == min(r.scores) for r in res.rows)
     assert res.summary()["colours"] == 4 and "| random | 4 | 3 (seeds 0-2) |" in res.to_markdown()
 
 
 def test_cli(tmp_path, capsys):
     hist, js, cs = tmp_path / "h.png", tmp_path / "r.json", tmp_path / "r.csv"
-    assert main(["solo-bench", "--bot", "random", "--deals", "4", "--first-deal", "2",
-                 "--seed", "1", "--hist", str(hist), "--json", str(js), "--csv", str(cs),
-                 "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "solo-bench",
+                "--bot",
+                "random",
+                "--deals",
+                "4",
+                "--first-deal",
+                "2",
+                "--seed",
+                "1",
+                "--hist",
+                str(hist),
+                "--json",
+                str(js),
+                "--csv",
+                str(cs),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "| random | 3 | 4 (seeds 2-5) |" in out
     with Image.open(hist) as img:
@@ -223,21 +275,37 @@ def test_cli(tmp_path, capsys):
     res = SoloBenchResult.from_json(js)
     assert res.seed == 1 and [r.deal_seed for r in res.rows] == [2, 3, 4, 5]
     assert len(cs.read_text().splitlines()) == 5
-    expected = _outcomes(run_solo_bench("random", deals=4, first_deal=2, seed=1,
-                                        progress=False))
+    expected = _outcomes(run_solo_bench("random", deals=4, first_deal=2, seed=1, progress=False))
     assert _outcomes(res) == expected
 
 
 def test_cli_several_bots_and_errors(tmp_path, capsys):
-    assert main(["solo-bench", "--bot", "random, greedy", "--deals", "2", "--solo-colours",
-                 "4", "--json", str(tmp_path / "r.json"), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "solo-bench",
+                "--bot",
+                "random, greedy",
+                "--deals",
+                "2",
+                "--solo-colours",
+                "4",
+                "--json",
+                str(tmp_path / "r.json"),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out.splitlines()
     assert out[2].startswith("| random | 4 |") and out[3].startswith("| greedy | 4 |")
     assert (tmp_path / "r-random.json").exists() and (tmp_path / "r-greedy.json").exists()
     assert file_for_bot("h.png", "mcts:iterations=500").name == "h-mcts_iterations_500.png"
-    for argv, message in ((["--bot", "alphago"], "unknown bot 'alphago'"),
-                          (["--bot", " , "], "at least one bot"),
-                          (["--deals", "0"], "argument --deals: must be >= 1, got 0")):
+    for argv, message in (
+        (["--bot", "alphago"], "unknown bot 'alphago'"),
+        (["--bot", " , "], "at least one bot"),
+        (["--deals", "0"], "argument --deals: must be >= 1, got 0"),
+    ):
         try:  # argparse's own checks exit with status 2, the command's return it
             code = main(["solo-bench", "--no-progress", *argv])
         except SystemExit as exit_:
@@ -245,8 +313,12 @@ def test_cli_several_bots_and_errors(tmp_path, capsys):
         assert code == 2
         assert message in capsys.readouterr().err
     # a missing output folder is created, not an error after the work (issue 17)
-    assert main(["solo-bench", "--no-progress", "--deals", "2", "--csv",
-                 str(tmp_path / "no" / "r.csv")]) == 0
+    assert (
+        main(
+            ["solo-bench", "--no-progress", "--deals", "2", "--csv", str(tmp_path / "no" / "r.csv")]
+        )
+        == 0
+    )
     assert len((tmp_path / "no" / "r.csv").read_text().splitlines()) == 3
 
 

@@ -16,20 +16,39 @@ from carcassonne_env.cli import main
 SOLO = Rules(variant="solo")
 
 
-def _run(bot: str, seed: int, results: list[int], first_deal: int = 0,
-         rules: Rules = SOLO, tiles: str = "AB") -> SoloBenchResult:
+def _run(
+    bot: str,
+    seed: int,
+    results: list[int],
+    first_deal: int = 0,
+    rules: Rules = SOLO,
+    tiles: str = "AB",
+) -> SoloBenchResult:
     """A saved run with the given results, one per deal from `first_deal` (10 moves of
     0.02 s each)."""
-    rows = [DealResult(deal_seed=first_deal + i, bot_seed=seed, result=r, end_reason="A",
-                       scores=(r, r + 1, r + 2), moves=10, act_seconds=0.2,
-                       tiles=f"{tiles}{first_deal + i}") for i, r in enumerate(results)]
+    rows = [
+        DealResult(
+            deal_seed=first_deal + i,
+            bot_seed=seed,
+            result=r,
+            end_reason="A",
+            scores=(r, r + 1, r + 2),
+            moves=10,
+            act_seconds=0.2,
+            tiles=f"{tiles}{first_deal + i}",
+        )
+        for i, r in enumerate(results)
+    ]
     return SoloBenchResult(bot=bot, rules=rules, seed=seed, first_deal=first_deal, rows=rows)
 
 
 def test_the_difference_is_of_the_deal_means_over_the_runs():
     base = [_run("a", 1, [10, 20, 30, 40]), _run("a", 2, [12, 18, 30, 44])]
-    other = [_run("b", 1, [15, 19, 33, 40]), _run("b", 2, [13, 21, 31, 50]),
-             _run("b", 3, [14, 20, 29, 45])]
+    other = [
+        _run("b", 1, [15, 19, 33, 40]),
+        _run("b", 2, [13, 21, 31, 50]),
+        _run("b", 3, [14, 20, 29, 45]),
+    ]
     c = compare_runs(base, other)
     mean_a = np.array([11, 19, 30, 42])
     mean_b = np.array([14, 20, 31, 45])
@@ -68,13 +87,25 @@ def test_runs_that_do_not_fit_together_are_refused():
 
 def test_the_command_reads_saved_runs_and_writes_json(tmp_path, capsys):
     files = {}
-    for bot, seed, results in (("a", 1, [10, 20, 30]), ("a", 2, [12, 22, 30]),
-                               ("b", 7, [15, 21, 30])):
+    for bot, seed, results in (
+        ("a", 1, [10, 20, 30]),
+        ("a", 2, [12, 22, 30]),
+        ("b", 7, [15, 21, 30]),
+    ):
         files[bot, seed] = tmp_path / f"{bot}_{seed}.json"
         _run(bot, seed, results).to_json(files[bot, seed])
     out = tmp_path / "sub" / "cmp.json"
-    code = main(["solo-compare", str(files["a", 1]), str(files["a", 2]), "--against",
-                 str(files["b", 7]), "--json", str(out)])
+    code = main(
+        [
+            "solo-compare",
+            str(files["a", 1]),
+            str(files["a", 2]),
+            "--against",
+            str(files["b", 7]),
+            "--json",
+            str(out),
+        ]
+    )
     text = capsys.readouterr().out
     assert code == 0
     assert "| a | 2 (1, 2) | 20.67 " in text and "| b | 1 (7) | 22.00 " in text
@@ -89,12 +120,13 @@ def test_solo_bench_files_compare_and_a_run_with_itself_is_level(tmp_path, capsy
     paths = []
     for bot in ("random", "greedy"):
         path = tmp_path / f"{bot}.json"
-        assert main(["solo-bench", "--bot", bot, "--deals", "3", "--no-progress", "--json",
-                     str(path)]) == 0
+        assert (
+            main(["solo-bench", "--bot", bot, "--deals", "3", "--no-progress", "--json", str(path)])
+            == 0
+        )
         paths.append(str(path))
     capsys.readouterr()
     assert main(["solo-compare", paths[0], "--against", paths[0]]) == 0
-    assert "+0.00 [+0.00, +0.00]; better / equal / worse on 0 / 3 / 0" in (
-        capsys.readouterr().out)
+    assert "+0.00 [+0.00, +0.00]; better / equal / worse on 0 / 3 / 0" in (capsys.readouterr().out)
     assert main(["solo-compare", paths[0], "--against", paths[1]]) == 0
     assert "paired difference (greedy) - (random) over 3 deals:" in capsys.readouterr().out

@@ -59,7 +59,10 @@ def test_analysis_rows_and_summary():
     assert len(a.moves) == len(record["moves"])
     for m, rec in zip(a.moves, record["moves"], strict=True):
         assert (m.played["x"], m.played["y"], m.played["rotation"]) == (
-            rec["x"], rec["y"], rec["rotation"])
+            rec["x"],
+            rec["y"],
+            rec["rotation"],
+        )
         if m.choices == 1:
             assert m.played_value is None and m.lost == 0
         else:
@@ -67,8 +70,7 @@ def test_analysis_rows_and_summary():
             assert m.lost == pytest.approx(m.best_value - m.played_value)
     assert a.result == record["result"]
     line = a.summary()
-    assert re.match(r"(lost \d+\.\d points over \d+ moves?; the worst at turn \d+|no move)",
-                    line)
+    assert re.match(r"(lost \d+\.\d points over \d+ moves?; the worst at turn \d+|no move)", line)
     json.dumps(a.to_dict())
     assert a.to_markdown().count("\n|") == len(a.moves) + 1
 

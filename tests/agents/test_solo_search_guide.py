@@ -16,9 +16,14 @@ SOLO = Rules(variant="solo")
 # against the code before `guide` existed; re-recorded when `core.playout.rng_below`
 # changed how it draws, which changes every determinisation.)
 UNGUIDED_DEAL7 = [
-    ("K", 0, -1, 2, "city:S"), ("S", -1, 0, 3, "road:E"), ("E", -1, -1, 2, "city:S"),
-    ("F", -2, 0, 0, None), ("P", 1, 0, 1, "city:N"), ("B", -2, -1, 0, "monastery"),
-    ("A", -1, -2, 1, "road:W"), ("E", 2, 0, 3, None),
+    ("K", 0, -1, 2, "city:S"),
+    ("S", -1, 0, 3, "road:E"),
+    ("E", -1, -1, 2, "city:S"),
+    ("F", -2, 0, 0, None),
+    ("P", 1, 0, 1, "city:N"),
+    ("B", -2, -1, 0, "monastery"),
+    ("A", -1, -2, 1, "road:W"),
+    ("E", 2, 0, 3, None),
 ]
 
 
@@ -40,8 +45,9 @@ def test_guided_spec_plays_legal_moves():
 
 
 def test_guide_probabilities_and_candidates():
-    bot = SoloSearchAgent(seed=0, samples=2, top_k=1, depth=1, guide="ppo_solo_rl",
-                          guide_k=3, guide_weight=2.0)
+    bot = SoloSearchAgent(
+        seed=0, samples=2, top_k=1, depth=1, guide="ppo_solo_rl", guide_k=3, guide_weight=2.0
+    )
     game = Game(SOLO, seed=9)
     rows = game.legal_rows()
     probs = bot.guide_probs(game, rows)

@@ -42,6 +42,7 @@ TIMINGS = {"seconds", "seconds_per_move", "act_seconds", "metadata"}
 
 # --- processes ------------------------------------------------------------------------
 
+
 def _stat(pid: int) -> tuple[int, str, int] | None:
     """(parent pid, state, start time) of a live process, None if there is none."""
     try:
@@ -78,8 +79,7 @@ def _assert_none_left(family: dict[int, tuple[int, str]]) -> None:
     assert sum("resource_tracker" in c for c in commands) == 1, commands
     deadline = time.monotonic() + 10
     while any(_running(pid, started) for pid, (started, _) in family.items()):
-        assert time.monotonic() < deadline, [c for p, (s, c) in family.items()
-                                             if _running(p, s)]
+        assert time.monotonic() < deadline, [c for p, (s, c) in family.items() if _running(p, s)]
         time.sleep(0.05)
 
 
@@ -89,8 +89,12 @@ class _Command:
 
     def __init__(self, argv: list[str]) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "carcassonne_env.cli", *argv], stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, start_new_session=True)
+            [sys.executable, "-m", "carcassonne_env.cli", *argv],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         self.stderr: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -122,6 +126,7 @@ class _Command:
 
 # --- comparisons ----------------------------------------------------------------------
 
+
 def _untimed(value):
     """A JSON value without its timing fields."""
     if isinstance(value, dict):
@@ -133,8 +138,10 @@ def _untimed(value):
 
 def _untimed_csv(path: Path) -> list[dict]:
     with open(path, newline="", encoding="utf-8") as f:
-        return [{k: v for k, v in row.items() if not re.match(r"(act_)?seconds", k)}
-                for row in csv.DictReader(f)]
+        return [
+            {k: v for k, v in row.items() if not re.match(r"(act_)?seconds", k)}
+            for row in csv.DictReader(f)
+        ]
 
 
 def _untimed_markdown(text: str) -> str:
@@ -149,6 +156,7 @@ def _untimed_markdown(text: str) -> str:
 
 
 # --- SIGTERM, then --resume -----------------------------------------------------------
+
 
 def test_sigterm_keeps_the_arena_games_and_resume_finishes_the_run(tmp_path, capsys):
     """A real signal to a real process tree: the reported case of issue 75."""
@@ -171,7 +179,8 @@ def test_sigterm_keeps_the_arena_games_and_resume_finishes_the_run(tmp_path, cap
     assert summary["planned_bots"] == ["random", "heuristic"]
     assert stderr.splitlines()[-1] == (
         f"carcassonne: interrupted: {played} of 200 games played; their results are above "
-        f"and in {out}; add --resume to play the rest")
+        f"and in {out}; add --resume to play the rest"
+    )
     assert len((out / "games.csv").read_text().splitlines()) == played + 1
     assert (out / "leaderboard.md").read_text() == stdout
     _assert_none_left(family)
@@ -182,7 +191,8 @@ def test_sigterm_keeps_the_arena_games_and_resume_finishes_the_run(tmp_path, cap
     assert main([*ARENA, *WHOLE, "--out", str(tmp_path / "whole")]) == 0
     whole = capsys.readouterr().out
     assert _untimed(json.loads((out / "summary.json").read_text())) == _untimed(
-        json.loads((tmp_path / "whole" / "summary.json").read_text()))
+        json.loads((tmp_path / "whole" / "summary.json").read_text())
+    )
     assert _untimed_csv(out / "games.csv") == _untimed_csv(tmp_path / "whole" / "games.csv")
     assert _untimed_markdown(resumed) == _untimed_markdown(whole)
     assert "| 1 | heuristic |" in whole and "Interrupted" not in whole
@@ -194,8 +204,9 @@ def test_sigterm_keeps_the_solo_deals_and_resume_finishes_the_run(tmp_path, caps
     argv = [*SOLO, *WORKERS, "--json", str(saved), "--csv", str(deals_csv)]
     command = _Command(argv)  # with the progress bar: it says when deals are done
     try:
-        command.wait_for(lambda: any(int(n) >= 30 for n in re.findall(
-            r"(\d+)/500", "".join(command.stderr))))
+        command.wait_for(
+            lambda: any(int(n) >= 30 for n in re.findall(r"(\d+)/500", "".join(command.stderr)))
+        )
         family = _descendants(command.process.pid)
         stdout, stderr = command.stop()
     finally:
@@ -209,7 +220,8 @@ def test_sigterm_keeps_the_solo_deals_and_resume_finishes_the_run(tmp_path, caps
     assert stderr.splitlines()[-1] == (
         f"carcassonne: interrupted: greedy: {played} of 500 deals played; the results of "
         "the deals played are above and in the files written; add --resume to play the "
-        "rest")
+        "rest"
+    )
     assert f"| greedy | 3 | {played} (seeds 0-{played - 1}) |" in stdout
     assert len(deals_csv.read_text().splitlines()) == played + 1
     _assert_none_left(family)
@@ -229,6 +241,7 @@ def test_sigterm_keeps_the_solo_deals_and_resume_finishes_the_run(tmp_path, caps
 
 # --- what --resume refuses (one line, status 2) ---------------------------------------
 
+
 def _run(argv: list[str], capsys) -> tuple[int, str, str]:
     code = main(argv)
     out, err = capsys.readouterr()
@@ -238,8 +251,18 @@ def _run(argv: list[str], capsys) -> tuple[int, str, str]:
 @pytest.fixture
 def stopped_arena(tmp_path, capsys, monkeypatch):
     """An --out folder of a 3-bot round-robin stopped after 4 of its 12 games; the argv."""
-    argv = ["arena", "--bots", "random,greedy,heuristic", "--games", "4", "--seed", "3",
-            "--no-progress", "--out", str(tmp_path / "out")]
+    argv = [
+        "arena",
+        "--bots",
+        "random,greedy,heuristic",
+        "--games",
+        "4",
+        "--seed",
+        "3",
+        "--no-progress",
+        "--out",
+        str(tmp_path / "out"),
+    ]
     with monkeypatch.context() as patch:
         interrupt_on_call(patch, agents.arena, "_play_game", 5)  # in the 2nd batch
         assert _run(argv, capsys)[0] == 130
@@ -257,18 +280,30 @@ def test_a_stopped_arena_run_records_its_whole_plan(stopped_arena, tmp_path):
     assert [(r.table, r.game) for r in rows] == [(0, 0), (0, 1), (0, 2), (0, 3)]
 
 
-@pytest.mark.parametrize("change, message", [
-    ([], "{out} holds a stopped run (4 of 12 games played): add --resume to play the rest, "
-         "or give another --out"),
-    (["--resume", "--seed", "4"], "{out} holds a run with other settings (seed: saved 3, "
-                                  "given 4); --resume needs the options of that run"),
-    (["--resume", "--bots", "random,greedy"],
-     "{out} holds a run with other settings (bots: saved random,greedy,heuristic, given "
-     "random,greedy); --resume needs the options of that run"),
-    (["--resume", "--farm-scoring", "city"], "(rule farm_scoring: saved field, given city)"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            [],
+            "{out} holds a stopped run (4 of 12 games played): add --resume to play the rest, "
+            "or give another --out",
+        ),
+        (
+            ["--resume", "--seed", "4"],
+            "{out} holds a run with other settings (seed: saved 3, "
+            "given 4); --resume needs the options of that run",
+        ),
+        (
+            ["--resume", "--bots", "random,greedy"],
+            "{out} holds a run with other settings (bots: saved random,greedy,heuristic, given "
+            "random,greedy); --resume needs the options of that run",
+        ),
+        (["--resume", "--farm-scoring", "city"], "(rule farm_scoring: saved field, given city)"),
+    ],
+)
 def test_resume_refuses_other_settings_and_a_new_run_keeps_a_stopped_one(
-        stopped_arena, change, message, tmp_path, capsys):
+    stopped_arena, change, message, tmp_path, capsys
+):
     out = tmp_path / "out"
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     code, stdout, err = _run(stopped_arena + change, capsys)
@@ -282,34 +317,46 @@ def test_resume_refuses_when_there_is_nothing_to_resume(stopped_arena, tmp_path,
     out = tmp_path / "out"
     assert _run(stopped_arena + ["--resume"], capsys)[0] == 0
     code, _, err = _run(stopped_arena + ["--resume"], capsys)
-    assert (code, err) == (2, f"carcassonne: error: nothing to resume: {out} holds a "
-                              "complete run (12 games)\n")
+    assert (code, err) == (
+        2,
+        f"carcassonne: error: nothing to resume: {out} holds a complete run (12 games)\n",
+    )
     code, _, err = _run(stopped_arena[:-1] + [str(tmp_path / "empty"), "--resume"], capsys)
-    assert (code, err) == (2, f"carcassonne: error: nothing to resume: no summary.json in "
-                              f"{tmp_path / 'empty'}\n")
+    assert (code, err) == (
+        2,
+        f"carcassonne: error: nothing to resume: no summary.json in {tmp_path / 'empty'}\n",
+    )
     code, _, err = _run(stopped_arena[:-2] + ["--resume"], capsys)
-    assert (code, err) == (2, "carcassonne: error: --resume finishes the run saved in "
-                              "--out DIR: give --out\n")
+    assert (code, err) == (
+        2,
+        "carcassonne: error: --resume finishes the run saved in --out DIR: give --out\n",
+    )
     # A complete run is replaced by a new one, as before, and the line says so.
     code, _, err = _run(stopped_arena, capsys)
-    assert code == 0 and err == (f"wrote summary.json, games.csv, leaderboard.csv, "
-                                 f"leaderboard.md to {out} (replacing the complete run "
-                                 "there)\n")
+    assert code == 0 and err == (
+        f"wrote summary.json, games.csv, leaderboard.csv, "
+        f"leaderboard.md to {out} (replacing the complete run "
+        "there)\n"
+    )
 
 
-def test_a_resumed_run_stopped_again_keeps_both_parts(stopped_arena, tmp_path, capsys,
-                                                     monkeypatch):
+def test_a_resumed_run_stopped_again_keeps_both_parts(stopped_arena, tmp_path, capsys, monkeypatch):
     out = tmp_path / "out"
     with monkeypatch.context() as patch:
         interrupt_on_call(patch, agents.arena, "_play_game", 3)  # 2 more games
         code, _, err = _run(stopped_arena + ["--resume"], capsys)
     assert code == 130 and "interrupted: 6 of 12 games played" in err
     assert [(r.table, r.game) for r in read_games_csv(out / "games.csv", 2)] == [
-        (0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 1)]
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (1, 0),
+        (1, 1),
+    ]
     assert _run(stopped_arena + ["--resume"], capsys)[0] == 0
     whole = run_arena(["random", "greedy", "heuristic"], games=4, seed=3, progress=False)
-    assert _untimed(json.loads((out / "summary.json").read_text())) == _untimed(
-        whole.to_dict())
+    assert _untimed(json.loads((out / "summary.json").read_text())) == _untimed(whole.to_dict())
 
 
 def test_resume_refuses_saved_files_that_do_not_match(stopped_arena, tmp_path, capsys):
@@ -317,8 +364,11 @@ def test_resume_refuses_saved_files_that_do_not_match(stopped_arena, tmp_path, c
     games = (out / "games.csv").read_text().splitlines()
     (out / "games.csv").write_text("\n".join(games[:-1]) + "\n")
     code, _, err = _run(stopped_arena + ["--resume"], capsys)
-    assert (code, err) == (2, f"carcassonne: error: {out / 'games.csv'} has 3 games but "
-                              "summary.json says 4 were played\n")
+    assert (code, err) == (
+        2,
+        f"carcassonne: error: {out / 'games.csv'} has 3 games but "
+        "summary.json says 4 were played\n",
+    )
     cells = games[1].split(",")
     cells[9] = "1" if cells[9] == "0" else "0"  # winners the scores do not make
     (out / "games.csv").write_text("\n".join([games[0], ",".join(cells), *games[2:]]))
@@ -331,47 +381,77 @@ def test_resume_refuses_saved_files_that_do_not_match(stopped_arena, tmp_path, c
         (out / "summary.json").write_text(text)
         code, _, err = _run(stopped_arena + ["--resume"], capsys)
         assert code == 2 and err.count("\n") == 1, err
-        assert err.startswith(f"carcassonne: error: {out / 'summary.json'}: not an arena "
-                              "summary")
+        assert err.startswith(f"carcassonne: error: {out / 'summary.json'}: not an arena summary")
 
 
 def test_solo_bench_resume_refusals(tmp_path, capsys, monkeypatch):
     saved = tmp_path / "r.json"
-    argv = ["solo-bench", "--bot", "random", "--deals", "6", "--seed", "1", "--no-progress",
-            "--json", str(saved)]
+    argv = [
+        "solo-bench",
+        "--bot",
+        "random",
+        "--deals",
+        "6",
+        "--seed",
+        "1",
+        "--no-progress",
+        "--json",
+        str(saved),
+    ]
     with monkeypatch.context() as patch:
         interrupt_on_call(patch, agents.solo_bench, "play_deal", 3)
         assert _run(argv, capsys)[0] == 130
     before = saved.read_bytes()
     for change, line in (
-            ([], f"{saved} holds a stopped run (2 of 6 deals played): add --resume to play "
-                 "the rest, or give another --json"),
-            (["--resume", "--deals", "7"], f"{saved} holds a run with other settings "
-             "(deals: saved 6, given 7); --resume needs the options of that run"),
-            (["--resume", "--solo-colours", "4"], "(rule solo_colours: saved 3, given 4)"),
-            (["--resume", "--json", str(tmp_path / "x.json")],
-             f"nothing to resume: {tmp_path / 'x.json'} not found")):
+        (
+            [],
+            f"{saved} holds a stopped run (2 of 6 deals played): add --resume to play "
+            "the rest, or give another --json",
+        ),
+        (
+            ["--resume", "--deals", "7"],
+            f"{saved} holds a run with other settings "
+            "(deals: saved 6, given 7); --resume needs the options of that run",
+        ),
+        (["--resume", "--solo-colours", "4"], "(rule solo_colours: saved 3, given 4)"),
+        (
+            ["--resume", "--json", str(tmp_path / "x.json")],
+            f"nothing to resume: {tmp_path / 'x.json'} not found",
+        ),
+    ):
         code, out, err = _run(argv + change, capsys)
         assert (code, out) == (2, "") and err.count("\n") == 1 and line in err, err
     assert saved.read_bytes() == before
     code, _, err = _run(["solo-bench", "--resume"], capsys)
-    assert (code, err) == (2, "carcassonne: error: --resume finishes the run saved in "
-                              "--json FILE: give --json\n")
+    assert (code, err) == (
+        2,
+        "carcassonne: error: --resume finishes the run saved in --json FILE: give --json\n",
+    )
     assert _run(argv + ["--resume"], capsys)[0] == 0
     result = SoloBenchResult.from_json(saved)
     assert result.complete and [r.deal_seed for r in result.rows] == list(range(6))
     whole = run_solo_bench("random", deals=6, seed=1, progress=False)
     assert [r.result for r in result.rows] == [r.result for r in whole.rows]
     code, _, err = _run(argv + ["--resume"], capsys)
-    assert (code, err) == (2, f"carcassonne: error: nothing to resume: {saved} holds a "
-                              "complete run\n")
+    assert (code, err) == (
+        2,
+        f"carcassonne: error: nothing to resume: {saved} holds a complete run\n",
+    )
 
 
 def test_several_solo_bots_resume_bot_by_bot(tmp_path, capsys, monkeypatch):
     """Stopped in the second bot: the first bot's complete run is kept, the second
     finished; the third was never started and is played whole."""
-    argv = ["solo-bench", "--bot", "random,greedy,heuristic", "--deals", "3",
-            "--no-progress", "--json", str(tmp_path / "r.json")]
+    argv = [
+        "solo-bench",
+        "--bot",
+        "random,greedy,heuristic",
+        "--deals",
+        "3",
+        "--no-progress",
+        "--json",
+        str(tmp_path / "r.json"),
+    ]
     with monkeypatch.context() as patch:
         interrupt_on_call(patch, agents.solo_bench, "play_deal", 5)
         code, _, err = _run(argv, capsys)
@@ -384,10 +464,12 @@ def test_several_solo_bots_resume_bot_by_bot(tmp_path, capsys, monkeypatch):
         result = SoloBenchResult.from_json(tmp_path / f"r-{bot}.json")
         assert result.complete and f"| {bot} | 3 | 3 (seeds 0-2) |" in out
         assert [r.result for r in result.rows] == [
-            r.result for r in run_solo_bench(bot, deals=3, progress=False).rows]
+            r.result for r in run_solo_bench(bot, deals=3, progress=False).rows
+        ]
 
 
 # --- the library ----------------------------------------------------------------------
+
 
 def test_run_arena_plays_only_the_games_not_played():
     whole = run_arena(["random", "greedy"], games=6, seed=2, progress=False)
@@ -395,19 +477,22 @@ def test_run_arena_plays_only_the_games_not_played():
     resumed = run_arena(["random", "greedy"], games=6, seed=2, progress=False, played=kept)
     assert resumed.rows[:2] == whole.rows[:2] and resumed.rows[4] == whole.rows[4]
     untimed = [(r.table, r.game, r.bots, r.scores, r.winners, r.moves) for r in resumed.rows]
-    assert untimed == [(r.table, r.game, r.bots, r.scores, r.winners, r.moves)
-                       for r in whole.rows]
+    assert untimed == [(r.table, r.game, r.bots, r.scores, r.winners, r.moves) for r in whole.rows]
     assert [(s.bot, s.wins) for s in resumed.leaderboard] == [
-        (s.bot, s.wins) for s in whole.leaderboard]
+        (s.bot, s.wins) for s in whole.leaderboard
+    ]
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"table": 1}, r"played game \(table 1, game 0\) is not a game of this run"),
-    ({"deck_seed": 7}, "has deck_seed 7; this run's is"),
-    ({"bots": ("greedy", "random")}, r"has bots \('greedy', 'random'\); this run's is"),
-    ({"scores": (1, 2, 3)}, "has 3 scores for 2 seats"),
-    ({"winners": (0, 1)}, r"has winners \(0, 1\)"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"table": 1}, r"played game \(table 1, game 0\) is not a game of this run"),
+        ({"deck_seed": 7}, "has deck_seed 7; this run's is"),
+        ({"bots": ("greedy", "random")}, r"has bots \('greedy', 'random'\); this run's is"),
+        ({"scores": (1, 2, 3)}, "has 3 scores for 2 seats"),
+        ({"winners": (0, 1)}, r"has winners \(0, 1\)"),
+    ],
+)
 def test_run_arena_checks_the_played_games(change, message):
     row = run_arena(["random", "greedy"], games=2, seed=2, progress=False).rows[0]
     assert row.winners == (1,)  # greedy (seat 1) beats random: (0, 1) is wrong
@@ -422,11 +507,11 @@ def test_run_solo_bench_checks_the_played_deals():
     rows = run_solo_bench("random", deals=3, seed=1, progress=False).rows
     for played, message in (([rows[0]], "bot seed"), ([rows[0], rows[0]], "given twice")):
         with pytest.raises(ValueError, match=message):
-            run_solo_bench("random", deals=3, seed=1 + (message == "bot seed"),
-                           progress=False, played=played)
+            run_solo_bench(
+                "random", deals=3, seed=1 + (message == "bot seed"), progress=False, played=played
+            )
     with pytest.raises(ValueError, match="played deal 0 is not a deal of this run"):
-        run_solo_bench("random", deals=3, first_deal=1, seed=1, progress=False,
-                       played=[rows[0]])
+        run_solo_bench("random", deals=3, first_deal=1, seed=1, progress=False, played=[rows[0]])
 
 
 def test_a_saved_solo_result_with_bad_rows_is_one_value_error(tmp_path):
@@ -447,9 +532,13 @@ def test_outputs_are_written_whole(tmp_path, monkeypatch):
 
     result = run_arena(["random", "greedy"], games=2, progress=False)
     solo = run_solo_bench("random", deals=2, progress=False)
-    writers = {"summary.json": result.to_json, "games.csv": result.to_csv,
-               "leaderboard.csv": result.leaderboard_csv, "solo.json": solo.to_json,
-               "solo.csv": solo.to_csv}
+    writers = {
+        "summary.json": result.to_json,
+        "games.csv": result.to_csv,
+        "leaderboard.csv": result.leaderboard_csv,
+        "solo.json": solo.to_json,
+        "solo.csv": solo.to_csv,
+    }
     if importlib.util.find_spec("matplotlib") is not None:
         writers["hist.png"] = solo.histogram_png
     for name in writers:
@@ -485,11 +574,23 @@ def test_train_evaluate_keeps_the_games_played(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(agents.arena, "run_arena", stopped_arena)
     out = tmp_path / "eval"
-    code, stdout, err = _run(["train", "evaluate", "model.zip", "--opponents", "greedy",
-                              "--out", str(out), "--no-progress"], capsys)
+    code, stdout, err = _run(
+        [
+            "train",
+            "evaluate",
+            "model.zip",
+            "--opponents",
+            "greedy",
+            "--out",
+            str(out),
+            "--no-progress",
+        ],
+        capsys,
+    )
     assert code == 130
-    assert err == (f"carcassonne: interrupted: 2 of 4 games played; their results are "
-                   f"above and in {out}\n")
+    assert err == (
+        f"carcassonne: interrupted: 2 of 4 games played; their results are above and in {out}\n"
+    )
     assert "Interrupted: partial results of the 2 games played" in stdout
     summary = json.loads((out / "summary.json").read_text())
     assert (summary["complete"], summary["games_played"]) == (False, 2)

@@ -19,9 +19,30 @@ pytestmark = [pytest.mark.xdist_group("candidates"), pytest.mark.usefixtures("on
 
 def test_models_saved_by_minute_are_evaluated_after_training(tmp_path, capsys):
     out, table, figure = tmp_path / "runs", tmp_path / "tts.csv", tmp_path / "tts.png"
-    assert main(["--tasks", "solo", "--minutes", "0.2", "--every", "0.05", "--games", "2",
-                 "--workers", "1", "--out", str(out), "--csv", str(table), "--figure",
-                 str(figure), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "--tasks",
+                "solo",
+                "--minutes",
+                "0.2",
+                "--every",
+                "0.05",
+                "--games",
+                "2",
+                "--workers",
+                "1",
+                "--out",
+                str(out),
+                "--csv",
+                str(table),
+                "--figure",
+                str(figure),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     saves = json.loads((out / "solo" / "minutes" / "saves.json").read_text())
     assert saves["../model.zip"]["minute"] == 0.2
     rows = read_rows(table)

@@ -19,8 +19,13 @@ RULE_SETS = {
     "solo": Rules(variant="solo"),
     "solo-4": Rules(variant="solo", solo_colours=4),
 }
-FAST_BOTS = ["random", "greedy", "heuristic", "mcts:iterations=30",
-             "mcts:iterations=10:depth=1:top_k=3"]
+FAST_BOTS = [
+    "random",
+    "greedy",
+    "heuristic",
+    "mcts:iterations=30",
+    "mcts:iterations=10:depth=1:top_k=3",
+]
 
 
 def play(rules: Rules, specs: list[str], seed: int) -> Game:
@@ -60,8 +65,12 @@ def test_bots_follow_the_protocol_and_registry():
 
 def test_make_bot_options():
     bot = make_bot("mcts:iterations=25:c=0.5:depth=1", seed=0)
-    assert (bot.iterations, bot.c, bot.depth, bot.name) == (25, 0.5, 1,
-                                                           "mcts:iterations=25:c=0.5:depth=1")
+    assert (bot.iterations, bot.c, bot.depth, bot.name) == (
+        25,
+        0.5,
+        1,
+        "mcts:iterations=25:c=0.5:depth=1",
+    )
     assert make_bot("heuristic:follower=4", seed=0).weights["follower"] == 4.0
     with pytest.raises(ValueError, match="unknown bot"):
         make_bot("alphazero")
@@ -82,8 +91,17 @@ SPEC_OPTIONS = {
     "random": {},
     "greedy": {},
     "heuristic": {"follower": float, "farm": float},
-    "mcts": {"iterations": int, "c": float, "trees": int, "threads": int, "depth": int,
-             "top_k": int, "margin_scale": float, "solo_scale": float, "follower": float},
+    "mcts": {
+        "iterations": int,
+        "c": float,
+        "trees": int,
+        "threads": int,
+        "depth": int,
+        "top_k": int,
+        "margin_scale": float,
+        "solo_scale": float,
+        "follower": float,
+    },
     "sb3": {"model": Any, "board_size": int, "action_mode": str, "deterministic": bool},
 }
 UNFIT = {int: ["1.5", "x", "", "true"], float: ["x", "", "1,5"], bool: ["yes", "2", ""]}
@@ -103,8 +121,7 @@ def test_spec_options_are_typed_from_the_constructors(name):
 def test_spec_values_that_do_not_fit_are_refused_naming_the_option(name):
     for key, kind in SPEC_OPTIONS[name].items():
         for text in UNFIT.get(kind, []):
-            with pytest.raises(ValueError, match=f"bad options for bot '{name}'.*option "
-                               f"'{key}'"):
+            with pytest.raises(ValueError, match=f"bad options for bot '{name}'.*option '{key}'"):
                 make_bot(f"{name}:{key}={text}")
     if name in ("random", "greedy"):
         with pytest.raises(ValueError, match="unknown option 'depth'"):
@@ -126,11 +143,22 @@ def test_sb3_spec_booleans(tmp_path, one_torch_thread):
     from carcassonne_env.envs import SoloEnv
     from carcassonne_env.model_file import save_model
 
-    save_model(sb3_contrib.MaskablePPO("MultiInputPolicy", SoloEnv(board_size=4), n_steps=16,
-                                       batch_size=16, device="cpu"), tmp_path / "m.zip")
+    save_model(
+        sb3_contrib.MaskablePPO(
+            "MultiInputPolicy", SoloEnv(board_size=4), n_steps=16, batch_size=16, device="cpu"
+        ),
+        tmp_path / "m.zip",
+    )
     spec = f"sb3:model={tmp_path / 'm.zip'}"
-    for text, value in [("False", False), ("false", False), ("FALSE", False), ("0", False),
-                        ("True", True), ("true", True), ("1", True)]:
+    for text, value in [
+        ("False", False),
+        ("false", False),
+        ("FALSE", False),
+        ("0", False),
+        ("True", True),
+        ("true", True),
+        ("1", True),
+    ]:
         bot = make_bot(f"{spec}:deterministic={text}")
         assert bot.deterministic is value, text
     bot = make_bot(f"{spec}:board_size=4:action_mode=turn")
@@ -195,18 +223,22 @@ def test_solo_bots_aim_at_the_lowest_colour():
     assert np.mean(heur) > np.mean(rand)
 
 
-@pytest.mark.parametrize("env_kwargs", [
-    {"env_id": "Carcassonne/Solo-v0", "board_size": 16},
-    {"env_id": "Carcassonne/VsBots-v0", "board_size": 16, "action_mode": "two_step"},
-])
+@pytest.mark.parametrize(
+    "env_kwargs",
+    [
+        {"env_id": "Carcassonne/Solo-v0", "board_size": 16},
+        {"env_id": "Carcassonne/VsBots-v0", "board_size": 16, "action_mode": "two_step"},
+    ],
+)
 @pytest.mark.filterwarnings("ignore::carcassonne_env.encoding.WindowOverflowWarning")
 def test_sb3_agent_plays_a_policy_legally(env_kwargs, tmp_path, one_torch_thread):
     gymnasium = pytest.importorskip("gymnasium")
     sb3_contrib = pytest.importorskip("sb3_contrib")
     env_kwargs = dict(env_kwargs)
     env = gymnasium.make(env_kwargs.pop("env_id"), **env_kwargs)
-    model = sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=16, batch_size=16,
-                                    seed=0, device="cpu")
+    model = sb3_contrib.MaskablePPO(
+        "MultiInputPolicy", env, n_steps=16, batch_size=16, seed=0, device="cpu"
+    )
     from carcassonne_env.model_file import save_model
 
     save_model(model, tmp_path / "policy.zip")  # (with the description it loads by)
@@ -229,8 +261,9 @@ def test_sb3_agent_falls_back_when_nothing_fits_its_window(one_torch_thread):
     from carcassonne_env.envs import VsBotsEnv
 
     env = VsBotsEnv(board_size=4)
-    bot = SB3Agent(sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=16, seed=0,
-                                           device="cpu"), seed=0)
+    bot = SB3Agent(
+        sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=16, seed=0, device="cpu"), seed=0
+    )
     game = Game(Rules(), seed=4)
     with pytest.warns(WindowOverflowWarning) as caught:
         while not game.done:
@@ -244,16 +277,23 @@ def test_sb3_agent_rejects_a_model_for_other_rules(one_torch_thread):
     from agents.sb3_policy import SB3Agent
     from carcassonne_env.envs import SoloEnv
 
-    model = sb3_contrib.MaskablePPO("MultiInputPolicy", SoloEnv(board_size=8), n_steps=16,
-                                    batch_size=16, device="cpu")
+    model = sb3_contrib.MaskablePPO(
+        "MultiInputPolicy", SoloEnv(board_size=8), n_steps=16, batch_size=16, device="cpu"
+    )
     # 3 seats: the spaces alone fit 3 colours solo and 3 players; the message names both
-    with pytest.raises(ValueError, match=r"rules differ: variant='solo', players=1, "
-                       r"solo_colours=3 or players=3 \(model: its spaces fit both\) vs "
-                       r"variant='standard', players=2, solo_colours=None \(this game\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"rules differ: variant='solo', players=1, "
+        r"solo_colours=3 or players=3 \(model: its spaces fit both\) vs "
+        r"variant='standard', players=2, solo_colours=None \(this game\)",
+    ):
         SB3Agent(model).act(Game(Rules()))
     model.carcassonne_solo = True  # what the training scripts write
-    with pytest.raises(ValueError, match=r"rules differ: variant='solo' \(model\) vs "
-                       r"'standard' \(this game\); players=1 \(model\) vs 2 \(this game\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"rules differ: variant='solo' \(model\) vs "
+        r"'standard' \(this game\); players=1 \(model\) vs 2 \(this game\)",
+    ):
         SB3Agent(model).act(Game(Rules()))
     with pytest.raises(FileNotFoundError):
         make_bot("sb3:model=/nonexistent/policy.zip")

@@ -35,8 +35,11 @@ def test_position_values_equal_the_reference(name):
         got, want = np.zeros(st.scores.shape[0]), np.zeros(st.scores.shape[0])
         while not game.done:
             if rng.random() < 0.5:
-                w = weight_vector({} if deal == 0 else
-                                  {k: v * rng.uniform(0.3, 3) for k, v in DEFAULT_WEIGHTS.items()})
+                w = weight_vector(
+                    {}
+                    if deal == 0
+                    else {k: v * rng.uniform(0.3, 3) for k, v in DEFAULT_WEIGHTS.items()}
+                )
                 unseen_tiles(st, len(ts.names), unseen)
                 position_values(st, ts.tables, scratch_new, unseen, w, got)
                 ref.position_values(st, ts.tables, scratch_ref, unseen, w, want)

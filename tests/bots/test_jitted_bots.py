@@ -22,18 +22,21 @@ def test_mersenne_twister_matches_python_random(seed):
         assert mt_below(mt, n) == py._randbelow(n)
 
 
-@pytest.mark.parametrize(("spec", "rules"), [
-    ("random", Rules(players=2)),
-    ("greedy", Rules(players=2)),
-    ("greedy", Rules(players=4, hand_size=3)),
-    ("greedy", Rules(variant="solo")),
-    ("heuristic", Rules(players=3)),
-    ("heuristic:follower=4.0:farm=0.5", Rules(players=2)),
-    ("heuristic", Rules(variant="solo", solo_colours=4)),
-    ("heuristic", Rules(players=2, expansions=["inns_cathedrals"])),  # the large follower
-    ("greedy", Rules(players=3, expansions=["inns_cathedrals"])),
-    ("heuristic", Rules(players=2, expansions=["inns_cathedrals", "traders_builders"])),
-])
+@pytest.mark.parametrize(
+    ("spec", "rules"),
+    [
+        ("random", Rules(players=2)),
+        ("greedy", Rules(players=2)),
+        ("greedy", Rules(players=4, hand_size=3)),
+        ("greedy", Rules(variant="solo")),
+        ("heuristic", Rules(players=3)),
+        ("heuristic:follower=4.0:farm=0.5", Rules(players=2)),
+        ("heuristic", Rules(variant="solo", solo_colours=4)),
+        ("heuristic", Rules(players=2, expansions=["inns_cathedrals"])),  # the large follower
+        ("greedy", Rules(players=3, expansions=["inns_cathedrals"])),
+        ("heuristic", Rules(players=2, expansions=["inns_cathedrals", "traders_builders"])),
+    ],
+)
 def test_jitted_bots_play_the_python_bots_moves(spec, rules):
     """Every seat asks both bots, seeded alike, for its move: always the same."""
     game = Game(rules, seed=11)

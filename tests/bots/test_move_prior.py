@@ -24,13 +24,14 @@ from training import train_multi  # noqa: E402
 from training.league import JoinedVecEnv  # noqa: E402
 from training.policy import BoardPolicy  # noqa: E402
 
-pytestmark = [pytest.mark.usefixtures("one_torch_thread"),
-              pytest.mark.filterwarnings("ignore::carcassonne_env.encoding.WindowOverflowWarning")]
+pytestmark = [
+    pytest.mark.usefixtures("one_torch_thread"),
+    pytest.mark.filterwarnings("ignore::carcassonne_env.encoding.WindowOverflowWarning"),
+]
 
 
 def _joined(n: int = 3, board_size: int = 12) -> tuple[VsBotsVectorEnv, JoinedVecEnv]:
-    venv = VsBotsVectorEnv(n, opponents="greedy", players=2, board_size=board_size,
-                           num_threads=1)
+    venv = VsBotsVectorEnv(n, opponents="greedy", players=2, board_size=board_size, num_threads=1)
     return venv, JoinedVecEnv([("greedy", venv)], prior=True)
 
 
@@ -84,8 +85,14 @@ def _zero_head(policy: BoardPolicy) -> None:
 
 def test_a_prior_policy_starts_as_the_heuristic_and_the_bot_feeds_it(tmp_path):
     venv, env = _joined(board_size=20)
-    model = MaskablePPO(BoardPolicy, env, n_steps=8, batch_size=16, n_epochs=1,
-                        policy_kwargs={"channels": 8, "blocks": 1, "prior_weight": 3.0})
+    model = MaskablePPO(
+        BoardPolicy,
+        env,
+        n_steps=8,
+        batch_size=16,
+        n_epochs=1,
+        policy_kwargs={"channels": 8, "blocks": 1, "prior_weight": 3.0},
+    )
     policy = model.policy
     assert policy.action_net.prior_weight.item() == 3.0
     _zero_head(policy)
@@ -95,8 +102,11 @@ def test_a_prior_policy_starts_as_the_heuristic_and_the_bot_feeds_it(tmp_path):
         dist = policy.get_distribution(tensors, action_masks=env.action_masks())
     logits = dist.distribution.logits.numpy()
     expected = 3.0 * obs[PRIOR_KEY]
-    expected = expected - np.log(np.exp(expected - expected.max(1, keepdims=True)).sum(
-        1, keepdims=True)) - expected.max(1, keepdims=True)
+    expected = (
+        expected
+        - np.log(np.exp(expected - expected.max(1, keepdims=True)).sum(1, keepdims=True))
+        - expected.max(1, keepdims=True)
+    )
     legal = env.action_masks()
     np.testing.assert_allclose(logits[legal], expected[legal], atol=1e-4)
     # saved and loaded, the `sb3` bot computes the prior itself and plays the heuristic's
@@ -119,14 +129,25 @@ def test_a_prior_policy_starts_as_the_heuristic_and_the_bot_feeds_it(tmp_path):
 
 
 def test_train_multi_with_the_move_prior(tmp_path):
-    tiny = {"n_envs": 2, "n_steps": 16, "batch_size": 32, "n_epochs": 1, "channels": 8,
-            "blocks": 1, "checkpoint_every": 64, "torch_threads": 1, "board_size": 12}
+    tiny = {
+        "n_envs": 2,
+        "n_steps": 16,
+        "batch_size": 32,
+        "n_epochs": 1,
+        "channels": 8,
+        "blocks": 1,
+        "checkpoint_every": 64,
+        "torch_threads": 1,
+        "board_size": 12,
+    }
     with pytest.raises(ValueError, match="--move-prior needs --env batched and --bot-share 1"):
-        train_multi.train(train_multi.MultiSettings(**tiny, move_prior=2.0),
-                          tmp_path / "refused", progress=False)
+        train_multi.train(
+            train_multi.MultiSettings(**tiny, move_prior=2.0), tmp_path / "refused", progress=False
+        )
     assert not (tmp_path / "refused").exists()
-    settings = train_multi.MultiSettings(**tiny, total_timesteps=64, env="batched",
-                                         bots="greedy", bot_share=1.0, move_prior=2.0)
+    settings = train_multi.MultiSettings(
+        **tiny, total_timesteps=64, env="batched", bots="greedy", bot_share=1.0, move_prior=2.0
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WindowOverflowWarning)
         model = train_multi.train(settings, tmp_path / "run", progress=False)
@@ -145,15 +166,21 @@ def test_make_env_for_model_adds_the_prior(tmp_path):
     from carcassonne_env.envs import make_env_for_model
 
     _, env = _joined(board_size=20)
-    model = MaskablePPO(BoardPolicy, env, n_steps=8, batch_size=16, n_epochs=1,
-                        policy_kwargs={"channels": 8, "blocks": 1})
+    model = MaskablePPO(
+        BoardPolicy,
+        env,
+        n_steps=8,
+        batch_size=16,
+        n_epochs=1,
+        policy_kwargs={"channels": 8, "blocks": 1},
+    )
     save_model(model, tmp_path / "prior.zip")
     single = make_env_for_model(tmp_path / "prior.zip")
     obs, _ = single.reset(seed=3)
-    np.testing.assert_allclose(obs[PRIOR_KEY], game_prior(single.unwrapped.game,
-                                                          single.unwrapped.driver.encoder))
+    np.testing.assert_allclose(
+        obs[PRIOR_KEY], game_prior(single.unwrapped.game, single.unwrapped.driver.encoder)
+    )
     for _ in range(5):
-        action, _ = model.predict(obs, action_masks=get_action_masks(single),
-                                  deterministic=True)
+        action, _ = model.predict(obs, action_masks=get_action_masks(single), deterministic=True)
         obs, _, terminated, _, _ = single.step(action)
         assert not terminated

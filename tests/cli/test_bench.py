@@ -13,12 +13,19 @@ def test_only_runs_the_named_parts_in_their_order(monkeypatch, capsys):
     """Each part's function runs only when named; the parts run in `PARTS` order and the
     report says how long each took."""
     ran = []
-    for name, key in (("bench_start", "start-up"), ("bench_playouts", "playouts"),
-                      ("bench_api", "api"), ("bench_clone", "clone"),
-                      ("bench_envs", "envs"), ("bench_vector", "vector"),
-                      ("bench_vs_bots", "vs-bots"), ("bench_expansions", "expansions")):
-        monkeypatch.setattr(bench, name,
-                            lambda *a, _key=key, **k: ran.append(_key) or {f"{_key} x": 1.0})
+    for name, key in (
+        ("bench_start", "start-up"),
+        ("bench_playouts", "playouts"),
+        ("bench_api", "api"),
+        ("bench_clone", "clone"),
+        ("bench_envs", "envs"),
+        ("bench_vector", "vector"),
+        ("bench_vs_bots", "vs-bots"),
+        ("bench_expansions", "expansions"),
+    ):
+        monkeypatch.setattr(
+            bench, name, lambda *a, _key=key, **k: ran.append(_key) or {f"{_key} x": 1.0}
+        )
     assert main(["bench", "--only", "vs-bots, api", "--repeats", "1"]) == 0
     assert ran == ["api", "vs-bots"]
     out = capsys.readouterr().out.splitlines()
@@ -35,18 +42,23 @@ def test_a_real_part_runs_alone(capsys):
     assert "time per part: api " in capsys.readouterr().out
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    ("foo,api,bar", "got 'foo', 'bar'"),
-    ("", "got none"),
-    (" , ", "got none"),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("foo,api,bar", "got 'foo', 'bar'"),
+        ("", "got none"),
+        (" , ", "got none"),
+    ],
+)
 def test_only_refuses_unknown_parts(value, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["bench", "--only", value])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert ("argument --only: must name parts from start-up, playouts, api, clone, envs, "
-            f"vector, vs-bots, expansions, {message}") in err
+    assert (
+        "argument --only: must name parts from start-up, playouts, api, clone, envs, "
+        f"vector, vs-bots, expansions, {message}"
+    ) in err
 
 
 @pytest.mark.parametrize(("only", "message"), [(["api", ""], "got ''"), ([], "got none")])

@@ -37,13 +37,19 @@ def test_bad_options_give_an_error_not_a_trace(capsys):
     assert main(["play", "--players", "9"]) == 2
     assert "players must be" in capsys.readouterr().err
     assert main(["play", "--bots", "random,random,random"]) == 2
-    assert capsys.readouterr().err == ("carcassonne: error: --bots needs 2 specs (one per seat; "
-                                       "or one for every seat), got 3: random,random,random\n")
+    assert capsys.readouterr().err == (
+        "carcassonne: error: --bots needs 2 specs (one per seat; "
+        "or one for every seat), got 3: random,random,random\n"
+    )
     assert main(["play", "--bots", "alphago,random"]) == 2
     assert "unknown bot 'alphago'" in capsys.readouterr().err
 
 
 def test_console_script_entry_point():
-    out = subprocess.run([sys.executable, "-m", "carcassonne_env.cli", "play", "--seed", "1"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "carcassonne_env.cli", "play", "--seed", "1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "scores" in out

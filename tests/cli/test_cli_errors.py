@@ -61,23 +61,30 @@ CASES = [
     (["play", "--seed", "-5"], "argument --seed: must be >= 0, got -5"),
     (["play", "--seed", "x"], "argument --seed: expected an integer, got 'x'"),
     (["play", "--players", "9"], "players must be"),
-    (["play", "--players", "3", "--bots", "random,greedy"],
-     "--bots needs 3 specs (one per seat; or one for every seat), got 2: random,greedy"),
+    (
+        ["play", "--players", "3", "--bots", "random,greedy"],
+        "--bots needs 3 specs (one per seat; or one for every seat), got 2: random,greedy",
+    ),
     (["play", "--solo", "--players", "2"], "--players 2 contradicts --solo"),
     (["play", "--solo-colours", "4"], "--solo-colours needs --solo"),
-    (["play", "--solo", "--bots", "random,greedy"],
-     "--solo is played by one bot (all colours), got 2 specs: random,greedy"),
+    (
+        ["play", "--solo", "--bots", "random,greedy"],
+        "--solo is played by one bot (all colours), got 2 specs: random,greedy",
+    ),
     (["play", "--record", "{plain}/game.json"], "plain"),
     # issue 28: options that would be ignored are refused
     (["play", "--seat", "1"], "--seat needs --human"),
-    (["play", "--expansion-mode", "tiles_only"], "--expansion-mode tiles_only needs "
-                                                 "--expansions"),
-    (["play", "--expansions", ""], "--expansions '' names no expansion (known: "
-                                   "inns_cathedrals, traders_builders)"),
+    (["play", "--expansion-mode", "tiles_only"], "--expansion-mode tiles_only needs --expansions"),
+    (
+        ["play", "--expansions", ""],
+        "--expansions '' names no expansion (known: inns_cathedrals, traders_builders)",
+    ),
     (["arena", "--expansions", " , "], "--expansions ' , ' names no expansion"),
     (["solo-bench", "--expansion-mode", "full"], "--expansion-mode full needs --expansions"),
-    (["solo-bench", "--hist", "{empty}/h.txt"],
-     "cannot tell a histogram format from the suffix of"),
+    (
+        ["solo-bench", "--hist", "{empty}/h.txt"],
+        "cannot tell a histogram format from the suffix of",
+    ),
     # bench
     (["bench", "--games", "-1"], "argument --games: must be >= 1, got -1"),
     (["bench", "--repeats", "0"], "argument --repeats: must be >= 1, got 0"),
@@ -85,11 +92,15 @@ CASES = [
     (["render", "{empty}/missing.json"], "No such file or directory"),
     (["render", "{broken}"], "broken.json: not JSON"),
     (["render", "{bin}"], "bin.json: not JSON: not a UTF-8 text file"),
-    (["render", "{game}", "--moves", "999"],
-     "--moves 999 is past the end of {game}: the game has 5 moves"),
+    (
+        ["render", "{game}", "--moves", "999"],
+        "--moves 999 is past the end of {game}: the game has 5 moves",
+    ),
     (["solo-analyze", "{bin}"], "bin.json: not JSON: not a UTF-8 text file"),
-    (["render", "{game}", "-o", "{empty}/board.xyz"],
-     "cannot tell an image format from the suffix of"),
+    (
+        ["render", "{game}", "-o", "{empty}/board.xyz"],
+        "cannot tell an image format from the suffix of",
+    ),
     (["render", "{game}", "--cell", "4"], "argument --cell: must be >= 8, got 4"),
     (["render", "{game}", "-o", "{folder}"], "is a folder; give a file name"),
     # solo-bench
@@ -99,12 +110,15 @@ CASES = [
     (["solo-bench", "--workers", "0"], "argument --workers: must be >= 1, got 0"),
     (["solo-bench", "--deals", "2", "--json", "{plain}/x.json"], "plain"),
     # solo-compare
-    (["solo-compare", "{game}", "--against", "{game}"],
-     "game.json: not a solo benchmark result (carcassonne-env/solo-bench)"),
-    (["solo-compare", "{broken}", "--against", "{game}"],
-     "broken.json: not a solo benchmark result (not JSON)"),
-    (["solo-compare", "{empty}/missing.json", "--against", "{game}"],
-     "No such file or directory"),
+    (
+        ["solo-compare", "{game}", "--against", "{game}"],
+        "game.json: not a solo benchmark result (carcassonne-env/solo-bench)",
+    ),
+    (
+        ["solo-compare", "{broken}", "--against", "{game}"],
+        "broken.json: not a solo benchmark result (not JSON)",
+    ),
+    (["solo-compare", "{empty}/missing.json", "--against", "{game}"], "No such file or directory"),
     (["solo-compare", "{game}"], "the following arguments are required: --against"),
     # arena
     (["arena", "--bots", "random,nosuch"], "unknown bot 'nosuch'"),
@@ -116,25 +130,34 @@ CASES = [
     (["train", "plot", "{empty}"], "no curve.csv in"),
 ]
 SB3_CASES = [
-    (["play", "--bots", "sb3:model=missing.zip,random"],
-     "no model file at missing.zip and no shipped model of that name; shipped models: "
-     "ppo_duel, ppo_duel_bc, ppo_duel_rl, ppo_duel_rl_280k, ppo_duel_rl_3m, ppo_duel_rl_640k, "
-     "ppo_solo, ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small"),
-    (["train", "evaluate", "ppo_trio"],
-     "shipped models: ppo_duel, ppo_duel_bc, ppo_duel_rl, ppo_duel_rl_280k, ppo_duel_rl_3m, "
-     "ppo_duel_rl_640k, ppo_solo, ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small"),
+    (
+        ["play", "--bots", "sb3:model=missing.zip,random"],
+        "no model file at missing.zip and no shipped model of that name; shipped models: "
+        "ppo_duel, ppo_duel_bc, ppo_duel_rl, ppo_duel_rl_280k, ppo_duel_rl_3m, ppo_duel_rl_640k, "
+        "ppo_solo, ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small",
+    ),
+    (
+        ["train", "evaluate", "ppo_trio"],
+        "shipped models: ppo_duel, ppo_duel_bc, ppo_duel_rl, ppo_duel_rl_280k, ppo_duel_rl_3m, "
+        "ppo_duel_rl_640k, ppo_solo, ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small",
+    ),
     (["train", "evaluate", "{bad}"], "bad.zip is not a saved model (not a zip file)"),
     (["train", "export", "{bad}", "-o", "{empty}/x.zip"], "is not a saved model"),
-    (["train", "solo", "--out", "{empty}/run", "--no-such-option"],
-     "unrecognized arguments: --no-such-option"),
+    (
+        ["train", "solo", "--out", "{empty}/run", "--no-such-option"],
+        "unrecognized arguments: --no-such-option",
+    ),
     (["train", "multi", "--total-timesteps", "many"], "argument --total-timesteps"),
     # a model of other rules: refused before the progress bar (one line on stderr)
     (["solo-bench", "--bot", "sb3:model=ppo_duel", "--deals", "1"], "rules differ"),
 ]
 
 
-@pytest.mark.parametrize("argv, message", CASES + (SB3_CASES if HAS_SB3 else []),
-                         ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+@pytest.mark.parametrize(
+    "argv, message",
+    CASES + (SB3_CASES if HAS_SB3 else []),
+    ids=lambda v: " ".join(v) if isinstance(v, list) else None,
+)
 def test_a_user_mistake_is_one_error_line_and_status_2(argv, message, files, capsys):
     argv = [a.format(**files) for a in argv]
     code, out, err = run_cli(argv, capsys)
@@ -170,8 +193,9 @@ def test_game_names_a_bad_seed():
         Game(seed=-1)
     with pytest.raises(ValueError, match="seed must be None or a non-negative integer, got '3'"):
         Game(seed="3")
-    assert Game(seed=np.int64(3)).to_record()["tile_order"] == Game(seed=3).to_record()[
-        "tile_order"]
+    assert (
+        Game(seed=np.int64(3)).to_record()["tile_order"] == Game(seed=3).to_record()["tile_order"]
+    )
 
 
 def test_run_benchmarks_checks_its_counts_first():
@@ -188,19 +212,32 @@ def test_play_record_and_render_create_missing_folders(files, tmp_path, capsys):
     record = tmp_path / "a" / "b" / "game.json"
     assert run_cli(["play", "--seed", "2", "--record", str(record)], capsys)[0] == 0
     assert Game.from_record(json.loads(record.read_text())).done
-    for name, magic in (("board.png", b"\x89PNG"), ("board.jpg", b"\xff\xd8\xff"),
-                        ("board.JPEG", b"\xff\xd8\xff"), ("board.bmp", b"BM")):
+    for name, magic in (
+        ("board.png", b"\x89PNG"),
+        ("board.jpg", b"\xff\xd8\xff"),
+        ("board.JPEG", b"\xff\xd8\xff"),
+        ("board.bmp", b"BM"),
+    ):
         image = tmp_path / "c" / "d" / name
-        code, out, _ = run_cli(["render", str(record), "-o", str(image), "--cell", "8"],
-                               capsys)
+        code, out, _ = run_cli(["render", str(record), "-o", str(image), "--cell", "8"], capsys)
         assert code == 0 and f"written to {image}" in out
         assert image.read_bytes().startswith(magic)
 
 
 def test_solo_bench_outputs_create_missing_folders(tmp_path, capsys):
     out = tmp_path / "out"
-    argv = ["solo-bench", "--bot", "random", "--deals", "2", "--no-progress",
-            "--json", str(out / "j" / "r.json"), "--csv", str(out / "c" / "r.csv")]
+    argv = [
+        "solo-bench",
+        "--bot",
+        "random",
+        "--deals",
+        "2",
+        "--no-progress",
+        "--json",
+        str(out / "j" / "r.json"),
+        "--csv",
+        str(out / "c" / "r.csv"),
+    ]
     if HAS_MPL:
         argv += ["--hist", str(out / "h" / "r.png")]
     code, stdout, _ = run_cli(argv, capsys)
@@ -213,11 +250,28 @@ def test_solo_bench_outputs_create_missing_folders(tmp_path, capsys):
 
 def test_arena_outputs_create_missing_folders(tmp_path, capsys):
     out, records = tmp_path / "x" / "out", tmp_path / "y" / "records"
-    code, _, _ = run_cli(["arena", "--bots", "random,greedy", "--games", "2", "--no-progress",
-                          "--out", str(out), "--records", str(records)], capsys)
+    code, _, _ = run_cli(
+        [
+            "arena",
+            "--bots",
+            "random,greedy",
+            "--games",
+            "2",
+            "--no-progress",
+            "--out",
+            str(out),
+            "--records",
+            str(records),
+        ],
+        capsys,
+    )
     assert code == 0
     assert sorted(p.name for p in out.iterdir()) == [
-        "games.csv", "leaderboard.csv", "leaderboard.md", "summary.json"]
+        "games.csv",
+        "leaderboard.csv",
+        "leaderboard.md",
+        "summary.json",
+    ]
     assert len(list(records.glob("*.json"))) == 2
 
 
@@ -235,14 +289,25 @@ def test_output_file_refuses_a_folder_and_makes_parents(tmp_path):
 # --- issue 28: one-line argparse errors, Ctrl-C keeps the work -------------------------
 
 
-@pytest.mark.parametrize("argv, line", [
-    (["play", "--seed", "x"], "carcassonne play: error: argument --seed: expected an "
-                              "integer, got 'x' (see carcassonne play --help)"),
-    ([], "carcassonne: error: the following arguments are required: command (see "
-         "carcassonne --help)"),
-    (["arena", "--solo"], "carcassonne: error: unrecognized arguments: --solo (see "
-                          "carcassonne --help)"),
-])
+@pytest.mark.parametrize(
+    "argv, line",
+    [
+        (
+            ["play", "--seed", "x"],
+            "carcassonne play: error: argument --seed: expected an "
+            "integer, got 'x' (see carcassonne play --help)",
+        ),
+        (
+            [],
+            "carcassonne: error: the following arguments are required: command (see "
+            "carcassonne --help)",
+        ),
+        (
+            ["arena", "--solo"],
+            "carcassonne: error: unrecognized arguments: --solo (see carcassonne --help)",
+        ),
+    ],
+)
 def test_argparse_errors_are_one_line_pointing_to_help(argv, line, capsys):
     code, out, err = run_cli(argv, capsys)
     assert (code, out, err) == (2, "", line + "\n")
@@ -256,8 +321,9 @@ def test_play_without_bots_seats_one_default_bot_per_player(capsys):
 def test_a_bad_bot_option_lists_that_bots_options():
     from carcassonne_env import make_bot
 
-    with pytest.raises(ValueError, match="unknown option 'iterashuns'; mcts takes iterations, "
-                                         "c, trees"):
+    with pytest.raises(
+        ValueError, match="unknown option 'iterashuns'; mcts takes iterations, c, trees"
+    ):
         make_bot("mcts:iterashuns=5")
 
 
@@ -267,18 +333,29 @@ def test_the_missing_extra_hint_works_from_a_checkout():
     assert install_hint("train") == f'pip install -e "{ROOT}[train]"'
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["train", "evaluate", "ppo_solo", "--opponents", "greedy", "--deals", "2"],
-     "--opponents is for a 2-player model; ppo_solo is a solo model (it takes --deals)"),
-    (["train", "evaluate", "ppo_duel", "--deals", "5", "--games", "2"],
-     "--deals is for a solo model; ppo_duel is a 2-player model (it takes --opponents, "
-     "--games)"),
-    (["train", "solo", "--out", "x", "--preset", "board", "--candidate-moves", "64"],
-     "--candidate-moves sets the candidates policy; this run uses --policy board (add "
-     "--policy candidates to use it)"),
-    (["train", "solo", "--out", "x", "--policy", "candidates", "--channels", "8"],
-     "--channels sets the board policy; this run uses --policy candidates"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["train", "evaluate", "ppo_solo", "--opponents", "greedy", "--deals", "2"],
+            "--opponents is for a 2-player model; ppo_solo is a solo model (it takes --deals)",
+        ),
+        (
+            ["train", "evaluate", "ppo_duel", "--deals", "5", "--games", "2"],
+            "--deals is for a solo model; ppo_duel is a 2-player model (it takes --opponents, "
+            "--games)",
+        ),
+        (
+            ["train", "solo", "--out", "x", "--preset", "board", "--candidate-moves", "64"],
+            "--candidate-moves sets the candidates policy; this run uses --policy board (add "
+            "--policy candidates to use it)",
+        ),
+        (
+            ["train", "solo", "--out", "x", "--policy", "candidates", "--channels", "8"],
+            "--channels sets the board policy; this run uses --policy candidates",
+        ),
+    ],
+)
 def test_training_options_the_run_would_ignore_are_refused(argv, message, capsys):
     pytest.importorskip("sb3_contrib")
     code, _, err = run_cli(argv, capsys)
@@ -288,8 +365,11 @@ def test_training_options_the_run_would_ignore_are_refused(argv, message, capsys
 def test_training_script_errors_are_one_line_too(capsys):
     pytest.importorskip("sb3_contrib")
     code, _, err = run_cli(["train", "solo", "--out", "x", "--nope"], capsys)
-    assert (code, err) == (2, "carcassonne train solo: error: unrecognized arguments: --nope "
-                              "(see carcassonne train solo --help)\n")
+    assert (code, err) == (
+        2,
+        "carcassonne train solo: error: unrecognized arguments: --nope "
+        "(see carcassonne train solo --help)\n",
+    )
     with pytest.raises(SystemExit):
         main(["train", "rllib", "--help"])
     assert capsys.readouterr().out.startswith("usage: carcassonne train rllib ")
@@ -298,23 +378,28 @@ def test_training_script_errors_are_one_line_too(capsys):
 def test_render_draws_the_first_moves_of_a_finished_game(tmp_path, capsys):
     record = tmp_path / "game.json"
     assert run_cli(["play", "--seed", "2", "--record", str(record)], capsys)[0] == 0
-    code, out, _ = run_cli(["render", str(record), "--moves", "3", "-o",
-                            str(tmp_path / "b.png"), "--cell", "8"], capsys)
+    code, out, _ = run_cli(
+        ["render", str(record), "--moves", "3", "-o", str(tmp_path / "b.png"), "--cell", "8"],
+        capsys,
+    )
     assert code == 0 and out == f"board after 3 moves written to {tmp_path / 'b.png'}\n"
 
 
-def test_ctrl_c_in_the_arena_reports_and_saves_the_games_played(tmp_path, capsys,
-                                                                monkeypatch):
+def test_ctrl_c_in_the_arena_reports_and_saves_the_games_played(tmp_path, capsys, monkeypatch):
     import agents.arena
 
     interrupt_on_call(monkeypatch, agents.arena, "_play_game", 4)  # in the 2nd batch
     out = tmp_path / "out"
-    code, stdout, err = run_cli(["arena", "--bots", "random,greedy", "--games", "4",
-                                 "--no-progress", "--out", str(out)], capsys)
+    code, stdout, err = run_cli(
+        ["arena", "--bots", "random,greedy", "--games", "4", "--no-progress", "--out", str(out)],
+        capsys,
+    )
     assert code == 130
-    assert err.splitlines()[-1] == (f"carcassonne: interrupted: 2 of 4 games played; their "
-                                    f"results are above and in {out}; add --resume to play "
-                                    "the rest")
+    assert err.splitlines()[-1] == (
+        f"carcassonne: interrupted: 2 of 4 games played; their "
+        f"results are above and in {out}; add --resume to play "
+        "the rest"
+    )
     assert "Interrupted: partial results of the 2 games played" in stdout
     summary = json.loads((out / "summary.json").read_text())
     assert (summary["complete"], summary["games_played"]) == (False, 2)
@@ -331,18 +416,21 @@ def test_ctrl_c_in_the_arena_before_any_game_is_one_line(capsys, monkeypatch):
     assert (code, out, err) == (130, "", "carcassonne: interrupted: 0 of 2 games played\n")
 
 
-def test_ctrl_c_in_solo_bench_reports_and_saves_the_deals_played(tmp_path, capsys,
-                                                                 monkeypatch):
+def test_ctrl_c_in_solo_bench_reports_and_saves_the_deals_played(tmp_path, capsys, monkeypatch):
     import agents.solo_bench
 
     interrupt_on_call(monkeypatch, agents.solo_bench, "play_deal", 3)
     json_out = tmp_path / "r.json"
-    code, stdout, err = run_cli(["solo-bench", "--bot", "random", "--deals", "4",
-                                 "--no-progress", "--json", str(json_out)], capsys)
+    code, stdout, err = run_cli(
+        ["solo-bench", "--bot", "random", "--deals", "4", "--no-progress", "--json", str(json_out)],
+        capsys,
+    )
     assert code == 130
-    assert err.splitlines()[-1] == ("carcassonne: interrupted: random: 2 of 4 deals played; "
-                                    "the results of the deals played are above and in the "
-                                    "files written; add --resume to play the rest")
+    assert err.splitlines()[-1] == (
+        "carcassonne: interrupted: random: 2 of 4 deals played; "
+        "the results of the deals played are above and in the "
+        "files written; add --resume to play the rest"
+    )
     assert "| random |" in stdout
     data = json.loads(json_out.read_text())
     assert data["summary"]["deals"] == 2 and [r["deal_seed"] for r in data["rows"]] == [0, 1]
@@ -365,8 +453,9 @@ def test_ctrl_c_in_solo_solve_keeps_the_best_line(tmp_path, capsys, monkeypatch)
     out = tmp_path / "line.json"
     code, stdout, err = run_cli(["solo-solve", "--deal", "3", "-o", str(out)], capsys)
     assert code == 130
-    assert err.splitlines()[-1] == (f"carcassonne: interrupted: after 1 pass(es); the best "
-                                    f"line found so far is in {out}")
+    assert err.splitlines()[-1] == (
+        f"carcassonne: interrupted: after 1 pass(es); the best line found so far is in {out}"
+    )
     game = Game.from_record(json.loads(out.read_text()))
     assert game.done and game.result == best.result
     assert f"best line found {best.result}" in stdout
@@ -392,11 +481,29 @@ def test_a_real_ctrl_c_stops_arena_workers_without_tracebacks(tmp_path):
 
     out, records = tmp_path / "out", tmp_path / "records"
     run = subprocess.Popen(
-        [sys.executable, "-m", "carcassonne_env.cli", "arena", "--bots", "random,greedy",
-         "--games", "20000", "--workers", "2", "--no-progress", "--out", str(out),
-         "--records", str(records)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-        preexec_fn=ctrl_c_as_in_a_terminal)
+        [
+            sys.executable,
+            "-m",
+            "carcassonne_env.cli",
+            "arena",
+            "--bots",
+            "random,greedy",
+            "--games",
+            "20000",
+            "--workers",
+            "2",
+            "--no-progress",
+            "--out",
+            str(out),
+            "--records",
+            str(records),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=ctrl_c_as_in_a_terminal,
+    )
     try:
         deadline = time.monotonic() + 300
         # Two records: the parent writes a game's record, then counts it, so the second
@@ -444,14 +551,17 @@ def test_scripts_end_a_ctrl_c_in_one_line(capsys):
 
     assert run_script(kept) == 130
     assert capsys.readouterr().err == (
-        "carcassonne: interrupted: 300 timesteps saved to "
-        "runs/x/checkpoints/model_300_steps.zip\n")
+        "carcassonne: interrupted: 300 timesteps saved to runs/x/checkpoints/model_300_steps.zip\n"
+    )
     assert run_script(bare) == 130
     assert capsys.readouterr().err == "carcassonne: interrupted: stopped by Ctrl-C\n"
     assert run_script(lambda: 0) == 0
     training = ROOT / "training"
-    scripts = [p for p in training.glob("*.py")  # (the RLlib example: ray stops itself)
-               if "__main__" in p.read_text()]
+    scripts = [
+        p
+        for p in training.glob("*.py")  # (the RLlib example: ray stops itself)
+        if "__main__" in p.read_text()
+    ]
     assert len(scripts) >= 8
     for script in scripts:
         assert "raise SystemExit(run_script(main))" in script.read_text(), script

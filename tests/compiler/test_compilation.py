@@ -49,8 +49,9 @@ def _run(code: str, **env: str) -> subprocess.CompletedProcess:
     """Run `code` in a fresh interpreter, with the compile notices on (conftest turns
     them off) unless `env` says otherwise."""
     full = {**{k: v for k, v in os.environ.items() if k != NOTICE_ENV}, **env}
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, env=full, check=True)
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=full, check=True
+    )
 
 
 # --------------------------------------------------------------------------- item 9
@@ -60,20 +61,53 @@ def test_the_cache_key_covers_every_module_with_jitted_code():
     modules = _all_dispatchers()
     assert sorted(modules) == sorted(JITTED_MODULES)
     assert sorted(compilation.JITTED_MODULES) == sorted(  # carcassonne_env's own
-        m for m in modules if m.startswith("carcassonne_env."))
+        m for m in modules if m.startswith("carcassonne_env.")
+    )
     covered = set(jitted_files())
     for name in modules:
         assert Path(importlib.import_module(name).__file__) in covered, name
-    expected = {f"carcassonne_env/core/{m}.py" for m in (
-        "actions", "aggregates", "board", "candidate_columns", "candidates", "choices",
-        "closers", "constants", "followers", "observe", "packed", "planes", "playout",
-        "queries", "scoring", "state", "turn")} | {
-        f"carcassonne_env/compiler/{m}.py" for m in (
-            "jit", "link_only", "notices", "numba_cache", "numba_inlining", "numba_typing")
-    } | {
-        f"carcassonne_env/bots/{m}.py" for m in ("evaluation", "jitted_bots")
-    } | {"carcassonne_env/envs/vector_kernels.py", "agents/search_kernels.py",
-         "agents/candidate_forward.py", "agents/puct_kernel.py"}
+    expected = (
+        {
+            f"carcassonne_env/core/{m}.py"
+            for m in (
+                "actions",
+                "aggregates",
+                "board",
+                "candidate_columns",
+                "candidates",
+                "choices",
+                "closers",
+                "constants",
+                "followers",
+                "observe",
+                "packed",
+                "planes",
+                "playout",
+                "queries",
+                "scoring",
+                "state",
+                "turn",
+            )
+        }
+        | {
+            f"carcassonne_env/compiler/{m}.py"
+            for m in (
+                "jit",
+                "link_only",
+                "notices",
+                "numba_cache",
+                "numba_inlining",
+                "numba_typing",
+            )
+        }
+        | {f"carcassonne_env/bots/{m}.py" for m in ("evaluation", "jitted_bots")}
+        | {
+            "carcassonne_env/envs/vector_kernels.py",
+            "agents/search_kernels.py",
+            "agents/candidate_forward.py",
+            "agents/puct_kernel.py",
+        }
+    )
     assert {str(p.relative_to(ROOT)) for p in covered} == expected
     if os.environ["NUMBA_CACHE_DIR"].startswith(str(ROOT / ".numba_cache")):
         assert os.environ["NUMBA_CACHE_DIR"] == str(ROOT / ".numba_cache" / jitted_hash())
@@ -103,8 +137,12 @@ def test_inlined_functions_have_one_jitted_caller():
     callers: dict[str, set[str]] = {name: set() for name in inlined}
     for _, node in functions:
         for call in ast.walk(node):
-            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) \
-                    and call.func.id in callers and call.func.id != node.name:
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id in callers
+                and call.func.id != node.name
+            ):
                 callers[call.func.id].add(node.name)
     assert {name: sorted(c) for name, c in callers.items() if len(c) != 1} == {}
 
@@ -116,9 +154,11 @@ def test_the_cache_key_follows_imports_of_jitted_files(tmp_path, monkeypatch):
     core = tmp_path / "carcassonne_env" / "core"
     core.mkdir(parents=True)
     (core / "__init__.py").write_text("")
-    (core / "fast.py").write_text("from . import consts as K\nfrom .jit import hot\n\n\n"
-                                  "@hot\ndef f(x):\n    return x + K.ONE\n\n\n"
-                                  "def spec():\n    from .slow import g\n    return g\n")
+    (core / "fast.py").write_text(
+        "from . import consts as K\nfrom .jit import hot\n\n\n"
+        "@hot\ndef f(x):\n    return x + K.ONE\n\n\n"
+        "def spec():\n    from .slow import g\n    return g\n"
+    )
     (core / "jit.py").write_text("from numba import njit\nhot = njit(cache=True)\n")
     (core / "consts.py").write_text("ONE = 1\n")
     (core / "slow.py").write_text("def g(x):\n    return x\n")
@@ -145,8 +185,11 @@ def test_clear_cache_deletes_only_this_packages_compiled_code(tmp_path):
     # The shared test cache may also hold jitted helpers of the test files themselves
     # (e.g. tests/core/test_fuzz.py's, from an earlier test on this worker): not the
     # package's. numba keeps a source folder's files in "<folder name>_<sha1 of its path>".
-    test_folders = {f"{d.name}_{hashlib.sha1(str(d).encode()).hexdigest()}"
-                    for d in [ROOT / "tests", *(ROOT / "tests").rglob("*")] if d.is_dir()}
+    test_folders = {
+        f"{d.name}_{hashlib.sha1(str(d).encode()).hexdigest()}"
+        for d in [ROOT / "tests", *(ROOT / "tests").rglob("*")]
+        if d.is_dir()
+    }
     found = sorted(cache.rglob("*.nb[ic]"))
     others = [p for p in found if p.parent.name in test_folders]
     ours = [p for p in found if p not in others]
@@ -155,13 +198,15 @@ def test_clear_cache_deletes_only_this_packages_compiled_code(tmp_path):
     stranger.write_bytes(b"keep me")
     check = "from carcassonne_env.compilation import core_is_compiled as c; print(c())"
     assert _run(check, NUMBA_CACHE_DIR=str(cache)).stdout == "True\n"
-    listed = _run("from carcassonne_env.cli import main; main(['clear-cache', '--dry-run'])",
-                  NUMBA_CACHE_DIR=str(cache))
+    listed = _run(
+        "from carcassonne_env.cli import main; main(['clear-cache', '--dry-run'])",
+        NUMBA_CACHE_DIR=str(cache),
+    )
     assert sorted(Path(p) for p in listed.stdout.split()) == ours
-    done = _run("from carcassonne_env.cli import main; main(['clear-cache'])",
-                NUMBA_CACHE_DIR=str(cache))
-    assert done.stderr == (f"deleted {len(ours)} numba cache files; the next run compiles "
-                           "afresh\n")
+    done = _run(
+        "from carcassonne_env.cli import main; main(['clear-cache'])", NUMBA_CACHE_DIR=str(cache)
+    )
+    assert done.stderr == (f"deleted {len(ours)} numba cache files; the next run compiles afresh\n")
     assert sorted(cache.rglob("*.nb[ic]")) == sorted([stranger, *others])
     assert _run(check, NUMBA_CACHE_DIR=str(cache)).stdout == "False\n"
 
@@ -264,9 +309,12 @@ def test_the_notices_give_the_readme_start_up_cpu_times():
     """Each part's notice says the CPU seconds of its row in the README's "Start-up"
     table, and every row but the total is a part."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### Start-up"):readme.index("## Using the API")]
-    rows = [line.split("|")[1:3] for line in section.splitlines()
-            if line.startswith("| ") and not line.startswith("| part ")]
+    section = readme[readme.index("### Start-up") : readme.index("## Using the API")]
+    rows = [
+        line.split("|")[1:3]
+        for line in section.splitlines()
+        if line.startswith("| ") and not line.startswith("| part ")
+    ]
     table = {label.strip(): int(cpu) for label, cpu in rows if "everything" not in label}
     found = {}
     for part, (what, cpu) in notices.PARTS.items():
@@ -276,7 +324,8 @@ def test_the_notices_give_the_readme_start_up_cpu_times():
         found[row[0]] = part
         assert table[row[0]] == cpu, part
         assert f"first use only: up to about {cpu} s of CPU time on a 2-core machine" in (
-            notices.notice(part))
+            notices.notice(part)
+        )
     assert set(found) == set(table)
 
 
@@ -306,13 +355,15 @@ def test_warmup_compiles_every_jitted_function(tmp_path):
     callers'.) `encode_candidates` (the candidate encoder that lists the legal moves
     itself) serves only the tests. Meanwhile no compile
     notice is printed: the command reports its own progress."""
-    code = ("from carcassonne_env.cli import main; main(['warmup', '-q'])\n"
-            "from agents.warmup import JITTED_MODULES\n"
-            "from carcassonne_env.compilation import _dispatchers\n"
-            "print([f'{m}.{f.__name__}' for m in JITTED_MODULES for f in _dispatchers(m)\n"
-            "       if f.targetoptions.get('inline') != 'always'\n"
-            "       and f.__name__ != 'encode_candidates'\n"
-            "       and not f._cache._cache_file._load_index()])")
+    code = (
+        "from carcassonne_env.cli import main; main(['warmup', '-q'])\n"
+        "from agents.warmup import JITTED_MODULES\n"
+        "from carcassonne_env.compilation import _dispatchers\n"
+        "print([f'{m}.{f.__name__}' for m in JITTED_MODULES for f in _dispatchers(m)\n"
+        "       if f.targetoptions.get('inline') != 'always'\n"
+        "       and f.__name__ != 'encode_candidates'\n"
+        "       and not f._cache._cache_file._load_index()])"
+    )
     result = _run(code, NUMBA_CACHE_DIR=str(tmp_path))
     assert result.stdout.splitlines()[-1] == "[]"
     assert "carcassonne-env: compiling" not in result.stderr

@@ -66,7 +66,7 @@ def test_the_functions_python_calls_in_the_package_keep_their_wrapper():
         assert isinstance(fn, _InnerDispatcher), fn.py_func.__name__
 
 
-_LINKED_MODULE = '''
+_LINKED_MODULE = """
 from carcassonne_env.compiler.jit import hot, hot_entry
 
 @hot
@@ -80,23 +80,31 @@ def first(x):
 @hot_entry
 def second(x):
     return double(x) + 2
-'''
+"""
 
-_RUN = '''
+_RUN = """
 import sys
 sys.path.insert(0, {path!r})
 import linked
 value = getattr(linked, {entry!r})(3)
 (inner,) = linked.double.overloads.values()
 print(value, type(inner.library).__name__, sum(linked.double.stats.cache_hits.values()))
-'''
+"""
 
 
 def _run(tmp_path, entry):
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
-           "CARCASSONNE_NO_COMPILE_NOTICE": "1"}
-    out = subprocess.run([sys.executable, "-c", _RUN.format(path=str(tmp_path), entry=entry)],
-                         env=env, capture_output=True, text=True, check=True)
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+        "CARCASSONNE_NO_COMPILE_NOTICE": "1",
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", _RUN.format(path=str(tmp_path), entry=entry)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return out.stdout.split()
 
 
@@ -113,8 +121,11 @@ def test_n_figures_counts_the_figure_ids_of_the_rules():
     from carcassonne_env.rules import Rules
 
     both = ["inns_cathedrals", "traders_builders"]
-    for rules, n in ((Rules(), 1), (Rules(variant="solo"), 1),
-                     (Rules(expansions=["inns_cathedrals"]), 2),  # the large follower
-                     (Rules(expansions=["traders_builders"]), 4),  # builder and pig
-                     (Rules(expansions=both), 4)):
+    for rules, n in (
+        (Rules(), 1),
+        (Rules(variant="solo"), 1),
+        (Rules(expansions=["inns_cathedrals"]), 2),  # the large follower
+        (Rules(expansions=["traders_builders"]), 4),  # builder and pig
+        (Rules(expansions=both), 4),
+    ):
         assert n_figures(make_state(rules.to_config(), 1, 1, 1).cfg) == n, rules

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tests.support.paths import ROOT
 
-MODULE = textwrap.dedent('''
+MODULE = textwrap.dedent("""
     from carcassonne_env.compiler.jit import hot_entry
 
 
@@ -28,21 +28,32 @@ MODULE = textwrap.dedent('''
     @hot_entry
     def whole_data(a, b):
         return a * 100 + b
-''')
+""")
 
 # Prints both results and how each call was served: "hit" from the cache, else "miss".
-RUN = ("import tornmod as m; "
-       "print(m.whole_index(4, 2), m.whole_data(4, 2), "
-       "*('hit' if sum(f.stats.cache_hits.values()) else 'miss' "
-       "for f in (m.whole_index, m.whole_data)))")
+RUN = (
+    "import tornmod as m; "
+    "print(m.whole_index(4, 2), m.whole_data(4, 2), "
+    "*('hit' if sum(f.stats.cache_hits.values()) else 'miss' "
+    "for f in (m.whole_index, m.whole_data)))"
+)
 
 
 def _run(tmp_path: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
-           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]),
-           "CARCASSONNE_NO_COMPILE_NOTICE": "1"}
-    return subprocess.run([sys.executable, "-c", RUN], env=env, capture_output=True,
-                          text=True, timeout=120, cwd=tmp_path)
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]),
+        "CARCASSONNE_NO_COMPILE_NOTICE": "1",
+    }
+    return subprocess.run(
+        [sys.executable, "-c", RUN],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
 
 
 def _cache_file(tmp_path: Path, function: str, suffix: str) -> Path:
@@ -57,7 +68,10 @@ def test_a_torn_cache_file_is_compiled_again_and_rewritten(tmp_path):
     (tmp_path / "tornmod.py").write_text(MODULE)
     first = _run(tmp_path)
     assert (first.returncode, first.stdout.split(), first.stderr) == (
-        0, ["42", "402", "miss", "miss"], "")
+        0,
+        ["42", "402", "miss", "miss"],
+        "",
+    )
     index = _cache_file(tmp_path, "whole_index", ".nbi")
     data = _cache_file(tmp_path, "whole_data", ".nbc")
     index.write_bytes(index.read_bytes()[: index.stat().st_size // 2])
@@ -69,14 +83,17 @@ def test_a_torn_cache_file_is_compiled_again_and_rewritten(tmp_path):
     lines = torn.stderr.splitlines()
     assert len(lines) == 2, torn.stderr
     for line, path in zip(sorted(lines), sorted([data, index]), strict=True):
-        assert line.startswith(f"carcassonne-env: numba's cache file {path} could not be "
-                               "read (")
-        assert line.endswith("); deleted it, compiling again (if this repeats, run "
-                             "`carcassonne clear-cache`)")
+        assert line.startswith(f"carcassonne-env: numba's cache file {path} could not be read (")
+        assert line.endswith(
+            "); deleted it, compiling again (if this repeats, run `carcassonne clear-cache`)"
+        )
 
     again = _run(tmp_path)  # both files whole again: loaded, not compiled
     assert (again.returncode, again.stdout.split(), again.stderr) == (
-        0, ["42", "402", "hit", "hit"], "")
+        0,
+        ["42", "402", "hit", "hit"],
+        "",
+    )
 
 
 def test_the_package_reads_numbas_cache_through_the_guard():

@@ -16,8 +16,13 @@ from carcassonne_env import Game, Move, Rules, carcassonne_v0
 from carcassonne_env.encoding import Encoder
 from tests.support import reference as ref
 
-AGG = ("feature_points_complete", "feature_points_end", "feature_open_edges",
-       "feature_tiles", "feature_claimable")
+AGG = (
+    "feature_points_complete",
+    "feature_points_end",
+    "feature_open_edges",
+    "feature_tiles",
+    "feature_claimable",
+)
 
 
 def test_standard_layout_is_unchanged_and_aggregate_adds_planes_and_features():
@@ -27,10 +32,11 @@ def test_standard_layout_is_unchanged_and_aggregate_adds_planes_and_features():
         seats = rules.seats
         assert standard.board_shape == (36, 36, 8 + seats)
         assert aggregate.board_shape == (36, 36, 8 + seats + 5 + seats)
-        assert aggregate.plane_names[:8 + seats] == standard.plane_names
-        assert tuple(aggregate.plane_names[8 + seats:13 + seats]) == AGG
+        assert aggregate.plane_names[: 8 + seats] == standard.plane_names
+        assert tuple(aggregate.plane_names[8 + seats : 13 + seats]) == AGG
         assert aggregate.feature_names == standard.feature_names + [
-            f"projected_score_{q}" for q in range(seats)]
+            f"projected_score_{q}" for q in range(seats)
+        ]
         assert (standard.observation_space()["board"].high == 1).all()
     with pytest.raises(ValueError, match="obs_features must be one of"):
         Encoder(Rules(), 12, obs_features="rich")
@@ -40,10 +46,11 @@ def _cell_planes(enc: Encoder, game: Game, observer: int, x: int, y: int, kind: 
     """{plane name: values at the pixels of cell (x, y) showing terrain `kind`}."""
     obs = enc.encode(game, observer)
     x0, y0 = enc.window_origin(game)
-    cell = obs["board"][3 * (y - y0):3 * (y - y0) + 3, 3 * (x - x0):3 * (x - x0) + 3]
+    cell = obs["board"][3 * (y - y0) : 3 * (y - y0) + 3, 3 * (x - x0) : 3 * (x - x0) + 3]
     on = cell[..., enc.plane_names.index(kind)] == 1
-    return {name: sorted(set(cell[..., c][on].tolist()))
-            for c, name in enumerate(enc.plane_names)}, obs["features"]
+    return {
+        name: sorted(set(cell[..., c][on].tolist())) for c, name in enumerate(enc.plane_names)
+    }, obs["features"]
 
 
 def test_a_claimed_road_and_an_open_city_on_fixed_tiles():
@@ -73,11 +80,18 @@ def test_a_claimed_road_and_an_open_city_on_fixed_tiles():
 BOTH = ["inns_cathedrals", "traders_builders"]
 
 
-@pytest.mark.parametrize("rules", [{"players": 2}, {"players": 3, "farm_scoring": "city"},
-                                   {"players": 4, "small_city": True},
-                                   {"players": 2, "expansions": BOTH},
-                                   {"players": 5, "expansions": ["traders_builders"]},
-                                   {"variant": "solo"}], ids=str)
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"players": 2},
+        {"players": 3, "farm_scoring": "city"},
+        {"players": 4, "small_city": True},
+        {"players": 2, "expansions": BOTH},
+        {"players": 5, "expansions": ["traders_builders"]},
+        {"variant": "solo"},
+    ],
+    ids=str,
+)
 def test_projected_scores_equal_the_reference_scorers_end_of_game(rules):
     """At random points of random games, score + pending end-game points is what the
     naive reference scorer gives when the game ends right there."""
@@ -100,11 +114,18 @@ def test_projected_scores_equal_the_reference_scorers_end_of_game(rules):
                 assert got == want, (rules, seed, game.turn, observer)
 
 
-@pytest.mark.parametrize("rules", [
-    {"players": 2}, {"players": 6, "small_city": True}, {"players": 2, "expansions": BOTH},
-    {"players": 4, "expansions": ["traders_builders"]},
-    {"players": 3, "expansions": ["inns_cathedrals"]},
-    {"players": 2, "expansions": BOTH, "expansion_mode": "tiles_only"}], ids=str)
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"players": 2},
+        {"players": 6, "small_city": True},
+        {"players": 2, "expansions": BOTH},
+        {"players": 4, "expansions": ["traders_builders"]},
+        {"players": 3, "expansions": ["inns_cathedrals"]},
+        {"players": 2, "expansions": BOTH, "expansion_mode": "tiles_only"},
+    ],
+    ids=str,
+)
 def test_pending_points_summed_per_feature_equal_the_end_scoring(rules):
     """`pending_from_features` (the followers' features' end points and the goods, read
     off the state) gives what the engine's end scoring on a copy gives, at every turn."""
@@ -144,10 +165,14 @@ def _random_steps(env, seed: int, steps: int = 40) -> None:
             obs, info = env.reset()
 
 
-@pytest.mark.parametrize("env_id, kwargs", [
-    ("Carcassonne/Solo-v0", {}),
-    ("Carcassonne/VsBots-v0", {"opponents": ["greedy"], "players": 2}),
-], ids=["solo", "vsbots"])
+@pytest.mark.parametrize(
+    "env_id, kwargs",
+    [
+        ("Carcassonne/Solo-v0", {}),
+        ("Carcassonne/VsBots-v0", {"opponents": ["greedy"], "players": 2}),
+    ],
+    ids=["solo", "vsbots"],
+)
 def test_gymnasium_envs_take_the_option(env_id, kwargs):
     env = gymnasium.make(env_id, board_size=16, obs_features="aggregate", **kwargs)
     assert env.observation_space["board"].shape[2] == 8 + 2 * env.unwrapped.rules.seats + 5
@@ -158,8 +183,7 @@ def test_gymnasium_envs_take_the_option(env_id, kwargs):
 
 @pytest.mark.parametrize("layout", ["dict", "classic", "flat"])
 def test_the_pettingzoo_env_takes_the_option(layout):
-    env = carcassonne_v0.env(players=3, board_size=16, obs_layout=layout,
-                             obs_features="aggregate")
+    env = carcassonne_v0.env(players=3, board_size=16, obs_layout=layout, obs_features="aggregate")
     env.reset(seed=2)
     for agent in env.agent_iter(max_iter=30):
         obs, _, termination, truncation, info = env.last()
@@ -176,13 +200,22 @@ def test_a_model_trained_on_the_aggregate_observation_plays_and_gets_its_env():
     from carcassonne_env.envs import SoloEnv, make_env_for_model, model_env_options
     from training.policy import BoardPolicy
 
-    model = MaskablePPO(BoardPolicy, SoloEnv(board_size=8, obs_features="aggregate"),
-                        n_steps=16, batch_size=16, device="cpu")
+    model = MaskablePPO(
+        BoardPolicy,
+        SoloEnv(board_size=8, obs_features="aggregate"),
+        n_steps=16,
+        batch_size=16,
+        device="cpu",
+    )
     extractor = model.policy.features_extractor
     assert extractor.scale is not None and float(extractor.scale.min()) == pytest.approx(1 / 60)
     assert "scale" not in model.policy.state_dict()  # derived from the space, not saved
     assert model_env_options(model, solo=True) == {
-        "colours": 3, "board_size": 8, "action_mode": "turn", "obs_features": "aggregate"}
+        "colours": 3,
+        "board_size": 8,
+        "action_mode": "turn",
+        "obs_features": "aggregate",
+    }
     env = make_env_for_model(model, solo=True)  # untrained: no observation tells
     assert env.observation_space == model.observation_space
     game = Game(Rules(variant="solo"), seed=0)

@@ -39,8 +39,7 @@ RULE_SETS = [
 
 
 def _rules_id(rules: dict) -> str:
-    return "-".join(f"{k}={'+'.join(v) if isinstance(v, tuple) else v}"
-                    for k, v in rules.items())
+    return "-".join(f"{k}={'+'.join(v) if isinstance(v, tuple) else v}" for k, v in rules.items())
 
 
 def _seat_cols(names: list[str], prefix: str) -> list[int]:
@@ -54,8 +53,11 @@ def _ref_board(game: Game) -> ref.Board:
         board.tiles[pos] = (placed.tile, placed.rotation)
         if placed.follower is not None:
             seat, loc = placed.follower
-            board.followers[pos] = (seat, ref.locate(placed.tile, placed.rotation, loc),
-                                    placed.figure)
+            board.followers[pos] = (
+                seat,
+                ref.locate(placed.tile, placed.rotation, loc),
+                placed.figure,
+            )
     return board
 
 
@@ -82,7 +84,7 @@ def _open_cells(board: ref.Board, feature: ref.Feature) -> set:
     """The empty cells a road or city's open sides face (a monastery: its missing
     neighbours)."""
     if feature.kind == "monastery":
-        (x, y), = {n[:2] for n in feature.nodes}
+        ((x, y),) = {n[:2] for n in feature.nodes}
         return {(x + dx, y + dy) for dx, dy in ref.RING if (x + dx, y + dy) not in board.tiles}
     cells = set()
     for x, y, i in feature.nodes:
@@ -101,7 +103,7 @@ def _closers(board: ref.Board, feature: ref.Feature, unseen: Counter) -> int:
     cells = _open_cells(board, feature)
     if len(cells) != 1:
         return 0
-    cell, = cells
+    (cell,) = cells
     node = next(iter(feature.nodes))
     total = 0
     for letter, n in unseen.items():
@@ -132,8 +134,11 @@ def _slot_features(board: ref.Board, pos: tuple[int, int], fig_index: int | None
     then cities, roads, monastery, fields (segment order), at most N_SLOTS."""
     segs = board.segs(pos)
     order = ([fig_index] if fig_index is not None else []) + [
-        i for kind in ("city", "road", "monastery", "field")
-        for i, s in enumerate(segs) if s.kind == kind]
+        i
+        for kind in ("city", "road", "monastery", "field")
+        for i, s in enumerate(segs)
+        if s.kind == kind
+    ]
     out, seen = [], set()
     for i in order:
         feature = ref.feature_of(board, (*pos, i))
@@ -144,9 +149,17 @@ def _slot_features(board: ref.Board, pos: tuple[int, int], fig_index: int | None
     return out[:N_SLOTS]
 
 
-def _expected_slot(rules: dict, before: ref.Board, played: ref.Board, after: ref.Board,
-                   feature: ref.Feature, holds: bool, unseen: Counter, seats: list[int],
-                   pos: tuple[int, int]) -> dict[str, float]:
+def _expected_slot(
+    rules: dict,
+    before: ref.Board,
+    played: ref.Board,
+    after: ref.Board,
+    feature: ref.Feature,
+    holds: bool,
+    unseen: Counter,
+    seats: list[int],
+    pos: tuple[int, int],
+) -> dict[str, float]:
     """The slot columns of `feature` (flooded on `played`: tile and figure down, nothing
     scored yet) by the reference. `after`: completed features' followers gone home."""
     ic = ref.inns_cathedrals(rules)
@@ -158,22 +171,34 @@ def _expected_slot(rules: dict, before: ref.Board, played: ref.Board, after: ref
     if kind == "field":
         done, still_open = _farm_cities(played, feature)
         value = done * rules.get("farm_city_points", 3)
-        out.update(tiles=0, pennants=0, open_edges=0, completed=0, points_if_completed=value,
-                   points_at_end=value, farm_completed_cities=done, farm_open_cities=still_open,
-                   closers=0)
+        out.update(
+            tiles=0,
+            pennants=0,
+            open_edges=0,
+            completed=0,
+            points_if_completed=value,
+            points_at_end=value,
+            farm_completed_cities=done,
+            farm_open_cities=still_open,
+            closers=0,
+        )
     else:
         complete = feature.complete
         if kind == "monastery":
             opened = 9 - len(feature.tiles)
         else:
             opened = sum(ref.open_sides(played, n) for n in feature.nodes)
-        out.update(tiles=len(feature.tiles), pennants=feature.pennants, open_edges=opened,
-                   completed=float(complete),
-                   points_if_completed=ref.completed_value(feature, rules.get("small_city", False),
-                                                           ic),
-                   points_at_end=0 if complete else ref.incomplete_value(feature, ic),
-                   farm_completed_cities=0, farm_open_cities=0,
-                   closers=_closers(played, feature, unseen))
+        out.update(
+            tiles=len(feature.tiles),
+            pennants=feature.pennants,
+            open_edges=opened,
+            completed=float(complete),
+            points_if_completed=ref.completed_value(feature, rules.get("small_city", False), ic),
+            points_at_end=0 if complete else ref.incomplete_value(feature, ic),
+            farm_completed_cities=0,
+            farm_open_cities=0,
+            closers=_closers(played, feature, unseen),
+        )
     # the expansions' symbols count where their rules are played (tiles_only: plain tiles)
     out["inn"] = float(ic and feature.inn)
     out["cathedral"] = float(ic and feature.cathedral)
@@ -181,8 +206,7 @@ def _expected_slot(rules: dict, before: ref.Board, played: ref.Board, after: ref
     if kind == "monastery":
         out["joined"] = 0
     else:  # features of the board before the move that this one now includes
-        olds = {frozenset(ref.feature_of(before, n).nodes)
-                for n in feature.nodes if n[:2] != pos}
+        olds = {frozenset(ref.feature_of(before, n).nodes) for n in feature.nodes if n[:2] != pos}
         out["joined"] = len(olds)
     now = ref.feature_of(after, node).followers(after)
     scored = feature.followers(played)  # a completed feature scored with these
@@ -214,8 +238,9 @@ def _play_turn(game: Game, move) -> Game:
     return clone
 
 
-def _check_position(game: Game, enc: Encoder, agg: Encoder, observer: int, full: bool,
-                    rng: random.Random) -> int:
+def _check_position(
+    game: Game, enc: Encoder, agg: Encoder, observer: int, full: bool, rng: random.Random
+) -> int:
     """Check every candidate of `game` for `observer` (with `full` all of them, else a
     sample, the slots included). Returns how many were checked."""
     K = enc.candidate_moves
@@ -262,20 +287,29 @@ def _check_position(game: Game, enc: Encoder, agg: Encoder, observer: int, full:
         assert [got[f"points_now_{q}"] for q in range(P)] == [now[p] for p in seats], k
         # projected gain: score + pending end points after (the aggregate projection of
         # the clone, or its final scores) minus the same before
-        proj_after = (np.array(clone.scores, np.float64)[seats] if clone.done
-                      else agg.encode(clone, observer)["features"][-P:] * 100)
+        proj_after = (
+            np.array(clone.scores, np.float64)[seats]
+            if clone.done
+            else agg.encode(clone, observer)["features"][-P:] * 100
+        )
         gain = np.round(proj_after - proj_before * 100)
         assert [got[f"projected_gain_{q}"] for q in range(P)] == gain.tolist(), k
         if not placing:  # a scoring choice: its points and projection, nothing else
-            rest = {k: v for k, v in got.items() if not k.startswith(("points_now_",
-                                                                       "projected_gain_"))}
-            assert rest == {**dict.fromkeys(rest, 0.0), "present": 1.0, "hand_0": 1.0,
-                            "figure_none": 1.0}, k
+            rest = {
+                k: v for k, v in got.items() if not k.startswith(("points_now_", "projected_gain_"))
+            }
+            assert rest == {
+                **dict.fromkeys(rest, 0.0),
+                "present": 1.0,
+                "hand_0": 1.0,
+                "figure_none": 1.0,
+            }, k
             continue
         assert [got[f"hand_{i}"] for i in range(C.HAND_MAX)] == [float(i == h) for i in range(3)]
         figure = move.figure if move.follower is not None else "none"
         assert [got[f"figure_{f}"] for f in ("none", *C.FIGURES)] == [
-            float(f == figure) for f in ("none", *C.FIGURES)], k
+            float(f == figure) for f in ("none", *C.FIGURES)
+        ], k
         # the reference's board after the move: tile and figure down, completions scored
         pos = (move.x, move.y)
         letter = move.tile or game.current_tile
@@ -290,9 +324,11 @@ def _check_position(game: Game, enc: Encoder, agg: Encoder, observer: int, full:
         for feature in done_now:
             ref.remove_followers(after, feature)
         # supply after: the reference's count (and the clone's, while the game runs)
-        supply = [ref.figure_size(rules, f) - sum(
-            1 for s, _, fig in after.followers.values() if s == seat and fig == f)
-            for f in C.FIGURES]
+        supply = [
+            ref.figure_size(rules, f)
+            - sum(1 for s, _, fig in after.followers.values() if s == seat and fig == f)
+            for f in C.FIGURES
+        ]
         assert [got[f"supply_{f}"] for f in ("follower", "large", "builder", "pig")] == supply
         if not clone.done and clone.decision == "place":
             have = clone.figures_in_supply[seat]
@@ -301,10 +337,15 @@ def _check_position(game: Game, enc: Encoder, agg: Encoder, observer: int, full:
         # outside an extra turn
         placed = copy.deepcopy(before)
         placed.tiles[pos] = (letter, move.rotation)
-        earned = (ref.traders_builders(rules) and not game.state.sc[C.SC_EXTRA]
-                  and any(s.kind in ("road", "city") and ref.feature_of(
-                      placed, (*pos, i)).holds(placed, seat, "builder")
-                      for i, s in enumerate(placed.segs(pos))))
+        earned = (
+            ref.traders_builders(rules)
+            and not game.state.sc[C.SC_EXTRA]
+            and any(
+                s.kind in ("road", "city")
+                and ref.feature_of(placed, (*pos, i)).holds(placed, seat, "builder")
+                for i, s in enumerate(placed.segs(pos))
+            )
+        )
         assert got["extra_turn"] == float(earned), k
         if earned and not clone.done:
             assert clone.current_player == seat
@@ -316,25 +357,39 @@ def _check_position(game: Game, enc: Encoder, agg: Encoder, observer: int, full:
             in_hands = 1 if game.rules.hand_size == 1 else int((game.state.hands >= 0).sum())
             assert got["game_ends"] == float(game.tiles_left == 0 and in_hands == 1), k
         # the monasteries around the tile
-        around = [((pos[0] + dx, pos[1] + dy), i) for dx, dy in ref.RING
-                  if (pos[0] + dx, pos[1] + dy) in before.tiles
-                  for i, s in enumerate(before.segs((pos[0] + dx, pos[1] + dy)))
-                  if s.kind == "monastery"]
+        around = [
+            ((pos[0] + dx, pos[1] + dy), i)
+            for dx, dy in ref.RING
+            if (pos[0] + dx, pos[1] + dy) in before.tiles
+            for i, s in enumerate(before.segs((pos[0] + dx, pos[1] + dy)))
+            if s.kind == "monastery"
+        ]
         assert got["monasteries_completed"] == sum(
-            ref.monastery_feature(played, p, i).complete for p, i in around)
-        held = Counter(s for p, i in around
-                       for s in ref.monastery_feature(before, p, i).followers(before))
+            ref.monastery_feature(played, p, i).complete for p, i in around
+        )
+        held = Counter(
+            s for p, i in around for s in ref.monastery_feature(before, p, i).followers(before)
+        )
         assert [got[f"monastery_followers_{q}"] for q in range(P)] == [held[p] for p in seats]
         # the feature slots
         slots = _slot_features(played, pos, fig_index)
         width = SLOT_FIXED + 2 * P
         for q in range(N_SLOTS):
-            block = row[HEAD_FIXED + 3 * P + q * width:HEAD_FIXED + 3 * P + (q + 1) * width]
+            block = row[HEAD_FIXED + 3 * P + q * width : HEAD_FIXED + 3 * P + (q + 1) * width]
             if q >= len(slots):
                 assert not block.any(), (k, q)
                 continue
-            want = _expected_slot(rules, before, played, after, slots[q],
-                                  q == 0 and fig_index is not None, unseen, seats, pos)
+            want = _expected_slot(
+                rules,
+                before,
+                played,
+                after,
+                slots[q],
+                q == 0 and fig_index is not None,
+                unseen,
+                seats,
+                pos,
+            )
             have = {name: got[f"f{q}_{name}"] for name in want}
             assert have == want, (k, q, move)
     return len(picks)

@@ -41,8 +41,7 @@ RULE_SETS = [
 
 
 def _rules_id(rules: dict) -> str:
-    return "-".join(f"{k}={'+'.join(v) if isinstance(v, tuple) else v}"
-                    for k, v in rules.items())
+    return "-".join(f"{k}={'+'.join(v) if isinstance(v, tuple) else v}" for k, v in rules.items())
 
 
 def _both(enc: Encoder, game: Game, K: int, memo: np.ndarray) -> tuple:
@@ -56,8 +55,9 @@ def _both(enc: Encoder, game: Game, K: int, memo: np.ndarray) -> tuple:
         rows = np.empty((max_legal_rows(st), 5), np.int64)
         feats = np.full((K, enc.n_candidate_columns), 7.0, np.float32)  # overwritten
         actions = np.full(K, 7, np.int64)
-        n = fn(st, enc.tileset.tables, rows, enc.board_size, enc.slots, observer, cand, feats,
-               actions)
+        n = fn(
+            st, enc.tileset.tables, rows, enc.board_size, enc.slots, observer, cand, feats, actions
+        )
         results.append((int(n), feats, actions))
     return results
 
@@ -72,17 +72,19 @@ def test_the_fast_candidates_equal_the_plain_ones(rules):
     for seed in range(2):
         rng = random.Random(seed)
         game = Game(Rules(**rules), seed=seed)
-        enc = Encoder(game.rules, 32, candidate_moves=256, tileset=game.tileset,
-                      on_overflow="warn")
+        enc = Encoder(game.rules, 32, candidate_moves=256, tileset=game.tileset, on_overflow="warn")
         memo = new_closers_memo(3 if seed else 2048)
         while not game.done:
-            (n, feats, actions), (n_ref, feats_ref, actions_ref) = _both(enc, game, 256,
-                                                                         memo)
+            (n, feats, actions), (n_ref, feats_ref, actions_ref) = _both(enc, game, 256, memo)
             assert n == n_ref
             assert np.array_equal(actions, actions_ref)
             bad = np.argwhere(feats != feats_ref)
-            assert bad.size == 0, (game.turn, [enc.candidate_names[c] for c in bad[:8, 1]],
-                                   feats[tuple(bad[0])], feats_ref[tuple(bad[0])])
+            assert bad.size == 0, (
+                game.turn,
+                [enc.candidate_names[c] for c in bad[:8, 1]],
+                feats[tuple(bad[0])],
+                feats_ref[tuple(bad[0])],
+            )
             checked += 1
             figures += int((feats[:, 0] == 1).sum() - (feats[:, 4] == 1).sum())
             moves = game.legal_moves()
@@ -127,8 +129,7 @@ def test_a_symmetric_tiles_alike_rotations_copy_their_rows():
         moves = game.legal_moves()
         assert n == len(moves)  # all inside the window, in legal-move order
         if game.current_tile == "U":
-            plain = {(m.x, m.y, m.rotation): k for k, m in enumerate(moves)
-                     if m.follower is None}
+            plain = {(m.x, m.y, m.rotation): k for k, m in enumerate(moves) if m.follower is None}
             for (x, y, rotation), k in plain.items():
                 twin = plain.get((x, y, rotation - 2))
                 if twin is None:
@@ -150,8 +151,9 @@ def _roots(parent: np.ndarray) -> np.ndarray:
     return roots
 
 
-@pytest.mark.parametrize("rules", [{"players": 2}, {"players": 2, "expansions": (IC, TB)}],
-                         ids=_rules_id)
+@pytest.mark.parametrize(
+    "rules", [{"players": 2}, {"players": 2, "expansions": (IC, TB)}], ids=_rules_id
+)
 def test_lifting_a_figure_gives_back_the_state_before_it(rules):
     """`turn.lift_figure` (how the fast pass tries a figure option on the no-figure
     move) leaves every array as it was before `turn.place_figure` (`ofig` is read only

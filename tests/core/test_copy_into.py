@@ -39,8 +39,12 @@ def test_copy_from_and_to_a_state_never_reset():
     board: the played game's whole board comes over, and going back empties it."""
     game = played(Rules(players=2), 3, 20)
     st = game.state
-    shape = (st.cfg, st.ptype.shape[0], int(st.cfg[C.CFG_NSEG]),
-             st.pairs.shape[0] // st.ptype.shape[0])
+    shape = (
+        st.cfg,
+        st.ptype.shape[0],
+        int(st.cfg[C.CFG_NSEG]),
+        st.pairs.shape[0] // st.ptype.shape[0],
+    )
     fresh = make_state(*shape)
     copy_into(fresh, st)
     assert np.array_equal(fresh.board, st.board)
@@ -53,14 +57,38 @@ def _live(st) -> dict:
     """Every array of a state cut to the part the game reads."""
     n, nf = int(st.sc[C.SC_PLACED]), int(st.sc[C.SC_NFRONT])
     g = n * int(st.cfg[C.CFG_NSEG])
-    counts = {"frontier": nf, "ptype": n, "prot": n, "px": n, "py": n,
-              "active": int(st.sc[C.SC_NACTIVE]), "pairs": int(st.sc[C.SC_NPAIRS]),
-              "events": int(st.sc[C.SC_NEVENTS]), "discards": int(st.sc[C.SC_NDISC])}
-    for f in ("parent", "fbits", "fntiles", "fpenn", "fopen", "fmeep", "fdone", "fflag",
-              "fgoods", "fbuild", "fpig", "owner", "ofig"):
+    counts = {
+        "frontier": nf,
+        "ptype": n,
+        "prot": n,
+        "px": n,
+        "py": n,
+        "active": int(st.sc[C.SC_NACTIVE]),
+        "pairs": int(st.sc[C.SC_NPAIRS]),
+        "events": int(st.sc[C.SC_NEVENTS]),
+        "discards": int(st.sc[C.SC_NDISC]),
+    }
+    for f in (
+        "parent",
+        "fbits",
+        "fntiles",
+        "fpenn",
+        "fopen",
+        "fmeep",
+        "fdone",
+        "fflag",
+        "fgoods",
+        "fbuild",
+        "fpig",
+        "owner",
+        "ofig",
+    ):
         counts[f] = g
-    return {f: getattr(st, f)[: counts[f]] if f in counts else getattr(st, f)
-            for f in st.layout.names if f not in SCRATCH_FIELDS}
+    return {
+        f: getattr(st, f)[: counts[f]] if f in counts else getattr(st, f)
+        for f in st.layout.names
+        if f not in SCRATCH_FIELDS
+    }
 
 
 @pytest.mark.parametrize("rules", RULES, ids=["base", "expansions", "solo"])
@@ -88,7 +116,8 @@ def test_undo_place_gives_back_the_position(rules):
                 undone += 1
             if game.turn % 10 == 0:
                 twin = Game.over_state(game.rules, game.tileset, copy_state(st))
-                assert _finish(Game.over_state(game.rules, game.tileset, dst), 7) == \
-                    _finish(twin, 7)
+                assert _finish(Game.over_state(game.rules, game.tileset, dst), 7) == _finish(
+                    twin, 7
+                )
         game.play(rng.choice(game.legal_moves()))
     assert undone > 200

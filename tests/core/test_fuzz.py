@@ -30,10 +30,18 @@ NEGATIVE_OPEN = 6
 TILES_NOT_USED_UP = 7
 BAD_OWNER = 8
 SHARED_NEW_FOLLOWER = 9
-NAMES = ["ok", "followers not conserved", "a score decreased", "frontier inconsistent",
-         "feature follower counts inconsistent", "follower left on a completed feature",
-         "negative open count", "game ended with tiles left", "owner/active mismatch",
-         "a follower was placed into an occupied feature"]
+NAMES = [
+    "ok",
+    "followers not conserved",
+    "a score decreased",
+    "frontier inconsistent",
+    "feature follower counts inconsistent",
+    "follower left on a completed feature",
+    "negative open count",
+    "game ended with tiles left",
+    "owner/active mismatch",
+    "a follower was placed into an occupied feature",
+]
 
 
 @njit(cache=True)
@@ -92,8 +100,11 @@ def _check(st, tb, prev_scores, figures_total):
     last = sc[C.SC_PLACED] - 1
     for s in range(tb.n_seg[st.ptype[last]]):
         g = last * S + s
-        if st.owner[g] >= 0 and st.ofig[g] <= C.FIG_LARGE and \
-                st.fmeep[root_of(st.parent, g)].sum() != 1 + st.ofig[g]:
+        if (
+            st.owner[g] >= 0
+            and st.ofig[g] <= C.FIG_LARGE
+            and st.fmeep[root_of(st.parent, g)].sum() != 1 + st.ofig[g]
+        ):
             return SHARED_NEW_FOLLOWER
     # Frontier: exactly the empty cells next to a tile, each pointing at its slot, with the
     # terrain of every placed neighbour's facing edge as its constraint.
@@ -195,17 +206,24 @@ def test_jitted_fuzz_invariants_long(rules):
 
 
 def _snapshot(game: Game):
-    arrays = [a.copy() for name, a in game.state.fields().items()
-              if name not in SCRATCH_FIELDS]
-    return (game.scores, game.turn, game.current_player, game.hand, game.board,
-            game.followers_in_supply, game.discarded, len(game.events), arrays)
+    arrays = [a.copy() for name, a in game.state.fields().items() if name not in SCRATCH_FIELDS]
+    return (
+        game.scores,
+        game.turn,
+        game.current_player,
+        game.hand,
+        game.board,
+        game.followers_in_supply,
+        game.discarded,
+        len(game.events),
+        arrays,
+    )
 
 
 def _same(a, b) -> bool:
     *pa, arrays_a = a
     *pb, arrays_b = b
-    return pa == pb and all(np.array_equal(x, y) for x, y in zip(arrays_a, arrays_b,
-                                                                     strict=True))
+    return pa == pb and all(np.array_equal(x, y) for x, y in zip(arrays_a, arrays_b, strict=True))
 
 
 def _canonical(game: Game, move: Move) -> Move | None:
@@ -230,8 +248,14 @@ def _random_candidate(game: Game, rng: random.Random) -> Move:
     spots = [None, *game.tileset.slot_aliases[t][r], "city:N", "road:E", "field:S_w", "monastery"]
     spot = rng.choice(spots)
     figure = rng.choice(game.rules.figures) if spot is not None else "follower"
-    return Move(rng.randint(min(xs) - 2, max(xs) + 2), rng.randint(min(ys) - 2, max(ys) + 2),
-                r, spot, tile if game.rules.hand_size > 1 else None, figure)
+    return Move(
+        rng.randint(min(xs) - 2, max(xs) + 2),
+        rng.randint(min(ys) - 2, max(ys) + 2),
+        r,
+        spot,
+        tile if game.rules.hand_size > 1 else None,
+        figure,
+    )
 
 
 API_RULES = [
@@ -244,9 +268,13 @@ API_RULES = [
 ]
 
 
-@pytest.mark.parametrize("seeds", [  # CI plays the first games; -m slow plays more
-    pytest.param(range(3), id="games0-2"),
-    pytest.param(range(3, 12), id="games3-11", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "seeds",
+    [  # CI plays the first games; -m slow plays more
+        pytest.param(range(3), id="games0-2"),
+        pytest.param(range(3, 12), id="games3-11", marks=pytest.mark.slow),
+    ],
+)
 @pytest.mark.parametrize("rules", API_RULES, ids=str)
 def test_api_fuzz_legality(rules, seeds):
     """Every listed move is accepted; random candidates are accepted exactly when their

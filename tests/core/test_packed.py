@@ -24,8 +24,12 @@ from carcassonne_env.core.state import (
 )
 from carcassonne_env.core.turn import legal_moves
 
-RULES = [Rules(players=2), Rules(players=3, hand_size=3), Rules(variant="solo"),
-         Rules(players=4, expansions=("inns_cathedrals", "traders_builders"))]
+RULES = [
+    Rules(players=2),
+    Rules(players=3, hand_size=3),
+    Rules(variant="solo"),
+    Rules(players=4, expansions=("inns_cathedrals", "traders_builders")),
+]
 IDS = ["base", "strategic", "solo", "expansions"]
 
 
@@ -51,8 +55,12 @@ def test_a_state_round_trips_through_clone_copy_pickle_and_a_record(rules, tmp_p
     game = _played(rules, 3, 25)
     st = game.state
     clone = game.clone()
-    for other in (clone.state, copy_state(st), pickle.loads(pickle.dumps(st)),
-                  pickle.loads(pickle.dumps(game)).state):
+    for other in (
+        clone.state,
+        copy_state(st),
+        pickle.loads(pickle.dumps(st)),
+        pickle.loads(pickle.dumps(game)).state,
+    ):
         assert type(other) is GameState
         _same(st, other)
         assert not np.shares_memory(st, other)

@@ -55,8 +55,10 @@ def _fit_mismatches(tb):
     return bad
 
 
-@pytest.mark.parametrize("rules", [Rules(players=2), Rules(
-    players=2, expansions=["inns_cathedrals", "traders_builders"])])
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(players=2), Rules(players=2, expansions=["inns_cathedrals", "traders_builders"])],
+)
 def test_four_rotations_at_once_fit_as_each_alone(rules):
     assert _fit_mismatches(Game(rules).tileset.tables) == 0
 
@@ -84,8 +86,7 @@ def _mismatches(st, tb, scratch):
             i = put_tile(scratch, tb, t, r, bx, by)
             m, blocked_after = options_after_put(scratch, tb, t, i, after)
             checked += 1
-            if m != n or blocked_after != blocked or not np.array_equal(before[:n],
-                                                                        after[:m]):
+            if m != n or blocked_after != blocked or not np.array_equal(before[:n], after[:m]):
                 bad += 1
             ends += blocked
     return checked, bad, ends

@@ -44,8 +44,10 @@ def _check_games(traces, name: str, games: range) -> None:
             n = min(len(turns), len(want))
             split = next((t for t in range(n) if turns[t] != want[t]), n)
             where = f", first differing turn {split} (of {len(want)} recorded)"
-        pytest.fail(f"{name} game {k}: differs from the trace{where}; final scores {scores}, "
-                    f"recorded {traces[f'{name}/scores'][k].tolist()}")
+        pytest.fail(
+            f"{name} game {k}: differs from the trace{where}; final scores {scores}, "
+            f"recorded {traces[f'{name}/scores'][k].tolist()}"
+        )
 
 
 def _check_playouts_and_observations(traces, name: str, n_playouts: int, n_obs: int) -> None:
@@ -59,8 +61,9 @@ def _check_playouts_and_observations(traces, name: str, n_playouts: int, n_obs: 
             got = observation_digests(rules, k)
             want = traces[f"{name}/observations/{k}"]
             bad = np.flatnonzero(got != want) if got.shape == want.shape else [-1]
-            assert len(bad) == 0, (f"{name} game {k}: observations differ at sample "
-                                   f"{bad[0]} (every 5th turn)")
+            assert len(bad) == 0, (
+                f"{name} game {k}: observations differ at sample {bad[0]} (every 5th turn)"
+            )
 
 
 @pytest.mark.parametrize("name", list(RULE_SETS))

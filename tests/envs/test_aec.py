@@ -44,15 +44,19 @@ def play(env, seed: int, rng: np.random.Generator, on_step=None) -> dict[str, fl
 # --------------------------------------------------------------------------- API tests
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"players": 2},
-    {"players": 3},
-    {"players": 6},
-    {"players": 3, "action_mode": "two_step"},
-    {"players": 4, "hand_size": 3},
-    {"players": 2, "reward": "margin", "board_size": 24},
-    {"rules": Rules(players=2, small_city=True), "reward": "win"},
-], ids=str)
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"players": 2},
+        {"players": 3},
+        {"players": 6},
+        {"players": 3, "action_mode": "two_step"},
+        {"players": 4, "hand_size": 3},
+        {"players": 2, "reward": "margin", "board_size": 24},
+        {"rules": Rules(players=2, small_city=True), "reward": "win"},
+    ],
+    ids=str,
+)
 def test_api_test(kwargs):
     api_test(carcassonne_v0.env(**kwargs), num_cycles=1000)
 
@@ -91,8 +95,9 @@ def test_metadata():
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_parallel_api_test(players):
-    parallel_api_test(turn_based_aec_to_parallel(carcassonne_v0.env(players=players)),
-                      num_cycles=1000)
+    parallel_api_test(
+        turn_based_aec_to_parallel(carcassonne_v0.env(players=players)), num_cycles=1000
+    )
     parallel_api_test(parallel_env(players=players), num_cycles=1000)
 
 
@@ -106,8 +111,10 @@ def test_parallel_env_plays_whole_games():
     while env.agents:
         acting = [a for a in env.agents if obs[a]["action_mask"].any()]
         assert len(acting) == 1  # one agent to move, the others get an all-zero mask
-        actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) if a in acting
-                   else 0 for a in env.agents}
+        actions = {
+            a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) if a in acting else 0
+            for a in env.agents
+        }
         obs, rewards, terms, truncs, infos = env.step(actions)
         for a, r in rewards.items():
             totals[a] += r
@@ -230,8 +237,9 @@ def test_final_infos_carry_scores():
     env2.reset(seed=4)
     rng = np.random.default_rng(4)
     while not env2.game.done:
-        env2.step(int(rng.choice(np.flatnonzero(env2.observe(env2.agent_selection)
-                                                ["action_mask"]))))
+        env2.step(
+            int(rng.choice(np.flatnonzero(env2.observe(env2.agent_selection)["action_mask"])))
+        )
     assert all(env2.terminations.values())
     for info in env2.infos.values():  # a numpy int64 array, as the Gymnasium envs'
         assert set(info) == {"scores"} and info["scores"].dtype == np.int64
@@ -243,13 +251,16 @@ def test_final_infos_carry_scores():
 # --------------------------------------------------------------------------- illegal actions
 
 
-@pytest.mark.parametrize(("action", "message"), [
-    (10**9, "action 1000000000 is outside the action space [0, 36864)"),
-    (-1, "action -1 is outside the action space [0, 36864)"),
-    (1.5, "action must be an integer in the action space"),
-    ("3", "action must be an integer in the action space"),
-    (None, "action must be an integer in the action space"),  # None: only for a dead agent
-])
+@pytest.mark.parametrize(
+    ("action", "message"),
+    [
+        (10**9, "action 1000000000 is outside the action space [0, 36864)"),
+        (-1, "action -1 is outside the action space [0, 36864)"),
+        (1.5, "action must be an integer in the action space"),
+        ("3", "action must be an integer in the action space"),
+        (None, "action must be an integer in the action space"),  # None: only for a dead agent
+    ],
+)
 def test_an_action_outside_the_space_is_an_error(action, message):
     """Only an action of the space gets the illegal-move ending (issue 28): anything else
     raises and changes nothing."""
@@ -263,9 +274,12 @@ def test_an_action_outside_the_space_is_an_error(action, message):
     assert env.rewards == {"player_0": 0.0, "player_1": 0.0, "player_2": 0.0}
 
 
-@pytest.mark.parametrize(("action", "reason"), [
-    (0, "not legal|not in the action mask|shares no edge"),  # far corner of the window
-])
+@pytest.mark.parametrize(
+    ("action", "reason"),
+    [
+        (0, "not legal|not in the action mask|shares no edge"),  # far corner of the window
+    ],
+)
 def test_illegal_action_ends_the_game_for_everyone(action, reason):
     env = carcassonne_v0.env(players=3, illegal_reward=-7.5)
     env.reset(seed=0)
@@ -339,16 +353,19 @@ def test_two_step_same_agent_acts_twice_per_turn():
 # --------------------------------------------------------------------------- arguments
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"players": 1}, "2-6 players"),
-    ({"variant": "solo"}, "solo"),
-    ({"rules": Rules(variant="solo")}, "solo"),
-    ({"players": 2, "reward": "points"}, "reward must be one of"),
-    ({"players": 7}, "players"),
-    ({"rules": Rules(), "players": 3}, "either rules= or rule options"),
-    ({"players": 2, "board_size": 2}, "board_size"),
-    ({"players": 2, "action_mode": "three_step"}, "action_mode"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"players": 1}, "2-6 players"),
+        ({"variant": "solo"}, "solo"),
+        ({"rules": Rules(variant="solo")}, "solo"),
+        ({"players": 2, "reward": "points"}, "reward must be one of"),
+        ({"players": 7}, "players"),
+        ({"rules": Rules(), "players": 3}, "either rules= or rule options"),
+        ({"players": 2, "board_size": 2}, "board_size"),
+        ({"players": 2, "action_mode": "three_step"}, "action_mode"),
+    ],
+)
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         carcassonne_v0.env(**kwargs)
@@ -378,6 +395,7 @@ def test_flat_layout_passes_api_test_without_any_warning():
     env not on its list of PettingZoo's own classic envs (chess_v6, go_v5...: whitelisted
     by name). The "flat" layout (an array, the mask in infos) passes without a warning;
     the "classic" layout's array under "observation" passes every check but that one."""
+
     def warned(layout: str) -> set[str]:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -385,15 +403,18 @@ def test_flat_layout_passes_api_test_without_any_warning():
         return {str(w.message) for w in caught}
 
     assert warned("flat") == set()
-    space_hint = ("Observation space for each agent probably should be gymnasium.spaces.box "
-                  "or gymnasium.spaces.discrete")
-    assert warned("classic") == warned("dict") == {"Observation is not a NumPy array",
-                                                   space_hint}
+    space_hint = (
+        "Observation space for each agent probably should be gymnasium.spaces.box "
+        "or gymnasium.spaces.discrete"
+    )
+    assert warned("classic") == warned("dict") == {"Observation is not a NumPy array", space_hint}
 
 
-@pytest.mark.parametrize("kwargs", [{"players": 3, "board_size": 10},
-                                    {"players": 2, "hand_size": 3, "action_mode": "two_step"}],
-                         ids=str)
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"players": 3, "board_size": 10}, {"players": 2, "hand_size": 3, "action_mode": "two_step"}],
+    ids=str,
+)
 def test_classic_and_flat_layouts_are_the_dict_layout_flattened(kwargs):
     """Same seed, same actions: every observation of the classic and flat envs is the dict
     env's board planes (C order) followed by its features, as float32; the masks (flat:
@@ -420,16 +441,19 @@ def test_classic_and_flat_layouts_are_the_dict_layout_flattened(kwargs):
         for a in classic.agents:
             o, r, f = classic.observe(a), plain.observe(a), flat.observe(a)
             assert space.contains(o) and flat.observation_space(a).contains(f)
-            assert np.array_equal(o["observation"], np.concatenate(
-                [r["observation"]["board"].ravel(), r["observation"]["features"]]))
+            assert np.array_equal(
+                o["observation"],
+                np.concatenate([r["observation"]["board"].ravel(), r["observation"]["features"]]),
+            )
             assert np.array_equal(f, o["observation"])
             assert np.array_equal(o["action_mask"], r["action_mask"])
             assert np.array_equal(flat.infos[a]["action_mask"], r["action_mask"])
             board = o["observation"][: r["observation"]["board"].size]
             assert np.array_equal(board.reshape(enc.board_shape), r["observation"]["board"])
         assert np.array_equal(flat_info["action_mask"], obs["action_mask"])
-        action = None if terminated or truncated else int(
-            rng.choice(np.flatnonzero(obs["action_mask"])))
+        action = (
+            None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        )
         for env in (classic, flat, plain):
             env.step(action)
         steps += 1

@@ -29,12 +29,16 @@ def _assert_candidates_of(obs: dict, game: Game, observer: int, K: int) -> None:
         assert np.array_equal(obs[key], want[key]), key
 
 
-@pytest.mark.parametrize(("env_id", "kwargs"), [
-    ("Carcassonne/Solo-v0", {}),
-    ("Carcassonne/Solo-v0", {"colours": 4, "scoring_order": "player"}),
-    ("Carcassonne/VsBots-v0", {"opponents": ["greedy"], "players": 2}),
-    ("Carcassonne/VsBots-v0", {"opponents": "random", "players": 3, "hand_size": 3}),
-], ids=["solo", "solo-player-order", "vsbots", "vsbots-hand"])
+@pytest.mark.parametrize(
+    ("env_id", "kwargs"),
+    [
+        ("Carcassonne/Solo-v0", {}),
+        ("Carcassonne/Solo-v0", {"colours": 4, "scoring_order": "player"}),
+        ("Carcassonne/VsBots-v0", {"opponents": ["greedy"], "players": 2}),
+        ("Carcassonne/VsBots-v0", {"opponents": "random", "players": 3, "hand_size": 3}),
+    ],
+    ids=["solo", "solo-player-order", "vsbots", "vsbots-hand"],
+)
 def test_gymnasium_envs_give_the_candidates(env_id, kwargs):
     K = 12
     env = gymnasium.make(env_id, board_size=16, candidate_moves=K, **kwargs)
@@ -86,10 +90,11 @@ def test_the_pettingzoo_env_gives_the_candidates_in_every_layout(layout):
             # the flat array is the dict observation's parts in order
             assert np.array_equal(flat, flat_observation(**parts))
             board, features = parts["board"], parts["features"]
-            assert np.array_equal(flat[board.size:board.size + features.size], features)
+            assert np.array_equal(flat[board.size : board.size + features.size], features)
             assert np.array_equal(flat[-K:], parts["candidate_actions"])
-            assert np.array_equal(flat[-K - parts["candidates"].size:-K],
-                                  parts["candidates"].reshape(-1))
+            assert np.array_equal(
+                flat[-K - parts["candidates"].size : -K], parts["candidates"].reshape(-1)
+            )
         mask = info["action_mask"] if layout == "flat" else obs["action_mask"]
         seat = env.unwrapped.agent_name_mapping[agent]
         for other in env.agents:  # every agent not to move sees no candidates
@@ -127,8 +132,15 @@ def _candidate_model(env, tmp_path, name: str):
 
     # seeded: the rollout's games must stay inside the tests' small windows, and an
     # unseeded one sometimes sprawls past an 8-cell window (WindowOverflowError)
-    model = sb3_contrib.MaskablePPO(CandidatePolicy, env, n_steps=16, batch_size=16,
-                                    device="cpu", policy_kwargs={"hidden": 16}, seed=0)
+    model = sb3_contrib.MaskablePPO(
+        CandidatePolicy,
+        env,
+        n_steps=16,
+        batch_size=16,
+        device="cpu",
+        policy_kwargs={"hidden": 16},
+        seed=0,
+    )
     model.learn(16)  # a rollout: `_last_obs` holds candidates, as a trained run's
     from carcassonne_env.model_file import save_model
 
@@ -136,8 +148,9 @@ def _candidate_model(env, tmp_path, name: str):
 
 
 @pytest.mark.parametrize("solo", [True, False], ids=["solo", "vsbots"])
-def test_a_candidate_model_gets_its_env_plays_explains_and_exports(solo, tmp_path,
-                                                                   one_torch_thread):
+def test_a_candidate_model_gets_its_env_plays_explains_and_exports(
+    solo, tmp_path, one_torch_thread
+):
     from agents.annotations import explain
     from agents.sb3_policy import SB3Agent, load_model
     from carcassonne_env import make_bot
@@ -145,16 +158,26 @@ def test_a_candidate_model_gets_its_env_plays_explains_and_exports(solo, tmp_pat
     from training.export import export_model
 
     K = 8
-    env = (SoloEnv(board_size=8, candidate_moves=K) if solo
-           else VsBotsEnv(opponents="random", board_size=8, candidate_moves=K))
+    env = (
+        SoloEnv(board_size=8, candidate_moves=K)
+        if solo
+        else VsBotsEnv(opponents="random", board_size=8, candidate_moves=K)
+    )
     path = _candidate_model(env, tmp_path, "candidates")
     model = load_model(path, cached=False)
     options = model_env_options(model)
     assert options["candidate_moves"] == K and options["board_size"] == 8
-    assert options == ({"colours": 3, "board_size": 8, "action_mode": "turn",
-                        "candidate_moves": K} if solo else
-                       {"players": 2, "hand_size": 1, "board_size": 8, "action_mode": "turn",
-                        "candidate_moves": K})
+    assert options == (
+        {"colours": 3, "board_size": 8, "action_mode": "turn", "candidate_moves": K}
+        if solo
+        else {
+            "players": 2,
+            "hand_size": 1,
+            "board_size": 8,
+            "action_mode": "turn",
+            "candidate_moves": K,
+        }
+    )
     with pytest.raises(ValueError, match="the model fixes candidate_moves=8"):
         make_env_for_model(model, candidate_moves=4)
     made = make_env_for_model(model)
@@ -183,7 +206,8 @@ def test_a_candidate_model_gets_its_env_plays_explains_and_exports(solo, tmp_pat
         assert note["kind"] == "policy"
         best = [t for t in note["top"] if t["weight"] == note["top"][0]["weight"]]
         assert (move.x, move.y, move.rotation, move.follower) in [
-            (t["x"], t["y"], t["rotation"], t["follower"]) for t in best]
+            (t["x"], t["y"], t["rotation"], t["follower"]) for t in best
+        ]
         game.play(move)
     assert bot.encoder_for(game).candidate_moves == K
     assert model_env_options(slim.model) == options

@@ -27,13 +27,13 @@ FENCE = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)
 # a small board keeps the checkers quick (9,216 actions instead of 36,864); the moves it
 # cannot show are masked out, with a warning these tests do not need
 SMALL = {"board_size": 16}
-pytestmark = pytest.mark.filterwarnings(
-    "ignore::carcassonne_env.encoding.WindowOverflowWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::carcassonne_env.encoding.WindowOverflowWarning")
 
 
 def _py_blocks() -> list[str]:
-    return [code for lang, code in FENCE.findall(CLIENTS.read_text(encoding="utf-8"))
-            if lang == "py"]
+    return [
+        code for lang, code in FENCE.findall(CLIENTS.read_text(encoding="utf-8")) if lang == "py"
+    ]
 
 
 def _example(word: str) -> str:
@@ -50,11 +50,16 @@ def test_the_docs_have_one_py_block_per_library():
 
 # ------------------------------------------------------------------ mask in observation
 
-@pytest.mark.parametrize(("env_id", "kwargs"), [
-    ("Carcassonne/Solo-v0", {}),
-    ("Carcassonne/Solo-v0", {"action_mode": "two_step", "scoring_order": "player"}),
-    ("Carcassonne/VsBots-v0", {"opponents": "random"}),
-], ids=str)
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs"),
+    [
+        ("Carcassonne/Solo-v0", {}),
+        ("Carcassonne/Solo-v0", {"action_mode": "two_step", "scoring_order": "player"}),
+        ("Carcassonne/VsBots-v0", {"opponents": "random"}),
+    ],
+    ids=str,
+)
 def test_mask_in_obs_passes_the_checkers(env_id, kwargs):
     env = gymnasium.make(env_id, mask_in_obs=True, **SMALL, **kwargs).unwrapped
     space = env.observation_space
@@ -116,6 +121,7 @@ def test_default_observation_has_no_mask():
 
 # ------------------------------------------------------------------ numpy infos
 
+
 @pytest.mark.parametrize("env_id", ["Carcassonne/Solo-v0", "Carcassonne/VsBots-v0"])
 def test_info_scores_are_an_int_array(env_id):
     env = gymnasium.make(env_id, **SMALL)
@@ -149,6 +155,7 @@ def test_aec_final_scores_are_an_int_array():
 
 
 # ------------------------------------------------------------------ the library examples
+
 
 def test_torchrl_example_runs():
     pytest.importorskip("torchrl")

@@ -24,8 +24,10 @@ from carcassonne_env.envs import (
 from tests.support.paths import ROOT
 
 # the standard-layout (RL-only) models: the envs below are built with default options
-SOLO_MODEL, DUEL_MODEL = (ROOT / "agents/models/ppo_solo_rl.zip",
-                          ROOT / "agents/models/ppo_duel_rl.zip")
+SOLO_MODEL, DUEL_MODEL = (
+    ROOT / "agents/models/ppo_solo_rl.zip",
+    ROOT / "agents/models/ppo_duel_rl.zip",
+)
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +60,9 @@ def test_sb3_predict_step_loop_on_solo_v0(models):
     from sb3_contrib.common.maskable.utils import get_action_masks
 
     model = models["solo"]
-    env = gymnasium.make("Carcassonne/Solo-v0", board_size=16, obs_features="aggregate",
-                         candidate_moves=128)  # the model's observation
+    env = gymnasium.make(
+        "Carcassonne/Solo-v0", board_size=16, obs_features="aggregate", candidate_moves=128
+    )  # the model's observation
     obs, info = env.reset(seed=3)
     total, steps = 0.0, 0
     while True:
@@ -76,8 +79,7 @@ def test_sb3_predict_step_loop_on_solo_v0(models):
     assert game.to_record()["moves"] == bot_moves(model, game.rules, game.seed, 1)
 
 
-def test_the_readme_first_example_is_the_sb3_loop_and_runs(models, monkeypatch, capsys,
-                                                           tmp_path):
+def test_the_readme_first_example_is_the_sb3_loop_and_runs(models, monkeypatch, capsys, tmp_path):
     """The Quick start runs as written from any folder (it loads the shipped model by
     name; issue 28)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -90,8 +92,7 @@ def test_the_readme_first_example_is_the_sb3_loop_and_runs(models, monkeypatch, 
     exec(compile(code, "README.md", "exec"), namespace)
     game, info = namespace["env"].unwrapped.game, namespace["info"]
     assert game.done and "illegal_move" not in info
-    assert capsys.readouterr().out == (f"solo result: {game.result} colour scores: "
-                                       f"{game.scores}\n")
+    assert capsys.readouterr().out == (f"solo result: {game.result} colour scores: {game.scores}\n")
 
 
 def test_sb3_predict_step_loop_on_vsbots_v0(models):
@@ -110,8 +111,9 @@ def test_sb3_predict_step_loop_on_vsbots_v0(models):
     assert game.done and len(game.to_record()["moves"]) == 71
 
 
-@pytest.mark.parametrize("as_action", [np.int64, lambda a: np.array(a)],
-                         ids=["np.int64", "0-d array"])
+@pytest.mark.parametrize(
+    "as_action", [np.int64, lambda a: np.array(a)], ids=["np.int64", "0-d array"]
+)
 def test_pettingzoo_loop_with_numpy_actions(models, as_action):
     """PettingZoo's loop with numpy integers and 0-d arrays (SB3 predict's output) for
     both seats of a 2-player game: the moves are those of the sb3 bot on that deck."""
@@ -124,8 +126,9 @@ def test_pettingzoo_loop_with_numpy_actions(models, as_action):
         if termination or truncation:
             env.step(None)
             continue
-        action, _ = model.predict(obs["observation"], action_masks=obs["action_mask"],
-                                  deterministic=True)
+        action, _ = model.predict(
+            obs["observation"], action_masks=obs["action_mask"], deterministic=True
+        )
         env.step(as_action(int(action)))
     game = env.unwrapped.game
     assert game.done
@@ -137,9 +140,18 @@ def _first_legal(mask: np.ndarray) -> int:
 
 
 ACCEPTED = [int, np.int64, np.int32, np.uint16, np.array, lambda a: np.array(a, np.int16)]
-REFUSED = [float, np.float32, lambda a: np.array(float(a)), lambda a: True,
-           lambda a: np.bool_(True), str, lambda a: np.array([a]), lambda a: np.array([[a]]),
-           lambda a: [a], lambda a: None]
+REFUSED = [
+    float,
+    np.float32,
+    lambda a: np.array(float(a)),
+    lambda a: True,
+    lambda a: np.bool_(True),
+    str,
+    lambda a: np.array([a]),
+    lambda a: np.array([[a]]),
+    lambda a: [a],
+    lambda a: None,
+]
 
 
 def _single_envs():
@@ -151,8 +163,9 @@ def test_single_agent_envs_accept_every_integer_scalar(form):
     for env in _single_envs():
         _, info = env.reset(seed=0)
         action = _first_legal(info["action_mask"])
-        reference = type(env)(**({} if isinstance(env, SoloEnv) else
-                                 {"opponents": "random", "seat": 0}))
+        reference = type(env)(
+            **({} if isinstance(env, SoloEnv) else {"opponents": "random", "seat": 0})
+        )
         reference.reset(seed=0)
         _, r_ref, _, _, _ = reference.step(action)
         _, reward, terminated, _, info = env.step(ACCEPTED[form](action))
@@ -161,8 +174,10 @@ def test_single_agent_envs_accept_every_integer_scalar(form):
         assert env.game.to_record() == reference.game.to_record()
 
 
-NOT_AN_ACTION = ("action must be an integer in the action space (an int, a numpy integer "
-                 "or a 0-d integer array), got ")
+NOT_AN_ACTION = (
+    "action must be an integer in the action space (an int, a numpy integer "
+    "or a 0-d integer array), got "
+)
 
 
 @pytest.mark.parametrize("form", range(len(REFUSED)))
@@ -182,23 +197,32 @@ def test_single_agent_envs_refuse_other_actions(form):
         assert not terminated and "illegal_move" not in info
 
 
-@pytest.mark.parametrize("make", [SoloEnv, lambda: VsBotsEnv(opponents="random", seat=0),
-                                  lambda: gymnasium.make("Carcassonne/Solo-v0")],
-                         ids=["Solo", "VsBots", "gym.make"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        SoloEnv,
+        lambda: VsBotsEnv(opponents="random", seat=0),
+        lambda: gymnasium.make("Carcassonne/Solo-v0"),
+    ],
+    ids=["Solo", "VsBots", "gym.make"],
+)
 @pytest.mark.parametrize("bad", [-1, "n"], ids=["-1", "n_actions"])
 def test_single_agent_envs_refuse_integers_outside_the_space(make, bad):
     env = make()
     env.reset(seed=0)
     n = env.action_space.n
     bad = n if bad == "n" else bad
-    with pytest.raises(ValueError, match=re.escape(f"action {bad} is outside the action "
-                                                   f"space [0, {n})")):
+    with pytest.raises(
+        ValueError, match=re.escape(f"action {bad} is outside the action space [0, {n})")
+    ):
         env.step(bad)
     assert env.unwrapped.game.turn in (0, env.unwrapped.game.current_player)
 
 
-@pytest.mark.parametrize(("form", "legal"), [(f, True) for f in range(len(ACCEPTED))]
-                         + [(f, False) for f in range(len(REFUSED))])
+@pytest.mark.parametrize(
+    ("form", "legal"),
+    [(f, True) for f in range(len(ACCEPTED))] + [(f, False) for f in range(len(REFUSED))],
+)
 def test_aec_env_accepts_integer_scalars_only(form, legal):
     env = carcassonne_v0.env(players=2)
     env.reset(seed=0)
@@ -222,8 +246,9 @@ def test_aec_env_refuses_integers_outside_the_space():
     env.reset(seed=0)
     n = env.action_space(env.agent_selection).n
     for bad in (-1, n):
-        with pytest.raises(ValueError, match=re.escape(f"action {bad} is outside the action "
-                                                       f"space [0, {n})")):
+        with pytest.raises(
+            ValueError, match=re.escape(f"action {bad} is outside the action space [0, {n})")
+        ):
             env.step(bad)
     assert env.unwrapped.game.turn == 0 and not any(env.terminations.values())
 
@@ -238,8 +263,10 @@ def test_vector_env_refuses_non_integer_actions():
         venv.step(legal[:1])
     n = venv.single_action_space.n
     for bad in (-1, n):
-        with pytest.raises(ValueError, match=re.escape(f"action {bad} of game 1 is outside "
-                                                       f"the action space [0, {n})")):
+        with pytest.raises(
+            ValueError,
+            match=re.escape(f"action {bad} of game 1 is outside the action space [0, {n})"),
+        ):
             venv.step(np.array([legal[0], bad]))
     assert venv.game(0).turn == 0  # nothing was played
     _, _, terminated, _, _ = venv.step(np.array(legal, np.int32))
@@ -322,8 +349,11 @@ CONSTRUCTOR_ERRORS = [
     (SoloEnv, {"illegal_reward": "-1"}, "illegal_reward must be a finite number, got '-1'"),
     (SoloEnv, {"illegal_reward": float("nan")}, "illegal_reward must be a finite number"),
     (SoloEnv, {"render_mode": 1}, "render_mode must be one of"),
-    (VsBotsEnv, {"opponents": ["greedy"], "seat": 1.0},
-     "seat must be an integer in \\[0, 1\\], got 1.0"),
+    (
+        VsBotsEnv,
+        {"opponents": ["greedy"], "seat": 1.0},
+        "seat must be an integer in \\[0, 1\\], got 1.0",
+    ),
     (VsBotsEnv, {"opponents": ["greedy"], "seat": True}, "seat must be an integer"),
     (VsBotsEnv, {"opponents": [3]}, "opponents must be a bot spec or a list of bot specs"),
     (VsBotsEnv, {"opponents": None}, "opponents must be a bot spec"),
@@ -372,8 +402,11 @@ BOT_ERRORS = [
 ]
 
 
-@pytest.mark.parametrize(("constructor", "kwargs", "match"), CONSTRUCTOR_ERRORS,
-                         ids=lambda v: getattr(v, "__name__", None) or str(v))
+@pytest.mark.parametrize(
+    ("constructor", "kwargs", "match"),
+    CONSTRUCTOR_ERRORS,
+    ids=lambda v: getattr(v, "__name__", None) or str(v),
+)
 def test_constructors_refuse_wrong_types_naming_the_argument(constructor, kwargs, match):
     with pytest.raises((ValueError, TypeError), match=match):
         constructor(**kwargs)
@@ -391,11 +424,12 @@ def test_bot_constructors_refuse_wrong_types_naming_the_argument():
     from carcassonne_env.bots.heuristic import HeuristicAgent
 
     for constructor, kwargs, match in [
-            (HeuristicAgent, {"follower": "abc"}, "follower must be a finite number, got 'abc'"),
-            (MCTSAgent, {"iterations": 2.5}, "iterations must be an integer >= 1, got 2.5"),
-            (MCTSAgent, {"c": "fast"}, "c must be a finite number >= 0, got 'fast'"),
-            (MCTSAgent, {"top_k": 1.5}, "top_k must be an integer >= 0, got 1.5"),
-            (MCTSAgent, {"depth": "x"}, "depth must be -1")]:
+        (HeuristicAgent, {"follower": "abc"}, "follower must be a finite number, got 'abc'"),
+        (MCTSAgent, {"iterations": 2.5}, "iterations must be an integer >= 1, got 2.5"),
+        (MCTSAgent, {"c": "fast"}, "c must be a finite number >= 0, got 'fast'"),
+        (MCTSAgent, {"top_k": 1.5}, "top_k must be an integer >= 0, got 1.5"),
+        (MCTSAgent, {"depth": "x"}, "depth must be -1"),
+    ]:
         with pytest.raises(ValueError, match=match):
             constructor(**kwargs)
 
@@ -408,10 +442,12 @@ def test_the_crash_from_inside_numba_is_a_clear_error():
 def test_sb3_bot_refuses_wrong_types(models):
     from agents.sb3_policy import SB3Agent
 
-    for kwargs, match in [({"board_size": 16.0}, "board_size must be an integer >= 3"),
-                          ({"action_mode": "three_step"}, "action_mode must be one of"),
-                          ({"deterministic": "no"}, "deterministic must be True or False"),
-                          ({"seed": 0.5}, "seed must be None or a non-negative integer")]:
+    for kwargs, match in [
+        ({"board_size": 16.0}, "board_size must be an integer >= 3"),
+        ({"action_mode": "three_step"}, "action_mode must be one of"),
+        ({"deterministic": "no"}, "deterministic must be True or False"),
+        ({"seed": 0.5}, "seed must be None or a non-negative integer"),
+    ]:
         with pytest.raises(ValueError, match=match):
             SB3Agent(models["solo"], **kwargs)
     with pytest.raises(ValueError, match="model must be a path to a saved model"):
@@ -431,15 +467,19 @@ def test_numpy_integer_arguments_are_accepted_as_plain_ints():
 
 
 @pytest.mark.parametrize("warm", [False, True], ids=["cold cache", "warm cache"])
-@pytest.mark.parametrize(("field", "value", "message"), [
-    ("x", float, "x must be an integer, got {v!r}"),
-    ("x", bool, "x must be an integer, got {v!r}"),
-    ("y", float, "y must be an integer, got {v!r}"),
-    ("rotation", float, "rotation must be an integer, got {v!r}"),
-    ("rotation", str, "rotation must be an integer, got {v!r}"),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("x", float, "x must be an integer, got {v!r}"),
+        ("x", bool, "x must be an integer, got {v!r}"),
+        ("y", float, "y must be an integer, got {v!r}"),
+        ("rotation", float, "rotation must be an integer, got {v!r}"),
+        ("rotation", str, "rotation must be an integer, got {v!r}"),
+    ],
+)
 def test_play_validates_types_whether_or_not_the_legal_move_cache_is_warm(
-        warm, field, value, message):
+    warm, field, value, message
+):
     game = Game(tile_order="VUVE")
     move = next(m for m in Game(tile_order="VUVE").legal_moves() if m.x == 1)  # east
     if warm:
@@ -460,8 +500,7 @@ def test_play_validates_follower_and_tile_types_on_both_paths(warm):
     for field, v in (("follower", 3), ("tile", 0)):
         with pytest.raises(IllegalMoveError, match=f"{field} must be None or a string"):
             game.play(move._replace(**{field: v}))
-    game.play(Move(np.int64(move.x), np.int32(move.y), np.int8(move.rotation),
-                   move.follower))
+    game.play(Move(np.int64(move.x), np.int32(move.y), np.int8(move.rotation), move.follower))
     assert game.turn == 1
 
 
@@ -470,8 +509,7 @@ def test_play_validates_follower_and_tile_types_on_both_paths(warm):
 
 @pytest.mark.parametrize("kwargs", [{"players": 1}, {"rules": Rules(players=1)}])
 def test_vsbots_refuses_one_player(kwargs):
-    with pytest.raises(ValueError, match="VsBots is for 2-6 players; use "
-                       "'Carcassonne/Solo-v0'"):
+    with pytest.raises(ValueError, match="VsBots is for 2-6 players; use 'Carcassonne/Solo-v0'"):
         gymnasium.make("Carcassonne/VsBots-v0", opponents=["greedy"], **kwargs)
 
 
@@ -479,15 +517,22 @@ def test_vsbots_refuses_one_player(kwargs):
 
 
 def test_model_env_options_of_the_shipped_models(models):
-    assert model_env_options(models["solo"]) == {"colours": 3, "board_size": 16,
-                                                 "action_mode": "turn",
-                                                 "obs_features": "aggregate",
-                                                 "candidate_moves": 128}
+    assert model_env_options(models["solo"]) == {
+        "colours": 3,
+        "board_size": 16,
+        "action_mode": "turn",
+        "obs_features": "aggregate",
+        "candidate_moves": 128,
+    }
     # (ppo_duel_rl: trained with room for 512 candidates)
-    assert model_env_options(DUEL_MODEL) == {"players": 2, "hand_size": 1, "board_size": 20,
-                                             "action_mode": "turn",
-                                             "obs_features": "aggregate",
-                                             "candidate_moves": 512}
+    assert model_env_options(DUEL_MODEL) == {
+        "players": 2,
+        "hand_size": 1,
+        "board_size": 20,
+        "action_mode": "turn",
+        "obs_features": "aggregate",
+        "candidate_moves": 512,
+    }
     env = make_env_for_model(SOLO_MODEL)
     assert env.spec.id == "Carcassonne/Solo-v0"
     assert env.observation_space == models["solo"].observation_space
@@ -500,31 +545,39 @@ def test_model_env_options_of_the_shipped_models(models):
 
 def _fake_model(env, last_features=None):
     """An object with a model's spaces (and optionally its saved last observation)."""
-    model = SimpleNamespace(observation_space=env.observation_space,
-                            action_space=env.action_space)
+    model = SimpleNamespace(observation_space=env.observation_space, action_space=env.action_space)
     if last_features is not None:  # internals: SB3's last training observation
         model._last_obs = {"features": last_features}
     return model
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"players": 4, "hand_size": 3, "board_size": 12, "action_mode": "turn"},
-    {"players": 2, "hand_size": 1, "board_size": 9, "action_mode": "two_step"},
-    {"players": 6, "hand_size": 1, "board_size": 5, "action_mode": "turn"},
-], ids=str)
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"players": 4, "hand_size": 3, "board_size": 12, "action_mode": "turn"},
+        {"players": 2, "hand_size": 1, "board_size": 9, "action_mode": "two_step"},
+        {"players": 6, "hand_size": 1, "board_size": 5, "action_mode": "turn"},
+    ],
+    ids=str,
+)
 def test_model_env_options_reads_every_setting(kwargs):
     env = VsBotsEnv(opponents="random", **kwargs)
     assert model_env_options(_fake_model(env)) == kwargs
 
 
 def test_three_or_four_seats_need_the_variant():
-    solo, trio = SoloEnv(colours=4, board_size=8), VsBotsEnv(opponents="random", players=4,
-                                                             board_size=8)
+    solo, trio = (
+        SoloEnv(colours=4, board_size=8),
+        VsBotsEnv(opponents="random", players=4, board_size=8),
+    )
     assert solo.observation_space == trio.observation_space  # the spaces cannot tell
     with pytest.raises(ValueError, match="pass solo=True or solo=False"):
         model_env_options(_fake_model(solo))
     assert model_env_options(_fake_model(solo), solo=True) == {
-        "colours": 4, "board_size": 8, "action_mode": "turn"}
+        "colours": 4,
+        "board_size": 8,
+        "action_mode": "turn",
+    }
     assert model_env_options(_fake_model(trio), solo=False)["players"] == 4
     # A saved training observation tells: its last feature is the "solo" flag.
     solo.reset(seed=0)
@@ -539,10 +592,16 @@ def test_make_env_for_model_errors(models):
     with pytest.raises(ValueError, match="the model fixes board_size=16; got board_size=32"):
         make_env_for_model(models["solo"], board_size=32)
     with pytest.raises(ValueError, match="model must be an SB3 model or policy"):
-        model_env_options(SimpleNamespace(observation_space=gymnasium.spaces.Discrete(3),
-                                          action_space=gymnasium.spaces.Discrete(3)))
-    bad = SimpleNamespace(observation_space=SoloEnv(board_size=8).observation_space,
-                          action_space=gymnasium.spaces.Discrete(7))
+        model_env_options(
+            SimpleNamespace(
+                observation_space=gymnasium.spaces.Discrete(3),
+                action_space=gymnasium.spaces.Discrete(3),
+            )
+        )
+    bad = SimpleNamespace(
+        observation_space=SoloEnv(board_size=8).observation_space,
+        action_space=gymnasium.spaces.Discrete(7),
+    )
     with pytest.raises(ValueError, match="no env of this package gives"):
         model_env_options(bad)
 
@@ -553,12 +612,17 @@ def test_make_env_for_model_errors(models):
 def test_make_bot_refuses_a_spec_that_is_not_a_string_and_a_negative_seed():
     from carcassonne_env import make_bot
 
-    with pytest.raises(TypeError, match=re.escape("a bot spec is a string such as 'greedy' "
-                                                  "or 'mcts:iterations=400', got 123")):
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
+            "a bot spec is a string such as 'greedy' or 'mcts:iterations=400', got 123"
+        ),
+    ):
         make_bot(123)
     for name in ("heuristic", "random", "greedy", "mcts"):
-        with pytest.raises(ValueError, match=re.escape(
-                "seed must be None or a non-negative integer, got -1")):
+        with pytest.raises(
+            ValueError, match=re.escape("seed must be None or a non-negative integer, got -1")
+        ):
             make_bot(name, seed=-1)
     assert make_bot("heuristic", seed=0).act(Game(seed=1)) in Game(seed=1).legal_moves()
 
@@ -566,18 +630,26 @@ def test_make_bot_refuses_a_spec_that_is_not_a_string_and_a_negative_seed():
 @pytest.mark.parametrize("move", [None, "junk", 3, (1, 2), ()])
 def test_game_play_says_a_move_is_expected(move):
     game = Game(seed=1)
-    with pytest.raises(TypeError, match=re.escape(
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
             "a move is a Move (from legal_moves(), or Move(x, y, rotation, follower=None, "
-            f"tile=None, figure='follower')) or a tuple of its fields, got {move!r}")):
+            f"tile=None, figure='follower')) or a tuple of its fields, got {move!r}"
+        ),
+    ):
         game.play(move)
     assert game.turn == 0
     game.play(tuple(game.legal_moves()[0]))  # a tuple of the fields still plays
 
 
 def test_tiles_only_needs_expansions():
-    with pytest.raises(ValueError, match=re.escape(
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
             "expansion_mode='tiles_only' says how to play the tiles of expansions, but "
-            "expansions names none")):
+            "expansions names none"
+        ),
+    ):
         Rules(expansion_mode="tiles_only")
     assert Rules(expansions=("inns_cathedrals",), expansion_mode="tiles_only").expansions
 
@@ -589,18 +661,34 @@ def test_a_tile_order_may_hold_more_copies_than_the_deck():
     assert "more than the deck holds" in Game.__doc__
 
 
-@pytest.mark.parametrize("make, key, own", [
-    (lambda **kw: gymnasium.make("Carcassonne/Solo-v0", **kw), "reward",
-     "SoloEnv got an unexpected keyword argument 'reward'; its parameters: colours, "
-     "board_size, action_mode"),
-    (lambda **kw: gymnasium.make("Carcassonne/VsBots-v0", **kw), "rewards",
-     "VsBotsEnv got an unexpected keyword argument 'rewards'; its parameters: opponents, "
-     "seat, reward"),
-    (lambda **kw: carcassonne_v0.env(**kw), "rewards",
-     "raw_env got an unexpected keyword argument 'rewards'; its parameters: rules, reward"),
-    (lambda **kw: SoloVectorEnv(num_envs=1, **kw), "reward",
-     "SoloVectorEnv got an unexpected keyword argument 'reward'; its parameters: num_envs"),
-], ids=["Solo-v0", "VsBots-v0", "AEC", "SoloVectorEnv"])
+@pytest.mark.parametrize(
+    "make, key, own",
+    [
+        (
+            lambda **kw: gymnasium.make("Carcassonne/Solo-v0", **kw),
+            "reward",
+            "SoloEnv got an unexpected keyword argument 'reward'; its parameters: colours, "
+            "board_size, action_mode",
+        ),
+        (
+            lambda **kw: gymnasium.make("Carcassonne/VsBots-v0", **kw),
+            "rewards",
+            "VsBotsEnv got an unexpected keyword argument 'rewards'; its parameters: opponents, "
+            "seat, reward",
+        ),
+        (
+            lambda **kw: carcassonne_v0.env(**kw),
+            "rewards",
+            "raw_env got an unexpected keyword argument 'rewards'; its parameters: rules, reward",
+        ),
+        (
+            lambda **kw: SoloVectorEnv(num_envs=1, **kw),
+            "reward",
+            "SoloVectorEnv got an unexpected keyword argument 'reward'; its parameters: num_envs",
+        ),
+    ],
+    ids=["Solo-v0", "VsBots-v0", "AEC", "SoloVectorEnv"],
+)
 def test_an_unknown_env_keyword_names_the_envs_own_parameters(make, key, own):
     """gym.make("Carcassonne/Solo-v0", reward=...) blamed Rules.__init__ (issue 28)."""
     with pytest.raises(TypeError) as err:

@@ -36,19 +36,23 @@ def run_episode(env, seed: int, rng: np.random.Generator, check=None):
     return rewards, info, len(rewards)
 
 
-
-
 # --------------------------------------------------------------------------- API checks
 
 
-@pytest.mark.parametrize(("env_id", "kwargs"), [
-    ("Carcassonne/Solo-v0", {}),
-    ("Carcassonne/Solo-v0", {"colours": 4, "action_mode": "two_step", "board_size": 20}),
-    ("Carcassonne/VsBots-v0", {"opponents": ["greedy"]}),
-    ("Carcassonne/VsBots-v0", {"opponents": "random", "players": 3, "seat": 2}),
-    ("Carcassonne/VsBots-v0", {"opponents": ["random", "greedy"], "hand_size": 3,
-                               "reward": "margin"}),
-], ids=str)
+@pytest.mark.parametrize(
+    ("env_id", "kwargs"),
+    [
+        ("Carcassonne/Solo-v0", {}),
+        ("Carcassonne/Solo-v0", {"colours": 4, "action_mode": "two_step", "board_size": 20}),
+        ("Carcassonne/VsBots-v0", {"opponents": ["greedy"]}),
+        ("Carcassonne/VsBots-v0", {"opponents": "random", "players": 3, "seat": 2}),
+        (
+            "Carcassonne/VsBots-v0",
+            {"opponents": ["random", "greedy"], "hand_size": 3, "reward": "margin"},
+        ),
+    ],
+    ids=str,
+)
 def test_check_env(env_id, kwargs):
     env = gymnasium.make(env_id, **kwargs)
     # render modes other than ansi are Pillow drawings, checked in their own test below
@@ -72,11 +76,15 @@ def test_spaces():
 # --------------------------------------------------------------------------- solo
 
 
-@pytest.mark.parametrize(("kwargs", "seeds"), [
-    ({}, range(4)),
-    ({"colours": 4}, range(2)),
-    ({"action_mode": "two_step"}, range(2)),
-], ids=str)
+@pytest.mark.parametrize(
+    ("kwargs", "seeds"),
+    [
+        ({}, range(4)),
+        ({"colours": 4}, range(2)),
+        ({"action_mode": "two_step"}, range(2)),
+    ],
+    ids=str,
+)
 def test_solo_return_is_result_minus_one(kwargs, seeds):
     env = gymnasium.make("Carcassonne/Solo-v0", **kwargs)
     rng = np.random.default_rng(0)
@@ -143,8 +151,9 @@ def test_vsbots_seat_none_varies_the_seat():
         seats.add(seat)
         assert env.unwrapped.game.current_player == seat  # the bots moved first
         assert env.unwrapped.game.turn == seat
-        f = dict(zip(env.unwrapped.driver.encoder.feature_names, obs["features"].tolist(),
-                     strict=True))
+        f = dict(
+            zip(env.unwrapped.driver.encoder.feature_names, obs["features"].tolist(), strict=True)
+        )
         assert f["to_move_0"] == 1.0  # features are seen from the learning seat
     assert seats == {0, 1, 2}
     env = gymnasium.make("Carcassonne/VsBots-v0", opponents="random", players=3, seat=1)
@@ -153,12 +162,18 @@ def test_vsbots_seat_none_varies_the_seat():
         assert env.unwrapped.seat == 1
 
 
-@pytest.mark.parametrize(("kwargs", "seeds"), [
-    ({"opponents": ["greedy"]}, range(3)),
-    ({"opponents": "random", "players": 3}, range(3)),
-    ({"opponents": "random", "players": 4, "hand_size": 3, "action_mode": "two_step"},
-     range(1)),
-], ids=str)
+@pytest.mark.parametrize(
+    ("kwargs", "seeds"),
+    [
+        ({"opponents": ["greedy"]}, range(3)),
+        ({"opponents": "random", "players": 3}, range(3)),
+        (
+            {"opponents": "random", "players": 4, "hand_size": 3, "action_mode": "two_step"},
+            range(1),
+        ),
+    ],
+    ids=str,
+)
 def test_vsbots_score_rewards_sum_to_the_seat_final_score(kwargs, seeds):
     env = gymnasium.make("Carcassonne/VsBots-v0", reward="score", **kwargs)
     rng = np.random.default_rng(1)
@@ -185,8 +200,7 @@ def test_vsbots_win_reward_only_at_the_end():
 def test_vsbots_margin_return_is_the_final_margin():
     """Seat 1 against a greedy bot: the bot may score on the very first turn (inside
     reset), which must count against the learning seat like any later bot turn."""
-    env = gymnasium.make("Carcassonne/VsBots-v0", opponents=["greedy"], seat=1,
-                         reward="margin")
+    env = gymnasium.make("Carcassonne/VsBots-v0", opponents=["greedy"], seat=1, reward="margin")
     for seed in range(40):
         env.reset(seed=seed)
         scored_in_reset = env.unwrapped.game.scores != [0, 0]
@@ -219,25 +233,27 @@ def test_illegal_action_ends_the_episode(env_id):
         with pytest.raises(ValueError, match="action space"):
             env.step(bad)
     env.reset(seed=0)  # reset after an illegal move starts a fresh game
-    assert env.unwrapped.game.turn == (env.unwrapped.seat if env_id.endswith("VsBots-v0")
-                                       else 0)
+    assert env.unwrapped.game.turn == (env.unwrapped.seat if env_id.endswith("VsBots-v0") else 0)
 
 
 # --------------------------------------------------------------------------- arguments
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"opponents": []}, "at least one bot"),
-    ({"opponents": ["chess_engine"]}, "unknown bot .chess_engine."),
-    ({"opponents": ["mcts:budget=3"]}, "bad options for bot"),
-    ({"opponents": ["random", "random"], "players": 2}, "need 1 opponents"),
-    ({"opponents": "random", "players": 3, "seat": 3}, "seat must be an integer in \\[0, 2\\]"),
-    ({"reward": "elo"}, "reward must be one of"),
-    ({"variant": "solo"}, "solo"),
-    ({"rules": Rules(variant="solo")}, "Solo-v0"),
-    ({"render_mode": "svg"}, "render_mode"),
-    ({"board_size": 1}, "board_size"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"opponents": []}, "at least one bot"),
+        ({"opponents": ["chess_engine"]}, "unknown bot .chess_engine."),
+        ({"opponents": ["mcts:budget=3"]}, "bad options for bot"),
+        ({"opponents": ["random", "random"], "players": 2}, "need 1 opponents"),
+        ({"opponents": "random", "players": 3, "seat": 3}, "seat must be an integer in \\[0, 2\\]"),
+        ({"reward": "elo"}, "reward must be one of"),
+        ({"variant": "solo"}, "solo"),
+        ({"rules": Rules(variant="solo")}, "Solo-v0"),
+        ({"render_mode": "svg"}, "render_mode"),
+        ({"board_size": 1}, "board_size"),
+    ],
+)
 def test_vsbots_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         VsBotsEnv(**kwargs)
@@ -280,18 +296,23 @@ def test_render_rgb_array():
 # --------------------------------------------------------------------------- training
 
 
-@pytest.mark.parametrize(("env_id", "kwargs"), [
-    ("Carcassonne/Solo-v0", {"board_size": 16}),
-    ("Carcassonne/VsBots-v0", {"opponents": ["greedy"], "board_size": 16}),
-    ("Carcassonne/Solo-v0", {}),  # default board size
-], ids=str)
+@pytest.mark.parametrize(
+    ("env_id", "kwargs"),
+    [
+        ("Carcassonne/Solo-v0", {"board_size": 16}),
+        ("Carcassonne/VsBots-v0", {"opponents": ["greedy"], "board_size": 16}),
+        ("Carcassonne/Solo-v0", {}),  # default board size
+    ],
+    ids=str,
+)
 def test_maskable_ppo_learns_without_glue(env_id, kwargs, one_torch_thread):
     sb3_contrib = pytest.importorskip("sb3_contrib")
     env = gymnasium.make(env_id, **kwargs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # e.g. a window overflow at size 16
-        model = sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=64, batch_size=32,
-                                        n_epochs=1, seed=0, device="cpu")
+        model = sb3_contrib.MaskablePPO(
+            "MultiInputPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu"
+        )
         model.learn(256)
     assert model.num_timesteps == 256
     obs, _ = env.reset(seed=5)

@@ -22,8 +22,6 @@ def assert_obs_equal(batch: dict, i: int, single: dict) -> None:
         assert np.array_equal(batch[key][i], value), key
 
 
-
-
 # --------------------------------------------------------------------------- attributes
 
 
@@ -37,7 +35,9 @@ def test_vector_env_attributes():
     assert venv.single_observation_space["board"].shape == (30, 30, 11)
     assert venv.observation_space["board"].shape == (3, 30, 30, 11)
     assert venv.observation_space["features"].shape == (
-        3, *venv.single_observation_space["features"].shape)
+        3,
+        *venv.single_observation_space["features"].shape,
+    )
     solo = gymnasium.make("Carcassonne/Solo-v0", board_size=10)
     assert venv.single_observation_space == solo.observation_space
     assert venv.single_action_space == solo.action_space
@@ -47,16 +47,22 @@ def test_vector_env_attributes():
     masks = venv.action_masks()
     assert masks.shape == (3, venv.single_action_space.n) and masks.dtype == bool
     assert SoloVectorEnv(num_envs=2, colours=4).single_observation_space["board"].shape == (
-        96, 96, 12)
+        96,
+        96,
+        12,
+    )
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"num_envs": 0}, "num_envs"),
-    ({"num_envs": 2.0}, "num_envs"),
-    ({"colours": 2}, "colours must be an integer in \\[3, 4\\], got 2"),
-    ({"board_size": 2}, "board_size"),
-    ({"render_mode": "human"}, "render_mode"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"num_envs": 0}, "num_envs"),
+        ({"num_envs": 2.0}, "num_envs"),
+        ({"colours": 2}, "colours must be an integer in \\[3, 4\\], got 2"),
+        ({"board_size": 2}, "board_size"),
+        ({"render_mode": "human"}, "render_mode"),
+    ],
+)
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         SoloVectorEnv(**kwargs)
@@ -79,25 +85,35 @@ def test_reset_seeds():
 # --------------------------------------------------------------------------- equivalence
 
 
-@pytest.mark.parametrize(("num_envs", "colours", "seed", "steps", "options"), [
-    (3, 3, 100, 160, {}),
-    (2, 4, 7, 110, {}),
-    (2, 3, 5, 120, {"obs_features": "aggregate"}),
-    # candidate moves: fewer than the legal moves (the first K kept) and all of them
-    (2, 3, 9, 110, {"candidate_moves": 8}),
-    (2, 4, 3, 110, {"candidate_moves": 256, "obs_features": "aggregate",
-                    "scoring_order": "player"}),
-])
+@pytest.mark.parametrize(
+    ("num_envs", "colours", "seed", "steps", "options"),
+    [
+        (3, 3, 100, 160, {}),
+        (2, 4, 7, 110, {}),
+        (2, 3, 5, 120, {"obs_features": "aggregate"}),
+        # candidate moves: fewer than the legal moves (the first K kept) and all of them
+        (2, 3, 9, 110, {"candidate_moves": 8}),
+        (
+            2,
+            4,
+            3,
+            110,
+            {"candidate_moves": 256, "obs_features": "aggregate", "scoring_order": "player"},
+        ),
+    ],
+)
 def test_matches_independent_solo_envs(num_envs, colours, seed, steps, options):
     """Game i of the batch is Solo-v0 reset with seed + i, then reset without a seed after
     every episode: same observations, masks, rewards, terminations and final obs/info.
     Some illegal actions are mixed in (they end the episode in both)."""
     venv = SoloVectorEnv(num_envs=num_envs, colours=colours, **options)
-    singles = [gymnasium.make("Carcassonne/Solo-v0", colours=colours, **options)
-               for _ in range(num_envs)]
+    singles = [
+        gymnasium.make("Carcassonne/Solo-v0", colours=colours, **options) for _ in range(num_envs)
+    ]
     obs, _ = venv.reset(seed=seed)
-    single_obs, single_info = zip(*(e.reset(seed=seed + i) for i, e in enumerate(singles)),
-                                  strict=True)
+    single_obs, single_info = zip(
+        *(e.reset(seed=seed + i) for i, e in enumerate(singles)), strict=True
+    )
     single_obs, single_info = list(single_obs), list(single_info)
     rng = np.random.default_rng(seed)
     ends = np.zeros(num_envs, int)
@@ -183,7 +199,9 @@ def test_illegal_actions_end_only_their_game():
     assert terminated.tolist() == [venv.game(0).done, True, True]
     assert rewards[1] == rewards[2] == -4.0
     assert [m.startswith("action ") for m in infos["final_info"]["illegal_move"][1:]] == [
-        True, True]  # the reason, as in Solo-v0
+        True,
+        True,
+    ]  # the reason, as in Solo-v0
     assert infos["final_info"]["_illegal_move"].tolist() == [False, True, True]
     assert infos["final_info"]["scores"][1].tolist() == before  # nothing was played
     assert venv.game(0).turn == 2
@@ -230,7 +248,8 @@ def test_game_view_follows_the_steps():
         game = venv.game(0)
         mask = venv.action_masks()[0]
         assert {enc.action_to_move(game, int(a)) for a in np.flatnonzero(mask)} == set(
-            game.legal_moves())
+            game.legal_moves()
+        )
         venv.step(pick(venv.action_masks(), rng))
 
 
@@ -244,8 +263,9 @@ def test_render_ansi():
 
 
 def test_registered_vector_id_can_be_made():
-    venv = gymnasium.make_vec("Carcassonne/Solo-v0", num_envs=2,
-                              vectorization_mode="vector_entry_point")
+    venv = gymnasium.make_vec(
+        "Carcassonne/Solo-v0", num_envs=2, vectorization_mode="vector_entry_point"
+    )
     assert isinstance(venv.unwrapped, SoloVectorEnv) and venv.num_envs == 2
 
 
@@ -299,8 +319,9 @@ def test_sb3_vec_env_protocol():
 def test_maskable_ppo_trains_on_the_sb3_vec_env(one_torch_thread):
     sb3_contrib = pytest.importorskip("sb3_contrib")
     env = SoloVectorEnv(num_envs=4, board_size=16).to_sb3()
-    model = sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=64, batch_size=32,
-                                    n_epochs=1, seed=0, device="cpu")
+    model = sb3_contrib.MaskablePPO(
+        "MultiInputPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu"
+    )
     model.learn(256)
     assert model.num_timesteps == 256
     obs = env.reset()
@@ -308,17 +329,28 @@ def test_maskable_ppo_trains_on_the_sb3_vec_env(one_torch_thread):
     assert env.action_masks()[np.arange(4), actions].all()
 
 
-@pytest.mark.parametrize("copy", [
-    False,
-    True,
-], ids=["copy=False", "copy=True"])
+@pytest.mark.parametrize(
+    "copy",
+    [
+        False,
+        True,
+    ],
+    ids=["copy=False", "copy=True"],
+)
 def test_sb3_rollout_buffer_pairs_each_action_with_its_observation(copy, one_torch_thread):
     """The cell of the action taken at step t is an open cell in the observation stored
     for step t (the one the policy saw when it chose it)."""
     sb3_contrib = pytest.importorskip("sb3_contrib")
     venv = SoloVectorEnv(num_envs=2, board_size=16, copy=copy)
-    model = sb3_contrib.MaskablePPO("MultiInputPolicy", venv.to_sb3(), n_steps=16,
-                                    batch_size=16, n_epochs=1, seed=0, device="cpu")
+    model = sb3_contrib.MaskablePPO(
+        "MultiInputPolicy",
+        venv.to_sb3(),
+        n_steps=16,
+        batch_size=16,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+    )
     model.learn(32)
     buffer = model.rollout_buffer
     # after training the buffer is flattened env-major: row i * n_steps + t
@@ -328,7 +360,7 @@ def test_sb3_rollout_buffer_pairs_each_action_with_its_observation(copy, one_tor
     for i in range(2):
         for t in range(16):
             _, row, col, _, _ = venv.encoder.split(int(actions[i, t]))
-            assert boards[i, t, 3 * row:3 * row + 3, 3 * col:3 * col + 3, open_cell].all(), t
+            assert boards[i, t, 3 * row : 3 * row + 3, 3 * col : 3 * col + 3, open_cell].all(), t
 
 
 def test_sb3_observations_are_not_overwritten_by_the_next_step():

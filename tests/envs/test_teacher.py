@@ -9,8 +9,7 @@ from carcassonne_env.envs import VsBotsVectorEnv
 
 @pytest.mark.parametrize("spec", ["greedy", "heuristic"])
 def test_teacher_plays_the_jitted_bots_move(spec):
-    env = VsBotsVectorEnv(num_envs=4, opponents="random", board_size=24,
-                          obs_features="aggregate")
+    env = VsBotsVectorEnv(num_envs=4, opponents="random", board_size=24, obs_features="aggregate")
     env.reset(seed=3)
     env.teacher(spec)  # allocates the generators: reseed them as the bots below
     rng = np.random.default_rng(0)

@@ -12,8 +12,13 @@ from carcassonne_env.envs.vector_base import BatchedGamesEnv
 
 
 def test_the_base_classes_name_what_a_subclass_provides():
-    assert BatchedGamesEnv.__abstractmethods__ == {"reset", "step", "_deal", "_start",
-                                                   "_final_extras"}
+    assert BatchedGamesEnv.__abstractmethods__ == {
+        "reset",
+        "step",
+        "_deal",
+        "_start",
+        "_final_extras",
+    }
     assert SingleAgentEnv.__abstractmethods__ == {"reset", "step", "_observer"}
     for env in (SoloVectorEnv, VsBotsVectorEnv, SoloEnv, VsBotsEnv):
         assert env.__abstractmethods__ == frozenset(), env

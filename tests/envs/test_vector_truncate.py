@@ -30,15 +30,22 @@ def first_legal(obs, masks, seats):
     return masks.argmax(axis=1)
 
 
-def make(kind: str, num_envs: int, on_overflow: str = "truncate", board_size: int = 3,
-         **kwargs):
+def make(kind: str, num_envs: int, on_overflow: str = "truncate", board_size: int = 3, **kwargs):
     if kind == "solo":
-        return SoloVectorEnv(num_envs, board_size=board_size, on_overflow=on_overflow,
-                             num_threads=1, **kwargs)
+        return SoloVectorEnv(
+            num_envs, board_size=board_size, on_overflow=on_overflow, num_threads=1, **kwargs
+        )
     opponents = "random" if kind == "bots" else first_legal
-    return VsBotsVectorEnv(num_envs, opponents=opponents, players=2, seat=0,
-                           board_size=board_size, on_overflow=on_overflow, num_threads=1,
-                           **kwargs)
+    return VsBotsVectorEnv(
+        num_envs,
+        opponents=opponents,
+        players=2,
+        seat=0,
+        board_size=board_size,
+        on_overflow=on_overflow,
+        num_threads=1,
+        **kwargs,
+    )
 
 
 KINDS = ["solo", "bots", "policy"]
@@ -105,13 +112,12 @@ def test_truncate_cuts_only_the_blocked_game_and_deals_a_new_one(kind):
         if truncated.any() and cuts == 0:
             assert twin_raised_at == step  # the first cut: where "warn" raises
         for k, single in enumerate(singles):
-            o, r, te, tr, inf = single.step(actions[k:k + 1])
+            o, r, te, tr, inf = single.step(actions[k : k + 1])
             assert np.array_equal(obs["board"][k], o["board"][0])
             assert np.array_equal(obs["features"][k], o["features"][0])
             assert (rewards[k], terminated[k], truncated[k]) == (r[0], te[0], tr[0])
             if tr[0]:
-                assert np.array_equal(infos["final_obs"][k]["board"],
-                                      inf["final_obs"][0]["board"])
+                assert np.array_equal(infos["final_obs"][k]["board"], inf["final_obs"][0]["board"])
         if not truncated.any():
             assert "window_overflow" not in infos.get("final_info", {})
             continue
@@ -139,18 +145,30 @@ def test_truncated_final_observation_and_rewards_with_a_stuck_policy_opponent():
 
     class Spy(VsBotsVectorEnv):
         def _restart(self, which):
-            self.before = {int(i): (self.game(i).current_player, self.encoder.encode(
-                self.game(i), int(self.seats[i]), with_mask=False)) for i in which}
+            self.before = {
+                int(i): (
+                    self.game(i).current_player,
+                    self.encoder.encode(self.game(i), int(self.seats[i]), with_mask=False),
+                )
+                for i in which
+            }
             super()._restart(which)
 
-    env = Spy(4, opponents=first_legal, players=2, seat=0, reward="score", board_size=3,
-              on_overflow="truncate", num_threads=1)
+    env = Spy(
+        4,
+        opponents=first_legal,
+        players=2,
+        seat=0,
+        reward="score",
+        board_size=3,
+        on_overflow="truncate",
+        num_threads=1,
+    )
     env.reset(seed=0)
     returns = np.zeros(4)
     stops = set()
     for _ in range(40):
-        obs, rewards, terminated, truncated, infos = env.step(
-            env.action_masks().argmax(axis=1))
+        obs, rewards, terminated, truncated, infos = env.step(env.action_masks().argmax(axis=1))
         returns += rewards
         for i in np.flatnonzero(terminated | truncated):
             to_move, seen = env.before[int(i)]
@@ -168,8 +186,15 @@ def test_truncate_deals_again_a_game_that_cannot_start():
     """Six players, the learner last, a 3-cell window: the policy opponents often have
     nothing visible before the learner's first move; such games are dealt again, so
     every decision the learner sees has a legal move."""
-    env = VsBotsVectorEnv(4, opponents=first_legal, players=6, seat=5, board_size=3,
-                          on_overflow="truncate", num_threads=1)
+    env = VsBotsVectorEnv(
+        4,
+        opponents=first_legal,
+        players=6,
+        seat=5,
+        board_size=3,
+        on_overflow="truncate",
+        num_threads=1,
+    )
     env.reset(seed=1)
     for _ in range(10):
         assert env.action_masks().any(axis=1).all()
@@ -209,14 +234,16 @@ def test_trainers_use_truncate():
     while hasattr(venv, "venv"):
         venv = venv.venv
     assert venv.encoder.on_overflow == "truncate"
-    joined, _ = make_batched_env(MultiSettings(n_envs=2, env="batched", bots="random",
-                                               bot_share=1.0))
+    joined, _ = make_batched_env(
+        MultiSettings(n_envs=2, env="batched", bots="random", bot_share=1.0)
+    )
     assert all(g.encoder.on_overflow == "truncate" for g in joined.venv.groups)
     info = {"opponent": "random", "scores": [3, 1], "seat": 0}
     assert win_against("random")(info) == 1.0
     assert win_against("random")({**info, "window_overflow": True}) is None
     from training.imitation import ImitationSettings
     from training.imitation import make_env as make_bc_env
+
     for players in (1, 2):
         bc = make_bc_env(ImitationSettings(players=players), 2, ["random"])
         assert bc.encoder.on_overflow == "truncate"

@@ -63,37 +63,67 @@ def run_side_by_side(venv, singles, seed, steps, illegal_every=0):
     return ends
 
 
-@pytest.mark.parametrize(("num_envs", "kwargs", "seed", "steps"), [
-    (3, {"opponents": "random"}, 100, 80),
-    (2, {"opponents": ["greedy", "heuristic"], "reward": "margin", "seat": 1}, 7, 50),
-    (2, {"opponents": ["random", "greedy", "random"], "reward": "win",
-         "hand_size": 3}, 3, 40),
-    (2, {"opponents": "greedy", "obs_features": "aggregate", "reward": "margin"}, 5, 50),
-    (2, {"opponents": ["random", "heuristic"], "obs_features": "aggregate"}, 11, 30),
-    # the expansions' decks hold 90 and 96 tiles: about 45 learner steps a game
-    (2, {"opponents": "heuristic", "expansions": ["inns_cathedrals"],
-         "obs_features": "aggregate"}, 13, 60),
-    (2, {"opponents": ["random", "heuristic"], "expansions": ["traders_builders"]}, 17, 60),
-    # candidate moves (K below and above the legal moves), with the expansions' figures
-    (2, {"opponents": "random", "candidate_moves": 8, "reward": "margin"}, 19, 50),
-    (2, {"opponents": ["greedy", "random"], "candidate_moves": 256, "hand_size": 3,
-         "obs_features": "aggregate"}, 23, 40),
-    (2, {"opponents": "heuristic", "expansions": ["inns_cathedrals", "traders_builders"],
-         "candidate_moves": 64}, 29, 60),
-])
+@pytest.mark.parametrize(
+    ("num_envs", "kwargs", "seed", "steps"),
+    [
+        (3, {"opponents": "random"}, 100, 80),
+        (2, {"opponents": ["greedy", "heuristic"], "reward": "margin", "seat": 1}, 7, 50),
+        (2, {"opponents": ["random", "greedy", "random"], "reward": "win", "hand_size": 3}, 3, 40),
+        (2, {"opponents": "greedy", "obs_features": "aggregate", "reward": "margin"}, 5, 50),
+        (2, {"opponents": ["random", "heuristic"], "obs_features": "aggregate"}, 11, 30),
+        # the expansions' decks hold 90 and 96 tiles: about 45 learner steps a game
+        (
+            2,
+            {
+                "opponents": "heuristic",
+                "expansions": ["inns_cathedrals"],
+                "obs_features": "aggregate",
+            },
+            13,
+            60,
+        ),
+        (2, {"opponents": ["random", "heuristic"], "expansions": ["traders_builders"]}, 17, 60),
+        # candidate moves (K below and above the legal moves), with the expansions' figures
+        (2, {"opponents": "random", "candidate_moves": 8, "reward": "margin"}, 19, 50),
+        (
+            2,
+            {
+                "opponents": ["greedy", "random"],
+                "candidate_moves": 256,
+                "hand_size": 3,
+                "obs_features": "aggregate",
+            },
+            23,
+            40,
+        ),
+        (
+            2,
+            {
+                "opponents": "heuristic",
+                "expansions": ["inns_cathedrals", "traders_builders"],
+                "candidate_moves": 64,
+            },
+            29,
+            60,
+        ),
+    ],
+)
 def test_sub_envs_match_single_vs_bots_envs(num_envs, kwargs, seed, steps):
     """Game i is VsBots-v0 reset with seed + i (then without a seed after each game):
     same seats, observations, masks, rewards, ends and final observations; illegal
     actions (mixed into game 0) end the episode in both."""
     venv = VsBotsVectorEnv(num_envs=num_envs, board_size=32, **kwargs)
-    singles = [gymnasium.make("Carcassonne/VsBots-v0", board_size=32, **kwargs)
-               for _ in range(num_envs)]
+    singles = [
+        gymnasium.make("Carcassonne/VsBots-v0", board_size=32, **kwargs) for _ in range(num_envs)
+    ]
     ends = run_side_by_side(venv, singles, seed, steps, illegal_every=23)
     assert ends.sum() >= num_envs
 
 
-@pytest.mark.skipif(numba_config.NUMBA_NUM_THREADS < 2,
-                    reason="numba allows one thread here (one core or NUMBA_NUM_THREADS=1)")
+@pytest.mark.skipif(
+    numba_config.NUMBA_NUM_THREADS < 2,
+    reason="numba allows one thread here (one core or NUMBA_NUM_THREADS=1)",
+)
 @pytest.mark.parametrize("env_class", ["solo", "vs_bots"])
 def test_threads_change_nothing(env_class):
     """Two threads taking chunks of games (`BatchedGamesEnv._in_chunks`) step every game
@@ -102,11 +132,21 @@ def test_threads_change_nothing(env_class):
 
     def make(threads):
         if env_class == "solo":
-            return SoloVectorEnv(num_envs=24, board_size=32, candidate_moves=16,
-                                 obs_features="aggregate", num_threads=threads)
-        return VsBotsVectorEnv(num_envs=24, board_size=32, opponents=["random", "greedy"],
-                               candidate_moves=16, obs_features="aggregate",
-                               num_threads=threads)
+            return SoloVectorEnv(
+                num_envs=24,
+                board_size=32,
+                candidate_moves=16,
+                obs_features="aggregate",
+                num_threads=threads,
+            )
+        return VsBotsVectorEnv(
+            num_envs=24,
+            board_size=32,
+            opponents=["random", "greedy"],
+            candidate_moves=16,
+            obs_features="aggregate",
+            num_threads=threads,
+        )
 
     one, two = make(1), make(2)
     assert two.num_threads == 2 and one.num_threads == 1
@@ -128,9 +168,14 @@ def test_threads_change_nothing(env_class):
 
 
 def test_attributes_and_make_vec():
-    venv = gymnasium.make_vec("Carcassonne/VsBots-v0", num_envs=3,
-                              vectorization_mode="vector_entry_point", players=3,
-                              opponents=["greedy", "random"], board_size=10)
+    venv = gymnasium.make_vec(
+        "Carcassonne/VsBots-v0",
+        num_envs=3,
+        vectorization_mode="vector_entry_point",
+        players=3,
+        opponents=["greedy", "random"],
+        board_size=10,
+    )
     env = venv.unwrapped
     assert isinstance(env, VsBotsVectorEnv) and isinstance(env, VectorEnv)
     assert env.num_envs == 3 and env.rules.players == 3
@@ -145,22 +190,25 @@ def test_attributes_and_make_vec():
     assert env.action_masks().any(axis=1).all()
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"num_envs": 0}, "num_envs"),
-    ({"opponents": []}, "at least one"),
-    ({"opponents": "mcts"}, "'mcts' has no jitted version"),
-    ({"opponents": [1]}, "opponents must be bot specs"),
-    ({"opponents": ["random", "random"], "players": 2}, "2 players need 1 opponents"),
-    ({"players": 7}, "players"),
-    ({"seat": 2}, "seat must be an integer in \\[0, 1\\], got 2"),
-    ({"reward": "points"}, "reward must be one of"),
-    ({"rules": Rules(variant="solo")}, "Solo-v0"),
-    ({"num_threads": 0}, "num_threads"),
-    ({"board_size": 2}, "board_size"),
-    ({"render_mode": "human"}, "render_mode"),
-    ({"self_policy": 3}, "self_policy must be a callable"),
-    ({"obs_features": "rich"}, "obs_features"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"num_envs": 0}, "num_envs"),
+        ({"opponents": []}, "at least one"),
+        ({"opponents": "mcts"}, "'mcts' has no jitted version"),
+        ({"opponents": [1]}, "opponents must be bot specs"),
+        ({"opponents": ["random", "random"], "players": 2}, "2 players need 1 opponents"),
+        ({"players": 7}, "players"),
+        ({"seat": 2}, "seat must be an integer in \\[0, 1\\], got 2"),
+        ({"reward": "points"}, "reward must be one of"),
+        ({"rules": Rules(variant="solo")}, "Solo-v0"),
+        ({"num_threads": 0}, "num_threads"),
+        ({"board_size": 2}, "board_size"),
+        ({"render_mode": "human"}, "render_mode"),
+        ({"self_policy": 3}, "self_policy must be a callable"),
+        ({"obs_features": "rich"}, "obs_features"),
+    ],
+)
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         VsBotsVectorEnv(**kwargs)
@@ -210,8 +258,11 @@ class _VsFirstBots(VsBotsEnv):
         return {p: _FirstActionBot(self.driver.encoder) for p in seats}
 
 
-@pytest.mark.parametrize("options", [{"obs_features": "aggregate"}, {"candidate_moves": 32}],
-                         ids=["aggregate", "candidates"])
+@pytest.mark.parametrize(
+    "options",
+    [{"obs_features": "aggregate"}, {"candidate_moves": 32}],
+    ids=["aggregate", "candidates"],
+)
 def test_policy_opponents_are_batched_and_match_the_single_env(options):
     calls = []
 
@@ -224,10 +275,13 @@ def test_policy_opponents_are_batched_and_match_the_single_env(options):
             assert masks[np.arange(len(seats))[:, None], np.maximum(acts, 0)][acts >= 0].all()
         return masks.argmax(axis=1)
 
-    venv = VsBotsVectorEnv(num_envs=3, opponents=[first_action, first_action], players=3,
-                           board_size=32, **options)
-    singles = [_VsFirstBots(opponents=["random", "random"], players=3, board_size=32,
-                            **options) for _ in range(3)]
+    venv = VsBotsVectorEnv(
+        num_envs=3, opponents=[first_action, first_action], players=3, board_size=32, **options
+    )
+    singles = [
+        _VsFirstBots(opponents=["random", "random"], players=3, board_size=32, **options)
+        for _ in range(3)
+    ]
     run_side_by_side(venv, singles, seed=2, steps=30)
     # one call per opponent turn for all the games waiting on it, not one per game
     assert max(calls) == 3 and len(calls) <= 2 * 32  # <= 2 rounds per step and reset
@@ -258,8 +312,7 @@ def test_self_play_seats_use_the_self_policy():
         seen.append(seats.copy())
         return masks.argmax(axis=1)
 
-    venv = VsBotsVectorEnv(num_envs=2, opponents="self", players=2, seat=0,
-                           board_size=32)
+    venv = VsBotsVectorEnv(num_envs=2, opponents="self", players=2, seat=0, board_size=32)
     with pytest.raises(ValueError, match="set self_policy"):
         venv.reset(seed=0)
     venv.self_policy = policy
@@ -278,7 +331,8 @@ def test_bench_reports_vs_bots_beside_solo():
     for bot in ("random", "greedy", "heuristic"):
         assert results[f"VsBots vector steps/s (N=2, {bot})"] > 0
     assert results["VsBots/solo ratio (random)"] == pytest.approx(
-        results["VsBots vector steps/s (N=2, random)"] / results["SoloVectorEnv steps/s (N=2)"])
+        results["VsBots vector steps/s (N=2, random)"] / results["SoloVectorEnv steps/s (N=2)"]
+    )
     assert "VsBots/solo ratio (random, 1 thread)" in results
     assert results["VsBots vector steps/s (N=2, random, aggregate obs)"] > 0
     assert TARGETS["VsBots/solo ratio (random)"] == 0.45
@@ -289,19 +343,28 @@ def test_maskable_ppo_self_play_with_its_own_policy_as_opponent(one_torch_thread
     from carcassonne_env.envs.vs_bots import sb3_policy
 
     venv = VsBotsVectorEnv(num_envs=2, opponents="self", players=2, board_size=16)
-    model = sb3_contrib.MaskablePPO("MultiInputPolicy", venv.to_sb3(), n_steps=16,
-                                    batch_size=16, n_epochs=1, seed=0, device="cpu")
+    model = sb3_contrib.MaskablePPO(
+        "MultiInputPolicy",
+        venv.to_sb3(),
+        n_steps=16,
+        batch_size=16,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+    )
     calls = []
     policy = sb3_policy(model)
-    venv.self_policy = lambda obs, masks, seats: calls.append(len(seats)) or policy(
-        obs, masks, seats)
+    venv.self_policy = lambda obs, masks, seats: (
+        calls.append(len(seats)) or policy(obs, masks, seats)
+    )
     model.learn(32)
     assert model.num_timesteps == 32 and calls and max(calls) <= 2
 
 
 def test_game_views_render_and_copies():
-    venv = VsBotsVectorEnv(num_envs=2, opponents="greedy", board_size=16, copy=True,
-                           render_mode="ansi")
+    venv = VsBotsVectorEnv(
+        num_envs=2, opponents="greedy", board_size=16, copy=True, render_mode="ansi"
+    )
     obs, _ = venv.reset(seed=3)
     kept = obs["board"].copy()
     enc = venv.encoder
@@ -311,7 +374,8 @@ def test_game_views_render_and_copies():
             assert game.current_player == venv.seats[i]  # the learner is to move
             mask = venv.action_masks()[i]
             assert {enc.action_to_move(game, int(a)) for a in np.flatnonzero(mask)} <= set(
-                game.legal_moves())
+                game.legal_moves()
+            )
         obs2, *_ = venv.step(venv.action_masks().argmax(axis=1))
         assert obs2["board"] is not obs["board"]
     assert np.array_equal(obs["board"], kept)  # copy=True: never overwritten

@@ -39,8 +39,10 @@ def test_the_temporary_path_keeps_the_suffix_and_the_folder(tmp_path):
 
 
 def test_a_writer_that_writes_nothing_is_an_error(tmp_path):
-    with pytest.raises(FileNotFoundError, match="nothing was written"), \
-            atomic_path(tmp_path / "x.zip") as tmp:
+    with (
+        pytest.raises(FileNotFoundError, match="nothing was written"),
+        atomic_path(tmp_path / "x.zip") as tmp,
+    ):
         tmp.unlink()
     assert not (tmp_path / "x.zip").exists()
 

@@ -18,12 +18,15 @@ def test_check_space_returns_the_space_or_its_entry():
     assert check_space(OBS, spaces.Dict) is OBS
 
 
-@pytest.mark.parametrize(("space", "kind", "key", "message"), [
-    (OBS, spaces.Box, None, "the space must be a Box space, got Dict("),
-    (OBS, spaces.Box, "hand", "observation 'hand' must be a Box space, got Discrete(4)"),
-    (OBS, spaces.Box, "features", "observation 'features' must be a Box space, got None"),
-    (BOARD, spaces.Box, "board", "observation 'board' must be a Box space, got None"),
-])
+@pytest.mark.parametrize(
+    ("space", "kind", "key", "message"),
+    [
+        (OBS, spaces.Box, None, "the space must be a Box space, got Dict("),
+        (OBS, spaces.Box, "hand", "observation 'hand' must be a Box space, got Discrete(4)"),
+        (OBS, spaces.Box, "features", "observation 'features' must be a Box space, got None"),
+        (BOARD, spaces.Box, "board", "observation 'board' must be a Box space, got None"),
+    ],
+)
 def test_check_space_names_what_is_wrong(space, kind, key, message):
     with pytest.raises(ValueError) as err:
         check_space(space, kind, key)

@@ -45,8 +45,7 @@ def copy_path(request, monkeypatch, uncompiled_copies):
     return request.param
 
 
-def test_the_compiled_copies_take_over_after_compile_after_clones(monkeypatch,
-                                                                  uncompiled_copies):
+def test_the_compiled_copies_take_over_after_compile_after_clones(monkeypatch, uncompiled_copies):
     game = played(Rules(players=2), 4, 10)
     _spares(game).clear()
     monkeypatch.setattr(clones, "COMPILE_AFTER", 3)
@@ -93,14 +92,18 @@ def test_a_state_held_elsewhere_is_never_reused():
     assert all(s is not state for s, _ in _spares(game))
 
 
-ALL_RULES = [*RULES, Rules(players=2, hand_size=3), Rules(variant="solo", scoring_order="player"),
-             Rules(players=4, expansions=["inns_cathedrals"]),
-             Rules(players=2, expansions=["traders_builders"])]
+ALL_RULES = [
+    *RULES,
+    Rules(players=2, hand_size=3),
+    Rules(variant="solo", scoring_order="player"),
+    Rules(players=4, expansions=["inns_cathedrals"]),
+    Rules(players=2, expansions=["traders_builders"]),
+]
 
 
-@pytest.mark.parametrize("rules", ALL_RULES,
-                         ids=["base", "expansions", "solo", "hand", "solo-order", "inns",
-                              "traders"])
+@pytest.mark.parametrize(
+    "rules", ALL_RULES, ids=["base", "expansions", "solo", "hand", "solo-order", "inns", "traders"]
+)
 def test_copy_game_leaves_nothing_of_the_spares_game(rules):
     """`copy_game` copies over the larger of the two games' extents (not every word): it
     relies on a played game leaving every array as allocated past its counts. At every
@@ -123,9 +126,9 @@ def _scribble_past_counts(st: GameState) -> None:
     placements undone, an earlier game of a reused state)."""
     n = st.sc[C.SC_PLACED]
     st.ptype[n:] = 5
-    st.fbits[n * st.cfg[C.CFG_NSEG]:] = 3
-    st.events[st.sc[C.SC_NEVENTS]:] = 7
-    st.discards[st.sc[C.SC_NDISC]:] = 2
+    st.fbits[n * st.cfg[C.CFG_NSEG] :] = 3
+    st.events[st.sc[C.SC_NEVENTS] :] = 7
+    st.discards[st.sc[C.SC_NDISC] :] = 2
 
 
 def test_a_handed_out_state_is_copied_in_full_both_ways(copy_path):

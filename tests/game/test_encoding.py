@@ -42,9 +42,12 @@ def rid(value) -> str:
         return str(value)
     if value.variant == "solo":
         return f"solo{value.solo_colours}"
-    return "_".join([f"{value.players}p"] + ["hand3"] * (value.hand_size > 1)
-                    + ["small_city"] * value.small_city
-                    + [f"farms_{value.farm_scoring}"] * (value.farm_scoring != "field"))
+    return "_".join(
+        [f"{value.players}p"]
+        + ["hand3"] * (value.hand_size > 1)
+        + ["small_city"] * value.small_city
+        + [f"farms_{value.farm_scoring}"] * (value.farm_scoring != "field")
+    )
 
 
 def random_states(rules: Rules, games: int, seed: int):
@@ -78,8 +81,12 @@ def full_cells(plane: np.ndarray) -> set[tuple[int, int]]:
 def frontier(game: Game) -> set[tuple[int, int]]:
     """Empty cells sharing an edge with a placed tile (computed from `game.board`)."""
     board = game.board
-    return {(x + dx, y + dy) for x, y in board for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0))
-            if (x + dx, y + dy) not in board}
+    return {
+        (x + dx, y + dy)
+        for x, y in board
+        for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0))
+        if (x + dx, y + dy) not in board
+    }
 
 
 def features(enc: Encoder, obs: dict) -> dict[str, float]:
@@ -112,8 +119,7 @@ def test_turn_mask_is_exactly_the_legal_moves(rules, games):
     assert states >= 300
 
 
-@pytest.mark.parametrize(("rules", "games"), [(r, max(g // 2, 3)) for r, g in MASK_RULES],
-                         ids=rid)
+@pytest.mark.parametrize(("rules", "games"), [(r, max(g // 2, 3)) for r, g in MASK_RULES], ids=rid)
 def test_two_step_masks_are_exactly_the_legal_moves(rules, games):
     enc = Encoder(rules, action_mode="two_step")
     assert enc.n_actions == rules.hand_size * 32 * 32 * 4
@@ -131,8 +137,7 @@ def test_two_step_masks_are_exactly_the_legal_moves(rules, games):
             slots = np.flatnonzero(obs["action_mask"])
             assert slots.max() < enc.slots
             moves = {enc.action_to_move(game, int(s), pending) for s in slots}
-            with_it = {m for m in legal
-                       if (hand_index(game, m), m.x, m.y, m.rotation) == pending}
+            with_it = {m for m in legal if (hand_index(game, m), m.x, m.y, m.rotation) == pending}
             assert moves == with_it and len(slots) == len(with_it)
             assert features(enc, obs)["follower_phase"] == 1.0
             checked += 1
@@ -220,8 +225,11 @@ def test_subtile_table_start_tile():
     road."""
     d = TS.index("D")
     city, road, field = C.K_CITY, C.K_ROAD, C.K_FIELD
-    assert SUB[d, 0, :, :, 0].tolist() == [[field, city, field], [road, road, road],
-                                           [field, field, field]]
+    assert SUB[d, 0, :, :, 0].tolist() == [
+        [field, city, field],
+        [road, road, road],
+        [field, field, field],
+    ]
     names = TS.slot_names[d][0]
     assert SUB[d, 0, 0, 1, 1] == names.index("city:N")
     assert SUB[d, 0, 1, 1, 1] == names.index("road:E")
@@ -236,17 +244,30 @@ def test_start_position_planes():
     board = enc.encode(game, 0)["board"]
     B = 32
     assert board.shape == (3 * B, 3 * B, 10) and board.dtype == np.int8
-    assert enc.plane_names == ["city", "road", "field", "monastery", "pennant", "open_cell",
-                               "completed_feature", "last_tile", "follower_me",
-                               "follower_opponent_1"]
+    assert enc.plane_names == [
+        "city",
+        "road",
+        "field",
+        "monastery",
+        "pennant",
+        "open_cell",
+        "completed_feature",
+        "last_tile",
+        "follower_me",
+        "follower_opponent_1",
+    ]
     c = 15  # the start tile lies at the window's centre cell
-    px = board[3 * c:3 * c + 3, 3 * c:3 * c + 3]
+    px = board[3 * c : 3 * c + 3, 3 * c : 3 * c + 3]
     assert np.array_equal(px[:, :, :4], np.eye(4, dtype=np.int8)[SUB[TS.index("D"), 0, :, :, 0]])
     assert int(board[:, :, :4].sum()) == 9  # nothing else painted
     assert full_cells(board[:, :, PLANES["last_tile"]]) == {(c, c)}
     assert int(board[:, :, PLANES["last_tile"]].sum()) == 9
     assert full_cells(board[:, :, PLANES["open_cell"]]) == {
-        (c, c - 1), (c + 1, c), (c, c + 1), (c - 1, c)}
+        (c, c - 1),
+        (c + 1, c),
+        (c, c + 1),
+        (c - 1, c),
+    }
     assert int(board[:, :, PLANES["open_cell"]].sum()) == 4 * 9
     for name in ("pennant", "completed_feature", "follower_me", "follower_opponent_1"):
         assert not board[:, :, PLANES[name]].any(), name
@@ -264,7 +285,7 @@ def expected_planes(enc: Encoder, game: Game, observer: int) -> np.ndarray:
         if not (0 <= col < B and 0 <= row < B):
             continue
         t, r = TS.index(placed.tile), placed.rotation
-        px = out[3 * row:3 * row + 3, 3 * col:3 * col + 3]
+        px = out[3 * row : 3 * row + 3, 3 * col : 3 * col + 3]
         px[:, :, :4] = eye[SUB[t, r, :, :, 0]]
         segs = SUB[t, r, :, :, 1]
         for s in range(int(TS.tables.n_seg[t])):
@@ -277,14 +298,15 @@ def expected_planes(enc: Encoder, game: Game, observer: int) -> np.ndarray:
     for x, y in frontier(game):
         col, row = x - x0, y - y0
         if 0 <= col < B and 0 <= row < B:
-            out[3 * row:3 * row + 3, 3 * col:3 * col + 3, PLANES["open_cell"]] = 1
+            out[3 * row : 3 * row + 3, 3 * col : 3 * col + 3, PLANES["open_cell"]] = 1
     x, y = list(game.board)[-1]
-    out[3 * (y - y0):3 * (y - y0) + 3, 3 * (x - x0):3 * (x - x0) + 3, PLANES["last_tile"]] = 1
+    out[3 * (y - y0) : 3 * (y - y0) + 3, 3 * (x - x0) : 3 * (x - x0) + 3, PLANES["last_tile"]] = 1
     return out
 
 
-@pytest.mark.parametrize("rules", [Rules(players=3), Rules(variant="solo", solo_colours=4)],
-                         ids=rid)
+@pytest.mark.parametrize(
+    "rules", [Rules(players=3), Rules(variant="solo", solo_colours=4)], ids=rid
+)
 def test_board_planes_match_the_board_on_random_states(rules):
     """Every plane but completed_feature rebuilt from game.board for random states and
     every observer (reusing the output arrays, as the envs do)."""
@@ -320,11 +342,14 @@ def test_follower_planes_are_relative_to_the_observer():
     col, row = 1 - x0, 0 - y0
     names = enc.plane_names
     assert names[8:] == ["follower_me", "follower_opponent_1", "follower_opponent_2"]
-    for observer, plane in ((0, "follower_me"), (1, "follower_opponent_2"),
-                            (2, "follower_opponent_1")):
+    for observer, plane in (
+        (0, "follower_me"),
+        (1, "follower_opponent_2"),
+        (2, "follower_opponent_1"),
+    ):
         board = enc.encode(game, observer)["board"]
         k = names.index(plane)
-        assert np.array_equal(board[3 * row:3 * row + 3, 3 * col:3 * col + 3, k], road)
+        assert np.array_equal(board[3 * row : 3 * row + 3, 3 * col : 3 * col + 3, k], road)
         assert int(board[:, :, k].sum()) == int(road.sum())
         assert int(board[:, :, 8:].sum()) == int(road.sum())
 
@@ -332,13 +357,11 @@ def test_follower_planes_are_relative_to_the_observer():
 def test_solo_follower_planes_are_absolute_colours():
     rules = Rules(variant="solo")
     enc = Encoder(rules)
-    assert enc.plane_names[8:] == ["follower_colour_0", "follower_colour_1",
-                                   "follower_colour_2"]
+    assert enc.plane_names[8:] == ["follower_colour_0", "follower_colour_1", "follower_colour_2"]
     game = Game(rules, seed=4)
     rng = random.Random(4)
     while game.turn < 3 and not game.done:
-        game.play(rng.choice([m for m in game.legal_moves() if m.follower] or
-                             game.legal_moves()))
+        game.play(rng.choice([m for m in game.legal_moves() if m.follower] or game.legal_moves()))
     standing = {p.follower[0] for p in game.board.values() if p.follower}
     assert standing
     for observer in range(3):
@@ -357,7 +380,7 @@ def test_pennant_and_completed_feature_planes():
     m = TS.index("M")
 
     def cell(b, x, y, plane):
-        return b[3 * (y - y0):3 * (y - y0) + 3, 3 * (x - x0):3 * (x - x0) + 3, PLANES[plane]]
+        return b[3 * (y - y0) : 3 * (y - y0) + 3, 3 * (x - x0) : 3 * (x - x0) + 3, PLANES[plane]]
 
     m_city = (SUB[m, 2, :, :, 0] == C.K_CITY).astype(np.int8)
     assert np.array_equal(cell(board, 0, -1, "pennant"), m_city)
@@ -371,11 +394,12 @@ def test_pennant_and_completed_feature_planes():
     x0, y0 = enc.window_origin(game)
     done = board[:, :, PLANES["completed_feature"]]
     for (x, y), placed in game.board.items():
-        city = (SUB[TS.index(placed.tile), placed.rotation, :, :, 0] == C.K_CITY)
+        city = SUB[TS.index(placed.tile), placed.rotation, :, :, 0] == C.K_CITY
         assert np.array_equal(cell(board, x, y, "completed_feature"), city.astype(np.int8))
     assert int(done.sum()) == sum(
         int((SUB[TS.index(p.tile), p.rotation, :, :, 0] == C.K_CITY).sum())
-        for p in game.board.values())
+        for p in game.board.values()
+    )
     assert not board[:, :, 8:].any()  # the knight went home
     assert full_cells(board[:, :, PLANES["last_tile"]]) == {(1 - x0, -1 - y0)}
     assert int(board[:, :, PLANES["last_tile"]].sum()) == 9
@@ -392,11 +416,14 @@ def test_completed_road_and_monastery_are_marked():
         board = enc.encode(game, 0)["board"]
         x0, y0 = enc.window_origin(game)
         done = cells(board[:, :, PLANES["completed_feature"]])
-        scored = {(x - x0, y - y0) for e in game.events if not e.final
-                  and e.kind in ("road", "city", "monastery") for x, y in e.tiles}
+        scored = {
+            (x - x0, y - y0)
+            for e in game.events
+            if not e.final and e.kind in ("road", "city", "monastery")
+            for x, y in e.tiles
+        }
         assert scored <= done
-        assert not (board[:, :, PLANES["completed_feature"]]
-                    & board[:, :, PLANES["field"]]).any()
+        assert not (board[:, :, PLANES["completed_feature"]] & board[:, :, PLANES["field"]]).any()
 
 
 def test_pending_placement_is_drawn_as_the_last_tile():
@@ -409,7 +436,7 @@ def test_pending_placement_is_drawn_as_the_last_tile():
     col, row = 1 - x0, 0 - y0
     assert full_cells(board[:, :, PLANES["last_tile"]]) == {(col, row)}
     assert int(board[:, :, PLANES["last_tile"]].sum()) == 9
-    px = board[3 * row:3 * row + 3, 3 * col:3 * col + 3, :4]
+    px = board[3 * row : 3 * row + 3, 3 * col : 3 * col + 3, :4]
     assert np.array_equal(px, np.eye(4, dtype=np.int8)[SUB[TS.index("U"), 0, :, :, 0]])
     assert (col, row) not in cells(board[:, :, PLANES["open_cell"]])
     assert len(full_cells(board[:, :, PLANES["open_cell"]])) == 3
@@ -426,7 +453,7 @@ def check_features(enc: Encoder, game: Game, observer: int) -> None:
     assert obs["features"].dtype == np.float32
     assert enc.observation_space().contains(obs)
     # tile(s) to place: the drawn tile, or the observer's own hand
-    hand = [f[n] for n in enc.feature_names[:rules.hand_size * T]]
+    hand = [f[n] for n in enc.feature_names[: rules.hand_size * T]]
     if game.done:
         assert not any(hand)
     elif rules.hand_size == 1:
@@ -446,10 +473,9 @@ def check_features(enc: Encoder, game: Game, observer: int) -> None:
     assert sum(unseen.values()) == game.tiles_left + others
     order = game.tile_order()
     if rules.variant != "solo" and rules.hand_size == 1:
-        rest = Counter(order[len(order) - game.tiles_left:])
+        rest = Counter(order[len(order) - game.tiles_left :])
         assert {t: n for t, n in unseen.items() if n} == dict(rest)
-    assert f["unseen_fraction"] == pytest.approx((game.tiles_left + others) / len(order),
-                                                 abs=1e-5)
+    assert f["unseen_fraction"] == pytest.approx((game.tiles_left + others) / len(order), abs=1e-5)
     # scores, supply, seat to move: relative to the observer
     for q in range(seats):
         p = (observer + q) % seats
@@ -458,8 +484,7 @@ def check_features(enc: Encoder, game: Game, observer: int) -> None:
         assert f[f"to_move_{q}"] == float(game.current_player == p)
     assert f["follower_phase"] == 0.0
     if rules.variant != "solo":  # solo: see test_solo_players_one_hot
-        assert [f[f"players_{k}"] for k in range(1, 7)] == [float(k == seats)
-                                                            for k in range(1, 7)]
+        assert [f[f"players_{k}"] for k in range(1, 7)] == [float(k == seats) for k in range(1, 7)]
     assert sum(f[f"players_{k}"] for k in range(1, 7)) == 1.0
     assert f["small_city"] == float(rules.small_city)
     assert f["farms_per_city"] == float(rules.farm_scoring == "city")
@@ -468,10 +493,16 @@ def check_features(enc: Encoder, game: Game, observer: int) -> None:
     assert f["solo"] == float(rules.variant == "solo")
 
 
-@pytest.mark.parametrize("rules", [
-    Rules(players=2), Rules(players=4, hand_size=3), Rules(variant="solo"),
-    Rules(players=5, small_city=True, farm_scoring="city", farm_city_points=4),
-], ids=rid)
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(players=2),
+        Rules(players=4, hand_size=3),
+        Rules(variant="solo"),
+        Rules(players=5, small_city=True, farm_scoring="city", farm_city_points=4),
+    ],
+    ids=rid,
+)
 def test_features(rules):
     enc = Encoder(rules)
     names = enc.feature_names
@@ -567,15 +598,17 @@ def test_overflow_when_no_legal_move_fits_raises_even_with_warn():
 # --------------------------------------------------------------------------- arguments
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"board_size": 2}, "board_size must be an integer >= 3"),
-    ({"board_size": 8.0}, "board_size"),
-    ({"board_size": True}, "board_size"),
-    ({"board_size": "32"}, "board_size"),
-    ({"action_mode": "both"}, r"action_mode must be one of \('turn', 'two_step'\)"),
-    ({"on_overflow": "ignore"},
-     r"on_overflow must be one of \('warn', 'raise', 'truncate'\)"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"board_size": 2}, "board_size must be an integer >= 3"),
+        ({"board_size": 8.0}, "board_size"),
+        ({"board_size": True}, "board_size"),
+        ({"board_size": "32"}, "board_size"),
+        ({"action_mode": "both"}, r"action_mode must be one of \('turn', 'two_step'\)"),
+        ({"on_overflow": "ignore"}, r"on_overflow must be one of \('warn', 'raise', 'truncate'\)"),
+    ],
+)
 def test_bad_constructor_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         Encoder(Rules(), **kwargs)

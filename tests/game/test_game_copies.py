@@ -29,9 +29,11 @@ def test_copies_play_on_like_the_original():
 
 def test_expansion_game_after_a_plain_one():
     """Entry points are resolved per game: games of other rule sets in one process."""
-    for rules in (Rules(players=2), Rules(players=2, expansions=["inns_cathedrals",
-                                                                "traders_builders"]),
-                  Rules(variant="solo", players=1)):
+    for rules in (
+        Rules(players=2),
+        Rules(players=2, expansions=["inns_cathedrals", "traders_builders"]),
+        Rules(variant="solo", players=1),
+    ):
         game = Game(rules, seed=2)
         scores, moves = _finish(game, 3)
         assert game.done and len(moves) == game.turn

@@ -22,12 +22,52 @@ import pytest
 from tests.support.paths import ROOT
 
 # Integers from the edges of every integer type the core or numpy could meet.
-EXTREME_INTS = [0, 1, -1, 2, 3, 4, 5, 9, 64, 100_000, -5_000_000, 2**31 - 1, 2**31, -2**31,
-                2**62, 2**63 - 1, 2**63, -2**63, -2**63 - 1, 2**64, 10**30, -10**30]
-NUMPY_INTS = [np.int64(2**63 - 1), np.int64(-2**63), np.uint64(2**64 - 1), np.int8(-1),
-              np.int32(3), np.uint8(200)]
-NOT_INTS = [True, False, np.bool_(True), 1.5, 0.0, float("nan"), float("inf"), None, "1",
-            np.float64(2.0), [1], (0,)]
+EXTREME_INTS = [
+    0,
+    1,
+    -1,
+    2,
+    3,
+    4,
+    5,
+    9,
+    64,
+    100_000,
+    -5_000_000,
+    2**31 - 1,
+    2**31,
+    -(2**31),
+    2**62,
+    2**63 - 1,
+    2**63,
+    -(2**63),
+    -(2**63) - 1,
+    2**64,
+    10**30,
+    -(10**30),
+]
+NUMPY_INTS = [
+    np.int64(2**63 - 1),
+    np.int64(-(2**63)),
+    np.uint64(2**64 - 1),
+    np.int8(-1),
+    np.int32(3),
+    np.uint8(200),
+]
+NOT_INTS = [
+    True,
+    False,
+    np.bool_(True),
+    1.5,
+    0.0,
+    float("nan"),
+    float("inf"),
+    None,
+    "1",
+    np.float64(2.0),
+    [1],
+    (0,),
+]
 
 
 def _value(rng: random.Random, near: list[int] | None = None) -> object:
@@ -61,9 +101,11 @@ def _snapshot(game) -> tuple:
     from carcassonne_env.core.state import SCRATCH_FIELDS
 
     fields = game.state.fields()
-    return ({k: v.tobytes() for k, v in fields.items()
-             if k not in SCRATCH_FIELDS and k != "parent"}, _roots(fields["parent"]),
-            game.moves_played)
+    return (
+        {k: v.tobytes() for k, v in fields.items() if k not in SCRATCH_FIELDS and k != "parent"},
+        _roots(fields["parent"]),
+        game.moves_played,
+    )
 
 
 class Refused(Exception):
@@ -80,19 +122,24 @@ def _refusal(err: Exception, allowed: tuple[type, ...] = (ValueError, TypeError)
 def _games():
     from carcassonne_env import Game, Rules
 
-    return [Game(Rules(players=2), seed=1),
-            Game(Rules(players=3, hand_size=3), seed=2),
-            Game(Rules(variant="solo", scoring_order="player"), seed=3),
-            Game(Rules(players=2, expansions=("inns_cathedrals", "traders_builders")),
-                 seed=4)]
+    return [
+        Game(Rules(players=2), seed=1),
+        Game(Rules(players=3, hand_size=3), seed=2),
+        Game(Rules(variant="solo", scoring_order="player"), seed=3),
+        Game(Rules(players=2, expansions=("inns_cathedrals", "traders_builders")), seed=4),
+    ]
 
 
 def _first_of_its_tile(game, row: list) -> list:
     """`row` with its hand index as `legal_rows` gives it: the first index holding the
     same tile (a hand may hold a tile twice: either plays the same move)."""
     h = row[0]
-    if game.rules.hand_size > 1 and game.decision == "place" and type(h) is int \
-            and 0 <= h < game.rules.hand_size:
+    if (
+        game.rules.hand_size > 1
+        and game.decision == "place"
+        and type(h) is int
+        and 0 <= h < game.rules.hand_size
+    ):
         hand = game.state.hands[game.current_player].tolist()
         return [hand.index(hand[h]), *row[1:]]
     return row
@@ -106,7 +153,8 @@ def _play_row(rng, game) -> str:
     for k in rng.sample(range(5), rng.randint(0, 3)):
         row[k] = _value(rng, [v[k] for v in legal] or [0])
     ints = all(isinstance(v, (int, np.integer)) for v in row) and not any(
-        isinstance(v, (bool, np.bool_)) for v in row)
+        isinstance(v, (bool, np.bool_)) for v in row
+    )
     is_legal = ints and _first_of_its_tile(game, [int(v) for v in row]) in legal
     before = _snapshot(game)
     try:
@@ -145,9 +193,18 @@ def _play_move(rng, game) -> str:
 
 # `random_playouts`' n: a few playouts, or out of [0, 10_000_000] (a valid n in the
 # hundreds of thousands would only take seconds).
-PLAYOUT_COUNTS = [0, 1, 2, np.int32(3), 10_000_001, np.int8(-1), np.int64(2**63 - 1),
-                  np.uint64(2**64 - 1), *NOT_INTS,
-                  *(v for v in EXTREME_INTS if not 0 <= v <= 10_000_000)]
+PLAYOUT_COUNTS = [
+    0,
+    1,
+    2,
+    np.int32(3),
+    10_000_001,
+    np.int8(-1),
+    np.int64(2**63 - 1),
+    np.uint64(2**64 - 1),
+    *NOT_INTS,
+    *(v for v in EXTREME_INTS if not 0 <= v <= 10_000_000),
+]
 
 
 def _playouts(rng, game) -> str:
@@ -224,8 +281,7 @@ def _env_steps(rng, envs) -> str:
         env = envs[which]
         game = env.unwrapped.game if which == 0 else env.game
         # internals: whether the Gymnasium env refuses step() until reset() (`_over`)
-        over = env.unwrapped._over is not None if which == 0 else any(
-            env.terminations.values())
+        over = env.unwrapped._over is not None if which == 0 else any(env.terminations.values())
         if game.done or over:
             env.reset(seed=rng.randrange(100))
             game = env.unwrapped.game if which == 0 else env.game
@@ -263,14 +319,15 @@ def hostile_calls(seed: int, rounds: int) -> dict[str, int]:
     warnings.simplefilter("ignore")  # (window overflow warnings of the tiny windows)
     rng = random.Random(seed)
     games = _games()
-    envs = [gymnasium.make("Carcassonne/Solo-v0", board_size=8, on_overflow="truncate"),
-            carcassonne_v0.env(players=2, board_size=8, on_overflow="truncate"),
-            SoloVectorEnv(num_envs=2, board_size=8, num_threads=1, on_overflow="truncate")]
+    envs = [
+        gymnasium.make("Carcassonne/Solo-v0", board_size=8, on_overflow="truncate"),
+        carcassonne_v0.env(players=2, board_size=8, on_overflow="truncate"),
+        SoloVectorEnv(num_envs=2, board_size=8, num_threads=1, on_overflow="truncate"),
+    ]
     envs[0].reset(seed=0)
     envs[1].reset(seed=0)
     envs[2].reset(seed=0)
-    calls = [_play_row, _play_row, _play_row, _play_move, _playouts, _encoder_calls,
-             _constructors]
+    calls = [_play_row, _play_row, _play_row, _play_move, _playouts, _encoder_calls, _constructors]
     counts: dict[str, int] = {}
     for _ in range(rounds):
         k = rng.randrange(len(games))
@@ -291,14 +348,16 @@ def review_cases() -> list[str]:
     from carcassonne_env import Game, Move
 
     out = []
-    for call in [lambda g: g.play_row(0, 100000, 100000, 0, -1),
-                 lambda g: g.play_row(0, -5000000, 7, 0, -1),
-                 lambda g: g.play_row(0, 1, 0, 9, -1),
-                 lambda g: g.play_row(0, 0, 0, 0, -1),
-                 lambda g: g.play_row(0, 10**30, 0, 0, -1),
-                 lambda g: g.play(Move(10**30, 0, 0)),
-                 lambda g: g.play(Move(0, -1, 2**63)),
-                 lambda g: g.random_playouts(10**30)]:
+    for call in [
+        lambda g: g.play_row(0, 100000, 100000, 0, -1),
+        lambda g: g.play_row(0, -5000000, 7, 0, -1),
+        lambda g: g.play_row(0, 1, 0, 9, -1),
+        lambda g: g.play_row(0, 0, 0, 0, -1),
+        lambda g: g.play_row(0, 10**30, 0, 0, -1),
+        lambda g: g.play(Move(10**30, 0, 0)),
+        lambda g: g.play(Move(0, -1, 2**63)),
+        lambda g: g.random_playouts(10**30),
+    ]:
         game = Game(seed=1)
         before = _snapshot(game)
         try:
@@ -313,8 +372,14 @@ def review_cases() -> list[str]:
 def _child(args: list[str]) -> subprocess.CompletedProcess:
     """This file run as a module (`__name__`: its dotted path from the repository root)."""
     env = {**os.environ, "CARCASSONNE_NO_COMPILE_NOTICE": "1"}
-    return subprocess.run([sys.executable, "-m", __name__, *args], capture_output=True,
-                          text=True, timeout=600, cwd=ROOT, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", __name__, *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env=env,
+    )
 
 
 def test_the_reviews_hostile_calls_are_refused_with_the_state_unchanged():

@@ -22,11 +22,14 @@ rules_strategy = st.one_of(
         farm_city_points=st.sampled_from([3, 4]),
         hand_size=st.sampled_from([1, 3]),
     ),
-    st.builds(Rules, variant=st.just("solo"), solo_colours=st.sampled_from([3, 4]),
-              followers=st.integers(1, 6)),
+    st.builds(
+        Rules,
+        variant=st.just("solo"),
+        solo_colours=st.sampled_from([3, 4]),
+        followers=st.integers(1, 6),
+    ),
 )
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _play(game: Game, rng: random.Random, moves: int) -> None:
@@ -93,10 +96,20 @@ def test_any_alias_of_a_follower_location_plays_the_same(seed, k, data):
 
 @pytest.mark.parametrize(
     "kwargs",
-    [dict(players=0), dict(players=7), dict(players=2.5), dict(followers=-1),
-     dict(farm_scoring="meadow"), dict(hand_size=2), dict(variant="coop"),
-     dict(variant="solo", players=2), dict(variant="solo", solo_colours=5),
-     dict(variant="solo", hand_size=3), dict(small_city="yes"), dict(players=True)],
+    [
+        dict(players=0),
+        dict(players=7),
+        dict(players=2.5),
+        dict(followers=-1),
+        dict(farm_scoring="meadow"),
+        dict(hand_size=2),
+        dict(variant="coop"),
+        dict(variant="solo", players=2),
+        dict(variant="solo", solo_colours=5),
+        dict(variant="solo", hand_size=3),
+        dict(small_city="yes"),
+        dict(players=True),
+    ],
 )
 def test_bad_rule_options_raise(kwargs):
     with pytest.raises(ValueError):

@@ -56,34 +56,43 @@ def refused(record) -> str:
 def test_coordinates_are_bounded_by_what_a_board_can_reach():
     assert refused(changed(lambda r: r["moves"][0].update(x=10**30))) == (
         "malformed record at moves[0].x (move 0): 1000000000000000000000000000000 is "
-        "greater than the maximum of 2000")
+        "greater than the maximum of 2000"
+    )
     assert refused(changed(lambda r: r["moves"][0].update(x=2**63))) == (
         "malformed record at moves[0].x (move 0): 9223372036854775808 is greater than the "
-        "maximum of 2000")
-    assert refused(changed(lambda r: r["moves"][2].update(y=-2**63))) == (
+        "maximum of 2000"
+    )
+    assert refused(changed(lambda r: r["moves"][2].update(y=-(2**63)))) == (
         "malformed record at moves[2].y (move 2): -9223372036854775808 is less than the "
-        "minimum of -2000")
+        "minimum of -2000"
+    )
     assert refused(changed(lambda r: r["moves"][1].update(x=-2001))) == (
-        "malformed record at moves[1].x (move 1): -2001 is less than the minimum of -2000")
+        "malformed record at moves[1].x (move 1): -2001 is less than the minimum of -2000"
+    )
     # the bound itself passes the schema: the replay then finds the cell unreachable
     assert refused(changed(lambda r: r["moves"][1].update(x=2000))).startswith(
-        "move 1 of the record is illegal: ")
+        "move 1 of the record is illegal: "
+    )
     assert refused(changed(lambda r: r["moves"][0].update(x=1.0))) == (
-        "malformed record at moves[0].x (move 0): 1.0 is not of type 'integer'")
+        "malformed record at moves[0].x (move 0): 1.0 is not of type 'integer'"
+    )
 
 
 def test_other_integers_are_bounded():
     assert refused(changed(lambda r: r["moves"][0].update(player=2**63))) == (
         "malformed record at moves[0].player (move 0): 9223372036854775808 is greater than "
-        "the maximum of 5")
+        "the maximum of 5"
+    )
     assert refused(changed(lambda r: r["scores"][1].__setitem__(0, 10**30))) == (
         "malformed record at scores[1][0]: 1000000000000000000000000000000 is greater than "
-        "the maximum of 1000000")
-    assert refused(changed(lambda r: r.update(result=-2**63))) == (
-        "malformed record at result: -9223372036854775808 is less than the minimum of "
-        "-1000000")
+        "the maximum of 1000000"
+    )
+    assert refused(changed(lambda r: r.update(result=-(2**63)))) == (
+        "malformed record at result: -9223372036854775808 is less than the minimum of -1000000"
+    )
     assert refused(changed(lambda r: r.update(seed=-1))) == (
-        "malformed record at seed: -1 is less than the minimum of 0")
+        "malformed record at seed: -1 is less than the minimum of 0"
+    )
 
 
 def test_deep_nesting_and_cycles_are_refused():
@@ -99,16 +108,20 @@ def test_deep_nesting_and_cycles_are_refused():
 
 def test_no_more_moves_than_the_tiles_allow():
     assert refused(changed(lambda r: r.update(tile_order=r["tile_order"][:3]))) == (
-        "malformed record at moves: 4 moves, at most 3 (one per tile of its tile_order)")
+        "malformed record at moves: 4 moves, at most 3 (one per tile of its tile_order)"
+    )
     assert refused(changed(lambda r: r.update(moves=r["moves"] * 1001))) == (
-        "malformed record at moves: 4004 items, at most 4000")
+        "malformed record at moves: 4004 items, at most 4000"
+    )
     assert refused(changed(lambda r: r.update(tile_order=r["tile_order"] * 29))) == (
-        "malformed record at tile_order: 2059 items, at most 2000")
+        "malformed record at tile_order: 2059 items, at most 2000"
+    )
     solo = played(Rules(variant="solo", scoring_order="player"), moves=5)
     solo["tile_order"] = solo["tile_order"][:2]
     assert refused(solo) == (
         "malformed record at moves: 5 moves, at most 4 (one per tile of its tile_order and a "
-        "scoring choice per follower placed)")
+        "scoring choice per follower placed)"
+    )
 
 
 def test_a_million_moves_are_refused_without_validating_each():
@@ -120,14 +133,13 @@ def annotated(**fields) -> dict:
     """GOOD with an annotation on move 0; `fields` replace its keys (`top_0` the first
     top move's, `coach` the coach's)."""
     best = {"x": 0, "y": -1, "rotation": 3, "follower": "city:S"}
-    top = dict(dict(best, weight=1.0, label="estimate 2.87", score=2.87),
-               **fields.pop("top_0", {}))
-    coach = dict({"bot": "heuristic", "best": best, "points_lost": 0.0},
-                 **fields.pop("coach", {}))
-    note = dict({"agent": "heuristic", "kind": "scores", "value": 2.87, "top": [top],
-                 "coach": coach}, **fields)
-    return dict(copy.deepcopy(GOOD), annotations={"version": 1,
-                                                 "moves": [note, None, None, None]})
+    top = dict(dict(best, weight=1.0, label="estimate 2.87", score=2.87), **fields.pop("top_0", {}))
+    coach = dict({"bot": "heuristic", "best": best, "points_lost": 0.0}, **fields.pop("coach", {}))
+    note = dict(
+        {"agent": "heuristic", "kind": "scores", "value": 2.87, "top": [top], "coach": coach},
+        **fields,
+    )
+    return dict(copy.deepcopy(GOOD), annotations={"version": 1, "moves": [note, None, None, None]})
 
 
 def test_strings_the_viewer_shows_are_bounded():
@@ -141,30 +153,35 @@ def test_strings_the_viewer_shows_are_bounded():
         "annotations.moves[0].coach.text": annotated(coach={"text": long}),
     }
     for where, record in cases.items():
-        assert refused(record) == (f"malformed record at {where}: a string of 1001 "
-                                   "characters, at most 1000")
+        assert refused(record) == (
+            f"malformed record at {where}: a string of 1001 characters, at most 1000"
+        )
     names = {
         "annotations.moves[0].top[0].follower": annotated(top_0={"follower": "f" * 65}),
         "annotations.moves[0].top[0].tile": annotated(top_0={"tile": "t" * 65}),
-        "moves[1].follower (move 1)": changed(lambda r: r["moves"][1].update(
-            follower="f" * 65)),
+        "moves[1].follower (move 1)": changed(lambda r: r["moves"][1].update(follower="f" * 65)),
         "tile_order[3]": changed(lambda r: r["tile_order"].__setitem__(3, "T" * 65)),
         "end_reason": changed(lambda r: r.update(end_reason="e" * 65)),
     }
     for where, record in names.items():
-        assert refused(record) == (f"malformed record at {where}: a string of 65 "
-                                   "characters, at most 64")
+        assert refused(record) == (
+            f"malformed record at {where}: a string of 65 characters, at most 64"
+        )
     assert refused(changed(lambda r: r.update(bots=["random"] * 7))) == (
-        "malformed record at bots: 7 items, at most 6")
+        "malformed record at bots: 7 items, at most 6"
+    )
     assert refused(annotated(top=[{"x": 0, "y": 0, "rotation": 0}] * 1001)) == (
-        "malformed record at annotations.moves[0].top: 1001 items, at most 1000")
+        "malformed record at annotations.moves[0].top: 1001 items, at most 1000"
+    )
 
 
 def test_a_huge_offending_value_is_quoted_short():
     value = list(range(100_000))
     message = refused(changed(lambda r: r["moves"][1].update(follower=value)))
-    assert message == (f"malformed record at moves[1].follower (move 1): "
-                       f"{repr(value)[:57]}... is not of type 'string', 'null'")
+    assert message == (
+        f"malformed record at moves[1].follower (move 1): "
+        f"{repr(value)[:57]}... is not of type 'string', 'null'"
+    )
 
 
 # ------------------------------------------------------------------ files and the CLI
@@ -189,38 +206,55 @@ TOO_LARGE = "not a game record: larger than 1,048,576 bytes (1 MiB, the limit fo
 # name: (the file's contents, made when needed; the error after the file name, `{what}`
 # standing for the command's own words, e.g. "cannot show this record")
 HOSTILE = {
-    "deep list": (lambda: b"[" * 200_000,
-                  f"not a game record: nested deeper than {MAX_DEPTH} levels"),
-    "deep object": (lambda: b'{"a": ' * 100_000,
-                    f"not a game record: nested deeper than {MAX_DEPTH} levels"),
+    "deep list": (
+        lambda: b"[" * 200_000,
+        f"not a game record: nested deeper than {MAX_DEPTH} levels",
+    ),
+    "deep object": (
+        lambda: b'{"a": ' * 100_000,
+        f"not a game record: nested deeper than {MAX_DEPTH} levels",
+    ),
     "deep inside a record": (
         lambda: as_bytes(dict(GOOD, notes=nested(MAX_DEPTH + 5))),
-        f"{{what}}: malformed record: nested deeper than {MAX_DEPTH} levels"),
-    "x 10^30": (lambda: as_bytes(changed(lambda r: r["moves"][0].update(x=10**30))),
-                "{what}: malformed record at moves[0].x (move 0): "
-                "1000000000000000000000000000000 is greater than the maximum of 2000"),
-    "x 2^63": (lambda: as_bytes(changed(lambda r: r["moves"][0].update(x=2**63))),
-               "{what}: malformed record at moves[0].x (move 0): 9223372036854775808 is "
-               "greater than the maximum of 2000"),
-    "an integer of 5000 digits": (lambda: with_seed(b"9" * 5000),
-                                  "not a game record: an integer of 5000 digits, at most 100"),
+        f"{{what}}: malformed record: nested deeper than {MAX_DEPTH} levels",
+    ),
+    "x 10^30": (
+        lambda: as_bytes(changed(lambda r: r["moves"][0].update(x=10**30))),
+        "{what}: malformed record at moves[0].x (move 0): "
+        "1000000000000000000000000000000 is greater than the maximum of 2000",
+    ),
+    "x 2^63": (
+        lambda: as_bytes(changed(lambda r: r["moves"][0].update(x=2**63))),
+        "{what}: malformed record at moves[0].x (move 0): 9223372036854775808 is "
+        "greater than the maximum of 2000",
+    ),
+    "an integer of 5000 digits": (
+        lambda: with_seed(b"9" * 5000),
+        "not a game record: an integer of 5000 digits, at most 100",
+    ),
     "NaN": (lambda: with_seed(b"NaN"), "not a game record: NaN is not a JSON number"),
     "1e999": (lambda: with_seed(b"1e999"), "not a game record: the number 1e999 is too large"),
     "oversized": (lambda: padded(MAX_RECORD_BYTES + 1), TOO_LARGE),
     "700,000 moves (36 MB)": (
-        lambda: b'{"moves": [' + b'{"player": 0, "x": 0, "y": -1, "rotation": 1}, ' * 700_000
-        + b"{}]}", TOO_LARGE),
+        lambda: (
+            b'{"moves": [' + b'{"player": 0, "x": 0, "y": -1, "rotation": 1}, ' * 700_000 + b"{}]}"
+        ),
+        TOO_LARGE,
+    ),
     "too many moves": (
         lambda: as_bytes(changed(lambda r: r.update(tile_order=r["tile_order"][:2]))),
-        "{what}: malformed record at moves: 4 moves, at most 2 (one per tile of its "
-        "tile_order)"),
+        "{what}: malformed record at moves: 4 moves, at most 2 (one per tile of its tile_order)",
+    ),
     "a long bot name": (
         lambda: as_bytes(changed(lambda r: r.update(bots=["x" * 5000, "random"]))),
-        "{what}: malformed record at bots[0]: a string of 5000 characters, at most 1000"),
+        "{what}: malformed record at bots[0]: a string of 5000 characters, at most 1000",
+    ),
 }
-COMMANDS = {"view": ("out.html", "cannot show this record"),
-            "render": ("out.png", "invalid game record"),
-            "gif": ("out.gif", "cannot draw this record")}
+COMMANDS = {
+    "view": ("out.html", "cannot show this record"),
+    "render": ("out.png", "invalid game record"),
+    "gif": ("out.gif", "cannot draw this record"),
+}
 
 
 @pytest.mark.parametrize("name", list(HOSTILE))
@@ -238,10 +272,10 @@ def test_cli_view_refuses_hostile_files_in_one_line(tmp_path, capsys, name):
 
 
 @pytest.mark.parametrize("command", ["render", "gif"])
-@pytest.mark.parametrize("name", ["deep list", "deep inside a record", "x 2^63",
-                                  "oversized", "too many moves"])
-def test_cli_render_and_gif_refuse_hostile_files_in_one_line(tmp_path, capsys, command,
-                                                             name):
+@pytest.mark.parametrize(
+    "name", ["deep list", "deep inside a record", "x 2^63", "oversized", "too many moves"]
+)
+def test_cli_render_and_gif_refuse_hostile_files_in_one_line(tmp_path, capsys, command, name):
     contents, error = HOSTILE[name]
     src = tmp_path / "evil.json"
     src.write_bytes(contents())
@@ -249,8 +283,7 @@ def test_cli_render_and_gif_refuse_hostile_files_in_one_line(tmp_path, capsys, c
     start = time.perf_counter()
     assert main([command, str(src), "-o", str(tmp_path / output)]) == 2
     assert time.perf_counter() - start < FAST
-    assert capsys.readouterr().err == (f"carcassonne: error: {src}: "
-                                       f"{error.format(what=what)}\n")
+    assert capsys.readouterr().err == (f"carcassonne: error: {src}: {error.format(what=what)}\n")
     assert [p.name for p in tmp_path.iterdir()] == ["evil.json"]
 
 
@@ -260,7 +293,8 @@ def test_a_device_file_is_read_no_further_than_the_limit(capsys):
     assert time.perf_counter() - start < FAST
     assert capsys.readouterr().err == (
         "carcassonne: error: /dev/zero: not a game record: larger than 1,048,576 bytes "
-        "(1 MiB, the limit for a record)\n")
+        "(1 MiB, the limit for a record)\n"
+    )
 
 
 def test_a_record_within_the_limits_is_shown(tmp_path, capsys):

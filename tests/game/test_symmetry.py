@@ -23,8 +23,12 @@ BASE = base_tileset()
 # elements, so a game can be rotated or mirrored exactly (start tile included).
 SYMMETRIC_START = dataclasses.replace(BASE, start=BASE.index("B"))
 MIDS = ((0, 1), (1, 2), (2, 1), (1, 0))  # pixels of the edge midpoints N, E, S, W
-CONFIGS = [(Rules(players=2), "turn"), (Rules(players=2), "two_step"),
-           (Rules(players=2, hand_size=3), "turn"), (Rules(players=2, hand_size=3), "two_step")]
+CONFIGS = [
+    (Rules(players=2), "turn"),
+    (Rules(players=2), "two_step"),
+    (Rules(players=2, hand_size=3), "turn"),
+    (Rules(players=2, hand_size=3), "two_step"),
+]
 IDS = ["turn", "two_step", "hand3-turn", "hand3-two_step"]
 
 
@@ -40,7 +44,7 @@ def _hand(enc: Encoder, feats: np.ndarray) -> list[int]:
     T = enc.n_types
     out = []
     for h in range(enc.hand_size):
-        onehot = feats[h * T:(h + 1) * T]
+        onehot = feats[h * T : (h + 1) * T]
         assert onehot.sum() <= 1
         out.append(int(onehot.argmax()) if onehot.any() else -1)
     return out
@@ -78,8 +82,7 @@ def test_mirror_table_of_the_base_tiles():
     tb, sub = BASE.tables, subtile_table(BASE)
     assert mt.missing == ()
     assert mt.pairs(BASE.names) == [("J", "K")]  # the only chiral pair of the base game
-    assert [BASE.names[u] for u in mt.tile] == [
-        {"J": "K", "K": "J"}.get(n, n) for n in BASE.names]
+    assert [BASE.names[u] for u in mt.tile] == [{"J": "K", "K": "J"}.get(n, n) for n in BASE.names]
     terrain = lambda t, r, e: (tb.edge_code[t, r] >> (2 * e)) & 3  # noqa: E731
     for t in range(len(BASE.names)):
         n = int(tb.n_seg[t])
@@ -106,9 +109,16 @@ def _tileset(letters: str) -> TileSet:
     """Internals: a tile set of these base tiles, compiled as `tileset_for` compiles one."""
     tiles = [t for t in load_json()["tiles"] if t["letter"] in letters]
     tables, slot_names, slot_aliases, canonical, S = _compile(tiles)
-    return TileSet(names=tuple(t["letter"] for t in tiles), counts=(4,) * len(tiles), start=0,
-                   max_segments=S, tables=tables, slot_names=slot_names,
-                   slot_aliases=slot_aliases, canonical_rotation=canonical)
+    return TileSet(
+        names=tuple(t["letter"] for t in tiles),
+        counts=(4,) * len(tiles),
+        start=0,
+        max_segments=S,
+        tables=tables,
+        slot_names=slot_names,
+        slot_aliases=slot_aliases,
+        canonical_rotation=canonical,
+    )
 
 
 def test_a_tile_without_mirror_image_needs_reflections_off():
@@ -195,8 +205,7 @@ def test_group_laws(rules, mode):
             for a in range(8):
                 for b in range(8):
                     _same(sym.transform_obs(images[b], a), images[sym.compose(a, b)])
-        np.testing.assert_array_equal(sym.transform_obs(images[1], 1)["board"],
-                                      images[2]["board"])
+        np.testing.assert_array_equal(sym.transform_obs(images[1], 1)["board"], images[2]["board"])
         x = obs
         for _ in range(4):
             x = sym.transform_obs(x, 1)
@@ -218,8 +227,9 @@ def test_quarter_turn_direction_and_mirror_on_a_known_board():
     assert sym.transform_cell(0, 0, 1) == (0, 4)  # NW corner -> NE corner
     assert sym.transform_cell(0, 0, 4) == (0, 4) and sym.transform_cell(0, 1, 5) == (3, 4)
     # The drawn tile J (city N, road E-S) becomes K (city N, road S-W) under a mirror.
-    feats = dict(zip(enc.feature_names, sym.transform_obs(obs, 4)["features"].tolist(),
-                     strict=True))
+    feats = dict(
+        zip(enc.feature_names, sym.transform_obs(obs, 4)["features"].tolist(), strict=True)
+    )
     assert feats["tile_K"] == 1.0 and feats["tile_J"] == 0.0
     assert sym.transform_tile(BASE.index("J"), 0, 4) == (BASE.index("K"), 0, 0)
     assert sym.transform_tile(BASE.index("J"), 0, 1) == (BASE.index("J"), 1, 0)
@@ -240,14 +250,19 @@ def test_batches_match_one_by_one(rules, mode):
             _same({key: got[key][i] for key in got}, sym.transform_obs(obs, k))
         moved = sym.transform_action(actions, k, batch)
         assert moved.shape == actions.shape
-        assert moved.tolist() == [sym.transform_action(int(a), k, o)
-                                  for a, o in zip(actions, samples, strict=True)]
+        assert moved.tolist() == [
+            sym.transform_action(int(a), k, o) for a, o in zip(actions, samples, strict=True)
+        ]
         assert (got["action_mask"][np.arange(len(samples)), moved] == 1).all()
         # The PettingZoo form: {"observation": {board, features}, "action_mask"}.
         obs = samples[-1]
-        nested = sym.transform_obs({"observation": {"board": obs["board"],
-                                                    "features": obs["features"]},
-                                    "action_mask": obs["action_mask"]}, k)
+        nested = sym.transform_obs(
+            {
+                "observation": {"board": obs["board"], "features": obs["features"]},
+                "action_mask": obs["action_mask"],
+            },
+            k,
+        )
         flat = sym.transform_obs(obs, k)
         _same(nested["observation"], {"board": flat["board"], "features": flat["features"]})
         np.testing.assert_array_equal(nested["action_mask"], flat["action_mask"])
@@ -302,7 +317,7 @@ def test_transformed_masks_are_the_legal_moves_of_the_transformed_board(rules, m
                 before["features"][enc.feature_names.index("follower_phase")] = 0.0
                 h2, row, col, r2, _ = enc.split(sym.transform_action(placement, k, before))
                 t2 = hand[h2]
-                cell = img["board"][3 * row:3 * row + 3, 3 * col:3 * col + 3]
+                cell = img["board"][3 * row : 3 * row + 3, 3 * col : 3 * col + 3]
                 assert (cell[:, :, last] == 1).all() and img["board"][:, :, last].sum() == 9
                 np.testing.assert_array_equal(cell[:, :, :4].argmax(-1), sub[t2, r2, :, :, 0])
                 assert legal.max() <= tb.n_seg[t2] and 0 in legal
@@ -341,8 +356,9 @@ def test_matches_the_encoder_on_a_turned_or_mirrored_game(rules, mode):
     windows correspond exactly, so the transformed observation must equal the encoder's
     observation of the image game, mask included; the legal moves correspond always."""
     B = 25
-    enc = Encoder(rules, board_size=B, action_mode=mode, tileset=SYMMETRIC_START,
-                  on_overflow="raise")
+    enc = Encoder(
+        rules, board_size=B, action_mode=mode, tileset=SYMMETRIC_START, on_overflow="raise"
+    )
     sym = Symmetry(enc)
     ts = SYMMETRIC_START
     rng = random.Random(3)
@@ -405,7 +421,7 @@ def test_follower_step_with_a_partly_empty_hand():
     assert pending[0] == 0 and int(fol["action_mask"].sum()) >= 4
     T = enc.n_types
     shifted = dict(fol, features=fol["features"].copy())
-    shifted["features"][:3 * T] = np.roll(fol["features"][:3 * T], T)
+    shifted["features"][: 3 * T] = np.roll(fol["features"][: 3 * T], T)
     assert _hand(enc, shifted["features"]) == [-1, BASE.index("X"), BASE.index("X")]
     slots = np.arange(enc.slots)
     for k in range(8):
@@ -414,5 +430,5 @@ def test_follower_step_with_a_partly_empty_hand():
             assert sym.transform_action(slots, k, obs_).tolist() == want
             assert sym.transform_action(slots, k, obs_, pending=h).tolist() == want
             mask = sym.transform_obs(obs_, k)["action_mask"]
-            np.testing.assert_array_equal(mask[want], fol["action_mask"][:enc.slots])
+            np.testing.assert_array_equal(mask[want], fol["action_mask"][: enc.slots])
     assert want != slots.tolist()

@@ -18,8 +18,9 @@ def test_totals_match_the_data_schema():
     assert ts.names[ts.start] == "D" and len(ts.full_deck()) == 71
     counts = np.array(ts.counts)
     tb = ts.tables
-    terrain = [[(int(tb.edge_code[t, 0]) >> (2 * e)) & 3 for e in range(4)]
-               for t in range(len(ts.names))]
+    terrain = [
+        [(int(tb.edge_code[t, 0]) >> (2 * e)) & 3 for e in range(4)] for t in range(len(ts.names))
+    ]
     for code, name in ((CITY, "city"), (ROAD, "road"), (FIELD, "field")):
         n = sum(c * row.count(code) for c, row in zip(counts, terrain, strict=True))
         assert n == totals["edge_terrain_counts"][name]
@@ -53,8 +54,15 @@ def test_segments_cover_every_edge_and_half_edge_once():
 def test_follower_names_and_symmetry():
     ts = base_tileset()
     L = ts.index("L")
-    assert ts.slot_names[L][0] == ("city:N", "road:E", "road:S", "road:W",
-                                   "field:E_n", "field:S_w", "field:E_s")
+    assert ts.slot_names[L][0] == (
+        "city:N",
+        "road:E",
+        "road:S",
+        "road:W",
+        "field:E_n",
+        "field:S_w",
+        "field:E_s",
+    )
     assert ts.slot_names[L][1][0] == "city:E"
     assert ts.slot_aliases[ts.index("N")][0]["city:W"] == 0
     assert list(ts.canonical_rotation[ts.index("U")]) == [0, 1, 0, 1]

@@ -23,7 +23,11 @@ def test_pennants_use_a_colour_no_seat_plays():
 
 def test_image_format_follows_the_suffix_or_refuses(tmp_path):
     assert [image_format(f"b{s}") for s in (".png", ".JPG", ".jpeg", ".bmp")] == [
-        "PNG", "JPEG", "JPEG", "BMP"]
+        "PNG",
+        "JPEG",
+        "JPEG",
+        "BMP",
+    ]
     for bad in ("board", "board.xyz", "board.svg"):
         with pytest.raises(ValueError, match="cannot tell an image format"):
             image_format(bad)
@@ -42,8 +46,7 @@ def test_a_one_row_learning_curve_is_a_visible_point_with_distinct_ticks(tmp_pat
     solo, duel = tmp_path / "solo", tmp_path / "duel"
     solo.mkdir(), duel.mkdir()
     (solo / "curve.csv").write_text("timesteps,wall_s,episodes,result\n2048,13.2,40,7.5\n")
-    (duel / "curve.csv").write_text(
-        "timesteps,wall_s,episodes,win_vs_random\n2048,13.2,40,0.5\n")
+    (duel / "curve.csv").write_text("timesteps,wall_s,episodes,win_vs_random\n2048,13.2,40,0.5\n")
     fig = draw_curves([solo, duel])
     try:
         fig.canvas.draw()
@@ -67,18 +70,19 @@ def test_learning_curves_over_wall_clock_and_search_iterations(tmp_path):
 
     duel, exit_run = tmp_path / "duel", tmp_path / "exit"
     duel.mkdir(), exit_run.mkdir()
-    (duel / "curve.csv").write_text("timesteps,wall_s,episodes,win_vs_greedy\n"
-                                    "2048,60,40,0.25\n4096,180,80,0.5\n")
+    (duel / "curve.csv").write_text(
+        "timesteps,wall_s,episodes,win_vs_greedy\n2048,60,40,0.25\n4096,180,80,0.5\n"
+    )
     (exit_run / "curve.csv").write_text(
         "iteration,wall_s,games,samples,policy_loss,value_loss,win_vs_greedy,"
-        "win_vs_heuristic\n1,120,4,280,1.1,2.0,0.9,0.4\n2,240,4,281,1.0,1.8,0.95,0.5\n")
+        "win_vs_heuristic\n1,120,4,280,1.1,2.0,0.9,0.4\n2,240,4,281,1.0,1.8,0.95,0.5\n"
+    )
     fig = draw_curves([duel, exit_run], x="wall")
     try:
         first, second = fig.axes
         assert list(first.lines[0].get_xdata()) == [1.0, 3.0]  # minutes
         assert first.get_xlabel() == "wall clock (minutes)"
-        assert [line.get_label() for line in second.lines] == ["win vs greedy",
-                                                               "win vs heuristic"]
+        assert [line.get_label() for line in second.lines] == ["win vs greedy", "win vs heuristic"]
         assert "2 iterations" in second.get_title()
     finally:
         plt.close(fig)

@@ -21,8 +21,9 @@ from carcassonne_env.rendering.tile_pictures import segment_anchors, tile_raster
 from carcassonne_env.tiles import base_tileset
 
 
-def random_game(seed: int = 1, moves: int | None = None, rules: Rules | None = None,
-                followers: bool = False) -> Game:
+def random_game(
+    seed: int = 1, moves: int | None = None, rules: Rules | None = None, followers: bool = False
+) -> Game:
     """A game of random legal moves (`followers`: prefer moves that place one)."""
     game = Game(rules, seed=seed)
     rng = random.Random(seed)
@@ -65,8 +66,9 @@ def test_deterministic_for_a_seed():
 
 
 def test_every_seat_colour_appears_with_followers():
-    assert not any(colour_pixels(render_rgb(Game(seed=2), show_scores=False), c).any()
-                   for c in SEAT_COLOURS)  # nobody on the board yet
+    assert not any(
+        colour_pixels(render_rgb(Game(seed=2), show_scores=False), c).any() for c in SEAT_COLOURS
+    )  # nobody on the board yet
     game = random_game(seed=2, moves=24, rules=Rules(players=6), followers=True)
     seats = {p.follower[0] for p in game.board.values() if p.follower}
     assert seats == set(range(6))
@@ -172,8 +174,9 @@ def test_cli_render(tmp_path, capsys):
     early = tmp_path / "early.png"
     assert main(["render", str(record), "-o", str(early), "--moves", "5"]) == 0
     with Image.open(early) as im:
-        assert np.array_equal(np.asarray(im.convert("RGB")),
-                              render_rgb(random_game(seed=1, moves=5)))
+        assert np.array_equal(
+            np.asarray(im.convert("RGB")), render_rgb(random_game(seed=1, moves=5))
+        )
     assert "written to" in capsys.readouterr().out
 
 

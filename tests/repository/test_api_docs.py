@@ -22,16 +22,18 @@ def _modules(package: str) -> list[str]:
 
 
 def _documented_above(cls: type, name: str) -> bool:
-    return any(getattr(getattr(base, name, None), "__doc__", None)
-               for base in cls.__mro__[1:])
+    return any(getattr(getattr(base, name, None), "__doc__", None) for base in cls.__mro__[1:])
 
 
 def _undocumented(module_name: str) -> list[str]:
     module = importlib.import_module(module_name)
     missing = [] if inspect.getdoc(module) else [module_name]
     for name, obj in vars(module).items():
-        if name.startswith("_") or getattr(obj, "__module__", None) != module_name or not (
-                inspect.isclass(obj) or inspect.isfunction(obj)):
+        if (
+            name.startswith("_")
+            or getattr(obj, "__module__", None) != module_name
+            or not (inspect.isclass(obj) or inspect.isfunction(obj))
+        ):
             continue
         if not obj.__doc__:
             missing.append(f"{module_name}.{name}")

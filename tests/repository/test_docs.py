@@ -12,8 +12,12 @@ import pytest
 
 from tests.support.paths import ROOT
 
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "CONTRIBUTING.md",
-        ROOT / "agents" / "models" / "README.md"]
+DOCS = [
+    ROOT / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+    ROOT / "CONTRIBUTING.md",
+    ROOT / "agents" / "models" / "README.md",
+]
 FENCE = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)
 
 # Budgets the test shrinks: (file, text in the snippet, text run instead). Each text must
@@ -26,8 +30,11 @@ SHRINK = [
     ("docs/arena.md", "games=100,", "games=4,"),
     ("docs/arena.md", "workers=2)", "workers=1)"),
     ("docs/solo_bench.md", "deals=1000, workers=2)", "deals=3, workers=1, progress=False)"),
-    ("docs/solo_lab.md", 'make_bot("solo-search", seed=0)',
-     'make_bot("solo-search:samples=4", seed=0)'),
+    (
+        "docs/solo_lab.md",
+        'make_bot("solo-search", seed=0)',
+        'make_bot("solo-search:samples=4", seed=0)',
+    ),
     ("docs/solo_lab.md", "solve_deal(7, seconds=60)", "solve_deal(7, seconds=1)"),
     ("docs/solo_lab.md", 'bot="solo-search")', 'bot="solo-search:samples=2:top_k=2")'),
     ("docs/vector.md", "num_envs=256,", "num_envs=4,"),
@@ -37,21 +44,21 @@ SHRINK = [
 # What a snippet takes from the prose around it.
 SETUP = {
     ("docs/solo_bench.md", 0): "from agents.solo_bench import run_solo_bench\n"
-                               "run_solo_bench('random', deals=3, progress=False)"
-                               ".to_json('random.json')",
+    "run_solo_bench('random', deals=3, progress=False)"
+    ".to_json('random.json')",
     ("docs/solo_bench.md", 1): "from carcassonne_env import make_bot\n"
-                               "from agents.solo_bench import run_solo_bench\n"
-                               "from carcassonne_env import Game, Rules\n"
-                               "spec, rules = 'greedy', Rules(variant='solo')\n"
-                               "row = run_solo_bench(spec, deals=1, progress=False).rows[0]",
+    "from agents.solo_bench import run_solo_bench\n"
+    "from carcassonne_env import Game, Rules\n"
+    "spec, rules = 'greedy', Rules(variant='solo')\n"
+    "row = run_solo_bench(spec, deals=1, progress=False).rows[0]",
     ("docs/solo_lab.md", 0): "from carcassonne_env import Game, Rules\n"
-                             "game = Game(Rules(variant='solo'), seed=0)\n"
-                             "some_move = game.legal_moves()[0]",
+    "game = Game(Rules(variant='solo'), seed=0)\n"
+    "some_move = game.legal_moves()[0]",
     ("docs/solo_lab.md", 2): "from carcassonne_env import make_bot\n"
-                             "game, bot = Game(Rules(variant='solo'), seed=1), "
-                             "make_bot('greedy', seed=0)\n"
-                             "while not game.done:\n    game.play(bot.act(game))\n"
-                             "record = game.to_record()",
+    "game, bot = Game(Rules(variant='solo'), seed=1), "
+    "make_bot('greedy', seed=0)\n"
+    "while not game.done:\n    game.play(bot.act(game))\n"
+    "record = game.to_record()",
 }
 # Snippets that cannot run here, and why.
 SKIP = {("docs/arena.md", 1): "needs a Ray cluster at ray://head:10001"}
@@ -62,8 +69,11 @@ def _blocks(language: str) -> list[tuple[str, int, str]]:
     out = []
     for path in DOCS:
         name = path.relative_to(ROOT).as_posix()
-        found = [code for lang, code in FENCE.findall(path.read_text(encoding="utf-8"))
-                 if lang == language]
+        found = [
+            code
+            for lang, code in FENCE.findall(path.read_text(encoding="utf-8"))
+            if lang == language
+        ]
         out += [(name, i, code) for i, code in enumerate(found)]
     return out
 
@@ -92,8 +102,10 @@ def test_python_snippets_run(name, tmp_path, monkeypatch):
         for shrink_file, text, small in SHRINK:
             if shrink_file == file:
                 code = code.replace(text, small)
-        exec(compile(SETUP.get((file, i), "") + "\n" + code, f"{file} snippet {i}", "exec"),
-             namespace)
+        exec(
+            compile(SETUP.get((file, i), "") + "\n" + code, f"{file} snippet {i}", "exec"),
+            namespace,
+        )
 
 
 def _commands() -> list[tuple[str, str]]:
@@ -105,7 +117,7 @@ def _commands() -> list[tuple[str, str]]:
             line = line.split(" #")[0].strip()
             if "carcassonne " not in line or line.startswith("#") or "..." in line:
                 continue
-            command = line[line.index("carcassonne "):].split("&&")[0]
+            command = line[line.index("carcassonne ") :].split("&&")[0]
             out.append((name, command.strip()))
     return out
 
@@ -128,14 +140,21 @@ def test_the_readme_test_command_is_what_ci_runs():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
     assert ci[-1].startswith("python -m pip install -e ") and ci[-1].endswith(
-        "&& python -m pytest -n 2")
+        "&& python -m pytest -n 2"
+    )
     assert f"```bash\n{ci[-1]}\n```" in readme
-    for step in ('python -m pip install "torch==2.13.0"', "apt-get install -y chromium",
-                 "export CARCASSONNE_REQUIRE_BROWSER=1"):
+    for step in (
+        'python -m pip install "torch==2.13.0"',
+        "apt-get install -y chromium",
+        "export CARCASSONNE_REQUIRE_BROWSER=1",
+    ):
         assert step in "\n".join(ci), step
     words = " ".join(readme.split())  # across line breaks
-    for mention in ("pip install torch==2.13.0", "apt-get install -y chromium",
-                    "CARCASSONNE_REQUIRE_BROWSER=1"):
+    for mention in (
+        "pip install torch==2.13.0",
+        "apt-get install -y chromium",
+        "CARCASSONNE_REQUIRE_BROWSER=1",
+    ):
         assert mention in words, mention
 
 
@@ -144,8 +163,10 @@ def test_the_readme_test_command_is_what_ci_runs():
 # belong in the CHANGELOG and the results folders, not in the manual. (A 16-digit data
 # fingerprint, such as the solo deals', is no commit.)
 ISSUE = re.compile(r"\bissues? #?\d+|(?<![\w&#/])#\d+\b", re.IGNORECASE)
-HEX = re.compile(r"(?<![\w-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])"
-                 r"(?:[0-9a-f]{40}|[0-9a-f]{7,12})(?![\w-])")
+HEX = re.compile(
+    r"(?<![\w-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])"
+    r"(?:[0-9a-f]{40}|[0-9a-f]{7,12})(?![\w-])"
+)
 README_LINES = 400
 
 
@@ -174,12 +195,26 @@ def test_the_docs_name_no_issues():
 
 
 def test_the_history_checks_find_what_they_should():
-    cases = {"see issue 25": True, "Issues 13 and 14": True, "(#25)": True, "issue #7": True,
-             "commit f3a56f8 made it": True, "9f6e1dd": True, "(84c7a75d3e1f)": True,
-             "a" * 30 + "1" * 10: True, "fingerprint 85f0e0815ba63567": False,
-             "colour #ff8800": False, "#1f2e3d": False, "5,000 games": False,
-             "`int64` buffer": False, "deadbeef": False, "1234567": False,
-             "docs/rules.md#7-expansions": False, "&#8212;": False, "issue-free": False}
+    cases = {
+        "see issue 25": True,
+        "Issues 13 and 14": True,
+        "(#25)": True,
+        "issue #7": True,
+        "commit f3a56f8 made it": True,
+        "9f6e1dd": True,
+        "(84c7a75d3e1f)": True,
+        "a" * 30 + "1" * 10: True,
+        "fingerprint 85f0e0815ba63567": False,
+        "colour #ff8800": False,
+        "#1f2e3d": False,
+        "5,000 games": False,
+        "`int64` buffer": False,
+        "deadbeef": False,
+        "1234567": False,
+        "docs/rules.md#7-expansions": False,
+        "&#8212;": False,
+        "issue-free": False,
+    }
     for text, flagged in cases.items():
         assert bool(ISSUE.search(text) or HEX.search(text)) is flagged, text
 
@@ -199,9 +234,14 @@ def _section(path: Path, heading: str) -> str:
 
 def test_the_readme_layout_names_every_package_folder():
     layout = _section(ROOT / "README.md", "## Layout")
-    folders = sorted({p.parent.relative_to(ROOT) for package in PACKAGES
-                      for p in (ROOT / package).rglob("*") if p.is_file()
-                      and "__pycache__" not in p.parts})
+    folders = sorted(
+        {
+            p.parent.relative_to(ROOT)
+            for package in PACKAGES
+            for p in (ROOT / package).rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts
+        }
+    )
     missing = [str(f) for f in folders if f.name + "/" not in layout]
     assert not missing, f"README 'Layout' does not name these folders: {missing}"
 
@@ -209,9 +249,12 @@ def test_the_readme_layout_names_every_package_folder():
 def test_contributing_maps_every_module():
     where = _section(ROOT / "CONTRIBUTING.md", "## Where things live")
     names = set(re.findall(r"[\w.]+\.\w+", where))
-    modules = sorted(p.relative_to(ROOT) for package in PACKAGES
-                     for p in (ROOT / package).rglob("*.py")
-                     if p.name != "__init__.py" and "__pycache__" not in p.parts)
+    modules = sorted(
+        p.relative_to(ROOT)
+        for package in PACKAGES
+        for p in (ROOT / package).rglob("*.py")
+        if p.name != "__init__.py" and "__pycache__" not in p.parts
+    )
     missing = [str(m) for m in modules if m.name not in names]
     assert not missing, f"CONTRIBUTING 'Where things live' does not name: {missing}"
     for heading in ("**A rule**", "**An env option**", "**A bot**"):

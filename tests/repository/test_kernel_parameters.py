@@ -28,6 +28,5 @@ def test_no_jitted_function_takes_more_than_ten_parameters():
     functions = _jitted_functions()
     assert len(functions) > 150  # every module's (a wrong filter would find none)
     assert "carcassonne_env.envs.vector_kernels.run_batch" in functions
-    counts = {name: len(inspect.signature(f.py_func).parameters)
-              for name, f in functions.items()}
+    counts = {name: len(inspect.signature(f.py_func).parameters) for name, f in functions.items()}
     assert {name: n for name, n in counts.items() if n > MOST_PARAMETERS} == {}

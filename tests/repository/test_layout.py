@@ -30,8 +30,15 @@ def _run(code: str, cwd: Path, check: bool = True) -> subprocess.CompletedProces
     """`code` in a fresh interpreter started in `cwd`, this checkout's packages on
     PYTHONPATH (behind the working directory, as for an installed package)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "CARCASSONNE_NO_COMPILE_NOTICE": "1"}
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, env=env,
-                          capture_output=True, text=True, check=check, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=900,
+    )
 
 
 # --------------------------------------------------------------------------- direction
@@ -45,33 +52,62 @@ def _imported_packages(path: Path) -> set[str]:
             found.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
             found.add(node.module.split(".")[0])
-        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "import_module"
-              and node.args and isinstance(node.args[0], ast.Constant)):
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", None) == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
             found.add(str(node.args[0].value).split(".")[0])
     return found
 
 
-@pytest.mark.parametrize(("package", "below"), [
-    ("carcassonne_env", {"agents", "training"}),
-    ("agents", {"training"}),
-])
+@pytest.mark.parametrize(
+    ("package", "below"),
+    [
+        ("carcassonne_env", {"agents", "training"}),
+        ("agents", {"training"}),
+    ],
+)
 def test_imports_go_one_way(package, below):
     """core -> carcassonne_env -> agents -> training -> CLI: no file imports a package
     above it (the command line, carcassonne_env/cli/, is the top)."""
-    wrong = {str(p.relative_to(ROOT)): sorted(_imported_packages(p) & below)
-             for p in sorted((ROOT / package).rglob("*.py"))
-             if ROOT / "carcassonne_env" / "cli" not in p.parents}
+    wrong = {
+        str(p.relative_to(ROOT)): sorted(_imported_packages(p) & below)
+        for p in sorted((ROOT / package).rglob("*.py"))
+        if ROOT / "carcassonne_env" / "cli" not in p.parents
+    }
     assert {f: names for f, names in wrong.items() if names} == {}
 
 
 # Layers inside carcassonne_env, low to high: a module imports only its own layer or lower
 # ones. The first matching prefix gives a module's layer.
 LAYERS = [
-    ("compiler.", -1), ("core.", 0), ("checks", 0), ("cli_errors", 0), ("shadowing", 0),
-    ("registration", 0), ("atomic", 0), ("workers", 0), ("model_file", 5),
-    ("tiles", 1), ("rules", 1), ("moves", 1), ("records", 1), ("rendering", 1), ("clones", 1),
-    ("game", 2), ("encoding", 3), ("symmetry", 3), ("bots", 4), ("envs", 5),
-    ("carcassonne_v0", 6), ("speed", 6), ("compilation", 6), ("viewer", 6), ("cli", 7),
+    ("compiler.", -1),
+    ("core.", 0),
+    ("checks", 0),
+    ("cli_errors", 0),
+    ("shadowing", 0),
+    ("registration", 0),
+    ("atomic", 0),
+    ("workers", 0),
+    ("model_file", 5),
+    ("tiles", 1),
+    ("rules", 1),
+    ("moves", 1),
+    ("records", 1),
+    ("rendering", 1),
+    ("clones", 1),
+    ("game", 2),
+    ("encoding", 3),
+    ("symmetry", 3),
+    ("bots", 4),
+    ("envs", 5),
+    ("carcassonne_v0", 6),
+    ("speed", 6),
+    ("compilation", 6),
+    ("viewer", 6),
+    ("cli", 7),
     ("", 6),  # the package's __init__
 ]
 
@@ -95,8 +131,9 @@ def _module_graph(package: str) -> dict[str, set[str]]:
                 return
             if isinstance(node, ast.ImportFrom):
                 if node.level:
-                    base = here[:len(here) - node.level + 1] + (
-                        node.module.split(".") if node.module else [])
+                    base = here[: len(here) - node.level + 1] + (
+                        node.module.split(".") if node.module else []
+                    )
                 elif (node.module or "").split(".")[0] == package:
                     base = node.module.split(".")[1:]
                 else:
@@ -105,8 +142,11 @@ def _module_graph(package: str) -> dict[str, set[str]]:
                     found.add(".".join(base))
                     found.update(".".join([*base, a.name]) for a in node.names)
             elif isinstance(node, ast.Import):
-                found.update(".".join(a.name.split(".")[1:]) for a in node.names
-                             if a.name.split(".")[0] == package)
+                found.update(
+                    ".".join(a.name.split(".")[1:])
+                    for a in node.names
+                    if a.name.split(".")[0] == package
+                )
             for child in ast.iter_child_nodes(node):
                 visit(child)
 
@@ -133,8 +173,8 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
             elif w in stack:
                 low[v] = min(low[v], index[w])
         if low[v] == index[v]:
-            group = stack[stack.index(v):]
-            del stack[stack.index(v):]
+            group = stack[stack.index(v) :]
+            del stack[stack.index(v) :]
             if len(group) > 1:
                 found.append(sorted(group))
 
@@ -145,8 +185,11 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def _layer(module: str) -> int:
-    return next(layer for prefix, layer in LAYERS
-                if module == prefix.rstrip(".") or module.startswith(prefix))
+    return next(
+        layer
+        for prefix, layer in LAYERS
+        if module == prefix.rstrip(".") or module.startswith(prefix)
+    )
 
 
 def test_no_import_circles_and_no_upward_imports_inside_carcassonne_env():
@@ -169,8 +212,11 @@ def _private_names_of_classes(tree: ast.AST) -> set[str]:
         for node in ast.walk(cls):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 names.add(node.name)
-            elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                  and node.value.id in ("self", "cls")):
+            elif (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in ("self", "cls")
+            ):
                 names.add(node.attr)
     return {n for n in names if n.startswith("_") and not n.startswith("__")}
 
@@ -186,16 +232,23 @@ FOREIGN_PRIVATE = {
 
 def test_no_module_reads_a_private_attribute_of_another_modules_class():
     """Bots, envs and tools use `Game.state`, `Game.legal_rows()`... not `game._st`."""
-    trees = {p: ast.parse(p.read_text(encoding="utf-8"))
-             for package in ("carcassonne_env", "agents", "training")
-             for p in sorted((ROOT / package).rglob("*.py"))}
+    trees = {
+        p: ast.parse(p.read_text(encoding="utf-8"))
+        for package in ("carcassonne_env", "agents", "training")
+        for p in sorted((ROOT / package).rglob("*.py"))
+    }
     own = {p: _private_names_of_classes(tree) for p, tree in trees.items()}
     everyone = set().union(*own.values()) - FOREIGN_PRIVATE
-    reads = [f"{p.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}"
-             for p, tree in trees.items() for node in ast.walk(tree)
-             if isinstance(node, ast.Attribute) and node.attr in everyone - own[p]
-             and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))]
+    reads = [
+        f"{p.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}"
+        for p, tree in trees.items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr in everyone - own[p]
+        and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+    ]
     assert reads == []
+
 
 BLOCK = """
 import sys
@@ -251,14 +304,18 @@ print("make_vec", made.num_envs)
 """
 
 # Four learner steps: turn 4 in solo, 8 with one bot, 16 with three (seat 0 starts).
-EXPECTED = ("solo 4\nvsbots 8\nvsbots 8\nvsbots 16\naec 4\nteacher (2,)\n"
-            "vsbots-vector 2\nmake_vec 2\n")
+EXPECTED = (
+    "solo 4\nvsbots 8\nvsbots 8\nvsbots 16\naec 4\nteacher (2,)\nvsbots-vector 2\nmake_vec 2\n"
+)
 
 
 def test_carcassonne_env_runs_with_agents_and_training_unimportable(tmp_path):
     """Every module of carcassonne_env (but the command line) imports, and every env runs
     with the built-in bots, while `agents` and `training` cannot be imported."""
-    code = BLOCK + EVERY_ENV + """
+    code = (
+        BLOCK
+        + EVERY_ENV
+        + """
 import importlib, pkgutil
 for info in pkgutil.walk_packages(carcassonne_env.__path__, "carcassonne_env."):
     if info.name != "carcassonne_env.cli":
@@ -267,6 +324,7 @@ from carcassonne_env.envs import make_env_for_model
 print("for_model", type(make_env_for_model("ppo_duel")).__name__)
 print(sorted(m for m in sys.modules if m.split(".")[0] in ("agents", "training")))
 """
+    )
     out = _run(code, tmp_path).stdout
     assert out == EXPECTED + "for_model MovePriorObservation\n[]\n"
 
@@ -284,10 +342,13 @@ def own_packages(tmp_path):
 
 
 def test_the_envs_run_from_a_folder_with_its_own_agents_and_training(own_packages):
-    code = EVERY_ENV + """
+    code = (
+        EVERY_ENV
+        + """
 import agents, training
 print(agents.WHOSE, "/", training.WHOSE)
 """
+    )
     out = _run(code, own_packages).stdout
     assert out == EXPECTED + "the user's agents / the user's training\n"
 
@@ -317,7 +378,8 @@ def test_the_shadowing_message_names_both_paths_and_what_to_do(tmp_path):
         f"'agents' package ({ROOT / 'agents'}): a package of yours named 'agents' comes "
         "first on sys.path. Run from another folder, rename your package, or install "
         "carcassonne-env so that no other 'agents' (the working directory, PYTHONPATH, an "
-        "editable install) is ahead of it on sys.path")
+        "editable install) is ahead of it on sys.path"
+    )
 
 
 def test_check_package(tmp_path, monkeypatch):
@@ -341,20 +403,29 @@ def _one_line_error(result: subprocess.CompletedProcess) -> str:
     return result.stderr
 
 
-@pytest.mark.parametrize(("argv", "own", "name"), [
-    ("['warmup', '-q']", ("agents", "training"), "agents"),
-    ("['play', '--bots', 'greedy,greedy', '--players', '2', '--seed', '0']", ("agents",),
-     "agents"),
-    ("['train', 'export', 'ppo_duel', '-o', 'out.zip']", ("training",), "training"),
-])
+@pytest.mark.parametrize(
+    ("argv", "own", "name"),
+    [
+        ("['warmup', '-q']", ("agents", "training"), "agents"),
+        (
+            "['play', '--bots', 'greedy,greedy', '--players', '2', '--seed', '0']",
+            ("agents",),
+            "agents",
+        ),
+        ("['train', 'export', 'ppo_duel', '-o', 'out.zip']", ("training",), "training"),
+    ],
+)
 def test_the_command_line_names_the_shadowing_package(tmp_path, argv, own, name):
     """`python -m carcassonne_env.cli` (the working directory first on sys.path) from a
     folder with its own agents or training: one line, exit status 2, nothing done."""
     for package in own:
         (tmp_path / package).mkdir()
         (tmp_path / package / "__init__.py").write_text("")
-    result = _run(f"from carcassonne_env.cli import main; raise SystemExit(main({argv}))",
-                  tmp_path, check=False)
+    result = _run(
+        f"from carcassonne_env.cli import main; raise SystemExit(main({argv}))",
+        tmp_path,
+        check=False,
+    )
     assert _one_line_error(result) == f"carcassonne: error: {_shadowing(name, tmp_path)}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(own)
 
@@ -367,7 +438,8 @@ def test_training_names_a_shadowing_agents_package(tmp_path):
     result = _run("import training.imitation", tmp_path, check=False)
     assert result.returncode == 1
     assert result.stderr.splitlines()[-1] == (
-        f"carcassonne_env.shadowing.ShadowedPackageError: {_shadowing('agents', tmp_path)}")
+        f"carcassonne_env.shadowing.ShadowedPackageError: {_shadowing('agents', tmp_path)}"
+    )
 
 
 def test_loading_a_model_names_a_shadowing_training_package(tmp_path):
@@ -405,19 +477,23 @@ def _episode(env, seed: int = 3) -> tuple[list, float, int]:
 
 def test_vsbots_takes_a_factory_and_plays_as_with_the_spec():
     """A factory gets the seed the spec's bot would get: the same game."""
-    by_spec = gymnasium.make("Carcassonne/VsBots-v0", opponents=["greedy", "heuristic"],
-                             board_size=24)
-    by_factory = gymnasium.make("Carcassonne/VsBots-v0",
-                                opponents=[functools.partial(make_bot, "greedy"),
-                                           functools.partial(make_bot, "heuristic")],
-                                board_size=24)
+    by_spec = gymnasium.make(
+        "Carcassonne/VsBots-v0", opponents=["greedy", "heuristic"], board_size=24
+    )
+    by_factory = gymnasium.make(
+        "Carcassonne/VsBots-v0",
+        opponents=[functools.partial(make_bot, "greedy"), functools.partial(make_bot, "heuristic")],
+        board_size=24,
+    )
     assert by_factory.unwrapped.opponent_names == ["partial", "partial"]
     assert _episode(by_factory) == _episode(by_spec)
-    by_class = gymnasium.make("Carcassonne/VsBots-v0", opponents=GreedyAgent, players=3,
-                              board_size=24)  # a bot class is a factory too
+    by_class = gymnasium.make(
+        "Carcassonne/VsBots-v0", opponents=GreedyAgent, players=3, board_size=24
+    )  # a bot class is a factory too
     assert by_class.unwrapped.opponent_names == ["greedy", "greedy"]
-    assert _episode(by_class) == _episode(gymnasium.make(
-        "Carcassonne/VsBots-v0", opponents="greedy", players=3, board_size=24))
+    assert _episode(by_class) == _episode(
+        gymnasium.make("Carcassonne/VsBots-v0", opponents="greedy", players=3, board_size=24)
+    )
 
 
 def test_vsbots_takes_an_agent_object():
@@ -432,8 +508,7 @@ def test_vsbots_takes_an_agent_object():
             return self.bot.act(game)
 
     agent = Counting()
-    env = gymnasium.make("Carcassonne/VsBots-v0", opponents=agent, players=3, seat=0,
-                         board_size=24)
+    env = gymnasium.make("Carcassonne/VsBots-v0", opponents=agent, players=3, seat=0, board_size=24)
     assert env.unwrapped.opponent_names == ["counting", "counting"]
     moves, _, seat = _episode(env)
     assert seat == 0
@@ -450,12 +525,18 @@ def test_unknown_bots_list_the_known_ones(monkeypatch):
     # internals: no bot registered, as in a program that imported no plugin
     monkeypatch.setattr(factory, "_FACTORIES", {})
     monkeypatch.setattr(factory, "entry_points", lambda **kw: [])
-    with pytest.raises(ValueError, match=r"^unknown bot 'mcts'; available: greedy, "
-                       r"heuristic, random$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^unknown bot 'mcts'; available: greedy, "
+        r"heuristic, random$",
+    ):
         gymnasium.make("Carcassonne/VsBots-v0", opponents=["mcts"])
     factory.register_bots(["mine"], lambda spec, seed=None: GreedyAgent(seed=seed))
-    with pytest.raises(ValueError, match=r"^unknown bot 'mcst'; available: greedy, "
-                       r"heuristic, mine, random$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^unknown bot 'mcst'; available: greedy, "
+        r"heuristic, mine, random$",
+    ):
         make_bot("mcst")
 
 
@@ -466,9 +547,14 @@ def test_agents_registers_its_bots_for_the_envs():
     from agents.mcts import MCTSAgent
 
     assert {n for n, f in factory._FACTORIES.items() if f is agents.catalog._build_bot} == {
-        "mcts", "sb3", "solo-search", "puct"}
-    env = gymnasium.make("Carcassonne/VsBots-v0", opponents=["mcts:iterations=3"], seat=1,
-                         board_size=24)
+        "mcts",
+        "sb3",
+        "solo-search",
+        "puct",
+    }
+    env = gymnasium.make(
+        "Carcassonne/VsBots-v0", opponents=["mcts:iterations=3"], seat=1, board_size=24
+    )
     env.reset(seed=0)
     assert isinstance(env.unwrapped._bots[0], MCTSAgent)
     with pytest.raises(ValueError, match="is a built-in bot"):
@@ -483,12 +569,18 @@ def test_bots_by_entry_point_need_no_import(monkeypatch):
     points = declared["project"]["entry-points"][factory.ENTRY_POINT_GROUP]
     from agents.catalog import BOTS
 
-    assert points == {name: "agents.catalog:_build_bot" for name in BOTS
-                      if name not in BUILTIN_BOTS}
+    assert points == {
+        name: "agents.catalog:_build_bot" for name in BOTS if name not in BUILTIN_BOTS
+    }
     eps = [EntryPoint(name, value, factory.ENTRY_POINT_GROUP) for name, value in points.items()]
     monkeypatch.setattr(factory, "_FACTORIES", {})  # internals: nothing registered yet
-    monkeypatch.setattr(factory, "entry_points", lambda group, name=None: [
-        ep for ep in eps if ep.group == group and name in (None, ep.name)])
+    monkeypatch.setattr(
+        factory,
+        "entry_points",
+        lambda group, name=None: [
+            ep for ep in eps if ep.group == group and name in (None, ep.name)
+        ],
+    )
     bot = make_bot("mcts:iterations=3", seed=1)
     assert type(bot).__name__ == "MCTSAgent" and bot.name == "mcts:iterations=3"
     assert factory.plugin_names() == ["mcts", "puct", "sb3", "solo-search"]

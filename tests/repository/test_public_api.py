@@ -34,14 +34,26 @@ ENV_EXPORTS = {
 
 # Paths of modules before the first release: gone, no alias left behind.
 REMOVED = [
-    "agents.base", "agents.insight", "carcassonne_env.annotations", "carcassonne_env.bench",
-    "carcassonne_env.bots.fast_bots", "carcassonne_env.bots.plugins",
-    "carcassonne_env.core.config", "carcassonne_env.core.jit", "carcassonne_env.core.link_only",
-    "carcassonne_env.core.notices", "carcassonne_env.core.numba_cache",
-    "carcassonne_env.core.numba_inlining", "carcassonne_env.core.numba_typing",
-    "carcassonne_env.envs.batched", "carcassonne_env.envs.kernels",
-    "carcassonne_env.envs.single", "carcassonne_env.envs.vector",
-    "carcassonne_env.envs.vector_multi", "carcassonne_env.render", "carcassonne_env.text",
+    "agents.base",
+    "agents.insight",
+    "carcassonne_env.annotations",
+    "carcassonne_env.bench",
+    "carcassonne_env.bots.fast_bots",
+    "carcassonne_env.bots.plugins",
+    "carcassonne_env.core.config",
+    "carcassonne_env.core.jit",
+    "carcassonne_env.core.link_only",
+    "carcassonne_env.core.notices",
+    "carcassonne_env.core.numba_cache",
+    "carcassonne_env.core.numba_inlining",
+    "carcassonne_env.core.numba_typing",
+    "carcassonne_env.envs.batched",
+    "carcassonne_env.envs.kernels",
+    "carcassonne_env.envs.single",
+    "carcassonne_env.envs.vector",
+    "carcassonne_env.envs.vector_multi",
+    "carcassonne_env.render",
+    "carcassonne_env.text",
     "training.rllib_example",
 ]
 
@@ -61,8 +73,10 @@ def test_gymnasium_ids_build_the_exported_classes():
 
     from carcassonne_env.envs import SoloEnv, SoloVectorEnv, VsBotsEnv, VsBotsVectorEnv
 
-    for env_id, single, vector in (("Carcassonne/Solo-v0", SoloEnv, SoloVectorEnv),
-                                   ("Carcassonne/VsBots-v0", VsBotsEnv, VsBotsVectorEnv)):
+    for env_id, single, vector in (
+        ("Carcassonne/Solo-v0", SoloEnv, SoloVectorEnv),
+        ("Carcassonne/VsBots-v0", VsBotsEnv, VsBotsVectorEnv),
+    ):
         spec = gymnasium.spec(env_id)
         assert spec.entry_point == f"{single.__module__}:{single.__name__}"
         assert spec.vector_entry_point == f"{vector.__module__}:{vector.__name__}"
@@ -71,16 +85,21 @@ def test_gymnasium_ids_build_the_exported_classes():
 def test_importing_the_package_imports_no_env_and_no_bot():
     """`import carcassonne_env` stays as light as before: the envs and `make_bot` load
     on first use."""
-    code = ("import sys, carcassonne_env\n"
-            "print(sorted(m for m in sys.modules if m.startswith(('carcassonne_env.envs', "
-            "'carcassonne_env.bots', 'agents'))))\n"
-            "carcassonne_env.make_bot\n"
-            "print(sorted(m for m in sys.modules if m.startswith('carcassonne_env.bots')))\n")
+    code = (
+        "import sys, carcassonne_env\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('carcassonne_env.envs', "
+        "'carcassonne_env.bots', 'agents'))))\n"
+        "carcassonne_env.make_bot\n"
+        "print(sorted(m for m in sys.modules if m.startswith('carcassonne_env.bots')))\n"
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "CARCASSONNE_NO_COMPILE_NOTICE": "1"}
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True,
-                         capture_output=True, text=True).stdout
-    assert out == ("[]\n['carcassonne_env.bots', 'carcassonne_env.bots.base', "
-                   "'carcassonne_env.bots.factory']\n")
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+    ).stdout
+    assert out == (
+        "[]\n['carcassonne_env.bots', 'carcassonne_env.bots.base', "
+        "'carcassonne_env.bots.factory']\n"
+    )
 
 
 def test_one_bot_factory():
@@ -106,8 +125,9 @@ def test_the_tree_holds_no_symlink():
     """The shipped models have one home, `agents/models/`: no links to them elsewhere."""
     if not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
-    files = subprocess.run(["git", "ls-files", "-s"], cwd=ROOT, check=True,
-                           capture_output=True, text=True).stdout.splitlines()
+    files = subprocess.run(
+        ["git", "ls-files", "-s"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.splitlines()
     links = [line.split("\t")[1] for line in files if line.startswith("120000 ")]
     assert links == []
     assert not (ROOT / "models").exists()

@@ -10,10 +10,17 @@ import re
 from tests.support.paths import ROOT
 
 RESULTS = ROOT / "results"
-DOCS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md")),
-        *sorted((ROOT / "agents").glob("**/README.md"))]
-CODE = [path for package in ("carcassonne_env", "agents", "training", "benchmarks")
-        for path in sorted((ROOT / package).rglob("*.py"))]
+DOCS = [
+    ROOT / "README.md",
+    ROOT / "CONTRIBUTING.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+    *sorted((ROOT / "agents").glob("**/README.md")),
+]
+CODE = [
+    path
+    for package in ("carcassonne_env", "agents", "training", "benchmarks")
+    for path in sorted((ROOT / package).rglob("*.py"))
+]
 # A figure with its interval: "0.807 [0.766, 0.843]", "+3.37 [+1.81, +4.92]".
 INTERVAL = re.compile(r"[+-]?\d+\.\d+ \[[+-]?\d+\.\d+, [+-]?\d+\.\d+\]")
 # A path into results/, also as a relative link (`../results/...`; not `~/ray_results/...`).
@@ -46,14 +53,21 @@ def _rows(text: str, header_start: str) -> list[list[str]]:
 def test_every_interval_the_docs_quote_is_in_a_results_table():
     tables = _tables()
     for doc in DOCS:
-        missing = [m.group(0) for m in INTERVAL.finditer(_plain(doc.read_text(encoding="utf-8")))
-                   if m.group(0) not in tables]
+        missing = [
+            m.group(0)
+            for m in INTERVAL.finditer(_plain(doc.read_text(encoding="utf-8")))
+            if m.group(0) not in tables
+        ]
         assert missing == [], f"{doc.relative_to(ROOT)} quotes figures no results/ table has"
 
 
 def test_the_interval_check_finds_what_it_should():
-    found = INTERVAL.findall(_plain("beats it **0.807** [0.766, 0.843]; paired +3.37 [+1.81,\n"
-                                    "+4.92]; 24.14 ± 0.60; [0.5, 0.6]; x[1.0, 2.0]"))
+    found = INTERVAL.findall(
+        _plain(
+            "beats it **0.807** [0.766, 0.843]; paired +3.37 [+1.81,\n"
+            "+4.92]; 24.14 ± 0.60; [0.5, 0.6]; x[1.0, 2.0]"
+        )
+    )
     assert found == ["0.807 [0.766, 0.843]", "+3.37 [+1.81, +4.92]"]
 
 
@@ -73,8 +87,10 @@ def test_the_solo_results_doc_tables_are_results_solo_tables():
 
 def test_the_readme_ladder_is_results_ladder():
     readme = _rows((ROOT / "README.md").read_text(encoding="utf-8"), "| rank | bot | rating |")
-    board = _rows((RESULTS / "ladder" / "leaderboard.md").read_text(encoding="utf-8"),
-                  "| rank | bot | rating |")
+    board = _rows(
+        (RESULTS / "ladder" / "leaderboard.md").read_text(encoding="utf-8"),
+        "| rank | bot | rating |",
+    )
     head, by_rank = board[0], {row[0]: row for row in board[2:]}
     assert len(readme) - 2 == len(by_rank) == 11
     for row in readme[2:]:
@@ -97,7 +113,11 @@ def test_results_is_small_listed_and_names_no_machine_path():
     assert sum(p.stat().st_size for p in files) <= MAX_BYTES
     assert [p for p in files if MACHINE_PATH.search(p.read_text(encoding="utf-8"))] == []
     index = (RESULTS / "README.md").read_text(encoding="utf-8")
-    listed = {p for row in index.splitlines() if row.startswith("| `")
-              for name in re.findall(r"`([^`]+)`", row.split("|")[1])
-              for p in RESULTS.glob(name)}
+    listed = {
+        p
+        for row in index.splitlines()
+        if row.startswith("| `")
+        for name in re.findall(r"`([^`]+)`", row.split("|")[1])
+        for p in RESULTS.glob(name)
+    }
     assert listed == set(files) - {RESULTS / "README.md"}

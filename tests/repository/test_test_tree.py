@@ -47,8 +47,11 @@ def package_private_names() -> set[str]:
                     names.add(node.id)
                 elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
                     names.add(node.attr)
-                elif isinstance(node, ast.Constant) and isinstance(node.value, str) and (
-                        node.value.isidentifier()):
+                elif (
+                    isinstance(node, ast.Constant)
+                    and isinstance(node.value, str)
+                    and (node.value.isidentifier())
+                ):
                     names.add(node.value)
     return {name for name in names if _is_private(name)} - NAMEDTUPLE_API
 
@@ -76,8 +79,11 @@ def _private_uses(tree: ast.AST, private: set[str]) -> Iterator[tuple[ast.AST, s
             func = node.func
             name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
             target = node.args[1]
-            if name in ("getattr", "setattr", "hasattr", "delattr") and isinstance(
-                    target, ast.Constant) and target.value in private:
+            if (
+                name in ("getattr", "setattr", "hasattr", "delattr")
+                and isinstance(target, ast.Constant)
+                and target.value in private
+            ):
                 yield node, target.value
 
 
@@ -90,8 +96,11 @@ def unexplained_private_uses(source: str, private: set[str]) -> list[tuple[int, 
     covered_spans: list[tuple[int, int]] = []
 
     def mark(node: ast.AST, inside_explained: bool) -> None:
-        doc = ast.get_docstring(node) if isinstance(node, (
-            ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else None
+        doc = (
+            ast.get_docstring(node)
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            else None
+        )
         explained = inside_explained or MARK in (doc or "").lower()
         if isinstance(node, ast.stmt):
             start = node.lineno
@@ -106,8 +115,11 @@ def unexplained_private_uses(source: str, private: set[str]) -> list[tuple[int, 
     mark(tree, False)
     for start, end in covered_spans:
         explained_lines.update(range(start, end + 1))
-    return sorted((node.lineno, name) for node, name in _private_uses(tree, private)
-                  if node.lineno not in explained_lines)
+    return sorted(
+        (node.lineno, name)
+        for node, name in _private_uses(tree, private)
+        if node.lineno not in explained_lines
+    )
 
 
 def test_the_check_finds_a_private_read_and_takes_its_explanation():
@@ -119,11 +131,12 @@ def test_the_check_finds_a_private_read_and_takes_its_explanation():
     by_name = "def test_a(game):\n    return getattr(game, '_st')\n"
     assert unexplained_private_uses(by_name, private) == [(2, "_st")]
     for explained in (
-            "def test_a(game):\n    assert game._st is not None  # internals: the state\n",
-            "def test_a(game):\n    # internals: the state\n    assert game._st is not None\n",
-            'def test_a(game):\n    """Internals: the state."""\n    assert game._st\n',
-            '"""Internals: the packed state."""\n\n\ndef test_a(game):\n    assert game._st\n',
-            "class A:\n    def f(self):\n        return self._st\n"):
+        "def test_a(game):\n    assert game._st is not None  # internals: the state\n",
+        "def test_a(game):\n    # internals: the state\n    assert game._st is not None\n",
+        'def test_a(game):\n    """Internals: the state."""\n    assert game._st\n',
+        '"""Internals: the packed state."""\n\n\ndef test_a(game):\n    assert game._st\n',
+        "class A:\n    def f(self):\n        return self._st\n",
+    ):
         assert unexplained_private_uses(explained, private) == [], explained
     names = package_private_names()
     assert {"_st", "_ts", "_FACTORIES", "_build_bot"} <= names
@@ -132,12 +145,15 @@ def test_the_check_finds_a_private_read_and_takes_its_explanation():
 
 def test_no_test_reads_a_private_name_of_the_packages_without_saying_why():
     private = package_private_names()
-    found = {str(path.relative_to(ROOT)): unexplained
-             for path in sorted(TESTS.rglob("*.py"))
-             if (unexplained := unexplained_private_uses(path.read_text(encoding="utf-8"),
-                                                         private))}
-    assert found == {}, ("use the public API (game.state, game.tileset, game.tables...) or "
-                         "say why a test reads internals: # internals: ...")
+    found = {
+        str(path.relative_to(ROOT)): unexplained
+        for path in sorted(TESTS.rglob("*.py"))
+        if (unexplained := unexplained_private_uses(path.read_text(encoding="utf-8"), private))
+    }
+    assert found == {}, (
+        "use the public API (game.state, game.tileset, game.tables...) or "
+        "say why a test reads internals: # internals: ..."
+    )
 
 
 def test_the_tests_mirror_the_package_tree():
@@ -151,5 +167,6 @@ def test_the_tests_mirror_the_package_tree():
     assert not list((TESTS / "support").glob("test_*.py"))  # helpers only
     for folder in folders - {"support"}:
         assert list((TESTS / folder).glob("test_*.py")), folder
-        assert not [p for p in (TESTS / folder).iterdir() if p.is_dir() and not p.name.startswith(
-            "__")], folder  # one level: tests/<package folder>/test_<module>.py
+        assert not [
+            p for p in (TESTS / folder).iterdir() if p.is_dir() and not p.name.startswith("__")
+        ], folder  # one level: tests/<package folder>/test_<module>.py

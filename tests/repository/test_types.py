@@ -11,8 +11,9 @@ import pytest
 
 from tests.support.paths import ROOT
 
-pytest.importorskip("mypy", reason="mypy is not installed (it comes with the dev extra: "
-                                   "pip install -e '.[dev]')")
+pytest.importorskip(
+    "mypy", reason="mypy is not installed (it comes with the dev extra: pip install -e '.[dev]')"
+)
 
 
 # Single-threaded for about half a minute on an empty .mypy_cache (a CI run), a second with a
@@ -20,7 +21,13 @@ pytest.importorskip("mypy", reason="mypy is not installed (it comes with the dev
 # holding up a worker's queue of tests.
 @pytest.mark.last
 def test_packages_type_check():
-    result = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True,
-                            text=True, timeout=600, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert result.returncode == 0, f"mypy found errors:\n{result.stdout}{result.stderr}"
     assert result.stdout.startswith("Success: no issues found in ")

@@ -37,8 +37,9 @@ def test_rules_validate_the_expansions():
     assert "expansions" not in Rules().to_dict()  # base records stay as they were
 
 
-@pytest.mark.parametrize("expansions, extra, prefix", [((IC,), 18, "E"), ((TB,), 24, "T"),
-                                                        ((IC, TB), 42, None)])
+@pytest.mark.parametrize(
+    "expansions, extra, prefix", [((IC,), 18, "E"), ((TB,), 24, "T"), ((IC, TB), 42, None)]
+)
 def test_the_deck_holds_the_expansion_tiles(expansions, extra, prefix):
     game = Game(_rules(expansions), seed=3)
     order = game.tile_order()
@@ -55,8 +56,11 @@ def test_the_deck_holds_the_expansion_tiles(expansions, extra, prefix):
 def test_expansion_tile_ids_in_a_tile_order():
     game = Game(_rules((IC,)), tile_order=["EB", "EB"])
     assert game.current_tile == "EB"
-    with pytest.raises(ValueError, match=r"unknown tile 'EB' \(expansion tiles need "
-                       r"Rules\(expansions=\[\.\.\.\]\)\); known tiles"):
+    with pytest.raises(
+        ValueError,
+        match=r"unknown tile 'EB' \(expansion tiles need "
+        r"Rules\(expansions=\[\.\.\.\]\)\); known tiles",
+    ):
         Game(Rules(), tile_order=["EB"])  # either mode plays them (issue 28: no stale hint)
 
 
@@ -64,8 +68,11 @@ def test_an_inn_is_an_ordinary_road_with_tiles_only():
     """EB (a straight road with an inn) extends the start tile's road; every road that
     completes scores 1 per tile, with or without an inn on it."""
     game = Game(_rules((IC,)), tile_order=["EB", "EB"])
-    move = next(m for m in game.legal_moves() if (m.x, m.y) == (1, 0) and m.follower
-                and m.follower.startswith("road"))
+    move = next(
+        m
+        for m in game.legal_moves()
+        if (m.x, m.y) == (1, 0) and m.follower and m.follower.startswith("road")
+    )
     game.play(move)
     assert game.board[(1, 0)].follower == (0, move.follower)
     assert game.scores == [0, 0]
@@ -76,9 +83,16 @@ def test_an_inn_is_an_ordinary_road_with_tiles_only():
 
 
 @pytest.mark.parametrize("expansions", COMBOS)
-@pytest.mark.parametrize("options", [{}, {"players": 4}, {"hand_size": 3},
-                                     {"variant": "solo"}, {"variant": "solo",
-                                                           "solo_colours": 4}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"players": 4},
+        {"hand_size": 3},
+        {"variant": "solo"},
+        {"variant": "solo", "solo_colours": 4},
+    ],
+)
 def test_random_games_finish_and_replay(expansions, options):
     rng = np.random.default_rng(len(expansions))
     for seed in range(3):
@@ -101,15 +115,21 @@ def test_jitted_playouts_and_envs_take_the_expansions():
 
     game = Game(_rules((IC, TB)), seed=0)
     assert game.random_playouts(4, seed=1).shape == (4, 2)
-    env = gym.make("Carcassonne/VsBots-v0", opponents=["greedy"], board_size=24,
-                   expansions=[IC, TB], expansion_mode="tiles_only")
+    env = gym.make(
+        "Carcassonne/VsBots-v0",
+        opponents=["greedy"],
+        board_size=24,
+        expansions=[IC, TB],
+        expansion_mode="tiles_only",
+    )
     obs, info = env.reset(seed=0)
     enc = env.unwrapped.driver.encoder
     names = tileset_for((IC, TB)).names
     assert enc.feature_names.count("tile_EK") == 1 and len(names) == 65
     assert obs["features"].shape == (enc.n_features,)
-    legal = sorted(enc.move_to_action(env.unwrapped.game, m)
-                   for m in env.unwrapped.game.legal_moves())
+    legal = sorted(
+        enc.move_to_action(env.unwrapped.game, m) for m in env.unwrapped.game.legal_moves()
+    )
     assert np.flatnonzero(info["action_mask"]).tolist() == legal
     solo = SoloVectorEnv(4, board_size=24, expansions=[TB], expansion_mode="tiles_only")
     solo.reset(seed=0)
@@ -141,12 +161,37 @@ def test_the_arena_and_solo_bench_take_the_expansions(capsys):
     assert main(["arena", "--bots", "random,greedy", "--games", "2", *flags]) == 0
     out = capsys.readouterr().out
     assert "greedy" in out and "W-D-L" in out
-    assert main(["solo-bench", "--bot", "greedy", "--deals", "2", "--expansions",
-                 f"{IC},{TB}", "--no-progress"]) == 0
-    assert main(["arena", "--bots", "heuristic,greedy", "--games", "2", "--expansions",
-                 f"{IC},{TB}", "--no-progress"]) == 0
-    assert main(["solo-bench", "--bot", "greedy", "--deals", "2", "--expansions",
-                 "goods"]) == 2
+    assert (
+        main(
+            [
+                "solo-bench",
+                "--bot",
+                "greedy",
+                "--deals",
+                "2",
+                "--expansions",
+                f"{IC},{TB}",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "arena",
+                "--bots",
+                "heuristic,greedy",
+                "--games",
+                "2",
+                "--expansions",
+                f"{IC},{TB}",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
+    assert main(["solo-bench", "--bot", "greedy", "--deals", "2", "--expansions", "goods"]) == 2
     assert "expansions must be one of" in capsys.readouterr().err
 
 
@@ -160,4 +205,8 @@ def test_an_incomplete_inn_road_scores_its_tiles_with_tiles_only():
         assert game.done and game.scores == [points, 0]
         (event,) = game.events
         assert (event.kind, event.tiles, event.points, event.final) == (
-            "road", ((0, 0), (1, 0)), points, True)
+            "road",
+            ((0, 0), (1, 0)),
+            points,
+            True,
+        )

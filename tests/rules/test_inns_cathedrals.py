@@ -28,8 +28,7 @@ def _play(rules: Rules, moves: list[Move]) -> Game:
 
 # A road W-E through the start tile, an inn on EB east of it, closed at both ends by
 # monasteries with a road stub (A turned 3: stub E; turned 1: stub W).
-_INN_ROAD = [Move(1, 0, 0, "road:E", "EB"), Move(-1, 0, 3, None, "A"),
-             Move(2, 0, 1, None, "A")]
+_INN_ROAD = [Move(1, 0, 0, "road:E", "EB"), Move(-1, 0, 3, None, "A"), Move(2, 0, 1, None, "A")]
 
 
 @pytest.mark.parametrize(("rules", "points"), [(FULL, 8), (TILES_ONLY, 4)], ids=["full", "tiles"])
@@ -49,12 +48,15 @@ def test_an_incomplete_road_with_an_inn_scores_nothing_at_the_end():
 
 
 # The start tile's city (N edge) continued by EK at (0, -1), closed by three city caps E.
-_CATHEDRAL = [Move(0, -1, 0, "city:N", "EK"), Move(0, -2, 2, None, "E"),
-              Move(1, -1, 3, None, "E"), Move(-1, -1, 1, None, "E")]
+_CATHEDRAL = [
+    Move(0, -1, 0, "city:N", "EK"),
+    Move(0, -2, 2, None, "E"),
+    Move(1, -1, 3, None, "E"),
+    Move(-1, -1, 1, None, "E"),
+]
 
 
-@pytest.mark.parametrize(("rules", "points"), [(FULL, 15), (TILES_ONLY, 10)],
-                         ids=["full", "tiles"])
+@pytest.mark.parametrize(("rules", "points"), [(FULL, 15), (TILES_ONLY, 10)], ids=["full", "tiles"])
 def test_a_completed_city_with_a_cathedral_scores_three_per_tile(rules, points):
     """5 tiles, no pennant: 3 x 5 = 15 with the cathedral, 2 x 5 = 10 without."""
     game = _play(rules, _CATHEDRAL)
@@ -69,9 +71,15 @@ def test_an_incomplete_city_with_a_cathedral_scores_nothing_at_the_end():
 def test_two_cathedrals_in_one_city_do_not_stack():
     """D's city, EK at (0, -1) and EK at (0, -2), closed by five caps: 8 tiles, 3 x 8 = 24
     (not 6 per tile)."""
-    moves = [Move(0, -1, 0, "city:N", "EK"), Move(0, -2, 0, None, "EK"),
-             Move(0, -3, 2, None, "E"), Move(1, -2, 3, None, "E"), Move(-1, -2, 1, None, "E"),
-             Move(1, -1, 3, None, "E"), Move(-1, -1, 1, None, "E")]
+    moves = [
+        Move(0, -1, 0, "city:N", "EK"),
+        Move(0, -2, 0, None, "EK"),
+        Move(0, -3, 2, None, "E"),
+        Move(1, -2, 3, None, "E"),
+        Move(-1, -2, 1, None, "E"),
+        Move(1, -1, 3, None, "E"),
+        Move(-1, -1, 1, None, "E"),
+    ]
     game = _play(FULL, moves)
     assert game.scores == [24, 0]
     (city,) = [e for e in game.events if e.kind == "city"]
@@ -82,16 +90,23 @@ def _joined_road(first: str, second: str) -> list[Move]:
     """Seat 0 puts a `first` figure on the road of U east of the start tile, seat 1 a
     `second` figure on a separate road U at (1, -1); two curves V join both roads into
     one of 5 tiles (D, U, V, V, U) whose two west ends stay open."""
-    return [Move(1, 0, 0, "road:E", "U", first), Move(1, -1, 0, "road:E", "U", second),
-            Move(2, 0, 1, None, "V"), Move(2, -1, 0, None, "V")]
+    return [
+        Move(1, 0, 0, "road:E", "U", first),
+        Move(1, -1, 0, "road:E", "U", second),
+        Move(2, 0, 1, None, "V"),
+        Move(2, -1, 0, None, "V"),
+    ]
 
 
-@pytest.mark.parametrize(("first", "second", "scores"), [
-    ("large", "follower", [5, 0]),  # 2 against 1
-    ("follower", "large", [0, 5]),
-    ("large", "large", [5, 5]),  # a tie: both score, neither doubles
-    ("follower", "follower", [5, 5]),
-])
+@pytest.mark.parametrize(
+    ("first", "second", "scores"),
+    [
+        ("large", "follower", [5, 0]),  # 2 against 1
+        ("follower", "large", [0, 5]),
+        ("large", "large", [5, 5]),  # a tie: both score, neither doubles
+        ("follower", "follower", [5, 5]),
+    ],
+)
 def test_a_large_follower_counts_as_two_for_the_majority(first, second, scores):
     game = _play(FULL, _joined_road(first, second))
     assert game.done and game.scores == scores
@@ -107,8 +122,13 @@ def test_a_large_follower_on_a_farm_counts_as_two():
     for figure, scores in (("large", [18, 0]), ("follower", [18, 3])):
         game = Game(FULL, tile_order=["EK", "E", "U", "U", "E", "E"])
         game.play(Move(0, -1, 0, "city:N"))
-        cap_farmer = next(m for m in game.legal_moves() if (m.x, m.y, m.rotation) == (1, -1, 3)
-                          and (m.follower or "").startswith("field") and m.figure == "follower")
+        cap_farmer = next(
+            m
+            for m in game.legal_moves()
+            if (m.x, m.y, m.rotation) == (1, -1, 3)
+            and (m.follower or "").startswith("field")
+            and m.figure == "follower"
+        )
         game.play(cap_farmer)
         game.play(Move(-1, 0, 0, "field:N_w", figure=figure))
         game.play(Move(1, 0, 0))  # joins both farmers' fields
@@ -158,8 +178,14 @@ def test_large_follower_errors_and_records():
     assert Game.from_record(record).scores == game.scores == [5, 0]
 
 
-OPTIONS = [{}, {"players": 4}, {"hand_size": 3}, {"farm_scoring": "city"},
-           {"variant": "solo"}, {"variant": "solo", "solo_colours": 4}]
+OPTIONS = [
+    {},
+    {"players": 4},
+    {"hand_size": 3},
+    {"farm_scoring": "city"},
+    {"variant": "solo"},
+    {"variant": "solo", "solo_colours": 4},
+]
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=str)
@@ -218,11 +244,15 @@ def test_planes_show_inns_cathedrals_and_the_large_follower():
     names = enc.plane_names
     inn, large = board[..., names.index("inn_road")], board[..., names.index("large_follower")]
     x0, y0 = enc.window_origin(game)
-    cells = {(c + x0, r + y0) for r, c in zip(*np.nonzero(inn.reshape(8, 3, 8, 3).any((1, 3))),
-                                                strict=True)}
+    cells = {
+        (c + x0, r + y0)
+        for r, c in zip(*np.nonzero(inn.reshape(8, 3, 8, 3).any((1, 3))), strict=True)
+    }
     assert cells == {(0, 0), (1, 0)}  # the whole road with the inn, start tile included
-    assert {(c + x0, r + y0) for r, c in zip(*np.nonzero(
-        large.reshape(8, 3, 8, 3).any((1, 3))), strict=True)} == {(1, 0)}
+    assert {
+        (c + x0, r + y0)
+        for r, c in zip(*np.nonzero(large.reshape(8, 3, 8, 3).any((1, 3))), strict=True)
+    } == {(1, 0)}
     assert not board[..., names.index("cathedral_city")].any()
     assert enc.encode(game, 0)["features"][enc.feature_names.index("large_supply_0")] == 0
 

@@ -14,12 +14,28 @@ from carcassonne_env import Game, IllegalMoveError, Move, Rules
 # segment's own neighbours only used to allow field:N_w.
 TILES = "REUUEIVHPJTLDXSOFVARUPV"
 MOVES = [
-    (0, -1, 3, "city:N"), (1, -1, 1, "field:N_w"), (0, 1, 0, "field:E_s"), (0, 2, 2, None),
-    (1, -2, 0, None), (2, -2, 1, None), (-1, 2, 2, None), (2, -3, 0, "field:E_n"),
-    (-1, 0, 0, "field:E_n"), (0, -2, 2, "road:N"), (-1, -1, 2, "field:N_e"), (1, 1, 1, None),
-    (-2, -1, 1, None), (0, -3, 1, "field:N_e"), (3, -2, 3, "city:N"), (-2, -2, 1, "field:S_w"),
-    (2, -4, 1, None), (-1, 3, 3, "road:E"), (1, -4, 1, None), (3, -4, 1, "field:W_s"),
-    (-1, -3, 0, None), (2, -5, 2, None),
+    (0, -1, 3, "city:N"),
+    (1, -1, 1, "field:N_w"),
+    (0, 1, 0, "field:E_s"),
+    (0, 2, 2, None),
+    (1, -2, 0, None),
+    (2, -2, 1, None),
+    (-1, 2, 2, None),
+    (2, -3, 0, "field:E_n"),
+    (-1, 0, 0, "field:E_n"),
+    (0, -2, 2, "road:N"),
+    (-1, -1, 2, "field:N_e"),
+    (1, 1, 1, None),
+    (-2, -1, 1, None),
+    (0, -3, 1, "field:N_e"),
+    (3, -2, 3, "city:N"),
+    (-2, -2, 1, "field:S_w"),
+    (2, -4, 1, None),
+    (-1, 3, 3, "road:E"),
+    (1, -4, 1, None),
+    (3, -4, 1, "field:W_s"),
+    (-1, -3, 0, None),
+    (2, -5, 2, None),
 ]
 
 
@@ -57,9 +73,17 @@ for seed in (0, 1, 2):
     out.append([game.scores, sum(e.points for e in game.events if e.kind == "field")])
 print(json.dumps(out))
 """
-    runs = [json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True,
-                                      text=True, check=True, env={**os.environ, **env}
-                                      ).stdout)
-            for env in ({}, {"NUMBA_DISABLE_JIT": "1"})]
+    runs = [
+        json.loads(
+            subprocess.run(
+                [sys.executable, "-c", code],
+                capture_output=True,
+                text=True,
+                check=True,
+                env={**os.environ, **env},
+            ).stdout
+        )
+        for env in ({}, {"NUMBA_DISABLE_JIT": "1"})
+    ]
     assert runs[0] == runs[1]
     assert sum(farms for _, farms in runs[0]) > 0  # farms were scored

@@ -92,8 +92,11 @@ def test_illegal_choices_are_refused_and_change_nothing(decisions):
     _, game = decisions[0]
     before = game.to_record()
     choice = game.legal_moves()[0]
-    with pytest.raises(IllegalMoveError, match=r"score_feature decision: no follower "
-                       r"awaiting scoring stands at .* the choices: \[Move\("):
+    with pytest.raises(
+        IllegalMoveError,
+        match=r"score_feature decision: no follower "
+        r"awaiting scoring stands at .* the choices: \[Move\(",
+    ):
         game.play(choice._replace(follower=None))
     bad = choice._replace(x=choice.x + 40)
     with pytest.raises(IllegalMoveError, match="score_feature decision"):
@@ -154,8 +157,7 @@ def test_the_end_bonus_is_the_players_choice():
         game.play(idle[0].move)
         assert game.scores == before
         event = game.events[n_events]
-        assert (event.kind, event.points, event.scorers, event.final) == ("follower", 0, (),
-                                                                          True)
+        assert (event.kind, event.points, event.scorers, event.final) == ("follower", 0, (), True)
         while not game.done:
             game.play(game.legal_moves()[0])
         return

@@ -134,8 +134,9 @@ def test_more_than_eight_completions_still_exact():
         scores = [int(v) for v in rng.integers(0, 8, 3)]
         colours = [int(c) for c in rng.integers(0, 3, n)]
         items = [(1 << c, int(rng.integers(1, 4))) for c in colours]
-        best = solo_best(tuple(scores), tuple(((c,), p) for c, (_, p) in zip(colours, items,
-                                                                              strict=True)))
+        best = solo_best(
+            tuple(scores), tuple(((c,), p) for c, (_, p) in zip(colours, items, strict=True))
+        )
         order = _engine_order(scores, items)
         assert sorted(order) == list(range(n))
         assert _value(_outcome(scores, items, order)) == _value(best[0])

@@ -29,8 +29,7 @@ def test_goods_go_to_the_player_who_completes_the_city():
     game = _game(["TT", "E"])
     game.play(Move(0, -1, 2, "city:E"))
     game.play(Move(1, -1, 3))
-    assert game.goods == [{"wine": 0, "grain": 0, "cloth": 0},
-                          {"wine": 1, "grain": 0, "cloth": 0}]
+    assert game.goods == [{"wine": 0, "grain": 0, "cloth": 0}, {"wine": 1, "grain": 0, "cloth": 0}]
     assert game.done and game.scores == [6, 10]
     goods = [e for e in game.events if e.kind == "goods"]
     assert [(e.detail, e.points, e.scorers, e.tiles) for e in goods] == [("wine", 10, (1,), ())]
@@ -44,24 +43,25 @@ def test_tied_goods_majorities_all_score():
     """City A (D, TT, cap) completed by seat 1, city B (cap, TW, cap) south of D by seat
     0: one wine each, no follower anywhere: 10 points each."""
     game = _game(["TT", "E", "E", "TW", "E"])
-    for move in (Move(0, -1, 2), Move(1, -1, 3), Move(0, 1, 2), Move(0, 2, 0),
-                 Move(-1, 2, 1)):
+    for move in (Move(0, -1, 2), Move(1, -1, 3), Move(0, 1, 2), Move(0, 2, 0), Move(-1, 2, 1)):
         game.play(move)
     assert [g["wine"] for g in game.goods] == [1, 1]
     assert game.done and game.scores == [10, 10]
 
 
-@pytest.mark.parametrize(("unowned", "goods", "scores"), [
-    (True, [{"wine": 1, "grain": 0, "cloth": 0}] * 2, [10, 10]),  # rulebook
-    (False, [{"wine": 0, "grain": 0, "cloth": 0}] * 2, [0, 0]),  # BGA
-])
+@pytest.mark.parametrize(
+    ("unowned", "goods", "scores"),
+    [
+        (True, [{"wine": 1, "grain": 0, "cloth": 0}] * 2, [10, 10]),  # rulebook
+        (False, [{"wine": 0, "grain": 0, "cloth": 0}] * 2, [0, 0]),  # BGA
+    ],
+)
 def test_goods_of_cities_nobody_owns_follow_the_rules_option(unowned, goods, scores):
     """The two cities of the tied game above, each completed without a follower on it:
     the completers take the wine by the rulebook, nothing with BGA's behaviour."""
     rules = Rules(expansions=[TB], goods_from_unowned_city=unowned)
     game = _game(["TT", "E", "E", "TW", "E"], rules)
-    for move in (Move(0, -1, 2), Move(1, -1, 3), Move(0, 1, 2), Move(0, 2, 0),
-                 Move(-1, 2, 1)):
+    for move in (Move(0, -1, 2), Move(1, -1, 3), Move(0, 1, 2), Move(0, 2, 0), Move(-1, 2, 1)):
         game.play(move)
     assert game.done and game.goods == goods and game.scores == scores
     assert len([e for e in game.events if e.kind == "goods"]) == (1 if unowned else 0)
@@ -91,11 +91,20 @@ def test_a_follower_placed_by_the_completing_tile_makes_the_city_owned():
     assert game.done and game.scores == [0, 16]
 
 
-@pytest.mark.parametrize("rules", [{}, {"expansions": [TB], "expansion_mode": "tiles_only"},
-                                   {"variant": "solo", "expansions": [TB]}], ids=str)
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {},
+        {"expansions": [TB], "expansion_mode": "tiles_only"},
+        {"variant": "solo", "expansions": [TB]},
+    ],
+    ids=str,
+)
 def test_goods_from_unowned_city_is_refused_where_it_would_be_ignored(rules):
-    with pytest.raises(ValueError, match="goods_from_unowned_city=False changes only the "
-                       "trade goods of Traders & Builders"):
+    with pytest.raises(
+        ValueError,
+        match="goods_from_unowned_city=False changes only the trade goods of Traders & Builders",
+    ):
         Rules(goods_from_unowned_city=False, **rules)
     with pytest.raises(ValueError, match="goods_from_unowned_city must be True or False"):
         Rules(expansions=[TB], goods_from_unowned_city=0)
@@ -153,15 +162,19 @@ def test_builder_and_pig_need_the_players_own_follower():
     game = _game(["U", "U", "U"])
     figures = {m.figure for m in game.legal_moves()}
     assert figures == {"follower"}  # nothing of seat 0's to join yet
-    with pytest.raises(IllegalMoveError, match="a builder goes where seat 0 already has a "
-                       "follower"):
+    with pytest.raises(
+        IllegalMoveError, match="a builder goes where seat 0 already has a follower"
+    ):
         game.play(Move(1, 0, 0, "road:E", figure="builder"))
     game.play(Move(1, 0, 0, "field:N_w"))
     game.play(Move(-1, 0, 0))
     pig = [m for m in game.legal_moves() if m.figure == "pig"]
     assert pig and all(m.follower.startswith("field") for m in pig)
-    with pytest.raises(IllegalMoveError, match=r"figure must be one of .* \(builder and pig "
-                       "come with Traders & Builders"):
+    with pytest.raises(
+        IllegalMoveError,
+        match=r"figure must be one of .* \(builder and pig "
+        "come with Traders & Builders",
+    ):
         Game(Rules(), seed=0).play(Move(1, 0, 0, "road:E", figure="pig"))
 
 
@@ -178,8 +191,13 @@ def test_solo_with_traders_builders_has_no_goods_builder_or_pig():
     assert not [e for e in game.events if e.kind == "goods"]
 
 
-OPTIONS = [{}, {"players": 3}, {"hand_size": 3}, {"farm_scoring": "city"},
-           {"players": 5, "followers": 4}]
+OPTIONS = [
+    {},
+    {"players": 3},
+    {"hand_size": 3},
+    {"farm_scoring": "city"},
+    {"players": 5, "followers": 4},
+]
 
 
 @pytest.mark.parametrize("expansions", [[TB], ["inns_cathedrals", TB]], ids=str)
@@ -217,10 +235,10 @@ def test_env_actions_planes_and_features_of_traders_builders():
     rules = Rules(expansions=["inns_cathedrals", TB])
     enc = Encoder(rules, 24)
     assert enc.slots == 1 + 4 * enc.tileset.max_segments
-    assert enc.plane_names[-5:] == ["goods_wine", "goods_grain", "goods_cloth", "builder",
-                                    "pig"]
+    assert enc.plane_names[-5:] == ["goods_wine", "goods_grain", "goods_cloth", "builder", "pig"]
     assert {"builder_supply_1", "pig_supply_0", "goods_cloth_1", "extra_turn"} <= set(
-        enc.feature_names)
+        enc.feature_names
+    )
     only_tb = Encoder(Rules(expansions=[TB]), 24)
     assert only_tb.slots == 1 + 4 * only_tb.tileset.max_segments  # figure ids, not count
     game = Game(rules, seed=4)
@@ -287,8 +305,7 @@ def test_the_bridge_keeps_its_two_roads_apart():
     game.play(Move(-1, 0, 3))
     game.play(Move(3, 0, 1))
     assert game.done and game.scores == [1, 5]
-    roads = sorted((e.points, e.scorers, len(e.tiles)) for e in game.events
-                   if e.kind == "road")
+    roads = sorted((e.points, e.scorers, len(e.tiles)) for e in game.events if e.kind == "road")
     assert roads == [(1, (0,), 1), (5, (1,), 5)]
 
 

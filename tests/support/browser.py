@@ -18,8 +18,12 @@ ARTEFACTS = Path(os.environ.get("CARCASSONNE_ARTEFACTS", ROOT / "tmp" / "artefac
 
 def chromium_path() -> str | None:
     """The system Chromium: $CHROMIUM, else chromium / chromium-browser on PATH."""
-    for candidate in (os.environ.get("CHROMIUM"), shutil.which("chromium"),
-                      shutil.which("chromium-browser"), "/usr/bin/chromium"):
+    for candidate in (
+        os.environ.get("CHROMIUM"),
+        shutil.which("chromium"),
+        shutil.which("chromium-browser"),
+        "/usr/bin/chromium",
+    ):
         if candidate and Path(candidate).is_file():
             return candidate
     return None
@@ -53,8 +57,7 @@ class Page:
     def __init__(self, browser, width: int = 1300, height: int = 1000) -> None:
         self.page = browser.new_page(viewport={"width": width, "height": height})
         self.errors: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text)
-                     if m.type == "error" else None)
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
 
     def screenshot(self, name: str) -> Path:

@@ -79,9 +79,7 @@ def encode_candidates_reference(st, tb, rows, B, SL, observer, cand, feats, acti
         n_slots = slot_roots(after, tb, i, fig_root, roots, N_SLOTS)
         base = HEAD_FIXED + 3 * P
         for q in range(n_slots):
-            write_slot(st, after, tb, roots[q], unseen, no_memo, out, base + q * width,
-                       no_farm)
-            write_holders(after, tb, roots[q], fig_root, observer, out,
-                           base + q * width, n_events)
+            write_slot(st, after, tb, roots[q], unseen, no_memo, out, base + q * width, no_farm)
+            write_holders(after, tb, roots[q], fig_root, observer, out, base + q * width, n_events)
         projected_gain(st, after, tb, observer, pend_before, out, h_proj)
     return np.int64(m)

@@ -8,9 +8,11 @@ import random
 from carcassonne_env import Game, Move, Rules
 
 # Base, both expansions in full, solo.
-RULES = [Rules(players=2), Rules(players=3, expansions=["inns_cathedrals",
-                                                        "traders_builders"]),
-         Rules(variant="solo", players=1)]
+RULES = [
+    Rules(players=2),
+    Rules(players=3, expansions=["inns_cathedrals", "traders_builders"]),
+    Rules(variant="solo", players=1),
+]
 
 
 def played(rules: Rules, seed: int, turns: int) -> Game:
@@ -39,6 +41,7 @@ def expansion_game(moves: int | None = None) -> Game:
     while not game.done and (moves is None or game.turn < moves):
         legal = game.legal_moves()
         figures = [m for m in legal if m.figure != "follower"]
-        game.play(figures[0] if figures and game.turn % 5 == 0 else
-                  legal[(game.turn * 7) % len(legal)])
+        game.play(
+            figures[0] if figures and game.turn % 5 == 0 else legal[(game.turn * 7) % len(legal)]
+        )
     return game

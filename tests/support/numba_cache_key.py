@@ -16,7 +16,9 @@ _SOURCE_DIRS = ("carcassonne_env", "agents", "training")  # what the tests run
 # A decorator (@njit, @jit, @numba.njit, the core's @hot...) or a call njit(...)(f).
 _JIT_DEFINITION = re.compile(
     r"^\s*@(?:numba\.)?(?:njit|jit|hot|hot_inline|counted|vectorize|guvectorize|cfunc|stencil)\b"
-    r"|\b(?:njit|jit)\([^)]*\)\s*\(\s*\w", re.MULTILINE)
+    r"|\b(?:njit|jit)\([^)]*\)\s*\(\s*\w",
+    re.MULTILINE,
+)
 
 
 def _module_file(name: str) -> Path | None:
@@ -66,12 +68,17 @@ def jitted_files() -> list[Path]:
     """Every source file defining jitted functions, and the project files they import
     (the jitted functions they call, the constants compiled in): what compiled machine
     code can depend on."""
-    jitted = [p for d in _SOURCE_DIRS for p in sorted((ROOT / d).rglob("*.py"))
-              if _JIT_DEFINITION.search(p.read_text(encoding="utf-8"))]
+    jitted = [
+        p
+        for d in _SOURCE_DIRS
+        for p in sorted((ROOT / d).rglob("*.py"))
+        if _JIT_DEFINITION.search(p.read_text(encoding="utf-8"))
+    ]
     # and the compile options' own imports (`compiler.link_only` decides what the cache holds)
     options = ROOT / "carcassonne_env" / "compiler" / "jit.py"
     imported = [_imported_files(p) for p in jitted] + [
-        _imported_files(options) if options.is_file() else set()]
+        _imported_files(options) if options.is_file() else set()
+    ]
     return sorted(set(jitted).union(*imported))
 
 

@@ -54,8 +54,9 @@ def a_choice_scores_nothing(session: HumanSession) -> bool:
     """A feature decision where one option scores and another, worth points, scores 0
     (no colour of its majority is lowest)."""
     choices = session.choices() if session.game.decision == "score_feature" else []
-    return (any(c["points"] and not any(c["gains"]) for c in choices)
-            and any(any(c["gains"]) for c in choices))
+    return any(c["points"] and not any(c["gains"]) for c in choices) and any(
+        any(c["gains"]) for c in choices
+    )
 
 
 def at_end_bonus(session: HumanSession) -> bool:

@@ -98,8 +98,9 @@ class Segment:
 
 def tile_data(name: str = "base_tiles.json") -> dict[str, Any]:
     """A tile data file shipped in the package (``carcassonne_env/data/``), parsed."""
-    return json.loads(resources.files("carcassonne_env").joinpath(f"data/{name}")
-                      .read_text("utf-8"))
+    return json.loads(
+        resources.files("carcassonne_env").joinpath(f"data/{name}").read_text("utf-8")
+    )
 
 
 @cache
@@ -963,10 +964,13 @@ class RefGame:
         chosen for the score after the bonus (every order of the features is tried).
         """
         bonus = tuple(((seat,), 2) for seat, _, _ in self.board.followers.values())
-        finals = best_outcomes({
-            o for first in solo_outcomes(tuple(self.scores), items)
-            for o in solo_best(first, bonus)
-        })
+        finals = best_outcomes(
+            {
+                o
+                for first in solo_outcomes(tuple(self.scores), items)
+                for o in solo_best(first, bonus)
+            }
+        )
         if len(finals) > 1:
             self.ambiguous.append(self.turn)
         pick = tuple(hint) if hint is not None else None

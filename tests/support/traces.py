@@ -35,19 +35,25 @@ TRACE_FILE = Path(__file__).parent / "data" / "traces.npz"
 # each expansion in full mode, both, and their tiles only.
 RULE_SETS: dict[str, Rules] = {
     "base": Rules(players=2),
-    "options": Rules(players=3, small_city=True, farm_scoring="city", farm_city_points=4,
-                     followers=5),
+    "options": Rules(
+        players=3, small_city=True, farm_scoring="city", farm_city_points=4, followers=5
+    ),
     "many_players": Rules(players=6, followers=3),
     "strategic": Rules(players=2, hand_size=3),
     "solo": Rules(variant="solo"),
     "solo_player_order": Rules(variant="solo", solo_colours=4, scoring_order="player"),
     "inns_cathedrals": Rules(players=3, expansions=("inns_cathedrals",)),
     "traders_builders": Rules(players=2, expansions=("traders_builders",)),
-    "traders_builders_bga": Rules(players=4, expansions=("traders_builders",),
-                                  goods_from_unowned_city=False),
+    "traders_builders_bga": Rules(
+        players=4, expansions=("traders_builders",), goods_from_unowned_city=False
+    ),
     "both": Rules(players=4, expansions=("inns_cathedrals", "traders_builders")),
-    "tiles_only": Rules(players=2, expansions=("inns_cathedrals", "traders_builders"),
-                        expansion_mode="tiles_only", hand_size=3),
+    "tiles_only": Rules(
+        players=2,
+        expansions=("inns_cathedrals", "traders_builders"),
+        expansion_mode="tiles_only",
+        hand_size=3,
+    ),
 }
 GAMES = 10_000  # per rule set
 DETAILED = 20  # games per rule set whose per-turn digests are kept (to find a first split)
@@ -67,17 +73,37 @@ def final_state(game: Game) -> dict[str, np.ndarray]:
     n = int(sc[C.SC_PLACED])
     g = n * int(st.cfg[C.CFG_NSEG])
     return {
-        "cfg": st.cfg, "sc": sc, "board": st.board,
+        "cfg": st.cfg,
+        "sc": sc,
+        "board": st.board,
         "frontier": st.frontier[: sc[C.SC_NFRONT]],
-        "ptype": st.ptype[:n], "prot": st.prot[:n], "px": st.px[:n], "py": st.py[:n],
-        "parent": st.parent[:g], "fbits": st.fbits[:g], "fntiles": st.fntiles[:g],
-        "fpenn": st.fpenn[:g], "fopen": st.fopen[:g], "fmeep": st.fmeep[:g],
-        "fdone": st.fdone[:g], "fflag": st.fflag[:g], "fgoods": st.fgoods[:g],
-        "fbuild": st.fbuild[:g], "fpig": st.fpig[:g], "owner": st.owner[:g],
-        "ofig": st.ofig[:g], "active": st.active[: sc[C.SC_NACTIVE]], "supply": st.supply,
-        "xsupply": st.xsupply, "goods": st.goods, "scores": st.scores,
-        "deck": st.deck[: sc[C.SC_DECK_LEN]], "spos": st.spos, "hands": st.hands,
-        "pairs": st.pairs[: sc[C.SC_NPAIRS]], "discards": st.discards[: sc[C.SC_NDISC]],
+        "ptype": st.ptype[:n],
+        "prot": st.prot[:n],
+        "px": st.px[:n],
+        "py": st.py[:n],
+        "parent": st.parent[:g],
+        "fbits": st.fbits[:g],
+        "fntiles": st.fntiles[:g],
+        "fpenn": st.fpenn[:g],
+        "fopen": st.fopen[:g],
+        "fmeep": st.fmeep[:g],
+        "fdone": st.fdone[:g],
+        "fflag": st.fflag[:g],
+        "fgoods": st.fgoods[:g],
+        "fbuild": st.fbuild[:g],
+        "fpig": st.fpig[:g],
+        "owner": st.owner[:g],
+        "ofig": st.ofig[:g],
+        "active": st.active[: sc[C.SC_NACTIVE]],
+        "supply": st.supply,
+        "xsupply": st.xsupply,
+        "goods": st.goods,
+        "scores": st.scores,
+        "deck": st.deck[: sc[C.SC_DECK_LEN]],
+        "spos": st.spos,
+        "hands": st.hands,
+        "pairs": st.pairs[: sc[C.SC_NPAIRS]],
+        "discards": st.discards[: sc[C.SC_NDISC]],
         "events": st.events[: sc[C.SC_NEVENTS]],
     }
 
@@ -183,8 +209,9 @@ def record(path: Path = TRACE_FILE, games: int = GAMES) -> None:
                 data[f"{name}/turns/{k}"] = turns
         data[f"{name}/digests"] = digests
         data[f"{name}/scores"] = np.array(scores, np.int32)
-        data[f"{name}/playouts"] = np.array([playout_digest(rules, k)
-                                             for k in range(PLAYOUTS)], np.uint64)
+        data[f"{name}/playouts"] = np.array(
+            [playout_digest(rules, k) for k in range(PLAYOUTS)], np.uint64
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # window overflow: the masks say what it hides
             for k in tqdm(range(OBSERVED), desc=f"{name} observations", file=sys.stderr):

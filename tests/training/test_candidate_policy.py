@@ -20,10 +20,19 @@ pytestmark = pytest.mark.xdist_group("candidates")  # on one worker: tests/conft
 
 @pytest.fixture(scope="module")
 def env_and_model():
-    env = VsBotsVectorEnv(4, opponents="random", board_size=12, candidate_moves=16,
-                          num_threads=1, on_overflow="warn")
-    model = MaskablePPO(CandidatePolicy, env.to_sb3(), n_steps=16, batch_size=32,
-                        n_epochs=1, policy_kwargs={"hidden": 16}, seed=0, device="cpu")
+    env = VsBotsVectorEnv(
+        4, opponents="random", board_size=12, candidate_moves=16, num_threads=1, on_overflow="warn"
+    )
+    model = MaskablePPO(
+        CandidatePolicy,
+        env.to_sb3(),
+        n_steps=16,
+        batch_size=32,
+        n_epochs=1,
+        policy_kwargs={"hidden": 16},
+        seed=0,
+        device="cpu",
+    )
     return env, model
 
 
@@ -57,10 +66,10 @@ def test_the_board_planes_are_neither_read_nor_preprocessed(env_and_model):
     policy = model.policy
     with th.no_grad():
         full = policy.features_extractor(
-            {k: v.float() for k, v in tensors.items()})  # what SB3 alone would pass
+            {k: v.float() for k, v in tensors.items()}
+        )  # what SB3 alone would pass
         lean = policy.extract_features(tensors)
-        without_board = policy.extract_features(
-            {k: v for k, v in tensors.items() if k != "board"})
+        without_board = policy.extract_features({k: v for k, v in tensors.items() if k != "board"})
     assert th.equal(lean, full) and th.equal(without_board, full)
 
 
@@ -96,22 +105,36 @@ def test_packed_rollouts_train_on_what_dense_ones_do():
     every minibatch the log-probabilities, values and entropies of the dense form."""
     from training.buffers import CompactMaskableDictRolloutBuffer
 
-    env = VsBotsVectorEnv(4, opponents="random", board_size=12, candidate_moves=64,
-                          num_threads=1, on_overflow="truncate")
-    model = MaskablePPO(CandidatePolicy, env.to_sb3(), n_steps=8, policy_kwargs={"hidden": 16},
-                        seed=0, device="cpu")
+    env = VsBotsVectorEnv(
+        4,
+        opponents="random",
+        board_size=12,
+        candidate_moves=64,
+        num_threads=1,
+        on_overflow="truncate",
+    )
+    model = MaskablePPO(
+        CandidatePolicy, env.to_sb3(), n_steps=8, policy_kwargs={"hidden": 16}, seed=0, device="cpu"
+    )
     args = (6, env.single_observation_space, env.single_action_space)
     dense = CompactMaskableDictRolloutBuffer(*args, n_envs=4)
-    packed = CompactMaskableDictRolloutBuffer(*args, n_envs=4, pack_candidates=True,
-                                              unread_keys=("board",))
+    packed = CompactMaskableDictRolloutBuffer(
+        *args, n_envs=4, pack_candidates=True, unread_keys=("board",)
+    )
     rng = np.random.default_rng(0)
     obs, _ = env.reset(seed=1)
     for _ in range(6):
         masks = env.action_masks()
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        step = dict(obs=obs, action=actions[:, None], reward=rng.random(4),
-                    episode_start=np.zeros(4), value=th.rand(4, 1), log_prob=th.rand(4),
-                    action_masks=masks)
+        step = dict(
+            obs=obs,
+            action=actions[:, None],
+            reward=rng.random(4),
+            episode_start=np.zeros(4),
+            value=th.rand(4, 1),
+            log_prob=th.rand(4),
+            action_masks=masks,
+        )
         for buffer in (dense, packed):
             buffer.add(**step)
         obs = env.step(actions)[0]
@@ -198,8 +221,12 @@ def test_candidate_forward_equals_the_torch_network_and_refuses_other_policies()
         assert np.all(obs["candidate_actions"][:n] >= 0)  # present rows come first
         scores, value = forward(obs["features"], obs["candidates"], n)
         with th.no_grad():
-            logits, pooled = net.trunk(*(th.as_tensor(obs[k][None]) for k in
-                                         ("features", "candidates", "candidate_actions")))
+            logits, pooled = net.trunk(
+                *(
+                    th.as_tensor(obs[k][None])
+                    for k in ("features", "candidates", "candidate_actions")
+                )
+            )
             expected = float(policy.value_net(net.value(pooled))[0, 0])
         assert scores == pytest.approx(logits[0, :n].numpy(), abs=1e-4, rel=1e-5)
         assert value == pytest.approx(expected, abs=1e-4, rel=1e-5)
@@ -225,8 +252,10 @@ def test_puct_beats_random():
     wins = 0
     for seed in range(4):
         game = Game(Rules(players=2), seed=seed)
-        bots = {seed % 2: PUCTAgent("ppo_duel_rl", seed=seed, simulations=8),
-                1 - seed % 2: make_bot("random", seed=seed)}
+        bots = {
+            seed % 2: PUCTAgent("ppo_duel_rl", seed=seed, simulations=8),
+            1 - seed % 2: make_bot("random", seed=seed),
+        }
         while not game.done:
             game.play(bots[game.current_player].act(game))
         wins += game.scores[seed % 2] > game.scores[1 - seed % 2]
@@ -266,8 +295,7 @@ def test_puct_prior_temperature_flattens_the_priors_as_a_softmax_of_logits_over_
     assert np.array_equal(seen, p3 > 0) and p3.sum() == pytest.approx(1.0)
     top = int(np.argmax(p1))
     # softmax(logits / 3) is proportional to softmax(logits) ** (1 / 3)
-    assert np.log(p3[seen] / p3[top]) == pytest.approx(np.log(p1[seen] / p1[top]) / 3,
-                                                       abs=1e-6)
+    assert np.log(p3[seen] / p3[top]) == pytest.approx(np.log(p1[seen] / p1[top]) / 3, abs=1e-6)
     assert p3.max() < p1.max()
     with pytest.raises(ValueError, match="prior_temperature"):
         PUCTAgent("ppo_duel_rl", prior_temperature=0)
@@ -286,17 +314,18 @@ def test_puct_network_pass_equals_the_sb3_policy_s():
             rows, prior, estimate = bot._evaluate(game)  # internals: the net's answer
             enc, obs = bot.net.encoder_for(game), bot.net.observe(game)
             policy = bot.net.policy
-            tensors, _ = policy.obs_to_tensor({k: obs[k] for k in
-                                               bot.net.model.observation_space.spaces})
+            tensors, _ = policy.obs_to_tensor(
+                {k: obs[k] for k in bot.net.model.observation_space.spaces}
+            )
             with torch.no_grad():
                 logits = policy.get_distribution(tensors).distribution.logits[0].numpy()
                 value = float(policy.predict_values(tensors)[0, 0])
             assert np.array_equal(rows, game.legal_rows())
             # (puct's pass is `CandidateForward`: float32 sums in another order than torch's)
-            assert prior == pytest.approx(row_probabilities(game, enc, rows, logits / 2),
-                                          abs=1e-5)
-            assert estimate == pytest.approx(bot.base(game, enc, obs["features"])
-                                             + 10 * value, abs=1e-4)
+            assert prior == pytest.approx(row_probabilities(game, enc, rows, logits / 2), abs=1e-5)
+            assert estimate == pytest.approx(
+                bot.base(game, enc, obs["features"]) + 10 * value, abs=1e-4
+            )
         game.play(game.legal_moves()[0])
 
 
@@ -327,9 +356,16 @@ def _midgame(rules: Rules, seed: int, moves: int) -> Game:
     return game
 
 
-@pytest.mark.parametrize("variant, model, lookahead", [
-    ("standard", "ppo_duel_rl", 0), ("standard", "puct_duel", 1),
-    ("standard", "ppo_duel_rl", 2), ("solo", "ppo_solo_rl", 0), ("solo", "ppo_solo_rl", 1)])
+@pytest.mark.parametrize(
+    "variant, model, lookahead",
+    [
+        ("standard", "ppo_duel_rl", 0),
+        ("standard", "puct_duel", 1),
+        ("standard", "ppo_duel_rl", 2),
+        ("solo", "ppo_solo_rl", 0),
+        ("solo", "ppo_solo_rl", 1),
+    ],
+)
 def test_puct_jitted_search_equals_the_python_search(variant, model, lookahead):
     """A candidate model's search runs in agents.puct_kernel; the Python search (kept for
     board models) is its reference: the same visits, values and priors, move by move."""
@@ -400,8 +436,10 @@ def test_puct_lookahead_values_a_new_node_after_the_policy_s_choices():
         PUCTAgent("ppo_duel_rl", lookahead=-1)
 
 
-@pytest.mark.parametrize("variant, model, c, other", [
-    ("standard", "puct_duel", 1.5, 3.0), ("solo", "ppo_solo_rl", 3.0, 1.5)])
+@pytest.mark.parametrize(
+    "variant, model, c, other",
+    [("standard", "puct_duel", 1.5, 3.0), ("solo", "ppo_solo_rl", 3.0, 1.5)],
+)
 def test_puct_exploration_constant_defaults_by_kind(variant, model, c, other):
     """c left out: 1.5 with 2 players (measured against `mcts`), 3 in solo; the search
     then visits as with that c given, and not as with the other."""

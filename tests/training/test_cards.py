@@ -14,8 +14,11 @@ from agents.sb3_policy import model_path, shipped_models  # noqa: E402
 from carcassonne_env.cli import main  # noqa: E402
 from training import cards  # noqa: E402
 
-TRAINERS = {"multi": "training.train_multi", "solo": "training.train_solo",
-            "bc": "training.imitation"}
+TRAINERS = {
+    "multi": "training.train_multi",
+    "solo": "training.train_solo",
+    "bc": "training.imitation",
+}
 
 
 class _Parsed(Exception):
@@ -61,8 +64,7 @@ def test_card_and_reproduce_commands(capsys, tmp_path):
     assert out.startswith("ppo_solo_rl (solo): RL only") and "24.14" in out
     assert main(["train", "reproduce", "ppo_solo", "--out", str(tmp_path), "--dry-run"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    expected = [shlex.join(c) for c in cards.card_commands(cards.read_card("ppo_solo"),
-                                                           tmp_path)]
+    expected = [shlex.join(c) for c in cards.card_commands(cards.read_card("ppo_solo"), tmp_path)]
     assert [line.split("] carcassonne ", 1)[1] for line in lines] == expected
     with pytest.raises(SystemExit) as stop:
         main(["train", "reproduce", "ppo_solo", "--out", str(tmp_path), "--from-step", "9"])

@@ -41,21 +41,36 @@ def _search_folder(out: Path, iteration: int = 3) -> None:
     out.mkdir()
     settings = dataclasses.asdict(search.SearchSettings(iterations=5))
     (out / "config.json").write_text(json.dumps({"settings": settings}))
-    (out / "state.json").write_text(json.dumps({"iteration": iteration, "generation": 1,
-                                                "wall_s": 9.5}))
+    (out / "state.json").write_text(
+        json.dumps({"iteration": iteration, "generation": 1, "wall_s": 9.5})
+    )
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--resume", "--games", "3"], "a resumed run keeps its settings; only iterations may "
-     "change, not games (128 -> 3)"),
-    (["--resume", "--iterations", "2"], "{out} has 3 iterations done already; --iterations 2 "
-     "is below that (give more to train on)"),
-    (["--resume", "--overwrite"], "--resume continues the run in the folder and --overwrite "
-     "replaces it: give one of them"),
-    ([], "{out} holds a run already (config.json, state.json); pass --resume to continue it, "
-     "--overwrite to replace it, or choose another --out"),
-    (["--quick"], "unrecognized arguments: --quick"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["--resume", "--games", "3"],
+            "a resumed run keeps its settings; only iterations may change, not games (128 -> 3)",
+        ),
+        (
+            ["--resume", "--iterations", "2"],
+            "{out} has 3 iterations done already; --iterations 2 "
+            "is below that (give more to train on)",
+        ),
+        (
+            ["--resume", "--overwrite"],
+            "--resume continues the run in the folder and --overwrite "
+            "replaces it: give one of them",
+        ),
+        (
+            [],
+            "{out} holds a run already (config.json, state.json); pass --resume to continue it, "
+            "--overwrite to replace it, or choose another --out",
+        ),
+        (["--quick"], "unrecognized arguments: --quick"),
+    ],
+)
 def test_train_search_refuses_in_one_line(tmp_path, capsys, argv, message):
     out = tmp_path / "loop"
     _search_folder(out)
@@ -79,8 +94,10 @@ def test_train_search_resume_needs_its_state(tmp_path, capsys):
 def test_train_search_refuses_a_board_model_before_the_folder(tmp_path, capsys):
     out = tmp_path / "x"
     err = _error(capsys, ["train", "search", "--out", str(out), "--init", "ppo_duel_bc"])
-    assert "error: --init ppo_duel_bc: search-guided self-play trains a policy over " \
-           "candidate moves (a model trained with --policy candidates)" in err
+    assert (
+        "error: --init ppo_duel_bc: search-guided self-play trains a policy over "
+        "candidate moves (a model trained with --policy candidates)" in err
+    )
     assert not out.exists()
 
 
@@ -90,15 +107,26 @@ def test_train_value_refuses_in_one_line(tmp_path, capsys):
     (out / "config.json").write_text("{}")
     prog = "carcassonne train value"
     err = _error(capsys, ["train", "value", "--out", str(out)])
-    assert err == (f"{prog}: error: {out} holds a run already (config.json); pass "
-                   f"--overwrite to replace it, or choose another --out (see {prog} --help)\n")
+    assert err == (
+        f"{prog}: error: {out} holds a run already (config.json); pass "
+        f"--overwrite to replace it, or choose another --out (see {prog} --help)\n"
+    )
     err = _error(capsys, ["train", "value", "--out", str(out), "--resume"])
     assert err == f"{prog}: error: unrecognized arguments: --resume (see {prog} --help)\n"
 
 
 def test_search_overwrite_removes_only_the_runs_files(tmp_path):
-    for name in ("config.json", "state.json", "curve.csv", "gen_0.zip", "model_iter_2.zip",
-                 "samples_2.npz", "optimizer.pt", "notes.txt", "other.zip"):
+    for name in (
+        "config.json",
+        "state.json",
+        "curve.csv",
+        "gen_0.zip",
+        "model_iter_2.zip",
+        "samples_2.npz",
+        "optimizer.pt",
+        "notes.txt",
+        "other.zip",
+    ):
         (tmp_path / name).write_text("x")
     remove_run_files(tmp_path, search.SEARCH_FILES)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "other.zip"]
@@ -158,8 +186,7 @@ def _parser_of(what: str, monkeypatch) -> argparse.ArgumentParser:
 
 
 @pytest.mark.parametrize("what", sorted(TRAIN_COMMANDS))
-def test_every_option_of_every_train_command_says_what_it_does_and_its_default(
-        what, monkeypatch):
+def test_every_option_of_every_train_command_says_what_it_does_and_its_default(what, monkeypatch):
     """Each option's --help line has a description; one that takes a value and is not
     required names its default (a flag's is off). internals: argparse's, not the
     package's (the parser's `_actions`, its formatter's `_expand_help`: each option's
@@ -179,15 +206,25 @@ def test_every_option_of_every_train_command_says_what_it_does_and_its_default(
 def test_train_plot_imports_no_torch():
     """`train plot` needs matplotlib only (the plot extra): its module reads the curves
     without the trainers' torch and Stable-Baselines3."""
-    code = ("import sys, training.plots; "
-            "print([m for m in ('torch', 'stable_baselines3') if m in sys.modules])")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, check=False, cwd=ROOT)
+    code = (
+        "import sys, training.plots; "
+        "print([m for m in ('torch', 'stable_baselines3') if m in sys.modules])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=ROOT,
+    )
     assert (done.returncode, done.stdout) == (0, "[]\n"), done.stderr
 
 
-TRAINERS = {"multi": (train_multi, train_multi.MultiSettings),
-            "solo": (train_solo, train_solo.SoloSettings)}
+TRAINERS = {
+    "multi": (train_multi, train_multi.MultiSettings),
+    "solo": (train_solo, train_solo.SoloSettings),
+}
 
 
 def _settings_of(what: str, argv: list[str]) -> object:
@@ -195,8 +232,17 @@ def _settings_of(what: str, argv: list[str]) -> object:
     disk, nothing trained)."""
     module, settings_cls = TRAINERS[what]
     built = []
-    run_cli("test", "", settings_cls, module.PRESETS, lambda s, out, **_: built.append(s), argv,
-            plan=lambda *_args, **_kwargs: None, target="total_timesteps", plot=False)
+    run_cli(
+        "test",
+        "",
+        settings_cls,
+        module.PRESETS,
+        lambda s, out, **_: built.append(s),
+        argv,
+        plan=lambda *_args, **_kwargs: None,
+        target="total_timesteps",
+        plot=False,
+    )
     return built[0]
 
 

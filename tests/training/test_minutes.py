@@ -23,8 +23,19 @@ from training.run_folder import saved_timesteps  # noqa: E402
 pytestmark = [pytest.mark.xdist_group("candidates"), pytest.mark.usefixtures("one_torch_thread")]
 
 # The default recipe on a tiny scale: 4 games, 16-step rollouts, one small update each.
-TINY = ["--n-envs", "4", "--n-steps", "16", "--batch-size", "32", "--n-epochs", "1",
-        "--hidden", "8", "--no-progress"]
+TINY = [
+    "--n-envs",
+    "4",
+    "--n-steps",
+    "16",
+    "--batch-size",
+    "32",
+    "--n-epochs",
+    "1",
+    "--hidden",
+    "8",
+    "--no-progress",
+]
 SLACK_S = 60  # a --minutes run ends within this of its budget
 
 
@@ -45,8 +56,9 @@ def test_minutes_ends_on_time_with_a_model_a_curve_and_an_evaluation(what, tmp_p
     then model.zip, curve.png and evaluation.json / .md; 30 s would mean it overran.
     (The test takes its budget: about 10 s.)"""
     out, minutes = tmp_path / what, 0.15
-    seconds = _timed(["train", what, "--out", str(out), "--minutes", str(minutes),
-                      "--final-eval", "2", *TINY])
+    seconds = _timed(
+        ["train", what, "--out", str(out), "--minutes", str(minutes), "--final-eval", "2", *TINY]
+    )
     assert minutes * 60 - final_seconds(2) <= seconds <= minutes * 60 + SLACK_S
     timesteps = saved_timesteps(out / "model.zip")
     assert timesteps and timesteps % 4 == 0
@@ -69,8 +81,20 @@ def test_minutes_ends_on_time_with_a_model_a_curve_and_an_evaluation(what, tmp_p
     assert f"of {minutes:g} minutes" in printed
 
     # --resume --minutes: more time, more steps, the curve carried on
-    seconds = _timed(["train", what, "--out", str(out), "--resume", "--minutes", "0.1",
-                      "--final-eval", "0", "--no-progress"])
+    seconds = _timed(
+        [
+            "train",
+            what,
+            "--out",
+            str(out),
+            "--resume",
+            "--minutes",
+            "0.1",
+            "--final-eval",
+            "0",
+            "--no-progress",
+        ]
+    )
     assert 6 - final_seconds(0) <= seconds <= 6 + SLACK_S
     assert saved_timesteps(out / "model.zip") > timesteps
     more = read_rows(out / "curve.csv")
@@ -80,8 +104,21 @@ def test_minutes_ends_on_time_with_a_model_a_curve_and_an_evaluation(what, tmp_p
 
 def test_the_step_target_or_the_budget_whichever_comes_first(tmp_path, capsys):
     out = tmp_path / "run"
-    seconds = _timed(["train", "solo", "--out", str(out), "--minutes", "5",
-                      "--total-timesteps", "64", "--final-eval", "0", *TINY])
+    seconds = _timed(
+        [
+            "train",
+            "solo",
+            "--out",
+            str(out),
+            "--minutes",
+            "5",
+            "--total-timesteps",
+            "64",
+            "--final-eval",
+            "0",
+            *TINY,
+        ]
+    )
     assert seconds < 60 and saved_timesteps(out / "model.zip") == 64
     assert json.loads((out / "config.json").read_text())["settings"]["total_timesteps"] == 64
     assert not (out / "evaluation.json").exists()
@@ -96,20 +133,32 @@ def _error(capsys, argv: list[str]) -> str:
     return capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--minutes", "0"], "--minutes must be a number > 0, got 0"),
-    (["--minutes", "nan"], "--minutes must be a number > 0, got nan"),
-    (["--final-eval", "3"], "--final-eval must be an even integer >= 0 (both seatings of each "
-     "deck), got 3"),
-    (["--total-timesteps", "0"], "the run has no --total-timesteps target (0: a --minutes "
-     "run's); give --minutes M or --total-timesteps N"),
-    (["--resume", "--preset", "board"], "--preset picks the recipe of a new run; a resumed "
-     "run keeps its stored settings"),
-    (["--preset", "board", "--hidden", "8"], "--hidden sets the candidates policy; this run "
-     "uses --policy board (add --policy candidates to use it)"),
-])
-def test_budget_and_preset_mistakes_are_refused_before_any_work(tmp_path, capsys, argv,
-                                                                message):
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--minutes", "0"], "--minutes must be a number > 0, got 0"),
+        (["--minutes", "nan"], "--minutes must be a number > 0, got nan"),
+        (
+            ["--final-eval", "3"],
+            "--final-eval must be an even integer >= 0 (both seatings of each deck), got 3",
+        ),
+        (
+            ["--total-timesteps", "0"],
+            "the run has no --total-timesteps target (0: a --minutes "
+            "run's); give --minutes M or --total-timesteps N",
+        ),
+        (
+            ["--resume", "--preset", "board"],
+            "--preset picks the recipe of a new run; a resumed run keeps its stored settings",
+        ),
+        (
+            ["--preset", "board", "--hidden", "8"],
+            "--hidden sets the candidates policy; this run "
+            "uses --policy board (add --policy candidates to use it)",
+        ),
+    ],
+)
+def test_budget_and_preset_mistakes_are_refused_before_any_work(tmp_path, capsys, argv, message):
     out = tmp_path / "run"
     err = _error(capsys, ["train", "multi", "--out", str(out), *argv])
     prog = "carcassonne train multi"
@@ -123,8 +172,10 @@ def test_a_run_without_a_step_target_resumes_only_with_minutes(tmp_path, capsys)
     settings = {**train_solo.PRESETS["candidates"], "total_timesteps": 0}
     (out / "config.json").write_text(json.dumps({"settings": settings}))
     err = _error(capsys, ["train", "solo", "--out", str(out), "--resume"])
-    assert "error: the run has no --total-timesteps target (0: a --minutes run's); give " \
-           "--minutes M or --total-timesteps N" in err
+    assert (
+        "error: the run has no --total-timesteps target (0: a --minutes run's); give "
+        "--minutes M or --total-timesteps N" in err
+    )
     with pytest.raises(ValueError, match="no --total-timesteps target"):
         train_solo.train(train_solo.SoloSettings(total_timesteps=0), tmp_path / "new")
     assert not (tmp_path / "new").exists()
@@ -142,6 +193,9 @@ def test_no_option_runs_the_default_recipe(module, what, tmp_path, monkeypatch):
     assert list(module.PRESETS)[0] == "candidates"
     assert default == type(default)(**module.PRESETS["candidates"])
     assert (default.policy, default.obs_features, default.reward) == (
-        "candidates", "aggregate", "projected")
+        "candidates",
+        "aggregate",
+        "projected",
+    )
     assert board == type(board)(**module.PRESETS["board"]) and board.policy == "board"
     assert getattr(default, "move_prior", 0) == 0  # RL only: no heuristic input

@@ -37,7 +37,8 @@ from training.rllib import (  # noqa: E402
 
 pytestmark = [
     pytest.mark.filterwarnings(
-        f"ignore::{WindowOverflowWarning.__module__}.{WindowOverflowWarning.__name__}"),
+        f"ignore::{WindowOverflowWarning.__module__}.{WindowOverflowWarning.__name__}"
+    ),
     # RLlib re-registers its multi-agent env wrapper with gymnasium for every algorithm.
     pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env"),
 ]
@@ -66,9 +67,14 @@ def play(env: CarcassonneRLlibEnv, choose, seed: int, max_steps: int = 200):
         assert flat["observations"].dtype == np.float32
         game = env.env.unwrapped.game
         dict_layout = env.env.unwrapped.driver.encoder.encode(
-            game, env.env.unwrapped.agent_name_mapping[agent], with_mask=False)
-        assert np.array_equal(flat["observations"], np.concatenate(
-            [dict_layout["board"].ravel(), dict_layout["features"]]).astype(np.float32))
+            game, env.env.unwrapped.agent_name_mapping[agent], with_mask=False
+        )
+        assert np.array_equal(
+            flat["observations"],
+            np.concatenate([dict_layout["board"].ravel(), dict_layout["features"]]).astype(
+                np.float32
+            ),
+        )
         assert env.observation_space[agent].contains(flat)
         action = choose(agent, flat)
         assert flat["action_mask"][action] == 1, f"illegal action {action} chosen"
@@ -87,7 +93,8 @@ def test_wrapper_passes_the_env_mask_and_ends_games():
     assert env.observation_spaces["player_0"]["observations"].shape == (36 * 36 * 10 + 67,)
     rng = np.random.default_rng(0)
     steps, (obs, rewards, terminateds, truncateds, infos) = play(
-        env, lambda agent, flat: int(rng.choice(np.flatnonzero(flat["action_mask"]))), seed=3)
+        env, lambda agent, flat: int(rng.choice(np.flatnonzero(flat["action_mask"]))), seed=3
+    )
     assert steps == 71  # 72 tiles, the first placed at the start
     assert terminateds == {"player_0": True, "player_1": True, "__all__": True}
     assert not truncateds["__all__"]
@@ -102,7 +109,8 @@ def test_window_overflow_truncates_the_episode():
     env = CarcassonneRLlibEnv({"board_size": 4})
     rng = np.random.default_rng(1)
     steps, (obs, _, terminateds, truncateds, infos) = play(
-        env, lambda agent, flat: int(rng.choice(np.flatnonzero(flat["action_mask"]))), seed=1)
+        env, lambda agent, flat: int(rng.choice(np.flatnonzero(flat["action_mask"]))), seed=1
+    )
     assert steps < 71
     assert truncateds == {"player_0": True, "player_1": True, "__all__": True}
     assert not terminateds["__all__"]
@@ -122,11 +130,14 @@ class _Logger:
         self.values[key] = self.values.get(key, 0) + value
 
 
-@pytest.mark.parametrize(("board_size", "illegal_at", "expect"), [
-    (12, 5, {"illegal_moves": 1, "window_overflows": 0}),
-    (4, None, {"illegal_moves": 0, "window_overflows": 1}),
-    (12, None, {"illegal_moves": 0, "window_overflows": 0}),
-])
+@pytest.mark.parametrize(
+    ("board_size", "illegal_at", "expect"),
+    [
+        (12, 5, {"illegal_moves": 1, "window_overflows": 0}),
+        (4, None, {"illegal_moves": 0, "window_overflows": 1}),
+        (12, None, {"illegal_moves": 0, "window_overflows": 0}),
+    ],
+)
 def test_count_game_ends_reads_the_last_infos(board_size, illegal_at, expect):
     """The episode callback on an RLlib episode recorded by hand: an illegal action (the
     masked policy never plays one), an overflow truncation, a normal game end."""
@@ -140,11 +151,18 @@ def test_count_game_ends_reads_the_last_infos(board_size, illegal_at, expect):
     for step in range(100):
         ((agent, flat),) = obs.items()
         mask = flat["action_mask"]
-        action = int(np.flatnonzero(mask == 0)[0] if step == illegal_at
-                     else rng.choice(np.flatnonzero(mask)))
+        action = int(
+            np.flatnonzero(mask == 0)[0] if step == illegal_at else rng.choice(np.flatnonzero(mask))
+        )
         obs, rewards, terminateds, truncateds, infos = env.step({agent: action})
-        episode.add_env_step(observations=obs, actions={agent: action}, rewards=rewards,
-                             infos=infos, terminateds=terminateds, truncateds=truncateds)
+        episode.add_env_step(
+            observations=obs,
+            actions={agent: action},
+            rewards=rewards,
+            infos=infos,
+            terminateds=terminateds,
+            truncateds=truncateds,
+        )
         if episode.is_done:
             break
     assert episode.is_done
@@ -174,18 +192,19 @@ def test_tiny_training_run(local_ray, one_torch_thread):
     def forward(flat, explore):
         batch = {Columns.OBS: {k: torch.from_numpy(v)[None] for k, v in flat.items()}}
         with torch.no_grad():
-            out = (module.forward_exploration(batch) if explore
-                   else module.forward_inference(batch))
+            out = module.forward_exploration(batch) if explore else module.forward_inference(batch)
         return out[Columns.ACTION_DIST_INPUTS][0]
 
     gen = torch.Generator().manual_seed(0)
     env = CarcassonneRLlibEnv({"board_size": 12})
     for explore in (False, True):
+
         def choose(agent, flat, explore=explore):
             logits = forward(flat, explore)
             if not explore:
                 return int(torch.argmax(logits))
             return int(torch.multinomial(torch.softmax(logits, -1), 1, generator=gen))
+
         steps, (_, _, terminateds, _, infos) = play(env, choose, seed=7)
         assert steps == 71 and terminateds["__all__"]
         assert not any("illegal_move" in info for info in infos.values())
@@ -208,9 +227,26 @@ def test_main_with_a_remote_env_runner(local_ray, one_torch_thread, tmp_path, ca
     cluster run takes), a line printed, a checkpoint written that restores."""
     from ray.rllib.algorithms.algorithm import Algorithm
 
-    path = main(["--iterations", "1", "--board-size", "12", "--num-env-runners", "1",
-                 "--train-batch-size", "128", "--minibatch-size", "64", "--num-epochs", "1",
-                 "--checkpoint-dir", str(tmp_path / "ckpt"), "--seed", "1"])
+    path = main(
+        [
+            "--iterations",
+            "1",
+            "--board-size",
+            "12",
+            "--num-env-runners",
+            "1",
+            "--train-batch-size",
+            "128",
+            "--minibatch-size",
+            "64",
+            "--num-epochs",
+            "1",
+            "--checkpoint-dir",
+            str(tmp_path / "ckpt"),
+            "--seed",
+            "1",
+        ]
+    )
     out = capsys.readouterr().out
     assert "iter    1" in out and "illegal 0" in out and f"checkpoint: {path}" in out
     assert os.path.isdir(path) and os.listdir(path)
@@ -237,8 +273,11 @@ def sb3_policy():
 
 def candidate_batch(observations):
     """RLlib's batch of candidate observations (torch tensors, batch dim first)."""
-    return {Columns.OBS: {k: torch.from_numpy(np.stack([o[k] for o in observations]))
-                          for k in CANDIDATE_OBS_KEYS}}
+    return {
+        Columns.OBS: {
+            k: torch.from_numpy(np.stack([o[k] for o in observations])) for k in CANDIDATE_OBS_KEYS
+        }
+    }
 
 
 def candidate_positions(seed, n=6, candidate_moves=64):
@@ -266,8 +305,9 @@ def test_candidate_module_puts_mass_on_the_legal_actions_only(sb3_policy):
     space, action_space = env.observation_spaces["player_0"], env.action_spaces["player_0"]
     assert set(space.spaces) == set(CANDIDATE_OBS_KEYS)
     assert space["candidates"].shape == (64, 154)
-    module = CandidateTorchRLModule(observation_space=space, action_space=action_space,
-                                    model_config={"hidden": 16})
+    module = CandidateTorchRLModule(
+        observation_space=space, action_space=action_space, model_config={"hidden": 16}
+    )
     assert isinstance(module.net, sb3_policy.CandidateNet)
     observations = [cand for cand, _ in positions]
     for cand, raw in positions:
@@ -308,37 +348,49 @@ def test_candidate_module_computes_what_the_sb3_policy_computes(sb3_policy):
     action_space = env.action_spaces["player_0"]
     torch.manual_seed(0)
     policy = sb3_policy.CandidatePolicy(dict_space, action_space, lambda _: 3e-4, hidden=16)
-    module = CandidateTorchRLModule(observation_space=env.observation_spaces["player_0"],
-                                    action_space=action_space, model_config={"hidden": 16})
+    module = CandidateTorchRLModule(
+        observation_space=env.observation_spaces["player_0"],
+        action_space=action_space,
+        model_config={"hidden": 16},
+    )
     copy_candidate_weights(policy, module)
     batch = candidate_batch([cand for cand, _ in positions])
     obs = {k: np.stack([raw["observation"][k] for _, raw in positions]) for k in dict_space}
     with torch.no_grad():
         dist = CandidateTorchCategorical.from_logits(
-            module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS])
+            module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
+        )
         values = module.compute_values(batch)
         obs_tensor, _ = policy.obs_to_tensor(obs)
         sb3 = policy.get_distribution(obs_tensor)
         sb3_values = policy.predict_values(obs_tensor).squeeze(1)
     sb3_logp = sb3.distribution.logits
     assert torch.isfinite(sb3_logp).sum() > 0
-    assert torch.equal(torch.isfinite(sb3_logp), torch.isfinite(
-        dense := dist.dense_logp(action_space.n)))
+    assert torch.equal(
+        torch.isfinite(sb3_logp), torch.isfinite(dense := dist.dense_logp(action_space.n))
+    )
     finite = torch.isfinite(dense)
     assert torch.allclose(dense[finite], sb3_logp[finite], atol=1e-5)
     assert torch.allclose(values, sb3_values, atol=1e-5)
     assert torch.equal(dist.to_deterministic().sample(), sb3.mode())
     # and back: a module's weights in the SB3 policy
-    other = CandidateTorchRLModule(observation_space=env.observation_spaces["player_0"],
-                                   action_space=action_space, model_config={"hidden": 16})
+    other = CandidateTorchRLModule(
+        observation_space=env.observation_spaces["player_0"],
+        action_space=action_space,
+        model_config={"hidden": 16},
+    )
     copy_candidate_weights(other, policy)
     with torch.no_grad():
-        assert torch.allclose(other.compute_values(batch),
-                              policy.predict_values(obs_tensor).squeeze(1), atol=1e-5)
+        assert torch.allclose(
+            other.compute_values(batch), policy.predict_values(obs_tensor).squeeze(1), atol=1e-5
+        )
     with pytest.raises(TypeError, match="CandidatePolicy"):
         copy_candidate_weights(object(), module)
-    narrower = CandidateTorchRLModule(observation_space=env.observation_spaces["player_0"],
-                                      action_space=action_space, model_config={"hidden": 8})
+    narrower = CandidateTorchRLModule(
+        observation_space=env.observation_spaces["player_0"],
+        action_space=action_space,
+        model_config={"hidden": 8},
+    )
     with pytest.raises(RuntimeError, match="size mismatch"):
         copy_candidate_weights(policy, narrower)
 
@@ -362,10 +414,24 @@ def test_candidate_tiny_training_run(local_ray, one_torch_thread, sb3_policy):
 
 
 def test_candidate_options():
-    args = parse_args(["--policy", "candidates", "--candidate-moves", "32", "--hidden", "8",
-                       "--obs-features", "aggregate"])
+    args = parse_args(
+        [
+            "--policy",
+            "candidates",
+            "--candidate-moves",
+            "32",
+            "--hidden",
+            "8",
+            "--obs-features",
+            "aggregate",
+        ]
+    )
     assert (args.policy, args.candidate_moves, args.hidden, args.obs_features) == (
-        "candidates", 32, 8, "aggregate")
+        "candidates",
+        32,
+        8,
+        "aggregate",
+    )
     with pytest.raises(ValueError, match="policy must be one of mlp, candidates"):
         build_config(policy="cnn")
     with pytest.raises(ValueError, match="candidate_moves must be a positive integer"):
@@ -391,7 +457,13 @@ def test_python_m_runs_the_command_line():
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "training.rllib", "--help"],
-                          capture_output=True, text=True, timeout=300, check=False, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "training.rllib", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr
     assert "carcassonne train rllib" in done.stdout and "--policy" in done.stdout

@@ -16,8 +16,9 @@ from training import search  # noqa: E402
 
 def test_self_play_samples_hold_visit_shares_and_margin_targets():
     agent = PUCTAgent(SB3Agent("ppo_duel_rl"), seed=0, simulations=3, value_base="projected")
-    samples, scores = search.self_play_game(agent, Rules(players=2), seed=7, explore_moves=4,
-                                            rng=np.random.default_rng(0))
+    samples, scores = search.self_play_game(
+        agent, Rules(players=2), seed=7, explore_moves=4, rng=np.random.default_rng(0)
+    )
     assert len(samples) > 30
     for s in samples:
         present = s.obs["candidate_actions"] >= 0
@@ -31,8 +32,9 @@ def test_self_play_samples_hold_visit_shares_and_margin_targets():
 
 def test_solo_self_play_targets_the_lowest_colour():
     agent = PUCTAgent(SB3Agent("ppo_solo_rl"), seed=0, simulations=3)
-    samples, scores = search.self_play_game(agent, Rules(variant="solo"), seed=5,
-                                            explore_moves=2, rng=np.random.default_rng(0))
+    samples, scores = search.self_play_game(
+        agent, Rules(variant="solo"), seed=5, explore_moves=2, rng=np.random.default_rng(0)
+    )
     assert len(samples) > 5 and len(scores) == 3
     for s in samples:
         assert s.target.sum() == pytest.approx(1.0)
@@ -42,8 +44,9 @@ def test_solo_self_play_targets_the_lowest_colour():
 
 def test_the_replay_packs_and_pads_the_candidates(tmp_path):
     agent = PUCTAgent(SB3Agent("ppo_duel_rl"), seed=0, simulations=2, value_base="projected")
-    samples, _ = search.self_play_game(agent, Rules(players=2), seed=3, explore_moves=2,
-                                       rng=np.random.default_rng(0))
+    samples, _ = search.self_play_game(
+        agent, Rules(players=2), seed=3, explore_moves=2, rng=np.random.default_rng(0)
+    )
     packed = search.pack(samples, value_scale=10.0)
     search.save_samples(tmp_path / "s.npz", packed)
     data = search.union([search.load_samples(tmp_path / "s.npz")] * 2)
@@ -64,15 +67,44 @@ def test_train_search_loop_gates_resumes_and_refuses(tmp_path):
     """One tiny generation end to end (self-play, fit, gate, panel), then --resume runs
     the next iteration from the checkpoint with the replay restored."""
     out = tmp_path / "loop"
-    args = ["--out", str(out), "--iterations", "1", "--games", "1", "--simulations", "2",
-            "--gate-games", "2", "--gate-threshold", "0", "--confirm-threshold", "0",
-            "--panel-games", "2",
-            "--panel", "random", "--replay", "2", "--no-progress"]
+    args = [
+        "--out",
+        str(out),
+        "--iterations",
+        "1",
+        "--games",
+        "1",
+        "--simulations",
+        "2",
+        "--gate-games",
+        "2",
+        "--gate-threshold",
+        "0",
+        "--confirm-threshold",
+        "0",
+        "--panel-games",
+        "2",
+        "--panel",
+        "random",
+        "--replay",
+        "2",
+        "--no-progress",
+    ]
     assert search.main(args) == 0
     assert {p.name for p in out.iterdir()} >= {
-        "config.json", "state.json", "curve.csv", "curve.png", "model.zip", "optimizer.pt",
-        "model_iter_0.zip", "model_iter_1.zip", "gen_0.zip", "gen_1.zip", "best.zip",
-        "samples_1.npz"}
+        "config.json",
+        "state.json",
+        "curve.csv",
+        "curve.png",
+        "model.zip",
+        "optimizer.pt",
+        "model_iter_0.zip",
+        "model_iter_1.zip",
+        "gen_0.zip",
+        "gen_1.zip",
+        "best.zip",
+        "samples_1.npz",
+    }
     before = load_model(out / "model_iter_0.zip", cached=False).policy.state_dict()
     after = load_model(out / "model_iter_1.zip", cached=False).policy.state_dict()
     assert any((before[k] != after[k]).any() for k in before)  # it learned something
@@ -80,8 +112,7 @@ def test_train_search_loop_gates_resumes_and_refuses(tmp_path):
         search.main(args)
     with pytest.raises(SystemExit):  # resume keeps the stored settings
         search.main(["--out", str(out), "--resume", "--games", "3"])
-    assert search.main(["--out", str(out), "--resume", "--iterations", "2",
-                        "--no-progress"]) == 0
+    assert search.main(["--out", str(out), "--resume", "--iterations", "2", "--no-progress"]) == 0
     with open(out / "curve.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert [r["iteration"] for r in rows] == ["0", "1", "2"]
@@ -89,8 +120,9 @@ def test_train_search_loop_gates_resumes_and_refuses(tmp_path):
     assert float(rows[2]["wall_s"]) > float(rows[1]["wall_s"]) > 0
     for r in rows[1:]:
         for col in ("gate", "confirm"):  # an accepted one's second match too
-            assert 0 <= float(r[f"{col}_lo"]) <= float(r[f"{col}_win"]) \
-                <= float(r[f"{col}_hi"]) <= 1
+            assert (
+                0 <= float(r[f"{col}_lo"]) <= float(r[f"{col}_win"]) <= float(r[f"{col}_hi"]) <= 1
+            )
     for r in rows:  # the panel of every generation, generation 0 too
         assert 0 <= float(r["lo_vs_random"]) <= float(r["win_vs_random"]) <= 1
     # the replay was restored: iteration 2 fitted on both iterations' samples
@@ -101,9 +133,30 @@ def test_train_search_loop_gates_resumes_and_refuses(tmp_path):
 
 def test_a_rejected_candidate_leaves_the_best(tmp_path):
     out = tmp_path / "loop"
-    assert search.main(["--out", str(out), "--iterations", "1", "--games", "1",
-                        "--simulations", "2", "--gate-games", "2", "--gate-threshold", "1",
-                        "--panel-games", "0", "--replay", "1", "--no-progress"]) == 0
+    assert (
+        search.main(
+            [
+                "--out",
+                str(out),
+                "--iterations",
+                "1",
+                "--games",
+                "1",
+                "--simulations",
+                "2",
+                "--gate-games",
+                "2",
+                "--gate-threshold",
+                "1",
+                "--panel-games",
+                "0",
+                "--replay",
+                "1",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     with open(out / "curve.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     if rows[1]["accepted"] == "0":  # (2 games: it may win both)
@@ -114,8 +167,7 @@ def test_a_rejected_candidate_leaves_the_best(tmp_path):
         value = [k for k in start if ".net.value." in k or k.startswith("value_net")]
         assert value and any((start[k] != best[k]).any() for k in value)
         assert all((start[k] == best[k]).all() for k in start if k not in value)
-    assert search.main(["--out", str(out), "--resume", "--iterations", "2",
-                        "--no-progress"]) == 0
+    assert search.main(["--out", str(out), "--resume", "--iterations", "2", "--no-progress"]) == 0
     assert not (out / "samples_1.npz").exists()  # out of a replay of 1
 
 
@@ -123,10 +175,32 @@ def test_the_confirmation_decides_after_the_gate(tmp_path):
     """A candidate through the gate (threshold 0) is not a new generation unless its
     confirmation match reaches --confirm-threshold (1 here: it must win both games)."""
     out = tmp_path / "loop"
-    assert search.main(["--out", str(out), "--iterations", "1", "--games", "1",
-                        "--simulations", "2", "--gate-games", "2", "--gate-threshold", "0",
-                        "--confirm-threshold", "1", "--panel-games", "0", "--replay", "1",
-                        "--no-progress"]) == 0
+    assert (
+        search.main(
+            [
+                "--out",
+                str(out),
+                "--iterations",
+                "1",
+                "--games",
+                "1",
+                "--simulations",
+                "2",
+                "--gate-games",
+                "2",
+                "--gate-threshold",
+                "0",
+                "--confirm-threshold",
+                "1",
+                "--panel-games",
+                "0",
+                "--replay",
+                "1",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     with open(out / "curve.csv", newline="") as f:
         row = list(csv.DictReader(f))[1]
     assert 0 <= float(row["confirm_lo"]) <= float(row["confirm_win"]) <= 1  # played
@@ -138,8 +212,17 @@ def test_the_confirmation_decides_after_the_gate(tmp_path):
 
 def test_train_search_needs_a_candidate_model(tmp_path):
     with pytest.raises(SystemExit):
-        search.main(["--out", str(tmp_path / "x"), "--init", "ppo_duel_bc",
-                     "--iterations", "1", "--no-progress"])
+        search.main(
+            [
+                "--out",
+                str(tmp_path / "x"),
+                "--init",
+                "ppo_duel_bc",
+                "--iterations",
+                "1",
+                "--no-progress",
+            ]
+        )
 
 
 def test_sharpened_targets_lean_to_the_most_visited():

@@ -40,13 +40,15 @@ def test_solo_projected_rewards_sum_to_the_lowest_colours_score():
     # of a full supply)
     assert [start for _, start, _ in played] == [1.0] * 4
     assert [total for total, _, _ in played] == pytest.approx(
-        [0.5 * (info["result"] - 1) for _, _, info in played])
+        [0.5 * (info["result"] - 1) for _, _, info in played]
+    )
     assert len({info["result"] for _, _, info in played}) > 1
 
 
 def test_two_player_projected_rewards_sum_to_the_final_margin():
-    env = VsBotsVectorEnv(3, opponents="random", players=2, reward="margin",
-                          obs_features="aggregate", num_threads=1)
+    env = VsBotsVectorEnv(
+        3, opponents="random", players=2, reward="margin", obs_features="aggregate", num_threads=1
+    )
     shaped = ProjectedReward(env.to_sb3(), env.encoder.feature_names, 2, "margin")
     played = _play(shaped, 6)
     margins = []
@@ -56,15 +58,18 @@ def test_two_player_projected_rewards_sum_to_the_final_margin():
         margins.append(mine - max(scores))
     # the learner's first position follows the opponent's first move when it sits second
     assert [total for total, _, _ in played] == pytest.approx(
-        [m - start for m, (_, start, _) in zip(margins, played, strict=True)])
+        [m - start for m, (_, start, _) in zip(margins, played, strict=True)]
+    )
     assert len(set(margins)) > 1
 
 
 def test_a_win_bonus_rewards_the_win_at_the_games_end():
-    env = VsBotsVectorEnv(3, opponents="random", players=2, reward="margin",
-                          obs_features="aggregate", num_threads=1)
-    shaped = ProjectedReward(env.to_sb3(), env.encoder.feature_names, 2, "margin",
-                             scale=0.5, win_bonus=10)
+    env = VsBotsVectorEnv(
+        3, opponents="random", players=2, reward="margin", obs_features="aggregate", num_threads=1
+    )
+    shaped = ProjectedReward(
+        env.to_sb3(), env.encoder.feature_names, 2, "margin", scale=0.5, win_bonus=10
+    )
     played = _play(shaped, 8, seed=1)
     outcomes = []
     for total, start, info in played:

@@ -30,18 +30,28 @@ from training.run_folder import latest_checkpoint  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
-TINY = {"n_envs": 4, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "channels": 8,
-        "blocks": 1, "checkpoint_every": 128, "torch_threads": 1}
+TINY = {
+    "n_envs": 4,
+    "n_steps": 32,
+    "batch_size": 64,
+    "n_epochs": 1,
+    "channels": 8,
+    "blocks": 1,
+    "checkpoint_every": 128,
+    "torch_threads": 1,
+}
 
 
 def _policy(rules: Rules, board_size: int) -> BoardPolicy:
     enc = Encoder(rules, board_size)
-    return BoardPolicy(enc.observation_space(), enc.action_space(), lambda _: 1e-3,
-                       channels=8, blocks=1)
+    return BoardPolicy(
+        enc.observation_space(), enc.action_space(), lambda _: 1e-3, channels=8, blocks=1
+    )
 
 
-@pytest.mark.parametrize("rules", [Rules(variant="solo"), Rules(players=2),
-                                   Rules(players=2, hand_size=3)], ids=str)
+@pytest.mark.parametrize(
+    "rules", [Rules(variant="solo"), Rules(players=2), Rules(players=2, hand_size=3)], ids=str
+)
 def test_action_head_logits_sit_at_their_action_index(rules):
     """The logit of action (hand, row, col, rotation, slot) is the head's output for that
     window cell, so the conv head and the encoder agree on the action layout."""
@@ -86,8 +96,7 @@ def test_lean_distribution_matches_sb3_contrib():
     lean.apply_masking(masks.numpy())
     actions = torch.randint(40, (64,), generator=gen)
     legal = masks[torch.arange(64), actions]
-    assert torch.allclose(lean.log_prob(actions)[legal], ref.log_prob(actions)[legal],
-                          atol=1e-5)
+    assert torch.allclose(lean.log_prob(actions)[legal], ref.log_prob(actions)[legal], atol=1e-5)
     assert torch.allclose(lean.entropy(), ref.entropy(), atol=1e-5)
     assert torch.equal(lean.mode(), ref.probs.argmax(1))
     dense = lean.distribution.logits  # normalised log-probabilities, -inf where masked
@@ -115,26 +124,41 @@ def test_compact_rollout_buffer_gives_sb3_contribs_samples():
     from gymnasium import spaces
     from sb3_contrib.common.maskable.buffers import MaskableDictRolloutBuffer
 
-    obs_space = spaces.Dict({"board": spaces.Box(-1, 1, (6, 6, 3), np.int8),
-                             "features": spaces.Box(0, 1, (4,), np.float32)})
+    obs_space = spaces.Dict(
+        {
+            "board": spaces.Box(-1, 1, (6, 6, 3), np.int8),
+            "features": spaces.Box(0, 1, (4,), np.float32),
+        }
+    )
     args = (8, obs_space, spaces.Discrete(10))
-    ours, ref = CompactMaskableDictRolloutBuffer(*args, n_envs=2), \
-        MaskableDictRolloutBuffer(*args, n_envs=2)
+    ours, ref = (
+        CompactMaskableDictRolloutBuffer(*args, n_envs=2),
+        MaskableDictRolloutBuffer(*args, n_envs=2),
+    )
     rng = np.random.default_rng(0)
     for _ in range(2):
         for buf in (ours, ref):
             buf.reset()
         for _ in range(8):
-            step = dict(obs={"board": rng.integers(-1, 2, (2, 6, 6, 3)).astype(np.int8),
-                             "features": rng.random((2, 4), dtype=np.float32)},
-                        action=rng.integers(0, 10, (2, 1)), reward=rng.random(2),
-                        episode_start=np.zeros(2), value=torch.rand(2, 1),
-                        log_prob=torch.rand(2), action_masks=rng.random((2, 10)) < 0.5)
+            step = dict(
+                obs={
+                    "board": rng.integers(-1, 2, (2, 6, 6, 3)).astype(np.int8),
+                    "features": rng.random((2, 4), dtype=np.float32),
+                },
+                action=rng.integers(0, 10, (2, 1)),
+                reward=rng.random(2),
+                episode_start=np.zeros(2),
+                value=torch.rand(2, 1),
+                log_prob=torch.rand(2),
+                action_masks=rng.random((2, 10)) < 0.5,
+            )
             for buf in (ours, ref):
                 buf.add(**step)
         assert ours.observations["board"].dtype == np.int8
-        assert ours.action_masks.dtype == bool and ours.action_masks.nbytes * 4 == \
-            ref.action_masks.nbytes
+        assert (
+            ours.action_masks.dtype == bool
+            and ours.action_masks.nbytes * 4 == ref.action_masks.nbytes
+        )
         last_values = torch.rand(2, 1)
         for buf in (ours, ref):
             buf.compute_returns_and_advantage(last_values, np.zeros(2))
@@ -154,8 +178,9 @@ def test_new_models_use_the_compact_buffer(tmp_path):
     settings = train_solo.SoloSettings(**TINY, total_timesteps=128)
     model = train_solo.train(settings, tmp_path / "solo", progress=False)
     assert isinstance(model.rollout_buffer, CompactMaskableDictRolloutBuffer)
-    resumed = load_or_create(settings, train_solo.make_env(settings), tmp_path / "solo",
-                             resume=True)
+    resumed = load_or_create(
+        settings, train_solo.make_env(settings), tmp_path / "solo", resume=True
+    )
     assert isinstance(resumed.rollout_buffer, CompactMaskableDictRolloutBuffer)
 
 
@@ -173,8 +198,9 @@ def test_train_solo_run_folder_resume_and_refusal(tmp_path):
         train_solo.train(settings, out, progress=False)
     with (out / "curve.csv").open("a") as f:  # as if a crash came after the last checkpoint
         f.write("999999,1.0,1,1.0\n")
-    resumed = train_solo.train(settings, out, resume=True, progress=False,
-                               changes={"total_timesteps": 384})
+    resumed = train_solo.train(
+        settings, out, resume=True, progress=False, changes={"total_timesteps": 384}
+    )
     assert resumed.num_timesteps == 384
     assert len((out / "curve.csv").read_text().splitlines()) == 4
     assert json.loads((out / "config.json").read_text())["settings"]["total_timesteps"] == 384
@@ -187,23 +213,26 @@ def _config(out) -> dict:
 def test_init_starts_a_new_run_from_a_saved_models_weights(tmp_path):
     settings = train_solo.SoloSettings(**TINY, total_timesteps=128)
     first = train_solo.train(settings, tmp_path / "first", progress=False)
-    started = train_solo.SoloSettings(**TINY, total_timesteps=128, seed=7,
-                                      init=str(tmp_path / "first" / "model.zip"))
-    model = load_or_create(started, train_solo.make_env(started), tmp_path / "second",
-                           resume=False)
+    started = train_solo.SoloSettings(
+        **TINY, total_timesteps=128, seed=7, init=str(tmp_path / "first" / "model.zip")
+    )
+    model = load_or_create(started, train_solo.make_env(started), tmp_path / "second", resume=False)
     theirs = first.policy.state_dict()
     assert all(torch.equal(w, theirs[k]) for k, w in model.policy.state_dict().items())
     assert model.num_timesteps == 0  # a new run: only the weights come from the model
-    other = train_solo.SoloSettings(**{**TINY, "channels": 4}, total_timesteps=128,
-                                    init=started.init)
-    with pytest.raises(ValueError,
-                       match="its weights differ in shape.*trained with .--channels, --blocks"):
+    other = train_solo.SoloSettings(
+        **{**TINY, "channels": 4}, total_timesteps=128, init=started.init
+    )
+    with pytest.raises(
+        ValueError, match="its weights differ in shape.*trained with .--channels, --blocks"
+    ):
         train_solo.train(other, tmp_path / "third", progress=False)
     assert not (tmp_path / "third").exists()
     train_solo.train(started, tmp_path / "second", progress=False)
     (tmp_path / "first" / "model.zip").unlink()  # a resumed run never reads it again
-    resumed = train_solo.train(started, tmp_path / "second", resume=True, progress=False,
-                               changes={"total_timesteps": 256})
+    resumed = train_solo.train(
+        started, tmp_path / "second", resume=True, progress=False, changes={"total_timesteps": 256}
+    )
     assert resumed.num_timesteps == 256
 
 
@@ -211,21 +240,28 @@ def test_init_widens_a_narrower_candidate_network_keeping_its_play(tmp_path):
     """--init with a wider --hidden: the logits and values of the start are the saved
     model's on real observations, the new units' outputs start at zero and training
     reaches them; a narrower --hidden is refused."""
-    cand = {**TINY, "policy": "candidates", "candidate_moves": 16,
-            "obs_features": "aggregate"}
-    narrow = train_solo.train(train_solo.SoloSettings(**cand, hidden=8, total_timesteps=128),
-                              tmp_path / "narrow", progress=False)
-    wide = train_solo.SoloSettings(**cand, hidden=16, total_timesteps=256, seed=3,
-                                   init=str(tmp_path / "narrow" / "model.zip"))
+    cand = {**TINY, "policy": "candidates", "candidate_moves": 16, "obs_features": "aggregate"}
+    narrow = train_solo.train(
+        train_solo.SoloSettings(**cand, hidden=8, total_timesteps=128),
+        tmp_path / "narrow",
+        progress=False,
+    )
+    wide = train_solo.SoloSettings(
+        **cand, hidden=16, total_timesteps=256, seed=3, init=str(tmp_path / "narrow" / "model.zip")
+    )
     venv = train_solo.make_env(wide)
     model = load_or_create(wide, venv, tmp_path / "wide", resume=False)
     assert model.policy.hidden == 16
     obs = venv.reset()
     for _ in range(12):
         with torch.no_grad():
-            pairs = [(p.get_distribution(p.obs_to_tensor(obs)[0]).distribution.logp,
-                      p.predict_values(p.obs_to_tensor(obs)[0]))
-                     for p in (narrow.policy, model.policy)]
+            pairs = [
+                (
+                    p.get_distribution(p.obs_to_tensor(obs)[0]).distribution.logp,
+                    p.predict_values(p.obs_to_tensor(obs)[0]),
+                )
+                for p in (narrow.policy, model.policy)
+            ]
         (logp_a, value_a), (logp_b, value_b) = pairs
         assert torch.allclose(logp_a, logp_b, atol=1e-5)
         assert torch.allclose(value_a, value_b, atol=1e-5)
@@ -234,8 +270,7 @@ def test_init_widens_a_narrower_candidate_network_keeping_its_play(tmp_path):
     assert not score[:, 8:].any() and score[:, :8].abs().sum() > 0
     trained = train_solo.train(wide, tmp_path / "wide", progress=False)
     assert trained.policy.features_extractor.net.score.weight[:, 8:].abs().sum() > 0
-    back = train_solo.SoloSettings(**cand, hidden=4, total_timesteps=128,
-                                   init=wide.init)
+    back = train_solo.SoloSettings(**cand, hidden=4, total_timesteps=128, init=wide.init)
     with pytest.raises(ValueError, match="its weights differ in shape.*--hidden"):
         train_solo.train(back, tmp_path / "narrower", progress=False)
 
@@ -245,15 +280,21 @@ def test_init_takes_a_model_exported_with_room_for_more_candidates(tmp_path):
     run at the K it was trained with starts from them."""
     from training.export import export_model
 
-    cand = {**TINY, "policy": "candidates", "candidate_moves": 16,
-            "obs_features": "aggregate", "hidden": 8}
-    first = train_solo.train(train_solo.SoloSettings(**cand, total_timesteps=128),
-                             tmp_path / "first", progress=False)
-    roomy = export_model(tmp_path / "first" / "model.zip", tmp_path / "roomy.zip",
-                         candidate_moves=32)
+    cand = {
+        **TINY,
+        "policy": "candidates",
+        "candidate_moves": 16,
+        "obs_features": "aggregate",
+        "hidden": 8,
+    }
+    first = train_solo.train(
+        train_solo.SoloSettings(**cand, total_timesteps=128), tmp_path / "first", progress=False
+    )
+    roomy = export_model(
+        tmp_path / "first" / "model.zip", tmp_path / "roomy.zip", candidate_moves=32
+    )
     again = train_solo.SoloSettings(**cand, total_timesteps=128, init=str(roomy))
-    model = load_or_create(again, train_solo.make_env(again), tmp_path / "again",
-                           resume=False)
+    model = load_or_create(again, train_solo.make_env(again), tmp_path / "again", resume=False)
     theirs = first.policy.state_dict()
     assert all(torch.equal(w, theirs[k]) for k, w in model.policy.state_dict().items())
 
@@ -264,17 +305,22 @@ def test_a_run_folder_is_never_overwritten_or_rewritten_by_accident(tmp_path):
     keeps every stored setting but the target, and refuses a target below what is done;
     --overwrite replaces the run, old checkpoints included."""
     out = tmp_path / "r1"
-    first = train_solo.SoloSettings(**{**TINY, "checkpoint_every": 10_000},
-                                    total_timesteps=128, seed=1)
+    first = train_solo.SoloSettings(
+        **{**TINY, "checkpoint_every": 10_000}, total_timesteps=128, seed=1
+    )
     train_solo.train(first, out, progress=False)
     assert latest_checkpoint(out) is None and (out / "model.zip").exists()
     stored = _config(out)
     second = dataclasses.replace(first, seed=2)
-    with pytest.raises(FileExistsError, match=r"holds a run already \(config.json, "
-                       r"model.zip, curve.csv, checkpoints, tb\); pass --resume .* --overwrite"):
+    with pytest.raises(
+        FileExistsError,
+        match=r"holds a run already \(config.json, "
+        r"model.zip, curve.csv, checkpoints, tb\); pass --resume .* --overwrite",
+    ):
         train_solo.train(second, out, progress=False)
-    with pytest.raises(ValueError, match="has 128 timesteps done already; --total-timesteps "
-                       "64 is below"):
+    with pytest.raises(
+        ValueError, match="has 128 timesteps done already; --total-timesteps 64 is below"
+    ):
         train_solo.train(first, out, resume=True, changes={"total_timesteps": 64})
     with pytest.raises(ValueError, match=r"keeps its settings.*not seed \(1 -> 2\)"):
         train_solo.train(first, out, resume=True, changes={"seed": 2})
@@ -284,35 +330,54 @@ def test_a_run_folder_is_never_overwritten_or_rewritten_by_accident(tmp_path):
     venv = train_solo.make_env(first)
     assert load_or_create(first, venv, out, resume=True).num_timesteps == 128  # model.zip
     # Same seed as stored: no change. A session-only change of checkpoint_every.
-    resumed = train_solo.train(first, out, resume=True, progress=False, changes={
-        "seed": 1, "total_timesteps": 256, "checkpoint_every": 128})
+    resumed = train_solo.train(
+        first,
+        out,
+        resume=True,
+        progress=False,
+        changes={"seed": 1, "total_timesteps": 256, "checkpoint_every": 128},
+    )
     assert resumed.num_timesteps == 256
     assert latest_checkpoint(out).name == "model_256_steps.zip"
     assert _config(out) == {**stored, "total_timesteps": 256}
     assert [r.split(",")[0] for r in (out / "curve.csv").read_text().splitlines()] == [
-        "timesteps", "128", "256"]
+        "timesteps",
+        "128",
+        "256",
+    ]
     train_solo.train(second, out, progress=False, overwrite=True)
     assert _config(out)["seed"] == 2 and latest_checkpoint(out) is None
     assert [r.split(",")[0] for r in (out / "curve.csv").read_text().splitlines()] == [
-        "timesteps", "128"]
+        "timesteps",
+        "128",
+    ]
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"total_timesteps": -5}, r"--total-timesteps must be an integer >= 0 \(0: no step "
-     r"target, with --minutes\), got -5"),
-    ({"total_timesteps": 0}, r"the run has no --total-timesteps target \(0: a --minutes "
-     r"run's\); give --minutes M or --total-timesteps N"),
-    ({"board_size": 2}, "--board-size must be an integer >= 3, got 2"),
-    ({"n_envs": 0}, "--n-envs must be a positive integer"),
-    ({"batch_size": 1}, "--batch-size must be an integer >= 2"),
-    ({"learning_rate": -1e-3}, "--learning-rate must be a number > 0"),
-    ({"gamma": 1.5}, r"--gamma must be a number in \(0, 1\]"),
-    ({"seed": -1}, r"--seed must be an integer in \[0, 2\*\*32\)"),
-    ({"colours": 5}, "--colours must be 3 or 4, got 5"),
-    ({"ent_coef": -0.01}, "--ent-coef must be a number >= 0"),
-    ({"vf_coef": -1}, "--vf-coef must be a number >= 0"),
-    ({"init": "no_such_model"}, "--init: no model file at no_such_model"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {"total_timesteps": -5},
+            r"--total-timesteps must be an integer >= 0 \(0: no step "
+            r"target, with --minutes\), got -5",
+        ),
+        (
+            {"total_timesteps": 0},
+            r"the run has no --total-timesteps target \(0: a --minutes "
+            r"run's\); give --minutes M or --total-timesteps N",
+        ),
+        ({"board_size": 2}, "--board-size must be an integer >= 3, got 2"),
+        ({"n_envs": 0}, "--n-envs must be a positive integer"),
+        ({"batch_size": 1}, "--batch-size must be an integer >= 2"),
+        ({"learning_rate": -1e-3}, "--learning-rate must be a number > 0"),
+        ({"gamma": 1.5}, r"--gamma must be a number in \(0, 1\]"),
+        ({"seed": -1}, r"--seed must be an integer in \[0, 2\*\*32\)"),
+        ({"colours": 5}, "--colours must be 3 or 4, got 5"),
+        ({"ent_coef": -0.01}, "--ent-coef must be a number >= 0"),
+        ({"vf_coef": -1}, "--vf-coef must be a number >= 0"),
+        ({"init": "no_such_model"}, "--init: no model file at no_such_model"),
+    ],
+)
 def test_bad_solo_settings_are_refused_before_any_work(tmp_path, change, message):
     settings = train_solo.SoloSettings(**{**TINY, "total_timesteps": 128, **change})
     with pytest.raises(ValueError, match=message):
@@ -320,19 +385,22 @@ def test_bad_solo_settings_are_refused_before_any_work(tmp_path, change, message
     assert not (tmp_path / "run").exists()
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"bots": "random,nobody"}, "--bots: unknown bot 'nobody'"),
-    ({"bots": " , "}, "--bots needs at least one"),
-    ({"bot_share": 1.5}, r"--bot-share must be a number in \[0, 1\]"),
-    ({"pool_size": 0}, "--pool-size must be a positive integer"),
-    ({"reward": "points"}, "--reward must be one of score, margin, win"),
-    ({"total_timesteps": -5}, "--total-timesteps must be an integer >= 0"),
-    ({"gate_every": -1}, "--gate-every must be an integer >= 0"),
-    ({"gate_every": 10, "gate_games": 3}, "--gate-games must be an even integer >= 0"),
-    ({"gate_every": 10, "confirm_threshold": 2.0}, r"--confirm-threshold must be a number"),
-    ({"win_bonus": -1.0}, "--win-bonus must be a number >= 0"),
-    ({"win_bonus": 5.0}, "--win-bonus adds to --reward projected"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"bots": "random,nobody"}, "--bots: unknown bot 'nobody'"),
+        ({"bots": " , "}, "--bots needs at least one"),
+        ({"bot_share": 1.5}, r"--bot-share must be a number in \[0, 1\]"),
+        ({"pool_size": 0}, "--pool-size must be a positive integer"),
+        ({"reward": "points"}, "--reward must be one of score, margin, win"),
+        ({"total_timesteps": -5}, "--total-timesteps must be an integer >= 0"),
+        ({"gate_every": -1}, "--gate-every must be an integer >= 0"),
+        ({"gate_every": 10, "gate_games": 3}, "--gate-games must be an even integer >= 0"),
+        ({"gate_every": 10, "confirm_threshold": 2.0}, r"--confirm-threshold must be a number"),
+        ({"win_bonus": -1.0}, "--win-bonus must be a number >= 0"),
+        ({"win_bonus": 5.0}, "--win-bonus adds to --reward projected"),
+    ],
+)
 def test_bad_multi_settings_are_refused_before_any_work(tmp_path, change, message):
     settings = train_multi.MultiSettings(**{**TINY, "total_timesteps": 64, **change})
     with pytest.raises(ValueError, match=message):
@@ -361,8 +429,10 @@ def test_cli_refuses_bad_training_arguments_first(tmp_path, capsys):
 
     out = tmp_path / "cli"
     for args, message in [
-        (["--total-timesteps", "-5"], "--total-timesteps must be an integer >= 0 (0: no step "
-         "target, with --minutes), got -5"),
+        (
+            ["--total-timesteps", "-5"],
+            "--total-timesteps must be an integer >= 0 (0: no step target, with --minutes), got -5",
+        ),
         (["--board-size", "2"], "--board-size must be an integer >= 3, got 2"),
         (["--preset", "board", "--resume"], "--preset picks the recipe of a new run"),
         (["--resume", "--overwrite"], "give one of them"),
@@ -387,9 +457,14 @@ def test_train_solo_is_seeded(tmp_path):
     kernels are off (their summation order varies run to run: ~1e-8 differences)."""
     settings = train_solo.SoloSettings(**TINY, total_timesteps=128, seed=5)
     with torch.backends.mkldnn.flags(enabled=False):
-        a, b, other = (train_solo.train(s, tmp_path / name, progress=False) for name, s in
-                       (("a", settings), ("b", settings),
-                        ("c", dataclasses.replace(settings, seed=6))))
+        a, b, other = (
+            train_solo.train(s, tmp_path / name, progress=False)
+            for name, s in (
+                ("a", settings),
+                ("b", settings),
+                ("c", dataclasses.replace(settings, seed=6)),
+            )
+        )
     buffers = [m.rollout_buffer for m in (a, b, other)]
     assert np.array_equal(buffers[0].actions, buffers[1].actions)
     assert np.array_equal(buffers[0].observations["board"], buffers[1].observations["board"])
@@ -417,13 +492,20 @@ def test_opponent_pool_draws():
 
 def test_train_multi_snapshots_curve_and_resume(tmp_path):
     out = tmp_path / "duel"
-    settings = train_multi.MultiSettings(**{**TINY, "n_envs": 2}, total_timesteps=128,
-                                         snapshot_every=64, bots="random", bot_share=0.5)
+    settings = train_multi.MultiSettings(
+        **{**TINY, "n_envs": 2},
+        total_timesteps=128,
+        snapshot_every=64,
+        bots="random",
+        bot_share=0.5,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WindowOverflowWarning)
         train_multi.train(settings, out, progress=False)
         assert sorted(p.name for p in (out / "pool").iterdir()) == [
-            "snapshot_128.pt", "snapshot_64.pt"]
+            "snapshot_128.pt",
+            "snapshot_64.pt",
+        ]
         header = (out / "curve.csv").read_text().splitlines()[0]
         assert header == "timesteps,wall_s,episodes,win_vs_random,win_vs_self"
         pool = train_multi.OpponentPool(["random"], 0.5, 8)
@@ -435,11 +517,18 @@ def test_train_multi_snapshots_curve_and_resume(tmp_path):
         with pytest.raises(ValueError, match="128 timesteps done already"):
             train_multi.train(settings, out, resume=True, changes={"total_timesteps": 96})
         stored = json.loads((out / "config.json").read_text())["settings"]
-        resumed = train_multi.train(settings, out, resume=True, progress=False,
-                                    changes={"total_timesteps": 192, "bots": "random"})
+        resumed = train_multi.train(
+            settings,
+            out,
+            resume=True,
+            progress=False,
+            changes={"total_timesteps": 192, "bots": "random"},
+        )
         assert resumed.num_timesteps == 192
         assert json.loads((out / "config.json").read_text())["settings"] == {
-            **stored, "total_timesteps": 192}
+            **stored,
+            "total_timesteps": 192,
+        }
     with pytest.raises(ValueError, match="keeps its settings"):
         train_multi.train(settings, out, resume=True, changes={"board_size": 24})
 
@@ -450,25 +539,28 @@ def test_win_metric():
     assert win({"opponent": "greedy", "scores": [10, 10], "seat": 1}) == 0.5
     assert win({"opponent": "greedy", "scores": [10, 4], "seat": 1}) == 0.0
     assert win({"opponent": "random", "scores": [10, 4], "seat": 0}) is None
-    assert win({"opponent": "greedy", "scores": [0, 0], "seat": 0,
-                "illegal_move": "x"}) is None
+    assert win({"opponent": "greedy", "scores": [0, 0], "seat": 0, "illegal_move": "x"}) is None
 
 
 def test_evaluate_solo_and_duel_models(tmp_path):
-    solo = train_solo.train(train_solo.SoloSettings(**TINY, total_timesteps=128),
-                            tmp_path / "solo", progress=False)
+    solo = train_solo.train(
+        train_solo.SoloSettings(**TINY, total_timesteps=128), tmp_path / "solo", progress=False
+    )
     assert evaluate.model_rules(solo) == Rules(variant="solo")
-    table = evaluate.evaluate(tmp_path / "solo" / "model.zip", [], deals=2, progress=False,
-                              out=tmp_path / "eval_solo")
+    table = evaluate.evaluate(
+        tmp_path / "solo" / "model.zip", [], deals=2, progress=False, out=tmp_path / "eval_solo"
+    )
     assert "sb3:model=" in table and (tmp_path / "eval_solo" / "solo_bench.json").exists()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WindowOverflowWarning)
-        settings = train_multi.MultiSettings(**{**TINY, "n_envs": 2}, total_timesteps=64,
-                                             bots="random")
+        settings = train_multi.MultiSettings(
+            **{**TINY, "n_envs": 2}, total_timesteps=64, bots="random"
+        )
         duel = train_multi.train(settings, tmp_path / "duel", progress=False)
         assert evaluate.model_rules(duel) == Rules(players=2)
-        table = evaluate.evaluate(tmp_path / "duel" / "model.zip", ["random"], games=2,
-                                  progress=False)
+        table = evaluate.evaluate(
+            tmp_path / "duel" / "model.zip", ["random"], games=2, progress=False
+        )
     assert "random" in table and "sb3:model=" in table
 
 
@@ -482,9 +574,23 @@ def test_cli_train_dispatch(tmp_path, capsys):
     assert main(["train", "evaluate", str(tmp_path / "missing.zip")]) == 2
     assert "no model file" in capsys.readouterr().err
     out = tmp_path / "cli"
-    assert main(["train", "solo", "--out", str(out), "--no-progress", "--total-timesteps",
-                 "128", "--preset", "board",
-                 *(f"--{k.replace('_', '-')}={v}" for k, v in TINY.items())]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "solo",
+                "--out",
+                str(out),
+                "--no-progress",
+                "--total-timesteps",
+                "128",
+                "--preset",
+                "board",
+                *(f"--{k.replace('_', '-')}={v}" for k, v in TINY.items()),
+            ]
+        )
+        == 0
+    )
     assert (out / "model.zip").exists()
 
 
@@ -522,8 +628,7 @@ def test_shipped_duel_model_beats_random():
     assert result.pairwise()[(spec, "random")].win_rate > 0.7
 
 
-def test_ctrl_c_saves_a_checkpoint_that_resume_carries_on_from(tmp_path, capsys,
-                                                               monkeypatch):
+def test_ctrl_c_saves_a_checkpoint_that_resume_carries_on_from(tmp_path, capsys, monkeypatch):
     """Issue 28: a Ctrl-C ends in one line, keeps the training done so far as a checkpoint
     (the run folder stays) and --resume continues from it to the target."""
     from carcassonne_env.cli import main
@@ -539,17 +644,32 @@ def test_ctrl_c_saves_a_checkpoint_that_resume_carries_on_from(tmp_path, capsys,
         if len(rollouts) == 2:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(EpisodeCurve, "_on_rollout_end",  # internals: the hook wrapped above
-                        interrupt_at_the_second_rollout)
+    monkeypatch.setattr(
+        EpisodeCurve,
+        "_on_rollout_end",  # internals: the hook wrapped above
+        interrupt_at_the_second_rollout,
+    )
     out = tmp_path / "run"
-    argv = ["train", "solo", "--out", str(out), "--no-progress", "--total-timesteps", "512",
-            "--preset", "board", *(f"--{k.replace('_', '-')}={v}" for k, v in TINY.items()
-              if k != "checkpoint_every"), "--checkpoint-every", "100000"]
+    argv = [
+        "train",
+        "solo",
+        "--out",
+        str(out),
+        "--no-progress",
+        "--total-timesteps",
+        "512",
+        "--preset",
+        "board",
+        *(f"--{k.replace('_', '-')}={v}" for k, v in TINY.items() if k != "checkpoint_every"),
+        "--checkpoint-every",
+        "100000",
+    ]
     assert main(argv) == 130
     checkpoint = out / "checkpoints" / "model_256_steps.zip"
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"carcassonne: interrupted: 256 timesteps saved to {checkpoint}; --resume carries "
-        "on from there")
+        "on from there"
+    )
     assert rollouts == [128, 256] and checkpoint.is_file()
     assert not (out / "model.zip").exists()
     assert saved_progress(out) == (256, checkpoint)
@@ -584,9 +704,20 @@ def test_sigterm_saves_a_checkpoint_like_ctrl_c(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(EpisodeCurve, "_on_rollout_end", kill_at_the_second_rollout)
     before = signal.getsignal(signal.SIGTERM)
     out = tmp_path / "run"
-    argv = ["train", "solo", "--out", str(out), "--no-progress", "--total-timesteps", "512",
-            "--preset", "board", *(f"--{k.replace('_', '-')}={v}" for k, v in TINY.items()
-              if k != "checkpoint_every"), "--checkpoint-every", "100000"]
+    argv = [
+        "train",
+        "solo",
+        "--out",
+        str(out),
+        "--no-progress",
+        "--total-timesteps",
+        "512",
+        "--preset",
+        "board",
+        *(f"--{k.replace('_', '-')}={v}" for k, v in TINY.items() if k != "checkpoint_every"),
+        "--checkpoint-every",
+        "100000",
+    ]
     assert main(argv) == 130
     checkpoint = out / "checkpoints" / "model_256_steps.zip"
     assert checkpoint.is_file() and saved_progress(out) == (256, checkpoint)
@@ -612,11 +743,22 @@ def test_ctrl_c_before_any_training_leaves_no_run(tmp_path, capsys, monkeypatch)
 
     monkeypatch.setattr(MaskablePPO, "learn", interrupt)
     out = tmp_path / "run"
-    argv = ["train", "solo", "--out", str(out), "--no-progress", "--total-timesteps", "128",
-            "--preset", "board", *(f"--{k.replace('_', '-')}={v}" for k, v in TINY.items())]
+    argv = [
+        "train",
+        "solo",
+        "--out",
+        str(out),
+        "--no-progress",
+        "--total-timesteps",
+        "128",
+        "--preset",
+        "board",
+        *(f"--{k.replace('_', '-')}={v}" for k, v in TINY.items()),
+    ]
     assert main(argv) == 130
     assert capsys.readouterr().err.splitlines()[-1] == (
-        "carcassonne: interrupted: stopped by Ctrl-C")
+        "carcassonne: interrupted: stopped by Ctrl-C"
+    )
     assert not out.exists()  # nothing trained: nothing kept
 
 
@@ -628,10 +770,24 @@ def test_train_multi_generations_gate_join_the_league_and_resume(tmp_path):
 
     out = tmp_path / "gens"
     settings = train_multi.MultiSettings(
-        **{**TINY, "n_envs": 2}, total_timesteps=128, env="batched", policy="candidates",
-        hidden=8, candidate_moves=16, obs_features="aggregate", reward="projected",
-        board_size=20, bots="greedy", bot_share=0.5, gate_every=64, gate_games=2,
-        gate_threshold=0.0, confirm_threshold=0.0, panel="greedy", panel_games=2)
+        **{**TINY, "n_envs": 2},
+        total_timesteps=128,
+        env="batched",
+        policy="candidates",
+        hidden=8,
+        candidate_moves=16,
+        obs_features="aggregate",
+        reward="projected",
+        board_size=20,
+        bots="greedy",
+        bot_share=0.5,
+        gate_every=64,
+        gate_games=2,
+        gate_threshold=0.0,
+        confirm_threshold=0.0,
+        panel="greedy",
+        panel_games=2,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WindowOverflowWarning)
         model = train_multi.train(settings, out, progress=False)
@@ -640,15 +796,24 @@ def test_train_multi_generations_gate_join_the_league_and_resume(tmp_path):
         assert set(model.rollout_buffer.observations) == {"features", "candidate_actions"}
         rows = read_rows(out / GENERATIONS_FILE)
         assert [(r["timesteps"], r["generation"], r["accepted"]) for r in rows] == [
-            ("0", "0", "1"), ("64", "1", "1"), ("128", "2", "1")]
+            ("0", "0", "1"),
+            ("64", "1", "1"),
+            ("128", "2", "1"),
+        ]
         for r in rows[1:]:  # the gate and the confirmation were played, the panel too
             assert 0 <= float(r["gate_lo"]) <= float(r["gate_win"]) <= float(r["gate_hi"])
             assert not math.isnan(float(r["confirm_win"]))
         assert all(0 <= float(r["win_vs_greedy"]) <= 1 for r in rows)
         assert sorted(p.name for p in (out / "generations").iterdir()) == [
-            "gen_0.zip", "gen_1.zip", "gen_2.zip"]
+            "gen_0.zip",
+            "gen_1.zip",
+            "gen_2.zip",
+        ]
         assert sorted(p.name for p in (out / "pool").iterdir()) == [
-            "snapshot_0.pt", "snapshot_128.pt", "snapshot_64.pt"]
+            "snapshot_0.pt",
+            "snapshot_128.pt",
+            "snapshot_64.pt",
+        ]
         assert (out / "generations.png").is_file()
         # a run stopped during a new generation's panel: file and weights, no row
         (out / "generations" / "gen_3.zip").write_bytes(b"")
@@ -656,45 +821,75 @@ def test_train_multi_generations_gate_join_the_league_and_resume(tmp_path):
         # the last gate and panel came after curve.csv's last row: a long one (100 s)
         rows[-1]["wall_s"] = float(rows[-1]["wall_s"]) + 100
         write_rows(out / GENERATIONS_FILE, list(rows[0]), rows)
-        resumed = train_multi.train(settings, out, resume=True, progress=False,
-                                    changes={"total_timesteps": 192})
+        resumed = train_multi.train(
+            settings, out, resume=True, progress=False, changes={"total_timesteps": 192}
+        )
         assert resumed.rollout_buffer.pack_candidates
         assert not (out / "pool" / "snapshot_160.pt").exists()
         rows = read_rows(out / GENERATIONS_FILE)
         assert [(r["iteration"], r["timesteps"], r["generation"]) for r in rows[-1:]] == [
-            ("3", "192", "3")]
+            ("3", "192", "3")
+        ]
         assert float(rows[-1]["wall_s"]) >= float(rows[-2]["wall_s"])  # the clock counts on
 
 
-@pytest.mark.parametrize(("matches", "accepted"), [
-    ([0.54], False),  # below the gate: no confirmation
-    ([0.60, 0.50], False),  # through the gate, not through the confirmation
-    ([0.60, 0.56], True),
-])
+@pytest.mark.parametrize(
+    ("matches", "accepted"),
+    [
+        ([0.54], False),  # below the gate: no confirmation
+        ([0.60, 0.50], False),  # through the gate, not through the confirmation
+        ([0.60, 0.56], True),
+    ],
+)
 def test_the_gate_then_the_confirmation_decide(tmp_path, monkeypatch, matches, accepted):
     """The candidate meets generation 0 on the gate's decks, then (if it passed) on the
     confirmation's; both at 0.55 or more make it generation 1, in the league's pool."""
     from training import generations
 
     played = []
-    monkeypatch.setattr(generations, "gate", lambda cand, best, n, seed: (
-        played.append((cand.name, best.name, seed)) or (matches[len(played) - 1], 0.4, 0.7)))
+    monkeypatch.setattr(
+        generations,
+        "gate",
+        lambda cand, best, n, seed: (
+            played.append((cand.name, best.name, seed)) or (matches[len(played) - 1], 0.4, 0.7)
+        ),
+    )
     out = tmp_path / "gens"
     settings = train_multi.MultiSettings(
-        **{**TINY, "n_envs": 2}, total_timesteps=64, env="batched", policy="candidates",
-        hidden=8, candidate_moves=16, obs_features="aggregate", reward="projected",
-        board_size=20, bots="greedy", gate_every=64, gate_games=2, panel_games=0)
+        **{**TINY, "n_envs": 2},
+        total_timesteps=64,
+        env="batched",
+        policy="candidates",
+        hidden=8,
+        candidate_moves=16,
+        obs_features="aggregate",
+        reward="projected",
+        board_size=20,
+        bots="greedy",
+        gate_every=64,
+        gate_games=2,
+        panel_games=0,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WindowOverflowWarning)
         train_multi.train(settings, out, progress=False)
-    assert played == [("candidate_64.zip", "gen_0.zip", seed) for seed in
-                      (generations.GATE_SEED + 1, generations.CONFIRM_SEED + 1)][:len(matches)]
+    assert (
+        played
+        == [
+            ("candidate_64.zip", "gen_0.zip", seed)
+            for seed in (generations.GATE_SEED + 1, generations.CONFIRM_SEED + 1)
+        ][: len(matches)]
+    )
     row = read_rows(out / "generations.csv")[-1]
     assert (row["accepted"], row["generation"]) == (str(int(accepted)), str(int(accepted)))
     assert float(row["gate_win"]) == matches[0]
-    assert (float(row["confirm_win"]) == matches[1]) if len(matches) > 1 \
+    assert (
+        (float(row["confirm_win"]) == matches[1])
+        if len(matches) > 1
         else math.isnan(float(row["confirm_win"]))
+    )
     gens = ["gen_0.zip", "gen_1.zip"] if accepted else ["gen_0.zip"]
     assert sorted(p.name for p in (out / "generations").iterdir()) == gens
     assert sorted(p.name for p in (out / "pool").iterdir()) == (
-        ["snapshot_0.pt", "snapshot_64.pt"] if accepted else ["snapshot_0.pt"])
+        ["snapshot_0.pt", "snapshot_64.pt"] if accepted else ["snapshot_0.pt"]
+    )

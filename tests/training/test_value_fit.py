@@ -30,8 +30,19 @@ def test_self_play_gives_one_sample_per_decision_of_each_game():
 
 def test_train_value_refits_the_value_head_only(tmp_path):
     out = tmp_path / "value"
-    args = ["--out", str(out), "--games", "4", "--envs", "2", "--epochs", "2",
-            "--threads", "1", "--no-progress"]
+    args = [
+        "--out",
+        str(out),
+        "--games",
+        "4",
+        "--envs",
+        "2",
+        "--epochs",
+        "2",
+        "--threads",
+        "1",
+        "--no-progress",
+    ]
     assert value_fit.main(args) == 0
     with open(out / "curve.csv", newline="") as f:
         rows = list(csv.DictReader(f))
@@ -45,11 +56,14 @@ def test_train_value_refits_the_value_head_only(tmp_path):
     outputs = []
     for agent in (before, after):
         policy = agent.model.policy
-        tensors, _ = policy.obs_to_tensor({k: obs[k] for k in
-                                           agent.model.observation_space.spaces})
+        tensors, _ = policy.obs_to_tensor({k: obs[k] for k in agent.model.observation_space.spaces})
         with torch.no_grad():
-            outputs.append((policy.get_distribution(tensors).distribution.logits,
-                            policy.predict_values(tensors)))
+            outputs.append(
+                (
+                    policy.get_distribution(tensors).distribution.logits,
+                    policy.predict_values(tensors),
+                )
+            )
     assert torch.equal(outputs[0][0], outputs[1][0])  # the same policy
     assert not torch.equal(outputs[0][1], outputs[1][1])  # another value
     with pytest.raises(SystemExit):  # a folder holding a run
@@ -59,6 +73,7 @@ def test_train_value_refits_the_value_head_only(tmp_path):
 @pytest.mark.parametrize("init", ["ppo_duel_bc", "ppo_solo_rl"])
 def test_train_value_refuses_other_models(tmp_path, init):
     with pytest.raises(SystemExit):
-        value_fit.main(["--out", str(tmp_path / "x"), "--init", init, "--games", "2",
-                        "--no-progress"])
+        value_fit.main(
+            ["--out", str(tmp_path / "x"), "--init", init, "--games", "2", "--no-progress"]
+        )
     assert not (tmp_path / "x").exists()  # refused before the folder was made

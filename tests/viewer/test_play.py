@@ -34,9 +34,14 @@ from tests.support.terminal import ctrl_c_as_in_a_terminal
 
 def test_session_plays_bots_and_refuses_illegal(tmp_path):
     path = tmp_path / "h.json"
-    session = HumanSession(Rules(players=3), [make_bot("heuristic", seed=1),
-                                              make_bot("random", seed=2)],
-                           human_seat=1, seed=4, record=path, names=["heuristic", "random"])
+    session = HumanSession(
+        Rules(players=3),
+        [make_bot("heuristic", seed=1), make_bot("random", seed=2)],
+        human_seat=1,
+        seed=4,
+        record=path,
+        names=["heuristic", "random"],
+    )
     assert session.human_to_move() and session.game.turn == 1  # seat 0 (a bot) played
     assert [m["seat"] for m in session.bot_moves] == [0]
     with pytest.raises(IllegalMoveError, match="shares no edge"):
@@ -68,8 +73,9 @@ def test_solo_and_strategic_hands():
 
 
 def test_http_server(tmp_path):
-    session = HumanSession(Rules(), [make_bot("greedy", seed=0)], seed=8,
-                           record=tmp_path / "r.json")
+    session = HumanSession(
+        Rules(), [make_bot("greedy", seed=0)], seed=8, record=tmp_path / "r.json"
+    )
     server = make_server(session)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -79,14 +85,18 @@ def test_http_server(tmp_path):
         assert server.url == f"{url}/?token={server.token}"
         html = urllib.request.urlopen(server.url).read().decode()
         assert html.startswith("<!DOCTYPE html>") and "/*DATA*/" not in html
-        state = json.loads(urllib.request.urlopen(
-            urllib.request.Request(url + "/state", headers=token)).read())
+        state = json.loads(
+            urllib.request.urlopen(urllib.request.Request(url + "/state", headers=token)).read()
+        )
         assert state["human_to_move"] and state["legal"]
 
         def post(body):
-            req = urllib.request.Request(url + "/move", data=json.dumps(body).encode(),
-                                         method="POST", headers={
-                                             **token, "Content-Type": "application/json"})
+            req = urllib.request.Request(
+                url + "/move",
+                data=json.dumps(body).encode(),
+                method="POST",
+                headers={**token, "Content-Type": "application/json"},
+            )
             try:
                 with urllib.request.urlopen(req) as resp:
                     return resp.status, json.loads(resp.read())
@@ -107,8 +117,9 @@ def test_http_server(tmp_path):
 
 
 def test_tui_scripted(tmp_path):
-    session = HumanSession(Rules(), [make_bot("random", seed=0)], seed=2,
-                           record=tmp_path / "t.json")
+    session = HumanSession(
+        Rules(), [make_bot("random", seed=0)], seed=2, record=tmp_path / "t.json"
+    )
     x, y, r, f, _ = first_legal(session)
     lines = iter(["9 9 0", "hello", "list", f"{x} {y} {r} {f or '-'}", "quit"])
     out: list[str] = []
@@ -124,25 +135,37 @@ def test_tui_scripted(tmp_path):
 def reply_line(k: int, n: int, seat: int, name: str, entry: dict, scores: list) -> str:
     """What the terminal says for reply k of n: the record's move `entry`."""
     colour = ("red", "blue", "green")[seat]
-    where = (f", follower on {entry['follower']}" if entry["follower"] else "")
-    return (f"reply {k} of {n}: {colour} ({name}) placed {entry['tile']} at "
-            f"({entry['x']}, {entry['y']}) rotation {entry['rotation']}{where}; "
-            f"scores {scores}")
+    where = f", follower on {entry['follower']}" if entry["follower"] else ""
+    return (
+        f"reply {k} of {n}: {colour} ({name}) placed {entry['tile']} at "
+        f"({entry['x']}, {entry['y']}) rotation {entry['rotation']}{where}; "
+        f"scores {scores}"
+    )
 
 
 def test_tui_shows_bot_replies_one_by_one():
     """Issue 28: the bots' replies between two of the person's turns come one line each
     (whose move, what it placed, the scores after it), each followed by the pause, and
     only then the board and the person's prompt; delay 0 never pauses."""
+
     def play(delay: float) -> tuple[list, HumanSession]:
-        session = HumanSession(Rules(players=3), [make_bot("greedy", seed=1),
-                                                  make_bot("random", seed=2)],
-                               human_seat=1, seed=4, names=["greedy", "random"])
+        session = HumanSession(
+            Rules(players=3),
+            [make_bot("greedy", seed=1), make_bot("random", seed=2)],
+            human_seat=1,
+            seed=4,
+            names=["greedy", "random"],
+        )
         x, y, r, f, _ = first_legal(session)
         lines = iter([f"{x} {y} {r} {f or '-'}", "quit"])
         out: list = []
-        play_tui(session, read=lambda _: next(lines), say=out.append, delay=delay,
-                 sleep=lambda s: out.append(("pause", s)))
+        play_tui(
+            session,
+            read=lambda _: next(lines),
+            say=out.append,
+            delay=delay,
+            sleep=lambda s: out.append(("pause", s)),
+        )
         return out, session
 
     out, session = play(0.25)
@@ -153,9 +176,13 @@ def test_tui_shows_bot_replies_one_by_one():
     assert out[1] == ("pause", 0.25)
     assert "turn 1, seat 1 to place" in out[2]  # the board after the bot's reply
     assert out[3].startswith("your turn (blue, seat 1): scores ")
-    assert out[4:9] == [reply_line(1, 2, 2, "random", moves[2], scores[2]), ("pause", 0.25),
-                        reply_line(2, 2, 0, "greedy", moves[3], scores[3]), ("pause", 0.25),
-                        str(session.game)]
+    assert out[4:9] == [
+        reply_line(1, 2, 2, "random", moves[2], scores[2]),
+        ("pause", 0.25),
+        reply_line(2, 2, 0, "greedy", moves[3], scores[3]),
+        ("pause", 0.25),
+        str(session.game),
+    ]
     assert boards == [8] and out[9].startswith("your turn (blue, seat 1)")
     assert out[10] == "stopped after 4 moves; no record kept"
     instant, _ = play(0)
@@ -186,8 +213,26 @@ def test_tui_ctrl_c_keeps_the_record(tmp_path, monkeypatch, capsys):
 
     record = tmp_path / "cli.json"
     monkeypatch.setattr(sys, "stdin", CtrlC())
-    assert main(["play", "--human", "--tui", "--seat", "1", "--against", "random",
-                 "--bot-delay", "0", "--seed", "3", "--record", str(record)]) == 130
+    assert (
+        main(
+            [
+                "play",
+                "--human",
+                "--tui",
+                "--seat",
+                "1",
+                "--against",
+                "random",
+                "--bot-delay",
+                "0",
+                "--seed",
+                "3",
+                "--record",
+                str(record),
+            ]
+        )
+        == 130
+    )
     out, err = capsys.readouterr()
     first = json.loads(record.read_text())["moves"]
     assert len(first) == 1 and out.startswith("reply 1 of 1: red (random) placed ")
@@ -195,13 +240,18 @@ def test_tui_ctrl_c_keeps_the_record(tmp_path, monkeypatch, capsys):
 
 
 def test_cli_bot_delay_errors(capsys):
-    for argv, words in ((["play", "--bot-delay", "1"], "--bot-delay needs --human"),
-                        (["play", "--human", "--bot-delay", "1"], "--bot-delay needs --tui")):
+    for argv, words in (
+        (["play", "--bot-delay", "1"], "--bot-delay needs --human"),
+        (["play", "--human", "--bot-delay", "1"], "--bot-delay needs --tui"),
+    ):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert err.startswith("carcassonne: error:") and words in err, (argv, err)
-    for bad, words in (("-1", "must be >= 0 seconds, got -1"), ("nan", "got nan"),
-                       ("soon", "expected seconds, got 'soon'")):
+    for bad, words in (
+        ("-1", "must be >= 0 seconds, got -1"),
+        ("nan", "got nan"),
+        ("soon", "expected seconds, got 'soon'"),
+    ):
         with pytest.raises(SystemExit):
             main(["play", "--human", "--tui", "--bot-delay", bad])
         err = capsys.readouterr().err
@@ -209,17 +259,16 @@ def test_cli_bot_delay_errors(capsys):
 
 
 def test_cli_human_errors(capsys):
-    for argv, words in ((["play", "--human", "--bots", "random"], "--against"),
-                        (["play", "--human", "--players", "3", "--against", "a,b,c"],
-                         "needs 2 bot specs"),
-                        (["play", "--human", "--solo", "--against", "random"], "solo"),
-                        (["play", "--tui"], "needs --human"),
-                        (["play", "--human", "--against", "nope"], "unknown bot"),
-                        (["play", "--human", "--seat", "2"], "--seat"),
-                        (["play", "--human", "--scoring-order", "player"],
-                         "solo-variant option"),
-                        (["play", "--solo", "--scoring-order", "player"],
-                         "--scoring-order needs --human --solo")):
+    for argv, words in (
+        (["play", "--human", "--bots", "random"], "--against"),
+        (["play", "--human", "--players", "3", "--against", "a,b,c"], "needs 2 bot specs"),
+        (["play", "--human", "--solo", "--against", "random"], "solo"),
+        (["play", "--tui"], "needs --human"),
+        (["play", "--human", "--against", "nope"], "unknown bot"),
+        (["play", "--human", "--seat", "2"], "--seat"),
+        (["play", "--human", "--scoring-order", "player"], "solo-variant option"),
+        (["play", "--solo", "--scoring-order", "player"], "--scoring-order needs --human --solo"),
+    ):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert err.startswith("carcassonne: error:") and words in err, (argv, err)
@@ -230,11 +279,27 @@ def test_cli_server_stops_cleanly_on_ctrl_c(tmp_path):
     with status 0 and the record of the moves so far."""
     record = tmp_path / "h.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "carcassonne_env.cli", "play", "--human", "--against",
-         "greedy", "--no-browser", "--record", str(record), "--seed", "3"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "carcassonne_env.cli",
+            "play",
+            "--human",
+            "--against",
+            "greedy",
+            "--no-browser",
+            "--record",
+            str(record),
+            "--seed",
+            "3",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         env=dict(os.environ, CARCASSONNE_NO_COMPILE_NOTICE="1"),
-        preexec_fn=ctrl_c_as_in_a_terminal)
+        preexec_fn=ctrl_c_as_in_a_terminal,
+    )
     try:
         line = proc.stdout.readline()
         url, token = re.search(r"(http://127\.0\.0\.1:\d+/)\?token=([\w-]+)", line).groups()
@@ -251,8 +316,13 @@ def test_cli_server_stops_cleanly_on_ctrl_c(tmp_path):
 
 def test_against_a_trained_policy():
     pytest.importorskip("sb3_contrib")
-    session = HumanSession(Rules(), [make_bot("sb3:model=ppo_duel", seed=0)], seed=5,
-                           human_seat=1, names=["sb3:model=ppo_duel"])
+    session = HumanSession(
+        Rules(),
+        [make_bot("sb3:model=ppo_duel", seed=0)],
+        seed=5,
+        human_seat=1,
+        names=["sb3:model=ppo_duel"],
+    )
     assert session.game.turn == 1 and session.bot_moves[0]["name"] == "sb3:model=ppo_duel"
     session.move(*first_legal(session))
     assert session.game.turn == 3 and session.human_to_move()
@@ -260,11 +330,21 @@ def test_against_a_trained_policy():
 
 def offered(session: HumanSession) -> set[tuple]:
     """The moves `legal` and `legal_figures` offer: (tile, "x,y", "r", follower, figure)."""
-    out = {(t, c, r, f, "follower") for t, cells in session.legal().items()
-           for c, rots in cells.items() for r, fs in rots.items() for f in fs}
-    return out | {(t, c, r, f, figure) for t, cells in session.legal_figures().items()
-                  for c, rots in cells.items() for r, figs in rots.items()
-                  for figure, fs in figs.items() for f in fs}
+    out = {
+        (t, c, r, f, "follower")
+        for t, cells in session.legal().items()
+        for c, rots in cells.items()
+        for r, fs in rots.items()
+        for f in fs
+    }
+    return out | {
+        (t, c, r, f, figure)
+        for t, cells in session.legal_figures().items()
+        for c, rots in cells.items()
+        for r, figs in rots.items()
+        for figure, fs in figs.items()
+        for f in fs
+    }
 
 
 def test_every_figure_and_the_builders_extra_turn():
@@ -273,13 +353,14 @@ def test_every_figure_and_the_builders_extra_turn():
     turn is flagged; the bots' replies carry the board after each one."""
     rules = Rules(expansions=("traders_builders", "inns_cathedrals"))
     session = HumanSession(rules, [make_bot("random", seed=0)], seed=0)
-    assert session.state()["figures"] == [{"follower": 7, "large": 1, "builder": 1,
-                                           "pig": 1}] * 2
+    assert session.state()["figures"] == [{"follower": 7, "large": 1, "builder": 1, "pig": 1}] * 2
     figures, extra_seen = set(), False
     while not session.game.done and not extra_seen:
         tile = session.game.current_tile
-        assert offered(session) == {(tile, f"{m.x},{m.y}", str(m.rotation), m.follower,
-                                     m.figure) for m in session.game.legal_moves()}
+        assert offered(session) == {
+            (tile, f"{m.x},{m.y}", str(m.rotation), m.follower, m.figure)
+            for m in session.game.legal_moves()
+        }
         figures |= {figure for *_, figure in offered(session)}
         before, move = session.game.turn, builder_first(session)
         session.move(*move)
@@ -297,8 +378,7 @@ def test_every_figure_and_the_builders_extra_turn():
     last = session.state()["bot_moves"][-1]
     assert last["tiles"] == session.state()["tiles"]
     assert last["scores"] == session.game.scores and "figures" in last
-    assert "figures" not in HumanSession(Rules(), [make_bot("random", seed=0)],
-                                         seed=1).state()
+    assert "figures" not in HumanSession(Rules(), [make_bot("random", seed=0)], seed=1).state()
 
 
 def rule_gains(game: Game, choice: dict) -> list[int]:
@@ -318,11 +398,19 @@ def test_solo_scoring_choices():
     assert state["decision"] == game.decision != "place"
     assert state["legal"] == {} and state["hand"] == []
     assert state["choices"] == [
-        {"x": c.move.x, "y": c.move.y, "rotation": c.move.rotation,
-         "follower": c.move.follower, "kind": c.kind, "tiles": [list(t) for t in c.tiles],
-         "points": c.points, "majority": list(c.majority),
-         "gains": rule_gains(game, {"points": c.points, "majority": c.majority})}
-        for c in game.scoring_choices()]
+        {
+            "x": c.move.x,
+            "y": c.move.y,
+            "rotation": c.move.rotation,
+            "follower": c.move.follower,
+            "kind": c.kind,
+            "tiles": [list(t) for t in c.tiles],
+            "points": c.points,
+            "majority": list(c.majority),
+            "gains": rule_gains(game, {"points": c.points, "majority": c.majority}),
+        }
+        for c in game.scoring_choices()
+    ]
     assert state["phase"] == ("end bonus" if game.decision == "score_follower" else "play")
     assert state["lowest"] == [p for p, v in enumerate(game.scores) if v == min(game.scores)]
     pick = state["choices"][1]
@@ -330,9 +418,14 @@ def test_solo_scoring_choices():
     session.move(pick["x"], pick["y"], pick["rotation"], pick["follower"])
     assert len(game.to_record()["moves"]) == moves + 1
     assert game.to_record()["moves"][-1] == {
-        "player": 0, "tile": game.board[(pick["x"], pick["y"])].tile, "x": pick["x"],
-        "y": pick["y"], "rotation": pick["rotation"], "follower": pick["follower"],
-        "decision": state["decision"]}
+        "player": 0,
+        "tile": game.board[(pick["x"], pick["y"])].tile,
+        "x": pick["x"],
+        "y": pick["y"],
+        "rotation": pick["rotation"],
+        "follower": pick["follower"],
+        "decision": state["decision"],
+    }
 
 
 def test_choice_gains_are_what_the_colours_really_score():
@@ -386,29 +479,33 @@ def test_tui_says_a_choice_scores_nothing():
     lines = iter(["quit"])
     play_tui(session, read=lambda _: next(lines), say=out.append, delay=0)
     colour = zero["majority"][0]
-    assert any(f"0 to colour {colour} (worth {zero['points']}, but no colour of it is "
-               "lowest)" in line for line in out)
+    assert any(
+        f"0 to colour {colour} (worth {zero['points']}, but no colour of it is lowest)" in line
+        for line in out
+    )
 
 
 def test_tui_figures_extra_turn_and_choices(tmp_path):
     rules = Rules(expansions=("traders_builders",))
-    session = HumanSession(rules, [make_bot("random", seed=0)], seed=2,
-                           record=tmp_path / "tb.json")
+    session = HumanSession(rules, [make_bot("random", seed=0)], seed=2, record=tmp_path / "tb.json")
     typed: list[str] = []
 
     def read(_: str) -> str:
         if session.state()["extra_turn"]:
             return "quit"
         m = builder_first(session)
-        typed.append(f"{m.x} {m.y} {m.rotation} {m.follower or '-'}"
-                     + (f" {m.figure}" if m.figure != "follower" else ""))
+        typed.append(
+            f"{m.x} {m.y} {m.rotation} {m.follower or '-'}"
+            + (f" {m.figure}" if m.figure != "follower" else "")
+        )
         return typed[-1]
 
     out: list[str] = []
     play_tui(session, read=read, say=out.append, delay=0)
     assert any(t.endswith(" builder") for t in typed)
     assert [m.get("figure") for m in session.record()["moves"] if m["player"] == 0].count(
-        "builder") == 1
+        "builder"
+    ) == 1
     assert any("followers in supply [" in line and "builder [0, 1]" in line for line in out)
     assert "your builder's extra turn" in out[-2]
     assert out[-1] == f"record of {session.game.turn} moves written to {tmp_path / 'tb.json'}"
@@ -429,10 +526,20 @@ def test_tui_figures_extra_turn_and_choices(tmp_path):
 def test_bot_move_words():
     from carcassonne_env.viewer.play import move_words
 
-    move = {"seat": 1, "name": "heuristic", "tile": "TA", "x": 2, "y": -1, "rotation": 3,
-            "follower": "road:N", "figure": "builder", "extra": True}
-    assert move_words(move) == ("blue (heuristic) placed TA at (2, -1) rotation 3, builder "
-                                "on road:N (builder's extra turn)")
+    move = {
+        "seat": 1,
+        "name": "heuristic",
+        "tile": "TA",
+        "x": 2,
+        "y": -1,
+        "rotation": 3,
+        "follower": "road:N",
+        "figure": "builder",
+        "extra": True,
+    }
+    assert move_words(move) == (
+        "blue (heuristic) placed TA at (2, -1) rotation 3, builder on road:N (builder's extra turn)"
+    )
 
 
 def test_port_out_of_range_or_in_use(capsys):
@@ -442,16 +549,19 @@ def test_port_out_of_range_or_in_use(capsys):
         make_server(HumanSession(Rules(), [make_bot("random", seed=0)], seed=1), 99999)
     assert main(["play", "--human", "--port", "99999", "--no-browser"]) == 2
     err = capsys.readouterr().err
-    assert err == ("carcassonne: error: port must be an integer in 0-65535 (0: a free one), "
-                   "got 99999\n")
+    assert err == (
+        "carcassonne: error: port must be an integer in 0-65535 (0: a free one), got 99999\n"
+    )
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         assert main(["play", "--human", "--port", str(port), "--no-browser"]) == 2
     err = capsys.readouterr().err
-    assert err == (f"carcassonne: error: port {port} on 127.0.0.1 is in use; choose another "
-                   "with --port, or leave it out for a free one\n")
+    assert err == (
+        f"carcassonne: error: port {port} on 127.0.0.1 is in use; choose another "
+        "with --port, or leave it out for a free one\n"
+    )
 
 
 def test_cli_tui_solo_scoring_order_player(tmp_path, monkeypatch, capsys):
@@ -459,7 +569,22 @@ def test_cli_tui_solo_scoring_order_player(tmp_path, monkeypatch, capsys):
     went, and the record keeps the option."""
     record = tmp_path / "solo.json"
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
-    assert main(["play", "--human", "--solo", "--scoring-order", "player", "--tui",
-                 "--record", str(record), "--seed", "4"]) == 0
+    assert (
+        main(
+            [
+                "play",
+                "--human",
+                "--solo",
+                "--scoring-order",
+                "player",
+                "--tui",
+                "--record",
+                str(record),
+                "--seed",
+                "4",
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.rstrip().endswith(f"record of 0 moves written to {record}")
     assert json.loads(record.read_text())["rules"]["scoring_order"] == "player"

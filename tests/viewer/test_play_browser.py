@@ -23,12 +23,16 @@ from tests.support.play_sessions import (
 
 @pytest.fixture
 def served(tmp_path):
-    def start(rules: Rules, bots: list[str], seed: int = 6,
-              session: HumanSession | None = None):
+    def start(rules: Rules, bots: list[str], seed: int = 6, session: HumanSession | None = None):
         """Serve a new session, or `session` (played on already)."""
         if session is None:
-            session = HumanSession(rules, [make_bot(b, seed=1) for b in bots], seed=seed,
-                                   record=tmp_path / "human.json", names=bots)
+            session = HumanSession(
+                rules,
+                [make_bot(b, seed=1) for b in bots],
+                seed=seed,
+                record=tmp_path / "human.json",
+                names=bots,
+            )
         server = make_server(session)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
@@ -71,8 +75,11 @@ def choose(session: HumanSession, turn: int, tile: str | None = None):
     rot = rots[-1]  # needs R presses when several rotations fit
     options = legal[tile][cell][rot]
     with_follower = [f for f in options if f is not None]
-    follower = with_follower[0] if turn % 2 and with_follower else (
-        None if None in options else with_follower[0])
+    follower = (
+        with_follower[0]
+        if turn % 2 and with_follower
+        else (None if None in options else with_follower[0])
+    )
     x, y = map(int, cell.split(","))
     return x, y, int(rot), follower, rots, options
 
@@ -85,8 +92,11 @@ def play_by_clicks(page, session, turn, tile=None):
     page.page.locator(f'rect.legal[data-x="{x}"][data-y="{y}"]').click()
     for _ in range(rots.index(str(rot))):
         page.page.keyboard.press("r")
-    assert page.page.locator("#preview").get_attribute("transform").endswith(
-        f"rotate({90 * rot} 0.5 0.5)")
+    assert (
+        page.page.locator("#preview")
+        .get_attribute("transform")
+        .endswith(f"rotate({90 * rot} 0.5 0.5)")
+    )
     done = page.page.evaluate("window.moves || 0")
     page.page.keyboard.press("Enter")
     if options != [None]:
@@ -131,8 +141,7 @@ def test_illegal_clicks_are_refused(browser, served):  # noqa: F811
     # A move the server refuses (sent as the page would) is reported, not played.
     page.page.evaluate("""() => { sel = {x: 7, y: 7, rots: ["0"], ri: 0, phase: "place"};
                                   return submit(null); }""")
-    wait_until(page, "document.getElementById('message').textContent"
-                                ".includes('shares no edge')")
+    wait_until(page, "document.getElementById('message').textContent.includes('shares no edge')")
     assert session.game.turn == turn
     # the only console error: the browser's note of the refused request (HTTP 400)
     assert all("400" in e for e in page.errors)
@@ -179,7 +188,9 @@ def test_bot_replies_one_by_one(browser, served):  # noqa: F811
         reply = replies[k - 1]
         last = page.page.locator("rect.last-tile")
         assert (float(last.get_attribute("x")), float(last.get_attribute("y"))) == (
-            pytest.approx(reply["x"] + 0.02), pytest.approx(reply["y"] + 0.02))
+            pytest.approx(reply["x"] + 0.02),
+            pytest.approx(reply["y"] + 0.02),
+        )
         assert page.page.locator("use.tile").count() == 2 + k  # start, person's, replies
         assert page.page.locator("rect.legal").count() == 0  # no clicks meanwhile
         assert f"(reply {k} of 2)" in page.page.locator("#message").inner_text()
@@ -200,9 +211,14 @@ def figure_first(session: HumanSession, placed: list[str]) -> tuple:
     """(figure, x, y, "rotation", location): a figure not placed yet where one fits,
     else the first builder move, else a fixed pick."""
     figures = session.legal_figures().get(session.game.current_tile, {})
-    wanted = [(f, *map(int, c.split(",")), r, loc) for c, rots in figures.items()
-              for r, figs in rots.items() for f, locs in figs.items() for loc in locs
-              if f not in placed]
+    wanted = [
+        (f, *map(int, c.split(",")), r, loc)
+        for c, rots in figures.items()
+        for r, figs in rots.items()
+        for f, locs in figs.items()
+        for loc in locs
+        if f not in placed
+    ]
     if wanted:
         return wanted[0]
     move = builder_first(session)
@@ -212,8 +228,9 @@ def figure_first(session: HumanSession, placed: list[str]) -> tuple:
 def test_expansion_figures_by_clicks(browser, served):  # noqa: F811
     """A large follower, a builder and a pig are placed by clicks: the figure buttons
     show the supply; the builder's extra turn is announced."""
-    session, url = served(Rules(expansions=("traders_builders", "inns_cathedrals")),
-                          ["random"], seed=9)
+    session, url = served(
+        Rules(expansions=("traders_builders", "inns_cathedrals")), ["random"], seed=9
+    )
     page = open_play(browser, url)
     page.page.select_option("#bot-speed", "0")
     placed: list[str] = []
@@ -222,8 +239,9 @@ def test_expansion_figures_by_clicks(browser, served):  # noqa: F811
         tile, figures = session.game.current_tile, session.legal_figures()
         rots = sorted(session.legal()[tile][f"{x},{y}"])
         spots = [f for f in session.legal()[tile][f"{x},{y}"][rot] if f is not None]
-        spots += [f for fs in figures.get(tile, {}).get(f"{x},{y}", {}).get(rot, {}).values()
-                  for f in fs]
+        spots += [
+            f for fs in figures.get(tile, {}).get(f"{x},{y}", {}).get(rot, {}).values() for f in fs
+        ]
         before = session.game.turn
         done = page.page.evaluate("window.moves || 0")
         page.page.locator(f'rect.legal[data-x="{x}"][data-y="{y}"]').click()
@@ -241,19 +259,27 @@ def test_expansion_figures_by_clicks(browser, served):  # noqa: F811
             page.page.locator(f'circle.spot[data-loc="{loc}"]').click()
         wait_until(page, f"(window.moves || 0) > {done}")
         played = session.game.to_record()["moves"][before]
-        assert (played["x"], played["y"], played["rotation"], played["follower"],
-                played.get("figure", "follower")) == (x, y, int(rot), loc, figure)
+        assert (
+            played["x"],
+            played["y"],
+            played["rotation"],
+            played["follower"],
+            played.get("figure", "follower"),
+        ) == (x, y, int(rot), loc, figure)
         if loc is not None and figure != "follower":
             placed.append(figure)
         if session.state()["extra_turn"]:
             placed.append("extra")
             assert page.page.locator("#extra").inner_text() == "your builder's extra turn"
-            assert page.page.locator("#message").inner_text().startswith(
-                "Your builder's extra turn")
+            assert (
+                page.page.locator("#message").inner_text().startswith("Your builder's extra turn")
+            )
     assert {"large", "builder", "pig", "extra"} <= set(placed)
     figures = page.page.locator("#seats td.figures").all_inner_texts()
-    assert figures == [", ".join(f"{f} {n[f]}" for f in ("large", "builder", "pig"))
-                       for n in session.game.figures_in_supply]
+    assert figures == [
+        ", ".join(f"{f} {n[f]}" for f in ("large", "builder", "pig"))
+        for n in session.game.figures_in_supply
+    ]
     page.screenshot("play_expansions.png")
     assert page.errors == []
 
@@ -276,9 +302,11 @@ def test_solo_scoring_choices_on_the_page(browser, served):  # noqa: F811
     wait_until(page, "(window.moves || 0) >= 1")
     record = session.record()
     assert len(record["moves"]) == moves + 1
-    assert (record["moves"][-1]["x"], record["moves"][-1]["y"],
-            record["moves"][-1]["follower"]) == (choices[1]["x"], choices[1]["y"],
-                                                 choices[1]["follower"])
+    assert (
+        record["moves"][-1]["x"],
+        record["moves"][-1]["y"],
+        record["moves"][-1]["follower"],
+    ) == (choices[1]["x"], choices[1]["y"], choices[1]["follower"])
     assert page.errors == []
 
 
@@ -322,8 +350,10 @@ def test_a_stopped_server_is_said_not_waited_for(browser, served):  # noqa: F811
 def shown_gains(button) -> dict[int, str]:
     """The "+N" of each colour a choice button shows."""
     gains = button.locator("b.gain")
-    return {int(gains.nth(k).get_attribute("data-seat")): gains.nth(k).inner_text()
-            for k in range(gains.count())}
+    return {
+        int(gains.nth(k).get_attribute("data-seat")): gains.nth(k).inner_text()
+        for k in range(gains.count())
+    }
 
 
 def test_solo_choices_show_what_each_colour_really_scores(browser, served):  # noqa: F811

@@ -32,18 +32,26 @@ from tests.support.play_sessions import first_legal
 @pytest.fixture
 def served(tmp_path):
     """A server of a new game against greedy (the person, seat 0, to move), running."""
-    session = HumanSession(Rules(), [make_bot("greedy", seed=0)], seed=8,
-                           record=tmp_path / "r.json")
+    session = HumanSession(
+        Rules(), [make_bot("greedy", seed=0)], seed=8, record=tmp_path / "r.json"
+    )
     server = make_server(session)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                     daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     yield server
     server.shutdown()
     server.server_close()
 
 
-def ask(server, method: str, path: str, body: object = None,
-        headers: dict[str, str] | None = None, token: bool = True) -> tuple[int, dict, dict]:
+def ask(
+    server,
+    method: str,
+    path: str,
+    body: object = None,
+    headers: dict[str, str] | None = None,
+    token: bool = True,
+) -> tuple[int, dict, dict]:
     """(status, headers, JSON body) of one request; by default with the session's token
     and, with a body, as application/json (`headers` override or add)."""
     sent = {"X-Carcassonne-Token": server.token} if token else {}
@@ -62,8 +70,7 @@ def ask(server, method: str, path: str, body: object = None,
 def raw(server, head: str, timeout: float = 5) -> tuple[int, bytes]:
     """(status, body) of a request written by hand: `head`, the request line and headers
     (no body is sent)."""
-    with socket.create_connection(("127.0.0.1", server.server_address[1]),
-                                  timeout=timeout) as s:
+    with socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=timeout) as s:
         s.sendall(head.encode() + b"\r\n")
         data = b""
         while chunk := s.recv(65536):
@@ -88,8 +95,7 @@ def test_the_page_and_the_api_need_the_token(served):
     assert f'"token":"{served.token}"' in html
     for headers in ({}, {"X-Carcassonne-Token": "nope"}):
         assert ask(served, "GET", "/state", headers=headers, token=False)[0] == 403
-        status, _, data = ask(served, "POST", "/move", legal_move(session), headers,
-                              token=False)
+        status, _, data = ask(served, "POST", "/move", legal_move(session), headers, token=False)
         assert status == 403 and "token" in data["error"]
     assert session.game.turn == 0  # nothing played
     status, _, data = ask(served, "GET", "/state")
@@ -105,52 +111,82 @@ def test_a_foreign_host_or_origin_is_refused(served):
     move = legal_move(session)
     for host in ("evil.example", f"evil.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}"):
         status, _, data = ask(served, "GET", "/state", headers={"Host": host})
-        assert status == 421 and data == {"error": f"this server answers as 127.0.0.1:{port} "
-                                                   "only"}
+        assert status == 421 and data == {"error": f"this server answers as 127.0.0.1:{port} only"}
         assert ask(served, "POST", "/move", move, {"Host": host})[0] == 421
-        assert ask(served, "GET", served.url[len(f"http://127.0.0.1:{port}"):],
-                   headers={"Host": host}, token=False)[0] == 421
-    for origin in ("http://evil.example", "null", f"http://evil.example:{port}",
-                   f"https://127.0.0.1:{port}", f"http://127.0.0.1:{port + 1}"):
+        assert (
+            ask(
+                served,
+                "GET",
+                served.url[len(f"http://127.0.0.1:{port}") :],
+                headers={"Host": host},
+                token=False,
+            )[0]
+            == 421
+        )
+    for origin in (
+        "http://evil.example",
+        "null",
+        f"http://evil.example:{port}",
+        f"https://127.0.0.1:{port}",
+        f"http://127.0.0.1:{port + 1}",
+    ):
         status, _, data = ask(served, "POST", "/move", move, {"Origin": origin})
-        assert status == 403 and data == {"error": "requests from other sites' pages are "
-                                                   "refused"}
+        assert status == 403 and data == {"error": "requests from other sites' pages are refused"}
     assert session.game.turn == 0
     assert ask(served, "GET", "/state", headers={"Host": f"LOCALHOST:{port}"})[0] == 200
-    status, _, data = ask(served, "POST", "/move", move,
-                          {"Host": f"localhost:{port}", "Origin": f"http://localhost:{port}"})
+    status, _, data = ask(
+        served,
+        "POST",
+        "/move",
+        move,
+        {"Host": f"localhost:{port}", "Origin": f"http://localhost:{port}"},
+    )
     assert status == 200 and session.game.turn == 2
 
 
 def test_a_move_must_be_sent_as_json(served):
     """A cross-site form or a `text/plain` fetch (no preflight) cannot send a move."""
     session = served.session
-    for kind in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data",
-                 "application/jsonx"):
-        status, _, data = ask(served, "POST", "/move", legal_move(session),
-                              {"Content-Type": kind})
-        assert status == 415 and data["error"] == (f"a move is sent as application/json, "
-                                                   f"not {kind!r}")
+    for kind in (
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data",
+        "application/jsonx",
+    ):
+        status, _, data = ask(served, "POST", "/move", legal_move(session), {"Content-Type": kind})
+        assert status == 415 and data["error"] == (
+            f"a move is sent as application/json, not {kind!r}"
+        )
     assert session.game.turn == 0
-    status, _, _ = ask(served, "POST", "/move", legal_move(session),
-                       {"Content-Type": "application/json; charset=utf-8"})
+    status, _, _ = ask(
+        served,
+        "POST",
+        "/move",
+        legal_move(session),
+        {"Content-Type": "application/json; charset=utf-8"},
+    )
     assert status == 200 and session.game.turn == 2
 
 
-@pytest.mark.parametrize("length, status, words", [
-    ("65537", 413, "a move is at most 65536 bytes, got '65537'"),
-    ("99999999999", 413, "a move is at most 65536 bytes"),
-    ("-1", 400, "Content-Length must be a number of bytes, got '-1'"),
-    ("1e11", 400, "Content-Length must be a number of bytes, got '1e11'"),
-    ("1_0", 400, "Content-Length must be a number of bytes, got '1_0'"),
-    (None, 411, "one Content-Length header needed"),
-])
+@pytest.mark.parametrize(
+    "length, status, words",
+    [
+        ("65537", 413, "a move is at most 65536 bytes, got '65537'"),
+        ("99999999999", 413, "a move is at most 65536 bytes"),
+        ("-1", 400, "Content-Length must be a number of bytes, got '-1'"),
+        ("1e11", 400, "Content-Length must be a number of bytes, got '1e11'"),
+        ("1_0", 400, "Content-Length must be a number of bytes, got '1_0'"),
+        (None, 411, "one Content-Length header needed"),
+    ],
+)
 def test_a_body_too_long_or_of_no_length_is_refused_unread(served, length, status, words):
     """The length is judged before the body is read: the answer comes at once, though
     no body is sent."""
-    head = (f"POST /move HTTP/1.1\r\nHost: 127.0.0.1:{served.server_address[1]}\r\n"
-            f"X-Carcassonne-Token: {served.token}\r\nContent-Type: application/json\r\n"
-            + (f"Content-Length: {length}\r\n" if length is not None else ""))
+    head = (
+        f"POST /move HTTP/1.1\r\nHost: 127.0.0.1:{served.server_address[1]}\r\n"
+        f"X-Carcassonne-Token: {served.token}\r\nContent-Type: application/json\r\n"
+        + (f"Content-Length: {length}\r\n" if length is not None else "")
+    )
     start = time.monotonic()
     got, body = raw(served, head, timeout=3)
     assert time.monotonic() - start < 2
@@ -174,20 +210,32 @@ def test_an_idle_connection_blocks_no_one(served):
         assert 1.4 < time.monotonic() - start < 4
 
 
-@pytest.mark.parametrize("field, value, error", [
-    ("x", 10**30, "x must be an integer in [-10000, 10000], got "
-                  "1000000000000000000000000000000"),
-    ("x", 10**4000, "x must be an integer in [-10000, 10000], got "
-                    "100000000000000000000000000000..."),
-    ("y", -10**19, "y must be an integer in [-10000, 10000], got -10000000000000000000"),
-    ("rotation", 2**63, "rotation must be an integer in [0, 3], got 9223372036854775808"),
-    ("rotation", 4, "rotation must be an integer in [0, 3], got 4"),
-    ("x", 1.5, "x must be an integer in [-10000, 10000], got 1.5"),
-    ("x", True, "x must be an integer in [-10000, 10000], got True"),
-    ("y", None, "y must be an integer in [-10000, 10000], got None"),
-    ("colour", "red", "unknown move field 'colour' (fields: x, y, rotation, follower, tile, "
-                      "figure)"),
-])
+@pytest.mark.parametrize(
+    "field, value, error",
+    [
+        (
+            "x",
+            10**30,
+            "x must be an integer in [-10000, 10000], got 1000000000000000000000000000000",
+        ),
+        (
+            "x",
+            10**4000,
+            "x must be an integer in [-10000, 10000], got 100000000000000000000000000000...",
+        ),
+        ("y", -(10**19), "y must be an integer in [-10000, 10000], got -10000000000000000000"),
+        ("rotation", 2**63, "rotation must be an integer in [0, 3], got 9223372036854775808"),
+        ("rotation", 4, "rotation must be an integer in [0, 3], got 4"),
+        ("x", 1.5, "x must be an integer in [-10000, 10000], got 1.5"),
+        ("x", True, "x must be an integer in [-10000, 10000], got True"),
+        ("y", None, "y must be an integer in [-10000, 10000], got None"),
+        (
+            "colour",
+            "red",
+            "unknown move field 'colour' (fields: x, y, rotation, follower, tile, figure)",
+        ),
+    ],
+)
 def test_a_number_out_of_range_is_refused_before_the_game(served, field, value, error):
     session = served.session
     move = {**legal_move(session), field: value}
@@ -199,16 +247,21 @@ def test_a_number_out_of_range_is_refused_before_the_game(served, field, value, 
 
 
 def test_a_body_that_is_no_move_is_a_400(served):
-    for body, words in ((b"[1, 2]", "a move is a JSON object"),
-                        (b"{", "the move is not JSON: "),
-                        (b"x" * 10, "the move is not JSON: "),
-                        (b"\xff\xfe{", "the move is not JSON: "),
-                        (b"[" * 60000, "the move is not JSON: nested too deeply"),
-                        (b'{"x": 1e400, "y": 0, "rotation": 0}', "got inf")):
-        connection = http.client.HTTPConnection("127.0.0.1", served.server_address[1],
-                                                timeout=10)
-        connection.request("POST", "/move", body, {"X-Carcassonne-Token": served.token,
-                                                   "Content-Type": "application/json"})
+    for body, words in (
+        (b"[1, 2]", "a move is a JSON object"),
+        (b"{", "the move is not JSON: "),
+        (b"x" * 10, "the move is not JSON: "),
+        (b"\xff\xfe{", "the move is not JSON: "),
+        (b"[" * 60000, "the move is not JSON: nested too deeply"),
+        (b'{"x": 1e400, "y": 0, "rotation": 0}', "got inf"),
+    ):
+        connection = http.client.HTTPConnection("127.0.0.1", served.server_address[1], timeout=10)
+        connection.request(
+            "POST",
+            "/move",
+            body,
+            {"X-Carcassonne-Token": served.token, "Content-Type": "application/json"},
+        )
         response = connection.getresponse()
         data = json.loads(response.read())
         connection.close()
@@ -216,8 +269,7 @@ def test_a_body_that_is_no_move_is_a_400(served):
     assert served.session.game.turn == 0
 
 
-def test_a_failure_inside_a_handler_is_a_json_500_and_the_server_goes_on(served,
-                                                                         monkeypatch):
+def test_a_failure_inside_a_handler_is_a_json_500_and_the_server_goes_on(served, monkeypatch):
     lines: list[str] = []
     served.say_error = lines.append
     session = served.session
@@ -252,10 +304,14 @@ def test_answers_forbid_frames_sniffing_and_caching(served):
     policy = headers["Content-Security-Policy"]
     scripts = re.findall(r"<script>(.*?)</script>", html, flags=re.DOTALL)
     assert len(scripts) == 2  # the board's script, the page's
-    hashes = ["'sha256-" + base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()
-              + "'" for s in scripts]
-    own = (f"default-src 'none'; script-src {' '.join(hashes)}; style-src 'unsafe-inline'; "
-           "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'")
+    hashes = [
+        "'sha256-" + base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() + "'"
+        for s in scripts
+    ]
+    own = (
+        f"default-src 'none'; script-src {' '.join(hashes)}; style-src 'unsafe-inline'; "
+        "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'"
+    )
     assert policy == own + "; frame-ancestors 'none'"  # framing: a header's word only
     assert f'<meta http-equiv="Content-Security-Policy" content="{own}">' in html
     _, api, _ = ask(served, "GET", "/state")
@@ -274,8 +330,10 @@ def test_moves_sent_at_once_are_played_one_at_a_time(served):
     session = served.session
     move = legal_move(session)
     answers: list[int] = []
-    threads = [threading.Thread(target=lambda: answers.append(
-        ask(served, "POST", "/move", move)[0])) for _ in range(8)]
+    threads = [
+        threading.Thread(target=lambda: answers.append(ask(served, "POST", "/move", move)[0]))
+        for _ in range(8)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -289,30 +347,55 @@ def test_sigterm_stops_the_server_and_saves_the_record(tmp_path):
     of the moves so far is written, status 0, no traceback."""
     record = tmp_path / "h.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "carcassonne_env.cli", "play", "--human", "--against",
-         "greedy", "--no-browser", "--record", str(record), "--seed", "3"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=dict(os.environ, CARCASSONNE_NO_COMPILE_NOTICE="1"))
+        [
+            sys.executable,
+            "-m",
+            "carcassonne_env.cli",
+            "play",
+            "--human",
+            "--against",
+            "greedy",
+            "--no-browser",
+            "--record",
+            str(record),
+            "--seed",
+            "3",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, CARCASSONNE_NO_COMPILE_NOTICE="1"),
+    )
     try:
         line = proc.stdout.readline()
         url, token = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=([\w-]+)", line).groups()
         headers = {"X-Carcassonne-Token": token, "Content-Type": "application/json"}
-        state = json.loads(urllib.request.urlopen(urllib.request.Request(
-            url + "/state", headers=headers), timeout=60).read())
+        state = json.loads(
+            urllib.request.urlopen(
+                urllib.request.Request(url + "/state", headers=headers), timeout=60
+            ).read()
+        )
         tile = next(iter(state["legal"]))
         cell = next(iter(state["legal"][tile]))
         rotation = next(iter(state["legal"][tile][cell]))
         x, y = map(int, cell.split(","))
         move = {"x": x, "y": y, "rotation": int(rotation), "follower": None}
-        urllib.request.urlopen(urllib.request.Request(
-            url + "/move", json.dumps(move).encode(), headers, method="POST"), timeout=60)
+        urllib.request.urlopen(
+            urllib.request.Request(
+                url + "/move", json.dumps(move).encode(), headers, method="POST"
+            ),
+            timeout=60,
+        )
     finally:
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert "Traceback" not in err
-    assert out.splitlines() == ["stopped by SIGTERM",  # after the address line read above
-                                    f"record of 2 moves written to {record}"]
+    assert out.splitlines() == [
+        "stopped by SIGTERM",  # after the address line read above
+        f"record of 2 moves written to {record}",
+    ]
     saved = json.loads(record.read_text())
     assert [(m["x"], m["y"], m["rotation"]) for m in saved["moves"]][0] == (x, y, int(rotation))
     assert len(Game.from_record(saved).moves_played) == 2
@@ -332,13 +415,15 @@ def test_the_default_record_is_never_written_over(tmp_path, monkeypatch, capsys)
 
     out = play()
     assert "exists" not in out and out.rstrip().endswith(
-        "record of 0 moves written to human_game.json")
+        "record of 0 moves written to human_game.json"
+    )
     first = (tmp_path / "human_game.json").read_text()
     (tmp_path / "human_game-2.json").write_text("mine")
     for number in (3, 4):
         out = play()
-        assert out.splitlines()[0] == (f"human_game.json exists (kept): this game's record "
-                                       f"goes to human_game-{number}.json")
+        assert out.splitlines()[0] == (
+            f"human_game.json exists (kept): this game's record goes to human_game-{number}.json"
+        )
         assert out.rstrip().endswith(f"record of 0 moves written to human_game-{number}.json")
         assert json.loads((tmp_path / f"human_game-{number}.json").read_text())["moves"] == []
     assert (tmp_path / "human_game.json").read_text() == first

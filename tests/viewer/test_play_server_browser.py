@@ -36,8 +36,9 @@ def two_sites():
     session = HumanSession(Rules(), [make_bot("random", seed=0)], seed=4)
     servers = [make_server(session), ThreadingHTTPServer(("127.0.0.1", 0), _Blank)]
     for server in servers:
-        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                         daemon=True).start()
+        threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
     yield servers[0], f"http://localhost:{servers[1].server_address[1]}/"
     for server in servers:
         server.shutdown()
@@ -52,7 +53,8 @@ def test_another_site_cannot_play_read_or_frame_the_game(browser, two_sites):  #
     page.page.goto(other)
     base = served.url.split("?")[0]
     # a "simple" cross-site POST (no preflight) and one with the JSON type (preflight)
-    sent = page.page.evaluate("""async ([base, move]) => {
+    sent = page.page.evaluate(
+        """async ([base, move]) => {
         const out = [];
         for (const init of [{mode: "no-cors", headers: {"Content-Type": "text/plain"}},
                             {headers: {"Content-Type": "application/json"}}]) {
@@ -61,7 +63,9 @@ def test_another_site_cannot_play_read_or_frame_the_game(browser, two_sites):  #
           catch (e) { out.push(e.name); }
         }
         return out;
-    }""", [base, f'{{"x": {x}, "y": {y}, "rotation": {r}, "follower": null}}'])
+    }""",
+        [base, f'{{"x": {x}, "y": {y}, "rotation": {r}, "follower": null}}'],
+    )
     # both fail in the page: the first reached the server, whose answer (a refusal) the
     # browser hides from another site (Cross-Origin-Resource-Policy); the second was
     # stopped at its preflight (OPTIONS: no CORS allowed)
@@ -70,9 +74,12 @@ def test_another_site_cannot_play_read_or_frame_the_game(browser, two_sites):  #
     assert any("preflight" in e for e in page.errors)
     assert session.game.turn == 0
     # reading the page (its token) or the state across sites: refused by the browser
-    read = page.page.evaluate("""async (url) => {
+    read = page.page.evaluate(
+        """async (url) => {
         try { await (await fetch(url)).text(); return "read"; } catch (e) { return e.name; }
-    }""", served.url)
+    }""",
+        served.url,
+    )
     assert read == "TypeError"
     # framing: the browser refuses to show the game inside another site's page
     page.page.set_content(f'<iframe id="game" src="{served.url}"></iframe>')

@@ -35,8 +35,9 @@ def test_geometry_from_the_tile_data():
                 assert 0 <= x <= 1 and 0 <= y <= 1
 
 
-@pytest.mark.parametrize("rules", [Rules(), Rules(players=4), Rules(hand_size=3),
-                                   Rules(variant="solo")])
+@pytest.mark.parametrize(
+    "rules", [Rules(), Rules(players=4), Rules(hand_size=3), Rules(variant="solo")]
+)
 def test_view_data_follows_the_game(rules):
     game = played(rules)
     data = view_data(game.to_record())
@@ -87,9 +88,13 @@ def test_a_follower_that_scores_at_once_is_the_move_played():
     assert game.board[(0, -1)].follower is None  # back in the supply after scoring
     turn = view_data(game.to_record())["turns"][2]
     assert (turn["tile"], turn["x"], turn["y"], turn["rotation"], turn["follower"]) == (
-        "I", 0, -1, 3, "city:S")
-    assert [(e["kind"], e["points"], e["scorers"]) for e in turn["events"]] == [
-        ("city", 4, [0])]
+        "I",
+        0,
+        -1,
+        3,
+        "city:S",
+    )
+    assert [(e["kind"], e["points"], e["scorers"]) for e in turn["events"]] == [("city", 4, [0])]
     assert turn["supply"] == [6, 6]
 
 
@@ -102,10 +107,10 @@ def test_expansion_figures_extra_turns_and_goods():
     assert {f for f, _ in figures} == {"large", "builder", "pig"}
     # an extra turn: the builder's owner moves again, and the viewer marks that move
     extra = [k for k, t in enumerate(data["turns"]) if t.get("extra")]
-    assert extra and all(data["turns"][k]["seat"] == data["turns"][k - 1]["seat"]
-                         for k in extra)
+    assert extra and all(data["turns"][k]["seat"] == data["turns"][k - 1]["seat"] for k in extra)
     assert data["turns"][-1]["figures"] == game.figures_in_supply
     goods = [e for t in data["turns"] for e in t["events"] if e["kind"] == "goods"]
-    assert goods and all(e["detail"] in ("wine", "grain", "cloth") and e["tiles"] == []
-                         for e in goods)
+    assert goods and all(
+        e["detail"] in ("wine", "grain", "cloth") and e["tiles"] == [] for e in goods
+    )
     assert "figures" not in view_data(played(moves=3).to_record())["initial"]

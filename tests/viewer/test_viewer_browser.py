@@ -16,8 +16,13 @@ from carcassonne_env.viewer import write_html
 from tests.support.browser import Page, browser  # noqa: F401 (fixture)
 
 
-def bot_game(rules: Rules, seed: int, annotated: bool = False, bot: str = "heuristic",
-             moves: int | None = None) -> dict:
+def bot_game(
+    rules: Rules,
+    seed: int,
+    annotated: bool = False,
+    bot: str = "heuristic",
+    moves: int | None = None,
+) -> dict:
     bots = [make_bot(bot, seed=seed + p) for p in range(rules.seats)]
     coach = Coach("heuristic") if annotated else None
     game, notes = Game(rules, seed=seed), []
@@ -38,13 +43,14 @@ def pages(tmp_path_factory):
     folder = tmp_path_factory.mktemp("viewer")
     out = {}
     for name, rules, annotated, bot, moves in (
-            ("duel", Rules(), True, "heuristic", None),
-            ("four", Rules(players=4), False, "heuristic", None),
-            ("solo", Rules(variant="solo"), False, "heuristic", None),
-            ("six", Rules(players=6), False, "greedy", None),
-            ("hands", Rules(hand_size=3, farm_scoring="city"), False, "greedy", None),
-            ("solo4", Rules(variant="solo", solo_colours=4), False, "greedy", None),
-            ("empty", Rules(), False, "greedy", 0)):
+        ("duel", Rules(), True, "heuristic", None),
+        ("four", Rules(players=4), False, "heuristic", None),
+        ("solo", Rules(variant="solo"), False, "heuristic", None),
+        ("six", Rules(players=6), False, "greedy", None),
+        ("hands", Rules(hand_size=3, farm_scoring="city"), False, "greedy", None),
+        ("solo4", Rules(variant="solo", solo_colours=4), False, "greedy", None),
+        ("empty", Rules(), False, "greedy", 0),
+    ):
         record = bot_game(rules, seed=11, annotated=annotated, bot=bot, moves=moves)
         (folder / f"{name}.json").write_text(json.dumps(record))
         out[name] = (write_html(record, folder / f"{name}.html"), record)
@@ -71,8 +77,10 @@ def test_loads_from_disk_without_errors(browser, pages, name):  # noqa: F811
     page.page.keyboard.press("End")
     assert page.page.locator("use.tile").count() == len(record["moves"]) + 1
     assert [int(t) for t in page.page.locator("#seats td.score").all_inner_texts()] == (
-        record["scores"][-1] if record["moves"] else Game(
-            Rules.from_dict(record["rules"]), tile_order=record["tile_order"]).scores)
+        record["scores"][-1]
+        if record["moves"]
+        else Game(Rules.from_dict(record["rules"]), tile_order=record["tile_order"]).scores
+    )
     page.screenshot(f"viewer_{name}_end.png")
     page.page.keyboard.press("Home")
     page.page.keyboard.press(" ")  # plays, then pauses
@@ -121,8 +129,7 @@ def test_heat_map_with_annotations(browser, pages):  # noqa: F811
     note = record["annotations"]["moves"][0]
     cells = page.page.locator("rect.heat-cell")
     assert cells.count() == len({(m["x"], m["y"]) for m in note["top"]})
-    weights = page.page.eval_on_selector_all("rect.heat-cell",
-                                             "n => n.map(e => e.dataset.weight)")
+    weights = page.page.eval_on_selector_all("rect.heat-cell", "n => n.map(e => e.dataset.weight)")
     total = sum(float(w) for w in weights)
     assert total == pytest.approx(sum(m["weight"] for m in note["top"]), abs=1e-3)
     assert page.page.locator(".value-fig").first.is_visible()
@@ -130,8 +137,9 @@ def test_heat_map_with_annotations(browser, pages):  # noqa: F811
     page.page.keyboard.press("ArrowRight")
     page.page.keyboard.press("ArrowRight")
     lost = page.page.locator(".points-lost").inner_text()
-    assert float(lost) == pytest.approx(record["annotations"]["moves"][2]["coach"]["points_lost"],
-                                        abs=0.01)
+    assert float(lost) == pytest.approx(
+        record["annotations"]["moves"][2]["coach"]["points_lost"], abs=0.01
+    )
     page.page.uncheck("#heat")
     assert cells.count() == 0
     page.page.check("#heat")
@@ -153,9 +161,13 @@ def test_a_follower_that_scores_at_once_is_shown_as_played(browser, tmp_path):  
 
     record = issue_28_opening().to_record()
     best = {"x": 0, "y": -1, "rotation": 3, "follower": "city:S"}
-    note = {"agent": "heuristic", "kind": "scores", "value": 2.874,
-            "top": [dict(best, weight=1.0, label="estimate 2.87", score=2.874)],
-            "coach": {"bot": "heuristic", "best": best, "points_lost": 0.0}}
+    note = {
+        "agent": "heuristic",
+        "kind": "scores",
+        "value": 2.874,
+        "top": [dict(best, weight=1.0, label="estimate 2.87", score=2.874)],
+        "coach": {"bot": "heuristic", "best": best, "points_lost": 0.0},
+    }
     record["annotations"] = annotations_block([None, None, note])
     page = open_page(browser, write_html(record, tmp_path / "scored.html"))
     page.page.keyboard.press("ArrowRight")
@@ -195,7 +207,8 @@ def test_coach_best_names_its_figure(browser, tmp_path):  # noqa: F811
 def chart_fill(page, selector: str) -> float:
     """The drawn width of a chart (its viewBox) over the width it is shown at."""
     return page.page.eval_on_selector(
-        selector, "s => s.viewBox.baseVal.width / s.getBoundingClientRect().width")
+        selector, "s => s.viewBox.baseVal.width / s.getBoundingClientRect().width"
+    )
 
 
 def test_score_chart_fills_its_panel_without_annotations(browser, pages):  # noqa: F811
@@ -214,26 +227,34 @@ def test_value_charts_one_axis_per_agent(browser, pages, tmp_path):  # noqa: F81
     for k, move in enumerate(record["moves"]):
         if move["player"] == 1:
             record["annotations"]["moves"][k] = {
-                "agent": "sb3:model=ppo_duel", "kind": "policy",
-                "value": round(0.5 - k / 80, 3), "top": []}
+                "agent": "sb3:model=ppo_duel",
+                "kind": "policy",
+                "value": round(0.5 - k / 80, 3),
+                "top": [],
+            }
     page = open_page(browser, write_html(record, tmp_path / "mixed.html"))
     figs = page.page.locator(".value-fig")
     assert figs.count() == 2
     assert [figs.nth(i).get_attribute("data-agent") for i in range(2)] == [
-        "heuristic", "sb3:model=ppo_duel"]
+        "heuristic",
+        "sb3:model=ppo_duel",
+    ]
     assert "points: estimated final score margin" in figs.nth(0).inner_text()
     assert "value head" in figs.nth(1).inner_text()
-    ticks = [[float(t) for t in figs.nth(i).locator("text.tick").all_text_contents()[:2]]
-             for i in range(2)]
-    heuristic = [n["value"] for n in record["annotations"]["moves"]
-                 if n and n["agent"] == "heuristic"]
-    policy = [n["value"] for n in record["annotations"]["moves"]
-              if n and n["agent"] != "heuristic"]
+    ticks = [
+        [float(t) for t in figs.nth(i).locator("text.tick").all_text_contents()[:2]]
+        for i in range(2)
+    ]
+    heuristic = [
+        n["value"] for n in record["annotations"]["moves"] if n and n["agent"] == "heuristic"
+    ]
+    policy = [n["value"] for n in record["annotations"]["moves"] if n and n["agent"] != "heuristic"]
     assert ticks[0] == pytest.approx([min(heuristic), max(heuristic)], abs=0.01)
     assert ticks[1] == pytest.approx([min(policy), max(policy)], abs=0.01)
     for i in range(2):
         assert chart_fill(page, f".value-fig:nth-of-type({i + 2}) svg") == pytest.approx(
-            1.0, abs=0.01)
+            1.0, abs=0.01
+        )
     page.screenshot("viewer_value_per_agent.png")
     assert page.errors == []
 
@@ -248,16 +269,25 @@ def test_expansion_figures_and_goods(browser, tmp_path):  # noqa: F811
     k = next(i for i, t in enumerate(data["turns"]) if t.get("figure") == "builder")
     page.page.locator("#slider").fill(str(k + 1))
     t = data["turns"][k]
-    assert page.page.locator("#move-line").inner_text().endswith(
-        f"rot {t['rotation']}, builder on the {t['follower'].split(':')[0]} ({t['follower']})")
+    assert (
+        page.page.locator("#move-line")
+        .inner_text()
+        .endswith(
+            f"rot {t['rotation']}, builder on the {t['follower'].split(':')[0]} ({t['follower']})"
+        )
+    )
     extra = next(i for i, t in enumerate(data["turns"]) if t.get("extra"))
     page.page.locator("#slider").fill(str(extra + 1))
     assert page.page.locator("#move-line").inner_text().endswith("(builder's extra turn)")
     page.page.keyboard.press("End")
     figures = page.page.locator("#seats td.figures").all_inner_texts()
-    assert figures == [", ".join(f"{name} {n}" for name, n in (
-        ("large", f["large"]), ("builder", f["builder"]), ("pig", f["pig"])))
-        for f in game.figures_in_supply]
+    assert figures == [
+        ", ".join(
+            f"{name} {n}"
+            for name, n in (("large", f["large"]), ("builder", f["builder"]), ("pig", f["pig"]))
+        )
+        for f in game.figures_in_supply
+    ]
     events = page.page.locator("#events").inner_text()
     assert "final goods: most wine" in events and "goods (" not in events
     page.screenshot("viewer_expansions.png")

@@ -47,14 +47,38 @@ def hostile_record() -> dict:
     notes = []
     for move in record["moves"]:
         cell = {"x": move["x"], "y": move["y"], "rotation": move["rotation"]}
-        top = [dict(cell, follower=img("follower"), tile=script("tile"), weight=0.5,
-                    label=both("label"), score=1.0),
-               dict(cell, follower=script("follower"), tile=img("tile"), weight=0.5,
-                    label=both("label"), score=0.5)]
-        notes.append({"agent": both("agent"), "kind": "scores", "value": 1.0, "top": top,
-                      "coach": {"bot": both("coach"), "points_lost": 0.5,
-                                "best": dict(cell, follower=img("best"), tile=script("best")),
-                                "text": both("text")}})
+        top = [
+            dict(
+                cell,
+                follower=img("follower"),
+                tile=script("tile"),
+                weight=0.5,
+                label=both("label"),
+                score=1.0,
+            ),
+            dict(
+                cell,
+                follower=script("follower"),
+                tile=img("tile"),
+                weight=0.5,
+                label=both("label"),
+                score=0.5,
+            ),
+        ]
+        notes.append(
+            {
+                "agent": both("agent"),
+                "kind": "scores",
+                "value": 1.0,
+                "top": top,
+                "coach": {
+                    "bot": both("coach"),
+                    "points_lost": 0.5,
+                    "best": dict(cell, follower=img("best"), tile=script("best")),
+                    "text": both("text"),
+                },
+            }
+        )
     record["annotations"] = {"version": 1, "moves": notes}
     return json.loads(json.dumps(record))
 
@@ -73,9 +97,11 @@ def test_strings_reach_the_file_escaped():
     assert html.count("<img") == 0 and html.count("</script") == 2
     data = scripts[1]
     assert not set("<>&") & set(data.split("const D = ", 1)[1].split(";\n", 1)[0])
-    escaped_title = ("&lt;img src=x onerror=console.error(&#x27;pwned:title&#x27;)&gt;"
-                     "&lt;/script&gt;&lt;script&gt;console.error(&#x27;pwned:title&#x27;)"
-                     "&lt;/script&gt;&amp;amp;&lt;!--")
+    escaped_title = (
+        "&lt;img src=x onerror=console.error(&#x27;pwned:title&#x27;)&gt;"
+        "&lt;/script&gt;&lt;script&gt;console.error(&#x27;pwned:title&#x27;)"
+        "&lt;/script&gt;&amp;amp;&lt;!--"
+    )
     assert f"<title>{escaped_title}</title>" in html
     assert f"<h1>{escaped_title}</h1>" in html
 
@@ -87,15 +113,17 @@ def test_a_title_holding_a_placeholder_stays_text():
 
 def test_the_policy_allows_the_page_scripts_only():
     html = view_html(hostile_record(), title=TITLE)
-    policies = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">',
-                          html)
+    policies = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', html)
     assert len(policies) == 1
     hashes = " ".join(
         "'sha256-" + base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() + "'"
-        for s in inline_scripts(html))
-    assert policies[0] == (f"default-src 'none'; script-src {hashes}; style-src "
-                           "'unsafe-inline'; img-src data:; base-uri 'none'; "
-                           "form-action 'none'")
+        for s in inline_scripts(html)
+    )
+    assert policies[0] == (
+        f"default-src 'none'; script-src {hashes}; style-src "
+        "'unsafe-inline'; img-src data:; base-uri 'none'; "
+        "form-action 'none'"
+    )
     assert html.index("Content-Security-Policy") < html.index("<title>")
 
 
@@ -120,12 +148,12 @@ class Opened:
     console errors, uncaught exceptions and dialogs it produced."""
 
     def __init__(self, browser, path, bypass_csp: bool) -> None:  # noqa: F811
-        self.page = browser.new_page(bypass_csp=bypass_csp,
-                                     viewport={"width": 1300, "height": 1000})
+        self.page = browser.new_page(
+            bypass_csp=bypass_csp, viewport={"width": 1300, "height": 1000}
+        )
         self.errors: list[str] = []
         self.dialogs: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text)
-                     if m.type == "error" else None)
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
         self.page.goto(path.resolve().as_uri())
@@ -137,8 +165,11 @@ def visit_every_turn(page: Opened) -> list[str]:
     texts = []
     page.page.keyboard.press("Home")
     for _ in range(5):
-        texts.append(page.page.locator("#turn-info").inner_text() + "\n"
-                     + page.page.locator("#insight").inner_text())
+        texts.append(
+            page.page.locator("#turn-info").inner_text()
+            + "\n"
+            + page.page.locator("#insight").inner_text()
+        )
         page.page.keyboard.press("ArrowRight")
     return texts
 
@@ -151,8 +182,11 @@ def nothing_ran(page: Opened) -> None:
 
 
 @pytest.mark.parametrize("bypass_csp", [True, False], ids=["policy off", "policy on"])
-def test_hostile_strings_are_shown_as_text_and_run_nothing(browser, hostile_pages,  # noqa: F811
-                                                           bypass_csp):
+def test_hostile_strings_are_shown_as_text_and_run_nothing(
+    browser,  # noqa: F811
+    hostile_pages,
+    bypass_csp,
+):
     page = Opened(browser, hostile_pages["titled"], bypass_csp)
     texts = visit_every_turn(page)
     page.page.keyboard.press("Home")
@@ -197,7 +231,6 @@ def test_the_policy_stops_injected_handlers_and_network_loads(browser, hostile_p
         '<img src="https://example.com/x.png">');
     }""")
     page.page.wait_for_function("window.violations.length >= 3")
-    assert sorted(set(page.page.evaluate("window.violations"))) == [
-        "img-src", "script-src-attr"]
+    assert sorted(set(page.page.evaluate("window.violations"))) == ["img-src", "script-src-attr"]
     assert [e for e in page.errors if "pwned" in e] == [] and page.dialogs == []
     page.page.context.close()

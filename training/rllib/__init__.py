@@ -58,7 +58,8 @@ try:  # the rllib extra, checked once for every module of the package
     import torch  # noqa: F401
 except ImportError as err:  # pragma: no cover - depends on the installed extras
     raise ImportError(
-        f"the RLlib example needs ray's RLlib and torch: {install_hint('rllib')}") from err
+        f"the RLlib example needs ray's RLlib and torch: {install_hint('rllib')}"
+    ) from err
 
 from training.rllib.config import POLICIES, POLICY_ID, build_config
 from training.rllib.distribution import CandidateTorchCategorical

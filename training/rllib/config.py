@@ -20,6 +20,7 @@ POLICIES = ("mlp", "candidates")
 """`build_config`'s networks: RLlib's default MLP over the flattened planes
 (`MaskedPPOTorchRLModule`) or the candidate-move network (`CandidateTorchRLModule`)."""
 
+
 def build_config(
     board_size: int = 24,
     players: int = 2,
@@ -71,14 +72,17 @@ def build_config(
     """
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-    env_config = {"players": players, "board_size": board_size, "reward": reward,
-                  **(env_options or {})}
+    env_config = {
+        "players": players,
+        "board_size": board_size,
+        "reward": reward,
+        **(env_options or {}),
+    }
     env_class: type[CarcassonneRLlibEnv]
     if policy == "candidates":
         env_class = CandidateRLlibEnv
         env_config["candidate_moves"] = candidate_moves
-        module = RLModuleSpec(module_class=CandidateTorchRLModule,
-                              model_config={"hidden": hidden})
+        module = RLModuleSpec(module_class=CandidateTorchRLModule, model_config={"hidden": hidden})
     else:
         env_class = CarcassonneRLlibEnv
         module = RLModuleSpec(
@@ -113,5 +117,3 @@ def build_config(
     if seed is not None:
         config = config.debugging(seed=seed)
     return config
-
-

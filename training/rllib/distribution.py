@@ -28,8 +28,9 @@ class CandidateTorchCategorical(TorchDistribution):
         K = logits.shape[-1] // 2
         self.actions = logits[..., K:].long()
         self.present = self.actions >= 0
-        self.logits = torch.where(self.present, logits[..., :K],
-                                  torch.full_like(logits[..., :K], -1e9))
+        self.logits = torch.where(
+            self.present, logits[..., :K], torch.full_like(logits[..., :K], -1e9)
+        )
         super().__init__(logits=self.logits)
 
     def _get_torch_distribution(self, logits: torch.Tensor) -> torch.distributions.Categorical:
@@ -76,11 +77,11 @@ class CandidateTorchCategorical(TorchDistribution):
     def dense_logp(self, n_actions: int) -> torch.Tensor:
         """[N, n_actions] normalised log-probabilities over the env's whole action space:
         -inf off the candidates (as SB3's ``CandidateCategorical.logits``)."""
-        logp = torch.where(self.present, self._dist.logits,
-                           torch.full_like(self._dist.logits, -torch.inf))
+        logp = torch.where(
+            self.present, self._dist.logits, torch.full_like(self._dist.logits, -torch.inf)
+        )
         index = torch.where(self.present, self.actions, torch.full_like(self.actions, n_actions))
-        dense = torch.full((*logp.shape[:-1], n_actions + 1), -torch.inf, dtype=logp.dtype,
-                           device=logp.device)
+        dense = torch.full(
+            (*logp.shape[:-1], n_actions + 1), -torch.inf, dtype=logp.dtype, device=logp.device
+        )
         return dense.scatter(-1, index, logp)[..., :n_actions]
-
-

@@ -32,20 +32,25 @@ from carcassonne_env.encoding import WindowOverflowError, empty_observation
 CANDIDATE_OBS_KEYS = ("features", "candidates", "candidate_actions")
 """What `CandidateRLlibEnv` observes (the board planes and the mask are left out)."""
 
+
 def flatten_observation(obs: dict[str, Any]) -> dict[str, np.ndarray]:
     """The AEC env's classic observation ``{"observation": float32 vector, "action_mask":
     int8 mask}`` as ``{"action_mask": float32 mask, "observations": float32 vector}``."""
-    return {"action_mask": np.asarray(obs["action_mask"], np.float32),
-            "observations": obs["observation"]}
+    return {
+        "action_mask": np.asarray(obs["action_mask"], np.float32),
+        "observations": obs["observation"],
+    }
 
 
 def flat_observation_space(space: spaces.Dict) -> spaces.Dict:
     """The space of `flatten_observation` for the classic AEC observation space."""
     n_actions = check_space(space, spaces.Box, "action_mask").shape[0]
-    return spaces.Dict({
-        "action_mask": spaces.Box(0.0, 1.0, (n_actions,), np.float32),
-        "observations": space["observation"],
-    })
+    return spaces.Dict(
+        {
+            "action_mask": spaces.Box(0.0, 1.0, (n_actions,), np.float32),
+            "observations": space["observation"],
+        }
+    )
 
 
 def candidate_observation(obs: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -88,9 +93,11 @@ class CarcassonneRLlibEnv(PettingZooEnv):
         super().__init__(carcassonne_v0.env(obs_layout=self.obs_layout, **options))
         self.observation_spaces = {
             agent: self._observation_space(check_space(space, spaces.Dict))
-            for agent, space in (self.observation_spaces or {}).items()}
+            for agent, space in (self.observation_spaces or {}).items()
+        }
         self.observation_space = spaces.Dict(  # the agents are named by strings
-            {str(agent): space for agent, space in self.observation_spaces.items()})
+            {str(agent): space for agent, space in self.observation_spaces.items()}
+        )
 
     def _env_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """The keywords of `carcassonne_v0.env` for an ``env_config``."""
@@ -116,8 +123,13 @@ class CarcassonneRLlibEnv(PettingZooEnv):
             obs, rewards, terminateds, truncateds, infos = super().step(action_dict)
         except WindowOverflowError as err:
             return self._truncate(str(err))
-        return ({a: self._observation(o) for a, o in obs.items()},
-                rewards, terminateds, truncateds, infos)
+        return (
+            {a: self._observation(o) for a, o in obs.items()},
+            rewards,
+            terminateds,
+            truncateds,
+            infos,
+        )
 
     def _truncate(self, reason: str):
         """End the episode for everyone (no legal move fits the window)."""
@@ -157,19 +169,20 @@ class CandidateRLlibEnv(CarcassonneRLlibEnv):
         return candidate_observation_space(space)
 
 
-
 def count_game_ends(*, episode, metrics_logger=None, **kwargs) -> None:
     """`on_episode_end` callback: logs ``illegal_moves`` (games ended by an illegal
     action; 0 with the masked policy) and ``window_overflows`` (games truncated by
     `CarcassonneRLlibEnv` because no legal move fitted the window) as per-iteration sums
     under the result's ``env_runners`` key."""
-    last_infos = [agent_episode.get_infos(-1) or {}
-                  for agent_episode in episode.agent_episodes.values() if agent_episode.infos]
+    last_infos = [
+        agent_episode.get_infos(-1) or {}
+        for agent_episode in episode.agent_episodes.values()
+        if agent_episode.infos
+    ]
     if metrics_logger is not None:
         metrics_logger.log_value(
-            "illegal_moves", int(any("illegal_move" in i for i in last_infos)), reduce="sum")
+            "illegal_moves", int(any("illegal_move" in i for i in last_infos)), reduce="sum"
+        )
         metrics_logger.log_value(
-            "window_overflows", int(any("window_overflow" in i for i in last_infos)),
-            reduce="sum")
-
-
+            "window_overflows", int(any("window_overflow" in i for i in last_infos)), reduce="sum"
+        )

@@ -50,10 +50,14 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     """
 
     def __init__(self, *, observation_space: spaces.Dict | None = None, **kwargs: Any) -> None:
-        if not (isinstance(observation_space, spaces.Dict)
-                and {"action_mask", "observations"} <= set(observation_space.spaces)):
-            raise ValueError("MaskedPPOTorchRLModule needs a Dict observation space with "
-                             f"'action_mask' and 'observations', got {observation_space}")
+        if not (
+            isinstance(observation_space, spaces.Dict)
+            and {"action_mask", "observations"} <= set(observation_space.spaces)
+        ):
+            raise ValueError(
+                "MaskedPPOTorchRLModule needs a Dict observation space with "
+                f"'action_mask' and 'observations', got {observation_space}"
+            )
         self._space_with_mask = observation_space
         # The networks are built for the observations alone.
         super().__init__(observation_space=observation_space["observations"], **kwargs)
@@ -78,7 +82,8 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
         if mask is not None:
             logits = out[Columns.ACTION_DIST_INPUTS]
             out[Columns.ACTION_DIST_INPUTS] = torch.where(
-                mask > 0, logits, torch.full_like(logits, FLOAT_MIN))
+                mask > 0, logits, torch.full_like(logits, FLOAT_MIN)
+            )
         return out
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -115,14 +120,18 @@ class CandidateTorchRLModule(TorchRLModule, ValueFunctionAPI):
         """Build `net` (`CandidateNet`) and `value_net`."""
         space = self.observation_space
         if not (isinstance(space, spaces.Dict) and set(CANDIDATE_OBS_KEYS) <= set(space.spaces)):
-            raise ValueError("CandidateTorchRLModule needs the candidate observation "
-                             f"(CandidateRLlibEnv: {', '.join(CANDIDATE_OBS_KEYS)}), "
-                             f"got {space}")
+            raise ValueError(
+                "CandidateTorchRLModule needs the candidate observation "
+                f"(CandidateRLlibEnv: {', '.join(CANDIDATE_OBS_KEYS)}), "
+                f"got {space}"
+            )
         try:  # training.policy needs sb3-contrib (the train extra)
             from training.policy import CandidateNet
         except ImportError as err:  # pragma: no cover - depends on the installed extras
-            raise ImportError("the candidate policy's network lives in training.policy: "
-                              f"{install_hint('rllib,train')}") from err
+            raise ImportError(
+                "the candidate policy's network lives in training.policy: "
+                f"{install_hint('rllib,train')}"
+            ) from err
         # None when the module is made without a config (RLlib's specs give a dict)
         config = self.model_config if isinstance(self.model_config, dict) else {}
         hidden = int(config.get("hidden", 128))
@@ -130,8 +139,7 @@ class CandidateTorchRLModule(TorchRLModule, ValueFunctionAPI):
         n_columns = check_space(space, spaces.Box, "candidates").shape[1]
         self.net = CandidateNet(n_features, n_columns, hidden)
         self.value_net = nn.Linear(hidden, 1)
-        for layer, gain in ((self.net, 2 ** 0.5), (self.net.score, 0.01),
-                            (self.value_net, 1.0)):
+        for layer, gain in ((self.net, 2**0.5), (self.net.score, 0.01), (self.value_net, 1.0)):
             layer.apply(partial(_orthogonal_init, gain=gain))
         self.action_dist_cls = CandidateTorchCategorical
 
@@ -174,8 +182,10 @@ def candidate_parts(holder: Any) -> tuple[nn.Module, nn.Module]:
     policy = getattr(holder, "policy", holder)
     net = getattr(getattr(policy, "features_extractor", None), "net", None)
     if net is None or not isinstance(getattr(policy, "value_net", None), nn.Linear):
-        raise TypeError("expected a CandidateTorchRLModule, an SB3 CandidatePolicy or a "
-                        f"MaskablePPO model with one, got {type(holder).__name__}")
+        raise TypeError(
+            "expected a CandidateTorchRLModule, an SB3 CandidatePolicy or a "
+            f"MaskablePPO model with one, got {type(holder).__name__}"
+        )
     return net, policy.value_net
 
 
@@ -187,5 +197,3 @@ def copy_candidate_weights(source: Any, target: Any) -> None:
     (RuntimeError otherwise; K may differ)."""
     for src, dst in zip(candidate_parts(source), candidate_parts(target), strict=True):
         dst.load_state_dict(src.state_dict())
-
-
