@@ -35,6 +35,7 @@ from carcassonne_env.model_file import (
     check_rebuilt,
     read_description,
     saved_data,
+    trained_rules,
 )
 from carcassonne_env.shadowing import SIBLINGS, check_package
 
@@ -138,6 +139,7 @@ def open_model(
         buffer = objects["rollout_buffer_class"]
         if described["solo"] is not None:  # (an older file told it by its last observation)
             model.carcassonne_solo = described["solo"]
+        model.carcassonne_rules = described.get("rules")  # the table (None: not recorded)
     if model.rollout_buffer_class is _NoRolloutBuffer:  # left out to play: saved as it was
         model.rollout_buffer_class = buffer
     return model
@@ -297,6 +299,16 @@ def observer_of(game: Game) -> int:
     return seat
 
 
+def _other_table(table: Rules, rules: Rules) -> str:
+    """Why a model trained at `table` does not play a game at `rules`: the options that
+    differ, both values."""
+    mine, theirs = vars(table), vars(rules)
+    diffs = "; ".join(
+        f"{k}={v!r} (model) vs {theirs[k]!r} (this game)" for k, v in mine.items() if v != theirs[k]
+    )
+    return f"the model was trained at another table: {diffs}"
+
+
 def _space_options(rules: Rules) -> dict[str, Any]:
     """The rule options that shape the observation and action spaces."""
     solo = rules.variant == "solo"
@@ -312,7 +324,10 @@ class SB3Agent:
     """Plays a policy trained on this package's environments (Solo-v0, VsBots-v0 or the
     PettingZoo env with a matching encoder): it encodes the game as the env does for
     the seat to move and takes the policy's action among the legal ones. Observation
-    options (aggregate planes, candidate moves) are read off the model's spaces.
+    options (aggregate planes, candidate moves) are read off the model's spaces. A model
+    that records the table it was trained at (`table`; `carcassonne_env.model_file`)
+    plays only there: a game at other rules is refused (ValueError naming the options
+    that differ); one that does not is played wherever its spaces fit.
 
     Args:
         model: a loaded SB3 model (MaskablePPO or any model with `policy`), an SB3
@@ -369,12 +384,16 @@ class SB3Agent:
         self._encoders: dict = {}
         self._heuristic = HeuristicAgent()  # evaluates the moves for a move-prior model
         self.fallbacks = 0
+        # the rules the model was trained at (None: not recorded, e.g. a policy snapshot)
+        self.table = trained_rules(self.model)
 
     def encoder_for(self, game: Game) -> Encoder:
         """The encoder that lays out `game` as the model's observation (its window, action
         mode and features; made once per rule set)."""
         key = (game.rules, game.tileset)
         if key not in self._encoders:
+            if self.table is not None and game.rules != self.table:
+                raise ValueError(_other_table(self.table, game.rules))
             n_actions = int(self.model.action_space.n)
             board_shape = self.model.observation_space["board"].shape
             n_features = self.model.observation_space["features"].shape[0]

@@ -20,8 +20,11 @@ On the command line: ``carcassonne solo-analyze game.json [--bot SPEC] [--json F
 
 from __future__ import annotations
 
+import sys
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from tqdm import tqdm
 
 from carcassonne_env import Game, Move, Rules
 from carcassonne_env.bots import make_bot
@@ -121,10 +124,15 @@ def _move_dict(move: Move) -> dict[str, Any]:
 
 
 def analyze_record(
-    record: dict[str, Any], bot: str = "solo-search", seed: int = 0, min_loss: float = 0.5
+    record: dict[str, Any],
+    bot: str = "solo-search",
+    seed: int = 0,
+    min_loss: float = 0.5,
+    progress: bool = False,
 ) -> SoloAnalysis:
     """Analyse every move of a solo game record with `bot` (a spec whose bot has
-    ``evaluate(game, moves) -> [(move, samples, value)]``, default ``"solo-search"``).
+    ``evaluate(game, moves) -> [(move, samples, value)]``, default ``"solo-search"``);
+    `progress`: a progress bar on stderr (shown after a second).
 
     Raises ValueError if the record is malformed, not a solo game, or has an illegal
     move, or if the bot cannot evaluate positions."""
@@ -139,7 +147,16 @@ def analyze_record(
         )
     game = Game(rules, tile_order=record["tile_order"])
     rows = []
-    for k, m in enumerate(record["moves"]):
+    moves = tqdm(
+        record["moves"],
+        desc="solo-analyze",
+        unit="move",
+        file=sys.stderr,
+        delay=1.0,
+        disable=not progress,
+        leave=False,
+    )
+    for k, m in enumerate(moves):
         colour = game.current_player
         if colour is None:
             raise ValueError(f"record: move {k + 1} comes after the end of the game")

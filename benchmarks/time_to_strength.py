@@ -54,8 +54,9 @@ SAVES = "saves.json"  # in OUT/TASK/minutes: {file: {"minute", "elapsed_s", "tim
 
 
 class EveryMinutes(BaseCallback):
-    """Saves the model at the first step after each multiple of `every` minutes on the
-    `budget`'s clock, as folder/minute_<m>.zip, noting each in `saves`."""
+    """Saves the model as folder/minute_<m>.zip, noting each in `saves`, for each multiple
+    m of `every` minutes: at the first step after m minutes less the `budget`'s reserve on
+    its clock, so that minute m's model has trained as long as `--minutes m` would have."""
 
     def __init__(self, budget: TimeBudget, every: float, folder: Path) -> None:
         super().__init__()
@@ -64,7 +65,7 @@ class EveryMinutes(BaseCallback):
         self.saves: dict[str, dict[str, float]] = {}
 
     def _on_step(self) -> bool:
-        if self.budget.elapsed() >= self.mark * 60:
+        if self.budget.elapsed() >= self.mark * 60 - self.budget.reserve_s:
             self.folder.mkdir(parents=True, exist_ok=True)
             name = f"minute_{self.mark:g}.zip"
             save_model(self.model, self.folder / name)
@@ -73,7 +74,7 @@ class EveryMinutes(BaseCallback):
                 "elapsed_s": round(self.budget.elapsed(), 1),
                 "timesteps": self.num_timesteps,
             }
-            while self.mark * 60 <= self.budget.elapsed():
+            while self.mark * 60 - self.budget.reserve_s <= self.budget.elapsed():
                 self.mark += self.every
         return True
 

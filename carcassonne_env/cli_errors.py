@@ -7,7 +7,7 @@ import argparse
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
@@ -20,6 +20,40 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         message = " ".join(message.split())
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    # (one signature for argparse's overloads: the namespace given, or a new one, filled)
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: Any = None
+    ) -> Any:
+        """`ArgumentParser.parse_args`, whose "unrecognized arguments" error comes from the
+        parser of the sub-command they follow (``carcassonne play --rule x``: see
+        ``carcassonne play --help``), not from the top-level parser argparse leaves them
+        to."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self._chosen(parsed).error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+    def _chosen(self, parsed: argparse.Namespace) -> OneLineParser:
+        """The parser of the (innermost) sub-command `parsed` names; itself without one."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                name = getattr(parsed, action.dest, None)
+                chosen = action.choices.get(name) if isinstance(name, str) else None
+                if isinstance(chosen, OneLineParser):
+                    return chosen._chosen(parsed)
+        return self
+
+
+def command_parser(prog: str, doc: str | None, **options: Any) -> OneLineParser:
+    """The parser of the command `prog`, whose --help shows `doc` (a module docstring)
+    with its line breaks kept; `options`: more `ArgumentParser` keywords (epilog...)."""
+    return OneLineParser(
+        prog=prog,
+        description=doc,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **options,
+    )
 
 
 class Interrupted(KeyboardInterrupt):

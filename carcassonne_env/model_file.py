@@ -13,11 +13,14 @@ model it saves carries `MODEL_ENTRY` (``carcassonne.json``), those objects as da
 - ``observation_space``, ``action_space``: gymnasium Box / Discrete / Dict spaces
   (`encode_space`);
 - ``solo``: whether the model plays the solo variant (None: not known);
+- ``rules``: the table the model was trained at (`Rules.to_dict`; None or absent: not
+  recorded, as in older files): the ``sb3`` bot plays it there and refuses another;
 - ``learning_rate``, ``clip_range``, ``clip_range_vf``: the constants of the schedules.
 
 The loader gives SB3 these for every pickled key of "data" and a fresh (None) value for
 the training state (`FRESH_KEYS`); a file with a pickled key it cannot rebuild, or with
-no description, is refused (`UnsafeModelError`). This module imports no torch.
+no description, is refused (`UnsafeModelError`). This module imports no torch (but
+to write a slim model: `slim_model_file`).
 """
 
 from __future__ import annotations
@@ -32,11 +35,13 @@ import numpy as np
 from gymnasium import spaces
 
 from .atomic import atomic_path
+from .rules import Rules
 
 __all__ = [
     "FRESH_KEYS",
     "MODEL_ENTRY",
     "REBUILT_KEYS",
+    "TRAINING_STATE",
     "UnsafeModelError",
     "check_rebuilt",
     "decode_space",
@@ -44,11 +49,15 @@ __all__ = [
     "encode_space",
     "read_description",
     "rewrite_zip",
+    "mark_rules",
     "mark_solo",
     "save_model",
     "saved_data",
     "serialized_keys",
+    "slim_model_file",
+    "is_slim",
     "trained_on_solo",
+    "trained_rules",
 ]
 
 MODEL_ENTRY = "carcassonne.json"
@@ -75,6 +84,20 @@ FRESH_KEYS = (
     "ep_success_buffer",
     "env",
 )
+# Saved attributes that only a running training needs: a slim model (`save_model`'s
+# `slim`, `slim_model_file`, `carcassonne train export`) leaves them out.
+TRAINING_STATE = (
+    "_last_obs",
+    "_last_original_obs",
+    "_last_episode_starts",
+    "ep_info_buffer",
+    "ep_success_buffer",
+    "tensorboard_log",
+    "rollout_buffer_class",
+    "rollout_buffer_kwargs",
+)
+# SB3's entries of the model's data and of its optimizer's state.
+DATA_ENTRY, OPTIMIZER_ENTRY = "data", "policy.optimizer.pth"
 # What SB3's data of every saved model gives.
 _SB3_KEYS = ("policy_class", "observation_space", "action_space")
 # The dtypes a Box of these envs (or of SB3's examples) has.
@@ -237,6 +260,7 @@ def describe_model(model: Any) -> dict[str, Any]:
         )
     buffer = getattr(model, "rollout_buffer_class", None)
     vf = getattr(model, "clip_range_vf", None)
+    table = trained_rules(model)
     return {
         "format": FORMAT,
         "algorithm": algorithm,
@@ -245,6 +269,7 @@ def describe_model(model: Any) -> dict[str, Any]:
         "observation_space": encode_space(model.observation_space),
         "action_space": encode_space(model.action_space),
         "solo": trained_on_solo(model),
+        "rules": None if table is None else table.to_dict(),
         "learning_rate": _constant(model.learning_rate, "learning_rate"),
         "clip_range": _constant(model.clip_range, "clip_range"),
         "clip_range_vf": None if vf is None else _constant(vf, "clip_range_vf"),
@@ -256,6 +281,21 @@ def mark_solo(model: Any, solo: bool | None) -> None:
     model, and `trained_on_solo` reads it back (with 3 or 4 seats the spaces alone cannot
     tell the solo variant's colours from players)."""
     model.carcassonne_solo = solo
+
+
+def mark_rules(model: Any, rules: Rules) -> None:
+    """Record on `model` the table it trains at, `rules` (and so whether it is the solo
+    variant, `mark_solo`): SB3 saves them with the model, its description
+    (`MODEL_ENTRY`) keeps them, and `trained_rules` reads them back."""
+    model.carcassonne_rules = rules.to_dict()
+    mark_solo(model, rules.variant == "solo")
+
+
+def trained_rules(model: Any) -> Rules | None:
+    """The table `model` was trained at, as `mark_rules` recorded it; None if it was not
+    recorded (older files, models trained before the table was recorded)."""
+    recorded = getattr(model, "carcassonne_rules", None)
+    return None if recorded is None else Rules.from_dict(recorded)
 
 
 def trained_on_solo(model: Any) -> bool | None:
@@ -321,6 +361,11 @@ def _checked(data: Any) -> dict[str, Any]:
             raise ValueError(f"{key} must be a class name")
     if data.get("solo") not in (True, False, None):
         raise ValueError("solo must be true, false or null")
+    rules = data.get("rules")
+    if rules is not None:
+        if not isinstance(rules, dict):
+            raise ValueError("rules must be an object of rule options or null")
+        Rules.from_dict(rules)  # ValueError, TypeError: not a table this package plays
     for key in ("learning_rate", "clip_range", "clip_range_vf"):
         value = data.get(key)
         if not (value is None and key == "clip_range_vf") and (
@@ -373,21 +418,66 @@ def check_rebuilt(path: str | Path, data: dict[str, Any]) -> None:
 
 # ---------------------------------------------------------------------- writing
 def save_model(
-    model: Any, path: str | Path, exclude: list[str] | None = None, compression: int | None = None
+    model: Any,
+    path: str | Path,
+    exclude: list[str] | None = None,
+    compression: int | None = None,
+    slim: bool = False,
 ) -> Path:
     """Save the SB3 `model` to `path` with its description (`MODEL_ENTRY`), whole or not
     at all (`carcassonne_env.atomic`); `exclude`: attributes SB3 leaves out,
-    `compression`: the zip compression of every entry (None: SB3's). Returns `path`."""
+    `compression`: the zip compression of every entry (None: SB3's). `slim`: the model
+    to play with (`slim_model_file`), not to resume training from. Returns `path`."""
     path = Path(path)
     entry = json.dumps(describe_model(model), indent=1) + "\n"
     with atomic_path(path) as tmp:
         model.save(tmp, exclude=exclude)
         _copy_zip(tmp, tmp, {MODEL_ENTRY: entry}, compression)
+        if slim:
+            _slim_copy(tmp, tmp)
     return path
 
 
+def slim_model_file(path: str | Path) -> None:
+    """Rewrite the saved model `path` whole (`carcassonne_env.atomic`) as a slim model,
+    what `carcassonne train export` writes: its weights and description, without what
+    only a running training needs (`TRAINING_STATE`, the optimizer's running averages:
+    a training resumed from it starts them afresh), every entry deflated. A fraction of
+    the size: it plays as the full model does."""
+    with atomic_path(path) as tmp:
+        _slim_copy(Path(path), tmp)
+
+
+def is_slim(path: str | Path) -> bool:
+    """Whether the saved model `path` holds none of `TRAINING_STATE`'s observations (a
+    slim model, or one that never trained)."""
+    with zipfile.ZipFile(path) as archive:
+        data = json.loads(archive.read(DATA_ENTRY))
+    return not any(key in data for key in TRAINING_STATE)
+
+
+def _slim_copy(src: Path, dst: Path) -> None:
+    """Write to `dst` the slim form of the saved model `src` (`slim_model_file`)."""
+    import io
+
+    import torch
+
+    with zipfile.ZipFile(src) as archive:
+        data = json.loads(archive.read(DATA_ENTRY))
+        optimizer = torch.load(io.BytesIO(archive.read(OPTIMIZER_ENTRY)), weights_only=True)
+    optimizer["state"] = {}  # the running averages: twice the weights, for training only
+    emptied = io.BytesIO()
+    torch.save(optimizer, emptied)
+    data = {key: value for key, value in data.items() if key not in TRAINING_STATE}
+    add: dict[str, str | bytes] = {
+        DATA_ENTRY: json.dumps(data, indent=4),
+        OPTIMIZER_ENTRY: emptied.getvalue(),
+    }
+    _copy_zip(src, dst, add, zipfile.ZIP_DEFLATED)
+
+
 def rewrite_zip(
-    path: str | Path, add: dict[str, str] | None = None, compression: int | None = None
+    path: str | Path, add: dict[str, str | bytes] | None = None, compression: int | None = None
 ) -> None:
     """Rewrite the zip at `path` whole (`carcassonne_env.atomic`): its entries but those
     `add` names, each compressed with `compression` (None: as it was stored), then
@@ -397,7 +487,7 @@ def rewrite_zip(
 
 
 def _copy_zip(
-    src: Path | str, dst: Path | str, add: dict[str, str], compression: int | None
+    src: Path | str, dst: Path | str, add: dict[str, str | bytes], compression: int | None
 ) -> None:
     """Write to `dst` the entries of the zip `src` (read first: `dst` may be `src`) but
     those `add` names, then `add`'s entries."""
@@ -408,5 +498,5 @@ def _copy_zip(
     with zipfile.ZipFile(dst, "w") as archive:
         for info, data in entries:
             archive.writestr(info, data, compress_type=compression)
-        for name, text in add.items():
-            archive.writestr(name, text, compress_type=zipfile.ZIP_DEFLATED)
+        for name, content in add.items():
+            archive.writestr(name, content, compress_type=zipfile.ZIP_DEFLATED)

@@ -44,7 +44,7 @@ class Rules:
         hand_size: 1 (draw and place) or 3 (strategic variant: hold 3 tiles, place one,
             draw a replacement; the game ends when every tile is placed).
         variant: ``"standard"`` or ``"solo"`` (Hans im Glück 2020 solo variant).
-        solo_colours: colours played in the solo variant (3 or 4).
+        solo_colours: colours played in the solo variant (3 or 4); outside it, 3.
         scoring_order: solo variant: who orders the scoring of several features completed
             by one move and of the end bonus. ``"auto"`` (default): the engine takes the
             best order (docs/rules.md 6.4); ``"player"``: each choice is a decision of the
@@ -119,6 +119,11 @@ class Rules:
                 raise ValueError(f"the solo variant is played by players=1, got {players}")
             if self.hand_size != 1:
                 raise ValueError("the solo variant draws from stacks: hand_size must be 1")
+        elif self.solo_colours != 3:  # what the CLI's --solo-colours without --solo refuses
+            raise ValueError(
+                f"solo_colours={self.solo_colours} is a solo-variant option "
+                "(variant='solo'): the standard game has one colour per player"
+            )
         elif self.scoring_order != "auto":
             raise ValueError(
                 "scoring_order='player' is a solo-variant option "

@@ -24,6 +24,20 @@ if "NUMBA_CACHE_DIR" not in os.environ and (ROOT / "carcassonne_env").is_dir():
 # run in; tests/compiler/test_compilation.py turns them back on where it checks them.
 os.environ["CARCASSONNE_NO_COMPILE_NOTICE"] = "1"
 
+# CI (.ci/run) installs every extra and sets CARCASSONNE_REQUIRE_EXTRAS: there a test that
+# would skip for a missing module (`pytest.importorskip`) fails instead, so that a missing
+# install step cannot pass as a skip.
+if os.environ.get("CARCASSONNE_REQUIRE_EXTRAS"):
+    _importorskip = pytest.importorskip
+
+    def _import_or_fail(modname: str, *args, **kwargs):
+        try:
+            return _importorskip(modname, *args, **kwargs)
+        except pytest.skip.Exception as err:
+            pytest.fail(f"{err} (CARCASSONNE_REQUIRE_EXTRAS is set: CI installs every extra)")
+
+    pytest.importorskip = _import_or_fail
+
 
 # Compiling is most of a cold CI run (2 cores, an empty cache), and each jitted entry point
 # over the candidate pass compiles it into its own code for minutes: the test files that

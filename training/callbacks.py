@@ -6,19 +6,20 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import zipfile
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm.auto import tqdm
 
-from carcassonne_env.model_file import save_model
+from carcassonne_env.model_file import is_slim, save_model, slim_model_file
 
 from .curves import append_row, continue_curve
-from .run_folder import CHECKPOINTS, CURVE_FILE, checkpoint_path
+from .run_folder import CHECKPOINTS, CURVE_FILE, Session, checkpoint_path
 from .settings import PPOSettings
 
 P = TypeVar("P", bound=PPOSettings)
@@ -63,20 +64,22 @@ class StopOnTime(BaseCallback):
 
 
 def budget_session(
-    settings: P, budget: TimeBudget | None, done: int, describe: Callable[[], str], progress: bool
+    settings: P, session: Session, done: int, describe: Callable[[], str]
 ) -> tuple[P, list[BaseCallback]]:
-    """What a PPO trainer passes to `training.ppo.learn` for a session under `budget`
-    (None: no budget): the settings with a step target (`NO_STEP_TARGET` for a run without
-    one) and the callbacks that stop it on time and, with `progress`, show the time left
-    (`learn`'s own bar is then left out). `done`: the timesteps the model has done."""
+    """What `training.ppo.learn` trains with in a `session` under its budget (if any):
+    the settings with a step target (`NO_STEP_TARGET` for a run without one)
+    and the callbacks that stop it on time and, with the session's progress bars, show
+    the time left (`learn`'s own bar is then left out). `done`: the timesteps the model
+    has done."""
+    budget = session.budget
     if budget is None:
         return settings, []
     total = settings.total_timesteps
-    session = dataclasses.replace(settings, total_timesteps=total or NO_STEP_TARGET)
+    targets = dataclasses.replace(settings, total_timesteps=total or NO_STEP_TARGET)
     callbacks: list[BaseCallback] = [StopOnTime(budget)]
-    if progress:
+    if session.progress:
         callbacks.append(ProgressBar(total or None, done, describe, budget))
-    return session, callbacks
+    return targets, callbacks
 
 
 class ProgressBar(BaseCallback):
@@ -117,10 +120,26 @@ class ProgressBar(BaseCallback):
             self.bar.close()
 
 
+def save_checkpoint(model: Any, run_dir: Path) -> Path:
+    """Save `model` as run_dir/checkpoints/model_<timesteps>_steps.zip with its
+    description (`carcassonne_env.model_file.save_model`): the newest checkpoint whole, as
+    --resume needs it (the optimizer's state, the last observations), and the older ones
+    of the folder slim (`slim_model_file`: a fraction of the size, they play alike).
+    Returns its path."""
+    path = checkpoint_path(run_dir, model.num_timesteps)
+    save_model(model, path)
+    for older in (run_dir / CHECKPOINTS).glob("model_*_steps.zip"):
+        try:
+            if older != path and not is_slim(older):
+                slim_model_file(older)
+        except (zipfile.BadZipFile, KeyError, ValueError):  # a torn file: resume skips it
+            continue
+    return path
+
+
 class Checkpoints(BaseCallback):
     """Every `every` steps of the vector env (every x n_envs timesteps) the model is saved
-    as run_dir/checkpoints/model_<timesteps>_steps.zip, whole and with its description
-    (`carcassonne_env.model_file.save_model`)."""
+    as the run's newest checkpoint (`save_checkpoint`)."""
 
     def __init__(self, every: int, run_dir: Path) -> None:
         super().__init__()
@@ -131,7 +150,7 @@ class Checkpoints(BaseCallback):
 
     def _on_step(self) -> bool:
         if self.n_calls % self.every == 0:
-            save_model(self.model, checkpoint_path(self.run_dir, self.num_timesteps))
+            save_checkpoint(self.model, self.run_dir)
         return True
 
 

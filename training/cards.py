@@ -20,14 +20,13 @@ the shipped model's of that name) is printed and run only with `--yes`.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
 import zipfile
 from pathlib import Path
 from typing import Any
 
-from carcassonne_env.cli_errors import OneLineParser
+from carcassonne_env.cli_errors import command_parser
 from carcassonne_env.model_file import rewrite_zip
 
 CARD_FILE = "card.json"  # SB3 loads only its own entries of the zip and ignores this one
@@ -205,11 +204,7 @@ def describe(card: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """`carcassonne train card NAME`: print a model's card (``--json``: as JSON)."""
-    parser = OneLineParser(
-        prog="carcassonne train card",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = command_parser("carcassonne train card", __doc__)
     parser.add_argument("model", help="a shipped model's name or a model .zip")
     parser.add_argument("--json", action="store_true", help="print the card as JSON")
     args = parser.parse_args(argv)
@@ -222,11 +217,7 @@ def reproduce_main(argv: list[str] | None = None) -> int:
     """`carcassonne train reproduce NAME --out DIR`: run the card's commands."""
     from carcassonne_env.cli import main as carcassonne
 
-    parser = OneLineParser(
-        prog="carcassonne train reproduce",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = command_parser("carcassonne train reproduce", __doc__)
     parser.add_argument("model", help="a shipped model's name or a model .zip")
     parser.add_argument("--out", type=Path, required=True, help="folder of the new run")
     parser.add_argument(

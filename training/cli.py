@@ -5,7 +5,6 @@ line."""
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import sys
@@ -15,11 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from carcassonne_env.cli_errors import OneLineParser
+from carcassonne_env.cli_errors import OneLineParser, command_parser
 
 from .callbacks import TimeBudget
 from .evaluate import FINAL_GAMES, FINAL_OPPONENT, FINAL_SEED, describe_strength, final_seconds
-from .run_folder import CURVE_PLOT, EVALUATION_FILES, FINAL_MODEL, plan_run
+from .run_folder import CURVE_PLOT, EVALUATION_FILES, FINAL_MODEL, Session, plan_run
 from .settings import (
     add_settings_arguments,
     check_policy_options,
@@ -43,25 +42,25 @@ def run_cli(
     train: Callable[..., Any],
     argv: list[str] | None,
     *,
-    plan: Callable[..., Any] = plan_run,
+    plan: Callable[[Path, Any, Session], Any] = plan_run,
     resume: str | None = PPO_RESUME,
     target: str | None = None,
     plot: bool = True,
 ) -> int:
     """A trainer's command line `prog` (help: `doc`): parses `argv`, builds its settings
     (`settings_cls` from the preset --preset names, the first of `presets` by default,
-    and the options given), checks them and the folder --out with
-    `plan(out, settings, resume, changes, overwrite)` (ValueError, OSError: one line),
-    then calls ``train(settings, out, progress=, overwrite=)`` (with ``resume=`` and
-    ``changes=``, the options given, where the trainer resumes: `resume` is the help of
-    its --resume, None for none) and reports the model.zip it saved.
+    and the options given) and its `Session`, checks them and the folder --out with
+    `plan(out, settings, session)` (ValueError, OSError: one line), then calls
+    ``train(settings, out, **session.options())`` and reports the model.zip it saved.
+    `resume`: the help of the trainer's --resume (None: it does not resume; the
+    options given are the session's changes).
 
     `target`: the setting a wall-clock budget pairs with (total_timesteps, iterations),
-    for a trainer that takes --minutes: `train` then gets ``budget=`` (a `TimeBudget`
-    from the command's start, or None) and `plan` ``timed=``; a --minutes run without
-    the target option sets it to 0 (none). After `train`, a --minutes run draws
-    curve.png (`plot`; False: the trainer draws its own) and, as --final-eval asks,
-    evaluates model.zip (`training.evaluate.evaluate_run`)."""
+    for a trainer that takes --minutes: the session's budget (a `TimeBudget` from the
+    command's start); a --minutes run without the target option sets it to 0 (none).
+    After `train`, a --minutes run draws curve.png (`plot`; False: the trainer draws its
+    own) and, as --final-eval asks, evaluates model.zip
+    (`training.evaluate.evaluate_run`)."""
     start = time.monotonic()  # --minutes counts from here: compiling and loading included
     parser = _parser(prog, doc, settings_cls, presets, resume, target)
     args = parser.parse_args(argv)
@@ -74,23 +73,23 @@ def run_cli(
     }
     if minutes is not None and target not in given:
         given[str(target)] = 0  # no step target: the budget ends the run
-    changes = given if resuming else None
+    games = final if final is not None else FINAL_GAMES if minutes is not None else 0
     try:
         _check_session(resuming, getattr(args, "preset", None), minutes, final)
         preset = presets[getattr(args, "preset", None) or next(iter(presets))]
         settings = settings_from(settings_cls, preset, given)
         check_policy_options(settings, given)
-        timed = {"timed": minutes is not None} if target is not None else {}
-        plan(args.out, settings, resuming, changes, args.overwrite, **timed)
+        session = Session(
+            resume=resuming,
+            progress=not args.no_progress,
+            changes=given if resuming else None,
+            overwrite=args.overwrite,
+            budget=None if minutes is None else TimeBudget(minutes, final_seconds(games), start),
+        )
+        plan(args.out, settings, session)
     except (ValueError, OSError) as err:
         parser.error(str(err))
-    games = final if final is not None else FINAL_GAMES if minutes is not None else 0
-    how: dict[str, Any] = {"resume": resuming, "changes": changes} if resume is not None else {}
-    if target is not None:
-        how["budget"] = (
-            None if minutes is None else TimeBudget(minutes, final_seconds(games), start)
-        )
-    train(settings, args.out, progress=not args.no_progress, overwrite=args.overwrite, **how)
+    train(settings, args.out, **session.options())
     print(f"saved {args.out / FINAL_MODEL}")
     _finish_run(args.out, plot and minutes is not None, games, not args.no_progress)
     if minutes is not None:
@@ -108,12 +107,7 @@ def _parser(
 ) -> OneLineParser:
     """The trainer's parser (see `run_cli`); its epilog lists what each preset sets."""
     default = next(iter(presets))
-    parser = OneLineParser(
-        prog=prog,
-        description=doc,
-        epilog=_presets_epilog(settings_cls, presets),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = command_parser(prog, doc, epilog=_presets_epilog(settings_cls, presets))
     parser.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="the run folder (required)"
     )
@@ -196,6 +190,8 @@ def _finish_run(out: Path, draw_curve: bool, games: int, progress: bool = True) 
     """The end of a run in `out`: curve.png from curve.csv (`draw_curve`; a warning
     instead if there is nothing to draw) and, with `games`, the evaluation of model.zip
     (`training.evaluate.evaluate_run`), its headline printed."""
+    from carcassonne_env.envs.for_model import model_rules
+
     from .evaluate import evaluate_run
 
     if draw_curve:
@@ -205,7 +201,15 @@ def _finish_run(out: Path, draw_curve: bool, games: int, progress: bool = True) 
             plot_curves([out], out / CURVE_PLOT, x="wall")
         except (ValueError, OSError) as err:
             print(f"carcassonne: warning: no {CURVE_PLOT} drawn: {err}", file=sys.stderr)
-    if games:
+    players = model_rules(out / FINAL_MODEL).players if games else 2
+    if players > 2:  # the evaluation's games are 2-player ones (or solo deals)
+        print(
+            f"carcassonne: note: no final evaluation of a {players}-player model; "
+            f"carcassonne arena --players {players} --bots sb3:model={out / FINAL_MODEL},... "
+            "plays it",
+            file=sys.stderr,
+        )
+    elif games:
         report = evaluate_run(out, games, progress=progress)
         print(
             f"evaluation of {FINAL_MODEL} ({report['timesteps']} timesteps): "

@@ -13,7 +13,6 @@ table is printed and written to --out.
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import sys
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from agents import split_specs
 from agents.sb3_policy import load_model, shipped_models
 from carcassonne_env.atomic import held_signals, write_json, write_text
-from carcassonne_env.cli_errors import Interrupted, OneLineParser, run_script
+from carcassonne_env.cli_errors import Interrupted, command_parser, run_script
 from carcassonne_env.envs.for_model import model_rules
 
 from .run_folder import EVALUATION_FILES, FINAL_MODEL, saved_timesteps
@@ -89,25 +88,10 @@ def _play(
 
     rules = model_rules(load_model(model_path))
     spec = f"sb3:model={model_path}"
+    how: dict[str, Any] = {"seed": seed, "workers": workers, "rules": rules, "progress": progress}
     if rules.variant == "solo":
-        return run_solo_bench(
-            spec,
-            deals=deals,
-            first_deal=first_deal,
-            seed=seed,
-            workers=workers,
-            rules=rules,
-            progress=progress,
-        )
-    return run_arena(
-        [spec, *opponents],
-        games=games,
-        seed=seed,
-        workers=workers,
-        gauntlet=spec,
-        rules=rules,
-        progress=progress,
-    )
+        return run_solo_bench(spec, deals=deals, first_deal=first_deal, **how)
+    return run_arena([spec, *opponents], games=games, gauntlet=spec, **how)
 
 
 # The end of a --minutes run: model.zip against the heuristic on the arena decks of seed 1
@@ -248,11 +232,7 @@ def gate(candidate: Path, best: Path, games: int, seed: int) -> tuple[float, flo
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command with `argv` (default: the process's); returns the exit status."""
-    parser = OneLineParser(
-        prog="carcassonne train evaluate",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = command_parser("carcassonne train evaluate", __doc__)
     parser.add_argument(
         "model",
         help=f"a saved model (.zip) or a shipped model's name ({', '.join(shipped_models())})",

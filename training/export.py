@@ -25,29 +25,15 @@ ten, and the encoder keeps the first K).
 
 from __future__ import annotations
 
-import argparse
 import json
-import zipfile
 from pathlib import Path
 from typing import Any
 
 from carcassonne_env.checks import check_space
-from carcassonne_env.cli_errors import OneLineParser, run_script
+from carcassonne_env.cli_errors import command_parser, run_script
 from carcassonne_env.model_file import mark_solo, save_model, trained_on_solo
 
 from .cards import check_card, write_card
-
-# Saved attributes that only a running training needs.
-TRAINING_STATE = (
-    "_last_obs",
-    "_last_original_obs",
-    "_last_episode_starts",
-    "ep_info_buffer",
-    "ep_success_buffer",
-    "tensorboard_log",
-    "rollout_buffer_class",
-    "rollout_buffer_kwargs",
-)
 
 
 def with_candidate_moves(model: Any, k: int) -> None:
@@ -97,24 +83,16 @@ def export_model(
     # The last observations go, but whether they were solo ones stays: with 3 or 4 seats
     # the spaces alone cannot tell the solo variant from a 3- or 4-player game.
     mark_solo(model, trained_on_solo(model))
-    policy = model.policy
-    policy.optimizer = policy.optimizer_class(
-        policy.parameters(), lr=model.lr_schedule(1), **policy.optimizer_kwargs
-    )
     dst = Path(dst)
     dst.parent.mkdir(parents=True, exist_ok=True)
-    # SB3 stores its entries uncompressed; the spaces' bounds (K x columns of them for
-    # candidate moves) deflate to almost nothing
-    return save_model(model, dst, exclude=list(TRAINING_STATE), compression=zipfile.ZIP_DEFLATED)
+    # (slim: SB3 stores its entries uncompressed; the spaces' bounds, K x columns of them
+    # for candidate moves, deflate to almost nothing)
+    return save_model(model, dst, slim=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command with `argv` (default: the process's); returns the exit status."""
-    parser = OneLineParser(
-        prog="carcassonne train export",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = command_parser("carcassonne train export", __doc__)
     parser.add_argument("model", help="a saved model (.zip) or a shipped model's name")
     parser.add_argument("-o", "--output", type=Path, required=True, help="slim .zip to write")
     parser.add_argument(

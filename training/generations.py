@@ -27,7 +27,7 @@ import dataclasses
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +93,16 @@ class GateSettings:
     def panel_bots(self) -> list[str]:
         """The bots of `panel` (comma-separated) as a list."""
         return [b.strip() for b in self.panel.split(",") if b.strip()]
+
+
+def interval_columns(name: str) -> tuple[str, str, str]:
+    """The curve's three columns of a win rate and its interval: `name`_win, _lo, _hi."""
+    return (f"{name}_win", f"{name}_lo", f"{name}_hi")
+
+
+def interval_cells(name: str, figures: Sequence[float]) -> dict[str, float]:
+    """`figures` (a win rate, its low and high) as the cells of `interval_columns(name)`."""
+    return {col: round(v, 4) for col, v in zip(interval_columns(name), figures, strict=True)}
 
 
 def panel_columns(settings: GateSettings) -> list[str]:
@@ -182,12 +192,8 @@ class GenerationCallback(BaseCallback):
             "wall_s",
             "generation",
             "accepted",
-            "gate_win",
-            "gate_lo",
-            "gate_hi",
-            "confirm_win",
-            "confirm_lo",
-            "confirm_hi",
+            *interval_columns("gate"),
+            *interval_columns("confirm"),
             *panel_columns(settings),
             "gate_s",
             "panel_s",
@@ -243,8 +249,8 @@ class GenerationCallback(BaseCallback):
         self._row(
             {
                 "accepted": int(accepted),
-                **dict(zip(("gate_win", "gate_lo", "gate_hi"), win, strict=True)),
-                **dict(zip(("confirm_win", "confirm_lo", "confirm_hi"), confirm, strict=True)),
+                **interval_cells("gate", win),
+                **interval_cells("confirm", confirm),
                 **dict(zip(panel_columns(self.settings), cells, strict=True)),
                 "gate_s": round(t1 - t0, 1),
                 "panel_s": round(time.perf_counter() - t1, 1),

@@ -32,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch as th
@@ -53,12 +53,17 @@ from .run_folder import (
     CHECKPOINTS,
     CURVE_FILE,
     FINAL_MODEL,
+    Session,
+    SessionOptions,
     checkpoint_path,
     cleanup_on_failure,
     plan_run,
     record_run,
 )
 from .settings import PPOSettings, require, setting
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 @dataclasses.dataclass
@@ -230,21 +235,16 @@ class ImitationCurve:
         append_row(self.path, self.header, dict(zip(self.header, cells, strict=True)))
 
 
-def train(
-    settings: ImitationSettings,
-    out: Path,
-    resume: bool = False,
-    progress: bool = True,
-    changes: dict[str, Any] | None = None,
-    overwrite: bool = False,
-) -> MaskablePPO:
-    """Run behaviour cloning into folder `out` (or continue it: `resume`, see
-    `run_folder.plan_run`); returns the model (a MaskablePPO holding the trained policy)."""
-    settings = plan_run(out, settings, resume, changes, overwrite)
+def train(settings: ImitationSettings, out: Path, **options: Unpack[SessionOptions]) -> MaskablePPO:
+    """Run behaviour cloning into folder `out`, a new run or the one there continued, as
+    the `options` say (`run_folder.Session`; no budget); returns the model (a
+    MaskablePPO holding the trained policy)."""
+    session = Session(**options).untimed("behaviour cloning")
+    settings = plan_run(out, settings, session)
     prepare_torch(settings)
     th.manual_seed(settings.seed)
     env = make_env(settings, settings.n_envs, split_specs(settings.opponents))
-    model = load_or_create(settings, env.to_sb3(), out, resume)
+    model = load_or_create(settings, env.to_sb3(), out, session.resume)
     mark_solo(model, settings.players == 1)
     policy = model.policy
     policy.set_training_mode(True)
@@ -254,8 +254,8 @@ def train(
     judge_env = make_env(settings, settings.eval_games, [settings.eval_opponent], reward="win")
     metric = "result" if settings.players == 1 else f"win_vs_{settings.eval_opponent}"
     rng = np.random.default_rng(settings.seed + model.num_timesteps)
-    with cleanup_on_failure(out, new_run=not resume, model=model):
-        record_run(out, settings, resume, overwrite)
+    with cleanup_on_failure(out, new_run=not session.resume, model=model):
+        record_run(out, settings, session)
         curve = ImitationCurve(out, metric, model.num_timesteps)
         obs, _ = env.reset(seed=settings.seed + model.num_timesteps)
         agree = seen = 0
@@ -274,7 +274,7 @@ def train(
             initial=model.num_timesteps,
             unit="step",
             dynamic_ncols=True,
-            disable=not progress,
+            disable=not session.progress,
         )
         if model.num_timesteps == 0:
             evaluate()  # the untrained policy: the curve's first point

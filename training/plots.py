@@ -12,7 +12,6 @@ written by `carcassonne solo-bench --json`) as dashed lines on solo panels.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from carcassonne_env.atomic import atomic_path
-from carcassonne_env.cli_errors import OneLineParser, run_script
+from carcassonne_env.cli_errors import command_parser, run_script
 
 from .curves import read_rows
 from .run_folder import CURVE_FILE
@@ -58,6 +57,11 @@ _NOT_PLOTTED = (
     "policy_loss",
     "value_loss",
 )
+
+
+def _has_values(column: list[float]) -> bool:
+    """Whether a curve.csv column holds a measured value (not NaN only)."""
+    return any(not math.isnan(v) for v in column)
 
 
 def plot_curves(
@@ -108,7 +112,9 @@ def draw_curves(
         unit = "timesteps" if "timesteps" in curve else "iteration"  # a train search run
         steps = curve[unit]
         xs = [w / 60 for w in curve["wall_s"]] if x == "wall" else steps
-        metrics = [m for m in curve if m not in _NOT_PLOTTED]
+        # (a column without a value, e.g. a win rate no evaluation measured, gets no line
+        # and no legend entry)
+        metrics = [m for m in curve if m not in _NOT_PLOTTED and _has_values(curve[m])]
         if unit == "iteration":  # a `train search` run: its win rates only
             metrics = [m for m in metrics if m.startswith("win_vs_") or m == "gate_win"]
         solo = "result" in metrics
@@ -143,7 +149,8 @@ def draw_curves(
                 )
         else:
             ax.set_ylim(0, 1)
-            ax.legend(loc="best", fontsize=8)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(loc="best", fontsize=8)
         # From 0 so a short run is not zoomed into a few steps; 500, 1k, 1.5k, ... 1M.
         ax.set_xlim(0, max(max(xs), 1e-3) * 1.05)
         if x == "timesteps":
@@ -232,11 +239,7 @@ def plot_loop(
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command with `argv` (default: the process's); returns the exit status."""
-    parser = OneLineParser(
-        prog="carcassonne train plot",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = command_parser("carcassonne train plot", __doc__)
     parser.add_argument("runs", nargs="+", type=Path, help="run folders")
     parser.add_argument(
         "-o",

@@ -19,10 +19,10 @@ from stable_baselines3.common.vec_env import VecEnv
 from carcassonne_env.model_file import save_model
 
 from .buffers import CompactMaskableDictRolloutBuffer
-from .callbacks import Checkpoints, EpisodeCurve, ProgressBar
+from .callbacks import Checkpoints, EpisodeCurve, ProgressBar, budget_session, save_checkpoint
 from .learner import ThreadedMaskablePPO, candidate_buffer_options
 from .policy import BoardPolicy, CandidatePolicy
-from .run_folder import FINAL_MODEL, saved_progress
+from .run_folder import FINAL_MODEL, Session, saved_progress
 from .settings import POLICY_OPTIONS, PPOSettings
 from .warm_start import load_policy_weights
 
@@ -116,18 +116,22 @@ def learn(
     settings: PPOSettings,
     run_dir: Path,
     curve: EpisodeCurve,
+    session: Session,
     extra: Sequence[BaseCallback] = (),
-    progress: bool = True,
 ) -> MaskablePPO:
-    """Train up to settings.total_timesteps (counting what a resumed model has done),
-    with checkpoints, the learning curve and a progress bar; saves run_dir/model.zip."""
-    remaining = settings.total_timesteps - model.num_timesteps
+    """Train up to settings.total_timesteps (counting what a resumed model has done) or
+    until the `session`'s budget ends it (`budget_session`), with checkpoints, the
+    learning curve, `extra` callbacks and, as the session asks, a progress bar; saves
+    run_dir/model.zip."""
+    targets, timing = budget_session(settings, session, model.num_timesteps, curve.describe)
+    remaining = targets.total_timesteps - model.num_timesteps
     callbacks: list[BaseCallback] = [
         Checkpoints(max(1, settings.checkpoint_every // settings.n_envs), run_dir),
         curve,
         *extra,
+        *timing,
     ]
-    if progress:
+    if session.progress and not timing:
         callbacks.append(ProgressBar(settings.total_timesteps, model.num_timesteps, curve.describe))
     if remaining > 0:
         model.learn(
@@ -142,5 +146,7 @@ def learn(
             f"{settings.total_timesteps}); raise it with --total-timesteps to train on",
             file=sys.stderr,
         )
-    save_model(model, run_dir / FINAL_MODEL)
+    # model.zip slim, to play with; the run resumes from its newest checkpoint, whole
+    save_checkpoint(model, run_dir)
+    save_model(model, run_dir / FINAL_MODEL, slim=True)
     return model

@@ -1,5 +1,6 @@
-"""A training run's folder: what it holds, the checks before a run starts in it (a new
-run, --overwrite, --resume: `plan_folder`, `plan_run`), its config.json, its checkpoints
+"""A training run's folder: what it holds, how one call of a trainer runs in it
+(`Session`), the checks before a run starts in it (a new run, --overwrite, --resume:
+`plan_folder`, `plan_run`), its config.json, its checkpoints
 and the furthest model saved, and how a run that fails or is stopped leaves it
 (`cleanup_on_failure`). Every file goes through `carcassonne_env.atomic`: whole or not
 at all."""
@@ -15,7 +16,7 @@ import zipfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from carcassonne_env.atomic import write_json
 from carcassonne_env.cli_errors import Interrupted, sigterm_as_interrupt
@@ -25,6 +26,8 @@ from .settings import option
 
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
+
+    from .callbacks import TimeBudget
 
 CONFIG_FILE = "config.json"  # {"settings": the run's settings}
 FINAL_MODEL = "model.zip"
@@ -55,6 +58,43 @@ RUN_FILES = (
 RESUME_CHANGES = ("total_timesteps", "torch_threads", "checkpoint_every")
 
 
+class SessionOptions(TypedDict, total=False):
+    """The keywords every trainer takes after its settings and folder (``train(settings,
+    out, **options)``): how this call runs, see `Session`."""
+
+    resume: bool
+    progress: bool
+    changes: dict[str, Any] | None
+    overwrite: bool
+    budget: TimeBudget | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Session:
+    """How one call of a trainer runs in its folder. `resume`: continue the run there
+    from its furthest saved model with its stored settings, `changes` applied (those the
+    trainer lets change: `plan_folder`); `overwrite`: replace the run there (a new run
+    only); `progress`: progress bars; `budget`: a wall-clock budget that also ends the
+    session (whichever of it and the run's own target comes first; a trainer without
+    --minutes refuses one: `untimed`)."""
+
+    resume: bool = False
+    progress: bool = True
+    changes: dict[str, Any] | None = None
+    overwrite: bool = False
+    budget: TimeBudget | None = None
+
+    def options(self) -> SessionOptions:
+        """The session as a trainer's keywords."""
+        return cast(SessionOptions, dict(vars(self)))
+
+    def untimed(self, trainer: str) -> Session:
+        """This session, checked for a trainer that takes no wall-clock budget."""
+        if self.budget is not None:
+            raise ValueError(f"{trainer} takes no wall-clock budget (--minutes)")
+        return self
+
+
 def checkpoint_path(run_dir: Path, timesteps: int) -> Path:
     """Where a run saves its checkpoint after `timesteps`."""
     return run_dir / CHECKPOINTS / f"model_{timesteps}_steps.zip"
@@ -76,15 +116,16 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
 
 def saved_progress(run_dir: Path) -> tuple[int, Path] | None:
     """(timesteps, file) of the furthest whole model a run has saved: its newest
-    checkpoint or model.zip (a run shorter than checkpoint_every has only the latter);
-    None if none."""
+    checkpoint or model.zip (runs saved before both kept the end's model only there), the
+    checkpoint on a tie; None if none."""
     found = []
     if (checkpoint := latest_checkpoint(run_dir)) is not None:
         found.append((int(checkpoint.stem.split("_")[1]), checkpoint))
     final = run_dir / FINAL_MODEL
     if final.is_file() and (timesteps := saved_timesteps(final)) is not None:
         found.append((timesteps, final))
-    return max(found) if found else None
+    # (a tie: the checkpoint, saved whole, not model.zip, saved slim: training.ppo.learn)
+    return max(found, key=lambda saved: saved[0]) if found else None
 
 
 _SKIPPED: set[Path] = set()  # the torn model files reported so far (once each)
@@ -119,20 +160,20 @@ def run_files(run_dir: Path, files: Sequence[str] = RUN_FILES) -> list[str]:
 def plan_folder(
     run_dir: Path,
     settings: Any,
-    resume: bool,
-    changes: dict[str, Any] | None,
-    overwrite: bool,
+    session: Session,
     files: Sequence[str],
     resume_changes: Sequence[str],
 ) -> Any:
     """The checks of every trainer's run folder before any work, writing nothing;
     returns the settings to run with (checked: their `check()`).
 
-    A new run needs a folder holding none of `files` (glob patterns), unless
-    `overwrite` (the trainer removes them when the run starts: `remove_run_files`).
-    With `resume`, the settings stored in config.json come back with `changes` applied:
-    options that equal the stored ones are fine, only those in `resume_changes` may
-    differ. Raises ValueError, FileExistsError or FileNotFoundError."""
+    A new run needs a folder holding none of `files` (glob patterns), unless the
+    `session` overwrites (the trainer removes them when the run starts:
+    `remove_run_files`). A resumed session's settings are those stored in config.json
+    with its `changes` applied: options that equal the stored ones are fine, only those
+    in `resume_changes` may differ. Raises ValueError, FileExistsError or
+    FileNotFoundError."""
+    resume, overwrite = session.resume, session.overwrite
     if resume and overwrite:
         raise ValueError(
             "--resume continues the run in the folder and --overwrite replaces it: give one of them"
@@ -148,7 +189,7 @@ def plan_folder(
             )
         return settings
     stored = read_config(run_dir)
-    changes = changes or {}
+    changes = session.changes or {}
     bad = sorted(k for k, v in changes.items() if k not in resume_changes and stored.get(k) != v)
     if bad:
         raise ValueError(
@@ -174,21 +215,13 @@ def _without_start_model(settings: Any) -> Any:
     return settings
 
 
-def plan_run(
-    run_dir: Path,
-    settings: Any,
-    resume: bool = False,
-    changes: dict[str, Any] | None = None,
-    overwrite: bool = False,
-    *,
-    timed: bool = False,
-) -> Any:
+def plan_run(run_dir: Path, settings: Any, session: Session) -> Any:
     """`plan_folder` for a PPO run (`RUN_FILES`, `RESUME_CHANGES`); a resumed run's
     total_timesteps may not fall below the timesteps it has done. A run without a step
-    target (total_timesteps 0) needs a wall-clock budget (`timed`: --minutes)."""
-    settings = plan_folder(run_dir, settings, resume, changes, overwrite, RUN_FILES, RESUME_CHANGES)
-    check_target(settings, "total_timesteps", timed)
-    if resume and settings.total_timesteps:
+    target (total_timesteps 0) needs the session's wall-clock budget (--minutes)."""
+    settings = plan_folder(run_dir, settings, session, RUN_FILES, RESUME_CHANGES)
+    check_target(settings, "total_timesteps", session.budget is not None)
+    if session.resume and settings.total_timesteps:
         done = (saved_progress(run_dir) or (0, None))[0]
         if settings.total_timesteps < done:
             raise ValueError(
@@ -237,14 +270,14 @@ def write_config(run_dir: Path, settings: Any, **extra: Any) -> None:
     write_json(run_dir / CONFIG_FILE, {"settings": dataclasses.asdict(settings), **extra}, indent=2)
 
 
-def record_run(run_dir: Path, settings: Any, resume: bool = False, overwrite: bool = False) -> None:
-    """Write a PPO run's config.json (whole) once the run is ready to train: with
-    `overwrite` after removing the old run's files; with `resume` only the target
-    total_timesteps is rewritten (the run keeps its other settings)."""
-    if overwrite:
+def record_run(run_dir: Path, settings: Any, session: Session) -> None:
+    """Write a PPO run's config.json (whole) once the run is ready to train: for a
+    `session` that overwrites, after removing the old run's files; for one that resumes,
+    only the target total_timesteps is rewritten (the run keeps its other settings)."""
+    if session.overwrite:
         remove_run_files(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    if resume:
+    if session.resume:
         stored = {**read_config(run_dir), "total_timesteps": settings.total_timesteps}
         write_json(run_dir / CONFIG_FILE, {"settings": stored}, indent=2)
     else:

@@ -66,7 +66,7 @@ import shutil
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -79,10 +79,16 @@ from carcassonne_env.encoding import WindowOverflowError
 from carcassonne_env.envs.for_model import read_saved_model
 from carcassonne_env.model_file import save_model
 
-from .callbacks import TimeBudget
 from .cli import run_cli
 from .curves import append_row, read_rows, write_rows
-from .generations import GateSettings, gate_and_confirm, panel_cells, panel_columns
+from .generations import (
+    GateSettings,
+    gate_and_confirm,
+    interval_cells,
+    interval_columns,
+    panel_cells,
+    panel_columns,
+)
 from .plots import plot_loop
 from .run_folder import (
     CONFIG_FILE,
@@ -90,6 +96,8 @@ from .run_folder import (
     CURVE_PLOT,
     EVALUATION_FILES,
     FINAL_MODEL,
+    Session,
+    SessionOptions,
     check_target,
     plan_folder,
     read_json,
@@ -98,6 +106,9 @@ from .run_folder import (
 )
 from .settings import require, setting
 from .value_fit import fit_epoch
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 OBS_KEYS = ("features", "candidates", "candidate_actions")  # what the network reads
 STATE_FILE = "state.json"  # where --resume continues: iteration, generation, wall_s
@@ -196,13 +207,9 @@ def curve_columns(settings: SearchSettings) -> list[str]:
         "policy_loss",
         "value_loss",
         "best_value_loss",
-        "gate_win",
-        "gate_lo",
-        "gate_hi",
+        *interval_columns("gate"),
         *panel,
-        "confirm_win",
-        "confirm_lo",
-        "confirm_hi",
+        *interval_columns("confirm"),
         "self_play_s",
         "fit_s",
         "gate_s",
@@ -442,23 +449,15 @@ def _trim_curve(out: Path, columns: list[str], done: int) -> None:
     write_rows(out / CURVE_FILE, columns, rows)
 
 
-def plan_search(
-    out: Path,
-    settings: SearchSettings,
-    resume: bool = False,
-    changes: dict[str, Any] | None = None,
-    overwrite: bool = False,
-    *,
-    timed: bool = False,
-) -> SearchSettings:
+def plan_search(out: Path, settings: SearchSettings, session: Session) -> SearchSettings:
     """The checks of a search run before any work, writing nothing; returns the settings
     to run with. The folder as `run_folder.plan_folder` checks it (`SEARCH_FILES`; on
     --resume only --iterations may change, not below the iterations done); a new run's
     --init must be a model over candidate moves; a run without an iteration target
-    (iterations 0) needs a wall-clock budget (`timed`: --minutes)."""
-    settings = plan_folder(out, settings, resume, changes, overwrite, SEARCH_FILES, ("iterations",))
-    check_target(settings, "iterations", timed)
-    if not resume:
+    (iterations 0) needs the `session`'s wall-clock budget (--minutes)."""
+    settings = plan_folder(out, settings, session, SEARCH_FILES, ("iterations",))
+    check_target(settings, "iterations", session.budget is not None)
+    if not session.resume:
         check_start_model(settings.init)
     elif settings.iterations and (done := read_state(out)["iteration"]) > settings.iterations:
         raise ValueError(
@@ -533,12 +532,13 @@ def self_play_iteration(
     it: int,
     rng: np.random.Generator,
     out: Path,
-    budget: TimeBudget | None,
-    progress: bool,
+    session: Session,
 ) -> list[Sample] | None:
     """The self-play games of iteration `it` (decks no evaluation uses: the evaluations'
-    come from the arena); None if the `budget`'s training time runs out before the last
-    one (the iteration is dropped). Ctrl-C: `Interrupted`, naming what is saved."""
+    come from the arena); None if the `session`'s budget runs out of training time
+    before the last one (the iteration is dropped). Ctrl-C: `Interrupted`, naming what
+    is saved."""
+    budget = session.budget
     from tqdm import tqdm
 
     samples: list[Sample] = []
@@ -547,7 +547,7 @@ def self_play_iteration(
             range(settings.games),
             desc=f"iteration {it}: self-play",
             unit="game",
-            disable=not progress,
+            disable=not session.progress,
             leave=False,
         ):
             if budget is not None and budget.training_left() <= 0:
@@ -568,30 +568,23 @@ def self_play_iteration(
     return samples
 
 
-def run(
-    settings: SearchSettings,
-    out: Path,
-    resume: bool = False,
-    progress: bool = True,
-    changes: dict[str, Any] | None = None,
-    overwrite: bool = False,
-    budget: TimeBudget | None = None,
-) -> Path:
-    """Run the loop with `settings` in folder `out` (`overwrite`: replacing the run
-    there), or with `resume` continue the run there with its stored settings and
-    `changes` (`plan_search`: only iterations may change); returns the best model's
-    path. `budget`: a wall-clock budget that also ends the run (see the module
-    docstring; iterations 0: no iteration target)."""
+def run(settings: SearchSettings, out: Path, **options: Unpack[SessionOptions]) -> Path:
+    """Run the loop with `settings` in folder `out`, a new run or the one there
+    continued (with its stored settings: only iterations may change, `plan_search`), as
+    the `options` say (`run_folder.Session`); returns the best model's path. A budget
+    also ends the run (see the module docstring; iterations 0: no iteration target)."""
     import torch
 
-    settings = plan_search(out, settings, resume, changes, overwrite, timed=budget is not None)
+    session = Session(**options)
+    settings = plan_search(out, settings, session)
+    budget, progress = session.budget, session.progress
     torch.set_num_threads(settings.torch_threads)
     columns = curve_columns(settings)
-    if resume:
+    if session.resume:
         state = read_state(out)
         _trim_curve(out, columns, state["iteration"])
     else:
-        state = start_run(settings, out, overwrite)
+        state = start_run(settings, out, session.overwrite)
     write_config(out, settings)
     plot_loop(out)
     done, generation = state["iteration"], state["generation"]
@@ -626,7 +619,7 @@ def run(
             prior_temperature=settings.prior_temperature,
             lookahead=0,
         )
-        samples = self_play_iteration(agent, settings, it, rng, out, budget, progress)
+        samples = self_play_iteration(agent, settings, it, rng, out, session)
         if samples is None:
             if progress:
                 print(f"iteration {it} dropped: the time is up", flush=True)
@@ -672,12 +665,8 @@ def run(
                 "policy_loss": round(p_loss, 4),
                 "value_loss": round(v_loss, 4),
                 "best_value_loss": round(best_v_loss, 4),
-                "gate_win": round(win[0], 4),
-                "gate_lo": round(win[1], 4),
-                "gate_hi": round(win[2], 4),
-                "confirm_win": round(confirm[0], 4),
-                "confirm_lo": round(confirm[1], 4),
-                "confirm_hi": round(confirm[2], 4),
+                **interval_cells("gate", win),
+                **interval_cells("confirm", confirm),
                 **dict(zip(panel_columns(settings), cells, strict=True)),
                 "self_play_s": round(t1 - t0, 1),
                 "fit_s": round(t2 - t1 + t3b - t3, 1),

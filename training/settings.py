@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from carcassonne_env.encoding import OBS_FEATURES
+from carcassonne_env.rules import EXPANSION_MODES, EXPANSIONS, FARM_SCORING, Rules
 
 POLICIES = ("board", "candidates")
 T = TypeVar("T")
@@ -132,12 +133,72 @@ class PPOSettings:
         }
 
 
+@dataclasses.dataclass
+class TableSettings:
+    """The table a run trains at: the seats and the rule options, by the names of the
+    `carcassonne play` / `arena` rule options (`carcassonne_env.cli.args`) and of `Rules`'
+    keywords; `rules()` is the `Rules` they name."""
+
+    players: int = setting(2, "seats, 2-5: the learner and players - 1 opponents")
+    followers: int = setting(7, "followers per seat")
+    small_city: bool = setting(False, "a 2-tile city scores 2 (the old rule)")
+    farm_scoring: str = setting(
+        "field", "farm scoring: field (3rd edition, per field) or city (1st edition, per city)"
+    )
+    farm_city_points: int = setting(3, "points per completed city in farm scoring")
+    hand_size: int = setting(1, "tiles in hand: 1, or 3 (the strategic variant)")
+    expansions: str = setting("", f"comma-separated expansions: {', '.join(EXPANSIONS)}")
+    expansion_mode: str = setting(
+        "full",
+        "with --expansions: full (their rules and figures: the large follower, the "
+        "builder, the pig) or tiles_only (their tiles as ordinary tiles)",
+    )
+
+    def check_table(self) -> None:
+        """ValueError naming the first table setting out of its range, or the rule
+        options that contradict each other."""
+        require(self, "players", int, lambda v: 2 <= v <= 5, "an integer in [2, 5]")
+        require(self, "followers", int, lambda v: 0 <= v <= 99, "an integer in [0, 99]")
+        require(self, "small_city", bool, lambda v: True, "true or false")
+        require(self, "farm_scoring", str, lambda v: v in FARM_SCORING, " or ".join(FARM_SCORING))
+        require(self, "farm_city_points", int, lambda v: 0 <= v <= 99, "an integer in [0, 99]")
+        require(self, "hand_size", int, lambda v: v in (1, 3), "1 or 3")
+        unknown = [e for e in self.expansion_names() if e not in EXPANSIONS]
+        known = f"comma-separated names among {', '.join(EXPANSIONS)}"
+        require(self, "expansions", str, lambda v: not unknown, known)
+        modes = " or ".join(EXPANSION_MODES)
+        require(self, "expansion_mode", str, lambda v: v in EXPANSION_MODES, modes)
+        if self.expansion_mode != "full" and not self.expansion_names():
+            raise ValueError(f"--expansion-mode {self.expansion_mode} needs --expansions")
+        try:
+            self.rules()
+        except ValueError as err:
+            raise ValueError(f"the table's rules: {err}") from None
+
+    def expansion_names(self) -> tuple[str, ...]:
+        """The expansions `expansions` names (comma-separated), in its order."""
+        return tuple(e.strip() for e in self.expansions.split(",") if e.strip())
+
+    def rules(self) -> Rules:
+        """The `Rules` of the table."""
+        return Rules(
+            players=self.players,
+            followers=self.followers,
+            small_city=self.small_city,
+            farm_scoring=self.farm_scoring,
+            farm_city_points=self.farm_city_points,
+            hand_size=self.hand_size,
+            expansions=self.expansion_names(),
+            expansion_mode=self.expansion_mode,
+        )
+
+
 def require(settings: Any, name: str, kind: type, ok: Callable[[Any], bool], what: str) -> None:
     """ValueError unless settings.<name> is of `kind` (an int passes as a float; a bool
-    never passes) and `ok`; the message names the command-line option."""
+    passes only as a bool) and `ok`; the message names the command-line option."""
     value = getattr(settings, name)
     kinds = (int, float) if kind is float else (kind,)
-    if isinstance(value, bool) or not isinstance(value, kinds) or not ok(value):
+    if isinstance(value, bool) != (kind is bool) or not isinstance(value, kinds) or not ok(value):
         raise ValueError(f"{option(name)} must be {what}, got {value!r}")
 
 
@@ -182,15 +243,21 @@ def check_policy_options(settings: Any, given: dict[str, Any]) -> None:
 def add_settings_arguments(
     parser: argparse.ArgumentParser, cls: type, preset: dict[str, Any]
 ) -> None:
-    """One --option per settings field of `cls`: its help is the field's description and
-    its default, the value in `preset` (the default recipe) or else the field's own. The
-    options default to None: what is not given comes from the preset the run uses."""
+    """One --option per settings field of `cls` (a flag for a bool field): its help is the
+    field's description and its default, the value in `preset` (the default recipe) or
+    else the field's own. The options default to None: what is not given comes from the
+    preset the run uses."""
     group = parser.add_argument_group("settings (each given one overrides the preset's value)")
     for f in dataclasses.fields(cls):
+        about = f"{f.metadata.get('help', '')} (default: {shown(preset.get(f.name, f.default))})"
+        if str(f.type) == "bool":  # a flag: given, True; not given, the preset's value
+            group.add_argument(
+                option(f.name), action="store_true", default=None, help=about.replace("%", "%%")
+            )
+            continue
         kind, metavar = {"int": (int, "N"), "float": (float, "X"), "str": (str, "TEXT")}[
             str(f.type)
         ]
-        about = f"{f.metadata.get('help', '')} (default: {shown(preset.get(f.name, f.default))})"
         group.add_argument(
             option(f.name), type=kind, default=None, metavar=metavar, help=about.replace("%", "%%")
         )

@@ -1,17 +1,25 @@
-"""MaskablePPO for 2-player Carcassonne by self-play: every episode the learning seat
-(drawn per game) meets an opponent drawn from a pool of built-in bots and frozen
-snapshots of the policy itself (the newest snapshot half of the time).
+"""MaskablePPO for Carcassonne at a table of 2-5 players by self-play: every episode the
+learning seat (drawn per game) meets opponents drawn from a pool of built-in bots and
+frozen snapshots of the policy itself (the newest snapshot half of the time), in every
+other seat.
 
     carcassonne train multi --out runs/duel --minutes 15       # the default recipe, 15 min
     carcassonne train multi --out runs/duel --resume --minutes 15  # 15 minutes more
     carcassonne train multi --out runs/duel                    # to its step target
     carcassonne train multi --preset board --out runs/board    # the board planes
     carcassonne train multi --out runs/duel2 --init ppo_duel_rl_280k --bots heuristic
+    carcassonne train multi --players 3 --out runs/3p --minutes 15   # a 3-player table
+    carcassonne train multi --expansions inns_cathedrals,traders_builders --out runs/exp
 
 The default recipe (preset "candidates") learns by RL alone over the candidate moves,
 rewarded by the rise of the projected margin, every game against the jitted greedy or
 heuristic bot: ppo_duel_rl_280k's, the start of ppo_duel_rl (``carcassonne train card
-ppo_duel_rl_280k``).
+ppo_duel_rl_280k``). The table is set by the rule options of ``carcassonne play``
+(--players, --expansions, --hand-size, the farm and city options; `TableSettings`): with
+3 or more players the margin is over the best other seat or the others' mean
+(--potential; `training.shaping`), and an expansion's figures (the large follower, the
+builder, the pig) are candidate moves like any other. The model file records the table:
+the ``sb3`` bot plays it there and refuses another.
 
 --env python plays every game in a Python `VsBotsEnv` with Python bots; --env batched
 plays them in jitted `VsBotsVectorEnv`s (one per built-in bot, one against the league of
@@ -35,7 +43,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -52,24 +60,27 @@ from carcassonne_env.cli_errors import run_script
 from carcassonne_env.encoding import WindowOverflowError, empty_observation
 from carcassonne_env.envs import VsBotsEnv, VsBotsVectorEnv
 from carcassonne_env.envs.driver import REWARDS
-from carcassonne_env.model_file import mark_solo
+from carcassonne_env.model_file import mark_rules
 
-from .callbacks import EpisodeCurve, TimeBudget, budget_session
+from .callbacks import EpisodeCurve
 from .cli import run_cli
 from .generations import GateSettings, GenerationCallback, drop_unrecorded, recorded_wall
 from .league import JoinedVecEnv, League, frozen_copy
 from .ppo import learn, load_or_create, prepare_torch
-from .run_folder import cleanup_on_failure, plan_run, record_run
-from .settings import PPOSettings, require, setting
-from .shaping import ProjectedReward
+from .run_folder import Session, SessionOptions, cleanup_on_failure, plan_run, record_run
+from .settings import PPOSettings, TableSettings, require, setting
+from .shaping import MARGINS, ProjectedReward
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 SELF = "self"  # the curve's label for games against policy snapshots
 
 
 @dataclasses.dataclass
-class MultiSettings(GateSettings, PPOSettings):
-    """PPO settings plus the self-play pool and, with gate_every, the loop of generations
-    (`training.generations`)."""
+class MultiSettings(TableSettings, GateSettings, PPOSettings):
+    """PPO settings plus the table (`TableSettings`), the self-play pool and, with
+    gate_every, the loop of generations (`training.generations`)."""
 
     board_size: int = setting(
         20, "the observation's window B (cells a side; moves outside it are masked out)"
@@ -86,7 +97,7 @@ class MultiSettings(GateSettings, PPOSettings):
     pool_size: int = setting(8, "snapshots kept in the pool (the oldest leave first)")
     reward: str = setting(
         "margin",
-        "margin (own points minus the opponent's), score or win "
+        "margin (own points minus the opponents' mean), score or win "
         "at the end; projected: the rise of the projected margin every "
         "step (--env batched, --obs-features aggregate; training.shaping)",
     )
@@ -97,6 +108,11 @@ class MultiSettings(GateSettings, PPOSettings):
         0.0,
         "points added to a won game's projected rewards and "
         "taken from a lost one's (--reward projected)",
+    )
+    potential: str = setting(
+        "mean",
+        "--reward projected: own projected score minus the others' mean or the best "
+        "other's (mean or best; with 2 players both are the margin)",
     )
     env: str = setting(
         "python",
@@ -118,9 +134,15 @@ class MultiSettings(GateSettings, PPOSettings):
 
     def check(self) -> None:
         super().check()
+        self.check_table()
         require(self, "gate_every", int, lambda v: v >= 0, "an integer >= 0")
         if self.gate_every:
             self.check_gate()
+            if self.players != 2:
+                raise ValueError(
+                    "--gate-every gates the learner in 2-player matches against its newest "
+                    f"generation: it needs --players 2, got {self.players}"
+                )
         require(self, "env", str, lambda v: v in ("python", "batched"), "python or batched")
         if self.env == "batched":
             for spec in split_specs(self.bots):
@@ -166,6 +188,9 @@ class MultiSettings(GateSettings, PPOSettings):
         require(self, "win_bonus", float, lambda v: v >= 0, "a number >= 0")
         if self.win_bonus and self.reward != "projected":
             raise ValueError("--win-bonus adds to --reward projected")
+        require(self, "potential", str, lambda v: v in MARGINS, " or ".join(MARGINS))
+        if self.potential != "mean" and self.reward != "projected":
+            raise ValueError("--potential shapes --reward projected")
 
 
 # The recipes (--preset NAME; the first is the default), each the settings it takes from
@@ -254,9 +279,17 @@ class SelfPlayEnv(VsBotsEnv):
         self.opponent = ""
 
     def _make_bots(self, seats: list[int]) -> dict[int, Any]:
-        bots = {}
-        for seat in seats:
-            self.opponent, bots[seat] = self.pool.draw(self.np_random)
+        """One draw from the pool for the episode; with 3 or more players the same
+        opponent plays every other seat (a bot: one per seat, each with its own seed)."""
+        rng = self.np_random
+        self.opponent, first = self.pool.draw(rng)
+        bots = {seats[0]: first}
+        for seat in seats[1:]:
+            bots[seat] = (
+                first
+                if self.opponent == SELF
+                else make_bot(self.opponent, seed=int(rng.integers(2**63)))
+            )
         return bots
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -338,7 +371,7 @@ def make_env(settings: MultiSettings, pool: OpponentPool) -> VecMonitor:
             settings.reward_scale,
             reward=settings.reward,
             board_size=settings.board_size,
-            players=2,
+            rules=settings.rules(),
             **settings.env_options(),
         )
 
@@ -346,8 +379,9 @@ def make_env(settings: MultiSettings, pool: OpponentPool) -> VecMonitor:
 
 
 def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None]:
-    """The batched games: n_envs split between the built-in bots (bot_share of them,
-    evenly) and the league of snapshots (the rest); returns the env and the league."""
+    """The batched games at the settings' table: n_envs split between the built-in bots
+    (bot_share of them, evenly) and the league of snapshots (the rest), each game's
+    other seats all played by its group's opponent; returns the env and the league."""
     bots = split_specs(settings.bots)
     n_bot = round(settings.n_envs * settings.bot_share)
     per_bot = max(1, n_bot // len(bots)) if n_bot else 0
@@ -359,7 +393,7 @@ def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None
         return VsBotsVectorEnv(
             n,
             opponents=opponent,
-            players=2,
+            rules=settings.rules(),
             reward=reward,
             board_size=settings.board_size,
             on_overflow="truncate",
@@ -375,8 +409,8 @@ def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None
         venv = ProjectedReward(
             venv,
             groups[0][1].encoder.feature_names,
-            seats=2,
-            potential="margin",
+            seats=settings.players,
+            potential=settings.potential,
             scale=settings.reward_scale,
             win_bonus=settings.win_bonus,
         )
@@ -386,19 +420,14 @@ def make_batched_env(settings: MultiSettings) -> tuple[VecMonitor, League | None
 def train(
     settings: MultiSettings,
     out: Path,
-    resume: bool = False,
-    progress: bool = True,
-    changes: dict[str, Any] | None = None,
-    overwrite: bool = False,
-    budget: TimeBudget | None = None,
     callbacks: Sequence[BaseCallback] = (),
+    **options: Unpack[SessionOptions],
 ) -> MaskablePPO:
-    """Train a self-play run in folder `out` (`overwrite`: replacing the run there), or
-    continue it from its furthest saved model (`resume`, with `changes` such as a larger
-    total_timesteps: see `run_folder.plan_run`); returns the model. `budget`: a
-    wall-clock budget that also ends the session (whichever of it and total_timesteps
-    comes first; total_timesteps 0: none); `callbacks`: more SB3 callbacks for `learn`."""
-    settings = plan_run(out, settings, resume, changes, overwrite, timed=budget is not None)
+    """Train a self-play run in folder `out`, a new one or the one there continued, as
+    the `options` say (`run_folder.Session`: resume, changes, overwrite, progress,
+    budget); returns the model. `callbacks`: more SB3 callbacks for `learn`."""
+    session = Session(**options)
+    settings = plan_run(out, settings, session)
     prepare_torch(settings)
     bots = split_specs(settings.bots)
     pool: OpponentPool | League | None
@@ -407,10 +436,10 @@ def train(
     else:
         pool = OpponentPool(bots, settings.bot_share, settings.pool_size)
         env = make_env(settings, pool)
-    model = load_or_create(settings, env, out, resume)
-    mark_solo(model, False)
-    with cleanup_on_failure(out, new_run=not resume, model=model):
-        record_run(out, settings, resume, overwrite)
+    model = load_or_create(settings, env, out, session.resume)
+    mark_rules(model, settings.rules())
+    with cleanup_on_failure(out, new_run=not session.resume, model=model):
+        record_run(out, settings, session)
         if settings.gate_every:
             drop_unrecorded(out)
         if model.num_timesteps and pool is not None:
@@ -442,17 +471,7 @@ def train(
             ]
         else:
             extra = [SnapshotCallback(pool, settings.snapshot_every, out / "pool")] if pool else []
-        session, timing = budget_session(
-            settings, budget, model.num_timesteps, curve.describe, progress
-        )
-        return learn(
-            model,
-            session,
-            out,
-            curve,
-            [*extra, *timing, *callbacks],
-            progress=progress and not timing,
-        )
+        return learn(model, settings, out, curve, session, [*extra, *callbacks])
 
 
 def main(argv: list[str] | None = None) -> int:

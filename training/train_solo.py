@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
@@ -32,12 +32,15 @@ from carcassonne_env.cli_errors import run_script
 from carcassonne_env.envs import SoloVectorEnv
 from carcassonne_env.model_file import mark_solo
 
-from .callbacks import EpisodeCurve, TimeBudget, budget_session
+from .callbacks import EpisodeCurve
 from .cli import run_cli
 from .ppo import learn, load_or_create, prepare_torch
-from .run_folder import cleanup_on_failure, plan_run, record_run
+from .run_folder import Session, SessionOptions, cleanup_on_failure, plan_run, record_run
 from .settings import PPOSettings, require, setting
 from .shaping import ProjectedReward, ScaledReward
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 @dataclasses.dataclass
@@ -139,31 +142,21 @@ def make_env(settings: SoloSettings) -> VecMonitor:
 def train(
     settings: SoloSettings,
     out: Path,
-    resume: bool = False,
-    progress: bool = True,
-    changes: dict[str, Any] | None = None,
-    overwrite: bool = False,
-    budget: TimeBudget | None = None,
     callbacks: Sequence[BaseCallback] = (),
+    **options: Unpack[SessionOptions],
 ) -> MaskablePPO:
-    """Train a solo run in folder `out` (`overwrite`: replacing the run there), or
-    continue it from its furthest saved model (`resume`, with `changes` such as a larger
-    total_timesteps: see `run_folder.plan_run`); returns the model. `budget`: a
-    wall-clock budget that also ends the session (whichever of it and total_timesteps
-    comes first; total_timesteps 0: none); `callbacks`: more SB3 callbacks for `learn`."""
-    settings = plan_run(out, settings, resume, changes, overwrite, timed=budget is not None)
+    """Train a solo run in folder `out`, a new one or the one there continued, as
+    the `options` say (`run_folder.Session`: resume, changes, overwrite, progress,
+    budget); returns the model. `callbacks`: more SB3 callbacks for `learn`."""
+    session = Session(**options)
+    settings = plan_run(out, settings, session)
     prepare_torch(settings)
-    model = load_or_create(settings, make_env(settings), out, resume)
+    model = load_or_create(settings, make_env(settings), out, session.resume)
     mark_solo(model, True)
-    with cleanup_on_failure(out, new_run=not resume, model=model):
-        record_run(out, settings, resume, overwrite)
+    with cleanup_on_failure(out, new_run=not session.resume, model=model):
+        record_run(out, settings, session)
         curve = EpisodeCurve(out, {"result": solo_result})
-        session, timing = budget_session(
-            settings, budget, model.num_timesteps, curve.describe, progress
-        )
-        return learn(
-            model, session, out, curve, [*timing, *callbacks], progress=progress and not timing
-        )
+        return learn(model, settings, out, curve, session, callbacks)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,7 +31,7 @@ import dataclasses
 import itertools
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -46,11 +46,16 @@ from .run_folder import (
     CONFIG_FILE,
     CURVE_FILE,
     FINAL_MODEL,
+    Session,
+    SessionOptions,
     plan_folder,
     remove_run_files,
     write_config,
 )
 from .settings import require, setting
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 CURVE = ["epoch", "wall_s", "train_mse", "holdout_mse"]
 VALUE_FILES = (CONFIG_FILE, CURVE_FILE, FINAL_MODEL)  # what a refit writes in its folder
@@ -258,30 +263,29 @@ def fit(
         write_rows(out / CURVE_FILE, CURVE, rows)  # whole, after every epoch
 
 
-def plan_value(
-    out: Path,
-    settings: ValueSettings,
-    resume: bool = False,
-    changes: dict[str, Any] | None = None,
-    overwrite: bool = False,
-) -> ValueSettings:
+def plan_value(out: Path, settings: ValueSettings, session: Session) -> ValueSettings:
     """The checks of a refit before any work, writing nothing (`run_folder.plan_folder`:
     a refit does not resume); returns the settings. ValueError for a model the refit
     does not take (`env_options`)."""
-    settings = plan_folder(out, settings, resume, changes, overwrite, VALUE_FILES, ())
+    if session.resume:
+        raise ValueError("a refit does not resume: start a new one (--overwrite replaces it)")
+    settings = plan_folder(out, settings, session.untimed("a refit"), VALUE_FILES, ())
     env_options(settings.init)  # read from its description: nothing is loaded
     return settings
 
 
-def run(settings: ValueSettings, out: Path, progress: bool = True, overwrite: bool = False) -> Path:
-    """Refit the value head of `settings.init` in folder `out` (`overwrite`: replacing
-    the refit there); returns the model's path."""
+def run(settings: ValueSettings, out: Path, **options: Unpack[SessionOptions]) -> Path:
+    """Refit the value head of `settings.init` in folder `out` as the `options` say
+    (`run_folder.Session`: overwrite, progress; a refit neither resumes nor takes a
+    budget); returns the model's path."""
     import torch
 
-    settings = plan_value(out, settings, overwrite=overwrite)
+    session = Session(**options)
+    settings = plan_value(out, settings, session)
+    progress = session.progress
     model = load_model(settings.init, cached=False)
     torch.set_num_threads(settings.threads)
-    if overwrite:
+    if session.overwrite:
         remove_run_files(out, VALUE_FILES)
     out.mkdir(parents=True, exist_ok=True)
     write_config(out, settings)

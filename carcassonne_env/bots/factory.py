@@ -9,15 +9,24 @@ their names by `register_bots` or declared as an entry point of the
 use, so the bots of an installed package work by name without importing it first. This
 distribution's ``pyproject.toml`` declares the search and policy bots of `agents` (mcts,
 solo-search, puct, sb3) there; `carcassonne_env` does not import `agents` itself.
+The spec family ``openspiel:NAME[:key=value...]`` (``openspiel:mcts:simulations=200``)
+plays OpenSpiel's bots on the OpenSpiel game (`carcassonne_env.openspiel`, the
+openspiel extra). A spec ``module:function`` that names no bot (``mybot:make``) is a
+user's own bot: ``function(seed=...)`` of that module (installed, or a file of the
+current folder).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
+import os
+import re
+import sys
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -35,6 +44,10 @@ BUILTIN_BOTS = {
     "heuristic": "carcassonne_env.bots.heuristic:HeuristicAgent",
 }
 
+#: The OpenSpiel bots, the spec family ``openspiel:NAME[:key=value...]`` (the openspiel
+#: extra; `carcassonne_env.openspiel`).
+OPENSPIEL_BOTS = {"mcts": "carcassonne_env.openspiel:OpenSpielMCTSAgent"}
+
 BotFactory = Callable[..., Agent]  # factory(spec, seed=None) -> Agent
 
 _FACTORIES: dict[str, BotFactory] = {}
@@ -44,7 +57,8 @@ def make_bot(spec: str, seed: int | None = None) -> Agent:
     """Build any bot from a spec: its name (a built-in bot, a search or policy bot of
     `agents`, a plugin's), optionally followed by constructor options,
     ``"mcts:iterations=2000:trees=2"``, each read as the type the bot's constructor
-    annotates (bool: true/false/1/0 in any case; int; float; else text). The bot's `name`
+    annotates (bool: true/false/1/0 in any case; int; float; else text); or
+    ``"module:function"``, a user's own bot (`_function_bot`). The bot's `name`
     is the spec, so tables tell budgets apart. Raises ValueError for an unknown name or
     option, a value that does not fit its option's type or a negative seed; TypeError if
     `spec` is not a string."""
@@ -57,11 +71,94 @@ def make_bot(spec: str, seed: int | None = None) -> Agent:
     name = spec.split(":")[0]
     if name in BUILTIN_BOTS:
         return bot_from_table(spec, seed, BUILTIN_BOTS)
+    if name == "openspiel":
+        return _openspiel_bot(spec, seed)
     factory = _FACTORIES.get(name) or _entry_point_factory(name)
     if factory is None:
         known = sorted([*BUILTIN_BOTS, *plugin_names()])
-        raise ValueError(f"unknown bot {name!r}; available: {', '.join(known)}")
+        unknown = f"unknown bot {name!r}; available: {', '.join(known)}"
+        if _FUNCTION_SPEC.fullmatch(spec):
+            return _function_bot(spec, seed, unknown)
+        raise ValueError(unknown)
     return factory(spec, seed=seed)
+
+
+# A user's own bot: ``module:function`` (dotted module, no options).
+_FUNCTION_SPEC = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+
+
+def _function_bot(spec: str, seed: int | None, unknown: str) -> Agent:
+    """The bot of a ``module:function`` spec: ``function(seed=seed)`` of `module` (an
+    installed module, else a file of the current folder), an object with
+    ``act(game) -> Move``, named by the spec. ValueError if the module is found nowhere
+    (`unknown`: the unknown-name message), has no such function, the function takes no
+    ``seed=`` or what it returns has no `act`."""
+    module_name, _, function_name = spec.partition(":")
+    module = _user_module(module_name, unknown)
+    function = getattr(module, function_name, None)
+    if not callable(function):
+        raise ValueError(f"bot {spec!r}: module {module_name!r} has no function {function_name!r}")
+    try:
+        inspect.signature(function).bind(seed=seed)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"bot {spec!r}: {function_name} must take the seed, as in "
+            f"def {function_name}(seed=None)"
+        ) from None
+    agent = function(seed=seed)
+    if not callable(getattr(agent, "act", None)):
+        raise ValueError(
+            f"bot {spec!r}: {function_name}(seed=...) returned {type(agent).__name__!r}, "
+            "not a bot (an object with act(game) -> Move)"
+        )
+    with contextlib.suppress(AttributeError):  # tables name bots by their spec
+        agent.name = spec
+    return agent
+
+
+def _user_module(name: str, unknown: str) -> types.ModuleType:
+    """Module `name` of a ``module:function`` spec: an installed one, else a file or
+    package of the current folder (which then stays on `sys.path`, as `python -m` puts
+    it there, so that the module's own imports and worker processes find it too)."""
+    with _unless_missing(name):
+        return importlib.import_module(name)
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.append(here)
+        importlib.invalidate_caches()  # the folder may have changed since it was read
+        with _unless_missing(name):
+            return importlib.import_module(name)
+    file = name.replace(".", "/") + ".py"
+    raise ValueError(
+        f"{unknown}; nor is {name!r} a module (installed, or a file {file} of the current "
+        "folder) for a bot spec module:function"
+    )
+
+
+@contextlib.contextmanager
+def _unless_missing(name: str) -> Iterator[None]:
+    """Swallow the ModuleNotFoundError of module `name` itself; one raised by the
+    module's own imports (a package it needs) goes on."""
+    try:
+        yield
+    except ModuleNotFoundError as err:
+        if err.name != name and not name.startswith(f"{err.name}."):
+            raise
+
+
+def _openspiel_bot(spec: str, seed: int | None) -> Agent:
+    """A bot of the ``openspiel:`` family: the rest of the spec read as a spec of
+    `OPENSPIEL_BOTS` (ImportError naming the extra when open-spiel is missing)."""
+    rest = spec.partition(":")[2]
+    if rest.split(":")[0] not in OPENSPIEL_BOTS:
+        known = ", ".join(f"openspiel:{n}" for n in sorted(OPENSPIEL_BOTS))
+        raise ValueError(f"unknown OpenSpiel bot in {spec!r}; available: {known}")
+    try:
+        agent = bot_from_table(rest, seed, OPENSPIEL_BOTS)
+    except ValueError as err:
+        raise ValueError(f"{spec!r}: {err}") from None
+    agent.name = spec
+    return agent
 
 
 def register_bots(names: Iterable[str], factory: BotFactory) -> None:

@@ -1,6 +1,7 @@
 """The `carcassonne` command line: `play` (bots play a seeded game), `bench` (speed),
 `render` (a game record as a PNG), `view` (a record as an HTML replay), `gif` (a record
-as an animation), `arena` (a tournament between bots), `solo-bench`
+as an animation), `arena` (a tournament between bots), `benchmark` (a bot at the
+reference tables: the standard protocol), `solo-bench`
 (a bot's results on fixed solo deals), `solo-compare` (two bots' saved
 solo-bench runs paired by deal), `train` (PPO baselines: the `training` scripts),
 `warmup` (compile the numba code ahead of time), `clear-cache` (delete it), `solo-solve`
@@ -8,10 +9,12 @@ solo-bench runs paired by deal), `train` (PPO baselines: the `training` scripts)
 
 A mistake on the command line (a missing file, a bad bot spec, a bad option value) ends
 in one line, `carcassonne: error: ...`, and exit status 2; `--debug` shows the traceback.
-Arguments are checked and output folders created before any work starts. Ctrl-C ends in
-one line, `carcassonne: interrupted: ...`, exit status 130, and keeps the work done: the
-arena and solo-bench report the games played, training saves a checkpoint to --resume
-from, solo-solve writes the best line found."""
+Arguments and output paths are checked before any work starts: no folder is created but
+an arena's --out or --records folder or a benchmark's --out, and no file replaced
+without --overwrite. Ctrl-C ends in one line, `carcassonne: interrupted: ...`, exit
+status 130, and keeps the work done: the arena, benchmark and solo-bench report the
+games played, training saves a checkpoint to --resume from, solo-solve writes the best
+line found."""
 
 # The text above is `carcassonne --help`'s description. Each command lives in the module
 # of its group (play, view, solo, arena, bench, train): a function whose docstring is its
@@ -24,11 +27,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..cli_errors import OneLineParser, sigterm_as_interrupt, stopped
+from ..cli_errors import command_parser, sigterm_as_interrupt, stopped
 from ..shadowing import check_package
 from .arena import cmd_arena
 from .args import Commands
 from .bench import cmd_bench, cmd_clear_cache, cmd_warmup
+from .benchmark import cmd_benchmark
 from .files import output_file
 from .play import cmd_play
 from .solo import cmd_solo_analyze, cmd_solo_bench, cmd_solo_compare, cmd_solo_solve
@@ -53,6 +57,7 @@ COMMANDS = (
     cmd_gif,
     cmd_solo_bench,
     cmd_arena,
+    cmd_benchmark,
     cmd_solo_compare,
     cmd_solo_solve,
     cmd_solo_analyze,
@@ -65,11 +70,7 @@ COMMANDS = (
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every command; a new command is a function marked with
     `.args.command`, listed in COMMANDS."""
-    parser = OneLineParser(
-        prog="carcassonne",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = command_parser("carcassonne", __doc__)
     commands = Commands(parser)
     for run in COMMANDS:
         commands.add(run)

@@ -21,6 +21,7 @@ from .args import (
     int_at_least,
     rules_of,
 )
+from .files import output_folder
 
 if TYPE_CHECKING:
     from agents.arena import ArenaResult, ArenaSettings, GameRow
@@ -51,10 +52,16 @@ def arena_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--out",
         metavar="DIR",
-        help="write summary.json, games.csv, leaderboard.csv and leaderboard.md",
+        help="write summary.json, games.csv, leaderboard.csv and leaderboard.md into this "
+        "folder (made if missing, in a folder that exists; a complete run there is replaced)",
     )
     add_resume(p, "--out DIR", "games")
-    p.add_argument("--records", metavar="DIR", help="write every game record (JSON) here")
+    p.add_argument(
+        "--records",
+        metavar="DIR",
+        help="write every game record (JSON) into this folder (made if missing, in a "
+        "folder that exists)",
+    )
     p.add_argument(
         "--annotate",
         action="store_true",
@@ -96,13 +103,15 @@ def cmd_arena(args: argparse.Namespace) -> int:
         gauntlet=args.gauntlet,
         rules=rules_of(args),
     )
+    output_folder(args.out, "--out")
+    output_folder(args.records, "--records")
     out = Path(args.out) if args.out else None
     if args.resume:
         played, replaced = _saved_games(out, settings), False
     else:
         played, replaced = [], out is not None and _replaces_a_run(out)
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
+        out.mkdir(exist_ok=True)  # (its parent exists: output_folder)
     stop = None
     try:
         result = run_arena(

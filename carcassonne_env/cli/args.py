@@ -250,6 +250,13 @@ def add_output(
     p.add_argument("-o", "--output", default=default, metavar=metavar, help=help)
 
 
+def add_overwrite(p: argparse.ArgumentParser) -> None:
+    """--overwrite: replace output files that exist (`files.output_file` refuses them)."""
+    p.add_argument(
+        "--overwrite", action="store_true", help="replace output files that exist (default: refuse)"
+    )
+
+
 def add_cell(p: argparse.ArgumentParser, default: int) -> None:
     """--cell: pixels per tile of a drawn board."""
     p.add_argument(

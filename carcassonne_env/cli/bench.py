@@ -6,26 +6,81 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
+from ..compiler.notices import warmup_cost
 from .args import command, int_at_least
 
 
 def bench_options(p: argparse.ArgumentParser) -> None:
-    """The options of `carcassonne bench`."""
-    p.add_argument("--games", type=int_at_least(1), default=20000, help="jitted random playouts")
+    """The options of `carcassonne bench`; a budget left out takes its default, or with
+    --quick the quick one (`speed.DEFAULTS`, `speed.QUICK`)."""
+    from ..speed import DEFAULTS, QUICK
+
+    # the table of parts keeps its lines (the other commands' help is folded prose)
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.description = _bench_description()
+
+    def budget(option: str, key: str, what: str) -> None:
+        p.add_argument(
+            option,
+            type=int_at_least(1),
+            default=None,
+            help=f"{what} (default {DEFAULTS[key]:,}; --quick {QUICK[key]:,})",
+        )
+
+    budget("--games", "games", "jitted random playouts per repeat (playouts, expansions)")
+    budget("--api-games", "api_games", "games through the Python API per repeat (api)")
+    budget("--steps", "env_steps", "env steps per repeat (envs, vector, vs-bots, expansions)")
+    budget("--repeats", "repeats", "repeats of each measure, medians reported")
     p.add_argument(
-        "--api-games", type=int_at_least(1), default=30, help="games through the Python API"
+        "--no-cold", action="store_true", help="skip the cold start (start-up; --quick skips it)"
     )
-    p.add_argument("--repeats", type=int_at_least(1), default=5, help="repeats (medians reported)")
-    p.add_argument("--no-cold", action="store_true", help="skip the cold-start measurement")
+    p.add_argument(
+        "--quick", action="store_true", help="the small budgets above: a rough check in seconds"
+    )
     p.add_argument("--markdown", action="store_true", help="print a markdown table")
     p.add_argument(
         "--only",
         type=_bench_parts,
         metavar="PARTS",
-        help="run only these parts, comma-separated: start-up, playouts, api, "
-        "clone, envs, vector, vs-bots, expansions (default: all; README "
-        "gives the time each takes)",
+        help="run only these parts, comma-separated (default: all; the parts are listed above)",
+    )
+
+
+def bench_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The keywords of `speed.run_benchmarks` that `carcassonne bench`'s options name."""
+    from ..speed import DEFAULTS, QUICK
+
+    base = QUICK if args.quick else DEFAULTS
+    given = {"games": args.games, "api_games": args.api_games, "env_steps": args.steps}
+    settings = {k: base[k] if v is None else v for k, v in given.items()}
+    return {
+        **settings,
+        "repeats": base["repeats"] if args.repeats is None else args.repeats,
+        "cold": base["cold"] and not args.no_cold,
+        "markdown": args.markdown,
+        "only": args.only,
+    }
+
+
+def _bench_description() -> str:
+    """`carcassonne bench --help`'s description: each part, what it measures and its time."""
+    from ..speed import PART_HELP
+
+    width = max(len(what) for what, _, _ in PART_HELP.values())
+    lines = [f"  {'part':<10}  {'measures':<{width}}  default  --quick"]
+    lines += [
+        f"  {part:<10}  {what:<{width}}  {default:>5} s  {quick:>5} s"
+        for part, (what, default, quick) in PART_HELP.items()
+    ]
+    return (
+        "Measure the speed of the rules core, the Python API and the envs and print a\n"
+        "table: measure, value, unit, and which way is better. The parts (--only), in the\n"
+        "order they run, each measure --repeats times, and the seconds each took on a\n"
+        "busy 2-core machine (a training beside it; idle, faster) with the default budgets\n"
+        f"and with --quick ({sum(q for _, _, q in PART_HELP.values())} s in all):\n\n"
+        + "\n".join(lines)
     )
 
 
@@ -62,14 +117,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """speed of the rules core, the Python API and the envs"""
     from ..speed import run_benchmarks
 
-    run_benchmarks(
-        games=args.games,
-        api_games=args.api_games,
-        repeats=args.repeats,
-        cold=not args.no_cold,
-        markdown=args.markdown,
-        only=args.only,
-    )
+    run_benchmarks(**bench_settings(args))
     return 0
 
 
@@ -79,7 +127,7 @@ def cmd_warmup(args: argparse.Namespace) -> int:
 
     Compile every jitted function (rules core, encoders, vector envs, the bots' and the
     searches' kernels) into numba's on-disk cache, e.g. right after installing or in a
-    Docker build (minutes of CPU time; --jobs N spreads it over N processes)."""
+    Docker build ({cost}; --jobs N spreads it over N processes)."""
     from agents.warmup import warmup
 
     jobs = args.jobs or os.cpu_count() or 1
@@ -88,6 +136,10 @@ def cmd_warmup(args: argparse.Namespace) -> int:
     seconds = warmup(report, jobs=jobs, progress=bar)
     print(f"compiled code ready ({seconds:.1f} s)")
     return 0
+
+
+# (the figures live in one place, beside the compile notices that cite them)
+cmd_warmup.__doc__ = (cmd_warmup.__doc__ or "").replace("{cost}", warmup_cost())
 
 
 @command("clear-cache", clear_cache_options)

@@ -6,15 +6,27 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from ..atomic import write_text
-from .args import add_rule_options, add_seed, command, int_at_least, non_negative_seconds, rules_of
+from .args import (
+    add_no_progress,
+    add_overwrite,
+    add_rule_options,
+    add_seed,
+    command,
+    int_at_least,
+    non_negative_seconds,
+    rules_of,
+)
 from .files import output_file
 
 # Options of a person's game only, refused without --human.
 HUMAN_ONLY = ("against", "tui", "no_browser", "seat", "bot_delay")
+# Seconds a bots' game plays before its progress bar shows (a quick game shows none).
+PROGRESS_DELAY_S = 1.0
 # The record of a person's game without --record; never written over (`new_record_path`).
 DEFAULT_RECORD = "human_game.json"
 
@@ -40,6 +52,7 @@ def play_options(p: argparse.ArgumentParser) -> None:
         "(with --human default human_game.json, or human_game-2.json... when "
         "that file exists)",
     )
+    add_overwrite(p)
     # annotated records
     p.add_argument(
         "--annotate",
@@ -55,6 +68,7 @@ def play_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--top-k", type=int_at_least(1), default=5, help="moves per annotation (default 5)"
     )
+    add_no_progress(p)
     _add_human_options(p)
 
 
@@ -143,7 +157,7 @@ def cmd_play_human(args: argparse.Namespace) -> int:
             print(
                 f"{DEFAULT_RECORD} exists (kept): this game's record goes to {record}", flush=True
             )
-    output_file(record)
+    output_file(record, args.overwrite)
     if not args.tui:
         check_port(args.port)  # before the bots play their first moves
     bots = [make_bot(n, seed=args.seed + k) for k, n in enumerate(names)]
@@ -197,6 +211,8 @@ def _bot_names(args: argparse.Namespace, solo: bool, players: int) -> list[str]:
 def cmd_play(args: argparse.Namespace) -> int:
     """built-in bots play one seeded game; prints the board"""
     # Also prints the scores, and writes the record (with the bots' annotations if asked).
+    from tqdm import tqdm
+
     from ..bots.factory import make_bot
     from ..game import Game
 
@@ -211,7 +227,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     annotate = args.annotate or args.coach is not None
     if annotate and not args.record:
         raise ValueError("--annotate and --coach write into the record: give --record FILE")
-    output_file(args.record)
+    output_file(args.record, args.overwrite)
     bots = [make_bot(n, seed=args.seed + k) for k, n in enumerate(names)]
     coach = None
     notes: list[dict[str, Any] | None] | None = None  # a note per move when annotating
@@ -222,14 +238,27 @@ def cmd_play(args: argparse.Namespace) -> int:
         coach = Coach(args.coach, seed=args.seed) if args.coach else None
         notes = []
     game = Game(rules, seed=args.seed)
-    while (seat := game.current_player) is not None:  # None once the game is over
-        bot = bots[0] if solo else bots[seat]
-        move = bot.act(game)
-        if notes is not None:
-            notes.append(note_for(bot, game, move, args.top_k, coach))
-        if args.verbose:
-            print(f"turn {game.turn:2d} seat {seat} {game.hand} -> {tuple(move)}")
-        game.play(move)
+    # (on stderr, so that stdout holds the board and scores alone; at most one move per
+    # tile, fewer when tiles are discarded)
+    bar = tqdm(
+        total=game.tiles_left + 1,
+        desc="play",
+        unit="move",
+        file=sys.stderr,
+        delay=PROGRESS_DELAY_S,
+        disable=args.no_progress or args.verbose,
+        leave=False,
+    )
+    with bar:
+        while (seat := game.current_player) is not None:  # None once the game is over
+            bot = bots[0] if solo else bots[seat]
+            move = bot.act(game)
+            if notes is not None:
+                notes.append(note_for(bot, game, move, args.top_k, coach))
+            if args.verbose:
+                print(f"turn {game.turn:2d} seat {seat} {game.hand} -> {tuple(move)}")
+            game.play(move)
+            bar.update()
     print(game)
     print()
     if solo:

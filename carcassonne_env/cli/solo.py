@@ -18,6 +18,7 @@ from .args import (
     add_json,
     add_no_progress,
     add_output,
+    add_overwrite,
     add_record,
     add_resume,
     add_seed,
@@ -83,6 +84,7 @@ def solo_compare_options(p: argparse.ArgumentParser) -> None:
         help="solo-bench --json files of the bot compared with it (one per run)",
     )
     add_json(p, "write the comparison as JSON")
+    add_overwrite(p)
 
 
 def solo_solve_options(p: argparse.ArgumentParser) -> None:
@@ -97,6 +99,7 @@ def solo_solve_options(p: argparse.ArgumentParser) -> None:
     add_solo_deal_options(p, "followers per colour (default 4)")
     add_output(p, None, "game record to write (default solo_solve_N.json)", metavar="FILE")
     add_json(p, "also write the search summary")
+    add_overwrite(p)
 
 
 def solo_analyze_options(p: argparse.ArgumentParser) -> None:
@@ -107,6 +110,8 @@ def solo_analyze_options(p: argparse.ArgumentParser) -> None:
     )
     add_seed(p)
     add_json(p, "write the analysis as JSON")
+    add_overwrite(p)
+    add_no_progress(p)
 
 
 @command("solo-bench", solo_bench_options)
@@ -135,8 +140,8 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
             import matplotlib  # noqa: F401
         except ImportError:
             raise ValueError(f"--hist needs matplotlib: {install_hint('plot')}") from None
-    for path in (args.hist, args.json, args.csv):
-        output_file(path)
+    for path in (args.hist, args.json, args.csv):  # (the --json file's run: _saved_runs)
+        output_file(path, overwrite=True)
     for bot in bots:  # a bad spec (or a model of other rules) fails before the progress bar
         warm_up(bot, rules)
     files = {bot: _bot_file(args.json, bot, bots) for bot in bots} if args.json else {}
@@ -280,7 +285,7 @@ def cmd_solo_compare(args: argparse.Namespace) -> int:
     from agents.solo_bench import SoloBenchResult
     from agents.solo_compare import compare_runs
 
-    output_file(args.json)
+    output_file(args.json, args.overwrite)
     comparison = compare_runs(
         [SoloBenchResult.from_json(f) for f in args.base],
         [SoloBenchResult.from_json(f) for f in args.against],
@@ -302,8 +307,8 @@ def cmd_solo_solve(args: argparse.Namespace) -> int:
     from agents.solo_solve import solve_deal
 
     out = Path(args.output or f"solo_solve_{args.deal}.json")
-    output_file(out)
-    output_file(args.json)
+    output_file(out, args.overwrite)
+    output_file(args.json, args.overwrite)
     rules = solo_rules(args)
     stop = None
     try:
@@ -335,8 +340,8 @@ def cmd_solo_analyze(args: argparse.Namespace) -> int:
     from agents.solo_analyze import analyze_record
 
     record = read_record(args.record)
-    output_file(args.json)
-    analysis = analyze_record(record, bot=args.bot, seed=args.seed)
+    output_file(args.json, args.overwrite)
+    analysis = analyze_record(record, bot=args.bot, seed=args.seed, progress=not args.no_progress)
     print(analysis.to_markdown())
     if args.json:
         write_json(args.json, analysis.to_dict())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .args import add_cell, add_moves, add_output, add_record, command
+from .args import add_cell, add_moves, add_output, add_overwrite, add_record, command
 from .files import output_file, read_record, record_errors
 
 
@@ -19,6 +19,7 @@ def render_options(p: argparse.ArgumentParser) -> None:
     )
     add_cell(p, 48)
     add_moves(p, "draw the board after the first K moves only")
+    add_overwrite(p)
 
 
 def view_options(p: argparse.ArgumentParser) -> None:
@@ -26,6 +27,7 @@ def view_options(p: argparse.ArgumentParser) -> None:
     add_record(p, "game record (JSON) from `play --record` or the arena")
     add_output(p, "game.html", "HTML file (default game.html)")
     p.add_argument("--title", default=None, help="page title")
+    add_overwrite(p)
 
 
 def gif_options(p: argparse.ArgumentParser) -> None:
@@ -38,6 +40,7 @@ def gif_options(p: argparse.ArgumentParser) -> None:
         "--hold", type=float, default=3.0, help="seconds the last frame stays (default 3)"
     )
     add_moves(p, "animate the first K moves only")
+    add_overwrite(p)
 
 
 @command("render", render_options)
@@ -61,7 +64,7 @@ def cmd_render(args: argparse.Namespace) -> int:
             if isinstance(record.get("scores"), list):
                 record["scores"] = record["scores"][: args.moves]
         game = Game.from_record(record)
-    output_file(args.output)
+    output_file(args.output, args.overwrite)
     save_image(game, args.output, cell=args.cell)
     print(f"board after {game.turn} moves written to {args.output}")
     return 0
@@ -76,7 +79,7 @@ def cmd_view(args: argparse.Namespace) -> int:
     from ..viewer import write_html
 
     record = read_record(args.record)
-    output_file(args.output)
+    output_file(args.output, args.overwrite)
     with record_errors(args.record, "cannot show this record"):
         path = write_html(record, args.output, title=args.title)
     print(f"replay of {len(record['moves'])} moves written to {path}")
@@ -91,7 +94,7 @@ def cmd_gif(args: argparse.Namespace) -> int:
     if not args.output.lower().endswith(".gif"):
         raise ValueError(f"-o {args.output}: the animation is a .gif file")
     record = read_record(args.record)
-    output_file(args.output)
+    output_file(args.output, args.overwrite)
     with record_errors(args.record, "cannot draw this record"):
         n = save_gif(
             record, args.output, cell=args.cell, fps=args.fps, hold=args.hold, moves=args.moves

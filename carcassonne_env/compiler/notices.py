@@ -1,4 +1,4 @@
-"""A one-line notice on stderr when a part of the package starts compiling (the first use
+"""A one-line notice on stderr when a part of the package compiles for long (the first use
 after installing, or after an edit: seconds to a minute of silence otherwise), with a
 ticking elapsed time on a terminal. Set ``CARCASSONNE_NO_COMPILE_NOTICE=1`` to silence
 it. The warm-up that compiles everything ahead of time is `carcassonne_env.compilation`.
@@ -8,7 +8,9 @@ cache), one per function, nested when a function compiles the functions it calls
 the outermost compile announces, naming the part of its module (the last component of
 the module's name; another module of this package is the core's). The observe pass and
 the vector envs' kernels name the candidate-move or aggregate observation when the
-version being compiled has it.
+version being compiled has it. The notice comes once a compile has run for `NOTICE_AFTER_S`
+seconds: a program whose code is in the cache but for one small function (a copy routine
+the arena needs, a new argument type) compiles it in a moment and prints nothing.
 """
 
 from __future__ import annotations
@@ -40,6 +42,14 @@ PARTS = {
     "search_kernels": ("the MCTS and solo-search bots", 12),
     "puct_kernel": ("the puct bot's search", 34),
 }
+# `carcassonne warmup --jobs 2` from an empty cache on that machine: CPU seconds (user +
+# sys) and wall seconds. Its --help and the notices read them; the README's "Start-up"
+# section and "Speed" table state the same (tests/compiler/test_notices.py).
+WARMUP_CPU_S = 171
+WARMUP_WALL_S = 102
+# Seconds a compile runs before its notice is printed (a shorter one passes silently; 0:
+# at its start).
+NOTICE_AFTER_S = 1.0
 # Modules whose compiles are announced: this package's and those `notice_modules` adds.
 _PREFIXES = ["carcassonne_env."]
 
@@ -48,13 +58,22 @@ _quiet = False  # inside `carcassonne warmup`, which reports its own progress
 
 
 def notice(part: str) -> str:
-    """The one-line notice printed before `part` (a key of `PARTS`) first compiles."""
+    """The one-line notice printed when `part` (a key of `PARTS`) first compiles for long."""
     what, cpu_seconds = PARTS[part]
     return (
         f"carcassonne-env: compiling {what} with numba (first use only: up to about "
         f"{cpu_seconds} s of CPU time on a 2-core machine; cached on disk afterwards). "
-        f"Run `carcassonne warmup` to compile everything ahead of time; set "
-        f"{NOTICE_ENV}=1 to hide this notice."
+        f"Run `carcassonne warmup` to compile everything ahead of time ({WARMUP_CPU_S} "
+        f"CPU s); set {NOTICE_ENV}=1 to hide this notice."
+    )
+
+
+def warmup_cost() -> str:
+    """What `carcassonne warmup` takes from an empty cache, in words (its --help)."""
+    minutes, seconds = divmod(WARMUP_WALL_S, 60)
+    return (
+        f"{WARMUP_CPU_S} CPU s and {minutes} min {seconds} s of wall time with --jobs 2 "
+        "on a 2-core machine"
     )
 
 
@@ -135,8 +154,44 @@ class _Ticker:
             )
 
 
+class _Announcement:
+    """The notice of one outermost compile of `part`: printed by a timer thread once the
+    compile has run `NOTICE_AFTER_S` seconds (with a `_Ticker` on a terminal), unless
+    `end` comes first."""
+
+    def __init__(self, part: str) -> None:
+        self._part = part
+        self._lock = threading.Lock()
+        self._ended = False
+        self._ticker: _Ticker | None = None
+        self._timer = threading.Timer(NOTICE_AFTER_S, self._announce)
+        self._timer.daemon = True
+        if NOTICE_AFTER_S > 0:
+            self._timer.start()
+        else:  # no wait: at once, in this thread
+            self._announce()
+
+    def _announce(self) -> None:
+        with self._lock:
+            if self._ended or self._part in _announced or _silenced():
+                return
+            _announced.add(self._part)
+            print(notice(self._part), file=sys.stderr, flush=True)
+            if sys.stderr.isatty():
+                self._ticker = _Ticker()
+
+    def end(self) -> None:
+        """The compile is over: no notice from now on; a ticker says how long it took."""
+        self._timer.cancel()
+        with self._lock:
+            self._ended = True
+            ticker, self._ticker = self._ticker, None
+        if ticker is not None:
+            ticker.stop()
+
+
 class _CompileNotices(event.Listener):
-    """Announces a part when numba starts compiling one of its functions (module
+    """Announces a part when numba compiles one of its functions for long (module
     docstring)."""
 
     def __init__(self) -> None:
@@ -150,17 +205,14 @@ class _CompileNotices(event.Listener):
         part = part_of(ev.data["dispatcher"].py_func, tuple(ev.data.get("args") or ()))
         if part is None or part in _announced:
             return
-        _announced.add(part)
-        print(notice(part), file=sys.stderr, flush=True)
-        if sys.stderr.isatty():
-            self._local.ticker = _Ticker()
+        self._local.announcement = _Announcement(part)
 
     def on_end(self, ev: event.Event) -> None:
         self._local.depth -= 1
-        ticker = getattr(self._local, "ticker", None)
-        if self._local.depth == 0 and ticker is not None:
-            self._local.ticker = None
-            ticker.stop()
+        announcement = getattr(self._local, "announcement", None)
+        if self._local.depth == 0 and announcement is not None:
+            self._local.announcement = None
+            announcement.end()
 
 
 event.register("numba:compile", _CompileNotices())

@@ -21,14 +21,26 @@ from ..checks import check_space
 from ..core.aggregates import N_AGG_FIXED
 from ..core.planes import N_FIXED_PLANES
 from ..encoding import ACTION_MODES, OBS_FEATURES, Encoder
-from ..model_file import UnsafeModelError, read_description, saved_data, trained_on_solo
+from ..model_file import (
+    UnsafeModelError,
+    read_description,
+    saved_data,
+    trained_on_solo,
+    trained_rules,
+)
 from ..rules import Rules
 from ..shadowing import expected_path
 
 # The shipped models: package data of `agents`, installed beside this package.
 SHIPPED_MODELS = expected_path("agents") / "models"
 # What SB3's "data" entry of a trusted file gives for its env to be built.
-_SAVED_KEYS = ("observation_space", "action_space", "carcassonne_solo", "_last_obs")
+_SAVED_KEYS = (
+    "observation_space",
+    "action_space",
+    "carcassonne_solo",
+    "carcassonne_rules",
+    "_last_obs",
+)
 
 
 def _model_file(model: str | Path) -> Path:
@@ -59,7 +71,7 @@ def saved_policy_module(model: str | Path) -> str:
 
 
 def read_saved_model(model: str | Path, trust_pickle: bool = False) -> SimpleNamespace:
-    """The spaces and solo flag recorded in a saved SB3 model (a .zip path or a shipped
+    """The spaces, solo flag and table recorded in a saved SB3 model (a .zip path or a shipped
     model's name), read without loading the model: no torch, no import of the policy's
     class, and nothing unpickled: they come from the file's description
     (`carcassonne_env.model_file`). A file without one raises `UnsafeModelError`
@@ -73,6 +85,7 @@ def read_saved_model(model: str | Path, trust_pickle: bool = False) -> SimpleNam
             "observation_space": described["observation_space"],
             "action_space": described["action_space"],
             "carcassonne_solo": described["solo"],
+            "carcassonne_rules": described.get("rules"),
         }
         return SimpleNamespace(**{k: v for k, v in found.items() if v is not None})
     import cloudpickle
@@ -185,9 +198,14 @@ def candidate_shape(space: Any) -> tuple[int, int]:
 
 
 def model_rules(model: Any, solo: bool | None = None) -> Rules:
-    """The rules a model was trained for as far as its spaces tell: the solo variant with
-    its colours, or the players and hand size (other options at their defaults). Same
-    arguments and errors as `model_env_options`."""
+    """The rules a model was trained for: the table its file records
+    (`carcassonne_env.model_file.trained_rules`), else as far as its spaces tell: the
+    solo variant with its colours, or the players and hand size (other options at their
+    defaults). Same arguments and errors as `model_env_options`."""
+    model = _load(model)
+    recorded = trained_rules(model)
+    if recorded is not None:
+        return recorded
     options = model_env_options(model, solo)
     if "colours" in options:
         return Rules(variant="solo", solo_colours=options["colours"])

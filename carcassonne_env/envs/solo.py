@@ -16,12 +16,11 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from ..checks import check_int
-from ..encoding import Encoder
 from ..game import shuffled_deck
 from ..rules import Rules
 from .driver import check_rule_options
 from .single_base import SingleAgentEnv
-from .vector_base import BatchedGamesEnv, ObservationBuffers
+from .vector_base import BatchedGamesEnv, ObservationBuffers, turn_encoder
 from .vector_kernels import START, STEP, Batch, solo_batch
 
 
@@ -185,19 +184,8 @@ class SoloVectorEnv(BatchedGamesEnv):
             scoring_order=scoring_order,
             **rule_options,
         )
-        self._setup(
-            Encoder(
-                rules,
-                board_size,
-                "turn",
-                on_overflow,
-                obs_features=obs_features,
-                candidate_moves=candidate_moves,
-            ),
-            illegal_reward,
-            copy,
-            render_mode,
-        )
+        encoder = turn_encoder(rules, board_size, on_overflow, obs_features, candidate_moves)
+        self._setup(encoder, illegal_reward, copy, render_mode)
 
     # ------------------------------------------------------------------ api
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):

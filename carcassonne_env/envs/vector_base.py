@@ -36,6 +36,7 @@ from ..core.state import state_rows
 from ..encoding import Encoder, WindowOverflowError
 from ..game import Game
 from ..rendering.modes import render_game
+from ..rules import Rules
 from .vector_kernels import Games, Results, TeacherBot, teacher_batch
 
 #: With on_overflow="truncate": how many times in a row a place may deal a game that
@@ -48,6 +49,20 @@ _MIN_CHUNK = 4
 #: The most memory the games' states and observation buffers of one vector env may
 #: take (num_envs x board_size: `_check_buffers`).
 MAX_BUFFER_BYTES = 32 * 2**30
+
+
+def turn_encoder(
+    rules: Rules, board_size: int, on_overflow: str, obs_features: str, candidate_moves: int
+) -> Encoder:
+    """The encoder of a batched env's games (one action a turn: action_mode "turn")."""
+    return Encoder(
+        rules,
+        board_size,
+        "turn",
+        on_overflow,
+        obs_features=obs_features,
+        candidate_moves=candidate_moves,
+    )
 
 
 def _check_buffers(num_envs: int, encoder: Encoder, state_bytes: int) -> None:

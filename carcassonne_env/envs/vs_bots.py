@@ -36,13 +36,12 @@ from ..bots.factory import make_bot
 from ..bots.jitted_bots import KINDS, LEARNER, MT_WORDS, POLICY, bot_spec
 from ..checks import check_choice, check_int
 from ..core.observe import Observation
-from ..encoding import Encoder
 from ..game import shuffled_deck
 from ..rules import Rules
 from .aec import rules_from
 from .driver import REWARDS, check_rule_options, seat_rewards
 from .single_base import SingleAgentEnv
-from .vector_base import BatchedGamesEnv, ObservationBuffers
+from .vector_base import BatchedGamesEnv, ObservationBuffers, turn_encoder
 from .vector_kernels import (
     OBSERVE,
     RESUME,
@@ -92,8 +91,9 @@ class VsBotsEnv(SingleAgentEnv):
             opponents' turns and final scoring included), "margin" (that minus the
             opponents' mean gain) or "win" (+1 / 0 / -1 at the end).
         rules: a `Rules`, or its options as keywords.
-        board_size, action_mode, on_overflow, illegal_reward, render_mode, obs_features,
-        candidate_moves, mask_in_obs: as `SoloEnv` (the mask: the learning seat's).
+        board_size, action_mode, on_overflow, illegal_reward, render_mode: as `SoloEnv`.
+        obs_features, candidate_moves, mask_in_obs: as `SoloEnv` (the mask: the learning
+            seat's).
 
     `info` carries what `SoloEnv`'s does ("scores": int64[players]) and "seat", the
     learning seat (an int).
@@ -374,19 +374,8 @@ class VsBotsVectorEnv(BatchedGamesEnv):
             seat = check_int("seat", seat, 0, P - 1)
         self.fixed_seat = seat
         self.reward_mode = check_choice("reward", reward, REWARDS)
-        self._setup(
-            Encoder(
-                rules,
-                board_size,
-                "turn",
-                on_overflow,
-                obs_features=obs_features,
-                candidate_moves=candidate_moves,
-            ),
-            illegal_reward,
-            copy,
-            render_mode,
-        )
+        encoder = turn_encoder(rules, board_size, on_overflow, obs_features, candidate_moves)
+        self._setup(encoder, illegal_reward, copy, render_mode)
         N = self.num_envs
         self._seating = Seating(
             learner=np.zeros(N, np.int64),

@@ -312,14 +312,14 @@ def test_cli_several_bots_and_errors(tmp_path, capsys):
             code = exit_.code
         assert code == 2
         assert message in capsys.readouterr().err
-    # a missing output folder is created, not an error after the work (issue 17)
-    assert (
-        main(
-            ["solo-bench", "--no-progress", "--deals", "2", "--csv", str(tmp_path / "no" / "r.csv")]
-        )
-        == 0
-    )
-    assert len((tmp_path / "no" / "r.csv").read_text().splitlines()) == 3
+    # a missing output folder: one line before any work, nothing created
+    csv = tmp_path / "no" / "r.csv"
+    assert main(["solo-bench", "--no-progress", "--deals", "2", "--csv", str(csv)]) == 2
+    assert f"{csv.parent} does not exist (create the folder first)" in capsys.readouterr().err
+    assert not csv.parent.exists()
+    csv.parent.mkdir()
+    assert main(["solo-bench", "--no-progress", "--deals", "2", "--csv", str(csv)]) == 0
+    assert len(csv.read_text().splitlines()) == 3
 
 
 def test_solo_env_reset_deals_a_solo_bench_deal_on_request():

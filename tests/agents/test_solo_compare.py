@@ -95,6 +95,7 @@ def test_the_command_reads_saved_runs_and_writes_json(tmp_path, capsys):
         files[bot, seed] = tmp_path / f"{bot}_{seed}.json"
         _run(bot, seed, results).to_json(files[bot, seed])
     out = tmp_path / "sub" / "cmp.json"
+    out.parent.mkdir()  # (no command makes an output's folder)
     code = main(
         [
             "solo-compare",

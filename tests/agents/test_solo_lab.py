@@ -84,6 +84,7 @@ def test_analysis_refuses_a_standard_game():
 
 def test_cli_solve_and_analyze(tmp_path, capsys):
     out = tmp_path / "sub" / "line.json"
+    out.parent.mkdir()  # (no command makes an output's folder)
     assert main(["solo-solve", "--deal", "3", "--seconds", "0", "-o", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "Not a proof of optimality" in printed

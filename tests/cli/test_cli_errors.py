@@ -205,11 +205,18 @@ def test_run_benchmarks_checks_its_counts_first():
         run_benchmarks(games=-1)  # before the cold-start measurement, which takes ~25 s
 
 
-# --- output files: parent folders are made before the work ---------------------------
+# --- output files: checked before the work; no folder made, no file replaced unasked ------
 
 
-def test_play_record_and_render_create_missing_folders(files, tmp_path, capsys):
-    record = tmp_path / "a" / "b" / "game.json"
+def test_play_record_and_render_write_into_existing_folders_only(files, tmp_path, capsys):
+    record = tmp_path / "a" / "game.json"
+    code, _, err = run_cli(["play", "--seed", "2", "--record", str(record)], capsys)
+    assert (code, err) == (
+        2,
+        f"carcassonne: error: {record}: {record.parent} does not exist (create the folder first)\n",
+    )
+    assert not record.parent.exists()
+    record.parent.mkdir()
     assert run_cli(["play", "--seed", "2", "--record", str(record)], capsys)[0] == 0
     assert Game.from_record(json.loads(record.read_text())).done
     for name, magic in (
@@ -218,13 +225,16 @@ def test_play_record_and_render_create_missing_folders(files, tmp_path, capsys):
         ("board.JPEG", b"\xff\xd8\xff"),
         ("board.bmp", b"BM"),
     ):
-        image = tmp_path / "c" / "d" / name
+        image = tmp_path / name
         code, out, _ = run_cli(["render", str(record), "-o", str(image), "--cell", "8"], capsys)
         assert code == 0 and f"written to {image}" in out
         assert image.read_bytes().startswith(magic)
+    code, _, err = run_cli(["render", str(record), "-o", str(tmp_path / "c" / "b.png")], capsys)
+    assert code == 2 and "does not exist (create the folder first)" in err
+    assert not (tmp_path / "c").exists()
 
 
-def test_solo_bench_outputs_create_missing_folders(tmp_path, capsys):
+def test_solo_bench_outputs_go_into_existing_folders(tmp_path, capsys):
     out = tmp_path / "out"
     argv = [
         "solo-bench",
@@ -234,37 +244,30 @@ def test_solo_bench_outputs_create_missing_folders(tmp_path, capsys):
         "2",
         "--no-progress",
         "--json",
-        str(out / "j" / "r.json"),
+        str(out / "r.json"),
         "--csv",
-        str(out / "c" / "r.csv"),
+        str(out / "r.csv"),
     ]
     if HAS_MPL:
-        argv += ["--hist", str(out / "h" / "r.png")]
+        argv += ["--hist", str(out / "r.png")]
+    code, stdout, err = run_cli(argv, capsys)
+    assert (code, stdout) == (2, "") and f"{out} does not exist" in err
+    assert not out.exists()
+    out.mkdir()
     code, stdout, _ = run_cli(argv, capsys)
     assert code == 0 and "| random |" in stdout
-    assert json.loads((out / "j" / "r.json").read_text())["bot"] == "random"
-    assert len((out / "c" / "r.csv").read_text().splitlines()) == 3  # header + 2 deals
+    assert json.loads((out / "r.json").read_text())["bot"] == "random"
+    assert len((out / "r.csv").read_text().splitlines()) == 3  # header + 2 deals
     if HAS_MPL:
-        assert (out / "h" / "r.png").read_bytes().startswith(b"\x89PNG")
+        assert (out / "r.png").read_bytes().startswith(b"\x89PNG")
 
 
-def test_arena_outputs_create_missing_folders(tmp_path, capsys):
-    out, records = tmp_path / "x" / "out", tmp_path / "y" / "records"
-    code, _, _ = run_cli(
-        [
-            "arena",
-            "--bots",
-            "random,greedy",
-            "--games",
-            "2",
-            "--no-progress",
-            "--out",
-            str(out),
-            "--records",
-            str(records),
-        ],
-        capsys,
-    )
+def test_arena_makes_its_folders_inside_existing_ones_only(tmp_path, capsys):
+    out, records = tmp_path / "out", tmp_path / "records"
+    argv = ["arena", "--bots", "random,greedy", "--games", "2", "--no-progress"]
+    code, _, err = run_cli([*argv, "--out", str(tmp_path / "x" / "out")], capsys)
+    assert code == 2 and f"{tmp_path / 'x'} does not exist (create the folder first)" in err
+    code, _, _ = run_cli([*argv, "--out", str(out), "--records", str(records)], capsys)
     assert code == 0
     assert sorted(p.name for p in out.iterdir()) == [
         "games.csv",
@@ -273,17 +276,26 @@ def test_arena_outputs_create_missing_folders(tmp_path, capsys):
         "summary.json",
     ]
     assert len(list(records.glob("*.json"))) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "records"]
 
 
-def test_output_file_refuses_a_folder_and_makes_parents(tmp_path):
+def test_output_file_refuses_a_folder_a_missing_folder_and_an_existing_file(tmp_path):
     from carcassonne_env.cli import output_file
 
-    output_file(tmp_path / "p" / "q" / "f.txt")
-    assert (tmp_path / "p" / "q").is_dir() and not (tmp_path / "p" / "q" / "f.txt").exists()
+    with pytest.raises(ValueError, match="/p/q does not exist"):
+        output_file(tmp_path / "p" / "q" / "f.txt")
+    (tmp_path / "p").mkdir()
     with pytest.raises(ValueError, match="is a folder"):
         output_file(tmp_path / "p")
+    output_file(tmp_path / "p" / "f.txt")  # a new file in an existing folder
+    (tmp_path / "p" / "f.txt").write_text("x")
+    with pytest.raises(ValueError, match="f.txt exists; pass --overwrite to replace it"):
+        output_file(tmp_path / "p" / "f.txt")
+    output_file(tmp_path / "p" / "f.txt", overwrite=True)
+    with pytest.raises(ValueError, match=r"f.txt is not a folder \(create the folder first\)"):
+        output_file(tmp_path / "p" / "f.txt" / "g.txt")
     output_file(None)
-    assert sorted(Path(tmp_path).iterdir()) == [tmp_path / "p"]
+    assert sorted(Path(tmp_path).rglob("*")) == [tmp_path / "p", tmp_path / "p" / "f.txt"]
 
 
 # --- issue 28: one-line argparse errors, Ctrl-C keeps the work -------------------------
@@ -304,7 +316,8 @@ def test_output_file_refuses_a_folder_and_makes_parents(tmp_path):
         ),
         (
             ["arena", "--solo"],
-            "carcassonne: error: unrecognized arguments: --solo (see carcassonne --help)",
+            "carcassonne arena: error: unrecognized arguments: --solo (see carcassonne "
+            "arena --help)",
         ),
     ],
 )

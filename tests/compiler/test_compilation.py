@@ -242,6 +242,7 @@ def _jitted_in(stem: str, source: str, name: str, **names):
 def fresh_notices(monkeypatch):
     # internals: the parts announced so far, emptied as at a program's start
     monkeypatch.setattr(notices, "_announced", set())
+    monkeypatch.setattr(notices, "NOTICE_AFTER_S", 0)  # these compiles are short: no wait
     monkeypatch.delenv(NOTICE_ENV, raising=False)
 
 

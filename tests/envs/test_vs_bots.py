@@ -325,7 +325,8 @@ def test_self_play_seats_use_the_self_policy():
 
 
 def test_bench_reports_vs_bots_beside_solo():
-    from carcassonne_env.speed import TARGETS, bench_vs_bots
+    from benchmarks.targets import TARGETS
+    from carcassonne_env.speed import bench_vs_bots
 
     results = bench_vs_bots(steps=8, repeats=1, num_envs=2)
     for bot in ("random", "greedy", "heuristic"):

@@ -14,7 +14,7 @@ from tests.support.paths import ROOT
 
 DOCS = [
     ROOT / "README.md",
-    *sorted((ROOT / "docs").glob("*.md")),
+    *sorted((ROOT / "docs").rglob("*.md")),
     ROOT / "CONTRIBUTING.md",
     ROOT / "agents" / "models" / "README.md",
 ]
@@ -147,6 +147,7 @@ def test_the_readme_test_command_is_what_ci_runs():
         'python -m pip install "torch==2.13.0"',
         "apt-get install -y chromium",
         "export CARCASSONNE_REQUIRE_BROWSER=1",
+        "export CARCASSONNE_REQUIRE_EXTRAS=1",
     ):
         assert step in "\n".join(ci), step
     words = " ".join(readme.split())  # across line breaks
@@ -154,6 +155,7 @@ def test_the_readme_test_command_is_what_ci_runs():
         "pip install torch==2.13.0",
         "apt-get install -y chromium",
         "CARCASSONNE_REQUIRE_BROWSER=1",
+        "CARCASSONNE_REQUIRE_EXTRAS=1",
     ):
         assert mention in words, mention
 
@@ -190,7 +192,9 @@ def test_the_readme_is_a_manual():
 
 def test_the_docs_name_no_issues():
     """Nor do the docs/*.md pages."""
-    marks = [mark for path in sorted((ROOT / "docs").glob("*.md")) for mark in _history_marks(path)]
+    marks = [
+        mark for path in sorted((ROOT / "docs").rglob("*.md")) for mark in _history_marks(path)
+    ]
     assert marks == []
 
 

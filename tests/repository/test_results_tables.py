@@ -13,7 +13,7 @@ RESULTS = ROOT / "results"
 DOCS = [
     ROOT / "README.md",
     ROOT / "CONTRIBUTING.md",
-    *sorted((ROOT / "docs").glob("*.md")),
+    *sorted((ROOT / "docs").rglob("*.md")),
     *sorted((ROOT / "agents").glob("**/README.md")),
 ]
 CODE = [

@@ -286,7 +286,8 @@ def test_pictures_show_goods_builder_and_pig():
 
 
 def test_bench_reports_the_expansions_beside_the_base_game():
-    from carcassonne_env.speed import EXPANSION_RULES, TARGETS, bench_expansions
+    from benchmarks.targets import TARGETS
+    from carcassonne_env.speed import EXPANSION_RULES, bench_expansions
 
     results = bench_expansions(games=4, steps=8, repeats=1)
     for label in EXPANSION_RULES:

@@ -24,7 +24,7 @@ from carcassonne_env.cli import main  # noqa: E402
 from carcassonne_env.cli.train import TRAIN_COMMANDS  # noqa: E402
 from training import cards, search, train_multi, train_solo, value_fit  # noqa: E402
 from training.cli import run_cli  # noqa: E402
-from training.run_folder import plan_run, remove_run_files  # noqa: E402
+from training.run_folder import Session, plan_run, remove_run_files  # noqa: E402
 from training.train_solo import SoloSettings  # noqa: E402
 
 
@@ -141,7 +141,7 @@ def test_a_gated_ppo_run_is_a_run_and_overwrite_removes_its_generations(tmp_path
     otherwise continue the old run's generations)."""
     (tmp_path / "generations.csv").write_text("iteration\n0\n")
     with pytest.raises(FileExistsError, match=r"holds a run already \(generations\.csv\)"):
-        plan_run(tmp_path, SoloSettings())
+        plan_run(tmp_path, SoloSettings(), Session())
     (tmp_path / "generations").mkdir()
     (tmp_path / "generations" / "gen_0.zip").write_text("x")
     (tmp_path / "notes.txt").write_text("x")
@@ -257,3 +257,18 @@ def test_a_shipped_cards_commands_train_what_they_trained_when_it_was_made(name,
         argv = command[2:]
         then = argv if "--preset" in argv else ["--preset", "board", *argv]
         assert _settings_of(command[1], argv) == _settings_of(command[1], then), command
+
+
+def test_every_trainer_takes_the_session_keywords():
+    """`Session` is every trainer's keywords, whole: `options()` gives them back, and the
+    trainers without --minutes refuse a budget, a refit a resume, each before any work."""
+    from training import imitation
+    from training.callbacks import TimeBudget
+
+    session = Session(resume=True, progress=False, changes={"seed": 1}, budget=TimeBudget(1))
+    assert Session(**session.options()) == session
+    assert set(session.options()) == {f.name for f in dataclasses.fields(Session)}
+    with pytest.raises(ValueError, match="behaviour cloning takes no wall-clock budget"):
+        imitation.train(imitation.ImitationSettings(), ROOT / "no-such-run", budget=TimeBudget(1))
+    with pytest.raises(ValueError, match="a refit does not resume"):
+        value_fit.run(value_fit.ValueSettings(), ROOT / "no-such-run", resume=True)

@@ -1,6 +1,6 @@
 """Projected-score reward shaping (training.shaping): a game's shaped rewards sum to its
 real result minus the potential of its first position, solo (lowest colour) and 2
-players (margin)."""
+players (the margin: the "best" potential)."""
 
 import numpy as np
 import pytest
@@ -49,7 +49,7 @@ def test_two_player_projected_rewards_sum_to_the_final_margin():
     env = VsBotsVectorEnv(
         3, opponents="random", players=2, reward="margin", obs_features="aggregate", num_threads=1
     )
-    shaped = ProjectedReward(env.to_sb3(), env.encoder.feature_names, 2, "margin")
+    shaped = ProjectedReward(env.to_sb3(), env.encoder.feature_names, 2, "best")
     played = _play(shaped, 6)
     margins = []
     for _, _, info in played:
@@ -68,7 +68,7 @@ def test_a_win_bonus_rewards_the_win_at_the_games_end():
         3, opponents="random", players=2, reward="margin", obs_features="aggregate", num_threads=1
     )
     shaped = ProjectedReward(
-        env.to_sb3(), env.encoder.feature_names, 2, "margin", scale=0.5, win_bonus=10
+        env.to_sb3(), env.encoder.feature_names, 2, "best", scale=0.5, win_bonus=10
     )
     played = _play(shaped, 8, seed=1)
     outcomes = []
@@ -104,4 +104,4 @@ def test_projected_rewards_need_the_aggregate_observation():
         ProjectedReward(env.to_sb3(), env.encoder.feature_names, 3, "lowest")
     env = SoloVectorEnv(1, obs_features="aggregate", num_threads=1)
     with pytest.raises(ValueError, match="potential"):
-        ProjectedReward(env.to_sb3(), env.encoder.feature_names, 3, "mean")
+        ProjectedReward(env.to_sb3(), env.encoder.feature_names, 3, "median")

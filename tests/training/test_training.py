@@ -300,8 +300,9 @@ def test_init_takes_a_model_exported_with_room_for_more_candidates(tmp_path):
 
 
 def test_a_run_folder_is_never_overwritten_or_rewritten_by_accident(tmp_path):
-    """A run shorter than checkpoint_every has no checkpoint, only model.zip, config and
-    curve: a new run there is refused all the same; --resume continues from model.zip,
+    """A run shorter than checkpoint_every has one checkpoint, its end's (whole, beside
+    the slim model.zip), config and curve: a new run there is refused all the same;
+    --resume continues from that checkpoint,
     keeps every stored setting but the target, and refuses a target below what is done;
     --overwrite replaces the run, old checkpoints included."""
     out = tmp_path / "r1"
@@ -309,7 +310,7 @@ def test_a_run_folder_is_never_overwritten_or_rewritten_by_accident(tmp_path):
         **{**TINY, "checkpoint_every": 10_000}, total_timesteps=128, seed=1
     )
     train_solo.train(first, out, progress=False)
-    assert latest_checkpoint(out) is None and (out / "model.zip").exists()
+    assert latest_checkpoint(out).name == "model_128_steps.zip" and (out / "model.zip").exists()
     stored = _config(out)
     second = dataclasses.replace(first, seed=2)
     with pytest.raises(
@@ -328,7 +329,7 @@ def test_a_run_folder_is_never_overwritten_or_rewritten_by_accident(tmp_path):
         train_solo.train(first, out, resume=True, overwrite=True)
     assert _config(out) == stored  # nothing above touched the run
     venv = train_solo.make_env(first)
-    assert load_or_create(first, venv, out, resume=True).num_timesteps == 128  # model.zip
+    assert load_or_create(first, venv, out, resume=True).num_timesteps == 128  # checkpoint
     # Same seed as stored: no change. A session-only change of checkpoint_every.
     resumed = train_solo.train(
         first,
@@ -346,7 +347,8 @@ def test_a_run_folder_is_never_overwritten_or_rewritten_by_accident(tmp_path):
         "256",
     ]
     train_solo.train(second, out, progress=False, overwrite=True)
-    assert _config(out)["seed"] == 2 and latest_checkpoint(out) is None
+    assert _config(out)["seed"] == 2  # the old checkpoints gone, the new run's end's only
+    assert [c.name for c in (out / "checkpoints").iterdir()] == ["model_128_steps.zip"]
     assert [r.split(",")[0] for r in (out / "curve.csv").read_text().splitlines()] == [
         "timesteps",
         "128",
@@ -893,3 +895,33 @@ def test_the_gate_then_the_confirmation_decide(tmp_path, monkeypatch, matches, a
     assert sorted(p.name for p in (out / "pool").iterdir()) == (
         ["snapshot_0.pt", "snapshot_64.pt"] if accepted else ["snapshot_0.pt"]
     )
+
+
+def test_a_run_saves_slim_models_but_the_checkpoint_it_resumes_from(tmp_path):
+    """model.zip and every checkpoint but the newest are slim (what `train export`
+    writes: no optimizer state, no last observations, deflated); the newest checkpoint is
+    whole, and --resume starts from it with the optimizer's state it had."""
+    from carcassonne_env.model_file import is_slim
+    from training.export import export_model
+
+    out = tmp_path / "run"
+    settings = train_solo.SoloSettings(**TINY, total_timesteps=384, seed=1)
+    model = train_solo.train(settings, out, progress=False)
+    names = sorted(c.name for c in (out / "checkpoints").iterdir())
+    assert names == ["model_128_steps.zip", "model_256_steps.zip", "model_384_steps.zip"]
+    newest = out / "checkpoints" / "model_384_steps.zip"
+    assert not is_slim(newest)
+    assert all(is_slim(out / "checkpoints" / n) for n in names[:2]) and is_slim(out / "model.zip")
+    full, slim = newest.stat().st_size, (out / "model.zip").stat().st_size
+    assert slim < full / 2, (slim, full)
+    exported = tmp_path / "exported.zip"
+    export_model(out / "model.zip", exported)
+    assert abs(exported.stat().st_size - slim) < slim / 10  # the same content
+    # the slim models play as the whole one does
+    same = MaskablePPO.load(out / "model.zip", device="cpu").policy.state_dict()
+    assert all(torch.equal(w, same[k]) for k, w in model.policy.state_dict().items())
+    resumed = load_or_create(settings, train_solo.make_env(settings), out, resume=True)
+    assert resumed.num_timesteps == 384
+    state = resumed.policy.optimizer.state_dict()["state"]
+    kept = model.policy.optimizer.state_dict()["state"]
+    assert state and all(torch.equal(state[k]["exp_avg"], kept[k]["exp_avg"]) for k in kept)

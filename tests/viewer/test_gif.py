@@ -36,6 +36,7 @@ def test_cli_gif(tmp_path, capsys):
     src = tmp_path / "g.json"
     src.write_text(json.dumps(played(Rules(variant="solo"), moves=10).to_record()))
     out = tmp_path / "out" / "g.gif"
+    out.parent.mkdir()  # (no command makes an output's folder)
     assert main(["gif", str(src), "-o", str(out), "--cell", "12", "--fps", "8"]) == 0
     with Image.open(out) as im:
         assert im.format == "GIF" and im.n_frames == 11
@@ -44,6 +45,6 @@ def test_cli_gif(tmp_path, capsys):
     bad = json.loads(src.read_text())
     bad["moves"][3]["x"] = 40
     src.write_text(json.dumps(bad))
-    assert main(["gif", str(src), "-o", str(out)]) == 2
+    assert main(["gif", str(src), "-o", str(out), "--overwrite"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("carcassonne: error:") and "move 3" in err

@@ -403,8 +403,8 @@ def test_sigterm_stops_the_server_and_saves_the_record(tmp_path):
 
 def test_the_default_record_is_never_written_over(tmp_path, monkeypatch, capsys):
     """Without --record the game goes to human_game.json, or, when that file exists, to
-    the first free human_game-N.json, and the command says so; --record FILE is written
-    as asked."""
+    the first free human_game-N.json, and the command says so; --record FILE that exists
+    is refused in one line before the game, and written as asked with --overwrite."""
     monkeypatch.chdir(tmp_path)
     argv = ["play", "--human", "--tui", "--against", "random", "--seed", "3"]
 
@@ -428,6 +428,9 @@ def test_the_default_record_is_never_written_over(tmp_path, monkeypatch, capsys)
         assert json.loads((tmp_path / f"human_game-{number}.json").read_text())["moves"] == []
     assert (tmp_path / "human_game.json").read_text() == first
     assert (tmp_path / "human_game-2.json").read_text() == "mine"
-    out = play("--record", "human_game-2.json")  # named: written as asked
+    assert main([*argv, "--record", "human_game-2.json"]) == 2  # named, and there
+    assert "human_game-2.json exists; pass --overwrite to replace it" in capsys.readouterr().err
+    assert (tmp_path / "human_game-2.json").read_text() == "mine"
+    out = play("--record", "human_game-2.json", "--overwrite")  # written as asked
     assert "exists" not in out
     assert json.loads((tmp_path / "human_game-2.json").read_text())["moves"] == []

@@ -66,20 +66,21 @@ def test_cli_view_and_refusals(tmp_path, capsys):
     src = tmp_path / "game.json"
     src.write_text(json.dumps(record))
     out = tmp_path / "sub" / "game.html"
+    out.parent.mkdir()  # (no command makes an output's folder)
     assert main(["view", str(src), "-o", str(out)]) == 0
     assert out.read_text().startswith("<!DOCTYPE html>")
     bad = dict(record, scores=[list(s) for s in record["scores"]])
     bad["scores"][5][0] += 1
     src.write_text(json.dumps(bad))
-    assert main(["view", str(src), "-o", str(out)]) == 2
+    assert main(["view", str(src), "-o", str(out), "--overwrite"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("carcassonne: error: ") and "cannot show this record" in err
     assert "move 5" in err
     src.write_text(json.dumps(dict(record, version=99)))
-    assert main(["view", str(src), "-o", str(out)]) == 2
+    assert main(["view", str(src), "-o", str(out), "--overwrite"]) == 2
     assert "unsupported record version" in capsys.readouterr().err
     src.write_text("[1, 2]")
-    assert main(["view", str(src), "-o", str(out)]) == 2
+    assert main(["view", str(src), "-o", str(out), "--overwrite"]) == 2
     assert "not a game record" in capsys.readouterr().err
 
 

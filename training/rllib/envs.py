@@ -103,13 +103,9 @@ class CarcassonneRLlibEnv(PettingZooEnv):
         """The keywords of `carcassonne_v0.env` for an ``env_config``."""
         return options
 
-    @staticmethod
-    def _observation(obs: dict[str, Any]) -> dict[str, np.ndarray]:
-        return flatten_observation(obs)
-
-    @staticmethod
-    def _observation_space(space: spaces.Dict) -> spaces.Dict:
-        return flat_observation_space(space)
+    # the AEC env's observation, and its space, as this env gives them
+    _observation = staticmethod(flatten_observation)
+    _observation_space = staticmethod(flat_observation_space)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Start a game; returns the first agent's observation (and empty infos)."""
@@ -160,13 +156,8 @@ class CandidateRLlibEnv(CarcassonneRLlibEnv):
             raise ValueError(f"candidate_moves must be a positive integer, got {k!r}")
         return options
 
-    @staticmethod
-    def _observation(obs: dict[str, Any]) -> dict[str, np.ndarray]:
-        return candidate_observation(obs)
-
-    @staticmethod
-    def _observation_space(space: spaces.Dict) -> spaces.Dict:
-        return candidate_observation_space(space)
+    _observation = staticmethod(candidate_observation)
+    _observation_space = staticmethod(candidate_observation_space)
 
 
 def count_game_ends(*, episode, metrics_logger=None, **kwargs) -> None:
