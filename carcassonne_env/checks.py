@@ -1,7 +1,9 @@
 """Argument checks shared by the public constructors (Rules, Game, the envs, the bots):
 each raises `ValueError` naming the argument, so a bad value fails at construction with
 a clear message instead of deep inside numba later. Integers accept Python and numpy
-integers but never bools; reals accept any int or float but never bools or strings."""
+integers but never bools; reals accept any int or float but never bools or strings.
+Output paths are checked before any work (`output_file`, `output_folder`): no folder is
+created and no file replaced unasked."""
 
 from __future__ import annotations
 
@@ -121,3 +123,38 @@ def discrete_size(space: Any) -> int:
     from gymnasium import spaces
 
     return int(check_space(space, spaces.Discrete).n)
+
+
+def output_file(path: str | Path | None, overwrite: bool = False) -> None:
+    """Check an output file before the work starts (None: no file): its folder must exist
+    (a command creates no folder unasked), it must not be a folder, and a file already
+    there is replaced only with `overwrite` (the command's --overwrite). ValueError with
+    one line otherwise."""
+    if path is None:
+        return
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder; give a file name")
+    _check_folder_of(path)
+    if path.exists() and not overwrite:
+        raise ValueError(f"{path} exists; pass --overwrite to replace it, or give another name")
+
+
+def output_folder(path: str | Path | None, option: str) -> None:
+    """Check the output folder of `option` (--out DIR, --records DIR) before the work
+    starts (None: no folder): the command creates it (only it: its parent must exist);
+    a file of that name is refused. ValueError with one line otherwise."""
+    if path is None:
+        return
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{option} {path} is a file; {option} names a folder")
+    _check_folder_of(path)
+
+
+def _check_folder_of(path: Path) -> None:
+    """ValueError unless the folder `path` goes in exists."""
+    folder = path.parent
+    if not folder.is_dir():
+        state = "is not a folder" if folder.exists() else "does not exist"
+        raise ValueError(f"{path}: {folder} {state} (create the folder first)")

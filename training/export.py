@@ -29,7 +29,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from carcassonne_env.checks import check_space
+from carcassonne_env.checks import check_space, output_file
 from carcassonne_env.cli_errors import command_parser, run_script
 from carcassonne_env.model_file import mark_solo, save_model, trained_on_solo
 
@@ -96,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("model", help="a saved model (.zip) or a shipped model's name")
     parser.add_argument("-o", "--output", type=Path, required=True, help="slim .zip to write")
     parser.add_argument(
+        "--overwrite", action="store_true", help="replace the output file if it exists"
+    )
+    parser.add_argument(
         "--card",
         type=Path,
         help="a model card (JSON, as `carcassonne train "
@@ -116,6 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         "unpickling it (runs code stored in the file: trusted files only)",
     )
     args = parser.parse_args(argv)
+    try:  # before any work: no folder created, no file replaced unasked
+        output_file(args.output, args.overwrite)
+    except ValueError as err:
+        parser.error(str(err))
     card = None
     if args.card is not None:
         try:

@@ -1,7 +1,6 @@
 """Learning curves of training runs as one PNG (needs matplotlib: the train or plot extra).
 
-    carcassonne train plot runs/solo runs/duel -o docs/images/training_curves.png \
-        --baselines runs/solo_bench
+    carcassonne train plot runs/solo runs/duel -o curves.png --baselines runs/solo_bench
 
 One panel per run, read from its curve.csv: the solo result (mean of the last 200
 games) or the win rate against each kind of opponent, over timesteps (a `train search`
@@ -20,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from carcassonne_env.atomic import atomic_path
+from carcassonne_env.checks import output_file
 from carcassonne_env.cli_errors import command_parser, run_script
 
 from .curves import read_rows
@@ -249,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         help="the PNG to write (default: %(default)s)",
     )
     parser.add_argument(
+        "--overwrite", action="store_true", help="replace the output file if it exists"
+    )
+    parser.add_argument(
         "--titles", help="comma-separated panel titles (default: the run folders' names)"
     )
     parser.add_argument(
@@ -264,6 +267,10 @@ def main(argv: list[str] | None = None) -> int:
         help="the x axis: timesteps (default) or wall-clock minutes",
     )
     args = parser.parse_args(argv)
+    try:  # before any work: no folder created, no file replaced unasked
+        output_file(args.output, args.overwrite)
+    except ValueError as err:
+        parser.error(str(err))
     titles = args.titles.split(",") if args.titles else None
     if titles and len(titles) != len(args.runs):
         parser.error("give one title per run")

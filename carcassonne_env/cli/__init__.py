@@ -27,13 +27,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..checks import output_file
 from ..cli_errors import command_parser, sigterm_as_interrupt, stopped
 from ..shadowing import check_package
 from .arena import cmd_arena
 from .args import Commands
 from .bench import cmd_bench, cmd_clear_cache, cmd_warmup
 from .benchmark import cmd_benchmark
-from .files import output_file
 from .play import cmd_play
 from .solo import cmd_solo_analyze, cmd_solo_bench, cmd_solo_compare, cmd_solo_solve
 from .train import cmd_train

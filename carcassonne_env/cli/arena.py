@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..atomic import held_signals, write_text
+from ..checks import output_folder
 from ..cli_errors import Interrupted, interrupted
 from .args import (
     add_no_progress,
@@ -21,7 +22,6 @@ from .args import (
     int_at_least,
     rules_of,
 )
-from .files import output_folder
 
 if TYPE_CHECKING:
     from agents.arena import ArenaResult, ArenaSettings, GameRow

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..atomic import held_signals
+from ..checks import output_folder
 from ..cli_errors import Interrupted, interrupted
 from .args import add_no_progress, add_overwrite, add_seed, add_workers, command, int_at_least
-from .files import output_folder
 
 if TYPE_CHECKING:
     from agents.benchmark import BenchmarkResult, Budget

@@ -1,6 +1,6 @@
-"""The files the `carcassonne` commands read and write: output paths checked before the
-work starts (no folder created, no file replaced unasked), game records read with errors
-that name the file."""
+"""The files the `carcassonne` commands read and write: game records read with errors that
+name the file (output paths are checked before the work starts: `checks.output_file`,
+`checks.output_folder`)."""
 
 from __future__ import annotations
 
@@ -11,41 +11,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .. import atomic
-
-
-def output_file(path: str | Path | None, overwrite: bool = False) -> None:
-    """Check an output file before the work starts (None: no file): its folder must exist
-    (a command creates no folder unasked), it must not be a folder, and a file already
-    there is replaced only with `overwrite` (the command's --overwrite). ValueError with
-    one line otherwise."""
-    if path is None:
-        return
-    path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"{path} is a folder; give a file name")
-    _check_folder_of(path)
-    if path.exists() and not overwrite:
-        raise ValueError(f"{path} exists; pass --overwrite to replace it, or give another name")
-
-
-def output_folder(path: str | Path | None, option: str) -> None:
-    """Check the output folder of `option` (--out DIR, --records DIR) before the work
-    starts (None: no folder): the command creates it (only it: its parent must exist);
-    a file of that name is refused. ValueError with one line otherwise."""
-    if path is None:
-        return
-    path = Path(path)
-    if path.exists() and not path.is_dir():
-        raise ValueError(f"{option} {path} is a file; {option} names a folder")
-    _check_folder_of(path)
-
-
-def _check_folder_of(path: Path) -> None:
-    """ValueError unless the folder `path` goes in exists."""
-    folder = path.parent
-    if not folder.is_dir():
-        state = "is not a folder" if folder.exists() else "does not exist"
-        raise ValueError(f"{path}: {folder} {state} (create the folder first)")
 
 
 def read_record(path: str) -> dict:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import write_text
+from ..checks import output_file
 from .args import (
     add_no_progress,
     add_overwrite,
@@ -21,7 +22,6 @@ from .args import (
     non_negative_seconds,
     rules_of,
 )
-from .files import output_file
 
 # Options of a person's game only, refused without --human.
 HUMAN_ONLY = ("against", "tui", "no_browser", "seat", "bot_delay")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..atomic import held_signals
-from ..checks import install_hint
+from ..checks import install_hint, output_file
 from ..cli_errors import Interrupted, interrupted
 from .args import (
     add_expansion_options,
@@ -28,7 +28,7 @@ from .args import (
     int_at_least,
     solo_rules,
 )
-from .files import output_file, read_record, write_json
+from .files import read_record, write_json
 
 if TYPE_CHECKING:
     from agents.solo_bench import SoloBenchResult
@@ -65,6 +65,7 @@ def solo_bench_options(p: argparse.ArgumentParser) -> None:
     add_json(p, "write the summary and per-deal rows")
     p.add_argument("--csv", metavar="FILE", help="write the per-deal rows")
     add_resume(p, "--json FILE", "deals")
+    add_overwrite(p)  # --hist and --csv (the --json file's run, and --resume's: theirs)
     add_no_progress(p)
 
 
@@ -140,8 +141,10 @@ def cmd_solo_bench(args: argparse.Namespace) -> int:
             import matplotlib  # noqa: F401
         except ImportError:
             raise ValueError(f"--hist needs matplotlib: {install_hint('plot')}") from None
-    for path in (args.hist, args.json, args.csv):  # (the --json file's run: _saved_runs)
-        output_file(path, overwrite=True)
+    output_file(args.json, overwrite=True)  # its run: _saved_runs (finished or --resume)
+    for path in (args.hist, args.csv):  # a resumed run's own files are written again
+        for bot in bots if path else ():
+            output_file(_bot_file(path, bot, bots), args.overwrite or args.resume)
     for bot in bots:  # a bad spec (or a model of other rules) fails before the progress bar
         warm_up(bot, rules)
     files = {bot: _bot_file(args.json, bot, bots) for bot in bots} if args.json else {}

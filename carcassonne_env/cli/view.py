@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 
+from ..checks import output_file
 from .args import add_cell, add_moves, add_output, add_overwrite, add_record, command
-from .files import output_file, read_record, record_errors
+from .files import read_record, record_errors
 
 
 def render_options(p: argparse.ArgumentParser) -> None:

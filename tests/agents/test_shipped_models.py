@@ -336,6 +336,7 @@ def test_export_keeps_the_weights_and_drops_the_training_state(tmp_path, capsys)
     from carcassonne_env.cli import main
 
     out = tmp_path / "new" / "slim.zip"
+    out.parent.mkdir()  # (a missing folder is refused: tests/cli/test_rough_edges.py)
     assert main(["train", "export", "ppo_duel", "-o", str(out)]) == 0
     assert f"wrote {out}" in capsys.readouterr().out
     original, slim = load_model("ppo_duel"), load_model(out)

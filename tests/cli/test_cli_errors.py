@@ -280,7 +280,7 @@ def test_arena_makes_its_folders_inside_existing_ones_only(tmp_path, capsys):
 
 
 def test_output_file_refuses_a_folder_a_missing_folder_and_an_existing_file(tmp_path):
-    from carcassonne_env.cli import output_file
+    from carcassonne_env.checks import output_file
 
     with pytest.raises(ValueError, match="/p/q does not exist"):
         output_file(tmp_path / "p" / "q" / "f.txt")

@@ -75,6 +75,10 @@ def test_an_output_in_a_missing_folder_is_refused_and_nothing_made(
         (["render", "{record}", "-o", "{out}"], "-o"),
         (["play", "--bots", "random,random", "--record", "{out}"], "--record"),
         (["solo-solve", "--deal", "0", "--seconds", "0", "-o", "{out}"], "-o"),
+        (
+            ["solo-bench", "--bot", "random", "--deals", "1", "--no-progress", "--csv", "{out}"],
+            "--csv",
+        ),
     ],
 )
 def test_an_existing_output_is_replaced_only_with_overwrite(argv, option, record, tmp_path, capsys):
@@ -90,6 +94,33 @@ def test_an_existing_output_is_replaced_only_with_overwrite(argv, option, record
     assert out.read_bytes() == b"kept"
     code, _, _ = run_cli([*argv, "--overwrite"], capsys)
     assert code == 0 and out.read_bytes() != b"kept"
+
+
+@pytest.mark.parametrize("command", ["export", "plot"])
+def test_the_training_outputs_create_and_replace_nothing_unasked(command, tmp_path, capsys):
+    """`train export -o` and `train plot -o`: a missing folder or an existing file is one
+    line before any work; --overwrite replaces the file."""
+    pytest.importorskip("sb3_contrib")
+    what = ["ppo_solo"] if command == "export" else [str(tmp_path / "run")]
+    if command == "plot":
+        (tmp_path / "run").mkdir()
+        (tmp_path / "run" / "curve.csv").write_text("timesteps,wall_s,episodes,result\n1,1,1,2\n")
+    prog = f"carcassonne train {command}"
+    suffix = ".zip" if command == "export" else ".png"
+    missing = tmp_path / "no" / f"x{suffix}"
+    code, out, err = run_cli(["train", command, *what, "-o", str(missing)], capsys)
+    assert (code, out) == (2, "") and not missing.parent.exists()
+    assert err == (
+        f"{prog}: error: {missing}: {missing.parent} does not exist (create the folder first) "
+        f"(see {prog} --help)\n"
+    )
+    there = tmp_path / f"there{suffix}"
+    there.write_bytes(b"kept")
+    code, out, err = run_cli(["train", command, *what, "-o", str(there)], capsys)
+    assert (code, out) == (2, "") and there.read_bytes() == b"kept"
+    assert f"{there} exists; pass --overwrite to replace it" in err
+    assert run_cli(["train", command, *what, "-o", str(there), "--overwrite"], capsys)[0] == 0
+    assert there.read_bytes() != b"kept"
 
 
 def test_arena_out_on_an_existing_file_is_one_line(tmp_path, capsys, monkeypatch):

@@ -2,10 +2,11 @@
 the single-agent envs (``mask_in_obs=True``), numpy values in `info`, and the TorchRL and
 Tianshou examples run as written.
 
-The two library examples are fenced ```py, not ```python, in docs/clients.md on purpose:
-tests/repository/test_docs.py runs every ```python block of docs/*.md and neither torchrl nor
-tianshou is a dependency (nor in an extra), so there they would fail with ImportError.
-Here each runs under `pytest.importorskip` and skips where its library is missing."""
+The library examples are fenced ```py, not ```python, in docs/clients.md on purpose:
+tests/repository/test_docs.py runs every ```python block of docs/ with the package's own
+dependencies, and TorchRL, Tianshou and OpenSpiel are only in the `clients` extra. Here
+each runs under `pytest.importorskip`: CI installs the extra (a skip fails there), and
+elsewhere each skips where its library is missing."""
 
 from __future__ import annotations
 
