@@ -33,20 +33,11 @@ from carcassonne_env.model_file import (  # noqa: E402
     encode_space,
     serialized_keys,
 )
+from tests.support.tiny_runs import TINY  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 SOURCE = "ppo_solo_rl_small"  # the smallest shipped model (solo, candidate moves)
-TINY = {
-    "n_envs": 4,
-    "n_steps": 32,
-    "batch_size": 64,
-    "n_epochs": 1,
-    "channels": 8,
-    "blocks": 1,
-    "checkpoint_every": 128,
-    "torch_threads": 1,
-}
 
 
 class _Trap:

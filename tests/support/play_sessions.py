@@ -1,11 +1,20 @@
 """Sessions of `carcassonne play --human` (`carcassonne_env.viewer.play.HumanSession`) driven
-to a position: the first legal move, a builder's extra turn, a solo scoring decision. Shared
-by tests/viewer/test_play*.py."""
+to a position: the first legal move, a builder's extra turn, a solo scoring decision; and
+the command itself served in a subprocess (`serve_human_game`). Shared by
+tests/viewer/test_play*.py."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
 from carcassonne_env import Move, Rules
 from carcassonne_env.viewer.play import HumanSession
+from tests.support.paths import ROOT
 
 
 def first_legal(session: HumanSession) -> tuple:
@@ -61,3 +70,27 @@ def a_choice_scores_nothing(session: HumanSession) -> bool:
 
 def at_end_bonus(session: HumanSession) -> bool:
     return session.game.decision == "score_follower"
+
+
+def serve_human_game(record: Path, **popen: Any) -> tuple[subprocess.Popen, str, str]:
+    """`carcassonne play --human --against greedy --no-browser --record RECORD --seed 3` in a
+    subprocess (text pipes, no compile notice; `popen`: more `Popen` keywords); returns it,
+    the address it serves (``http://127.0.0.1:PORT``, no slash) and its token, read from
+    the line it prints first."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "carcassonne_env.cli", "play", "--human", "--against"]
+        + ["greedy", "--no-browser", "--record", str(record), "--seed", "3"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, CARCASSONNE_NO_COMPILE_NOTICE="1"),
+        **popen,
+    )
+    line = proc.stdout.readline() if proc.stdout else ""
+    found = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=([\w-]+)", line)
+    if found is None:
+        proc.kill()
+        raise AssertionError(f"no address in the server's first line: {line!r}")
+    url, token = found.groups()
+    return proc, url, token

@@ -2,6 +2,7 @@
 replay, a tiny generation end to end (self-play, fit, gate, panel), resume and refusals."""
 
 import csv
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +13,15 @@ from agents.puct import PUCTAgent  # noqa: E402
 from agents.sb3_policy import SB3Agent, load_model  # noqa: E402
 from carcassonne_env import Rules  # noqa: E402
 from training import search  # noqa: E402
+
+
+def _tiny_loop(out: Path, *more: str) -> list[str]:
+    """`train search` for one tiny iteration into `out` (one self-play game, 2 simulations
+    a move, a 2-game gate), then the options `more`."""
+    return [
+        *("--out", str(out), "--iterations", "1", "--games", "1", "--simulations", "2"),
+        *("--gate-games", "2", "--no-progress", *more),
+    ]
 
 
 def test_self_play_samples_hold_visit_shares_and_margin_targets():
@@ -67,29 +77,8 @@ def test_train_search_loop_gates_resumes_and_refuses(tmp_path):
     """One tiny generation end to end (self-play, fit, gate, panel), then --resume runs
     the next iteration from the checkpoint with the replay restored."""
     out = tmp_path / "loop"
-    args = [
-        "--out",
-        str(out),
-        "--iterations",
-        "1",
-        "--games",
-        "1",
-        "--simulations",
-        "2",
-        "--gate-games",
-        "2",
-        "--gate-threshold",
-        "0",
-        "--confirm-threshold",
-        "0",
-        "--panel-games",
-        "2",
-        "--panel",
-        "random",
-        "--replay",
-        "2",
-        "--no-progress",
-    ]
+    more = ("--gate-threshold", "0", "--confirm-threshold", "0", "--panel-games", "2")
+    args = _tiny_loop(out, *more, "--panel", "random", "--replay", "2")
     assert search.main(args) == 0
     assert {p.name for p in out.iterdir()} >= {
         "config.json",
@@ -133,30 +122,8 @@ def test_train_search_loop_gates_resumes_and_refuses(tmp_path):
 
 def test_a_rejected_candidate_leaves_the_best(tmp_path):
     out = tmp_path / "loop"
-    assert (
-        search.main(
-            [
-                "--out",
-                str(out),
-                "--iterations",
-                "1",
-                "--games",
-                "1",
-                "--simulations",
-                "2",
-                "--gate-games",
-                "2",
-                "--gate-threshold",
-                "1",
-                "--panel-games",
-                "0",
-                "--replay",
-                "1",
-                "--no-progress",
-            ]
-        )
-        == 0
-    )
+    more = ("--gate-threshold", "1", "--panel-games", "0", "--replay", "1")
+    assert search.main(_tiny_loop(out, *more)) == 0
     with open(out / "curve.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     if rows[1]["accepted"] == "0":  # (2 games: it may win both)
@@ -175,32 +142,8 @@ def test_the_confirmation_decides_after_the_gate(tmp_path):
     """A candidate through the gate (threshold 0) is not a new generation unless its
     confirmation match reaches --confirm-threshold (1 here: it must win both games)."""
     out = tmp_path / "loop"
-    assert (
-        search.main(
-            [
-                "--out",
-                str(out),
-                "--iterations",
-                "1",
-                "--games",
-                "1",
-                "--simulations",
-                "2",
-                "--gate-games",
-                "2",
-                "--gate-threshold",
-                "0",
-                "--confirm-threshold",
-                "1",
-                "--panel-games",
-                "0",
-                "--replay",
-                "1",
-                "--no-progress",
-            ]
-        )
-        == 0
-    )
+    more = ("--gate-threshold", "0", "--confirm-threshold", "1", "--panel-games", "0")
+    assert search.main(_tiny_loop(out, *more, "--replay", "1")) == 0
     with open(out / "curve.csv", newline="") as f:
         row = list(csv.DictReader(f))[1]
     assert 0 <= float(row["confirm_lo"]) <= float(row["confirm_win"]) <= 1  # played

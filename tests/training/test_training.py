@@ -21,6 +21,7 @@ from sb3_contrib.common.maskable.distributions import MaskableCategorical  # noq
 from carcassonne_env import Game, Rules  # noqa: E402
 from carcassonne_env.encoding import Encoder, WindowOverflowWarning  # noqa: E402
 from carcassonne_env.envs import SoloEnv  # noqa: E402
+from tests.support.tiny_runs import TINY  # noqa: E402
 from training import evaluate, train_multi, train_solo  # noqa: E402
 from training.buffers import CompactMaskableDictRolloutBuffer  # noqa: E402
 from training.curves import read_rows, write_rows  # noqa: E402
@@ -29,17 +30,6 @@ from training.ppo import load_or_create  # noqa: E402
 from training.run_folder import latest_checkpoint  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-TINY = {
-    "n_envs": 4,
-    "n_steps": 32,
-    "batch_size": 64,
-    "n_epochs": 1,
-    "channels": 8,
-    "blocks": 1,
-    "checkpoint_every": 128,
-    "torch_threads": 1,
-}
 
 
 def _policy(rules: Rules, board_size: int) -> BoardPolicy:
@@ -630,29 +620,27 @@ def test_shipped_duel_model_beats_random():
     assert result.pairwise()[(spec, "random")].win_rate > 0.7
 
 
-def test_ctrl_c_saves_a_checkpoint_that_resume_carries_on_from(tmp_path, capsys, monkeypatch):
-    """Issue 28: a Ctrl-C ends in one line, keeps the training done so far as a checkpoint
-    (the run folder stays) and --resume continues from it to the target."""
-    from carcassonne_env.cli import main
+def _stop_at_the_second_rollout(monkeypatch, stop) -> list[int]:
+    """Wrap SB3's callback hook of the curve so that `stop()` runs right after the second
+    rollout; returns the list of timesteps at each rollout's end, filled as they come."""
     from training.callbacks import EpisodeCurve
-    from training.run_folder import saved_progress
 
     # internals: SB3's callback hook, wrapped to stop the run at a known step
     rollouts, original = [], EpisodeCurve._on_rollout_end
 
-    def interrupt_at_the_second_rollout(self):
+    def at_rollout_end(self):
         original(self)
         rollouts.append(self.num_timesteps)
         if len(rollouts) == 2:
-            raise KeyboardInterrupt
+            stop()
 
-    monkeypatch.setattr(
-        EpisodeCurve,
-        "_on_rollout_end",  # internals: the hook wrapped above
-        interrupt_at_the_second_rollout,
-    )
-    out = tmp_path / "run"
-    argv = [
+    monkeypatch.setattr(EpisodeCurve, "_on_rollout_end", at_rollout_end)  # internals: above
+    return rollouts
+
+
+def _tiny_board_solo_argv(out) -> list[str]:
+    """`carcassonne train solo` for 512 steps of the tiny board preset, no checkpoint."""
+    return [
         "train",
         "solo",
         "--out",
@@ -666,7 +654,20 @@ def test_ctrl_c_saves_a_checkpoint_that_resume_carries_on_from(tmp_path, capsys,
         "--checkpoint-every",
         "100000",
     ]
-    assert main(argv) == 130
+
+
+def test_ctrl_c_saves_a_checkpoint_that_resume_carries_on_from(tmp_path, capsys, monkeypatch):
+    """Issue 28: a Ctrl-C ends in one line, keeps the training done so far as a checkpoint
+    (the run folder stays) and --resume continues from it to the target."""
+    from carcassonne_env.cli import main
+    from training.run_folder import saved_progress
+
+    def interrupt():
+        raise KeyboardInterrupt
+
+    rollouts = _stop_at_the_second_rollout(monkeypatch, interrupt)
+    out = tmp_path / "run"
+    assert main(_tiny_board_solo_argv(out)) == 130
     checkpoint = out / "checkpoints" / "model_256_steps.zip"
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"carcassonne: interrupted: 256 timesteps saved to {checkpoint}; --resume carries "
@@ -690,38 +691,16 @@ def test_sigterm_saves_a_checkpoint_like_ctrl_c(tmp_path, capsys, monkeypatch):
     import signal
 
     from carcassonne_env.cli import main
-    from training.callbacks import EpisodeCurve
     from training.run_folder import saved_progress
 
-    # internals: SB3's callback hook, wrapped to stop the run at a known step
-    rollouts, original = [], EpisodeCurve._on_rollout_end
-
-    def kill_at_the_second_rollout(self):
-        original(self)
-        rollouts.append(self.num_timesteps)
-        if len(rollouts) == 2:
-            os.kill(os.getpid(), signal.SIGTERM)
-
-    # internals: the hook wrapped above
-    monkeypatch.setattr(EpisodeCurve, "_on_rollout_end", kill_at_the_second_rollout)
+    rollouts = _stop_at_the_second_rollout(
+        monkeypatch, lambda: os.kill(os.getpid(), signal.SIGTERM)
+    )
     before = signal.getsignal(signal.SIGTERM)
     out = tmp_path / "run"
-    argv = [
-        "train",
-        "solo",
-        "--out",
-        str(out),
-        "--no-progress",
-        "--total-timesteps",
-        "512",
-        "--preset",
-        "board",
-        *(f"--{k.replace('_', '-')}={v}" for k, v in TINY.items() if k != "checkpoint_every"),
-        "--checkpoint-every",
-        "100000",
-    ]
-    assert main(argv) == 130
+    assert main(_tiny_board_solo_argv(out)) == 130
     checkpoint = out / "checkpoints" / "model_256_steps.zip"
+    assert rollouts == [128, 256]
     assert checkpoint.is_file() and saved_progress(out) == (256, checkpoint)
     assert f"256 timesteps saved to {checkpoint}" in capsys.readouterr().err
     assert signal.getsignal(signal.SIGTERM) == before  # the handler is put back

@@ -19,23 +19,12 @@ from agents.sb3_policy import load_model  # noqa: E402
 from carcassonne_env.cli import main  # noqa: E402
 from carcassonne_env.cli_errors import sigterm_as_interrupt  # noqa: E402
 from carcassonne_env.model_file import save_model  # noqa: E402
+from tests.support.tiny_runs import TINY_ARGS  # noqa: E402
 from training import search  # noqa: E402
 from training.curves import continue_curve, read_rows  # noqa: E402
 from training.run_folder import saved_progress  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-TINY = {
-    "n_envs": 4,
-    "n_steps": 32,
-    "batch_size": 64,
-    "n_epochs": 1,
-    "channels": 8,
-    "blocks": 1,
-    "checkpoint_every": 128,
-    "torch_threads": 1,
-}
-ARGS = ["--preset", "board", *(f"--{k.replace('_', '-')}={v}" for k, v in TINY.items())]
 
 
 def _tear(path) -> None:
@@ -48,7 +37,16 @@ def test_resume_skips_a_torn_newest_checkpoint_with_one_warning(tmp_path, capsys
     out = tmp_path / "run"
     assert (
         main(
-            ["train", "solo", "--out", str(out), "--no-progress", "--total-timesteps", "256", *ARGS]
+            [
+                "train",
+                "solo",
+                "--out",
+                str(out),
+                "--no-progress",
+                "--total-timesteps",
+                "256",
+                *TINY_ARGS,
+            ]
         )
         == 0
     )

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import re
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import urllib.error
@@ -20,12 +17,12 @@ import pytest
 from carcassonne_env import Game, IllegalMoveError, Rules, make_bot
 from carcassonne_env.cli import main
 from carcassonne_env.viewer.play import HumanSession, make_server, play_tui
-from tests.support.paths import ROOT
 from tests.support.play_sessions import (
     a_choice_scores_nothing,
     at_end_bonus,
     builder_first,
     first_legal,
+    serve_human_game,
     solo_until,
     to_first_choice,
 )
@@ -278,32 +275,9 @@ def test_cli_server_stops_cleanly_on_ctrl_c(tmp_path):
     """`carcassonne play --human --no-browser`: serves on 127.0.0.1, Ctrl-C (SIGINT) ends it
     with status 0 and the record of the moves so far."""
     record = tmp_path / "h.json"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "carcassonne_env.cli",
-            "play",
-            "--human",
-            "--against",
-            "greedy",
-            "--no-browser",
-            "--record",
-            str(record),
-            "--seed",
-            "3",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=dict(os.environ, CARCASSONNE_NO_COMPILE_NOTICE="1"),
-        preexec_fn=ctrl_c_as_in_a_terminal,
-    )
+    proc, url, token = serve_human_game(record, preexec_fn=ctrl_c_as_in_a_terminal)
     try:
-        line = proc.stdout.readline()
-        url, token = re.search(r"(http://127\.0\.0\.1:\d+/)\?token=([\w-]+)", line).groups()
-        request = urllib.request.Request(url + "state", headers={"X-Carcassonne-Token": token})
+        request = urllib.request.Request(url + "/state", headers={"X-Carcassonne-Token": token})
         state = json.loads(urllib.request.urlopen(request, timeout=60).read())
         assert state["human_to_move"] and state["turn"] == 0
     finally:

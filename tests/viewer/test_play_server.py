@@ -10,11 +10,9 @@ import hashlib
 import http.client
 import io
 import json
-import os
 import re
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -25,8 +23,7 @@ import pytest
 from carcassonne_env import Game, Rules, make_bot
 from carcassonne_env.cli import main
 from carcassonne_env.viewer.play import HumanSession, make_server
-from tests.support.paths import ROOT
-from tests.support.play_sessions import first_legal
+from tests.support.play_sessions import first_legal, serve_human_game
 
 
 @pytest.fixture
@@ -346,30 +343,8 @@ def test_sigterm_stops_the_server_and_saves_the_record(tmp_path):
     """`kill` (SIGTERM) of `carcassonne play --human --no-browser`: as Ctrl-C, the record
     of the moves so far is written, status 0, no traceback."""
     record = tmp_path / "h.json"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "carcassonne_env.cli",
-            "play",
-            "--human",
-            "--against",
-            "greedy",
-            "--no-browser",
-            "--record",
-            str(record),
-            "--seed",
-            "3",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=dict(os.environ, CARCASSONNE_NO_COMPILE_NOTICE="1"),
-    )
+    proc, url, token = serve_human_game(record)
     try:
-        line = proc.stdout.readline()
-        url, token = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=([\w-]+)", line).groups()
         headers = {"X-Carcassonne-Token": token, "Content-Type": "application/json"}
         state = json.loads(
             urllib.request.urlopen(
