@@ -18,6 +18,7 @@ import hashlib
 import itertools
 import math
 import random
+import re
 import statistics
 import time
 from collections.abc import Sequence
@@ -47,6 +48,28 @@ def deck_seed(seed: int, deck: int) -> int:
     """Seed of deck `deck` in a run seeded `seed`: `Game(rules, seed=deck_seed(seed, deck))`
     deals the same tiles."""
     return int(np.random.SeedSequence([seed, 0, deck]).generate_state(1)[0])
+
+
+# A copy of a bot in a table: "heuristic#2" is the heuristic in a second seat.
+_COPY_LABEL = re.compile(r"#[0-9]+$")
+
+
+def copies(specs: Sequence[str]) -> list[str]:
+    """`specs` with every repeat of a spec labelled as a copy, so that one bot can fill
+    several seats and each seat keeps its own results: ``["ppo", "heuristic",
+    "heuristic"]`` -> ``["ppo", "heuristic", "heuristic#2"]``. A label ``#K`` at the end
+    of a spec names the same bot (`copied_spec`)."""
+    seen: dict[str, int] = {}
+    labelled = []
+    for spec in specs:
+        seen[spec] = seen.get(spec, 0) + 1
+        labelled.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
+    return labelled
+
+
+def copied_spec(spec: str) -> str:
+    """The bot spec of a seat's spec: its copy label (`copies`) dropped."""
+    return _COPY_LABEL.sub("", spec)
 
 
 def bot_seed(seed: int, deck: int, seat: int, spec: str) -> int:
@@ -105,13 +128,17 @@ def arena_settings(
     rules: Rules | None = None,
 ) -> ArenaSettings:
     """The settings of a run of `run_arena` with these arguments (see there), checked:
-    ValueError for bots that are not distinct, games not a multiple of players, too few
-    bots for a table... The bot specs are not built here (`run_arena` does)."""
-    bots = list(bots)
+    ValueError for games not a multiple of players, too few bots for a table... A spec
+    given more than once is a copy of that bot: its repeats are labelled (`copies`). The
+    bot specs are not built here (`run_arena` does)."""
+    bots = copies(bots)
     if gauntlet is not None and gauntlet not in bots:
         bots.insert(0, gauntlet)
     if len(set(bots)) != len(bots):
-        raise ValueError(f"bots must be distinct, got {bots}")
+        raise ValueError(
+            f"bots must be distinct once copies are labelled, got {bots} "
+            f"(a repeated spec is labelled SPEC#2, SPEC#3...: give those labels once)"
+        )
     if rules is None:
         rules = Rules(players=2 if players is None else players)
     elif players is not None and players != rules.players:
@@ -163,10 +190,11 @@ class GameRow:
 
 @dataclass(frozen=True)
 class Standing:
-    """A bot's results over a set of games (a table, or the whole run). The win rate
-    counts draws as half a win; `win_lo`/`win_hi` is its Wilson 95% interval and
-    `margin_lo`/`margin_hi` the normal 95% interval of the mean margin (None under 2
-    games)."""
+    """A bot's results over a set of games (a table, or the whole run). The win rate is
+    the bot's win share: a top score shared by k seats counts 1/k of a win (a 2-player
+    draw: half), so the seats' shares add up to 1; `win_lo`/`win_hi` is its Wilson 95%
+    interval and `margin_lo`/`margin_hi` the normal 95% interval of the mean margin (None
+    under 2 games)."""
 
     bot: str
     games: int
@@ -206,8 +234,9 @@ def _standing(bot: str, games: Sequence[tuple[GameRow, int]]) -> Standing:
     outcomes = [row.outcome(seat) for row, seat in games]
     wins, draws = outcomes.count("win"), outcomes.count("draw")
     n = len(games)
+    won = sum(1 / len(row.winners) for row, seat in games if seat in row.winners)
     margins = [row.margin(seat) for row, seat in games]
-    lo, hi = wilson_interval(wins + draws / 2, n)
+    lo, hi = wilson_interval(won, n)
     interval = mean_interval(margins)
     return Standing(
         bot=bot,
@@ -215,7 +244,7 @@ def _standing(bot: str, games: Sequence[tuple[GameRow, int]]) -> Standing:
         wins=wins,
         draws=draws,
         losses=n - wins - draws,
-        win_rate=(wins + draws / 2) / n,
+        win_rate=won / n,
         win_lo=lo,
         win_hi=hi,
         mean_score=statistics.fmean(row.scores[seat] for row, seat in games),
@@ -474,7 +503,8 @@ def _play_game(batch: _Batch, game_index: int) -> tuple[GameRow, dict | None]:
     deck, rotation = divmod(game_index, players)
     seating = _seating(batch.bots, rotation)
     bots = [
-        make_bot(spec, seed=bot_seed(batch.seed, deck, s, spec)) for s, spec in enumerate(seating)
+        make_bot(copied_spec(spec), seed=bot_seed(batch.seed, deck, s, spec))
+        for s, spec in enumerate(seating)
     ]
     dseed = deck_seed(batch.seed, deck)
     game = Game(batch.rules, seed=dseed)
@@ -531,7 +561,7 @@ def _play_game(batch: _Batch, game_index: int) -> tuple[GameRow, dict | None]:
 
 
 def _play_batch(batch: _Batch) -> list[tuple[GameRow, dict | None]]:
-    for spec in batch.bots:
+    for spec in {copied_spec(spec) for spec in batch.bots}:
         warm_up(spec, batch.rules)
     return [_play_game(batch, g) for g in range(batch.start, batch.stop)]
 
@@ -571,10 +601,12 @@ def run_arena(
 ) -> ArenaResult:
     """Play a tournament and return its games and statistics.
 
-    bots: bot specs for `carcassonne_env.make_bot` (``"greedy"``, ``"mcts:iterations=500"``),
-        distinct. Tables: every combination of `players` bots (round-robin), or with
-        `gauntlet` (a spec, added to `bots` if missing) that bot against every
-        combination of `players - 1` others.
+    bots: bot specs for `carcassonne_env.make_bot` (``"greedy"``, ``"mcts:iterations=500"``).
+        A spec given twice is two copies of the bot, the second labelled ``SPEC#2``
+        (`copies`): ``["ppo", "heuristic", "heuristic"]`` at 3 players is one table, ppo
+        against two heuristics. Tables: every combination of `players` bots
+        (round-robin), or with `gauntlet` (a spec, added to `bots` if missing) that bot
+        against every combination of `players - 1` others.
     players: seats per game; default `rules.players`, else 2.
     games: games per table, a multiple of `players`: each deck is played `players` times
         with the seats rotated, and every table plays the same decks.
@@ -605,7 +637,7 @@ def run_arena(
         bots, players=players, games=games, seed=seed, gauntlet=gauntlet, rules=rules
     )
     for spec in settings.bots:  # fail fast, before any worker starts
-        make_bot(spec, seed=0)
+        make_bot(copied_spec(spec), seed=0)
     if annotate and records_dir is None:
         raise ValueError("annotate=True writes into the records: give records_dir")
     rows = _checked_played(played, settings)

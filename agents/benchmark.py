@@ -36,6 +36,8 @@ from .sb3_policy import shipped_models
 from .solo_bench import SoloBenchResult, _machine, markdown_table, run_solo_bench
 from .solo_compare import compare_runs
 
+#: How a table where the bot raised an error in the middle of a game is reported.
+STOPPED = "stopped by an error"
 #: The names of the files a run writes into its folder.
 SUMMARY_FILES = ("summary.json", "summary.md")
 _FORMAT = "carcassonne-env/benchmark"
@@ -117,8 +119,9 @@ def opponents(table: Table, bot: str, budget: Budget) -> tuple[str, ...]:
 @dataclass
 class TableResult:
     """`bot`'s results at one table: the gauntlet (`arena`, multi-player), or its solo
-    run and the references' (`solo`, the bot's first); or why the bot cannot play the
-    table (`refused`: what its first move there raised)."""
+    run and the references' (`solo`, the bot's first); or why the bot did not play the
+    table (`refused`: what its first move there raised, or the error that stopped a
+    game)."""
 
     table: Table
     bot: str
@@ -339,7 +342,7 @@ def check_bot(bot: str, budget: Budget = FULL) -> dict[str, str]:
         try:
             warm_up(bot, table.rules)
         except ValueError as err:
-            refused[table.name] = " ".join(str(err).split())
+            refused[table.name] = _one_line(err)
     if len(refused) == len(TABLES):
         first = next(iter(refused.items()))
         raise ValueError(f"{bot} cannot play any benchmark table ({first[0]}: {first[1]})")
@@ -347,6 +350,12 @@ def check_bot(bot: str, budget: Budget = FULL) -> dict[str, str]:
         for spec in opponents(table, bot, budget):
             warm_up(spec, table.rules)
     return refused
+
+
+def _one_line(err: Exception) -> str:
+    """An error as one line (a ValueError by its message, another with its type)."""
+    text = " ".join(str(err).split())
+    return text if isinstance(err, ValueError) else f"{type(err).__name__}: {text}"
 
 
 def run_benchmark(
@@ -362,7 +371,9 @@ def run_benchmark(
     processes (same results for any count).
 
     Raises ValueError for a bad spec, a bot that can play no table, bad arguments; a
-    table the bot cannot play is reported as refused (`check_bot`). A Ctrl-C (or SIGTERM
+    table the bot cannot play is reported as refused (`check_bot`), and so is a table
+    where a bot raised an error in the middle of a game (its games are dropped; the
+    other tables play). A Ctrl-C (or SIGTERM
     under `sigterm_as_interrupt`) raises `carcassonne_env.cli_errors.Interrupted` whose
     `partial` is the result of the tables played so far, the stopped one's games
     included (None if none).
@@ -388,10 +399,13 @@ def run_benchmark(
                 print(f"benchmark: {table.title}", file=sys.stderr)
             if table.name in refused:
                 mine.refused = refused[table.name]
-            elif table.rules.variant == "solo":
-                _play_solo(mine, budget, seed, workers, progress)
-            else:
-                _play_arena(mine, budget, seed, workers, progress)
+                continue
+            play = _play_solo if table.rules.variant == "solo" else _play_arena
+            try:
+                play(mine, budget, seed, workers, progress)
+            except Exception as err:  # noqa: BLE001 (a bot's error: the other tables play)
+                mine.arena, mine.solo = None, ()
+                mine.refused = f"{STOPPED}: {_one_line(err)}"
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the tables played so far
         if tables and not tables[-1].started:
             tables.pop()  # stopped before its first game

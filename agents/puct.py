@@ -11,17 +11,19 @@ chance nodes, sampled with the deck's probabilities). An edge is chosen by
     Q + c * P * sqrt(N_parent) / (1 + N),   Q = W / N in points / value_scale
 
 (an unvisited edge's Q is its node's value estimate). A value is an expected final
-margin: 2 players, own score minus the other's (one seat's margin is minus the other's);
-solo, the lowest colour's score. A new node is valued by the network as its position's
+margin: own score minus the best other seat's (2 players: one seat's margin is minus the
+other's); solo, the lowest colour's score. A new node is valued by the network as its position's
 margin plus value x value_scale (the value head predicts the reward still to come), or
 with `lookahead` the value of the position that many policy moves later; a finished
 game by its final margin. With a model that observes the projected scores
 (``obs_features="aggregate"``, trained on the projected reward: `training.shaping`) the
 value head predicts the rise of the projected margin still to come, so the base is the
 projected margin (score plus the end-game points pending now) instead of the margin
-(`value_base`). Each edge sums the values of the seat that played it. The move played is
-the most visited root edge (`search` gives the visits: the targets of
-`training.search`). 2 players and solo only.
+(`value_base`). A node holds a value for every seat, and each edge sums the values of
+the seat that played it (max^n): the seat to move's is the network's, the others' are
+minus it with 2 players and, with 3 or more, their own projected margins (or margins) at
+the node, the value head speaking for the seat to move only. The move played is the
+most visited root edge (`search` gives the visits: the targets of `training.search`).
 
 The network is any model these envs train (`SB3Agent`: `CandidatePolicy` or
 `BoardPolicy`); one observation and one forward pass per new node. A candidate model's
@@ -38,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_env import Game, Move
+from carcassonne_env import Game, Move, Rules
 from carcassonne_env.bots.base import (
     MAX_MOVES_AHEAD,
     MAX_SECONDS_PER_MOVE,
@@ -57,10 +59,11 @@ from carcassonne_env.core.playout import shuffle_undrawn
 from carcassonne_env.core.state import copy_into, copy_state, max_legal_rows
 from carcassonne_env.core.turn import apply_move_auto
 from carcassonne_env.encoding import WindowOverflowError
+from carcassonne_env.model_file import read_description
 
 from . import puct_kernel as K
 from .candidate_forward import CandidateForward
-from .sb3_policy import SB3Agent, observer_of, torch_threads
+from .sb3_policy import SB3Agent, model_path, observer_of, shipped_models, torch_threads
 
 VALUE_BASES = ("auto", "projected", "score")
 #: The most nodes a search adds to its tree (each with its moves' priors and statistics,
@@ -68,17 +71,19 @@ VALUE_BASES = ("auto", "projected", "score")
 MAX_TREE_NODES = 100_000
 
 
-class _Node:
+class Node:
     """A decision node: its legal move rows, priors, visits and values per edge, and the
     children below each edge per drawn tile."""
 
     __slots__ = ("rows", "prior", "visits", "value", "children", "estimate", "seat")
 
-    def __init__(self, rows: np.ndarray, prior: np.ndarray, estimate: float, seat: int) -> None:
+    def __init__(
+        self, rows: np.ndarray, prior: np.ndarray, estimate: np.ndarray, seat: int
+    ) -> None:
         self.rows, self.prior, self.estimate, self.seat = rows, prior, estimate, seat
         self.visits = np.zeros(len(rows), np.int64)
         self.value = np.zeros(len(rows), np.float64)
-        self.children: list[dict[Any, _Node]] = [{} for _ in range(len(rows))]
+        self.children: list[dict[Any, Node]] = [{} for _ in range(len(rows))]
 
 
 class PUCTAgent:
@@ -86,17 +91,18 @@ class PUCTAgent:
 
     Args:
         model: the network: a saved model's path or shipped name, an SB3 model, or an
-            `SB3Agent`; default: the shipped RL-only model of the game's kind
-            (``ppo_solo_rl`` in solo, else ``puct_duel``: ``ppo_duel_rl_640k`` with its value
-            head refitted on its own self-play, ``carcassonne train value``), loaded on
-            the first move.
+            `SB3Agent`; default: the shipped RL-only model of the game's table
+            (`default_network`: ``ppo_solo_rl`` in solo, ``puct_duel`` with 2 players:
+            ``ppo_duel_rl_640k`` with its value head refitted on its own self-play,
+            ``carcassonne train value``; at other tables the model shipped for them),
+            loaded on the first move.
         seed: seeds the determinisations.
         simulations: simulations per move (a fixed budget: the same moves on any machine);
             ignored when `time_per_move` is given.
         time_per_move: seconds of search per move (at least one simulation, and no
             more than the tree holds: ``MAX_TREE_NODES // (lookahead + 1)``).
         c: exploration constant (values in units of `value_scale` points). Default
-            (None): 1.5 with 2 players, 3 in solo (the matches that chose them:
+            (None): 1.5 with 2 or more players, 3 in solo (the matches that chose them:
             results/training/puct.md).
         value_scale: points per unit of the value head (the training's reward_scale was
             0.1 for the 2-player models: 10 points per unit).
@@ -109,7 +115,7 @@ class PUCTAgent:
         lookahead: a new node is valued after this many more moves of the policy's
             choice (highest prior) on the determinisation, one network pass each (the
             nodes met join the tree); 0: by its own value. Default (None): 1 with 2
-            players, 0 in solo (where it gained nothing for its cost; the matches:
+            or more players, 0 in solo (where it gained nothing for its cost; the matches:
             results/training/puct.md).
     """
 
@@ -164,7 +170,7 @@ class PUCTAgent:
         self.last_stats: dict[tuple, tuple[int, float]] = {}
         self.last_simulations = 0
         self.root_prior = np.zeros(0)  # the last search's priors of the legal moves
-        self._root: _Node | None = None  # the Python search's last tree
+        self._root: Node | None = None  # the Python search's last tree
         self._kernel: tuple | None = None  # the jitted search's tree and buffers
         self._jitted = True  # a candidate model's search in agents.puct_kernel (tests: False)
         self._forward: CandidateForward | bool | None = None  # False: torch (not known yet: None)
@@ -179,17 +185,16 @@ class PUCTAgent:
             raise ValueError("this PUCT agent has no network: give it a model")
         return self.net
 
-    def _evaluate(self, view: Game) -> tuple[np.ndarray, np.ndarray, float]:
-        """(legal rows, their priors, expected final margin in points for the seat to
-        move) of the position in `view`."""
+    def _evaluate(self, view: Game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(legal rows, their priors, expected final margin in points for each seat:
+        `estimates`) of the position in `view`."""
         rows = view.legal_rows()
         enc = self._network.encoder_for(view)
-        seat = int(view.state.seat)
         forward = self._candidate_forward()
         try:
             obs = self._observe(view, enc) if forward else self._network.observe(view)
         except WindowOverflowError:  # nothing visible: uniform priors, no value
-            return rows, np.full(len(rows), 1.0 / len(rows)), _margin(view.state, seat)
+            return rows, np.full(len(rows), 1.0 / len(rows)), _margins(view.state)
         if forward:  # a candidate model: its network jitted, on the present candidates
             actions = obs["candidate_actions"]
             n = int(np.count_nonzero(actions >= 0))  # (present candidates come first)
@@ -218,8 +223,9 @@ class PUCTAgent:
             prior = row_probabilities(view, enc, rows, logits / self.prior_temperature)
             if prior is None:  # the policy sees none of them
                 prior = np.full(len(rows), 1.0 / len(rows))
-        base = self.base(view, enc, obs["features"])
-        return rows, prior, base + value * self.value_scale
+        features = obs["features"]
+        own = self.base(view, enc, features) + value * self.value_scale
+        return rows, prior, self.estimates(view, enc, features, own)
 
     def _candidate_forward(self) -> CandidateForward | None:
         """The network's jitted pass when the model is a candidate model whose inputs are
@@ -264,17 +270,37 @@ class PUCTAgent:
             )
         return None if self.value_base == "score" or not columns else columns
 
-    def base(self, view: Game, enc: Any, features: np.ndarray) -> float:
-        """What the value head's prediction adds to, in points for the seat to move: its
-        projected margin (from the observation's ``projected_score_*``) or its margin
-        (`value_base`)."""
+    def base(self, view: Game, enc: Any, features: np.ndarray, q: int = 0) -> float:
+        """What the value head's prediction adds to, in points for the seat q places
+        after the seat to move: its projected margin (from the observation's
+        ``projected_score_*``, observer first) or its margin (`value_base`)."""
         columns = self._base_columns(enc)
+        st = view.state
         if columns is None:
-            return _margin(view.state, int(view.state.seat))
+            return _margin(st, (int(st.seat) + q) % len(st.scores))
         proj = np.asarray(features[columns], np.float64) * 100.0
         if view.rules.variant == "solo":
             return float(proj.min())
-        return float(proj[0] - proj[1:].max())  # the observer (seat to move) is seat 0
+        return float(proj[q] - np.delete(proj, q).max())
+
+    def estimates(self, view: Game, enc: Any, features: np.ndarray, own: float) -> np.ndarray:
+        """A new node's expected final margin for every seat, from `own`, the seat to
+        move's (its base plus the value head's): solo, the same for every colour; 2
+        players, minus it for the other seat (one's margin is minus the other's); 3 or
+        more, each other seat's `base` (the value head speaks for the seat to move only:
+        max^n over these)."""
+        st = view.state
+        seat, seats = int(st.seat), len(st.scores)
+        out = np.empty(seats)
+        for q in range(seats):
+            s = (seat + q) % seats
+            if q == 0 or st.solo:
+                out[s] = own
+            elif seats == 2:
+                out[s] = -own
+            else:
+                out[s] = self.base(view, enc, features, q)
+        return out
 
     # ------------------------------------------------------------------ search
     def act(self, game: Game) -> Move:
@@ -291,13 +317,8 @@ class PUCTAgent:
         order of ``game.legal_moves()``)."""
         if game.done:
             raise ValueError("the game is over: no move to search")
-        if game.rules.variant != "solo" and game.rules.players != 2:
-            raise ValueError(
-                "puct plays 2-player games and the solo variant (its values are "
-                f"margins over one opponent), got players={game.rules.players}"
-            )
         if self.net is None:
-            self.net = SB3Agent("ppo_solo_rl" if game.rules.variant == "solo" else "puct_duel")
+            self.net = SB3Agent(default_network(game.rules))
         solo = game.rules.variant == "solo"
         self._depth = (0 if solo else 1) if self.lookahead is None else self.lookahead
         self._c = (3.0 if solo else 1.5) if self.c is None else self.c
@@ -426,13 +447,13 @@ class PUCTAgent:
             self._buffers = (sim, Game.over_state(game.rules, game.tileset, sim))
         return self._buffers[0], self._buffers[1]
 
-    def _expand(self, view: Game) -> _Node:
+    def _expand(self, view: Game) -> Node:
         rows, prior, estimate = self._evaluate(view)
-        return _Node(rows, prior, estimate, int(view.state.seat))
+        return Node(rows, prior, estimate, int(view.state.seat))
 
-    def _simulate(self, root: _Node, sim: Any, view: Game) -> None:
+    def _simulate(self, root: Node, sim: Any, view: Game) -> None:
         """One simulation from the root on the determinised state `sim` (changed)."""
-        path: list[tuple[_Node, int]] = []
+        path: list[tuple[Node, int]] = []
         node = root
         while True:
             k = self._select(node)
@@ -449,37 +470,59 @@ class PUCTAgent:
                     leaf.estimate = self._look_ahead(leaf, sim, view)
                 break
             node = child
-        solo = bool(sim.solo)
-        for node, k in path:  # the final margin expected by the seat that played the edge
-            if leaf is None:
-                value = _margin(sim, node.seat)
-            else:
-                value = _seen_by(leaf, node.seat, solo)
-            node.visits[k] += 1
-            node.value[k] += value
+        back_up(path, _margins(sim) if leaf is None else leaf.estimate)
 
-    def _look_ahead(self, leaf: _Node, sim: Any, view: Game) -> float:
-        """The leaf's value after `_depth` (`lookahead`) moves of the policy's choice
-        (highest prior) on `sim` (changed), in points for the leaf's seat; the nodes met
-        join the tree."""
+    def _look_ahead(self, leaf: Node, sim: Any, view: Game) -> np.ndarray:
+        """The leaf's values after `_depth` (`lookahead`) moves of the policy's choice
+        (highest prior) on `sim` (changed): the final margins if the game ends; the nodes
+        met join the tree."""
         node = leaf
         for _ in range(self._depth):
             k = int(np.argmax(node.prior))
             if not _play(node, k, sim, view):
-                return _margin(sim, leaf.seat)
+                return _margins(sim)
             key = _decision_key(sim)
             child = node.children[k].get(key)
             if child is None:
                 child = node.children[k][key] = self._expand(view)
             node = child
-        return _seen_by(node, leaf.seat, bool(sim.solo))
+        return node.estimate.copy()
 
-    def _select(self, node: _Node) -> int:
+    def _select(self, node: Node) -> int:
         n = node.visits
         total = n.sum()
-        q = np.where(n > 0, node.value / np.maximum(n, 1), node.estimate) / self.value_scale
+        own = node.estimate[node.seat]  # an unvisited edge's value
+        q = np.where(n > 0, node.value / np.maximum(n, 1), own) / self.value_scale
         u = q + self._c * node.prior * math.sqrt(total + 1) / (1 + n)
         return int(np.argmax(u))
+
+
+def back_up(path: list[tuple[Node, int]], values: np.ndarray) -> None:
+    """A simulation's back-up: each (node, edge) of `path` gains a visit and the value in
+    `values` (final margins expected, per seat) of the seat that played it (max^n)."""
+    for node, k in path:
+        node.visits[k] += 1
+        node.value[k] += values[node.seat]
+
+
+def default_network(rules: Rules) -> str:
+    """The shipped network `puct` searches with at a table of `rules` when given none:
+    solo, ``ppo_solo_rl``; 2 players without expansions, ``puct_duel``; any other table,
+    the shipped model whose file records that table (a ``puct_`` one first). ValueError
+    if none is shipped."""
+    if rules.variant == "solo":
+        return "ppo_solo_rl"
+    if rules.players == 2 and not rules.expansions:
+        return "puct_duel"
+    names = sorted(shipped_models(), key=lambda name: not name.startswith("puct_"))
+    for name in names:
+        if read_description(model_path(name)).get("rules") == rules.to_dict():
+            return name
+    raise ValueError(
+        f"puct has no shipped network for this table ({rules}): give it one, "
+        "puct:model=PATH, a model trained there (carcassonne train multi with the "
+        "table's options)"
+    )
 
 
 def row_actions(view: Game, enc: Any, rows: np.ndarray) -> np.ndarray:
@@ -507,18 +550,12 @@ def row_probabilities(
     return p / p.sum()
 
 
-def _play(node: _Node, k: int, sim: Any, view: Game) -> bool:
+def _play(node: Node, k: int, sim: Any, view: Game) -> bool:
     """Play edge k of `node` on `sim` (the state under `view`); False when the game ended."""
     h, x, y, r, slot = (int(v) for v in node.rows[k])
     apply_move_auto(sim, view.tables, h, x, y, r, slot)
     view.forget_legal_moves()  # they belong to the old state
     return not sim.done
-
-
-def _seen_by(node: _Node, seat: int, solo: bool) -> float:
-    """`node`'s estimate for `seat`: solo, one player; 2 players, one's margin is minus
-    the other's."""
-    return node.estimate if solo or node.seat == seat else -node.estimate
 
 
 def _decision_key(st: Any) -> tuple:
@@ -537,3 +574,8 @@ def _margin(st: Any, seat: int) -> float:
         return float(scores.min())
     others = np.delete(scores, seat)
     return float(scores[seat] - others.max())
+
+
+def _margins(st: Any) -> np.ndarray:
+    """Every seat's `_margin`."""
+    return np.array([_margin(st, s) for s in range(len(st.scores))])

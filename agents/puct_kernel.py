@@ -10,7 +10,7 @@ searches give the same visits.
 
 The tree lives in flat arrays (`Tree`). A node holds its seat, its decision key (seat to
 move, tile or hand, decision kind: what tells apart the nodes below one edge), its value
-estimate and its edges, a contiguous range of the edge arrays: the legal move rows in
+estimate for every seat and its edges, a contiguous range of the edge arrays: the legal move rows in
 `legal_moves`' order, their priors, visits and summed values, and each edge's first
 child (the others follow through `node_sibling`).
 """
@@ -24,6 +24,7 @@ from numba import njit
 
 from carcassonne_env.compiler.jit import jitted
 from carcassonne_env.core.actions import turn_action
+from carcassonne_env.core.constants import MAX_SEATS
 from carcassonne_env.core.observe import observe
 from carcassonne_env.core.planes import MODE_TURN, window_origin
 from carcassonne_env.core.playout import shuffle_undrawn
@@ -91,7 +92,7 @@ def make_tree(nodes: int, edges: int) -> Tree:
     return Tree(
         np.zeros(nodes, np.int64),
         np.zeros(nodes, np.int64),
-        np.zeros(nodes),
+        np.zeros((nodes, MAX_SEATS)),
         np.zeros(nodes, np.int64),
         np.zeros(nodes, np.int64),
         np.full(nodes, -1, np.int64),
@@ -230,20 +231,46 @@ def _expand(st, tb, tree, settings, work):
             prior[k] = np.exp(logits[k] - top) if logits[k] > -np.inf else 0.0
             total += prior[k]
         prior /= total
-    if settings.base_kind == 1:  # the projected margin (the model observes the projected scores)
-        if st.solo:
-            base = 1e18
-            for i in range(projected.shape[0]):
-                base = min(base, float(feats[projected[i]]) * 100.0)
-        else:
-            best = -1e18
-            for i in range(1, projected.shape[0]):  # the observer (seat to move) first
-                best = max(best, float(feats[projected[i]]) * 100.0)
-            base = float(feats[projected[0]]) * 100.0 - best
-    else:
-        base = margin(st, seat)
-    tree.node_estimate[node] = base + float(value) * value_scale
+    base_kind = settings.base_kind
+    est = _base(st, seat, 0, base_kind, projected, feats) + float(value) * value_scale
+    _estimates(st, tree.node_estimate[node], est, base_kind, projected, feats)
     return node
+
+
+@_inline
+def _base(st, seat, q, base_kind, projected, feats):
+    """What the value head's prediction adds to, for `seat`, q places after the seat to
+    move (`PUCTAgent.base`): its projected margin (`base_kind` 1: the projected scores the
+    model observes, observer first; solo, the lowest colour's) or its margin."""
+    if base_kind == 0:
+        return margin(st, seat)
+    if st.solo:
+        low = 1e18
+        for i in range(projected.shape[0]):
+            low = min(low, float(feats[projected[i]]) * 100.0)
+        return low
+    best = -1e18
+    for i in range(projected.shape[0]):
+        if i != q:
+            best = max(best, float(feats[projected[i]]) * 100.0)
+    return float(feats[projected[q]]) * 100.0 - best
+
+
+@_inline
+def _estimates(st, out, est, base_kind, projected, feats):
+    """A new node's value for every seat into `out` (`agents.puct.estimates`): `est`,
+    the seat to move's; solo, the same for every colour; 2 players, minus it for the
+    other seat; 3 or more, each other seat's base (`_base`)."""
+    seat = st.seat
+    seats = st.scores.shape[0]
+    for q in range(seats):
+        s = (seat + q) % seats
+        if q == 0 or st.solo:
+            out[s] = est
+        elif seats == 2:
+            out[s] = -est
+        else:
+            out[s] = _base(st, s, q, base_kind, projected, feats)
 
 
 @_inline
@@ -265,6 +292,7 @@ def _add_child(tree, edge, node):
 def _select(tree, node, c, value_scale):
     """The edge maximising Q + c P sqrt(N_parent + 1) / (1 + N) (`PUCTAgent._select`)."""
     first, n = tree.node_first[node], tree.node_count[node]
+    own = tree.node_estimate[node, tree.node_seat[node]]  # an unvisited edge's value
     total = 0
     for k in range(first, first + n):
         total += tree.edge_visits[k]
@@ -272,17 +300,11 @@ def _select(tree, node, c, value_scale):
     best, best_u = first, -np.inf
     for k in range(first, first + n):
         v = tree.edge_visits[k]
-        q = (tree.edge_value[k] / v if v > 0 else tree.node_estimate[node]) / value_scale
+        q = (tree.edge_value[k] / v if v > 0 else own) / value_scale
         u = q + c * tree.edge_prior[k] * root / (1 + v)
         if u > best_u:
             best, best_u = k, u
     return best
-
-
-@_inline
-def _seen_by(tree, node, seat, solo):
-    est = tree.node_estimate[node]
-    return est if solo or tree.node_seat[node] == seat else -est
 
 
 @_inline
@@ -305,23 +327,23 @@ def _argmax_prior(tree, node):
 
 @_inline
 def _look_ahead(sim, tb, tree, leaf, settings, work):
-    """`PUCTAgent._look_ahead`: the leaf's value after `depth` moves of the policy's choice,
-    in points for the leaf's seat; the nodes met join the tree."""
-    depth = settings.depth
-    solo = bool(sim.solo)
-    seat = tree.node_seat[leaf]
+    """`PUCTAgent._look_ahead`: the leaf's values become those after `depth` moves of the
+    policy's choice (the final margins if the game ends); the nodes met join the tree."""
+    out = tree.node_estimate[leaf]
     node = leaf
-    for _ in range(depth):
+    for _ in range(settings.depth):
         edge = _argmax_prior(tree, node)
         if not _play(sim, tb, tree, edge):
-            return margin(sim, seat)
+            for s in range(sim.scores.shape[0]):
+                out[s] = margin(sim, s)
+            return
         key = decision_key(sim)
         child = _child(tree, edge, key)
         if child < 0:
             child = _expand(sim, tb, tree, settings, work)
             _add_child(tree, edge, child)
         node = child
-    return _seen_by(tree, node, seat, solo)
+    out[:] = tree.node_estimate[node]
 
 
 @njit(cache=True, nogil=True)
@@ -334,7 +356,6 @@ def search(root, tb, tree, simulations, per_cell, settings, work):
     cells grow by at most 2 a move). Returns the simulations run."""
     c, value_scale, depth = settings.c, settings.value_scale, settings.depth
     sim, rng, path = work.sim, work.rng, work.path
-    solo = bool(root.solo)
     if tree.used[0] == 0:
         _expand(root, tb, tree, settings, work)
     done = 0
@@ -362,13 +383,13 @@ def search(root, tb, tree, simulations, per_cell, settings, work):
                 leaf = _expand(sim, tb, tree, settings, work)
                 _add_child(tree, edge, leaf)
                 if depth:
-                    tree.node_estimate[leaf] = _look_ahead(sim, tb, tree, leaf, settings, work)
+                    _look_ahead(sim, tb, tree, leaf, settings, work)
                 break
             node = child
         for i in range(length):  # the final margin expected by the seat that played it
             node, edge = path[i, 0], path[i, 1]
             seat = tree.node_seat[node]
-            value = margin(sim, seat) if leaf < 0 else _seen_by(tree, leaf, seat, solo)
+            value = margin(sim, seat) if leaf < 0 else tree.node_estimate[leaf, seat]
             tree.edge_visits[edge] += 1
             tree.edge_value[edge] += value
         done += 1

@@ -421,6 +421,9 @@ class SB3Agent:
             if not fits:
                 raise ValueError(self._mismatch(game))
             enc = fits[0]
+            # The model learned with this window: a legal move outside it is masked out
+            # as in training, no news to warn about (no move inside: `act` falls back).
+            enc.overflow_warned = True
             self._encoders[key] = enc
         return self._encoders[key]
 

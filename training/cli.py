@@ -143,10 +143,11 @@ def _parser(
             "--final-eval",
             type=int,
             metavar="N",
-            help=f"evaluate model.zip at the end: N games against the {FINAL_OPPONENT} "
-            f"(N / 2 decks of arena seed {FINAL_SEED}, both seatings) or, solo, deals 0 to "
-            f"N - 1; written to evaluation.json and evaluation.md in --out (default: "
-            f"{FINAL_GAMES} with --minutes, else 0: none)",
+            help=f"evaluate model.zip at the end: N games against the {FINAL_OPPONENT} in "
+            f"every other seat (arena seed {FINAL_SEED}, every seat rotation of each deck; "
+            f"rounded up to a multiple of the players) or, solo, deals 0 to N - 1; written "
+            f"to evaluation.json and evaluation.md in --out (default: {FINAL_GAMES} with "
+            "--minutes, else 0: none)",
         )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_settings_arguments(parser, settings_cls, presets[default])
@@ -190,8 +191,6 @@ def _finish_run(out: Path, draw_curve: bool, games: int, progress: bool = True) 
     """The end of a run in `out`: curve.png from curve.csv (`draw_curve`; a warning
     instead if there is nothing to draw) and, with `games`, the evaluation of model.zip
     (`training.evaluate.evaluate_run`), its headline printed."""
-    from carcassonne_env.envs.for_model import model_rules
-
     from .evaluate import evaluate_run
 
     if draw_curve:
@@ -201,15 +200,7 @@ def _finish_run(out: Path, draw_curve: bool, games: int, progress: bool = True) 
             plot_curves([out], out / CURVE_PLOT, x="wall")
         except (ValueError, OSError) as err:
             print(f"carcassonne: warning: no {CURVE_PLOT} drawn: {err}", file=sys.stderr)
-    players = model_rules(out / FINAL_MODEL).players if games else 2
-    if players > 2:  # the evaluation's games are 2-player ones (or solo deals)
-        print(
-            f"carcassonne: note: no final evaluation of a {players}-player model; "
-            f"carcassonne arena --players {players} --bots sb3:model={out / FINAL_MODEL},... "
-            "plays it",
-            file=sys.stderr,
-        )
-    elif games:
+    if games:
         report = evaluate_run(out, games, progress=progress)
         print(
             f"evaluation of {FINAL_MODEL} ({report['timesteps']} timesteps): "

@@ -1,14 +1,20 @@
-"""Evaluate a trained model with confidence intervals: a 2-player model in a gauntlet
-against the arena's bots, a solo model on the solo benchmark's fixed deals.
+"""Evaluate a trained model with confidence intervals: a multi-player model in a gauntlet
+against the arena's bots, seats rotated, a solo model on the solo benchmark's fixed deals.
 
     carcassonne train evaluate ppo_duel --opponents random,greedy,heuristic
+    carcassonne train evaluate runs/3p/model.zip --opponents heuristic --games 300
     carcassonne train evaluate ppo_solo --deals 1000
 
-A shipped model goes by its name, any other by its path. The task is read off the
-model's spaces. Both delegate to the arena and the solo benchmark (`agents.arena`,
-`agents.solo_bench`), so the numbers are comparable with theirs: same decks, same deals,
-Wilson / t intervals. Ctrl-C or SIGTERM stops the workers and keeps the games played: their
-table is printed and written to --out.
+A shipped model goes by its name, any other by its path. The table (players, rules) is
+the one the model was trained at. At N players the other N - 1 seats are filled from
+--opponents: one bot fills them all, N - 1 bots make one table (a bot may be named
+twice), more make a table of every N - 1 of them; the model plays every seat equally
+often, and its win share (a shared top score split between the seats that share it) is
+printed with its Wilson interval beside the fair share 1/N. Both delegate to the arena
+and the solo benchmark (`agents.arena`, `agents.solo_bench`), so the numbers are
+comparable with theirs: same decks, same deals, Wilson / t intervals. Ctrl-C or SIGTERM
+stops the workers and keeps the games played: their table is printed and written to
+--out.
 """
 
 from __future__ import annotations
@@ -43,13 +49,14 @@ def evaluate(
     progress: bool = True,
 ) -> str:
     """Evaluate `model_path`; returns a markdown table. Solo model: `deals` solo-bench
-    deals. 2-player model: `games` games against each of `opponents` (seats swapped on
-    every deck). `out`: folder for the full results (JSON, CSV). A Ctrl-C (or SIGTERM
-    under `run_script`) writes the results of the games played to `out` and raises
-    `Interrupted` with them as its `partial`."""
+    deals. N-player model: `games` games (a multiple of N) at each table of it against
+    `opponents` (`other_seats`), seats rotated on every deck; its win share over all
+    of them heads the table (`headline`). `out`: folder for the full results (JSON,
+    CSV). A Ctrl-C (or SIGTERM under `run_script`) writes the results of the games played
+    to `out` and raises `Interrupted` with them as its `partial`."""
     rules = model_rules(load_model(model_path))
-    if rules.variant != "solo" and not opponents:
-        raise ValueError("name at least one opponent bot")
+    if rules.variant != "solo":
+        other_seats(opponents, rules.players)  # bad opponents: refused before any work
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
     try:
@@ -67,7 +74,16 @@ def evaluate(
     if out is not None:
         with held_signals():
             _save(result, out)
-    return _table(result)
+    return _report(result, model_spec(model_path))
+
+
+def _report(result: SoloBenchResult | ArenaResult, spec: str) -> str:
+    """The markdown table of a result, headed by the model's win share (multi-player)."""
+    from agents.arena import ArenaResult
+
+    if not isinstance(result, ArenaResult) or spec not in result.bots:
+        return _table(result)
+    return f"{spec}: {describe_headline(headline(result, spec))}\n\n{_table(result)}"
 
 
 def _play(
@@ -81,17 +97,79 @@ def _play(
     progress: bool = True,
 ) -> SoloBenchResult | ArenaResult:
     """A solo model's solo-bench run over deals first_deal .. + `deals` - 1 (bot `seed`),
-    or a 2-player model's gauntlet of `games` games against each of `opponents` (arena
-    `seed`: the same decks for each, both seatings)."""
+    or a multi-player model's gauntlet of `games` games at each table of
+    `other_seats(opponents, players)` (arena `seed`: the same decks at each, every
+    seat rotation)."""
     from agents.arena import run_arena
     from agents.solo_bench import run_solo_bench
 
     rules = model_rules(load_model(model_path))
-    spec = f"sb3:model={model_path}"
+    spec = model_spec(model_path)
     how: dict[str, Any] = {"seed": seed, "workers": workers, "rules": rules, "progress": progress}
     if rules.variant == "solo":
         return run_solo_bench(spec, deals=deals, first_deal=first_deal, **how)
-    return run_arena([spec, *opponents], games=games, gauntlet=spec, **how)
+    others = other_seats(opponents, rules.players)
+    return run_arena([spec, *others], games=games, gauntlet=spec, **how)
+
+
+def model_spec(model_path: str | Path) -> str:
+    """The bot spec of a model: ``sb3:model=PATH`` (one forward pass per move)."""
+    return f"sb3:model={model_path}"
+
+
+def other_seats(opponents: list[str], players: int) -> list[str]:
+    """The arena bots that fill the N - 1 other seats of a model's tables (the model
+    the gauntlet bot, `agents.arena.run_arena`): one spec fills
+    them all (``["heuristic"]`` at 3 players -> heuristic, heuristic#2), N - 1 specs make
+    one table, more make a table of every N - 1 of them (repeated specs are copies,
+    `agents.arena.copies`). ValueError for 2 to N - 2 specs (which seats would they
+    fill?)."""
+    from agents.arena import copies
+
+    if not opponents:
+        raise ValueError("name at least one opponent bot")
+    seats = players - 1
+    if len(opponents) == 1:
+        return copies(opponents * seats)
+    if len(opponents) < seats:
+        raise ValueError(
+            f"a {players}-player model has {seats} other seats: name one bot (it fills "
+            f"them all), {seats} bots (one table; a bot may be named twice) or more (a "
+            f"table of every {seats} of them), got {len(opponents)}: {','.join(opponents)}"
+        )
+    return copies(opponents)
+
+
+def headline(result: ArenaResult, spec: str) -> dict[str, Any]:
+    """The model's win share over all its games of `result` (a top score shared by k
+    seats counts 1/k) with its Wilson 95% interval, beside the fair share 1/N, and how
+    many games it played in each seat."""
+    standing = next(s for s in result.leaderboard if s.bot == spec)
+    seats = [0] * result.players
+    for row in result.rows:
+        seats[row.bots.index(spec)] += 1
+    return {
+        "players": result.players,
+        "opponents": [bot for bot in result.bots if bot != spec],
+        "games": standing.games,
+        "win_share": standing.win_rate,
+        "ci95": [standing.win_lo, standing.win_hi],
+        "fair_share": 1 / result.players,
+        "games_per_seat": seats,
+        "mean_margin": standing.mean_margin,
+    }
+
+
+def describe_headline(figures: dict[str, Any]) -> str:
+    """`headline`'s figures in a line."""
+    low, high = figures["ci95"]
+    seats = figures["games_per_seat"]
+    each = f"{seats[0]} in each seat" if len(set(seats)) == 1 else f"seats {seats}"
+    return (
+        f"win share {figures['win_share']:.3f} [{low:.3f}, {high:.3f}] at "
+        f"{figures['players']} players against {', '.join(figures['opponents'])} over "
+        f"{figures['games']} games ({each}); fair share {figures['fair_share']:.3f}"
+    )
 
 
 # The end of a --minutes run: model.zip against the heuristic on the arena decks of seed 1
@@ -109,11 +187,14 @@ def strength(
     workers: int = 1,
     progress: bool = False,
 ) -> tuple[dict[str, Any], str]:
-    """A model's strength in a few figures, with the markdown table they come from: a
-    2-player model's win rate (draws half) with its Wilson 95% interval and its mean
-    margin over `games` games against the heuristic (arena `seed`: games / 2 decks, both
-    seatings); a solo model's mean result with its 95% interval over deals first_deal ..
+    """A model's strength in a few figures, with the markdown table they come from: an
+    N-player model's win share (a shared top score split) with its Wilson 95% interval
+    and its mean margin over `games` games (rounded up to a multiple of N) against the
+    heuristic in every other seat (arena `seed`: games / N decks, every seat rotation);
+    a solo model's mean result with its 95% interval over deals first_deal ..
     first_deal + games - 1."""
+    players = model_rules(load_model(model_path)).players
+    games = -(-games // players) * players
     result = _play(model_path, [FINAL_OPPONENT], games, games, seed, first_deal, workers, progress)
     from agents.solo_bench import SoloBenchResult
 
@@ -127,9 +208,10 @@ def strength(
             "ci95": summary["ci95"],
         }
     else:
-        pair = result.pairwise()[f"sb3:model={model_path}", FINAL_OPPONENT]
+        pair = next(s for s in result.leaderboard if s.bot == model_spec(model_path))
         figures = {
             "opponent": FINAL_OPPONENT,
+            "players": result.players,
             "games": pair.games,
             "seed": seed,
             "wins": pair.wins,
@@ -159,7 +241,7 @@ def evaluate_run(run_dir: Path, games: int, progress: bool = False) -> dict[str,
     what = (
         f"deals {figures['first_deal']}-{figures['first_deal'] + figures['deals'] - 1}"
         if "deals" in figures
-        else f"{FINAL_OPPONENT}, arena seed {FINAL_SEED}, both seatings of each deck"
+        else f"{FINAL_OPPONENT}, arena seed {FINAL_SEED}, every seat rotation of each deck"
     )
     report = {
         "model": FINAL_MODEL,
@@ -175,16 +257,20 @@ def evaluate_run(run_dir: Path, games: int, progress: bool = False) -> dict[str,
 
 def describe_strength(figures: dict[str, Any]) -> str:
     """`strength`'s figures in a line: "0.610 [0.512, 0.700] against heuristic over 100
-    games" or "mean result 19.52 [18.31, 20.73] over 100 deals"."""
+    games", "0.420 [0.365, 0.477] against 2 x heuristic over 300 games (fair share
+    0.333)" or "mean result 19.52 [18.31, 20.73] over 100 deals"."""
     if "deals" in figures:
         low, high = figures["ci95"] or (math.nan, math.nan)
         return (
             f"mean result {figures['mean']:.2f} [{low:.2f}, {high:.2f}] over "
             f"{figures['deals']} deals"
         )
+    others = figures.get("players", 2) - 1
+    against = figures["opponent"] if others == 1 else f"{others} x {figures['opponent']}"
+    fair = "" if others == 1 else f" (fair share {1 / (others + 1):.3f})"
     return (
         f"{figures['win_rate']:.3f} [{figures['win_lo']:.3f}, {figures['win_hi']:.3f}] "
-        f"against {figures['opponent']} over {figures['games']} games"
+        f"against {against} over {figures['games']} games{fair}"
     )
 
 
@@ -215,7 +301,7 @@ def play_off(
     deck: opponent -> (win rate with draws half, Wilson 95% low, high)."""
     from agents.arena import run_arena
 
-    spec = f"sb3:model={path}"
+    spec = model_spec(path)
     result = run_arena([spec, *opponents], games=games, seed=seed, gauntlet=spec, progress=False)
     pairs = result.pairwise()
     return {
@@ -227,7 +313,12 @@ def play_off(
 def gate(candidate: Path, best: Path, games: int, seed: int) -> tuple[float, float, float]:
     """The candidate's raw policy against the best's over `games` games (both seatings):
     (win rate with draws half, Wilson 95% low, high)."""
-    return play_off(candidate, [f"sb3:model={best}"], games, seed)[f"sb3:model={best}"]
+    return play_off(candidate, [model_spec(best)], games, seed)[model_spec(best)]
+
+
+# `train evaluate`'s defaults: the opponents at 2 players and at 3 or more, the games.
+DEFAULT_OPPONENTS = {2: "random,greedy,heuristic", 3: "heuristic"}
+DEFAULT_GAMES = 100
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -240,13 +331,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--opponents",
         default=None,
-        help="2-player model: comma-separated bot specs (default random,greedy,heuristic)",
+        help="multi-player model: comma-separated bot specs for the other seats: one bot "
+        "fills them all, N - 1 bots make one table, more a table of every N - 1 of them "
+        f"(default {DEFAULT_OPPONENTS[2]} at 2 players, {DEFAULT_OPPONENTS[3]} at more)",
     )
     parser.add_argument(
         "--games",
         type=int,
         default=None,
-        help="2-player model: games per opponent (even; default 100)",
+        help="multi-player model: games per table, a multiple of the players (default "
+        f"{DEFAULT_GAMES} rounded up to one)",
     )
     parser.add_argument(
         "--deals", type=int, default=None, help="solo model: solo-bench deals (default 1000)"
@@ -267,7 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     # Workers infer one position at a time: one torch thread each is fastest.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     try:
-        solo = model_rules(load_model(args.model)).variant == "solo"
+        rules = model_rules(load_model(args.model))
+        solo = rules.variant == "solo"
         given = [
             f"--{name}"
             for name in (("opponents", "games") if solo else ("deals",))
@@ -276,16 +371,18 @@ def main(argv: list[str] | None = None) -> int:
         if given:  # an option of the other kind of model would be ignored: refuse it
             raise ValueError(
                 f"{' and '.join(given)} {'are' if len(given) > 1 else 'is'} "
-                f"for a {'2-player' if solo else 'solo'} model; "
-                f"{args.model} is a {'solo' if solo else '2-player'} model "
+                f"for a {'multi-player' if solo else 'solo'} model; "
+                f"{args.model} is a {'solo' if solo else f'{rules.players}-player'} model "
                 f"(it takes {'--deals' if solo else '--opponents, --games'})"
             )
-        opponents = split_specs(args.opponents or "random,greedy,heuristic")
+        default = DEFAULT_OPPONENTS[2 if rules.players <= 2 else 3]
+        opponents = split_specs(args.opponents or default)
+        games = args.games or -(-DEFAULT_GAMES // rules.players) * rules.players
         try:
             table = evaluate(
                 args.model,
                 opponents,
-                args.games or 100,
+                games,
                 args.deals or 1000,
                 args.seed,
                 args.workers,
@@ -294,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         except Interrupted as err:  # the table of the games played, then run_script's line
             if err.partial is not None:
-                print(_table(err.partial).rstrip("\n"))
+                print(_report(err.partial, model_spec(args.model)).rstrip("\n"))
             raise
         print(table.rstrip("\n"))  # one final newline, solo table or arena's
     except (OSError, ValueError) as err:

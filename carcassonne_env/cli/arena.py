@@ -34,7 +34,8 @@ def arena_options(p: argparse.ArgumentParser) -> None:
         "--bots",
         default="random,greedy",
         help="comma-separated bot specs (random, greedy, heuristic, mcts, with "
-        "options as in mcts:iterations=500); default random,greedy",
+        "options as in mcts:iterations=500); a spec given twice fills two seats "
+        "(the second named SPEC#2); default random,greedy",
     )
     p.add_argument(
         "--games",

@@ -74,7 +74,7 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
     score beside the references'; ms per move; rating) and writes summary.json and
     summary.md into --out. Same seed, same results for any --workers; Ctrl-C or SIGTERM
     keeps the tables played; see docs/benchmark.md."""
-    from agents.benchmark import run_benchmark
+    from agents.benchmark import STOPPED, run_benchmark
 
     out = Path(args.out)
     output_folder(out, "--out")
@@ -100,6 +100,15 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
             raise
     if stop is not None:
         return interrupted(f"{stop.kept}; their results are above and in {out}")
+    stopped = [t.table.name for t in result.tables if (t.refused or "").startswith(STOPPED)]
+    if stopped:  # the bot failed there; the other tables' results are kept
+        print(
+            f"carcassonne benchmark: error: {args.bot} was {STOPPED} at "
+            f"{', '.join(stopped)} (see the table); the other tables' results are above "
+            f"and in {out}",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

@@ -119,11 +119,13 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
     Returns:
         ``{"colours", "board_size", "action_mode"}`` for a solo model (the keywords of
         `SoloEnv`), ``{"players", "hand_size", "board_size", "action_mode"}`` otherwise
-        (keywords of `VsBotsEnv` and of the PettingZoo env). Rule options that do not
-        change the spaces (small_city, farm scoring, followers) cannot be read off: pass
-        them to the env as the model was trained. A model trained on the aggregate
-        observation also gets ``"obs_features": "aggregate"``, one trained on the
-        candidate-move observation ``"candidate_moves": K``.
+        (keywords of `VsBotsEnv` and of the PettingZoo env), with the other options of
+        the table the model file records (`trained_rules`: expansions, small_city...;
+        `table_options`). A file that does not record its table is read off its spaces:
+        rule options that do not change them (small_city, farm scoring, followers)
+        cannot be, so pass them to the env as the model was trained. A model trained on
+        the aggregate observation also gets ``"obs_features": "aggregate"``, one trained
+        on the candidate-move observation ``"candidate_moves": K``.
     """
     model = _load(model)
     obs_space = getattr(model, "observation_space", None)
@@ -144,13 +146,14 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
     n_actions = int(act_space.n)
     seats = board_shape[2] - N_FIXED_PLANES
     K, n_columns = candidate_shape(obs_space)
+    recorded = trained_rules(model)
     candidates = []
     for features in OBS_FEATURES:
         # seats read off the planes as if standard; aggregate planes add 5 + seats more
         n_seats = seats if features == "standard" else (seats - N_AGG_FIXED) // 2
-        if solo is None and n_seats in (3, 4):
+        if solo is None and n_seats in (3, 4) and recorded is None:
             solo = trained_on_solo(model)
-        for rules in _rules_with(n_seats, solo):
+        for rules in [recorded] if recorded is not None else _rules_with(n_seats, solo):
             for mode in ("turn",) if K else ACTION_MODES:  # candidates are whole turns
                 enc = Encoder(
                     rules,
@@ -185,7 +188,20 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
         options["candidate_moves"] = K
     if rules.variant == "solo":
         return {"colours": rules.solo_colours, **options}
-    return {"players": rules.players, "hand_size": rules.hand_size, **options}
+    table = {"players": rules.players, "hand_size": rules.hand_size, **table_options(rules)}
+    return {**table, **options}
+
+
+def table_options(rules: Rules) -> dict[str, Any]:
+    """The rule options of a multi-player table beyond its players and hand size: those
+    that differ from the defaults (the expansions, the farm and city options...), as the
+    envs' keywords take them."""
+    default = Rules(players=rules.players, hand_size=rules.hand_size).to_dict()
+    return {
+        key: tuple(value) if isinstance(value, list) else value
+        for key, value in rules.to_dict().items()
+        if default.get(key) != value
+    }
 
 
 def candidate_shape(space: Any) -> tuple[int, int]:

@@ -11,8 +11,11 @@ import sys
 import pytest
 
 from agents.arena import (
+    ArenaResult,
     GameRow,
     bot_seed,
+    copied_spec,
+    copies,
     deck_seed,
     mean_interval,
     run_arena,
@@ -167,6 +170,47 @@ def test_three_players(random2):
     assert "against the column" not in text and "random vs random2 vs greedy" in text
 
 
+def test_a_spec_given_twice_fills_two_seats_as_labelled_copies():
+    """ "greedy" twice at 3 players: one table, random against two greedy bots, each copy
+    with its own seat, seed and results; a copy plays as the bot it copies."""
+    assert copies(["a", "b", "a", "a"]) == ["a", "b", "a#2", "a#3"]
+    assert copied_spec("mcts:iterations=5#2") == "mcts:iterations=5"
+    result = run_arena(["random", "greedy", "greedy"], players=3, games=6, seed=5, progress=False)
+    assert result.tables == [("random", "greedy", "greedy#2")]
+    assert bot_seed(5, 0, 1, "greedy") != bot_seed(5, 0, 1, "greedy#2")
+    board = {s.bot: s for s in result.leaderboard}
+    assert sorted(board) == ["greedy", "greedy#2", "random"]
+    assert all(s.games == 6 and s.moves > 0 for s in board.values())
+    assert sorted(r.bots.index("greedy#2") for r in result.rows) == [0, 0, 1, 1, 2, 2]
+    with pytest.raises(ValueError, match="give those labels once"):
+        run_arena(["random", "greedy", "greedy", "greedy#2"], players=3, progress=False)
+
+
+def test_a_top_score_shared_by_three_seats_is_a_third_of_a_win_each():
+    rows = [
+        GameRow(0, g, 0, 0, g, ("a", "b", "c"), scores, winners, (1, 1, 1), (0.0, 0.0, 0.0))
+        for g, (scores, winners) in enumerate(
+            [((5, 5, 5), (0, 1, 2)), ((6, 6, 1), (0, 1)), ((9, 2, 1), (0,))]
+        )
+    ]
+    result = ArenaResult(
+        bots=["a", "b", "c"],
+        players=3,
+        games=3,
+        seed=0,
+        rules=Rules(players=3),
+        gauntlet=None,
+        tables=[("a", "b", "c")],
+        rows=rows,
+    )
+    board = {s.bot: s for s in result.leaderboard}
+    assert board["a"].win_rate == pytest.approx((1 / 3 + 1 / 2 + 1) / 3)
+    assert board["b"].win_rate == pytest.approx((1 / 3 + 1 / 2) / 3)
+    assert board["c"].win_rate == pytest.approx(1 / 9)
+    assert sum(s.win_rate for s in board.values()) == pytest.approx(1)
+    assert (board["a"].wins, board["a"].draws, board["c"].draws) == (1, 2, 1)
+
+
 def test_three_players_csv(random2, tmp_path):
     result = run_arena(["random", random2, "greedy"], players=3, games=3, seed=1, progress=False)
     result.to_csv(tmp_path / "games.csv")
@@ -183,7 +227,7 @@ def test_three_players_csv(random2, tmp_path):
         ({"bots": ["random", "greedy"], "games": 3}, "multiple of players=2"),
         ({"bots": ["random", "greedy"], "games": 0}, "multiple"),
         ({"bots": ["random", "nobody"]}, "unknown bot 'nobody'"),
-        ({"bots": ["random", "random"]}, "distinct"),
+        ({"bots": ["random", "random#2", "random"]}, "distinct"),
         ({"bots": ["random"]}, "at least 2 bots"),
         ({"bots": ["random", "greedy"], "players": 3, "games": 3}, "at least 3 bots"),
         ({"bots": ["random", "greedy"], "rules": Rules(variant="solo")}, "solo"),

@@ -164,6 +164,28 @@ def test_a_table_the_bot_cannot_play_is_reported(shipped):
         run_benchmark(f"{user_bots.__name__}:make_refuser", budget=TINY, progress=False)
 
 
+def test_a_bot_that_fails_in_a_game_is_reported_there_and_the_other_tables_play(
+    shipped, tmp_path, capsys
+):
+    """A bot whose third move of a 3-player game raises: that table says so, the others
+    are played and written, and the command fails in one line."""
+    from carcassonne_env.cli import main
+
+    spec = f"{user_bots.__name__}:make_fails_at_three_players"
+    argv = ["benchmark", spec, "--out", str(tmp_path / "run"), "--decks", "1", "--deals", "2"]
+    assert main([*argv, "--mcts-iterations", "4", "--no-progress"]) == 1
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    lines = {t["table"]: t for t in summary["tables"]}
+    assert lines["3p"]["refused"] == "stopped by an error: RuntimeError: a bug at 3 players"
+    assert [lines[name]["games"] for name in ("2p", "4p", "2p-expansions")] == [6, 4, 4]
+    assert lines["solo"]["deals"] == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == (
+        f"carcassonne benchmark: error: {spec} was stopped by an error at 3p (see the "
+        f"table); the other tables' results are above and in {tmp_path / 'run'}"
+    )
+
+
 def test_ctrl_c_keeps_the_games_played(shipped):
     """Stopped in the second lineup of the first table (its warm-up move, then two games
     of about 36 moves each against the heuristic): the games of the first lineup are

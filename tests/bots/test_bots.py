@@ -254,7 +254,8 @@ def test_sb3_agent_plays_a_policy_legally(env_kwargs, tmp_path, one_torch_thread
 
 def test_sb3_agent_falls_back_when_nothing_fits_its_window(one_torch_thread):
     """A 4-cell window soon shows no legal move: the bot then plays a random legal move
-    (counted, one warning) instead of failing the game."""
+    (counted, one warning) instead of failing the game; the moves its window leaves out
+    before that are no warning."""
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from agents.sb3_policy import SB3Agent
     from carcassonne_env.encoding import WindowOverflowWarning
@@ -269,7 +270,8 @@ def test_sb3_agent_falls_back_when_nothing_fits_its_window(one_torch_thread):
         while not game.done:
             game.play(bot.act(game))  # raises on an illegal move
     assert bot.fallbacks > 0
-    assert sum("random legal move" in str(w.message) for w in caught) == 1
+    # one warning: moves outside the model's window are masked out as in its training
+    assert ["random legal move" in str(w.message) for w in caught] == [True]
 
 
 def test_sb3_agent_rejects_a_model_for_other_rules(one_torch_thread):

@@ -351,7 +351,7 @@ def test_the_missing_extra_hint_works_from_a_checkout():
     [
         (
             ["train", "evaluate", "ppo_solo", "--opponents", "greedy", "--deals", "2"],
-            "--opponents is for a 2-player model; ppo_solo is a solo model (it takes --deals)",
+            "--opponents is for a multi-player model; ppo_solo is a solo model (it takes --deals)",
         ),
         (
             ["train", "evaluate", "ppo_duel", "--deals", "5", "--games", "2"],

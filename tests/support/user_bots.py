@@ -52,6 +52,25 @@ def make_refuser(seed: int | None = None) -> Refuser:
     return Refuser(seed)
 
 
+class FailsAtThreePlayers(RandomMover):
+    """A bot with a bug: its third move of a 3-player game raises."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.moves = 0
+
+    def act(self, game: Game) -> Move:
+        if game.rules.players == 3:
+            self.moves += 1
+            if self.moves == 3:
+                raise RuntimeError("a bug at 3 players")
+        return super().act(game)
+
+
+def make_fails_at_three_players(seed: int | None = None) -> FailsAtThreePlayers:
+    return FailsAtThreePlayers(seed)
+
+
 # Where `make_stopped`'s bots press Ctrl-C: [players of the game, moves at such games
 # before it (counted across its bots since `stop_at`), moves played so far].
 _ctrl_c = [3, 30, 0]

@@ -1,8 +1,10 @@
 """`carcassonne train multi` at any table (issue 77): 3 and 4 players and both expansions
 train and resume, the model file records its table and the `sb3` bot plays it there only,
 the expansions' figures are candidate moves, the N-seat projected reward (the others'
-best or mean) on a hand-made case, and bad table options are one line each."""
+best or mean) on a hand-made case, bad table options are one line each, and `train
+evaluate` plays an N-player model in every seat against the other seats' bots."""
 
+import csv
 import json
 import shutil
 import warnings
@@ -18,9 +20,9 @@ from stable_baselines3.common.vec_env import VecEnv  # noqa: E402
 
 from carcassonne_env import Game, Rules, make_bot  # noqa: E402
 from carcassonne_env.encoding import WindowOverflowWarning  # noqa: E402
-from carcassonne_env.envs import model_rules  # noqa: E402
+from carcassonne_env.envs import make_env_for_model, model_rules  # noqa: E402
 from carcassonne_env.model_file import MODEL_ENTRY, read_description, rewrite_zip  # noqa: E402
-from training import train_multi  # noqa: E402
+from training import evaluate, train_multi  # noqa: E402
 from training.shaping import ProjectedReward  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -98,6 +100,10 @@ def test_a_table_trains_resumes_and_is_recorded_in_the_model(tmp_path, options, 
     for path in (out / "model.zip", out / "checkpoints" / "model_128_steps.zip"):
         assert read_description(path)["rules"] == rules.to_dict()
         assert model_rules(path) == rules
+    # the env made for the model plays its table, options and all
+    env = make_env_for_model(out / "model.zip", opponents=["greedy"] * (rules.players - 1))
+    assert env.unwrapped.rules == rules
+    env.close()
 
 
 def test_a_three_player_model_plays_at_its_table_and_is_refused_at_another(tmp_path):
@@ -311,11 +317,13 @@ def test_bad_table_settings_are_refused_before_any_work(tmp_path, change, messag
     assert not (tmp_path / "run").exists()
 
 
-def test_a_minutes_run_at_three_players_ends_with_a_note_instead_of_its_evaluation(
+def test_a_minutes_run_at_three_players_ends_with_its_evaluation_and_train_evaluate_rotates_seats(
     tmp_path, capsys
 ):
-    """The final evaluation plays 2-player games or solo deals: a 3-player run's end says
-    how to evaluate the model instead, and the run succeeds."""
+    """The final evaluation of a 3-player run plays the heuristic in both other seats,
+    every seat rotation of each deck; `train evaluate` fills the other seats from
+    --opponents and plays the model in every seat equally often, its win share beside
+    the fair share."""
     from carcassonne_env.cli import main
 
     out = tmp_path / "run"
@@ -323,6 +331,51 @@ def test_a_minutes_run_at_three_players_ends_with_a_note_instead_of_its_evaluati
         warnings.simplefilter("ignore", WindowOverflowWarning)
         argv = ["train", "multi", "--out", str(out), *TINY_ARGS, "--players", "3"]
         assert main([*argv, "--minutes", "0.05", "--final-eval", "2"]) == 0
-    err = capsys.readouterr().err
-    assert "note: no final evaluation of a 3-player model; carcassonne arena --players 3" in err
-    assert (out / "model.zip").is_file() and not (out / "evaluation.json").exists()
+    report = json.loads((out / "evaluation.json").read_text())
+    assert (report["players"], report["games"], report["opponent"]) == (3, 3, "heuristic")
+    assert "over 3 games (fair share 0.333)" in capsys.readouterr().out
+    model = out / "model.zip"
+    argv = ["train", "evaluate", str(model), "--games", "6", "--no-progress"]
+    assert main([*argv, "--opponents", "heuristic", "--out", str(tmp_path / "eval")]) == 0
+    headline = capsys.readouterr().out.splitlines()[0]
+    assert headline.startswith(f"sb3:model={model}: win share ")
+    assert headline.endswith(
+        "at 3 players against heuristic, heuristic#2 over 6 games (2 in each seat); "
+        "fair share 0.333"
+    )
+    with open(tmp_path / "eval" / "games.csv", newline="") as f:
+        seatings = [[row[f"bot_{s}"] for s in range(3)] for row in csv.DictReader(f)]
+    seats = sorted(seating.index(f"sb3:model={model}") for seating in seatings)
+    assert seats == [0, 0, 1, 1, 2, 2]
+    assert main([*argv, "--opponents", "greedy,heuristic,random"]) == 0
+    assert "against greedy, heuristic, random over 18 games (6 in each seat)" in (
+        capsys.readouterr().out
+    )
+    assert main([*argv, "--deals", "5"]) == 2
+    assert capsys.readouterr().err == (
+        f"carcassonne train evaluate: error: --deals is for a solo model; {model} is a "
+        "3-player model (it takes --opponents, --games)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "opponents, players, seats",
+    [
+        (["heuristic"], 2, ["heuristic"]),
+        (["random", "greedy"], 2, ["random", "greedy"]),
+        (["heuristic"], 4, ["heuristic", "heuristic#2", "heuristic#3"]),
+        (["heuristic", "heuristic", "greedy"], 4, ["heuristic", "heuristic#2", "greedy"]),
+    ],
+)
+def test_the_opponents_fill_the_other_seats(opponents, players, seats):
+    assert evaluate.other_seats(opponents, players) == seats
+
+
+def test_opponents_that_fill_some_of_the_other_seats_are_refused():
+    with pytest.raises(ValueError) as refused:
+        evaluate.other_seats(["heuristic", "greedy"], 4)
+    assert str(refused.value) == (
+        "a 4-player model has 3 other seats: name one bot (it fills them all), 3 bots "
+        "(one table; a bot may be named twice) or more (a table of every 3 of them), "
+        "got 2: heuristic,greedy"
+    )

@@ -10,7 +10,7 @@ pytest.importorskip("sb3_contrib")
 
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-from agents.puct import PUCTAgent, row_probabilities  # noqa: E402
+from agents.puct import Node, PUCTAgent, back_up, row_probabilities  # noqa: E402
 from carcassonne_env import Game, Rules, make_bot  # noqa: E402
 from carcassonne_env.envs import VsBotsVectorEnv  # noqa: E402
 from training.policy import CandidatePolicy  # noqa: E402
@@ -237,9 +237,87 @@ def test_candidate_forward_equals_the_torch_network_and_refuses_other_policies()
         CandidateForward(SB3Agent("ppo_duel_bc").policy)
 
 
-def test_puct_refuses_more_than_two_players():
-    with pytest.raises(ValueError, match="2-player"):
-        PUCTAgent("ppo_duel_rl", simulations=1).act(Game(Rules(players=3), seed=0))
+BOTH = ("inns_cathedrals", "traders_builders")
+
+
+def _fresh_network(rules: Rules) -> MaskablePPO:
+    """An untrained candidate model observing the projected scores at `rules`' table."""
+    env = VsBotsVectorEnv(
+        2,
+        opponents="random",
+        rules=rules,
+        board_size=12,
+        candidate_moves=16,
+        obs_features="aggregate",
+        num_threads=1,
+        on_overflow="warn",
+    )
+    return MaskablePPO(
+        CandidatePolicy,
+        env.to_sb3(),
+        n_steps=16,
+        batch_size=32,
+        policy_kwargs={"hidden": 8},
+        seed=0,
+        device="cpu",
+    )
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(players=3), Rules(players=4), Rules(players=5), Rules(players=3, expansions=BOTH)],
+    ids=["3 players", "4 players", "5 players", "3 players, both expansions"],
+)
+def test_puct_plays_legal_moves_at_any_table(rules):
+    """Whole games against random bots (an illegal move raises), expansion figures among
+    the moves searched; the jitted search equals the Python one at this table."""
+    model = _fresh_network(rules)
+    game = Game(rules, seed=1)
+    bots = [PUCTAgent(model, seed=0, simulations=6)]
+    bots += [make_bot("random", seed=s) for s in range(1, rules.players)]
+    while not game.done:
+        game.play(bots[game.current_player].act(game))
+    assert len(game.scores) == rules.players
+    position = _midgame(rules, seed=2, moves=3 * rules.players)
+    jitted = PUCTAgent(model, seed=4, simulations=30)
+    python = _python_search(PUCTAgent(model, seed=4, simulations=30))
+    assert (jitted.search(position) == python.search(position)).all()
+    for key, (n, value) in python.last_stats.items():
+        assert jitted.last_stats[key] == (n, pytest.approx(value))
+
+
+def test_puct_backs_up_each_seat_s_own_value_and_each_seat_picks_by_its_own():
+    """max^n on a hand-made path of 3 seats: the root's edge (seat 0) gains the leaf's
+    value for seat 0, the next (seat 1) its value for seat 1; at a node of seat 1 the
+    edge best for seat 1 is chosen, though it is the worst for seat 0."""
+    root = Node(np.zeros((2, 5), np.int64), np.array([0.5, 0.5]), np.zeros(3), seat=0)
+    child = Node(np.zeros((2, 5), np.int64), np.array([0.5, 0.5]), np.zeros(3), seat=1)
+    back_up([(root, 1), (child, 0)], np.array([4.0, -2.0, 7.0]))
+    back_up([(root, 1), (child, 1)], np.array([-6.0, 3.0, 1.0]))
+    assert root.visits.tolist() == [0, 2] and root.value.tolist() == [0.0, -2.0]
+    assert child.visits.tolist() == [1, 1] and child.value.tolist() == [-2.0, 3.0]
+    # equal priors and visits: the mean values for seat 1 (-2 and 3) decide
+    assert PUCTAgent(model=None)._select(child) == 1  # internals: the selection rule
+
+
+def test_puct_values_every_seat_from_the_projected_scores_at_three_players():
+    """A new node's values (worked by hand from the projected scores, observer first):
+    the seat to move's is the network's; each other seat's, its projected margin."""
+    rules = Rules(players=3)
+    game = _midgame(rules, seed=5, moves=4)  # seat 1 to move
+    bot = PUCTAgent(_fresh_network(rules))
+    enc = bot._network.encoder_for(game)  # internals: the encoder and its columns
+    features = np.zeros(enc.n_features, np.float32)
+    columns = bot._base_columns(enc)
+    features[columns] = [0.30, 0.10, 0.25]  # seat 1 (to move), seat 2, seat 0
+    assert game.state.seat == 1
+    values = bot.estimates(game, enc, features, own=12.0)
+    np.testing.assert_allclose(values, [25 - 30, 12.0, 10 - 30], rtol=1e-6)  # float32 features
+
+
+def test_puct_without_a_network_for_the_table_says_how_to_give_one():
+    with pytest.raises(ValueError, match="no shipped network for this table.*puct:model=PATH"):
+        PUCTAgent(simulations=1).act(Game(Rules(players=3), seed=0))
 
 
 def test_puct_is_a_built_in_bot_spec():
@@ -323,8 +401,11 @@ def test_puct_network_pass_equals_the_sb3_policy_s():
             assert np.array_equal(rows, game.legal_rows())
             # (puct's pass is `CandidateForward`: float32 sums in another order than torch's)
             assert prior == pytest.approx(row_probabilities(game, enc, rows, logits / 2), abs=1e-5)
-            assert estimate == pytest.approx(
-                bot.base(game, enc, obs["features"]) + 10 * value, abs=1e-4
+            seat = game.current_player  # (2 players: the other's value is minus it)
+            assert (
+                estimate[seat]
+                == -estimate[1 - seat]
+                == pytest.approx(bot.base(game, enc, obs["features"]) + 10 * value, abs=1e-4)
             )
         game.play(game.legal_moves()[0])
 
@@ -419,8 +500,9 @@ def test_puct_lookahead_values_a_new_node_after_the_policy_s_choices():
     for _ in range(2):
         (node,) = node.children[int(np.argmax(node.prior))].values()
     assert not node.children[0]  # the last one met is valued, not searched
-    assert leaf.estimate == (node.estimate if node.seat == leaf.seat else -node.estimate)
-    assert root.value[k] == (leaf.estimate if leaf.seat == root.seat else -leaf.estimate)
+    assert (leaf.estimate == node.estimate).all()
+    assert root.value[k] == leaf.estimate[root.seat]
+    assert node.estimate[node.seat] == -node.estimate[1 - node.seat]  # 2 players
     plain = _python_search(PUCTAgent("ppo_duel_rl", seed=0, simulations=1, lookahead=0))
     plain.search(game)
     (first,) = plain._root.children[k].values()
