@@ -72,8 +72,9 @@ MAX_TREE_NODES = 100_000
 
 
 class Node:
-    """A decision node: its legal move rows, priors, visits and values per edge, and the
-    children below each edge per drawn tile."""
+    """A decision node: its seat to move, its value estimate for every seat (expected
+    final margins, points), its legal move rows, priors, visits and values per edge, and
+    the children below each edge per drawn tile."""
 
     __slots__ = ("rows", "prior", "visits", "value", "children", "estimate", "seat")
 

@@ -38,6 +38,8 @@ def _play(spec: str, rules: Rules, seed: int) -> list[int]:
 
 def test_shipped_models_are_found_by_name_and_by_their_checkout_path():
     assert shipped_models() == [
+        "ppo_3p_rl",
+        "ppo_4p_rl",
         "ppo_duel",
         "ppo_duel_bc",
         "ppo_duel_rl",
@@ -63,12 +65,12 @@ def test_an_unknown_model_name_lists_the_shipped_ones():
     for bad in ("ppo_trio", "nowhere/ppo_duel.zip"):
         with pytest.raises(
             FileNotFoundError,
-            match="shipped models: ppo_duel, ppo_duel_bc, ppo_duel_rl, "
+            match="shipped models: ppo_3p_rl, ppo_4p_rl, ppo_duel, ppo_duel_bc, ppo_duel_rl, "
             "ppo_duel_rl_280k, ppo_duel_rl_3m, ppo_duel_rl_640k, ppo_solo, "
             "ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small, puct_duel",
         ):
             load_model(bad)
-    with pytest.raises(FileNotFoundError, match="ppo_trio.*shipped models: ppo_duel"):
+    with pytest.raises(FileNotFoundError, match="ppo_trio.*shipped models: ppo_3p_rl, ppo_4p"):
         make_bot("sb3:model=ppo_trio")
 
 
@@ -113,6 +115,10 @@ def test_shipped_files_hold_weights_and_spaces_only():
         ("sb3:model=ppo_duel_rl", Rules(), 2, [91, 17]),
         # ppo_duel_rl_640k with its value head refitted (`train value`): the same moves
         ("sb3:model=puct_duel", Rules(), 0, [122, 50]),
+        ("sb3:model=ppo_3p_rl", Rules(players=3), 0, [88, 55, 30]),  # 3 players, greedy twice
+        ("sb3:model=ppo_3p_rl", Rules(players=3), 2, [77, 52, 33]),
+        ("sb3:model=ppo_4p_rl", Rules(players=4), 0, [85, 44, 23, 50]),  # greedy 3 times
+        ("sb3:model=ppo_4p_rl", Rules(players=4), 2, [60, 23, 24, 42]),
         ("sb3:model=ppo_solo_rl_small", Rules(variant="solo"), 1, [10, 12, 11]),  # candidates
         # (recorded with the slim file: the run's full checkpoints were not kept)
         ("sb3:model=ppo_solo_rl_3m", Rules(variant="solo"), 1, [30, 31, 31]),

@@ -129,17 +129,20 @@ CASES = [
     (["train", "nosuch"], "argument what: invalid choice: 'nosuch'"),
     (["train", "plot", "{empty}"], "no curve.csv in"),
 ]
+# The shipped models an unknown model's error names, in order (then puct_duel).
+SHIPPED = (
+    "ppo_3p_rl, ppo_4p_rl, ppo_duel, ppo_duel_bc, ppo_duel_rl, ppo_duel_rl_280k, "
+    "ppo_duel_rl_3m, ppo_duel_rl_640k, ppo_solo, ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small"
+)
 SB3_CASES = [
     (
         ["play", "--bots", "sb3:model=missing.zip,random"],
         "no model file at missing.zip and no shipped model of that name; shipped models: "
-        "ppo_duel, ppo_duel_bc, ppo_duel_rl, ppo_duel_rl_280k, ppo_duel_rl_3m, ppo_duel_rl_640k, "
-        "ppo_solo, ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small",
+        + SHIPPED,
     ),
     (
         ["train", "evaluate", "ppo_trio"],
-        "shipped models: ppo_duel, ppo_duel_bc, ppo_duel_rl, ppo_duel_rl_280k, ppo_duel_rl_3m, "
-        "ppo_duel_rl_640k, ppo_solo, ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small",
+        "shipped models: " + SHIPPED,
     ),
     (["train", "evaluate", "{bad}"], "bad.zip is not a saved model (not a zip file)"),
     (["train", "export", "{bad}", "-o", "{empty}/x.zip"], "is not a saved model"),

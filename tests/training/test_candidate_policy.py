@@ -315,9 +315,17 @@ def test_puct_values_every_seat_from_the_projected_scores_at_three_players():
     np.testing.assert_allclose(values, [25 - 30, 12.0, 10 - 30], rtol=1e-6)  # float32 features
 
 
-def test_puct_without_a_network_for_the_table_says_how_to_give_one():
+def test_puct_finds_its_network_from_the_table_or_says_how_to_give_one():
+    from agents.puct import default_network
+
+    assert [default_network(Rules(players=n)) for n in (2, 3, 4)] == [
+        "puct_duel",
+        "ppo_3p_rl",
+        "ppo_4p_rl",
+    ]
+    assert default_network(Rules(variant="solo")) == "ppo_solo_rl"
     with pytest.raises(ValueError, match="no shipped network for this table.*puct:model=PATH"):
-        PUCTAgent(simulations=1).act(Game(Rules(players=3), seed=0))
+        PUCTAgent(simulations=1).act(Game(Rules(players=5), seed=0))
 
 
 def test_puct_is_a_built_in_bot_spec():
