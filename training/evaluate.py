@@ -112,6 +112,12 @@ def _play(
     return run_arena([spec, *others], games=games, gauntlet=spec, **how)
 
 
+def whole_rotations(games: int, players: int) -> int:
+    """`games` rounded up to a multiple of `players`: every deck played once per seat
+    rotation."""
+    return -(-games // players) * players
+
+
 def model_spec(model_path: str | Path) -> str:
     """The bot spec of a model: ``sb3:model=PATH`` (one forward pass per move)."""
     return f"sb3:model={model_path}"
@@ -194,7 +200,7 @@ def strength(
     a solo model's mean result with its 95% interval over deals first_deal ..
     first_deal + games - 1."""
     players = model_rules(load_model(model_path)).players
-    games = -(-games // players) * players
+    games = whole_rotations(games, players)
     result = _play(model_path, [FINAL_OPPONENT], games, games, seed, first_deal, workers, progress)
     from agents.solo_bench import SoloBenchResult
 
@@ -265,7 +271,7 @@ def describe_strength(figures: dict[str, Any]) -> str:
             f"mean result {figures['mean']:.2f} [{low:.2f}, {high:.2f}] over "
             f"{figures['deals']} deals"
         )
-    others = figures.get("players", 2) - 1
+    others = figures["players"] - 1
     against = figures["opponent"] if others == 1 else f"{others} x {figures['opponent']}"
     fair = "" if others == 1 else f" (fair share {1 / (others + 1):.3f})"
     return (
@@ -377,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         default = DEFAULT_OPPONENTS[2 if rules.players <= 2 else 3]
         opponents = split_specs(args.opponents or default)
-        games = args.games or -(-DEFAULT_GAMES // rules.players) * rules.players
+        games = args.games or whole_rotations(DEFAULT_GAMES, rules.players)
         try:
             table = evaluate(
                 args.model,
