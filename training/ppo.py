@@ -16,6 +16,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import VecEnv
 
+from carcassonne_env.encoding import Encoder
 from carcassonne_env.model_file import save_model
 
 from .buffers import CompactMaskableDictRolloutBuffer
@@ -23,7 +24,7 @@ from .callbacks import Checkpoints, EpisodeCurve, ProgressBar, budget_session, s
 from .learner import ThreadedMaskablePPO, candidate_buffer_options
 from .policy import BoardPolicy, CandidatePolicy
 from .run_folder import FINAL_MODEL, Session, saved_progress
-from .settings import POLICY_OPTIONS, PPOSettings
+from .settings import POLICY_OPTIONS, PPOSettings, TableSettings
 from .warm_start import load_policy_weights
 
 
@@ -70,8 +71,17 @@ def new_model(settings: PPOSettings, venv: VecEnv, run_dir: Path) -> ThreadedMas
         verbose=0,
     )
     if s.init:
-        load_policy_weights(model, s.init, POLICY_OPTIONS[s.policy])
+        load_policy_weights(model, s.init, POLICY_OPTIONS[s.policy], run_encoder(s))
     return model
+
+
+def run_encoder(settings: PPOSettings) -> Encoder | None:
+    """The encoder of a multi-player run's observations (`TableSettings`: its table, an
+    `--init` model of another table is matched to it), None for other runs."""
+    if not isinstance(settings, TableSettings):
+        return None
+    options = settings.env_options()
+    return Encoder(settings.rules(), settings.board_size, "turn", **options)
 
 
 def buffer_options(policy: str, observation_space: spaces.Space) -> dict[str, Any]:

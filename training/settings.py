@@ -74,7 +74,8 @@ class PPOSettings:
         "",
         "a saved model (path or shipped name) whose policy weights start "
         "a new run instead of random ones (fine-tuning); its network must be "
-        "the one these settings describe",
+        "the one these settings describe (train multi: a candidate network of "
+        "another table too, its inputs matched by name)",
     )
 
     def check(self) -> None:

@@ -1,7 +1,14 @@
 """Starting a run from a saved model's policy weights (``--init MODEL``): copied into
 the new run's network when it is the same network (`load_policy_weights`); a
-candidate-move network (`CandidateNet`) narrower than the run's (a wider `--hidden`) is
-widened to it first, keeping what it computes (`widen_candidate_weights`).
+candidate-move network (`CandidateNet`) of another table (players, rule options,
+expansions) has its input columns matched to the run's by name first
+(`match_candidate_inputs`), and one narrower than the run's (a wider `--hidden`) is
+widened to it, keeping what it computes (`widen_candidate_weights`).
+
+Another table: an input both tables have keeps its weights, wherever its column is; an
+input only the run has (an expansion's figure, trade goods, a third seat's score) starts
+with zero weights, so the network computes at first what it did on the inputs it knew,
+and learns to read the new ones; an input only the saved table had is dropped.
 
 Widening: every old unit keeps its weights and reads nothing from the new ones; the new
 units get the fresh network's random input weights and zero output weights, so the
@@ -16,6 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import torch as th
 from gymnasium import spaces
+
+from carcassonne_env.encoding import Encoder
+from carcassonne_env.envs.for_model import model_encoder
 
 from .policy import CANDIDATE_KEYS, CandidatePolicy
 from .settings import option
@@ -32,31 +42,36 @@ _TO_ONE = ("score",)
 _EXTRACTORS = ("features_extractor", "pi_features_extractor", "vf_features_extractor")
 
 
-def load_policy_weights(model: MaskablePPO, source: str, options: tuple[str, ...]) -> None:
+def load_policy_weights(
+    model: MaskablePPO, source: str, options: tuple[str, ...], inputs: Encoder | None = None
+) -> None:
     """Copy the policy weights of saved model `source` (a path or a shipped model's
     name) into `model`; ValueError if its network or observation differ (naming the
-    settings `options` that shape the network). A candidate network narrower than
-    `model`'s is widened to it, computing what it did (`widen_candidate_weights`)."""
+    settings `options` that shape the network). With `inputs`, the encoder of `model`'s
+    observations, a candidate network of another table is matched to it by input name
+    (`match_candidate_inputs`); a candidate network narrower than `model`'s is widened
+    to it, computing what it did (`widen_candidate_weights`)."""
     from agents.sb3_policy import load_model
 
     saved = load_model(source, cached=False)
-    if (
-        type(saved.policy) is not type(model.policy)
-        or not _same_but_candidate_count(saved.observation_space, model.observation_space)
-        or saved.action_space != model.action_space
-    ):
+    new, old = model.policy, saved.policy
+    mine, theirs = new.state_dict(), old.state_dict()
+    candidates = isinstance(new, CandidatePolicy) and isinstance(old, CandidatePolicy)
+    same = _same_but_candidate_count(saved.observation_space, model.observation_space)
+    if candidates and inputs is not None and not same:
+        theirs = match_candidate_inputs(theirs, model_encoder(saved), inputs)
+    elif type(old) is not type(new) or not same or saved.action_space != model.action_space:
         raise ValueError(
-            f"--init {source}: its network or spaces ({type(saved.policy).__name__}"
+            f"--init {source}: its network or spaces ({type(old).__name__}"
             f"; board size, observation features, players) differ from this "
-            f"run's ({type(model.policy).__name__})"
+            f"run's ({type(new).__name__})"
         )
-    mine, theirs = model.policy.state_dict(), saved.policy.state_dict()
     if (
-        isinstance(model.policy, CandidatePolicy)
-        and isinstance(saved.policy, CandidatePolicy)
-        and saved.policy.hidden < model.policy.hidden
+        isinstance(new, CandidatePolicy)
+        and isinstance(old, CandidatePolicy)
+        and old.hidden < new.hidden
     ):
-        theirs = widen_candidate_weights(theirs, mine, saved.policy.hidden, model.policy.hidden)
+        theirs = widen_candidate_weights(theirs, mine, old.hidden, new.hidden)
     differ = sorted(
         k
         for k in mine.keys() | theirs.keys()
@@ -83,6 +98,36 @@ def _same_but_candidate_count(a: Any, b: Any) -> bool:
         else (a[k].shape[1:], a[k].dtype) == (b[k].shape[1:], b[k].dtype)
         for k in a.spaces
     )
+
+
+def match_candidate_inputs(
+    old: dict[str, th.Tensor], old_inputs: Encoder, new_inputs: Encoder
+) -> dict[str, th.Tensor]:
+    """`old` (a CandidatePolicy state dict reading `old_inputs`' observations) with its
+    input layers rearranged to read `new_inputs`': the features (`feature_names`) and
+    the candidate columns (`candidate_names`) matched by name, those `old_inputs` lacks
+    given zero weights (the module docstring). ValueError if they share no feature or
+    no candidate column."""
+    layers = {
+        "context.0": ("feature", old_inputs.feature_names, new_inputs.feature_names),
+        "embed": ("candidate column", old_inputs.candidate_names, new_inputs.candidate_names),
+    }
+    for what, before, after in layers.values():
+        if not set(before) & set(after):
+            raise ValueError(f"the two observations share no {what}")
+    out = dict(old)
+    for ext in _EXTRACTORS:
+        for layer, (_, before, after) in layers.items():
+            key = f"{ext}.net.{layer}.weight"
+            if key not in old:
+                continue
+            column = {name: i for i, name in enumerate(before)}
+            w = old[key].new_zeros(old[key].shape[0], len(after))
+            for i, name in enumerate(after):
+                if name in column:
+                    w[:, i] = old[key][:, column[name]]
+            out[key] = w
+    return out
 
 
 def widen_candidate_weights(

@@ -127,7 +127,27 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
         the aggregate observation also gets ``"obs_features": "aggregate"``, one trained
         on the candidate-move observation ``"candidate_moves": K``.
     """
-    model = _load(model)
+    rules, enc = _table_encoder(_load(model), solo)
+    options = {"board_size": enc.board_size, "action_mode": enc.action_mode}
+    if enc.obs_features != "standard":
+        options["obs_features"] = enc.obs_features
+    if enc.candidate_moves:
+        options["candidate_moves"] = enc.candidate_moves
+    if rules.variant == "solo":
+        return {"colours": rules.solo_colours, **options}
+    table = {"players": rules.players, "hand_size": rules.hand_size, **table_options(rules)}
+    return {**table, **options}
+
+
+def model_encoder(model: Any, solo: bool | None = None) -> Encoder:
+    """The `Encoder` of the observations a model was trained on (its `feature_names` and
+    `candidate_names` name what each input of its network is). Same arguments and errors
+    as `model_env_options`."""
+    return _table_encoder(_load(model), solo)[1]
+
+
+def _table_encoder(model: Any, solo: bool | None) -> tuple[Rules, Encoder]:
+    """The rules and encoder of the env whose spaces are `model`'s (`model_env_options`)."""
     obs_space = getattr(model, "observation_space", None)
     act_space = getattr(model, "action_space", None)
     if not (
@@ -180,16 +200,7 @@ def model_env_options(model: Any, solo: bool | None = None) -> dict[str, Any]:
             f"the model's spaces fit both the solo variant with {seats} colours "
             f"and {seats} players: pass solo=True or solo=False"
         )
-    rules, enc = candidates[0]
-    options = {"board_size": enc.board_size, "action_mode": enc.action_mode}
-    if enc.obs_features != "standard":
-        options["obs_features"] = enc.obs_features
-    if K:
-        options["candidate_moves"] = K
-    if rules.variant == "solo":
-        return {"colours": rules.solo_colours, **options}
-    table = {"players": rules.players, "hand_size": rules.hand_size, **table_options(rules)}
-    return {**table, **options}
+    return candidates[0]
 
 
 def table_options(rules: Rules) -> dict[str, Any]:

@@ -15,14 +15,17 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
+import torch  # noqa: E402
 from gymnasium import spaces  # noqa: E402
 from stable_baselines3.common.vec_env import VecEnv  # noqa: E402
 
 from carcassonne_env import Game, Rules, make_bot  # noqa: E402
 from carcassonne_env.encoding import WindowOverflowWarning  # noqa: E402
 from carcassonne_env.envs import make_env_for_model, model_rules  # noqa: E402
+from carcassonne_env.envs.for_model import model_encoder  # noqa: E402
 from carcassonne_env.model_file import MODEL_ENTRY, read_description, rewrite_zip  # noqa: E402
 from training import evaluate, train_multi  # noqa: E402
+from training.ppo import load_or_create, run_encoder  # noqa: E402
 from training.shaping import ProjectedReward  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -138,6 +141,45 @@ def test_a_three_player_model_plays_at_its_table_and_is_refused_at_another(tmp_p
     rewrite_zip(bad, {MODEL_ENTRY: json.dumps({**described, "rules": {"players": 9}})})
     with pytest.raises(ValueError, match=f"bad.zip: its {MODEL_ENTRY} is malformed: players"):
         make_bot(f"sb3:model={bad}")
+
+
+@pytest.mark.parametrize("table", [{"expansions": BOTH}, {"players": 3}], ids=["expansions", "3p"])
+def test_init_from_another_table_computes_what_it_did_on_the_inputs_it_knew(tmp_path, table):
+    """--init with a 2-player base model at a table with more inputs: each input the two
+    tables share keeps its weights (matched by name), the new ones start at zero, so the
+    start's logits on a position are the saved model's on the same position's shared
+    inputs; the run then trains."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", WindowOverflowWarning)
+        base = train_multi.train(
+            train_multi.MultiSettings(**TINY), tmp_path / "base", progress=False
+        )
+        init = str(tmp_path / "base" / "model.zip")
+        settings = train_multi.MultiSettings(**{**TINY, **table, "init": init})
+        venv, _ = train_multi.make_batched_env(settings)
+        model = load_or_create(settings, venv, tmp_path / "start", resume=False)
+        old, new = model_encoder(init), run_encoder(settings)
+        assert len(new.feature_names) > len(old.feature_names)
+        features = [new.feature_names.index(n) for n in old.feature_names]
+        columns = [new.candidate_names.index(n) for n in old.candidate_names]
+        fresh = [i for i, n in enumerate(new.feature_names) if n not in old.feature_names]
+        net = model.policy.features_extractor.net
+        assert not net.context[0].weight[:, fresh].any()
+        obs = venv.reset()
+        for _ in range(6):
+            t = {k: torch.as_tensor(v) for k, v in obs.items()}
+            with torch.no_grad():
+                got, _ = net(t["features"], t["candidates"], t["candidate_actions"])
+                want, _ = base.policy.features_extractor.net(
+                    t["features"][:, features],
+                    t["candidates"][:, :, columns],
+                    t["candidate_actions"],
+                )
+            assert torch.allclose(got, want, atol=1e-5)
+            obs, *_ = venv.step(model.predict(obs, deterministic=True)[0])
+        venv.close()
+        trained = train_multi.train(settings, tmp_path / "run", progress=False)
+    assert trained.policy.features_extractor.net.context[0].weight[:, fresh].any()
 
 
 def test_expansion_figures_are_candidate_moves_the_learner_can_play():
