@@ -66,6 +66,10 @@ from .candidate_forward import CandidateForward
 from .sb3_policy import SB3Agent, model_path, observer_of, shipped_models, torch_threads
 
 VALUE_BASES = ("auto", "projected", "score")
+#: How a simulation's values reach the edges it passed (`back_up`): "maxn", each seat's
+#: edges sum its own value; "paranoid", every seat's the root seat's, negated for the
+#: others (they play against the seat searching). The same with 2 players and solo.
+BACKUPS = ("maxn", "paranoid")
 #: The most nodes a search adds to its tree (each with its moves' priors and statistics,
 #: a few kilobytes: a gigabyte at most). A search on a time budget stops there too.
 MAX_TREE_NODES = 100_000
@@ -118,6 +122,10 @@ class PUCTAgent:
             nodes met join the tree); 0: by its own value. Default (None): 1 with 2
             or more players, 0 in solo (where it gained nothing for its cost; the matches:
             results/training/puct.md).
+        backup: "maxn" (each seat's edges sum its own value) or "paranoid" (every
+            seat's the root seat's, negated for the others); the same search with 2
+            players and in solo (`BACKUPS`; the two at 3 players:
+            results/training/multi_models.md).
     """
 
     name = "puct"
@@ -133,8 +141,10 @@ class PUCTAgent:
         value_base: str = "auto",
         prior_temperature: float = 3.0,
         lookahead: int | None = None,
+        backup: str = "maxn",
     ) -> None:
         self.simulations = check_int("simulations", simulations, 1)
+        self.backup = check_choice("backup", backup, BACKUPS)
         self.lookahead = (
             None
             if lookahead is None
@@ -384,6 +394,7 @@ class PUCTAgent:
             float(self.prior_temperature),
             int(columns is not None),
             int(self._depth),
+            int(self.backup == "paranoid" and not st.solo),
         )
         per_cell = max_legal_rows(st, 1)
         tree = self._tree(K.grow(tree, 1, per_cell * int(st.nfront)))
@@ -454,10 +465,11 @@ class PUCTAgent:
 
     def _simulate(self, root: Node, sim: Any, view: Game) -> None:
         """One simulation from the root on the determinised state `sim` (changed)."""
+        paranoid = root.seat if self.backup == "paranoid" and not sim.solo else None
         path: list[tuple[Node, int]] = []
         node = root
         while True:
-            k = self._select(node)
+            k = self._select(node, paranoid)
             path.append((node, k))
             if not _play(node, k, sim, view):
                 leaf = None
@@ -471,7 +483,7 @@ class PUCTAgent:
                     leaf.estimate = self._look_ahead(leaf, sim, view)
                 break
             node = child
-        back_up(path, _margins(sim) if leaf is None else leaf.estimate)
+        back_up(path, _margins(sim) if leaf is None else leaf.estimate, paranoid)
 
     def _look_ahead(self, leaf: Node, sim: Any, view: Game) -> np.ndarray:
         """The leaf's values after `_depth` (`lookahead`) moves of the policy's choice
@@ -489,21 +501,33 @@ class PUCTAgent:
             node = child
         return node.estimate.copy()
 
-    def _select(self, node: Node) -> int:
+    def _select(self, node: Node, paranoid: int | None = None) -> int:
+        """The edge to descend (`paranoid`: the root's seat under the paranoid back-up)."""
         n = node.visits
         total = n.sum()
-        own = node.estimate[node.seat]  # an unvisited edge's value
+        seat, sign = played_by(node.seat, paranoid)
+        own = sign * node.estimate[seat]  # an unvisited edge's value
         q = np.where(n > 0, node.value / np.maximum(n, 1), own) / self.value_scale
         u = q + self._c * node.prior * math.sqrt(total + 1) / (1 + n)
         return int(np.argmax(u))
 
 
-def back_up(path: list[tuple[Node, int]], values: np.ndarray) -> None:
+def back_up(path: list[tuple[Node, int]], values: np.ndarray, paranoid: int | None = None) -> None:
     """A simulation's back-up: each (node, edge) of `path` gains a visit and the value in
-    `values` (final margins expected, per seat) of the seat that played it (max^n)."""
+    `values` (final margins expected, per seat) of the seat that played it (max^n), or
+    with `paranoid` (the root's seat) that seat's value, negated for the other seats."""
     for node, k in path:
+        seat, sign = played_by(node.seat, paranoid)
         node.visits[k] += 1
-        node.value[k] += values[node.seat]
+        node.value[k] += sign * values[seat]
+
+
+def played_by(seat: int, paranoid: int | None) -> tuple[int, float]:
+    """(whose value the edges of a node of `seat` sum, its sign): `seat`'s own (max^n),
+    or with `paranoid` (the root's seat) that seat's, negated when `seat` is another."""
+    if paranoid is None or seat == paranoid:
+        return seat, 1.0
+    return paranoid, -1.0
 
 
 def default_network(rules: Rules) -> str:

@@ -59,8 +59,11 @@ Tree = namedtuple(
 #: The search's settings (`PUCTAgent`'s): the exploration constant `c`, `value_scale`,
 #: the priors' `temperature`, `base_kind` (1: the value's base is the projected margin
 #: the model observes, the features `Work.columns`; 0: the banked margin) and the
-#: look-ahead `depth`.
-Settings = namedtuple("Settings", ["c", "value_scale", "temperature", "base_kind", "depth"])
+#: look-ahead `depth` and `paranoid` (1: every seat's edges sum the root seat's value,
+#: negated for the others; 0: each seat's own, max^n).
+Settings = namedtuple(
+    "Settings", ["c", "value_scale", "temperature", "base_kind", "depth", "paranoid"]
+)
 
 #: A search's buffers for games of one shape (`PUCTAgent._search_jitted` keeps them):
 #: `sim`, a state of the game's shape; `rng`, `shuffle_undrawn`'s generator; `path`,
@@ -289,10 +292,21 @@ def _add_child(tree, edge, node):
 
 
 @_inline
-def _select(tree, node, c, value_scale):
+def _played_by(tree, node, paranoid):
+    """(the seat whose values the edges of `node` sum, their sign) (`agents.puct.played_by`):
+    its seat to move's own (max^n), or paranoid the root seat's, negated for the others."""
+    seat, root = tree.node_seat[node], tree.node_seat[0]
+    if paranoid == 0 or seat == root:
+        return seat, 1.0
+    return root, -1.0
+
+
+@_inline
+def _select(tree, node, c, value_scale, paranoid):
     """The edge maximising Q + c P sqrt(N_parent + 1) / (1 + N) (`PUCTAgent._select`)."""
     first, n = tree.node_first[node], tree.node_count[node]
-    own = tree.node_estimate[node, tree.node_seat[node]]  # an unvisited edge's value
+    seat, sign = _played_by(tree, node, paranoid)
+    own = sign * tree.node_estimate[node, seat]  # an unvisited edge's value
     total = 0
     for k in range(first, first + n):
         total += tree.edge_visits[k]
@@ -367,7 +381,7 @@ def search(root, tb, tree, simulations, per_cell, settings, work):
         length = 0
         leaf = -1
         while True:
-            edge = _select(tree, node, c, value_scale)
+            edge = _select(tree, node, c, value_scale, settings.paranoid)
             path[length, 0] = node
             path[length, 1] = edge
             length += 1
@@ -388,9 +402,9 @@ def search(root, tb, tree, simulations, per_cell, settings, work):
             node = child
         for i in range(length):  # the final margin expected by the seat that played it
             node, edge = path[i, 0], path[i, 1]
-            seat = tree.node_seat[node]
+            seat, sign = _played_by(tree, node, settings.paranoid)
             value = margin(sim, seat) if leaf < 0 else tree.node_estimate[leaf, seat]
             tree.edge_visits[edge] += 1
-            tree.edge_value[edge] += value
+            tree.edge_value[edge] += sign * value
         done += 1
     return done

@@ -279,11 +279,12 @@ def test_puct_plays_legal_moves_at_any_table(rules):
         game.play(bots[game.current_player].act(game))
     assert len(game.scores) == rules.players
     position = _midgame(rules, seed=2, moves=3 * rules.players)
-    jitted = PUCTAgent(model, seed=4, simulations=30)
-    python = _python_search(PUCTAgent(model, seed=4, simulations=30))
-    assert (jitted.search(position) == python.search(position)).all()
-    for key, (n, value) in python.last_stats.items():
-        assert jitted.last_stats[key] == (n, pytest.approx(value))
+    for backup in ("maxn", "paranoid"):
+        jitted = PUCTAgent(model, seed=4, simulations=30, backup=backup)
+        python = _python_search(PUCTAgent(model, seed=4, simulations=30, backup=backup))
+        assert (jitted.search(position) == python.search(position)).all()
+        for key, (n, value) in python.last_stats.items():
+            assert jitted.last_stats[key] == (n, pytest.approx(value))
 
 
 def test_puct_backs_up_each_seat_s_own_value_and_each_seat_picks_by_its_own():
@@ -298,6 +299,23 @@ def test_puct_backs_up_each_seat_s_own_value_and_each_seat_picks_by_its_own():
     assert child.visits.tolist() == [1, 1] and child.value.tolist() == [-2.0, 3.0]
     # equal priors and visits: the mean values for seat 1 (-2 and 3) decide
     assert PUCTAgent(model=None)._select(child) == 1  # internals: the selection rule
+
+
+def test_puct_paranoid_backs_up_the_root_seat_s_value_negated_for_the_others():
+    """Paranoid on the same kind of path: every edge gains the leaf's value for the root's
+    seat 0, negated at seat 1's node, which then picks the edge worst for seat 0 where
+    max^n picks the one best for itself."""
+    paths = [(1, 0, [4.0, -2.0, 7.0]), (1, 1, [-6.0, -5.0, 1.0])]
+    for paranoid, child_value, pick in [(None, [-2.0, -5.0], 0), (0, [-4.0, 6.0], 1)]:
+        root = Node(np.zeros((2, 5), np.int64), np.array([0.5, 0.5]), np.zeros(3), seat=0)
+        child = Node(np.zeros((2, 5), np.int64), np.array([0.5, 0.5]), np.zeros(3), seat=1)
+        for k, j, values in paths:
+            back_up([(root, k), (child, j)], np.array(values), paranoid)
+        assert root.value.tolist() == [0.0, -2.0]  # the root seat's own values either way
+        assert child.value.tolist() == child_value
+        assert PUCTAgent(model=None)._select(child, paranoid) == pick
+    with pytest.raises(ValueError, match="backup"):
+        PUCTAgent(backup="minimax")
 
 
 def test_puct_values_every_seat_from_the_projected_scores_at_three_players():
@@ -461,9 +479,11 @@ def test_puct_jitted_search_equals_the_python_search(variant, model, lookahead):
     game = _midgame(Rules(variant=variant), seed=3, moves=12 if variant == "standard" else 4)
     jitted = PUCTAgent(model, seed=4, simulations=40, lookahead=lookahead)
     python = _python_search(PUCTAgent(model, seed=4, simulations=40, lookahead=lookahead))
+    paranoid = PUCTAgent(model, seed=4, simulations=40, lookahead=lookahead, backup="paranoid")
     for _ in range(3):
         visits = jitted.search(game)
         assert (visits == python.search(game)).all()
+        assert (visits == paranoid.search(game)).all()  # one opponent: the same search
         assert jitted.last_stats.keys() == python.last_stats.keys()
         for key, (n, value) in python.last_stats.items():  # (visits, mean value) per move
             assert jitted.last_stats[key] == (n, pytest.approx(value))
