@@ -23,6 +23,8 @@ from agents.sb3_policy import MODELS_DIR, load_model, model_path, shipped_models
 from carcassonne_env import Game, Rules, make_bot  # noqa: E402
 from carcassonne_env.encoding import WindowOverflowWarning  # noqa: E402
 
+BOTH = ("inns_cathedrals", "traders_builders")
+
 
 def _play(spec: str, rules: Rules, seed: int) -> list[int]:
     """The shipped bot (seat 0, or every colour in solo) against greedy."""
@@ -42,6 +44,7 @@ def test_shipped_models_are_found_by_name_and_by_their_checkout_path():
         "ppo_4p_rl",
         "ppo_duel",
         "ppo_duel_bc",
+        "ppo_duel_exp_rl",
         "ppo_duel_rl",
         "ppo_duel_rl_280k",
         "ppo_duel_rl_3m",
@@ -65,8 +68,8 @@ def test_an_unknown_model_name_lists_the_shipped_ones():
     for bad in ("ppo_trio", "nowhere/ppo_duel.zip"):
         with pytest.raises(
             FileNotFoundError,
-            match="shipped models: ppo_3p_rl, ppo_4p_rl, ppo_duel, ppo_duel_bc, ppo_duel_rl, "
-            "ppo_duel_rl_280k, ppo_duel_rl_3m, ppo_duel_rl_640k, ppo_solo, "
+            match="shipped models: ppo_3p_rl, ppo_4p_rl, ppo_duel, ppo_duel_bc, ppo_duel_exp_rl, "
+            "ppo_duel_rl, ppo_duel_rl_280k, ppo_duel_rl_3m, ppo_duel_rl_640k, ppo_solo, "
             "ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small, puct_duel",
         ):
             load_model(bad)
@@ -119,6 +122,8 @@ def test_shipped_files_hold_weights_and_spaces_only():
         ("sb3:model=ppo_3p_rl", Rules(players=3), 2, [77, 52, 33]),
         ("sb3:model=ppo_4p_rl", Rules(players=4), 0, [85, 44, 23, 50]),  # greedy 3 times
         ("sb3:model=ppo_4p_rl", Rules(players=4), 2, [60, 23, 24, 42]),
+        ("sb3:model=ppo_duel_exp_rl", Rules(expansions=BOTH), 0, [222, 67]),  # both expansions
+        ("sb3:model=ppo_duel_exp_rl", Rules(expansions=BOTH), 2, [243, 117]),
         ("sb3:model=ppo_solo_rl_small", Rules(variant="solo"), 1, [10, 12, 11]),  # candidates
         # (recorded with the slim file: the run's full checkpoints were not kept)
         ("sb3:model=ppo_solo_rl_3m", Rules(variant="solo"), 1, [30, 31, 31]),

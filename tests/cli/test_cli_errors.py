@@ -131,8 +131,9 @@ CASES = [
 ]
 # The shipped models an unknown model's error names, in order (then puct_duel).
 SHIPPED = (
-    "ppo_3p_rl, ppo_4p_rl, ppo_duel, ppo_duel_bc, ppo_duel_rl, ppo_duel_rl_280k, "
-    "ppo_duel_rl_3m, ppo_duel_rl_640k, ppo_solo, ppo_solo_rl, ppo_solo_rl_3m, ppo_solo_rl_small"
+    "ppo_3p_rl, ppo_4p_rl, ppo_duel, ppo_duel_bc, ppo_duel_exp_rl, ppo_duel_rl, "
+    "ppo_duel_rl_280k, ppo_duel_rl_3m, ppo_duel_rl_640k, ppo_solo, ppo_solo_rl, ppo_solo_rl_3m, "
+    "ppo_solo_rl_small"
 )
 SB3_CASES = [
     (

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.support.paths import ROOT
 
 RESULTS = ROOT / "results"
@@ -85,17 +87,31 @@ def test_the_solo_results_doc_tables_are_results_solo_tables():
     assert [line for line in quoted if line not in tables] == []
 
 
-def test_the_readme_ladder_is_results_ladder():
-    readme = _rows((ROOT / "README.md").read_text(encoding="utf-8"), "| rank | bot | rating |")
-    board = _rows(
-        (RESULTS / "ladder" / "leaderboard.md").read_text(encoding="utf-8"),
-        "| rank | bot | rating |",
-    )
-    head, by_rank = board[0], {row[0]: row for row in board[2:]}
-    assert len(readme) - 2 == len(by_rank) == 11
-    for row in readme[2:]:
-        full = by_rank[row[0]]
-        assert row == [full[head.index(column)] for column in readme[0]], row[1]
+LADDER = "| rank | bot | rating |"
+
+
+@pytest.mark.parametrize(
+    "doc, folders",
+    [
+        ("README.md", ["ladder", "ladder_4p"]),
+        ("docs/ladders.md", ["ladder", "ladder_3p", "ladder_4p", "ladder_exp"]),
+    ],
+)
+def test_the_ladders_the_docs_show_are_results_ladders(doc, folders):
+    """Each ladder table of `doc`, in order, is the leaderboard of one results/ folder:
+    its rows, with the columns it shows, and every bot of it."""
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    starts = [i for i, line in enumerate(text.splitlines()) if line.startswith(LADDER)]
+    assert len(starts) == len(folders)
+    lines = text.splitlines()
+    for start, folder in zip(starts, folders, strict=True):
+        shown = _rows("\n".join(lines[start:]), LADDER)
+        board = _rows((RESULTS / folder / "leaderboard.md").read_text(encoding="utf-8"), LADDER)
+        head, by_rank = board[0], {row[0]: row for row in board[2:]}
+        assert len(shown) - 2 == len(by_rank) >= 6, folder
+        for row in shown[2:]:
+            full = by_rank[row[0]]
+            assert row == [full[head.index(column)] for column in shown[0]], (folder, row[1])
 
 
 def test_every_results_path_named_exists():

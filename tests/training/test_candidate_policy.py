@@ -313,7 +313,7 @@ def test_puct_paranoid_backs_up_the_root_seat_s_value_negated_for_the_others():
             back_up([(root, k), (child, j)], np.array(values), paranoid)
         assert root.value.tolist() == [0.0, -2.0]  # the root seat's own values either way
         assert child.value.tolist() == child_value
-        assert PUCTAgent(model=None)._select(child, paranoid) == pick
+        assert PUCTAgent(model=None)._select(child, paranoid) == pick  # internals: selection
     with pytest.raises(ValueError, match="backup"):
         PUCTAgent(backup="minimax")
 
@@ -342,6 +342,7 @@ def test_puct_finds_its_network_from_the_table_or_says_how_to_give_one():
         "ppo_4p_rl",
     ]
     assert default_network(Rules(variant="solo")) == "ppo_solo_rl"
+    assert default_network(Rules(expansions=BOTH)) == "ppo_duel_exp_rl"
     with pytest.raises(ValueError, match="no shipped network for this table.*puct:model=PATH"):
         PUCTAgent(simulations=1).act(Game(Rules(players=5), seed=0))
 
