@@ -687,15 +687,12 @@ def test_ctrl_c_saves_a_checkpoint_that_resume_carries_on_from(tmp_path, capsys,
 def test_sigterm_saves_a_checkpoint_like_ctrl_c(tmp_path, capsys, monkeypatch):
     """`kill` (SIGTERM) during training keeps the steps done as a checkpoint, as a
     Ctrl-C does."""
-    import os
     import signal
 
     from carcassonne_env.cli import main
     from training.run_folder import saved_progress
 
-    rollouts = _stop_at_the_second_rollout(
-        monkeypatch, lambda: os.kill(os.getpid(), signal.SIGTERM)
-    )
+    rollouts = _stop_at_the_second_rollout(monkeypatch, lambda: signal.raise_signal(signal.SIGTERM))
     before = signal.getsignal(signal.SIGTERM)
     out = tmp_path / "run"
     assert main(_tiny_board_solo_argv(out)) == 130

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import signal
 
 import pytest
@@ -115,7 +114,7 @@ def test_a_sigterm_during_a_save_waits_for_the_whole_file(tmp_path, monkeypatch)
     original = type(model).save
 
     def killed_while_saving(self, path, *args, **kwargs):
-        os.kill(os.getpid(), signal.SIGTERM)  # arrives before a byte is written
+        signal.raise_signal(signal.SIGTERM)  # arrives before a byte is written
         original(self, path, *args, **kwargs)
 
     monkeypatch.setattr(type(model), "save", killed_while_saving)
