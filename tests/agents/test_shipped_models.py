@@ -22,8 +22,7 @@ pytest.importorskip("sb3_contrib")
 from agents.sb3_policy import MODELS_DIR, load_model, model_path, shipped_models  # noqa: E402
 from carcassonne_env import Game, Rules, make_bot  # noqa: E402
 from carcassonne_env.encoding import WindowOverflowWarning  # noqa: E402
-
-BOTH = ("inns_cathedrals", "traders_builders")
+from carcassonne_env.rules import EXPANSIONS  # noqa: E402
 
 
 def _play(spec: str, rules: Rules, seed: int) -> list[int]:
@@ -122,8 +121,13 @@ def test_shipped_files_hold_weights_and_spaces_only():
         ("sb3:model=ppo_3p_rl", Rules(players=3), 2, [77, 52, 33]),
         ("sb3:model=ppo_4p_rl", Rules(players=4), 0, [85, 44, 23, 50]),  # greedy 3 times
         ("sb3:model=ppo_4p_rl", Rules(players=4), 2, [60, 23, 24, 42]),
-        ("sb3:model=ppo_duel_exp_rl", Rules(expansions=BOTH), 0, [222, 67]),  # both expansions
-        ("sb3:model=ppo_duel_exp_rl", Rules(expansions=BOTH), 2, [243, 117]),
+        (
+            "sb3:model=ppo_duel_exp_rl",
+            Rules(expansions=EXPANSIONS),
+            0,
+            [222, 67],
+        ),  # both expansions
+        ("sb3:model=ppo_duel_exp_rl", Rules(expansions=EXPANSIONS), 2, [243, 117]),
         ("sb3:model=ppo_solo_rl_small", Rules(variant="solo"), 1, [10, 12, 11]),  # candidates
         # (recorded with the slim file: the run's full checkpoints were not kept)
         ("sb3:model=ppo_solo_rl_3m", Rules(variant="solo"), 1, [30, 31, 31]),

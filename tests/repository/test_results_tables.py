@@ -100,10 +100,9 @@ LADDER = "| rank | bot | rating |"
 def test_the_ladders_the_docs_show_are_results_ladders(doc, folders):
     """Each ladder table of `doc`, in order, is the leaderboard of one results/ folder:
     its rows, with the columns it shows, and every bot of it."""
-    text = (ROOT / doc).read_text(encoding="utf-8")
-    starts = [i for i, line in enumerate(text.splitlines()) if line.startswith(LADDER)]
+    lines = (ROOT / doc).read_text(encoding="utf-8").splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith(LADDER)]
     assert len(starts) == len(folders)
-    lines = text.splitlines()
     for start, folder in zip(starts, folders, strict=True):
         shown = _rows("\n".join(lines[start:]), LADDER)
         board = _rows((RESULTS / folder / "leaderboard.md").read_text(encoding="utf-8"), LADDER)
